@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/pkg/render"
+)
+
+// version is set by the release build (-ldflags "-X main.version=...").
+var version = "dev"
+
+type versionOptions struct {
+	streams genericiooptions.IOStreams
+	output  string
+}
+
+type versionInfo struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Version    string `json:"version"`
+	GoVersion  string `json:"goVersion"`
+	Commit     string `json:"commit,omitempty"`
+}
+
+func newVersionCmd(streams genericiooptions.IOStreams, _ *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &versionOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the kgc version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output format: json or yaml (default: one line of text)")
+	return cmd
+}
+
+func (o *versionOptions) Validate() error {
+	switch o.output {
+	case "", "json", "yaml":
+		return nil
+	}
+	return usageErrorf("unknown output format %q: use json or yaml", o.output)
+}
+
+func (o *versionOptions) Run() error {
+	info := versionInfo{APIVersion: render.APIVersion, Kind: "Version", Version: version}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		info.GoVersion = bi.GoVersion
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				info.Commit = s.Value
+			}
+		}
+	}
+	if o.output != "" {
+		return render.Document(o.streams.Out, o.output, info)
+	}
+	_, err := fmt.Fprintf(o.streams.Out, "kgc %s (%s)\n", info.Version, info.GoVersion)
+	return err
+}

@@ -1,0 +1,79 @@
+// Package render turns kgc's results into what people and scripts read:
+// trees and tables for terminals, DOT for Graphviz, and the versioned JSON
+// and YAML documents of the output contract. Renderers are pure functions of
+// their input; they never look at the clock, the environment or a cluster,
+// so their output is deterministic and golden-tested. Whether to colour is
+// decided by the caller (see StyleFor) and passed in.
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// APIVersion of every document kgc prints.
+const APIVersion = snapshot.APIVersion
+
+// Document writes v as the machine-readable document format ("json" or
+// "yaml"). JSON is indented with a trailing newline; YAML is converted from
+// that JSON so both carry exactly the same fields.
+func Document(w io.Writer, format string, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encoding %s: %w", format, err)
+	}
+	switch format {
+	case "json":
+		_, err := w.Write(buf.Bytes())
+		return err
+	case "yaml":
+		y, err := yaml.JSONToYAML(buf.Bytes())
+		if err != nil {
+			return fmt.Errorf("encoding yaml: %w", err)
+		}
+		_, err = w.Write(y)
+		return err
+	}
+	return fmt.Errorf("unknown document format %q: use json or yaml", format)
+}
+
+// Style decides how text output is decorated. The zero value is plain text.
+type Style struct {
+	Color bool
+}
+
+// StyleFor returns the style for a writer: colour only on a terminal and
+// only when NO_COLOR is unset or empty (https://no-color.org). The caller
+// passes the environment lookup and terminal check so this stays testable.
+func StyleFor(isTerminal bool, getenv func(string) string) Style {
+	return Style{Color: isTerminal && getenv("NO_COLOR") == ""}
+}
+
+// ANSI colour names used across renderers, so one palette means one thing:
+// red = deleted or terminating, yellow = blocked or waiting, cyan = virtual,
+// green = kept, dim = detail.
+const (
+	Red    = "31"
+	Green  = "32"
+	Yellow = "33"
+	Cyan   = "36"
+	Bold   = "1"
+	Dim    = "2"
+)
+
+// Paint wraps s in an ANSI SGR code when colour is on.
+func (s Style) Paint(code, text string) string {
+	if !s.Color || code == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}

@@ -1,0 +1,278 @@
+// Package snapshot captures cluster metadata and reads it back from files.
+//
+// A Snapshot is the only input kgc's analysis packages (graph, plan, render)
+// see: a resource catalog plus the metadata of every object, and a few
+// non-metadata facts diagnosis needs. It deliberately holds nothing that can
+// carry secret data: no spec or status beyond Facts, no annotations, no
+// managedFields. This package is, with apply, the only one that talks to a
+// cluster.
+package snapshot
+
+import (
+	"time"
+)
+
+// APIVersion is the version of every document kgc writes (see docs/output-contract.md).
+const APIVersion = "kgc.dev/v1alpha1"
+
+// Snapshot is the Snapshot document of the output contract.
+type Snapshot struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	CapturedAt time.Time  `json:"capturedAt"`
+	Source     Source     `json:"source"`
+	Resources  []Resource `json:"resources"`
+	Objects    []Object   `json:"objects"`
+
+	// Warnings collected while reading or capturing; printed on stderr,
+	// never written into the document.
+	Warnings []Warning `json:"-"`
+}
+
+// Source says where a snapshot came from.
+type Source struct {
+	Type          string   `json:"type"` // "live" or "files"
+	Server        string   `json:"server,omitempty"`
+	ServerVersion string   `json:"serverVersion,omitempty"`
+	Context       string   `json:"context,omitempty"`
+	Files         []string `json:"files,omitempty"`
+}
+
+// Resource is one entry of the resource catalog: an API type as discovery
+// (or, offline, the built-in table and the dump's CRDs) describes it, and
+// whether kgc managed to list it. Listed=false means absent owners of this
+// type are unknown rather than dangling.
+type Resource struct {
+	Group      string   `json:"group"`
+	Version    string   `json:"version"`
+	Resource   string   `json:"resource"`
+	Kind       string   `json:"kind"`
+	Namespaced bool     `json:"namespaced"`
+	ShortNames []string `json:"shortNames,omitempty"`
+	Singular   string   `json:"singular,omitempty"`
+	Categories []string `json:"categories,omitempty"`
+	Verbs      []string `json:"verbs,omitempty"`
+	// Versions are all served versions of the group/kind, preferred first.
+	// A reference through any of them resolves (the GC's RESTMapper accepts
+	// every served version); one through another version cannot.
+	Versions []string `json:"versions,omitempty"`
+	Listed     bool     `json:"listed"`
+	Count      int      `json:"count"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// GroupVersion returns "v1" for the core group and "group/version" otherwise.
+func (r Resource) GroupVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// HasVerb reports whether discovery lists verb for the resource.
+func (r Resource) HasVerb(verb string) bool {
+	for _, v := range r.Verbs {
+		if v == verb {
+			return true
+		}
+	}
+	return false
+}
+
+// Object is one object's metadata plus the facts diagnosis needs.
+type Object struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	Metadata   ObjectMeta `json:"metadata"`
+	Facts      *Facts     `json:"facts,omitempty"`
+}
+
+// ObjectMeta is the subset of metav1.ObjectMeta the garbage collector and
+// the deletion machinery act on.
+type ObjectMeta struct {
+	Name                       string            `json:"name"`
+	Namespace                  string            `json:"namespace,omitempty"`
+	UID                        string            `json:"uid"`
+	ResourceVersion            string            `json:"resourceVersion,omitempty"`
+	Generation                 int64             `json:"generation,omitempty"`
+	CreationTimestamp          *time.Time        `json:"creationTimestamp,omitempty"`
+	DeletionTimestamp          *time.Time        `json:"deletionTimestamp,omitempty"`
+	DeletionGracePeriodSeconds *int64            `json:"deletionGracePeriodSeconds,omitempty"`
+	Finalizers                 []string          `json:"finalizers,omitempty"`
+	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
+	Labels                     map[string]string `json:"labels,omitempty"`
+}
+
+// OwnerReference mirrors metav1.OwnerReference; pointers keep the
+// difference between unset and false, which blockOwnerDeletion depends on.
+type OwnerReference struct {
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                string `json:"uid"`
+	Controller         *bool  `json:"controller,omitempty"`
+	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
+}
+
+// Blocking reports blockOwnerDeletion==true.
+func (r OwnerReference) Blocking() bool { return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion }
+
+// IsController reports controller==true.
+func (r OwnerReference) IsController() bool { return r.Controller != nil && *r.Controller }
+
+// Ref returns the ObjectRef of an object.
+func (o *Object) Ref() ObjectRef {
+	return ObjectRef{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Metadata.Namespace, Name: o.Metadata.Name, UID: o.Metadata.UID}
+}
+
+// Terminating reports whether the object has a deletionTimestamp.
+func (o *Object) Terminating() bool { return o.Metadata.DeletionTimestamp != nil }
+
+// HasFinalizer reports whether f is in metadata.finalizers.
+func (o *Object) HasFinalizer(f string) bool {
+	for _, x := range o.Metadata.Finalizers {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// ObjectRef is the ObjectRef shape of the output contract.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+}
+
+// Less orders refs by (namespace, kind, name, uid), the contract's order.
+func (r ObjectRef) Less(o ObjectRef) bool {
+	if r.Namespace != o.Namespace {
+		return r.Namespace < o.Namespace
+	}
+	if r.Kind != o.Kind {
+		return r.Kind < o.Kind
+	}
+	if r.Name != o.Name {
+		return r.Name < o.Name
+	}
+	return r.UID < o.UID
+}
+
+// String renders kind/name or kind/namespace/name for messages.
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.Kind + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Namespace + "/" + r.Name
+}
+
+// Facts holds the few non-metadata fields that deciding who finishes a
+// deletion needs. Exactly one of the kind-specific members is set.
+type Facts struct {
+	Pod       *PodFacts       `json:"pod,omitempty"`
+	Namespace *NamespaceFacts `json:"namespace,omitempty"`
+	Node      *NodeFacts      `json:"node,omitempty"`
+	PVC       *PVCFacts       `json:"persistentVolumeClaim,omitempty"`
+	PV        *PVFacts        `json:"persistentVolume,omitempty"`
+	CRD       *CRDFacts       `json:"customResourceDefinition,omitempty"`
+	Service   *ServiceFacts   `json:"service,omitempty"`
+	Job       *JobFacts       `json:"job,omitempty"`
+}
+
+// PodFacts: what the kubelet, PodGC and the PVC protection controller look at.
+type PodFacts struct {
+	NodeName                      string   `json:"nodeName,omitempty"`
+	Phase                         string   `json:"phase,omitempty"`
+	TerminationGracePeriodSeconds *int64   `json:"terminationGracePeriodSeconds,omitempty"`
+	Claims                        []string `json:"claims,omitempty"`          // volumes[].persistentVolumeClaim.claimName
+	EphemeralClaims               []string `json:"ephemeralClaims,omitempty"` // generic ephemeral volumes: <pod>-<volume>
+	Mirror                        bool     `json:"mirror,omitempty"`
+}
+
+// NamespaceFacts: what the namespace controller reads and writes.
+type NamespaceFacts struct {
+	Phase          string      `json:"phase,omitempty"`
+	SpecFinalizers []string    `json:"specFinalizers,omitempty"`
+	Conditions     []Condition `json:"conditions,omitempty"`
+}
+
+// NodeFacts: whether a kubelet can still confirm pod termination.
+type NodeFacts struct {
+	Ready  string   `json:"ready,omitempty"` // status of the Ready condition: True, False, Unknown
+	Taints []string `json:"taints,omitempty"` // key:effect
+}
+
+// PVCFacts for the pvc-protection controller.
+type PVCFacts struct {
+	Phase      string `json:"phase,omitempty"`
+	VolumeName string `json:"volumeName,omitempty"`
+}
+
+// PVFacts for the pv-protection and PV controllers.
+type PVFacts struct {
+	Phase         string     `json:"phase,omitempty"`
+	ReclaimPolicy string     `json:"reclaimPolicy,omitempty"`
+	ClaimRef      *ObjectRef `json:"claimRef,omitempty"`
+}
+
+// CRDFacts let an offline reader serve the custom types a dump defines and
+// tell whether the CRD finalizer still has instances to delete.
+type CRDFacts struct {
+	Group       string       `json:"group"`
+	Kind        string       `json:"kind"`
+	Plural      string       `json:"plural"`
+	Singular    string       `json:"singular,omitempty"`
+	ShortNames  []string     `json:"shortNames,omitempty"`
+	Categories  []string     `json:"categories,omitempty"`
+	Scope       string       `json:"scope"` // Namespaced or Cluster
+	Versions    []CRDVersion `json:"versions,omitempty"`
+	Established bool         `json:"established,omitempty"`
+}
+
+// CRDVersion is one version of a CRD.
+type CRDVersion struct {
+	Name    string `json:"name"`
+	Served  bool   `json:"served"`
+	Storage bool   `json:"storage"`
+}
+
+// ServiceFacts for the load-balancer cleanup finalizer.
+type ServiceFacts struct {
+	Type              string `json:"type,omitempty"`
+	LoadBalancerClass string `json:"loadBalancerClass,omitempty"`
+}
+
+// JobFacts for the job-tracking finalizer.
+type JobFacts struct {
+	Finished bool `json:"finished,omitempty"`
+}
+
+// Condition is a status condition, kept for namespaces (why deletion is stuck).
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Warning is a problem with the input that did not stop kgc: it names the
+// file (or API type) and the object so the user can find it.
+type Warning struct {
+	File    string `json:"file,omitempty"`
+	Object  string `json:"object,omitempty"`
+	Message string `json:"message"`
+}
+
+func (w Warning) String() string {
+	s := w.Message
+	if w.Object != "" {
+		s = w.Object + ": " + s
+	}
+	if w.File != "" {
+		s = w.File + ": " + s
+	}
+	return s
+}

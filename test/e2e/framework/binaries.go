@@ -1,0 +1,113 @@
+package framework
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// KubernetesVersion is the k8s.io/kubernetes version the e2e module requires;
+// the cached control-plane binaries are keyed by it.
+const KubernetesVersion = "v1.36.3"
+
+// e2eModuleDir returns the directory holding test/e2e/go.mod, found from this
+// source file so that it works whatever package's directory `go test` runs in.
+func e2eModuleDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("framework: cannot locate own source file")
+	}
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// RepoRoot is the kgc repository root (two levels above test/e2e).
+func RepoRoot() string { return filepath.Dir(filepath.Dir(e2eModuleDir())) }
+
+// ControlPlaneBinaries holds the paths of the cached control-plane binaries.
+type ControlPlaneBinaries struct {
+	APIServer         string
+	ControllerManager string
+}
+
+// binaryCacheDir is where the control-plane binaries are kept between runs.
+// KGC_E2E_BIN_DIR overrides it (for CI caches).
+func binaryCacheDir() (string, error) {
+	if d := os.Getenv("KGC_E2E_BIN_DIR"); d != "" {
+		return d, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("locating user cache dir: %w", err)
+	}
+	return filepath.Join(base, "kgc-e2e", KubernetesVersion), nil
+}
+
+// EnsureControlPlaneBinaries builds kube-apiserver and kube-controller-manager
+// from the e2e module unless they are already cached. Building takes many
+// minutes on a small machine, so an exclusive flock on the cache directory makes
+// concurrently starting test packages wait for one build instead of each
+// starting its own.
+func EnsureControlPlaneBinaries(logf func(string, ...any)) (ControlPlaneBinaries, error) {
+	dir, err := binaryCacheDir()
+	if err != nil {
+		return ControlPlaneBinaries{}, err
+	}
+	bins := ControlPlaneBinaries{
+		APIServer:         filepath.Join(dir, "kube-apiserver"),
+		ControllerManager: filepath.Join(dir, "kube-controller-manager"),
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return bins, fmt.Errorf("creating binary cache %s: %w", dir, err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".build.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return bins, fmt.Errorf("opening build lock: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return bins, fmt.Errorf("locking %s: %w", lock.Name(), err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // released on close anyway
+
+	for _, b := range []struct{ out, pkg string }{
+		{bins.APIServer, "k8s.io/kubernetes/cmd/kube-apiserver"},
+		{bins.ControllerManager, "k8s.io/kubernetes/cmd/kube-controller-manager"},
+	} {
+		if fi, err := os.Stat(b.out); err == nil && fi.Mode().IsRegular() {
+			continue
+		}
+		logf("building %s %s into %s (one-time, takes minutes)", b.pkg, KubernetesVersion, dir)
+		start := time.Now()
+		// Build to a temporary name and rename, so an interrupted build never
+		// leaves a truncated binary that later runs would trust.
+		tmp := b.out + ".tmp"
+		if err := goBuild(e2eModuleDir(), tmp, b.pkg); err != nil {
+			return bins, err
+		}
+		if err := os.Rename(tmp, b.out); err != nil {
+			return bins, fmt.Errorf("installing %s: %w", b.out, err)
+		}
+		logf("built %s in %s", filepath.Base(b.out), time.Since(start).Round(time.Second))
+	}
+	return bins, nil
+}
+
+// goBuild runs `go build -o out pkg` in dir with workspaces disabled, so the
+// module in dir alone decides the dependency versions.
+func goBuild(dir, out, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	var buf bytes.Buffer
+	cmd.Stdout = &buf
+	cmd.Stderr = &buf
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build -o %s %s (in %s): %w\n%s", out, pkg, dir, err, buf.String())
+	}
+	return nil
+}
