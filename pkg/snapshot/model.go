@@ -56,9 +56,9 @@ type Resource struct {
 	// A reference through any of them resolves (the GC's RESTMapper accepts
 	// every served version); one through another version cannot.
 	Versions []string `json:"versions,omitempty"`
-	Listed     bool     `json:"listed"`
-	Count      int      `json:"count"`
-	Error      string   `json:"error,omitempty"`
+	Listed   bool     `json:"listed"`
+	Count    int      `json:"count"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // GroupVersion returns "v1" for the core group and "group/version" otherwise.
@@ -201,7 +201,7 @@ type NamespaceFacts struct {
 
 // NodeFacts: whether a kubelet can still confirm pod termination.
 type NodeFacts struct {
-	Ready  string   `json:"ready,omitempty"` // status of the Ready condition: True, False, Unknown
+	Ready  string   `json:"ready,omitempty"`  // status of the Ready condition: True, False, Unknown
 	Taints []string `json:"taints,omitempty"` // key:effect
 }
 
