@@ -1,0 +1,107 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BuildKGC builds the kgc binary from the repository root exactly as a user
+// would (`go build ./cmd/kgc`); the e2e module never imports kgc's packages.
+func BuildKGC(logf func(string, ...any)) (string, error) {
+	dir, err := os.MkdirTemp("", "kgc-e2e-bin-")
+	if err != nil {
+		return "", fmt.Errorf("creating kgc build dir: %w", err)
+	}
+	out := filepath.Join(dir, "kgc")
+	start := time.Now()
+	if err := goBuild(RepoRoot(), out, "./cmd/kgc"); err != nil {
+		return "", fmt.Errorf("building kgc: %w", err)
+	}
+	logf("built kgc in %s", time.Since(start).Round(100*time.Millisecond))
+	return out, nil
+}
+
+// KGCResult is one kgc invocation.
+type KGCResult struct {
+	Args     []string
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+}
+
+func (r KGCResult) String() string {
+	return fmt.Sprintf("kgc %s (exit %d)\nstdout:\n%s\nstderr:\n%s", strings.Join(r.Args, " "), r.ExitCode, clip(r.Stdout), clip(r.Stderr))
+}
+
+func clip(b []byte) string {
+	const max = 8000
+	if len(b) > max {
+		return string(b[:max]) + fmt.Sprintf("\n... (%d more bytes)", len(b)-max)
+	}
+	return string(b)
+}
+
+// RunKGC runs kgc with --kubeconfig pointing at the harness cluster and
+// returns its output whatever the exit code; it fails the test only when kgc
+// could not be built or run at all.
+func (e *Env) RunKGC(t testing.TB, args ...string) KGCResult {
+	t.Helper()
+	if e.kgcErr != nil {
+		t.Fatalf("kgc binary unavailable: %v", e.kgcErr)
+	}
+	full := append([]string{"--kubeconfig", e.CP.Kubeconfig}, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.KGCBinary, full...)
+	// A fresh discovery cache per run: a cache left by an earlier run would
+	// hide CRDs a test has just created.
+	cacheDir, err := os.MkdirTemp("", "kgc-e2e-cache-")
+	if err != nil {
+		t.Fatalf("creating kgc cache dir: %v", err)
+	}
+	defer os.RemoveAll(cacheDir)
+	cmd.Env = append(cleanEnv(), "KUBECONFIG="+e.CP.Kubeconfig, "KUBECACHEDIR="+cacheDir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	res := KGCResult{Args: full, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			res.ExitCode = ee.ExitCode()
+		} else {
+			t.Fatalf("running kgc %s: %v", strings.Join(full, " "), err)
+		}
+	}
+	return res
+}
+
+// KGC runs kgc and fails the test if it exits non-zero.
+func (e *Env) KGC(t testing.TB, args ...string) []byte {
+	t.Helper()
+	res := e.RunKGC(t, args...)
+	if res.ExitCode != 0 {
+		t.Fatalf("%s", res)
+	}
+	return res.Stdout
+}
+
+// KGCJSON runs kgc, requires exit 0, and decodes stdout as JSON into v.
+func (e *Env) KGCJSON(t testing.TB, v any, args ...string) {
+	t.Helper()
+	res := e.RunKGC(t, args...)
+	if res.ExitCode != 0 {
+		t.Fatalf("%s", res)
+	}
+	if err := json.Unmarshal(res.Stdout, v); err != nil {
+		t.Fatalf("decoding output of kgc %s: %v\n%s", strings.Join(res.Args, " "), err, clip(res.Stdout))
+	}
+}
