@@ -1,0 +1,413 @@
+// Package graph rebuilds the owner graph the kube-controller-manager garbage
+// collector keeps (its GraphBuilder's uidToNode), from a snapshot, and flags
+// the owner-reference hazards that make the collector delete too much,
+// nothing, or retry forever.
+//
+// Build replays the snapshot's objects as if the collector's informers had
+// just delivered them, one add event each, in contract order (namespace,
+// kind, name, uid). It follows processGraphChanges and addDependentToOwners
+// of k8s.io/kubernetes v1.36.3 (pkg/controller/garbagecollector), so nodes,
+// edges and flags are what a freshly started collector would show on its
+// debug handler. The package is pure: no clock, no cluster.
+package graph
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Finalizer names the graph builder reacts to (metav1.FinalizerOrphanDependents
+// and metav1.FinalizerDeleteDependents).
+const (
+	finalizerOrphan     = "orphan"
+	finalizerForeground = "foregroundDeletion"
+)
+
+// Node is one vertex of the collector's graph.
+type Node struct {
+	// Identity is what the collector knows the node as. For an observed
+	// object: its UID, name and namespace with the apiVersion of the
+	// group's preferred version (the informer's GVK). For a virtual node:
+	// the coordinates of the first owner reference that named it, and the
+	// namespace of that dependent, exactly as addDependentToOwners does.
+	Identity snapshot.ObjectRef
+	// Object is the snapshot object; nil when Virtual.
+	Object *snapshot.Object
+	// Owners are the object's owner references, as on the object.
+	Owners []snapshot.OwnerReference
+	// Dependents are the observed objects with an owner reference to this
+	// node's UID, in contract order.
+	Dependents []*Node
+	// Virtual: referenced as an owner but never observed. Owners that are
+	// absent, or of a type the collector does not watch, stay virtual.
+	Virtual bool
+	// BeingDeleted: deletionTimestamp is set.
+	BeingDeleted bool
+	// DeletingDependents: being deleted with the foregroundDeletion
+	// finalizer, as a freshly started collector would set it.
+	DeletingDependents bool
+}
+
+// UID is the node's key.
+func (n *Node) UID() string { return n.Identity.UID }
+
+// Finalizers of the object (none for a virtual node).
+func (n *Node) Finalizers() []string {
+	if n.Object == nil {
+		return nil
+	}
+	return n.Object.Metadata.Finalizers
+}
+
+// Graph is the collector's graph of one snapshot.
+type Graph struct {
+	snap      *snapshot.Snapshot
+	cat       *catalog
+	uidToNode map[string]*Node
+	// Findings are the hazards found, sorted by (type, first object, message).
+	Findings []Finding
+}
+
+// Build replays snap into a graph. It never fails: problems with the input
+// become findings.
+func Build(snap *snapshot.Snapshot) *Graph {
+	g := &Graph{snap: snap, cat: newCatalog(snap.Resources), uidToNode: map[string]*Node{}}
+	objs := make([]*snapshot.Object, 0, len(snap.Objects))
+	for i := range snap.Objects {
+		o := &snap.Objects[i]
+		if o.Metadata.UID == "" || !g.observable(o) {
+			continue
+		}
+		objs = append(objs, o)
+	}
+	// Stable, so duplicate UIDs with equal refs keep file order.
+	sort.SliceStable(objs, func(i, j int) bool { return objs[i].Ref().Less(objs[j].Ref()) })
+	for _, o := range objs {
+		g.observe(o)
+	}
+	for _, n := range g.uidToNode {
+		sortNodes(n.Dependents)
+	}
+	return g
+}
+
+// observable reports whether the collector has an informer for o's type. A
+// type missing from the catalog is assumed watched: the object exists, so
+// its type is served, and nearly every served type is deletable and
+// watchable. Only a catalog entry can say otherwise.
+func (g *Graph) observable(o *snapshot.Object) bool {
+	group, _ := splitAPIVersion(o.APIVersion)
+	r, ok := g.cat.forGroupKind(group, o.Kind)
+	return !ok || monitored(r)
+}
+
+// identityOf is identityFromEvent: the informer's GVK is the preferred
+// version, whatever version the dump was written in.
+func (g *Graph) identityOf(o *snapshot.Object) snapshot.ObjectRef {
+	id := o.Ref()
+	group, _ := splitAPIVersion(o.APIVersion)
+	if r, ok := g.cat.forGroupKind(group, o.Kind); ok && r.Version != "" {
+		id.APIVersion = r.GroupVersion()
+	}
+	return id
+}
+
+// observe is processGraphChanges for an add event of o.
+func (g *Graph) observe(o *snapshot.Object) {
+	uid := o.Metadata.UID
+	id := g.identityOf(o)
+	beingDeleted := o.Terminating()
+	n, found := g.uidToNode[uid]
+	if found && n.Virtual {
+		// First observation of a virtual node: the observed identity
+		// replaces the one guessed from the first dependent's reference.
+		n.Identity = id
+		n.Virtual = false
+	}
+	if !found {
+		n = &Node{
+			Identity:           id,
+			Object:             o,
+			Owners:             validOwners(o.Metadata.OwnerReferences),
+			BeingDeleted:       beingDeleted,
+			DeletingDependents: beingDeleted && o.HasFinalizer(finalizerForeground),
+		}
+		g.uidToNode[uid] = n
+		g.addDependentToOwners(n, n.Owners)
+		return
+	}
+	if n.Object == nil {
+		n.Object = o
+	}
+	// The node exists (it was virtual, or this is a second object with the
+	// same UID): diff the owner references by UID like referencesDiffs.
+	newOwners := validOwners(o.Metadata.OwnerReferences)
+	added, removed := referencesDiffs(n.Owners, newOwners)
+	n.Owners = newOwners
+	g.addDependentToOwners(n, added)
+	g.removeDependentFromOwners(n, removed)
+	if beingDeleted {
+		n.BeingDeleted = true
+	}
+	// processTransitions with no old object: waiting for orphaning wins and
+	// returns before deletingDependents is marked.
+	if beingDeleted && !o.HasFinalizer(finalizerOrphan) && o.HasFinalizer(finalizerForeground) {
+		n.DeletingDependents = true
+	}
+}
+
+// validOwners drops references without a UID: the API server rejects them,
+// so only hand-edited dumps carry them, and they cannot name a node. They are
+// reported as invalid-owner-reference findings.
+func validOwners(refs []snapshot.OwnerReference) []snapshot.OwnerReference {
+	out := make([]snapshot.OwnerReference, 0, len(refs))
+	for _, r := range refs {
+		if r.UID != "" {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (g *Graph) addDependentToOwners(n *Node, refs []snapshot.OwnerReference) {
+	for _, ref := range refs {
+		owner, ok := g.uidToNode[ref.UID]
+		if !ok {
+			owner = &Node{
+				Identity: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID,
+					Namespace: n.Identity.Namespace},
+				Virtual: true,
+			}
+			g.uidToNode[ref.UID] = owner
+		}
+		if !slices.Contains(owner.Dependents, n) {
+			owner.Dependents = append(owner.Dependents, n)
+		}
+	}
+}
+
+func (g *Graph) removeDependentFromOwners(n *Node, refs []snapshot.OwnerReference) {
+	for _, ref := range refs {
+		if owner, ok := g.uidToNode[ref.UID]; ok {
+			owner.Dependents = slices.DeleteFunc(owner.Dependents, func(d *Node) bool { return d == n })
+		}
+	}
+}
+
+// referencesDiffs returns the references added and removed by UID.
+func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snapshot.OwnerReference) {
+	oldUIDs := map[string]snapshot.OwnerReference{}
+	for _, r := range old {
+		oldUIDs[r.UID] = r
+	}
+	for _, r := range new {
+		if _, ok := oldUIDs[r.UID]; ok {
+			delete(oldUIDs, r.UID)
+			continue
+		}
+		added = append(added, r)
+	}
+	for _, r := range old {
+		if _, ok := oldUIDs[r.UID]; ok {
+			removed = append(removed, r)
+			delete(oldUIDs, r.UID)
+		}
+	}
+	return added, removed
+}
+
+// Node returns the node of uid: any observed object of a watched type
+// (whether or not it has owners or dependents) or a virtual owner; nil if
+// the collector would not know uid.
+func (g *Graph) Node(uid string) *Node { return g.uidToNode[uid] }
+
+// Snapshot returns the snapshot the graph was built from.
+func (g *Graph) Snapshot() *snapshot.Snapshot { return g.snap }
+
+// Nodes returns what the collector's debug handler prints without ?uid=:
+// every node with owners or dependents (which includes every virtual node),
+// in contract order. Observed objects that neither own nor are owned are in
+// the collector's map but not in its dump (dump.go toDOTNodesAndEdges).
+func (g *Graph) Nodes() []*Node {
+	out := make([]*Node, 0, len(g.uidToNode))
+	for _, n := range g.uidToNode {
+		if inDump(n) {
+			out = append(out, n)
+		}
+	}
+	sortNodes(out)
+	return out
+}
+
+func inDump(n *Node) bool { return len(n.Owners) > 0 || len(n.Dependents) > 0 }
+
+// AllNodes returns every node the collector would hold, including observed
+// objects with neither owners nor dependents, in contract order.
+func (g *Graph) AllNodes() []*Node {
+	out := make([]*Node, 0, len(g.uidToNode))
+	for _, n := range g.uidToNode {
+		out = append(out, n)
+	}
+	sortNodes(out)
+	return out
+}
+
+// Component returns what the debug handler prints for ?uid=U&uid=V: the
+// nodes reachable from the UIDs through owner references and dependents,
+// keeping only those with owners or dependents (so an isolated object's
+// component is empty, as upstream), in contract order. Unknown UIDs are
+// skipped.
+func (g *Graph) Component(uids ...string) []*Node {
+	seen := map[string]*Node{}
+	queue := append([]string(nil), uids...)
+	for len(queue) > 0 {
+		uid := queue[0]
+		queue = queue[1:]
+		if _, ok := seen[uid]; ok {
+			continue
+		}
+		n, ok := g.uidToNode[uid]
+		if !ok {
+			continue
+		}
+		seen[uid] = n
+		for _, r := range n.Owners {
+			queue = append(queue, r.UID)
+		}
+		for _, d := range n.Dependents {
+			queue = append(queue, d.UID())
+		}
+	}
+	out := make([]*Node, 0, len(seen))
+	for _, n := range seen {
+		if inDump(n) {
+			out = append(out, n)
+		}
+	}
+	sortNodes(out)
+	return out
+}
+
+// BlockingDependents returns the dependents with an owner reference to n
+// with blockOwnerDeletion=true, in contract order. Like the collector's
+// blockingDependents it ignores whether they are being deleted themselves.
+func (g *Graph) BlockingDependents(n *Node) []*Node {
+	var out []*Node
+	for _, d := range n.Dependents {
+		for _, r := range d.Owners {
+			if r.UID == n.UID() && r.Blocking() {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Owners resolves n's owner references to nodes, in reference order, one
+// per UID.
+func (g *Graph) Owners(n *Node) []*Node {
+	var out []*Node
+	for _, r := range n.Owners {
+		if o, ok := g.uidToNode[r.UID]; ok && !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Edge is a dependent → owner reference of the graph.
+type Edge struct {
+	From               string `json:"from"`
+	To                 string `json:"to"`
+	BlockOwnerDeletion bool   `json:"blockOwnerDeletion"`
+	Controller         bool   `json:"controller"`
+}
+
+// Edges returns the edges of the nodes given (their owner references), one
+// per (from, to), sorted by (from, to). Two references from one object to
+// the same UID make one edge whose flags are either's.
+func Edges(nodes []*Node) []Edge {
+	idx := map[[2]string]int{}
+	var out []Edge
+	for _, n := range nodes {
+		for _, r := range n.Owners {
+			k := [2]string{n.UID(), r.UID}
+			if i, ok := idx[k]; ok {
+				out[i].BlockOwnerDeletion = out[i].BlockOwnerDeletion || r.Blocking()
+				out[i].Controller = out[i].Controller || r.IsController()
+				continue
+			}
+			idx[k] = len(out)
+			out = append(out, Edge{From: n.UID(), To: r.UID, BlockOwnerDeletion: r.Blocking(), Controller: r.IsController()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return out[i].From < out[j].From
+		}
+		return out[i].To < out[j].To
+	})
+	return out
+}
+
+// Edges returns every edge of the graph, sorted by (from, to).
+func (g *Graph) Edges() []Edge { return Edges(g.Nodes()) }
+
+// Roots returns the nodes of nodes that have no owner among them: the tops
+// of the forest a tree view draws, in contract order.
+func Roots(nodes []*Node) []*Node {
+	in := map[string]bool{}
+	for _, n := range nodes {
+		in[n.UID()] = true
+	}
+	var out []*Node
+	for _, n := range nodes {
+		hasOwner := false
+		for _, r := range n.Owners {
+			if in[r.UID] && r.UID != n.UID() {
+				hasOwner = true
+				break
+			}
+		}
+		if !hasOwner {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// InNamespaces keeps the nodes whose identity is in one of namespaces,
+// plus the owners of those (whatever their namespace or scope) so that every
+// kept node's owners stay visible. It filters what is shown, not what the
+// graph knows. No namespaces keeps everything.
+func (g *Graph) InNamespaces(nodes []*Node, namespaces ...string) []*Node {
+	if len(namespaces) == 0 {
+		return nodes
+	}
+	keep := map[*Node]bool{}
+	for _, n := range nodes {
+		if slices.Contains(namespaces, n.Identity.Namespace) {
+			keep[n] = true
+			for _, o := range g.Owners(n) {
+				keep[o] = true
+			}
+		}
+	}
+	var out []*Node
+	for _, n := range nodes {
+		if keep[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func sortNodes(nodes []*Node) {
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Identity.Less(nodes[j].Identity) })
+}
