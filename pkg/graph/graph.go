@@ -85,11 +85,18 @@ func Build(snap *snapshot.Snapshot) *Graph {
 	// Stable, so duplicate UIDs with equal refs keep file order.
 	sort.SliceStable(objs, func(i, j int) bool { return objs[i].Ref().Less(objs[j].Ref()) })
 	for _, o := range objs {
+		if n := g.uidToNode[o.Metadata.UID]; n != nil && n.Object != nil {
+			// A UID names one object in a cluster: a second object with
+			// the same UID comes from mixed or edited input. The first in
+			// contract order stands; a duplicate-uid finding names both.
+			continue
+		}
 		g.observe(o)
 	}
 	for _, n := range g.uidToNode {
 		sortNodes(n.Dependents)
 	}
+	g.Findings = g.findings()
 	return g
 }
 

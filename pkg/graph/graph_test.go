@@ -255,17 +255,15 @@ func TestComponentAndBlockingDependents(t *testing.T) {
 	}
 }
 
-func TestDuplicateUIDKeepsFirstIdentityAndLastOwners(t *testing.T) {
+func TestDuplicateUIDKeepsTheFirstObject(t *testing.T) {
 	a := testobj.ConfigMap("web", "a").UID("dup").Owner(testobj.RefTo("v1", "Node", "n1", "n1")).Build()
 	b := testobj.ConfigMap("web", "b").UID("dup").Owner(testobj.RefTo("v1", "Node", "n2", "n2")).Deleting(t0).Build()
 	g := Build(testobj.Snapshot(b, a).Build())
 	got := describe(g.Nodes())
 	want := []string{
-		`dup v1 ConfigMap/a ns="web" beingDeleted`,
-		// n1 lost its only dependent: the collector keeps the virtual node
-		// but its dump skips nodes without owners and dependents.
-		`n2 v1 Node/n2 ns="web" virtual`,
-		"dup -> n2 block=false controller=false",
+		`dup v1 ConfigMap/a ns="web" `,
+		`n1 v1 Node/n1 ns="web" virtual`,
+		"dup -> n1 block=false controller=false",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("graph:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -1,0 +1,488 @@
+package graph
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// StuckAfter is how long an object may be terminating with finalizers
+// before kgc calls it stuck. Most finalizers finish in seconds; five
+// minutes is past every controller's normal retry backoff.
+const StuckAfter = 5 * time.Minute
+
+// refState is how the collector's classifyReferences (§2.6) would judge
+// one owner reference, from the snapshot.
+type refState int
+
+const (
+	refSolid        refState = iota // the owner exists
+	refWaiting                      // the owner exists and is deleting its dependents in the foreground
+	refDangling                     // the owner is gone: the GET finds nothing, or another UID
+	refUnknown                      // the owner's type was not listed: kgc cannot tell
+	refUnresolvable                 // the RESTMapper cannot map the kind: the item errors and is retried forever
+	refNeverCluster                 // a cluster-scoped dependent names a namespaced kind: the item errors and is dropped
+)
+
+// refCheck is the verdict on one owner reference, with the finding it
+// raises (Type empty when the reference is fine).
+type refCheck struct {
+	ref   snapshot.OwnerReference
+	state refState
+	owner snapshot.ObjectRef // the owner as found, or as the reference describes it
+	typ   string
+	why   string
+}
+
+type coord struct{ group, kind, namespace, name string }
+
+// index finds snapshot objects of any type, watched or not, the way the
+// collector's GETs would.
+type index struct {
+	byUID   map[string]*snapshot.Object
+	byCoord map[coord]*snapshot.Object
+}
+
+func newIndex(objs []snapshot.Object) *index {
+	ix := &index{byUID: map[string]*snapshot.Object{}, byCoord: map[coord]*snapshot.Object{}}
+	for i := range objs {
+		o := &objs[i]
+		if _, dup := ix.byUID[o.Metadata.UID]; !dup && o.Metadata.UID != "" {
+			ix.byUID[o.Metadata.UID] = o
+		}
+		g, _ := splitAPIVersion(o.APIVersion)
+		c := coord{g, o.Kind, o.Metadata.Namespace, o.Metadata.Name}
+		if _, dup := ix.byCoord[c]; !dup {
+			ix.byCoord[c] = o
+		}
+	}
+	return ix
+}
+
+func (g *Graph) findings() []Finding {
+	ix := newIndex(g.snap.Objects)
+	var out []Finding
+	out = append(out, g.duplicateUIDs()...)
+	out = append(out, g.invalidReferences()...)
+	for _, n := range g.AllNodes() {
+		if !n.Virtual && len(n.Owners) > 0 {
+			out = append(out, g.ownerFindings(n, ix)...)
+		}
+	}
+	out = append(out, g.cycles()...)
+	out = append(out, g.stuckFinalizers()...)
+	sortFindings(out)
+	return out
+}
+
+// name renders an object for a sentence: "ReplicaSet web/web-1", or
+// "Node n1" when cluster-scoped.
+func name(r snapshot.ObjectRef) string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+func names(refs []snapshot.ObjectRef) string {
+	s := make([]string, len(refs))
+	for i, r := range refs {
+		s[i] = name(r)
+	}
+	switch len(s) {
+	case 1:
+		return s[0]
+	case 2:
+		return s[0] + " and " + s[1]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// invalidReference says what an owner reference lacks; "" when valid.
+// The API server requires all four fields (ValidateOwnerReferences), so
+// only edited dumps carry such references.
+func invalidReference(r snapshot.OwnerReference) string {
+	var missing []string
+	if r.APIVersion == "" {
+		missing = append(missing, "apiVersion")
+	}
+	if r.Kind == "" {
+		missing = append(missing, "kind")
+	}
+	if r.Name == "" {
+		missing = append(missing, "name")
+	}
+	if r.UID == "" {
+		missing = append(missing, "uid")
+	}
+	return strings.Join(missing, ", ")
+}
+
+func (g *Graph) invalidReferences() []Finding {
+	var out []Finding
+	for i := range g.snap.Objects {
+		o := &g.snap.Objects[i]
+		for _, r := range o.Metadata.OwnerReferences {
+			missing := invalidReference(r)
+			if missing == "" {
+				continue
+			}
+			owner := snapshot.ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: r.UID}
+			out = append(out, Finding{
+				Type:    FindingInvalidOwnerReference,
+				Objects: []snapshot.ObjectRef{o.Ref(), owner},
+				Message: fmt.Sprintf("%s has an owner reference without %s: the API server would reject it, so the input was edited or is corrupt; kgc leaves this reference out of the graph",
+					name(o.Ref()), missing),
+			})
+		}
+	}
+	return out
+}
+
+func (g *Graph) duplicateUIDs() []Finding {
+	byUID := map[string][]snapshot.ObjectRef{}
+	for i := range g.snap.Objects {
+		o := &g.snap.Objects[i]
+		if o.Metadata.UID != "" {
+			byUID[o.Metadata.UID] = append(byUID[o.Metadata.UID], o.Ref())
+		}
+	}
+	var out []Finding
+	for uid, refs := range byUID {
+		if len(refs) < 2 {
+			continue
+		}
+		sort.SliceStable(refs, func(i, j int) bool { return refs[i].Less(refs[j]) })
+		out = append(out, Finding{
+			Type:    FindingDuplicateUID,
+			Objects: refs,
+			Message: fmt.Sprintf("%s share UID %s, which a cluster gives to one object only: the input mixes dumps of different objects or was edited; the graph uses %s and ignores the others",
+				names(refs), uid, name(refs[0])),
+		})
+	}
+	return out
+}
+
+// ownerFindings judges every owner reference of the observed node n as
+// attemptToDeleteItem would, then words each problem with what the
+// collector will do to n as a whole: one erroring reference stops it from
+// acting on any, and one existing owner keeps n alive.
+func (g *Graph) ownerFindings(n *Node, ix *index) []Finding {
+	dep := n.Object.Ref()
+	depNamespaced := dep.Namespace != ""
+	if r, ok := g.cat.forGroupKind(groupOf(dep.APIVersion), dep.Kind); ok {
+		depNamespaced = r.Namespaced
+	}
+	var checks []refCheck
+	for _, ref := range n.Owners {
+		if invalidReference(ref) != "" {
+			continue // reported by invalidReferences
+		}
+		checks = append(checks, g.checkRef(dep, depNamespaced, ref, ix))
+	}
+
+	var solid *refCheck
+	retry, never, unknown := false, false, false
+	for i := range checks {
+		switch checks[i].state {
+		case refSolid:
+			if solid == nil {
+				solid = &checks[i]
+			}
+		case refUnresolvable:
+			retry = true
+		case refNeverCluster:
+			never = true
+		case refUnknown:
+			unknown = true
+		}
+	}
+	var fate string
+	switch {
+	case retry:
+		fate = fmt.Sprintf("the garbage collector fails to map an owner kind of %s, retries it forever and never collects it, whatever its other owners", name(dep))
+	case never:
+		fate = fmt.Sprintf("the garbage collector gives up on %s and never collects it, whatever its other owners", name(dep))
+	case solid != nil:
+		fate = fmt.Sprintf("the garbage collector keeps %s, because its owner %s exists, and removes the broken owner reference", name(dep), name(solid.owner))
+	case unknown:
+		fate = fmt.Sprintf("whether the garbage collector deletes %s depends on owners whose type kgc could not list", name(dep))
+	default:
+		fate = fmt.Sprintf("the garbage collector will delete %s", name(dep))
+	}
+
+	var out []Finding
+	for _, c := range checks {
+		if c.typ == "" {
+			continue
+		}
+		msg := c.why + ": " + fate
+		switch c.typ {
+		case FindingUnresolvableOwnerKind, FindingNamespacedOwnerOfGlobal:
+			// Their why already says the dependent is never collected.
+			msg = c.why
+		case FindingUnknownOwner:
+			msg = c.why
+			switch {
+			case retry || never:
+				msg += ": " + fate
+			case solid != nil:
+				msg += fmt.Sprintf(": either way the garbage collector keeps %s, because its owner %s exists", name(dep), name(solid.owner))
+			}
+		}
+		out = append(out, Finding{Type: c.typ, Objects: []snapshot.ObjectRef{dep, c.owner}, Message: msg})
+	}
+	return out
+}
+
+func groupOf(apiVersion string) string { g, _ := splitAPIVersion(apiVersion); return g }
+
+// checkRef follows isDangling (§2.6): map the kind, refuse a namespaced
+// owner of a cluster-scoped dependent, then GET the owner by the
+// reference's name in the dependent's namespace and compare UIDs.
+func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapshot.OwnerReference, ix *index) refCheck {
+	c := refCheck{ref: ref, owner: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID}}
+	res, ok := g.cat.forAPIVersionKind(ref.APIVersion, ref.Kind)
+	if !ok {
+		c.state, c.typ = refUnresolvable, FindingUnresolvableOwnerKind
+		served := ""
+		if r, known := g.cat.forGroupKind(groupOf(ref.APIVersion), ref.Kind); known {
+			served = fmt.Sprintf(" (the cluster serves %s only at %s)", ref.Kind, strings.Join(servedVersions(r), ", "))
+		}
+		if depNamespaced {
+			c.owner.Namespace = dep.Namespace
+		}
+		c.why = fmt.Sprintf("%s names an owner of kind %s %s that the cluster does not serve%s: the garbage collector cannot look it up, retries %s forever and never collects it, nor acts on its other owners",
+			name(dep), ref.APIVersion, ref.Kind, served, name(dep))
+		return c
+	}
+	if res.Namespaced && !depNamespaced {
+		c.state, c.typ = refNeverCluster, FindingNamespacedOwnerOfGlobal
+		c.why = fmt.Sprintf("cluster-scoped %s names an owner of namespaced kind %s, which cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners",
+			name(dep), ref.Kind)
+		if o := ix.byUID[ref.UID]; o != nil {
+			c.owner = o.Ref()
+		}
+		return c
+	}
+	lookupNS := ""
+	if res.Namespaced {
+		lookupNS = dep.Namespace
+	}
+	c.owner.Namespace = lookupNS
+	byUID := ix.byUID[ref.UID]
+	byName := ix.byCoord[coord{res.Group, res.Kind, lookupNS, ref.Name}]
+	switch {
+	case byName != nil && byName.Metadata.UID == ref.UID:
+		c.owner = byName.Ref()
+		c.state = refSolid
+		if byName.Terminating() && byName.HasFinalizer(finalizerForeground) {
+			c.state = refWaiting
+		}
+		return c
+	case byUID != nil && (groupOf(byUID.APIVersion) != res.Group || byUID.Kind != ref.Kind || byUID.Metadata.Name != ref.Name):
+		c.owner = byUID.Ref()
+		c.state, c.typ = refDangling, FindingOwnerIdentityMismatch
+		c.why = fmt.Sprintf("%s names its owner as %s %s with UID %s, but that UID belongs to %s: the garbage collector looks the owner up by kind and name, finds no match and treats it as gone",
+			name(dep), ref.Kind, ref.Name, ref.UID, name(byUID.Ref()))
+	case byUID != nil && res.Namespaced && byUID.Metadata.Namespace != dep.Namespace:
+		c.owner = byUID.Ref()
+		c.state, c.typ = refDangling, FindingCrossNamespaceOwner
+		c.why = fmt.Sprintf("%s names owner %s, which is in namespace %s: owner references cannot cross namespaces, the garbage collector looks for the owner in namespace %s only and treats it as gone",
+			name(dep), name(byUID.Ref()), byUID.Metadata.Namespace, dep.Namespace)
+	case byName != nil:
+		c.state, c.typ = refDangling, FindingDanglingOwner
+		c.why = fmt.Sprintf("%s names owner %s with UID %s, but the %s of that name has UID %s (it was deleted and recreated)",
+			name(dep), name(c.owner), ref.UID, ref.Kind, byName.Metadata.UID)
+	case !res.Listed:
+		c.state, c.typ = refUnknown, FindingUnknownOwner
+		reason := ""
+		if res.Error != "" {
+			reason = " (" + res.Error + ")"
+		}
+		c.why = fmt.Sprintf("%s names owner %s, which is not in the input, but kgc could not list %s%s, so it cannot tell whether the owner exists",
+			name(dep), name(c.owner), qualifiedName(res), reason)
+	default:
+		c.state, c.typ = refDangling, FindingDanglingOwner
+		c.why = fmt.Sprintf("%s names owner %s, which does not exist", name(dep), name(c.owner))
+	}
+	return c
+}
+
+func servedVersions(r snapshot.Resource) []string {
+	if len(r.Versions) > 0 {
+		return r.Versions
+	}
+	return []string{r.Version}
+}
+
+// cycles finds the strongly connected components of the owner graph
+// (Tarjan's algorithm, iterative so deep chains cannot overflow the stack,
+// visiting nodes and owners in contract order so the result is the same
+// every time).
+func (g *Graph) cycles() []Finding {
+	nodes := g.Nodes()
+	owners := func(n *Node) []*Node {
+		os := g.Owners(n)
+		sortNodes(os)
+		return os
+	}
+	index := map[*Node]int{}
+	low := map[*Node]int{}
+	onStack := map[*Node]bool{}
+	var stack []*Node
+	next := 0
+	var out []Finding
+
+	type frame struct {
+		n    *Node
+		succ []*Node
+		i    int
+	}
+	for _, root := range nodes {
+		if _, seen := index[root]; seen {
+			continue
+		}
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, root)
+		onStack[root] = true
+		call := []frame{{n: root, succ: owners(root)}}
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			if f.i < len(f.succ) {
+				w := f.succ[f.i]
+				f.i++
+				if _, seen := index[w]; !seen {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					call = append(call, frame{n: w, succ: owners(w)})
+				} else if onStack[w] {
+					low[f.n] = min(low[f.n], index[w])
+				}
+				continue
+			}
+			v := f.n
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				p := call[len(call)-1].n
+				low[p] = min(low[p], low[v])
+			}
+			if low[v] != index[v] {
+				continue
+			}
+			var scc []*Node
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				scc = append(scc, w)
+				if w == v {
+					break
+				}
+			}
+			if f := cycleFinding(g, scc); f != nil {
+				out = append(out, *f)
+			}
+		}
+	}
+	return out
+}
+
+func cycleFinding(g *Graph, scc []*Node) *Finding {
+	if len(scc) == 1 {
+		n := scc[0]
+		self := false
+		for _, r := range n.Owners {
+			if r.UID == n.UID() {
+				self = true
+			}
+		}
+		if !self {
+			return nil
+		}
+		return &Finding{Type: FindingCycle, Objects: []snapshot.ObjectRef{n.Identity},
+			Message: fmt.Sprintf("%s lists itself as its owner: it always has an existing owner, so the garbage collector never collects it; delete it explicitly or remove that owner reference", name(n.Identity))}
+	}
+	sortNodes(scc)
+	refs := make([]snapshot.ObjectRef, len(scc))
+	for i, n := range scc {
+		refs[i] = n.Identity
+	}
+	return &Finding{Type: FindingCycle, Objects: refs,
+		Message: fmt.Sprintf("%s own each other in a cycle: each always has an existing owner, so the garbage collector never collects them on its own, even when everything else they belong to is gone; deleting any one of them lets the collector remove the rest", names(refs))}
+}
+
+// stuckFinalizers reports objects terminating for longer than StuckAfter
+// (measured against the snapshot's capture time, not the clock) that still
+// carry finalizers. Without a capture time every terminating object with
+// finalizers is reported, since kgc cannot tell how long it has waited.
+func (g *Graph) stuckFinalizers() []Finding {
+	var out []Finding
+	for i := range g.snap.Objects {
+		o := &g.snap.Objects[i]
+		if !o.Terminating() {
+			continue
+		}
+		fins := append([]string(nil), o.Metadata.Finalizers...)
+		if o.Facts != nil && o.Facts.Namespace != nil {
+			for _, f := range o.Facts.Namespace.SpecFinalizers {
+				fins = append(fins, f+" (spec.finalizers)")
+			}
+		}
+		if len(fins) == 0 {
+			continue
+		}
+		since := ""
+		if !g.snap.CapturedAt.IsZero() {
+			d := g.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp)
+			if d <= StuckAfter {
+				continue
+			}
+			since = " for " + d.Round(time.Second).String()
+		}
+		ref := o.Ref()
+		out = append(out, Finding{Type: FindingStuckFinalizer, Objects: []snapshot.ObjectRef{ref},
+			Message: fmt.Sprintf("%s has been terminating%s and is still held by %s; `kgc why-stuck` on it says who should remove %s",
+				name(ref), since, plural(len(fins), "finalizer", "finalizers")+" "+strings.Join(fins, ", "), plural(len(fins), "it", "them"))})
+	}
+	return out
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Type != b.Type {
+			return a.Type < b.Type
+		}
+		for k := 0; k < len(a.Objects) && k < len(b.Objects); k++ {
+			if a.Objects[k] != b.Objects[k] {
+				return a.Objects[k].Less(b.Objects[k])
+			}
+		}
+		if len(a.Objects) != len(b.Objects) {
+			return len(a.Objects) < len(b.Objects)
+		}
+		return a.Message < b.Message
+	})
+}
+
+// qualifiedName is how kubectl names a type: "deployments.apps", "pods".
+func qualifiedName(r snapshot.Resource) string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

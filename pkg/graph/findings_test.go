@@ -1,0 +1,195 @@
+package graph
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// findingLines renders findings as a user reads them in the tree view:
+// type, the objects, the message.
+func findingLines(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		var objs []string
+		for _, o := range f.Objects {
+			objs = append(objs, name(o)+"("+o.UID+")")
+		}
+		b.WriteString(f.Type + " [" + strings.Join(objs, "; ") + "] " + f.Message + "\n")
+	}
+	return b.String()
+}
+
+func TestFindings(t *testing.T) {
+	deploy := testobj.Deployment("web", "web").UID("d").Build()
+	rs := testobj.ReplicaSet("web", "web-1").UID("rs").OwnedBy(deploy).Build()
+	gone := testobj.ReplicaSet("web", "gone").UID("gone").Build() // referenced, never added
+	captured := testobj.CapturedAt
+
+	tests := []struct {
+		name string
+		snap *snapshot.Snapshot
+		want string
+	}{
+		{
+			name: "a healthy chain has no findings",
+			snap: testobj.Snapshot(deploy, rs, testobj.Pod("web", "p").UID("p").OwnedBy(rs).Build()).Build(),
+			want: "",
+		},
+		{
+			name: "an absent owner of a listed type is dangling: the dependent will be deleted",
+			snap: testobj.Snapshot(testobj.Pod("web", "p").UID("p").OwnedBy(gone).Build()).Build(),
+			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which does not exist: the garbage collector will delete Pod web/p\n",
+		},
+		{
+			name: "a dangling owner next to an existing one: only the reference goes",
+			snap: testobj.Snapshot(deploy, testobj.Pod("web", "p").UID("p").OwnedBy(gone).Owner(testobj.Ref(deploy)).Build()).Build(),
+			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which does not exist: the garbage collector keeps Pod web/p, because its owner Deployment web/web exists, and removes the broken owner reference\n",
+		},
+		{
+			name: "an owner recreated under the same name is still dangling",
+			snap: testobj.Snapshot(
+				testobj.ReplicaSet("web", "gone").UID("new-uid").Build(),
+				testobj.Pod("web", "p").UID("p").OwnedBy(gone).Build()).Build(),
+			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone with UID gone, but the ReplicaSet of that name has UID new-uid (it was deleted and recreated): the garbage collector will delete Pod web/p\n",
+		},
+		{
+			name: "an absent owner of a type kgc could not list is unknown",
+			snap: testobj.Snapshot(testobj.Pod("web", "p").UID("p").OwnedBy(gone).Build()).
+				Unlisted("apps", "ReplicaSet", "forbidden").Build(),
+			want: "unknown-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which is not in the input, but kgc could not list replicasets.apps (forbidden), so it cannot tell whether the owner exists\n",
+		},
+		{
+			name: "an owner in another namespace is looked up in the dependent's namespace: dangling",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("other", "owner").UID("o").Build(),
+				testobj.ConfigMap("web", "c").UID("c").Owner(testobj.RefTo("v1", "ConfigMap", "owner", "o")).Build()).Build(),
+			want: "cross-namespace-owner [ConfigMap web/c(c); ConfigMap other/owner(o)] ConfigMap web/c names owner ConfigMap other/owner, which is in namespace other: owner references cannot cross namespaces, the garbage collector looks for the owner in namespace web only and treats it as gone: the garbage collector will delete ConfigMap web/c\n",
+		},
+		{
+			name: "a cluster-scoped owner of a namespaced dependent is fine",
+			snap: testobj.Snapshot(
+				testobj.Node("n1").UID("n1").Build(),
+				testobj.Pod("web", "p").UID("p").Owner(testobj.RefTo("v1", "Node", "n1", "n1")).Build()).Build(),
+			want: "",
+		},
+		{
+			name: "a reference whose UID belongs to another kind of object",
+			snap: testobj.Snapshot(rs,
+				testobj.Pod("web", "p").UID("p").Owner(testobj.RefTo("apps/v1", "Deployment", "web-1", "rs")).Build()).Build(),
+			want: "dangling-owner [ReplicaSet web/web-1(rs); Deployment web/web(d)] ReplicaSet web/web-1 names owner Deployment web/web, which does not exist: the garbage collector will delete ReplicaSet web/web-1\n" +
+				"owner-identity-mismatch [Pod web/p(p); ReplicaSet web/web-1(rs)] Pod web/p names its owner as Deployment web-1 with UID rs, but that UID belongs to ReplicaSet web/web-1: the garbage collector looks the owner up by kind and name, finds no match and treats it as gone: the garbage collector will delete Pod web/p\n",
+		},
+		{
+			name: "an owner version the cluster no longer serves blocks collection, even of other dangling owners",
+			snap: testobj.Snapshot(
+				testobj.Pod("web", "p").UID("p").
+					Owner(testobj.RefTo("apps/v1beta1", "Deployment", "old", "old")).
+					OwnedBy(gone).Build()).Build(),
+			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which does not exist: the garbage collector fails to map an owner kind of Pod web/p, retries it forever and never collects it, whatever its other owners\n" +
+				"unresolvable-owner-kind [Pod web/p(p); Deployment web/old(old)] Pod web/p names an owner of kind apps/v1beta1 Deployment that the cluster does not serve (the cluster serves Deployment only at v1): the garbage collector cannot look it up, retries Pod web/p forever and never collects it, nor acts on its other owners\n",
+		},
+		{
+			name: "an owner kind the cluster does not know at all",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "c").UID("c").Owner(testobj.RefTo("example.com/v1", "Widget", "w", "w")).Build()).Build(),
+			want: "unresolvable-owner-kind [ConfigMap web/c(c); Widget web/w(w)] ConfigMap web/c names an owner of kind example.com/v1 Widget that the cluster does not serve: the garbage collector cannot look it up, retries ConfigMap web/c forever and never collects it, nor acts on its other owners\n",
+		},
+		{
+			name: "a cluster-scoped dependent of a namespaced kind is never collected",
+			snap: testobj.Snapshot(
+				testobj.PV("pv1").UID("pv1").Owner(testobj.RefTo("v1", "Pod", "p", "p")).Build()).Build(),
+			want: "namespaced-owner-of-cluster-scoped [PersistentVolume pv1(pv1); Pod p(p)] cluster-scoped PersistentVolume pv1 names an owner of namespaced kind Pod, which cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners\n",
+		},
+		{
+			name: "an owner deleting its dependents in the foreground is not a hazard",
+			snap: testobj.Snapshot(
+				testobj.Deployment("web", "web").UID("d").Deleting(captured.Add(-time.Minute)).Finalizers("foregroundDeletion").Build(),
+				rs).Build(),
+			want: "",
+		},
+		{
+			name: "two objects owning each other, and one owning itself",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "a").UID("a").Owner(testobj.RefTo("v1", "ConfigMap", "b", "b")).Build(),
+				testobj.ConfigMap("web", "b").UID("b").Owner(testobj.RefTo("v1", "ConfigMap", "a", "a")).Build(),
+				testobj.ConfigMap("web", "tail").UID("tail").Owner(testobj.RefTo("v1", "ConfigMap", "a", "a")).Build(),
+				testobj.ConfigMap("web", "self").UID("self").Owner(testobj.RefTo("v1", "ConfigMap", "self", "self")).Build()).Build(),
+			want: "cycle [ConfigMap web/a(a); ConfigMap web/b(b)] ConfigMap web/a and ConfigMap web/b own each other in a cycle: each always has an existing owner, so the garbage collector never collects them on its own, even when everything else they belong to is gone; deleting any one of them lets the collector remove the rest\n" +
+				"cycle [ConfigMap web/self(self)] ConfigMap web/self lists itself as its owner: it always has an existing owner, so the garbage collector never collects it; delete it explicitly or remove that owner reference\n",
+		},
+		{
+			name: "two objects with one UID",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "b").UID("same").Build(),
+				testobj.Secret("web", "a").UID("same").Build()).Build(),
+			want: "duplicate-uid [ConfigMap web/b(same); Secret web/a(same)] ConfigMap web/b and Secret web/a share UID same, which a cluster gives to one object only: the input mixes dumps of different objects or was edited; the graph uses ConfigMap web/b and ignores the others\n",
+		},
+		{
+			name: "terminating with finalizers for longer than five minutes is stuck; for one minute it is not",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "old").UID("old").Deleting(captured.Add(-2*time.Hour)).Finalizers("example.com/a", "example.com/b").Build(),
+				testobj.ConfigMap("web", "young").UID("young").Deleting(captured.Add(-time.Minute)).Finalizers("example.com/a").Build(),
+				testobj.Namespace("team").UID("ns").Deleting(captured.Add(-10*time.Minute)).
+					Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{SpecFinalizers: []string{"kubernetes"}}}).Build(),
+				testobj.ConfigMap("web", "gone-soon").UID("gs").Deleting(captured.Add(-time.Hour)).Build()).Build(),
+			// Cluster-scoped objects sort first (empty namespace).
+			want: "stuck-finalizer [Namespace team(ns)] Namespace team has been terminating for 10m0s and is still held by finalizer kubernetes (spec.finalizers); `kgc why-stuck` on it says who should remove it\n" +
+				"stuck-finalizer [ConfigMap web/old(old)] ConfigMap web/old has been terminating for 2h0m0s and is still held by finalizers example.com/a, example.com/b; `kgc why-stuck` on it says who should remove them\n",
+		},
+		{
+			name: "owner references missing fields are invalid",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "c").UID("c").Owner(snapshot.OwnerReference{Kind: "ConfigMap", Name: "x"}).Build()).Build(),
+			want: "invalid-owner-reference [ConfigMap web/c(c); ConfigMap x()] ConfigMap web/c has an owner reference without apiVersion, uid: the API server would reject it, so the input was edited or is corrupt; kgc leaves this reference out of the graph\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := findingLines(Build(tt.snap).Findings)
+			if got != tt.want {
+				t.Errorf("findings:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStuckFinalizerWithoutCaptureTime(t *testing.T) {
+	snap := testobj.Snapshot(testobj.ConfigMap("web", "c").UID("c").Deleting(testobj.CapturedAt).Finalizers("example.com/x").Build()).
+		At(time.Time{}).Build()
+	got := findingLines(Build(snap).Findings)
+	want := "stuck-finalizer [ConfigMap web/c(c)] ConfigMap web/c has been terminating and is still held by finalizer example.com/x; `kgc why-stuck` on it says who should remove it\n"
+	if got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestCycleOfManyObjectsIsOneFinding(t *testing.T) {
+	const n = 20000
+	objs := make([]snapshot.Object, 0, n)
+	uid := func(i int) string { return "u" + strings.Repeat("0", 7-len(itoa(i))) + itoa(i) }
+	for i := 0; i < n; i++ {
+		b := testobj.ConfigMap("web", uid(i)).UID(uid(i))
+		owner := (i + 1) % n
+		b.Owner(testobj.RefTo("v1", "ConfigMap", uid(owner), uid(owner)))
+		objs = append(objs, b.Build())
+	}
+	g := Build(testobj.Snapshot(objs...).Build())
+	if len(g.Findings) != 1 || g.Findings[0].Type != FindingCycle || len(g.Findings[0].Objects) != n {
+		t.Fatalf("want one cycle of %d objects, got %d findings", n, len(g.Findings))
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
