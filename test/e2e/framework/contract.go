@@ -1,0 +1,224 @@
+package framework
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// The documents below mirror shared/spec/output-contract.md. They are
+// declared here rather than imported from kgc so that the suite checks the
+// published contract, not whatever the implementation's structs say.
+
+// ObjectRef identifies an object in kgc's documents.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+}
+
+func (r ObjectRef) String() string {
+	if r.Namespace != "" {
+		return fmt.Sprintf("%s %s/%s (%s)", r.Kind, r.Namespace, r.Name, r.UID)
+	}
+	return fmt.Sprintf("%s %s (%s)", r.Kind, r.Name, r.UID)
+}
+
+// Plan is `kgc plan delete ... -o json`.
+type Plan struct {
+	APIVersion        string          `json:"apiVersion"`
+	Kind              string          `json:"kind"`
+	Target            ObjectRef       `json:"target"`
+	PropagationPolicy string          `json:"propagationPolicy"`
+	Assumptions       map[string]any  `json:"assumptions"`
+	Steps             []PlanStep      `json:"steps"`
+	Objects           []PlanObject    `json:"objects"`
+	Summary           map[string]int  `json:"summary"`
+	Complete          bool            `json:"complete"`
+	Raw               json.RawMessage `json:"-"`
+}
+
+// PlanStep is one simulated action.
+type PlanStep struct {
+	Step              int       `json:"step"`
+	Actor             string    `json:"actor"`
+	Action            string    `json:"action"`
+	Object            ObjectRef `json:"object"`
+	PropagationPolicy string    `json:"propagationPolicy,omitempty"`
+	Detail            string    `json:"detail,omitempty"`
+}
+
+// PlanObject is an object whose state the plan changes or that blocks it.
+type PlanObject struct {
+	Object ObjectRef  `json:"object"`
+	Fate   string     `json:"fate"`
+	Final  FinalState `json:"final"`
+	Reason string     `json:"reason"`
+}
+
+// FinalState is an object's predicted state at quiescence.
+type FinalState struct {
+	Exists          bool     `json:"exists"`
+	Terminating     bool     `json:"terminating"`
+	Finalizers      []string `json:"finalizers"`
+	OwnerReferences []string `json:"ownerReferences"`
+}
+
+// Graph is `kgc graph -o json`.
+type Graph struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Nodes      []GraphNode    `json:"nodes"`
+	Edges      []GraphEdge    `json:"edges"`
+	Findings   []GraphFinding `json:"findings"`
+}
+
+// GraphNode is a node of kgc's owner graph.
+type GraphNode struct {
+	ObjectRef
+	Virtual            bool     `json:"virtual"`
+	BeingDeleted       bool     `json:"beingDeleted"`
+	DeletingDependents bool     `json:"deletingDependents"`
+	Finalizers         []string `json:"finalizers"`
+}
+
+// GraphEdge goes from a dependent to its owner.
+type GraphEdge struct {
+	From               string `json:"from"`
+	To                 string `json:"to"`
+	BlockOwnerDeletion bool   `json:"blockOwnerDeletion"`
+	Controller         bool   `json:"controller"`
+}
+
+// GraphFinding is a flagged hazard.
+type GraphFinding struct {
+	Type    string      `json:"type"`
+	Objects []ObjectRef `json:"objects"`
+	Message string      `json:"message"`
+}
+
+// Diagnosis is `kgc why-stuck ... -o json`.
+type Diagnosis struct {
+	APIVersion  string      `json:"apiVersion"`
+	Kind        string      `json:"kind"`
+	Object      ObjectRef   `json:"object"`
+	Terminating bool        `json:"terminating"`
+	Since       string      `json:"since"`
+	Blockers    []Blocker   `json:"blockers"`
+	RootCauses  []RootCause `json:"rootCauses"`
+	Remedies    []Remedy    `json:"remedies"`
+}
+
+// Blocker is one finalizer holding an object, with what it waits for.
+type Blocker struct {
+	Finalizer  string      `json:"finalizer"`
+	RemovedBy  string      `json:"removedBy"`
+	WaitingFor string      `json:"waitingFor"`
+	Objects    []ObjectRef `json:"objects"`
+	Blockers   []Blocker   `json:"blockers"`
+}
+
+// RootCause is a leaf of the blocker tree.
+type RootCause struct {
+	Object    ObjectRef `json:"object"`
+	Finalizer string    `json:"finalizer"`
+	Message   string    `json:"message"`
+}
+
+// Remedy is a suggested way out.
+type Remedy struct {
+	Description string `json:"description"`
+	Command     string `json:"command"`
+	Risk        string `json:"risk"`
+}
+
+// ComparePlan checks a plan against reality: every object the plan lists
+// must end in its predicted final state, and every other object of the case
+// must be exactly as it was before the delete. It returns one line per
+// disagreement; an empty result means kgc predicted the GC exactly.
+func ComparePlan(plan *Plan, before, after map[string]ObjState) []string {
+	var diffs []string
+	listed := map[string]bool{}
+	for _, po := range plan.Objects {
+		uid := po.Object.UID
+		listed[uid] = true
+		b, known := before[uid]
+		if !known {
+			diffs = append(diffs, fmt.Sprintf("plan lists %s, which is not one of the case's objects", po.Object))
+			continue
+		}
+		a, ok := after[uid]
+		if !ok {
+			a = ObjState{GVR: b.GVR, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name, UID: uid}
+		}
+		if d := compareFinal(po.Final, a); d != "" {
+			diffs = append(diffs, fmt.Sprintf("%s (fate %q): predicted %s; real %s", b.Kind+" "+qualified(b), po.Fate, describeFinal(po.Final), describeState(a)))
+		}
+	}
+	for uid, b := range before {
+		if listed[uid] {
+			continue
+		}
+		a, ok := after[uid]
+		if !ok {
+			a = ObjState{Kind: b.Kind, Namespace: b.Namespace, Name: b.Name, UID: uid}
+		}
+		if describeState(a) != describeState(b) {
+			diffs = append(diffs, fmt.Sprintf("%s not in the plan (so predicted unchanged): before %s; real after %s", b.Kind+" "+qualified(b), describeState(b), describeState(a)))
+		}
+	}
+	sort.Strings(diffs)
+	return diffs
+}
+
+func qualified(s ObjState) string {
+	if s.Namespace != "" {
+		return s.Namespace + "/" + s.Name
+	}
+	return s.Name
+}
+
+func compareFinal(f FinalState, a ObjState) string {
+	if f.Exists != a.Exists {
+		return "exists"
+	}
+	if !a.Exists {
+		return ""
+	}
+	if f.Terminating != a.Terminating {
+		return "terminating"
+	}
+	if sortedJoin(f.Finalizers) != sortedJoin(a.Finalizers) {
+		return "finalizers"
+	}
+	if sortedJoin(f.OwnerReferences) != sortedJoin(a.OwnerUIDs) {
+		return "ownerReferences"
+	}
+	return ""
+}
+
+// sortedJoin compares finalizer and owner lists as sets: their order carries
+// no meaning to the GC, and the apiserver's order is not part of the plan's
+// promise.
+func sortedJoin(s []string) string {
+	c := append([]string(nil), s...)
+	sort.Strings(c)
+	return strings.Join(c, ",")
+}
+
+func describeFinal(f FinalState) string {
+	if !f.Exists {
+		return "gone"
+	}
+	return fmt.Sprintf("exists terminating=%v finalizers=[%s] owners=[%s]", f.Terminating, sortedJoin(f.Finalizers), sortedJoin(f.OwnerReferences))
+}
+
+func describeState(s ObjState) string {
+	if !s.Exists {
+		return "gone"
+	}
+	return fmt.Sprintf("exists terminating=%v finalizers=[%s] owners=[%s]", s.Terminating, sortedJoin(s.Finalizers), sortedJoin(s.OwnerUIDs))
+}
