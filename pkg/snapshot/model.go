@@ -23,10 +23,17 @@ type Snapshot struct {
 	Source     Source     `json:"source"`
 	Resources  []Resource `json:"resources"`
 	Objects    []Object   `json:"objects"`
+	// DiscoveryErrors are the group versions whose discovery failed during
+	// a live capture: owners of their kinds are unknown, not unresolvable.
+	DiscoveryErrors []DiscoveryError `json:"discoveryErrors,omitempty"`
 
 	// Warnings collected while reading or capturing; printed on stderr,
 	// never written into the document.
 	Warnings []Warning `json:"-"`
+
+	// Duplicates are objects dropped because an earlier object had the same
+	// UID (offline input only); pkg/graph reports them as duplicate-uid.
+	Duplicates []Object `json:"-"`
 }
 
 // Source says where a snapshot came from.
@@ -36,6 +43,10 @@ type Source struct {
 	ServerVersion string   `json:"serverVersion,omitempty"`
 	Context       string   `json:"context,omitempty"`
 	Files         []string `json:"files,omitempty"`
+	// Namespace is set when namespaced types were listed in this namespace
+	// only: their objects elsewhere are missing, though the types are
+	// marked listed. Cluster-scoped types are always listed in full.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // Resource is one entry of the resource catalog: an API type as discovery

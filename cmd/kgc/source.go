@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// sourceOptions is where an analysis command gets its snapshot: dumps and
+// snapshot files given with -f, or else a live capture through the
+// kubeconfig. graph, plan, why-stuck and snapshot share it.
+type sourceOptions struct {
+	configFlags   *genericclioptions.ConfigFlags
+	streams       genericiooptions.IOStreams
+	Filenames     []string
+	AllNamespaces bool
+}
+
+func newSourceOptions(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *sourceOptions {
+	return &sourceOptions{configFlags: cf, streams: streams}
+}
+
+// AddFlags adds -f/--filename and -A/--all-namespaces.
+func (o *sourceOptions) AddFlags(fs *pflag.FlagSet) {
+	o.AddFilenameFlag(fs)
+	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "consider objects in every namespace, not only the current one")
+}
+
+// AddFilenameFlag adds only -f/--filename, for commands where -A means nothing.
+func (o *sourceOptions) AddFilenameFlag(fs *pflag.FlagSet) {
+	fs.StringSliceVarP(&o.Filenames, "filename", "f", nil,
+		"read dumps or snapshots instead of the cluster: kubectl get -o yaml|json output, kubectl cluster-info dump folders, kgc snapshot files (.gz too); a folder is read recursively, - is stdin; repeatable")
+}
+
+// Offline reports whether the source is files.
+func (o *sourceOptions) Offline() bool { return len(o.Filenames) > 0 }
+
+// Load reads the files, or captures the whole cluster (owners can live in
+// any namespace, so a namespace-limited capture would call them missing).
+// Warnings go to stderr; the progress line only to a terminal.
+func (o *sourceOptions) Load(ctx context.Context) (*snapshot.Snapshot, error) {
+	var snap *snapshot.Snapshot
+	var err error
+	if o.Offline() {
+		snap, err = snapshot.ReadFiles(o.Filenames, o.streams.In, snapshot.ReadOptions{})
+	} else {
+		snap, err = o.capture(ctx, "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	o.printWarnings(snap)
+	return snap, nil
+}
+
+// capture runs a live capture with progress on a terminal stderr.
+func (o *sourceOptions) capture(ctx context.Context, namespace string) (*snapshot.Snapshot, error) {
+	cfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig, or read dumps with -f", err)
+	}
+	opts := snapshot.CaptureOptions{Namespace: namespace, Context: o.contextName()}
+	if isTerminal(o.streams.ErrOut) {
+		opts.Progress = o.streams.ErrOut
+	}
+	return snapshot.Capture(ctx, cfg, opts)
+}
+
+func (o *sourceOptions) contextName() string {
+	if o.configFlags.Context != nil && *o.configFlags.Context != "" {
+		return *o.configFlags.Context
+	}
+	raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return ""
+	}
+	return raw.CurrentContext
+}
+
+func (o *sourceOptions) printWarnings(snap *snapshot.Snapshot) {
+	for _, w := range snap.Warnings {
+		fmt.Fprintf(o.streams.ErrOut, "warning: %s\n", w.String())
+	}
+}
+
+// Namespace is -n when given (explicit), else the kubeconfig context's
+// namespace for a live source, else "" offline (any namespace).
+func (o *sourceOptions) Namespace() (ns string, explicit bool, err error) {
+	if o.configFlags.Namespace != nil && *o.configFlags.Namespace != "" {
+		return *o.configFlags.Namespace, true, nil
+	}
+	if o.Offline() {
+		return "", false, nil
+	}
+	ns, _, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", false, fmt.Errorf("cannot read the namespace from the kubeconfig: %w", err)
+	}
+	return ns, false, nil
+}
+
+// where names the input in messages.
+func where(snap *snapshot.Snapshot) string {
+	if snap.Source.Type == "files" && len(snap.Source.Files) > 0 {
+		return "in " + strings.Join(snap.Source.Files, ", ")
+	}
+	if snap.Source.Server != "" {
+		return "in the cluster at " + snap.Source.Server
+	}
+	return "in the snapshot"
+}
+
+// Resolve finds the object named by "TYPE/NAME" or "TYPE NAME". A
+// namespaced type is looked up in namespace; "" means not given: offline,
+// a name unique across namespaces is accepted, live it is "default" as in
+// kubectl.
+func (o *sourceOptions) Resolve(snap *snapshot.Snapshot, args []string, namespace string) (*snapshot.Object, error) {
+	var typ, name string
+	switch {
+	case len(args) == 1 && strings.Contains(args[0], "/"):
+		typ, name, _ = strings.Cut(args[0], "/")
+	case len(args) == 2 && !strings.Contains(args[0], "/"):
+		typ, name = args[0], args[1]
+	default:
+		return nil, usageErrorf("expected TYPE/NAME or TYPE NAME, got %q", strings.Join(args, " "))
+	}
+	if typ == "" || name == "" || strings.Contains(name, "/") {
+		return nil, usageErrorf("expected TYPE/NAME or TYPE NAME, got %q", strings.Join(args, " "))
+	}
+	r, err := snap.Catalog().Resolve(typ)
+	if err != nil {
+		return nil, err
+	}
+	var matches []*snapshot.Object
+	for i := range snap.Objects {
+		obj := &snap.Objects[i]
+		if obj.Kind != r.Kind || obj.Metadata.Name != name || apiGroup(obj.APIVersion) != r.Group {
+			continue
+		}
+		matches = append(matches, obj)
+	}
+	notListed := ""
+	if !r.Listed {
+		notListed = fmt.Sprintf("; the type %s was not listed", r.QualifiedName())
+		if r.Error != "" {
+			notListed += ": " + r.Error
+		}
+	}
+	if !r.Namespaced {
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("%s %q not found (%s)%s", r.QualifiedName(), name, where(snap), notListed)
+		}
+		return matches[0], nil
+	}
+	if namespace == "" && !o.Offline() {
+		namespace = "default"
+	}
+	if namespace == "" {
+		switch len(matches) {
+		case 1:
+			return matches[0], nil
+		case 0:
+			return nil, fmt.Errorf("%s %q not found in any namespace (%s)%s", r.QualifiedName(), name, where(snap), notListed)
+		}
+		return nil, fmt.Errorf("%s %q exists in namespaces %s (%s): choose one with -n", r.QualifiedName(), name, namespacesOf(matches), where(snap))
+	}
+	for _, m := range matches {
+		if m.Metadata.Namespace == namespace {
+			return m, nil
+		}
+	}
+	msg := fmt.Sprintf("%s %q not found in namespace %q (%s)%s", r.QualifiedName(), name, namespace, where(snap), notListed)
+	if len(matches) > 0 {
+		msg += fmt.Sprintf("; it exists in namespace %s: use -n", namespacesOf(matches))
+	}
+	return nil, fmt.Errorf("%s", msg)
+}
+
+func namespacesOf(objs []*snapshot.Object) string {
+	var ns []string
+	for _, o := range objs {
+		ns = append(ns, fmt.Sprintf("%q", o.Metadata.Namespace))
+	}
+	sort.Strings(ns)
+	return strings.Join(ns, ", ")
+}
+
+func apiGroup(apiVersion string) string {
+	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
+		return apiVersion[:i]
+	}
+	return ""
+}
+
+// ResolveUID finds the object with uid.
+func (o *sourceOptions) ResolveUID(snap *snapshot.Snapshot, uid string) (*snapshot.Object, error) {
+	for i := range snap.Objects {
+		if snap.Objects[i].Metadata.UID == uid {
+			return &snap.Objects[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no object with uid %q (%s)", uid, where(snap))
+}

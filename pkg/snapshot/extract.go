@@ -1,0 +1,401 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// topFields are the raw top-level values of one object that kgc reads.
+// They point into the reader's buffer and are only valid during
+// extraction.
+type topFields struct {
+	apiVersion, kind, metadata, spec, status, facts []byte
+}
+
+// splitTop scans one object's top-level keys.
+func splitTop(raw []byte) (topFields, error) {
+	var f topFields
+	s := scanner{d: raw}
+	err := s.object(func(key []byte) error {
+		var dst *[]byte
+		switch string(key) {
+		case "apiVersion":
+			dst = &f.apiVersion
+		case "kind":
+			dst = &f.kind
+		case "metadata":
+			dst = &f.metadata
+		case "spec":
+			dst = &f.spec
+		case "status":
+			dst = &f.status
+		case "facts":
+			dst = &f.facts
+		default:
+			return s.skip()
+		}
+		v, err := s.raw()
+		*dst = v
+		return err
+	})
+	if err == nil {
+		s.ws()
+		if s.i != len(raw) {
+			err = s.fail("unexpected data after the object")
+		}
+	}
+	return f, err
+}
+
+// mirrorAnnotation marks a static pod's mirror in the API server; kgc keeps
+// only the fact, never the annotations themselves.
+const mirrorAnnotation = "kubernetes.io/config.mirror"
+
+// extractor turns raw objects into Objects, sharing an intern table.
+type extractor struct {
+	in *interner
+}
+
+// extract builds the Object from f. hintAPIVersion/hintKind fill in
+// items that carry no type (kubectl cluster-info dump lists of typed
+// objects). mirror reports the pod mirror annotation.
+func (x *extractor) extract(f topFields, hintAPIVersion, hintKind string) (Object, error) {
+	var o Object
+	var err error
+	if f.apiVersion != nil {
+		s := scanner{d: f.apiVersion}
+		if o.APIVersion, err = s.internStr(x.in); err != nil {
+			return o, fmt.Errorf("apiVersion: %w", err)
+		}
+	}
+	if f.kind != nil {
+		s := scanner{d: f.kind}
+		if o.Kind, err = s.internStr(x.in); err != nil {
+			return o, fmt.Errorf("kind: %w", err)
+		}
+	}
+	if o.Kind == "" && o.APIVersion == "" {
+		o.APIVersion, o.Kind = hintAPIVersion, hintKind
+	}
+	mirror := false
+	if f.metadata != nil {
+		if mirror, err = x.meta(f.metadata, &o.Metadata); err != nil {
+			return o, err
+		}
+	}
+	if f.facts != nil && string(f.facts) != "null" {
+		var facts Facts
+		if err := json.Unmarshal(f.facts, &facts); err != nil {
+			return o, fmt.Errorf("facts: %w", err)
+		}
+		o.Facts = &facts
+		return o, nil
+	}
+	if err := x.facts(&o, f, mirror); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// meta decodes metadata into m, keeping only the fields ObjectMeta has.
+func (x *extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
+	s := scanner{d: raw}
+	err = s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "name":
+			m.Name, err = s.str()
+		case "namespace":
+			m.Namespace, err = s.internStr(x.in)
+		case "uid":
+			m.UID, err = s.str()
+		case "resourceVersion":
+			m.ResourceVersion, err = s.str()
+		case "generation":
+			var g *int64
+			if g, err = s.int64p(); g != nil {
+				m.Generation = *g
+			}
+		case "creationTimestamp":
+			m.CreationTimestamp, err = s.timep()
+		case "deletionTimestamp":
+			m.DeletionTimestamp, err = s.timep()
+		case "deletionGracePeriodSeconds":
+			m.DeletionGracePeriodSeconds, err = s.int64p()
+		case "finalizers":
+			m.Finalizers, err = s.stringList(x.in)
+		case "ownerReferences":
+			err = s.array(func(int) error {
+				r, err := x.ownerRef(&s)
+				m.OwnerReferences = append(m.OwnerReferences, r)
+				return err
+			})
+		case "labels":
+			err = s.object(func(k []byte) error {
+				v, err := s.internStr(x.in)
+				if err != nil {
+					return err
+				}
+				if m.Labels == nil {
+					m.Labels = make(map[string]string, 4)
+				}
+				m.Labels[x.in.bytes(k)] = v
+				return nil
+			})
+		case "annotations":
+			// Annotations can carry secrets (last-applied-configuration):
+			// only the mirror-pod marker is looked at, and not kept.
+			err = s.object(func(k []byte) error {
+				if string(k) == mirrorAnnotation {
+					mirror = true
+				}
+				return s.skip()
+			})
+		default:
+			return s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("metadata.%s: %w", key, err)
+		}
+		return nil
+	})
+	return mirror, err
+}
+
+func (x *extractor) ownerRef(s *scanner) (OwnerReference, error) {
+	var r OwnerReference
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "apiVersion":
+			r.APIVersion, err = s.internStr(x.in)
+		case "kind":
+			r.Kind, err = s.internStr(x.in)
+		case "name":
+			r.Name, err = s.str()
+		case "uid":
+			r.UID, err = s.str()
+		case "controller":
+			r.Controller, err = s.boolp()
+		case "blockOwnerDeletion":
+			r.BlockOwnerDeletion, err = s.boolp()
+		default:
+			return s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("ownerReferences.%s: %w", key, err)
+		}
+		return nil
+	})
+	return r, err
+}
+
+// facts extracts the kind-specific Facts. Pods and Services are common in
+// big dumps and are scanned by hand; the rare kinds go through
+// encoding/json into small structs.
+func (x *extractor) facts(o *Object, f topFields, mirror bool) error {
+	group, _ := splitGroupVersion(o.APIVersion)
+	var err error
+	switch {
+	case group == "" && o.Kind == "Pod":
+		var p PodFacts
+		p.Mirror = mirror
+		if err = x.podSpec(f.spec, o.Metadata.Name, &p); err == nil {
+			err = x.podStatus(f.status, &p)
+		}
+		o.Facts = &Facts{Pod: &p}
+	case group == "" && o.Kind == "Service":
+		var sv ServiceFacts
+		err = x.serviceSpec(f.spec, &sv)
+		o.Facts = &Facts{Service: &sv}
+	case group == "" && o.Kind == "Namespace":
+		var v struct {
+			Spec   struct{ Finalizers []string }
+			Status struct {
+				Phase      string
+				Conditions []Condition
+			}
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		o.Facts = &Facts{Namespace: &NamespaceFacts{Phase: v.Status.Phase, SpecFinalizers: v.Spec.Finalizers, Conditions: v.Status.Conditions}}
+	case group == "" && o.Kind == "Node":
+		var v struct {
+			Spec struct {
+				Taints []struct{ Key, Effect string }
+			}
+			Status struct {
+				Conditions []Condition
+			}
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		n := &NodeFacts{}
+		for _, c := range v.Status.Conditions {
+			if c.Type == "Ready" {
+				n.Ready = c.Status
+			}
+		}
+		for _, t := range v.Spec.Taints {
+			n.Taints = append(n.Taints, t.Key+":"+t.Effect)
+		}
+		o.Facts = &Facts{Node: n}
+	case group == "" && o.Kind == "PersistentVolumeClaim":
+		var v struct {
+			Spec   struct{ VolumeName string }
+			Status struct{ Phase string }
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		o.Facts = &Facts{PVC: &PVCFacts{Phase: v.Status.Phase, VolumeName: v.Spec.VolumeName}}
+	case group == "" && o.Kind == "PersistentVolume":
+		var v struct {
+			Spec struct {
+				PersistentVolumeReclaimPolicy string
+				ClaimRef                      *ObjectRef
+			}
+			Status struct{ Phase string }
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		o.Facts = &Facts{PV: &PVFacts{Phase: v.Status.Phase, ReclaimPolicy: v.Spec.PersistentVolumeReclaimPolicy, ClaimRef: v.Spec.ClaimRef}}
+	case group == "batch" && o.Kind == "Job":
+		var v struct {
+			Status struct{ Conditions []Condition }
+		}
+		err = unmarshalParts(f, nil, &v.Status)
+		j := &JobFacts{}
+		for _, c := range v.Status.Conditions {
+			if (c.Type == "Complete" || c.Type == "Failed") && c.Status == "True" {
+				j.Finished = true
+			}
+		}
+		o.Facts = &Facts{Job: j}
+	case group == "apiextensions.k8s.io" && o.Kind == "CustomResourceDefinition":
+		var v struct {
+			Spec struct {
+				Group string
+				Names struct {
+					Kind, Plural, Singular string
+					ShortNames, Categories []string
+				}
+				Scope    string
+				Versions []CRDVersion
+			}
+			Status struct{ Conditions []Condition }
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		c := &CRDFacts{Group: v.Spec.Group, Kind: v.Spec.Names.Kind, Plural: v.Spec.Names.Plural, Singular: v.Spec.Names.Singular,
+			ShortNames: v.Spec.Names.ShortNames, Categories: v.Spec.Names.Categories, Scope: v.Spec.Scope, Versions: v.Spec.Versions}
+		for _, cond := range v.Status.Conditions {
+			if cond.Type == "Established" && cond.Status == "True" {
+				c.Established = true
+			}
+		}
+		o.Facts = &Facts{CRD: c}
+	}
+	if err != nil {
+		return fmt.Errorf("%s facts: %w", o.Kind, err)
+	}
+	return nil
+}
+
+func unmarshalParts(f topFields, spec, status any) error {
+	if spec != nil && f.spec != nil {
+		if err := json.Unmarshal(f.spec, spec); err != nil {
+			return fmt.Errorf("spec: %w", err)
+		}
+	}
+	if status != nil && f.status != nil {
+		if err := json.Unmarshal(f.status, status); err != nil {
+			return fmt.Errorf("status: %w", err)
+		}
+	}
+	return nil
+}
+
+func (x *extractor) podSpec(raw []byte, podName string, p *PodFacts) error {
+	if raw == nil {
+		return nil
+	}
+	s := scanner{d: raw}
+	return s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "nodeName":
+			p.NodeName, err = s.internStr(x.in)
+		case "terminationGracePeriodSeconds":
+			p.TerminationGracePeriodSeconds, err = s.int64p()
+		case "volumes":
+			err = s.array(func(int) error {
+				var name, claim string
+				ephemeral := false
+				err := s.object(func(k []byte) error {
+					var err error
+					switch string(k) {
+					case "name":
+						name, err = s.str()
+					case "persistentVolumeClaim":
+						err = s.object(func(k2 []byte) error {
+							if string(k2) == "claimName" {
+								var err error
+								claim, err = s.str()
+								return err
+							}
+							return s.skip()
+						})
+					case "ephemeral":
+						ephemeral = !s.isNull()
+						if ephemeral {
+							err = s.skip()
+						}
+					default:
+						err = s.skip()
+					}
+					return err
+				})
+				if claim != "" {
+					p.Claims = append(p.Claims, claim)
+				}
+				if ephemeral {
+					// The ephemeral volume controller names the claim <pod>-<volume>.
+					p.EphemeralClaims = append(p.EphemeralClaims, podName+"-"+name)
+				}
+				return err
+			})
+		default:
+			return s.skip()
+		}
+		return err
+	})
+}
+
+func (x *extractor) podStatus(raw []byte, p *PodFacts) error {
+	if raw == nil {
+		return nil
+	}
+	s := scanner{d: raw}
+	return s.object(func(key []byte) error {
+		if string(key) == "phase" {
+			var err error
+			p.Phase, err = s.internStr(x.in)
+			return err
+		}
+		return s.skip()
+	})
+}
+
+func (x *extractor) serviceSpec(raw []byte, sv *ServiceFacts) error {
+	if raw == nil {
+		return nil
+	}
+	s := scanner{d: raw}
+	return s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "type":
+			sv.Type, err = s.internStr(x.in)
+		case "loadBalancerClass":
+			sv.LoadBalancerClass, err = s.internStr(x.in)
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+}

@@ -1,0 +1,421 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// This file is a small hand-written JSON scanner. Reading a dump of a
+// million objects is dominated by skipping what kgc does not keep (spec,
+// status, annotations, managedFields); encoding/json would allocate and
+// validate all of it. The scanner finds value boundaries with byte loops
+// and decodes only the few fields Object and Facts hold.
+
+// errIncomplete means the data ended inside a value: the streaming reader
+// reads more and tries again.
+var errIncomplete = errors.New("unexpected end of JSON input")
+
+// syntaxError is a malformed-JSON error at a byte offset of the scanned slice.
+type syntaxError struct {
+	off int
+	msg string
+}
+
+func (e *syntaxError) Error() string { return e.msg }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+func skipSpace(d []byte, i int) int {
+	for i < len(d) && isSpace(d[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the closing quote of the string whose
+// opening quote is at d[i].
+func skipString(d []byte, i int) (int, error) {
+	i++
+	for {
+		j := bytes.IndexByte(d[i:], '"')
+		if j < 0 {
+			return 0, errIncomplete
+		}
+		i += j
+		// An odd number of backslashes before the quote escapes it.
+		k := i - 1
+		for k >= 0 && d[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i + 1, nil
+		}
+		i++
+	}
+}
+
+// skipValue returns the index after the JSON value starting at or after d[i].
+// It checks structure (brackets, strings, literal spelling) but not number
+// grammar or string escapes inside skipped values: kgc never reads those.
+func skipValue(d []byte, i int) (int, error) {
+	i = skipSpace(d, i)
+	if i >= len(d) {
+		return 0, errIncomplete
+	}
+	switch c := d[i]; c {
+	case '"':
+		return skipString(d, i)
+	case '{', '[':
+		return skipContainer(d, i)
+	case 't':
+		return skipLiteral(d, i, "true")
+	case 'f':
+		return skipLiteral(d, i, "false")
+	case 'n':
+		return skipLiteral(d, i, "null")
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			j := i + 1
+			for j < len(d) && (d[j] >= '0' && d[j] <= '9' || d[j] == '.' || d[j] == 'e' || d[j] == 'E' || d[j] == '+' || d[j] == '-') {
+				j++
+			}
+			if j == len(d) {
+				// A number may continue in the next chunk.
+				return 0, errIncomplete
+			}
+			return j, nil
+		}
+		return 0, &syntaxError{i, fmt.Sprintf("invalid character %q looking for a value", c)}
+	}
+}
+
+func skipLiteral(d []byte, i int, lit string) (int, error) {
+	n := len(lit)
+	if len(d)-i < n {
+		if bytes.HasPrefix([]byte(lit), d[i:]) {
+			return 0, errIncomplete
+		}
+		return 0, &syntaxError{i, fmt.Sprintf("invalid literal, expected %s", lit)}
+	}
+	if string(d[i:i+n]) != lit {
+		return 0, &syntaxError{i, fmt.Sprintf("invalid literal, expected %s", lit)}
+	}
+	return i + n, nil
+}
+
+// maxDepth bounds nesting so hostile input cannot make the structure
+// stack grow without limit.
+const maxDepth = 10000
+
+// skipContainer skips an object or array iteratively, tracking the
+// expected closers on a small stack.
+func skipContainer(d []byte, i int) (int, error) {
+	var stackArr [64]byte
+	stack := stackArr[:0]
+	for i < len(d) {
+		c := d[i]
+		switch c {
+		case '"':
+			j, err := skipString(d, i)
+			if err != nil {
+				return 0, err
+			}
+			i = j
+			continue
+		case '{':
+			stack = append(stack, '}')
+		case '[':
+			stack = append(stack, ']')
+		case '}', ']':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return 0, &syntaxError{i, fmt.Sprintf("invalid character %q: mismatched bracket", c)}
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return i + 1, nil
+			}
+		}
+		if len(stack) > maxDepth {
+			return 0, &syntaxError{i, "exceeded max nesting depth"}
+		}
+		i++
+	}
+	return 0, errIncomplete
+}
+
+// scanner walks one complete JSON value held in memory.
+type scanner struct {
+	d []byte
+	i int
+}
+
+func (s *scanner) fail(msg string) error { return &syntaxError{s.i, msg} }
+
+func (s *scanner) ws() { s.i = skipSpace(s.d, s.i) }
+
+func (s *scanner) skip() error {
+	j, err := skipValue(s.d, s.i)
+	if err == errIncomplete {
+		return s.fail(errIncomplete.Error())
+	}
+	if err != nil {
+		return err
+	}
+	s.i = j
+	return nil
+}
+
+// raw returns the next value's bytes.
+func (s *scanner) raw() ([]byte, error) {
+	s.ws()
+	start := s.i
+	if err := s.skip(); err != nil {
+		return nil, err
+	}
+	return s.d[start:s.i], nil
+}
+
+func (s *scanner) isNull() bool {
+	s.ws()
+	if s.i+4 <= len(s.d) && string(s.d[s.i:s.i+4]) == "null" {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// object calls fn for each key; fn must consume the value. null is an
+// empty object.
+func (s *scanner) object(fn func(key []byte) error) error {
+	if s.isNull() {
+		return nil
+	}
+	if s.i >= len(s.d) || s.d[s.i] != '{' {
+		return s.fail("expected an object")
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.d) && s.d[s.i] == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		s.ws()
+		if s.i >= len(s.d) || s.d[s.i] != '"' {
+			return s.fail("expected a string key")
+		}
+		start := s.i + 1
+		j, err := skipString(s.d, s.i)
+		if err != nil {
+			return s.fail("unterminated key")
+		}
+		key := s.d[start : j-1]
+		s.i = skipSpace(s.d, j)
+		if s.i >= len(s.d) || s.d[s.i] != ':' {
+			return s.fail("expected ':' after object key")
+		}
+		s.i++
+		if err := fn(key); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.d) {
+			return s.fail(errIncomplete.Error())
+		}
+		switch s.d[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return s.fail("expected ',' or '}' after object value")
+		}
+	}
+}
+
+// array calls fn for each element; fn must consume it. null is empty.
+func (s *scanner) array(fn func(i int) error) error {
+	if s.isNull() {
+		return nil
+	}
+	if s.i >= len(s.d) || s.d[s.i] != '[' {
+		return s.fail("expected an array")
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.d) && s.d[s.i] == ']' {
+		s.i++
+		return nil
+	}
+	for n := 0; ; n++ {
+		if err := fn(n); err != nil {
+			return err
+		}
+		s.ws()
+		if s.i >= len(s.d) {
+			return s.fail(errIncomplete.Error())
+		}
+		switch s.d[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return s.fail("expected ',' or ']' after array element")
+		}
+	}
+}
+
+// strBytes returns the raw content of a string value (null → nil) and
+// whether it holds escapes that need decoding.
+func (s *scanner) strBytes() (b []byte, escaped bool, err error) {
+	if s.isNull() {
+		return nil, false, nil
+	}
+	if s.i >= len(s.d) || s.d[s.i] != '"' {
+		return nil, false, s.fail("expected a string")
+	}
+	start := s.i
+	j, err := skipString(s.d, s.i)
+	if err != nil {
+		return nil, false, s.fail("unterminated string")
+	}
+	s.i = j
+	b = s.d[start+1 : j-1]
+	return b, bytes.IndexByte(b, '\\') >= 0, nil
+}
+
+// str decodes a string value (null → "").
+func (s *scanner) str() (string, error) {
+	start := s.i
+	b, esc, err := s.strBytes()
+	if err != nil || !esc {
+		return string(b), err
+	}
+	return unescape(s.d[skipSpace(s.d, start):s.i])
+}
+
+// internStr decodes a string through the intern table.
+func (s *scanner) internStr(t *interner) (string, error) {
+	start := s.i
+	b, esc, err := s.strBytes()
+	if err != nil {
+		return "", err
+	}
+	if !esc {
+		return t.bytes(b), nil
+	}
+	v, err := unescape(s.d[skipSpace(s.d, start):s.i])
+	return t.str(v), err
+}
+
+func unescape(quoted []byte) (string, error) {
+	var v string
+	if err := json.Unmarshal(quoted, &v); err != nil {
+		return "", &syntaxError{0, "invalid string escape"}
+	}
+	return v, nil
+}
+
+func (s *scanner) int64p() (*int64, error) {
+	if s.isNull() {
+		return nil, nil
+	}
+	start := s.i
+	if err := s.skip(); err != nil {
+		return nil, err
+	}
+	v, err := strconv.ParseInt(string(s.d[start:s.i]), 10, 64)
+	if err != nil {
+		return nil, &syntaxError{start, "expected an integer"}
+	}
+	return &v, nil
+}
+
+func (s *scanner) boolp() (*bool, error) {
+	if s.isNull() {
+		return nil, nil
+	}
+	switch {
+	case s.i+4 <= len(s.d) && string(s.d[s.i:s.i+4]) == "true":
+		s.i += 4
+		v := true
+		return &v, nil
+	case s.i+5 <= len(s.d) && string(s.d[s.i:s.i+5]) == "false":
+		s.i += 5
+		v := false
+		return &v, nil
+	}
+	return nil, s.fail("expected true or false")
+}
+
+func (s *scanner) timep() (*time.Time, error) {
+	b, esc, err := s.strBytes()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	str := string(b)
+	if esc {
+		if str, err = unescape(append(append([]byte{'"'}, b...), '"')); err != nil {
+			return nil, err
+		}
+	}
+	if str == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, str)
+	if err != nil {
+		return nil, fmt.Errorf("invalid timestamp %q: want RFC 3339", str)
+	}
+	t = t.UTC()
+	return &t, nil
+}
+
+// stringList decodes an array of strings through the intern table.
+func (s *scanner) stringList(t *interner) ([]string, error) {
+	var out []string
+	err := s.array(func(int) error {
+		v, err := s.internStr(t)
+		out = append(out, v)
+		return err
+	})
+	return out, err
+}
+
+// interner shares the backing memory of strings that repeat across
+// objects (kinds, apiVersions, namespaces, finalizers, label keys). It
+// stops growing at a cap so that unique values cannot make it the largest
+// thing in memory.
+type interner struct {
+	m   map[string]string
+	max int
+}
+
+func newInterner() *interner { return &interner{m: make(map[string]string, 1024), max: 1 << 18} }
+
+func (t *interner) bytes(b []byte) string {
+	if v, ok := t.m[string(b)]; ok {
+		return v
+	}
+	s := string(b)
+	if len(t.m) < t.max {
+		t.m[s] = s
+	}
+	return s
+}
+
+func (t *interner) str(s string) string {
+	if v, ok := t.m[s]; ok {
+		return v
+	}
+	if len(t.m) < t.max {
+		t.m[s] = s
+	}
+	return s
+}

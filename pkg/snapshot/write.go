@@ -1,0 +1,146 @@
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Write writes s as the Snapshot document: deterministic JSON (resources
+// sorted by group and resource, objects in the contract's order, one
+// object per line so that snapshots diff well).
+func Write(w io.Writer, s *Snapshot) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	res := append([]Resource(nil), s.Resources...)
+	sortResources(res)
+	objs := s.Objects
+	if !objectsSorted(objs) {
+		objs = append([]Object(nil), objs...)
+		SortObjects(objs)
+	}
+	kind := s.Kind
+	if kind == "" {
+		kind = "Snapshot"
+	}
+	apiVersion := s.APIVersion
+	if apiVersion == "" {
+		apiVersion = APIVersion
+	}
+	head := struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		CapturedAt any    `json:"capturedAt"`
+		Source     Source `json:"source"`
+	}{apiVersion, kind, s.CapturedAt.UTC(), s.Source}
+	b, err := json.Marshal(head)
+	if err != nil {
+		return fmt.Errorf("encode snapshot: %w", err)
+	}
+	bw.Write(b[:len(b)-1])
+	bw.WriteString(",\n\"resources\": [")
+	for i := range res {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n")
+		if b, err = json.Marshal(&res[i]); err != nil {
+			return fmt.Errorf("encode resource %s: %w", res[i].QualifiedName(), err)
+		}
+		bw.Write(b)
+	}
+	bw.WriteString("],\n\"objects\": [")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range objs {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+		buf.Reset()
+		if err := enc.Encode(&objs[i]); err != nil {
+			return fmt.Errorf("encode object %s: %w", objs[i].Ref().String(), err)
+		}
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+	}
+	bw.WriteString("]}\n")
+	return bw.Flush()
+}
+
+// WriteFile writes s to path, gzipped when path ends in .gz. The file is
+// written next to path and renamed, so a failed write leaves no torn file.
+func WriteFile(path string, s *Snapshot) (err error) {
+	tmp, err := os.CreateTemp(dirOf(path), ".kgc-snapshot-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	var w io.Writer = tmp
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		zw = gzip.NewWriter(tmp)
+		w = zw
+	}
+	if err = Write(w, s); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if zw != nil {
+		if err = zw.Close(); err != nil {
+			return fmt.Errorf("cannot write %s: %w", path, err)
+		}
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		if i == 0 {
+			return "/"
+		}
+		return path[:i]
+	}
+	return "."
+}
+
+func objectsSorted(objs []Object) bool {
+	for i := 1; i < len(objs); i++ {
+		if compareObjects(&objs[i-1], &objs[i]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func sortResources(res []Resource) {
+	for i := 1; i < len(res); i++ {
+		for j := i; j > 0 && lessResource(res[j], res[j-1]); j-- {
+			res[j], res[j-1] = res[j-1], res[j]
+		}
+	}
+}
+
+func lessResource(a, b Resource) bool {
+	if a.Group != b.Group {
+		return a.Group < b.Group
+	}
+	return a.Resource < b.Resource
+}
