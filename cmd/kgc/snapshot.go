@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// snapshotOptions captures a live cluster, or converts dumps, into a kgc
+// snapshot file.
+type snapshotOptions struct {
+	streams   genericiooptions.IOStreams
+	source    *sourceOptions
+	output    string
+	namespace string
+	// now is the clock, for the elapsed time in the summary.
+	now func() time.Time
+}
+
+func newSnapshotCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &snapshotOptions{streams: streams, source: newSourceOptions(streams, cf), now: time.Now}
+	cmd := &cobra.Command{
+		Use:   "snapshot -o FILE",
+		Short: "Capture a metadata-only snapshot of a cluster (or convert dumps) for offline analysis",
+		Long: `Capture the metadata of every object of every listable type of the cluster into one file,
+which every kgc command reads back with -f. Only metadata is kept (no spec, status, data,
+annotations or managedFields) plus the few facts diagnosis needs, so the file holds no secrets.
+
+Types that cannot be listed (RBAC, a broken aggregated API) are recorded as not listed: their
+missing owners are reported as unknown rather than dangling.
+
+With -n, namespaced types are listed in that namespace only; the snapshot records the namespace,
+and owners elsewhere will look missing to the analysis, so prefer whole-cluster snapshots.`,
+		Example: `  kgc snapshot -o cluster.json.gz
+  kgc snapshot -o - | gzip > cluster.json.gz
+  kgc snapshot -f cluster-info-dump/ -o cluster.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(cf); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (FILE.gz is gzipped; - for stdout)")
+	o.source.AddFilenameFlag(cmd.Flags())
+	return cmd
+}
+
+// Complete takes -n only when given: a snapshot covers the whole cluster
+// unless asked otherwise, whatever the context's default namespace.
+func (o *snapshotOptions) Complete(cf *genericclioptions.ConfigFlags) error {
+	if cf.Namespace != nil {
+		o.namespace = *cf.Namespace
+	}
+	return nil
+}
+
+func (o *snapshotOptions) Validate() error {
+	if o.output == "" {
+		return usageErrorf("-o FILE is required (FILE.gz is gzipped, - writes to stdout)")
+	}
+	return nil
+}
+
+func (o *snapshotOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	start := o.now()
+	var snap *snapshot.Snapshot
+	var err error
+	if o.source.Offline() {
+		snap, err = snapshot.ReadFiles(o.source.Filenames, o.streams.In, snapshot.ReadOptions{})
+		if err == nil && o.namespace != "" {
+			limitToNamespace(snap, o.namespace)
+		}
+	} else {
+		snap, err = o.source.capture(ctx, o.namespace)
+	}
+	if err != nil {
+		return err
+	}
+	o.source.printWarnings(snap)
+	if o.output == "-" {
+		err = snapshot.Write(o.streams.Out, snap)
+	} else {
+		err = snapshot.WriteFile(o.output, snap)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.streams.ErrOut, summary(snap, o.now().Sub(start)))
+	return nil
+}
+
+// limitToNamespace drops namespaced objects outside ns, as a live capture
+// with -n would not have listed them.
+func limitToNamespace(snap *snapshot.Snapshot, ns string) {
+	kept := snap.Objects[:0]
+	cat := snap.Catalog()
+	for _, obj := range snap.Objects {
+		if obj.Metadata.Namespace == "" || obj.Metadata.Namespace == ns {
+			kept = append(kept, obj)
+		}
+	}
+	snap.Objects = kept
+	for i := range snap.Resources {
+		snap.Resources[i].Count = 0
+	}
+	counts := map[string]int{}
+	for _, obj := range snap.Objects {
+		if r, ok := cat.ForGroupKind(apiGroup(obj.APIVersion), obj.Kind); ok {
+			counts[r.Group+"/"+r.Kind]++
+		}
+	}
+	for i := range snap.Resources {
+		snap.Resources[i].Count = counts[snap.Resources[i].Group+"/"+snap.Resources[i].Kind]
+	}
+	snap.Source.Namespace = ns
+}
+
+// summary is the one line printed after writing: what was captured and
+// which listable types are missing from it.
+func summary(snap *snapshot.Snapshot, elapsed time.Duration) string {
+	listed := 0
+	var notListed []string
+	for _, r := range snap.Resources {
+		switch {
+		case r.Listed:
+			listed++
+		case r.Error != "":
+			notListed = append(notListed, r.QualifiedName())
+		}
+	}
+	for _, d := range snap.DiscoveryErrors {
+		notListed = append(notListed, d.GroupVersion+" (discovery failed)")
+	}
+	sort.Strings(notListed)
+	verb := "captured"
+	if snap.Source.Type == "files" {
+		verb = "read"
+	}
+	s := fmt.Sprintf("%s %d objects of %d types in %.1fs", verb, len(snap.Objects), listed, elapsed.Seconds())
+	if len(notListed) > 0 {
+		shown := notListed
+		if len(shown) > 10 {
+			shown = append(shown[:10:10], "…")
+		}
+		s += fmt.Sprintf(" (%d types not listed: %s)", len(notListed), strings.Join(shown, ", "))
+	}
+	return s
+}
