@@ -53,6 +53,23 @@ func (c CRD) New(namespace, name string) *unstructured.Unstructured {
 // measure the resync, not the GC.
 func (e *Env) CreateCRD(t testing.TB, ctx context.Context, c CRD) {
 	t.Helper()
+	e.CreateCRDs(t, ctx, c)
+}
+
+// CreateCRDs is CreateCRD for several types at once: they all wait for the
+// same GC resync.
+func (e *Env) CreateCRDs(t testing.TB, ctx context.Context, crds ...CRD) {
+	t.Helper()
+	for _, c := range crds {
+		e.createCRD(t, ctx, c)
+	}
+	for _, c := range crds {
+		e.waitGCMonitors(t, ctx, c)
+	}
+}
+
+func (e *Env) createCRD(t testing.TB, ctx context.Context, c CRD) {
+	t.Helper()
 	scope := "Cluster"
 	if c.Namespace {
 		scope = "Namespaced"
@@ -95,7 +112,6 @@ func (e *Env) CreateCRD(t testing.TB, ctx context.Context, c CRD) {
 	if err != nil {
 		t.Fatalf("CRD %s not established: %v", obj.GetName(), err)
 	}
-	e.waitGCMonitors(t, ctx, c)
 }
 
 // waitGCMonitors creates an object of the kind whose only owner is a
