@@ -376,7 +376,7 @@ func pvcAndPV(ns, claim, node, created string, lbls map[string]string, size stri
 	pm := objectMeta("PersistentVolume", "", pvName, bound)
 	pm.Finalizers = []string{"external-provisioner.volume.kubernetes.io/finalizer", "kubernetes.io/pv-protection"}
 	pm.Annotations = map[string]string{
-		"pv.kubernetes.io/provisioned-by":                          "ebs.csi.aws.com",
+		"pv.kubernetes.io/provisioned-by":                            "ebs.csi.aws.com",
 		"volume.kubernetes.io/provisioner-deletion-secret-name":      "",
 		"volume.kubernetes.io/provisioner-deletion-secret-namespace": "",
 	}

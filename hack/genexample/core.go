@@ -421,7 +421,11 @@ func pod(a podArgs) item {
 		cNotReady.Reason = "PodCompleted"
 		conds = append(conds,
 			cond(corev1.PodReadyToStartContainers, false, a.finished),
-			func() corev1.PodCondition { c := cond(corev1.PodInitialized, true, scheduled); c.Reason = "PodCompleted"; return c }(),
+			func() corev1.PodCondition {
+				c := cond(corev1.PodInitialized, true, scheduled)
+				c.Reason = "PodCompleted"
+				return c
+			}(),
 			notReady, cNotReady,
 			cond(corev1.PodScheduled, true, scheduled))
 	default:

@@ -67,7 +67,7 @@ func archive() []item {
 		customResource{apiVersion: "example.com/v1", kind: "Backup", resource: "backups.example.com", namespace: ns, name: "weekly",
 			created: "2026-09-20T17:00:00Z", generation: 2, labels: labels("schedule", "weekly"),
 			finalizers: []string{"backups.example.com/protect"}, deleted: firstRun,
-			spec:       map[string]any{"schedule": "0 3 * * 0", "retentionDays": 90},
-			status:     map[string]any{"lastBackupTime": "2026-11-15T03:01:12Z", "phase": "Completed"}}.item(),
+			spec:   map[string]any{"schedule": "0 3 * * 0", "retentionDays": 90},
+			status: map[string]any{"lastBackupTime": "2026-11-15T03:01:12Z", "phase": "Completed"}}.item(),
 	}
 }

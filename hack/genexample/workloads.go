@@ -13,12 +13,12 @@ import (
 )
 
 var (
-	typeDeployment = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}
-	typeReplicaSet = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"}
+	typeDeployment  = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}
+	typeReplicaSet  = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"}
 	typeStatefulSet = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"}
-	typeDaemonSet  = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}
-	typeRevision   = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ControllerRevision"}
-	typeJob        = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
+	typeDaemonSet   = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}
+	typeRevision    = metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ControllerRevision"}
+	typeJob         = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
 )
 
 // template is the pod template shared by a workload and what it creates.
