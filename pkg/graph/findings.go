@@ -219,7 +219,7 @@ func (g *Graph) ownerFindings(n *Node, ix *index) []Finding {
 		if c.typ == "" {
 			continue
 		}
-		msg := c.why + ": " + fate
+		msg := c.why + "; " + fate
 		switch c.typ {
 		case FindingUnresolvableOwnerKind, FindingNamespacedOwnerOfGlobal:
 			// Their why already says the dependent is never collected.
@@ -228,9 +228,9 @@ func (g *Graph) ownerFindings(n *Node, ix *index) []Finding {
 			msg = c.why
 			switch {
 			case retry || never:
-				msg += ": " + fate
+				msg += "; " + fate
 			case solid != nil:
-				msg += fmt.Sprintf(": either way the garbage collector keeps %s, because its owner %s exists", name(dep), name(solid.owner))
+				msg += fmt.Sprintf("; either way the garbage collector keeps %s, because its owner %s exists", name(dep), name(solid.owner))
 			}
 		}
 		out = append(out, Finding{Type: c.typ, Objects: []snapshot.ObjectRef{dep, c.owner}, Message: msg})
@@ -291,7 +291,7 @@ func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapsho
 	case byUID != nil && res.Namespaced && byUID.Metadata.Namespace != dep.Namespace:
 		c.owner = byUID.Ref()
 		c.state, c.typ = refDangling, FindingCrossNamespaceOwner
-		c.why = fmt.Sprintf("%s names owner %s, which is in namespace %s: owner references cannot cross namespaces, the garbage collector looks for the owner in namespace %s only and treats it as gone",
+		c.why = fmt.Sprintf("%s names owner %s in namespace %s, but owner references cannot cross namespaces: the garbage collector looks for the owner in namespace %s only and treats it as gone",
 			name(dep), name(byUID.Ref()), byUID.Metadata.Namespace, dep.Namespace)
 	case byName != nil:
 		c.state, c.typ = refDangling, FindingDanglingOwner

@@ -42,19 +42,19 @@ func TestFindings(t *testing.T) {
 		{
 			name: "an absent owner of a listed type is dangling: the dependent will be deleted",
 			snap: testobj.Snapshot(testobj.Pod("web", "p").UID("p").OwnedBy(gone).Build()).Build(),
-			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which does not exist: the garbage collector will delete Pod web/p\n",
+			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which does not exist; the garbage collector will delete Pod web/p\n",
 		},
 		{
 			name: "a dangling owner next to an existing one: only the reference goes",
 			snap: testobj.Snapshot(deploy, testobj.Pod("web", "p").UID("p").OwnedBy(gone).Owner(testobj.Ref(deploy)).Build()).Build(),
-			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which does not exist: the garbage collector keeps Pod web/p, because its owner Deployment web/web exists, and removes the broken owner reference\n",
+			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which does not exist; the garbage collector keeps Pod web/p, because its owner Deployment web/web exists, and removes the broken owner reference\n",
 		},
 		{
 			name: "an owner recreated under the same name is still dangling",
 			snap: testobj.Snapshot(
 				testobj.ReplicaSet("web", "gone").UID("new-uid").Build(),
 				testobj.Pod("web", "p").UID("p").OwnedBy(gone).Build()).Build(),
-			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone with UID gone, but the ReplicaSet of that name has UID new-uid (it was deleted and recreated): the garbage collector will delete Pod web/p\n",
+			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone with UID gone, but the ReplicaSet of that name has UID new-uid (it was deleted and recreated); the garbage collector will delete Pod web/p\n",
 		},
 		{
 			name: "an absent owner of a type kgc could not list is unknown",
@@ -67,7 +67,7 @@ func TestFindings(t *testing.T) {
 			snap: testobj.Snapshot(
 				testobj.ConfigMap("other", "owner").UID("o").Build(),
 				testobj.ConfigMap("web", "c").UID("c").Owner(testobj.RefTo("v1", "ConfigMap", "owner", "o")).Build()).Build(),
-			want: "cross-namespace-owner [ConfigMap web/c(c); ConfigMap other/owner(o)] ConfigMap web/c names owner ConfigMap other/owner, which is in namespace other: owner references cannot cross namespaces, the garbage collector looks for the owner in namespace web only and treats it as gone: the garbage collector will delete ConfigMap web/c\n",
+			want: "cross-namespace-owner [ConfigMap web/c(c); ConfigMap other/owner(o)] ConfigMap web/c names owner ConfigMap other/owner in namespace other, but owner references cannot cross namespaces: the garbage collector looks for the owner in namespace web only and treats it as gone; the garbage collector will delete ConfigMap web/c\n",
 		},
 		{
 			name: "a cluster-scoped owner of a namespaced dependent is fine",
@@ -80,8 +80,8 @@ func TestFindings(t *testing.T) {
 			name: "a reference whose UID belongs to another kind of object",
 			snap: testobj.Snapshot(rs,
 				testobj.Pod("web", "p").UID("p").Owner(testobj.RefTo("apps/v1", "Deployment", "web-1", "rs")).Build()).Build(),
-			want: "dangling-owner [ReplicaSet web/web-1(rs); Deployment web/web(d)] ReplicaSet web/web-1 names owner Deployment web/web, which does not exist: the garbage collector will delete ReplicaSet web/web-1\n" +
-				"owner-identity-mismatch [Pod web/p(p); ReplicaSet web/web-1(rs)] Pod web/p names its owner as Deployment web-1 with UID rs, but that UID belongs to ReplicaSet web/web-1: the garbage collector looks the owner up by kind and name, finds no match and treats it as gone: the garbage collector will delete Pod web/p\n",
+			want: "dangling-owner [ReplicaSet web/web-1(rs); Deployment web/web(d)] ReplicaSet web/web-1 names owner Deployment web/web, which does not exist; the garbage collector will delete ReplicaSet web/web-1\n" +
+				"owner-identity-mismatch [Pod web/p(p); ReplicaSet web/web-1(rs)] Pod web/p names its owner as Deployment web-1 with UID rs, but that UID belongs to ReplicaSet web/web-1: the garbage collector looks the owner up by kind and name, finds no match and treats it as gone; the garbage collector will delete Pod web/p\n",
 		},
 		{
 			name: "an owner version the cluster no longer serves blocks collection, even of other dangling owners",
@@ -89,7 +89,7 @@ func TestFindings(t *testing.T) {
 				testobj.Pod("web", "p").UID("p").
 					Owner(testobj.RefTo("apps/v1beta1", "Deployment", "old", "old")).
 					OwnedBy(gone).Build()).Build(),
-			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which does not exist: the garbage collector fails to map an owner kind of Pod web/p, retries it forever and never collects it, whatever its other owners\n" +
+			want: "dangling-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which does not exist; the garbage collector fails to map an owner kind of Pod web/p, retries it forever and never collects it, whatever its other owners\n" +
 				"unresolvable-owner-kind [Pod web/p(p); Deployment web/old(old)] Pod web/p names an owner of kind apps/v1beta1 Deployment that the cluster does not serve (the cluster serves Deployment only at v1): the garbage collector cannot look it up, retries Pod web/p forever and never collects it, nor acts on its other owners\n",
 		},
 		{
