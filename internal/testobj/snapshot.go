@@ -12,43 +12,13 @@ var CapturedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
-// builtin is a small catalog of the built-in types tests use: enough for
-// the garbage collector's monitored set (events are in it on purpose, the GC
-// ignores them).
-var builtin = []snapshot.Resource{
-	{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"}},
-	{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"}},
-	{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true},
-	{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true, ShortNames: []string{"svc"}},
-	{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true, ShortNames: []string{"sa"}},
-	{Version: "v1", Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespaced: true, ShortNames: []string{"pvc"}},
-	{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}},
-	{Version: "v1", Resource: "namespaces", Kind: "Namespace", ShortNames: []string{"ns"}},
-	{Version: "v1", Resource: "nodes", Kind: "Node", ShortNames: []string{"no"}},
-	{Version: "v1", Resource: "persistentvolumes", Kind: "PersistentVolume", ShortNames: []string{"pv"}},
-	{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true, ShortNames: []string{"deploy"}},
-	{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true, ShortNames: []string{"rs"}},
-	{Group: "apps", Version: "v1", Resource: "statefulsets", Kind: "StatefulSet", Namespaced: true, ShortNames: []string{"sts"}},
-	{Group: "apps", Version: "v1", Resource: "daemonsets", Kind: "DaemonSet", Namespaced: true, ShortNames: []string{"ds"}},
-	{Group: "apps", Version: "v1", Resource: "controllerrevisions", Kind: "ControllerRevision", Namespaced: true},
-	{Group: "batch", Version: "v1", Resource: "jobs", Kind: "Job", Namespaced: true},
-	{Group: "batch", Version: "v1", Resource: "cronjobs", Kind: "CronJob", Namespaced: true, ShortNames: []string{"cj"}},
-	{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true, ShortNames: []string{"ev"}},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles", Kind: "Role", Namespaced: true},
-	{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition", ShortNames: []string{"crd"}},
-}
-
-// Builtins returns a fresh copy of the built-in catalog: every type listed,
-// served at its one version, with the full verb set.
+// Builtins returns the built-in catalog (snapshot.BuiltinResources, the
+// types a default kube-apiserver serves, with their real verbs), every type
+// marked listed.
 func Builtins() []snapshot.Resource {
-	out := make([]snapshot.Resource, len(builtin))
-	for i, r := range builtin {
-		r.Verbs = append([]string(nil), allVerbs...)
-		r.Versions = []string{r.Version}
-		r.ShortNames = append([]string(nil), r.ShortNames...)
-		r.Listed = true
-		out[i] = r
+	out := snapshot.BuiltinResources()
+	for i := range out {
+		out[i].Listed = true
 	}
 	return out
 }
@@ -67,6 +37,26 @@ func Snapshot(objs ...snapshot.Object) *SnapshotBuilder {
 		Resources:  Builtins(),
 		Objects:    append([]snapshot.Object(nil), objs...),
 	}}
+}
+
+// Live marks the snapshot as captured from a server, so its catalog is
+// discovery's: a kind it lacks is not served.
+func (b *SnapshotBuilder) Live() *SnapshotBuilder {
+	b.s.Source = snapshot.Source{Type: "live", Server: "https://kgc.test:6443"}
+	return b
+}
+
+// DiscoveryError records a group version whose discovery failed.
+func (b *SnapshotBuilder) DiscoveryError(groupVersion, err string) *SnapshotBuilder {
+	b.s.DiscoveryErrors = append(b.s.DiscoveryErrors, snapshot.DiscoveryError{GroupVersion: groupVersion, Error: err})
+	return b
+}
+
+// Duplicates records objects the reader dropped because an earlier one had
+// the same UID.
+func (b *SnapshotBuilder) Duplicates(objs ...snapshot.Object) *SnapshotBuilder {
+	b.s.Duplicates = append(b.s.Duplicates, objs...)
+	return b
 }
 
 // Add appends objects.
@@ -144,6 +134,8 @@ func (b *SnapshotBuilder) Build() *snapshot.Snapshot {
 	s := b.s
 	s.Resources = append([]snapshot.Resource(nil), b.s.Resources...)
 	s.Objects = append([]snapshot.Object(nil), b.s.Objects...)
+	s.Duplicates = append([]snapshot.Object(nil), b.s.Duplicates...)
+	s.DiscoveryErrors = append([]snapshot.DiscoveryError(nil), b.s.DiscoveryErrors...)
 	for i := range s.Resources {
 		r := &s.Resources[i]
 		r.Count = 0

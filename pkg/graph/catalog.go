@@ -14,21 +14,45 @@ var ignoredResources = map[[2]string]bool{
 	{"events.k8s.io", "events"}: true,
 }
 
-// catalog answers the two questions the graph asks of the resource
-// catalog: which group/kind a reference names, and whether the GC watches it.
+// catalog is the snapshot's resource catalog plus what the graph needs to
+// know about how far to trust it.
 type catalog struct {
-	byGroupKind map[[2]string]snapshot.Resource
+	*snapshot.Catalog
+	// groups served according to the catalog.
+	groups map[string]bool
+	// discovered: the catalog comes from a server's discovery (a live
+	// capture, or a snapshot file of one), so a kind it lacks is not
+	// served. A plain dump's catalog is the built-in table plus the CRDs
+	// in the dump: a group it does not know may still be served.
+	discovered bool
+	// failedGroupVersions had discovery errors: their kinds are unknown.
+	failedGroupVersions map[string]string
 }
 
-func newCatalog(resources []snapshot.Resource) *catalog {
-	c := &catalog{byGroupKind: map[[2]string]snapshot.Resource{}}
-	for _, r := range resources {
-		k := [2]string{r.Group, r.Kind}
-		if _, dup := c.byGroupKind[k]; !dup {
-			c.byGroupKind[k] = r
-		}
+func newCatalog(snap *snapshot.Snapshot) *catalog {
+	c := &catalog{Catalog: snap.Catalog(), groups: map[string]bool{},
+		discovered:          snap.Source.Type == "live" || snap.Source.Server != "",
+		failedGroupVersions: map[string]string{}}
+	for _, r := range snap.Resources {
+		c.groups[r.Group] = true
+	}
+	for _, e := range snap.DiscoveryErrors {
+		c.failedGroupVersions[e.GroupVersion] = e.Error
 	}
 	return c
+}
+
+// unknownKind says why an apiVersion/kind the catalog does not serve may
+// still exist ("" when the catalog is sure it does not).
+func (c *catalog) unknownKind(apiVersion string) string {
+	if err, ok := c.failedGroupVersions[apiVersion]; ok {
+		return "discovery of " + apiVersion + " failed: " + err
+	}
+	group, _ := splitAPIVersion(apiVersion)
+	if !c.discovered && !c.groups[group] {
+		return "the input has neither discovery nor a CRD for group " + group
+	}
+	return ""
 }
 
 // splitAPIVersion splits "group/version" ("v1" for the core group).
@@ -37,32 +61,6 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 		return g, v
 	}
 	return "", apiVersion
-}
-
-func (c *catalog) forGroupKind(group, kind string) (snapshot.Resource, bool) {
-	r, ok := c.byGroupKind[[2]string{group, kind}]
-	return r, ok
-}
-
-// forAPIVersionKind resolves a reference the way the GC's RESTMapper does:
-// the group/kind must be served, and at the version the reference names
-// (any served version, not only the preferred one).
-func (c *catalog) forAPIVersionKind(apiVersion, kind string) (snapshot.Resource, bool) {
-	group, version := splitAPIVersion(apiVersion)
-	r, ok := c.forGroupKind(group, kind)
-	if !ok || version == "" {
-		return snapshot.Resource{}, false
-	}
-	versions := r.Versions
-	if len(versions) == 0 {
-		versions = []string{r.Version}
-	}
-	for _, v := range versions {
-		if v == version {
-			return r, true
-		}
-	}
-	return snapshot.Resource{}, false
 }
 
 // monitored reports whether the GC runs an informer for r: discovery must

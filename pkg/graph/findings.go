@@ -142,25 +142,45 @@ func (g *Graph) invalidReferences() []Finding {
 	return out
 }
 
+// duplicateUIDs reports UIDs given to several objects: in the objects
+// themselves, or among the ones the reader dropped for it
+// (Snapshot.Duplicates). The object the graph uses is the one kept in
+// Objects.
 func (g *Graph) duplicateUIDs() []Finding {
 	byUID := map[string][]snapshot.ObjectRef{}
-	for i := range g.snap.Objects {
-		o := &g.snap.Objects[i]
-		if o.Metadata.UID != "" {
-			byUID[o.Metadata.UID] = append(byUID[o.Metadata.UID], o.Ref())
+	var order []string
+	add := func(o *snapshot.Object) {
+		uid := o.Metadata.UID
+		if uid == "" {
+			return
 		}
+		if _, ok := byUID[uid]; !ok {
+			order = append(order, uid)
+		}
+		byUID[uid] = append(byUID[uid], o.Ref())
+	}
+	for i := range g.snap.Objects {
+		add(&g.snap.Objects[i])
+	}
+	for i := range g.snap.Duplicates {
+		add(&g.snap.Duplicates[i])
 	}
 	var out []Finding
-	for uid, refs := range byUID {
+	for _, uid := range order {
+		refs := byUID[uid]
 		if len(refs) < 2 {
 			continue
+		}
+		kept := refs[0]
+		if n := g.uidToNode[uid]; n != nil && n.Object != nil {
+			kept = n.Object.Ref()
 		}
 		sort.SliceStable(refs, func(i, j int) bool { return refs[i].Less(refs[j]) })
 		out = append(out, Finding{
 			Type:    FindingDuplicateUID,
 			Objects: refs,
-			Message: fmt.Sprintf("%s share UID %s, which a cluster gives to one object only: the input mixes dumps of different objects or was edited; the graph uses %s and ignores the others",
-				names(refs), uid, name(refs[0])),
+			Message: fmt.Sprintf("%s share UID %s, which a cluster gives to one object only: the input mixes dumps of different objects or was edited; kgc uses %s and ignores the others",
+				names(refs), uid, name(kept)),
 		})
 	}
 	return out
@@ -173,7 +193,7 @@ func (g *Graph) duplicateUIDs() []Finding {
 func (g *Graph) ownerFindings(n *Node, ix *index) []Finding {
 	dep := n.Object.Ref()
 	depNamespaced := dep.Namespace != ""
-	if r, ok := g.cat.forGroupKind(groupOf(dep.APIVersion), dep.Kind); ok {
+	if r, ok := g.cat.ForGroupKind(groupOf(dep.APIVersion), dep.Kind); ok {
 		depNamespaced = r.Namespaced
 	}
 	var checks []refCheck
@@ -245,11 +265,20 @@ func groupOf(apiVersion string) string { g, _ := splitAPIVersion(apiVersion); re
 // reference's name in the dependent's namespace and compare UIDs.
 func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapshot.OwnerReference, ix *index) refCheck {
 	c := refCheck{ref: ref, owner: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID}}
-	res, ok := g.cat.forAPIVersionKind(ref.APIVersion, ref.Kind)
+	res, ok := g.cat.ForAPIVersionKind(ref.APIVersion, ref.Kind)
+	if !ok && g.cat.unknownKind(ref.APIVersion) != "" {
+		c.state, c.typ = refUnknown, FindingUnknownOwner
+		if depNamespaced {
+			c.owner.Namespace = dep.Namespace
+		}
+		c.why = fmt.Sprintf("%s names owner %s of kind %s %s, which is not in the input, and kgc cannot tell whether the cluster serves that kind (%s)",
+			name(dep), name(c.owner), ref.APIVersion, ref.Kind, g.cat.unknownKind(ref.APIVersion))
+		return c
+	}
 	if !ok {
 		c.state, c.typ = refUnresolvable, FindingUnresolvableOwnerKind
 		served := ""
-		if r, known := g.cat.forGroupKind(groupOf(ref.APIVersion), ref.Kind); known {
+		if r, known := g.cat.ForGroupKind(groupOf(ref.APIVersion), ref.Kind); known {
 			served = fmt.Sprintf(" (the cluster serves %s only at %s)", ref.Kind, strings.Join(servedVersions(r), ", "))
 		}
 		if depNamespaced {
@@ -304,7 +333,7 @@ func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapsho
 			reason = " (" + res.Error + ")"
 		}
 		c.why = fmt.Sprintf("%s names owner %s, which is not in the input, but kgc could not list %s%s, so it cannot tell whether the owner exists",
-			name(dep), name(c.owner), qualifiedName(res), reason)
+			name(dep), name(c.owner), res.QualifiedName(), reason)
 	default:
 		c.state, c.typ = refDangling, FindingDanglingOwner
 		c.why = fmt.Sprintf("%s names owner %s, which does not exist", name(dep), name(c.owner))
@@ -470,14 +499,6 @@ func sortFindings(fs []Finding) {
 		}
 		return a.Message < b.Message
 	})
-}
-
-// qualifiedName is how kubectl names a type: "deployments.apps", "pods".
-func qualifiedName(r snapshot.Resource) string {
-	if r.Group == "" {
-		return r.Resource
-	}
-	return r.Resource + "." + r.Group
 }
 
 func plural(n int, one, many string) string {

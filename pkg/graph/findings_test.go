@@ -93,10 +93,23 @@ func TestFindings(t *testing.T) {
 				"unresolvable-owner-kind [Pod web/p(p); Deployment web/old(old)] Pod web/p names an owner of kind apps/v1beta1 Deployment that the cluster does not serve (the cluster serves Deployment only at v1): the garbage collector cannot look it up, retries Pod web/p forever and never collects it, nor acts on its other owners\n",
 		},
 		{
-			name: "an owner kind the cluster does not know at all",
+			name: "an owner kind a live cluster does not serve",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "c").UID("c").Owner(testobj.RefTo("example.com/v1", "Widget", "w", "w")).Build()).Live().Build(),
+			want: "unresolvable-owner-kind [ConfigMap web/c(c); Widget web/w(w)] ConfigMap web/c names an owner of kind example.com/v1 Widget that the cluster does not serve: the garbage collector cannot look it up, retries ConfigMap web/c forever and never collects it, nor acts on its other owners\n",
+		},
+		{
+			name: "an owner kind of a group a plain dump says nothing about is unknown, not unresolvable",
 			snap: testobj.Snapshot(
 				testobj.ConfigMap("web", "c").UID("c").Owner(testobj.RefTo("example.com/v1", "Widget", "w", "w")).Build()).Build(),
-			want: "unresolvable-owner-kind [ConfigMap web/c(c); Widget web/w(w)] ConfigMap web/c names an owner of kind example.com/v1 Widget that the cluster does not serve: the garbage collector cannot look it up, retries ConfigMap web/c forever and never collects it, nor acts on its other owners\n",
+			want: "unknown-owner [ConfigMap web/c(c); Widget web/w(w)] ConfigMap web/c names owner Widget web/w of kind example.com/v1 Widget, which is not in the input, and kgc cannot tell whether the cluster serves that kind (the input has neither discovery nor a CRD for group example.com)\n",
+		},
+		{
+			name: "an owner kind whose discovery failed is unknown",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "c").UID("c").Owner(testobj.RefTo("metrics.k8s.io/v1beta1", "PodMetrics", "m", "m")).Build()).
+				Live().DiscoveryError("metrics.k8s.io/v1beta1", "the server is currently unable to handle the request").Build(),
+			want: "unknown-owner [ConfigMap web/c(c); PodMetrics web/m(m)] ConfigMap web/c names owner PodMetrics web/m of kind metrics.k8s.io/v1beta1 PodMetrics, which is not in the input, and kgc cannot tell whether the cluster serves that kind (discovery of metrics.k8s.io/v1beta1 failed: the server is currently unable to handle the request)\n",
 		},
 		{
 			name: "a cluster-scoped dependent of a namespaced kind is never collected",
@@ -126,7 +139,13 @@ func TestFindings(t *testing.T) {
 			snap: testobj.Snapshot(
 				testobj.ConfigMap("web", "b").UID("same").Build(),
 				testobj.Secret("web", "a").UID("same").Build()).Build(),
-			want: "duplicate-uid [ConfigMap web/b(same); Secret web/a(same)] ConfigMap web/b and Secret web/a share UID same, which a cluster gives to one object only: the input mixes dumps of different objects or was edited; the graph uses ConfigMap web/b and ignores the others\n",
+			want: "duplicate-uid [ConfigMap web/b(same); Secret web/a(same)] ConfigMap web/b and Secret web/a share UID same, which a cluster gives to one object only: the input mixes dumps of different objects or was edited; kgc uses ConfigMap web/b and ignores the others\n",
+		},
+		{
+			name: "an object the reader dropped for its UID",
+			snap: testobj.Snapshot(testobj.Secret("web", "kept").UID("same").Build()).
+				Duplicates(testobj.ConfigMap("web", "dropped").UID("same").Build()).Build(),
+			want: "duplicate-uid [ConfigMap web/dropped(same); Secret web/kept(same)] ConfigMap web/dropped and Secret web/kept share UID same, which a cluster gives to one object only: the input mixes dumps of different objects or was edited; kgc uses Secret web/kept and ignores the others\n",
 		},
 		{
 			name: "terminating with finalizers for longer than five minutes is stuck; for one minute it is not",

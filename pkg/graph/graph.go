@@ -73,7 +73,7 @@ type Graph struct {
 // Build replays snap into a graph. It never fails: problems with the input
 // become findings.
 func Build(snap *snapshot.Snapshot) *Graph {
-	g := &Graph{snap: snap, cat: newCatalog(snap.Resources), uidToNode: map[string]*Node{}}
+	g := &Graph{snap: snap, cat: newCatalog(snap), uidToNode: map[string]*Node{}}
 	objs := make([]*snapshot.Object, 0, len(snap.Objects))
 	for i := range snap.Objects {
 		o := &snap.Objects[i]
@@ -106,7 +106,7 @@ func Build(snap *snapshot.Snapshot) *Graph {
 // watchable. Only a catalog entry can say otherwise.
 func (g *Graph) observable(o *snapshot.Object) bool {
 	group, _ := splitAPIVersion(o.APIVersion)
-	r, ok := g.cat.forGroupKind(group, o.Kind)
+	r, ok := g.cat.ForGroupKind(group, o.Kind)
 	return !ok || monitored(r)
 }
 
@@ -115,7 +115,7 @@ func (g *Graph) observable(o *snapshot.Object) bool {
 func (g *Graph) identityOf(o *snapshot.Object) snapshot.ObjectRef {
 	id := o.Ref()
 	group, _ := splitAPIVersion(o.APIVersion)
-	if r, ok := g.cat.forGroupKind(group, o.Kind); ok && r.Version != "" {
+	if r, ok := g.cat.ForGroupKind(group, o.Kind); ok && r.Version != "" {
 		id.APIVersion = r.GroupVersion()
 	}
 	return id
