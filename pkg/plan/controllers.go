@@ -1,0 +1,633 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// The controllers besides the garbage collector that finish deletions:
+// the namespace controller (spec §4), the apiextensions CRD finalizer, the
+// kubelet and PodGC for terminating pods (§3), the PVC and PV protection
+// controllers, the Job controller's pod tracking finalizer, and, under
+// --assume-finalizers=remove, whatever controller owns any other finalizer.
+// Each decides from the snapshot's facts.
+
+type ctlKind uint8
+
+const (
+	kNamespace ctlKind = iota
+	kCRD
+	kPod
+	kPVC
+	kPV
+	kJobPod
+	kAssume
+)
+
+type ctlItem struct {
+	kind ctlKind
+	i    int32
+}
+
+type controllers struct {
+	s       *sim
+	enabled map[string]bool
+	q       *queue[ctlItem]
+	// lazily built indexes (objects are never created during a simulation)
+	byNS     map[string][]int32
+	byRes    map[*resInfo][]int32
+	termPVCs map[string][]int32 // namespace → PVCs seen terminating
+	termPVs  []int32
+	jobPods  []int32
+	// why says why a controller cannot finish an object now (for blockers).
+	why    map[int32]string
+	waited map[int32]bool
+}
+
+func newControllers(s *sim) *controllers {
+	c := &controllers{s: s, enabled: map[string]bool{}, q: newQueue[ctlItem]("controllers"),
+		termPVCs: map[string][]int32{}, why: map[int32]string{}, waited: map[int32]bool{}}
+	for _, n := range s.opts.Controllers {
+		c.enabled[n] = true
+	}
+	return c
+}
+
+// handles reports whether a simulated controller removes finalizer f.
+func (c *controllers) handles(f string) bool {
+	switch f {
+	case FinalizerOrphan, FinalizerForeground:
+		return true
+	case FinalizerCRD:
+		return c.enabled[ControllerCRDFinalizer]
+	case FinalizerPVC:
+		return c.enabled[ControllerPVCProtection]
+	case FinalizerPV:
+		return c.enabled[ControllerPVProtection]
+	case FinalizerJob:
+		return c.enabled[ControllerJob]
+	}
+	return false
+}
+
+func isKind(ri *resInfo, group, kind string) bool { return ri.group == group && ri.kind == kind }
+
+func (c *controllers) observe(i int32, ri *resInfo, typ eventType, old, new *snapshot.Object, w int) {
+	if typ == deleteEvent {
+		switch {
+		case isKind(ri, "", "Pod"):
+			for _, p := range c.termPVCs[old.Metadata.Namespace] {
+				c.q.add(ctlItem{kPVC, p}, w)
+			}
+		case isKind(ri, "", "PersistentVolumeClaim"):
+			for _, p := range c.termPVs {
+				c.q.add(ctlItem{kPV, p}, w)
+			}
+		case isKind(ri, "batch", "Job"):
+			for _, p := range c.jobPods {
+				c.q.add(ctlItem{kJobPod, p}, w)
+			}
+		}
+		return
+	}
+	o := new
+	deleting := o.Metadata.DeletionTimestamp != nil
+	switch {
+	case ri.isNamespace:
+		if deleting && c.enabled[ControllerNamespace] {
+			c.q.add(ctlItem{kNamespace, i}, w)
+		}
+	case ri.isCRD:
+		if deleting && hasFin(o, FinalizerCRD) && c.enabled[ControllerCRDFinalizer] {
+			c.q.add(ctlItem{kCRD, i}, w)
+		}
+	case isKind(ri, "", "Pod"):
+		if deleting && o.Metadata.DeletionGracePeriodSeconds != nil && *o.Metadata.DeletionGracePeriodSeconds > 0 {
+			c.q.add(ctlItem{kPod, i}, w)
+		}
+		if hasFin(o, FinalizerJob) && c.enabled[ControllerJob] {
+			if !slices.Contains(c.jobPods, i) {
+				c.jobPods = append(c.jobPods, i)
+			}
+			c.q.add(ctlItem{kJobPod, i}, w)
+		}
+	case isKind(ri, "", "PersistentVolumeClaim"):
+		if deleting && hasFin(o, FinalizerPVC) && c.enabled[ControllerPVCProtection] {
+			ns := o.Metadata.Namespace
+			if !slices.Contains(c.termPVCs[ns], i) {
+				c.termPVCs[ns] = append(c.termPVCs[ns], i)
+			}
+			c.q.add(ctlItem{kPVC, i}, w)
+		}
+	case isKind(ri, "", "PersistentVolume"):
+		if deleting && hasFin(o, FinalizerPV) && c.enabled[ControllerPVProtection] {
+			if !slices.Contains(c.termPVs, i) {
+				c.termPVs = append(c.termPVs, i)
+			}
+			c.q.add(ctlItem{kPV, i}, w)
+		}
+	case isKind(ri, "batch", "Job"):
+		for _, p := range c.jobPods {
+			c.q.add(ctlItem{kJobPod, p}, w)
+		}
+	}
+	if deleting && c.s.opts.AssumeFinalizers == AssumeRemove {
+		for _, f := range o.Metadata.Finalizers {
+			if !c.handles(f) {
+				c.q.add(ctlItem{kAssume, i}, w)
+				break
+			}
+		}
+	}
+}
+
+func (c *controllers) wake(writes int) bool { return c.q.wake(writes) }
+
+// processOne runs one controller work item.
+func (c *controllers) processOne() bool {
+	it, w, ok := c.q.pop()
+	if !ok {
+		return false
+	}
+	c.s.wave = w
+	var retry string
+	var delay time.Duration
+	switch it.kind {
+	case kNamespace:
+		retry, delay = c.syncNamespace(it.i)
+	case kCRD:
+		retry, delay = c.syncCRD(it.i)
+	case kPod:
+		c.syncPod(it.i)
+	case kPVC:
+		c.syncPVC(it.i)
+	case kPV:
+		c.syncPV(it.i)
+	case kJobPod:
+		c.syncJobPod(it.i)
+	case kAssume:
+		c.syncAssumed(it.i)
+	}
+	switch {
+	case retry == "":
+		c.q.forget(it)
+	case delay > 0:
+		// A delayed requeue (ResourcesRemainingError, CRD instance poll):
+		// the clock advances to it only when everything else is idle.
+		writes := c.s.st.writes
+		c.s.after(delay, func() { c.q.requeue(it, w, writes, retry) })
+	default:
+		c.q.requeue(it, w, c.s.st.writes, retry)
+	}
+	return true
+}
+
+func (c *controllers) obj(i int32) *snapshot.Object { return c.s.st.objs[i] }
+
+func (c *controllers) indexNS() {
+	if c.byNS != nil {
+		return
+	}
+	c.byNS = map[string][]int32{}
+	for i, o := range c.s.st.orig {
+		if o != nil && o.Metadata.Namespace != "" && c.s.st.info[i].namespaced {
+			c.byNS[o.Metadata.Namespace] = append(c.byNS[o.Metadata.Namespace], int32(i))
+		}
+	}
+	for _, l := range c.byNS {
+		sort.Slice(l, func(a, b int) bool { return c.s.st.orig[l[a]].Metadata.Name < c.s.st.orig[l[b]].Metadata.Name })
+	}
+}
+
+func (c *controllers) indexRes() {
+	if c.byRes != nil {
+		return
+	}
+	c.byRes = map[*resInfo][]int32{}
+	for i, o := range c.s.st.orig {
+		if o != nil {
+			c.byRes[c.s.st.info[i]] = append(c.byRes[c.s.st.info[i]], int32(i))
+		}
+	}
+}
+
+// syncNamespace is namespacedResourcesDeleter.Delete.
+func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
+	o := c.obj(i)
+	if o == nil || o.Metadata.DeletionTimestamp == nil {
+		return "", 0
+	}
+	if o.Facts == nil || o.Facts.Namespace == nil || o.Facts.Namespace.Phase != "Terminating" {
+		n := clone(o)
+		n.Facts = withNamespacePhase(o.Facts, "Terminating")
+		c.s.st.persist(i, n)
+		o = n
+	}
+	if !slices.Contains(nsSpecFinalizers(o), FinalizerNamespace) {
+		return "", 0
+	}
+	c.indexNS()
+	name := o.Metadata.Name
+	content := c.byNS[name]
+	existing := func(match func(ri *resInfo) bool) []int32 {
+		var out []int32
+		for _, k := range content {
+			if c.s.st.objs[k] != nil && match(c.s.st.info[k]) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	isPod := func(ri *resInfo) bool { return isKind(ri, "", "Pod") }
+	bg := deleteOptions{policy: PolicyBackground}
+	why := fmt.Sprintf("namespace %s is being deleted (DeleteCollection, propagationPolicy Background)", name)
+	for _, k := range existing(isPod) {
+		if c.s.st.info[k].hasDelete {
+			_, _ = c.s.st.delete(ActorNamespace, k, bg, why)
+		}
+	}
+	if pods := existing(isPod); len(pods) > 0 {
+		c.setConditions(i, pods)
+		c.waitStep(i, fmt.Sprintf("%d pod(s) remain; other content is deleted only after every pod is gone", len(pods)))
+		return "pods remain", c.podEstimate(o, pods)
+	}
+	// Every other type, in catalog order, as discovery lists them.
+	others := existing(func(ri *resInfo) bool { return !isPod(ri) && ri.hasDelete })
+	sort.SliceStable(others, func(a, b int) bool {
+		return c.resOrder(c.s.st.info[others[a]]) < c.resOrder(c.s.st.info[others[b]])
+	})
+	for _, k := range others {
+		_, _ = c.s.st.delete(ActorNamespace, k, bg, why)
+	}
+	if left := existing(func(ri *resInfo) bool { return true }); len(left) > 0 {
+		c.setConditions(i, left)
+		c.waitStep(i, fmt.Sprintf("%d object(s) remain", len(left)))
+		return "content remains", 8 * time.Second // estimate 15 s: requeue after 15/2+1
+	}
+	o = c.obj(i)
+	n := clone(o)
+	nf := *withNamespacePhase(o.Facts, "Terminating")
+	ns := *nf.Namespace
+	ns.SpecFinalizers = slices.DeleteFunc(slices.Clone(ns.SpecFinalizers), func(f string) bool { return f == FinalizerNamespace })
+	ns.Conditions = nil
+	nf.Namespace = &ns
+	n.Facts = &nf
+	c.s.record(ActorNamespace, ActionRemoveFin, n, "", "spec.finalizers kubernetes via /finalize: the namespace is empty")
+	c.s.st.update(ActorNamespace, i, n)
+	return "", 0
+}
+
+func (c *controllers) resOrder(ri *resInfo) int {
+	for k, r := range c.s.snap.Resources {
+		if r.Group == ri.group && r.Kind == ri.kind {
+			return k
+		}
+	}
+	return len(c.s.snap.Resources)
+}
+
+// podEstimate mirrors estimateGracefulTermination for pods: the longest
+// grace period among non-terminal pods, counted from the namespace's
+// deletion; a delay of estimate/2+1 seconds.
+func (c *controllers) podEstimate(ns *snapshot.Object, pods []int32) time.Duration {
+	var est int64
+	for _, k := range pods {
+		p := c.obj(k)
+		pf := podFacts(p)
+		if pf != nil && (pf.Phase == "Succeeded" || pf.Phase == "Failed") {
+			continue
+		}
+		g := int64(30)
+		if pf != nil && pf.TerminationGracePeriodSeconds != nil {
+			g = *pf.TerminationGracePeriodSeconds
+		}
+		if g > est {
+			est = g
+		}
+	}
+	if ns.Metadata.DeletionTimestamp != nil && c.s.st.now.Sub(*ns.Metadata.DeletionTimestamp) > time.Duration(est)*time.Second {
+		est = 0
+	}
+	if est == 0 {
+		est = 15 // items with finalizers
+	}
+	return time.Duration(est/2+1) * time.Second
+}
+
+func (c *controllers) waitStep(i int32, detail string) {
+	if c.waited[i] {
+		return
+	}
+	c.waited[i] = true
+	c.s.record(ActorNamespace, ActionWait, c.obj(i), "", detail)
+}
+
+// setConditions writes NamespaceContentRemaining/FinalizersRemaining.
+func (c *controllers) setConditions(i int32, left []int32) {
+	o := c.obj(i)
+	counts := map[string]int{}
+	fins := map[string]int{}
+	for _, k := range left {
+		ri := c.s.st.info[k]
+		name := ri.plural
+		if ri.group != "" {
+			name += "." + ri.group
+		}
+		counts[name]++
+		for _, f := range c.obj(k).Metadata.Finalizers {
+			fins[f]++
+		}
+	}
+	conds := []snapshot.Condition{
+		{Type: "NamespaceDeletionDiscoveryFailure", Status: "False", Reason: "ResourcesDiscovered", Message: "All resources successfully discovered"},
+		{Type: "NamespaceDeletionGroupVersionParsingFailure", Status: "False", Reason: "ParsedGroupVersions", Message: "All legacy kube types successfully parsed"},
+		{Type: "NamespaceDeletionContentFailure", Status: "False", Reason: "ContentDeleted", Message: "All content successfully deleted, may be waiting on finalization"},
+		{Type: "NamespaceContentRemaining", Status: "True", Reason: "SomeResourcesRemain", Message: "Some resources are remaining: " + countList(counts, "resource instances")},
+	}
+	if len(fins) > 0 {
+		conds = append(conds, snapshot.Condition{Type: "NamespaceFinalizersRemaining", Status: "True", Reason: "SomeFinalizersRemain",
+			Message: "Some content in the namespace has finalizers remaining: " + countList(fins, "resource instances")})
+	} else {
+		conds = append(conds, snapshot.Condition{Type: "NamespaceFinalizersRemaining", Status: "False", Reason: "ContentHasNoFinalizers", Message: "All content-preserving finalizers finished"})
+	}
+	if o.Facts != nil && o.Facts.Namespace != nil && slices.EqualFunc(o.Facts.Namespace.Conditions, conds, func(a, b snapshot.Condition) bool { return a == b }) {
+		return
+	}
+	n := clone(o)
+	nf := *withNamespacePhase(o.Facts, "Terminating")
+	ns := *nf.Namespace
+	ns.Conditions = conds
+	nf.Namespace = &ns
+	n.Facts = &nf
+	c.s.st.persist(i, n)
+	var parts []string
+	for f, k := range fins {
+		parts = append(parts, fmt.Sprintf("%s in %d", f, k))
+	}
+	sort.Strings(parts)
+	if len(parts) > 0 {
+		c.why[i] = "content with finalizers remains: " + strings.Join(parts, ", ")
+	} else {
+		c.why[i] = "content remains: " + countList(counts, "objects")
+	}
+}
+
+func countList(m map[string]int, what string) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s has %d %s", k, v, what))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// syncCRD is the apiextensions CRD finalizer: delete every instance
+// (DeleteCollection with nil options: no policy, so the instances' own GC
+// finalizers are honoured), then remove the finalizer once none is left.
+func (c *controllers) syncCRD(i int32) (string, time.Duration) {
+	o := c.obj(i)
+	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, FinalizerCRD) {
+		return "", 0
+	}
+	var instances []int32
+	established := true
+	if o.Facts != nil && o.Facts.CRD != nil {
+		cf := o.Facts.CRD
+		established = cf.Established || len(cf.Versions) == 0 && cf.Kind == ""
+		if ri, ok := c.s.res.byGK[gk{cf.Group, cf.Kind}]; ok {
+			c.indexRes()
+			for _, k := range c.byRes[ri] {
+				if c.s.st.objs[k] != nil {
+					instances = append(instances, k)
+				}
+			}
+		}
+	}
+	if established && len(instances) > 0 {
+		why := fmt.Sprintf("its CustomResourceDefinition %s is being deleted", o.Metadata.Name)
+		for _, k := range instances {
+			_, _ = c.s.st.delete("apiextensions-apiserver crd-finalizer", k, deleteOptions{}, why)
+		}
+		var left []int32
+		for _, k := range instances {
+			if c.s.st.objs[k] != nil {
+				left = append(left, k)
+			}
+		}
+		if len(left) > 0 {
+			c.why[i] = fmt.Sprintf("%d instance(s) remain", len(left))
+			return "instances remain", 5 * time.Second
+		}
+	}
+	o = c.obj(i)
+	n := clone(o)
+	n.Metadata.Finalizers = slices.DeleteFunc(n.Metadata.Finalizers, func(f string) bool { return f == FinalizerCRD })
+	c.s.record("apiextensions-apiserver crd-finalizer", ActionRemoveFin, n, "", FinalizerCRD+": no instance is left")
+	c.s.st.update("crd-finalizer", i, n)
+	return "", 0
+}
+
+func podFacts(o *snapshot.Object) *snapshot.PodFacts {
+	if o.Facts == nil {
+		return nil
+	}
+	return o.Facts.Pod
+}
+
+// nodeState says whether a kubelet is there to confirm a pod's termination.
+func (c *controllers) nodeState(name string) (exists, ready, outOfService, known bool) {
+	ri, ok := c.s.res.byGK[gk{"", "Node"}]
+	if !ok || !ri.listed {
+		return false, false, false, false
+	}
+	_, n := c.s.st.getByName(ri, "", name)
+	if n == nil {
+		return false, false, false, true
+	}
+	if n.Facts == nil || n.Facts.Node == nil {
+		return true, true, false, true // no facts: assume a healthy node
+	}
+	for _, t := range n.Facts.Node.Taints {
+		if strings.HasPrefix(t, "node.kubernetes.io/out-of-service") {
+			outOfService = true
+		}
+	}
+	return true, n.Facts.Node.Ready == "True", outOfService, true
+}
+
+// syncPod finishes a pod in graceful termination: the kubelet on a Ready
+// node (DELETE grace 0 with a uid precondition once the grace period is
+// over), PodGC for pods whose node is gone (gcOrphaned) or out of service
+// (gcTerminating), or for unscheduled terminating pods.
+func (c *controllers) syncPod(i int32) {
+	o := c.obj(i)
+	if o == nil || o.Metadata.DeletionTimestamp == nil || o.Metadata.DeletionGracePeriodSeconds == nil || *o.Metadata.DeletionGracePeriodSeconds == 0 {
+		return
+	}
+	pf := podFacts(o)
+	node := ""
+	if pf != nil {
+		node = pf.NodeName
+	}
+	zero := int64(0)
+	finish := func(actor, why string, at time.Time) {
+		uid := o.Metadata.UID
+		fire := func() {
+			k, cur := c.s.st.get(uid)
+			if cur == nil {
+				return
+			}
+			_, _ = c.s.st.delete(actor, k, deleteOptions{grace: &zero, precondUID: uid}, why)
+		}
+		if at.After(c.s.st.now) {
+			c.s.record(actor, ActionWait, o, "", fmt.Sprintf("until the grace period ends at %s", at.UTC().Format(time.RFC3339)))
+			c.s.timerSeq++
+			c.s.timers = append(c.s.timers, timer{at: at, seq: c.s.timerSeq, fn: fire})
+			return
+		}
+		fire()
+	}
+	if node == "" {
+		if c.enabled[ControllerPodGC] {
+			finish("podgc", "the pod is terminating and unscheduled (gcUnscheduledTerminating)", c.s.st.now)
+		} else {
+			c.why[i] = "an unscheduled pod in graceful termination: only PodGC finishes it, and it is not simulated"
+		}
+		return
+	}
+	exists, ready, oos, known := c.nodeState(node)
+	switch {
+	case !known:
+		if c.enabled[ControllerKubelet] {
+			finish(ActorKubelet, "the kubelet confirms termination (the Node type was not listed: assumed healthy)", *o.Metadata.DeletionTimestamp)
+		} else {
+			c.why[i] = "waiting for the kubelet on node " + node + " to confirm termination (not simulated)"
+		}
+	case exists && ready:
+		if c.enabled[ControllerKubelet] {
+			finish(ActorKubelet, "the kubelet on node "+node+" has stopped the containers", *o.Metadata.DeletionTimestamp)
+		} else {
+			c.why[i] = "waiting for the kubelet on node " + node + " to confirm termination (not simulated)"
+		}
+	case !exists:
+		if c.enabled[ControllerPodGC] {
+			finish("podgc", "node "+node+" no longer exists (gcOrphaned, after a 40 s quarantine)", c.s.st.now.Add(40*time.Second))
+		} else {
+			c.why[i] = "node " + node + " no longer exists and PodGC is not simulated"
+		}
+	case oos && c.enabled[ControllerPodGC]:
+		finish("podgc", "node "+node+" is NotReady and tainted out-of-service (gcTerminating)", c.s.st.now)
+	default:
+		c.why[i] = "node " + node + " is not Ready: no kubelet confirms the termination, so the pod stays Terminating until the node returns or it is force-deleted"
+	}
+}
+
+// syncPVC is the pvc-protection controller.
+func (c *controllers) syncPVC(i int32) {
+	o := c.obj(i)
+	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, FinalizerPVC) {
+		return
+	}
+	c.indexNS()
+	for _, k := range c.byNS[o.Metadata.Namespace] {
+		p := c.s.st.objs[k]
+		if p == nil || !isKind(c.s.st.info[k], "", "Pod") {
+			continue
+		}
+		pf := podFacts(p)
+		if pf == nil {
+			continue
+		}
+		if pf.NodeName != "" && slices.Contains(pf.Claims, o.Metadata.Name) {
+			c.why[i] = "pod " + p.Metadata.Name + " (scheduled) still uses the claim"
+			return
+		}
+		shutDown := p.Metadata.DeletionTimestamp != nil && p.Metadata.DeletionGracePeriodSeconds != nil && *p.Metadata.DeletionGracePeriodSeconds == 0
+		if !shutDown && slices.Contains(pf.EphemeralClaims, o.Metadata.Name) {
+			c.why[i] = "pod " + p.Metadata.Name + " owns it as a generic ephemeral volume and is still running"
+			return
+		}
+	}
+	c.removeFin(i, "pvc-protection-controller", FinalizerPVC, "no pod uses the claim any more")
+}
+
+// syncPV is the pv-protection controller: the volume must not be Bound.
+func (c *controllers) syncPV(i int32) {
+	o := c.obj(i)
+	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, FinalizerPV) {
+		return
+	}
+	if o.Facts != nil && o.Facts.PV != nil && o.Facts.PV.Phase == "Bound" {
+		if cr := o.Facts.PV.ClaimRef; cr != nil {
+			if ri, ok := c.s.res.byGK[gk{"", "PersistentVolumeClaim"}]; ok {
+				if _, pvc := c.s.st.getByName(ri, cr.Namespace, cr.Name); pvc != nil && (cr.UID == "" || cr.UID == pvc.Metadata.UID) {
+					c.why[i] = "still Bound to claim " + cr.Namespace + "/" + cr.Name
+					return
+				}
+			}
+		}
+	}
+	c.removeFin(i, "pv-protection-controller", FinalizerPV, "the volume is not Bound")
+}
+
+// syncJobPod is the Job controller's tracking-finalizer removal for pods
+// that are terminating, finished or orphaned.
+func (c *controllers) syncJobPod(i int32) {
+	o := c.obj(i)
+	if o == nil || !hasFin(o, FinalizerJob) {
+		return
+	}
+	pf := podFacts(o)
+	done := o.Metadata.DeletionTimestamp != nil || (pf != nil && (pf.Phase == "Succeeded" || pf.Phase == "Failed"))
+	if !done {
+		var ctrl *snapshot.OwnerReference
+		for k := range o.Metadata.OwnerReferences {
+			if o.Metadata.OwnerReferences[k].IsController() {
+				ctrl = &o.Metadata.OwnerReferences[k]
+			}
+		}
+		switch {
+		case ctrl == nil || ctrl.Kind != "Job" || ctrl.APIVersion != "batch/v1":
+			done = true
+		default:
+			_, job := c.s.st.get(ctrl.UID)
+			done = job == nil || job.Metadata.DeletionTimestamp != nil ||
+				(job.Facts != nil && job.Facts.Job != nil && job.Facts.Job.Finished)
+		}
+	}
+	if done {
+		c.removeFin(i, "job-controller", FinalizerJob, "the pod is terminating, finished or no longer tracked by a running Job")
+	}
+}
+
+// syncAssumed removes, one request each, the finalizers no simulated
+// controller handles, as their controllers would after their cleanup.
+func (c *controllers) syncAssumed(i int32) {
+	o := c.obj(i)
+	if o == nil || o.Metadata.DeletionTimestamp == nil {
+		return
+	}
+	for _, f := range o.Metadata.Finalizers {
+		if !c.handles(f) {
+			c.removeFin(i, LookupFinalizer(f).RemovedBy, f, "assumed: its controller finishes its cleanup (--assume-finalizers=remove)")
+			if c.obj(i) != nil {
+				c.q.add(ctlItem{kAssume, i}, c.s.wave)
+			}
+			return
+		}
+	}
+}
+
+func (c *controllers) removeFin(i int32, actor, f, why string) {
+	o := c.obj(i)
+	n := clone(o)
+	n.Metadata.Finalizers = slices.DeleteFunc(n.Metadata.Finalizers, func(x string) bool { return x == f })
+	c.s.record(actor, ActionRemoveFin, n, "", f+": "+why)
+	c.s.st.update(actor, i, n)
+	delete(c.why, i)
+}

@@ -1,0 +1,868 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// This file is the kube-controller-manager garbage collector
+// (pkg/controller/garbagecollector): the graph builder's event processing
+// and the attemptToDelete and attemptToOrphan workers, transcribed rule by
+// rule (spec §2). Function names follow upstream so the two can be read
+// side by side.
+
+// identity is objectReference: owner-reference coordinates plus namespace.
+type identity struct {
+	APIVersion, Kind, Name, UID, Namespace string
+}
+
+func (id identity) ref() snapshot.ObjectRef {
+	return snapshot.ObjectRef{APIVersion: id.APIVersion, Kind: id.Kind, Namespace: id.Namespace, Name: id.Name, UID: id.UID}
+}
+
+func coords(r snapshot.OwnerReference, ns string) identity {
+	return identity{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: r.UID, Namespace: ns}
+}
+
+// ownerReferenceMatchesCoordinates compares uid, name, kind and apiVersion.
+func matchesCoordinates(r snapshot.OwnerReference, id identity) bool {
+	return r.UID == id.UID && r.Name == id.Name && r.Kind == id.Kind && r.APIVersion == id.APIVersion
+}
+
+// node is the GC graph node (GC/graph.go). Dependents keep insertion
+// order so that the simulation is deterministic (upstream uses a map).
+type node struct {
+	id                 identity
+	owners             []snapshot.OwnerReference
+	deps               []*node
+	depSet             map[*node]struct{} // built once deps grows large
+	beingDeleted       bool
+	deletingDependents bool
+	virtual            bool
+}
+
+const depSetThreshold = 32
+
+func (n *node) addDependent(d *node) {
+	if n.depSet != nil {
+		if _, ok := n.depSet[d]; ok {
+			return
+		}
+		n.depSet[d] = struct{}{}
+	} else {
+		if slices.Contains(n.deps, d) {
+			return
+		}
+		if len(n.deps) >= depSetThreshold {
+			n.depSet = make(map[*node]struct{}, len(n.deps)*2)
+			for _, x := range n.deps {
+				n.depSet[x] = struct{}{}
+			}
+			n.depSet[d] = struct{}{}
+		}
+	}
+	n.deps = append(n.deps, d)
+}
+
+func (n *node) deleteDependent(d *node) {
+	if n.depSet != nil {
+		if _, ok := n.depSet[d]; !ok {
+			return
+		}
+		delete(n.depSet, d)
+	}
+	if i := slices.Index(n.deps, d); i >= 0 {
+		n.deps = slices.Delete(n.deps, i, i+1)
+	}
+}
+
+func (n *node) clone() *node {
+	c := *n
+	c.deps = slices.Clone(n.deps)
+	if n.depSet != nil {
+		c.depSet = make(map[*node]struct{}, len(n.depSet))
+		for k := range n.depSet {
+			c.depSet[k] = struct{}{}
+		}
+	}
+	c.owners = slices.Clone(n.owners)
+	return &c
+}
+
+// blockingDependents: dependents with an ownerRef to n with
+// blockOwnerDeletion=true, whether or not they are being deleted.
+func (n *node) blockingDependents() []*node {
+	var out []*node
+	for _, d := range n.deps {
+		for _, r := range d.owners {
+			if r.UID == n.id.UID && r.Blocking() {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
+}
+
+type gcEvent struct {
+	typ     eventType
+	virtual bool
+	id      identity // identityFromEvent
+	obj     *snapshot.Object
+	old     *snapshot.Object
+	wave    int
+}
+
+var (
+	errEnqueuedVirtualDelete = errors.New("enqueued virtual delete event")
+	errNamespacedOwnerOfCS   = errors.New("cluster-scoped object refers to a namespaced owner")
+	errNotObserved           = errors.New("owner not yet observed by an informer")
+)
+
+type restMappingError struct{ kind, apiVersion string }
+
+func (e *restMappingError) Error() string {
+	return fmt.Sprintf("unable to get REST mapping for %s/%s", e.apiVersion, e.kind)
+}
+
+type unknownTypeError struct{ kind, apiVersion string }
+
+func (e *unknownTypeError) Error() string {
+	return fmt.Sprintf("%s/%s could not be listed when the snapshot was taken, so whether the object exists is unknown", e.apiVersion, e.kind)
+}
+
+type gc struct {
+	sim          *sim
+	uidToNode    map[string]*node
+	graphChanges []gcEvent
+	gcHead       int
+	attemptToDel *queue[*node]
+	attemptToOrp *queue[*node]
+	// absentOwnerCache is a set here; upstream it is an LRU of 500
+	// entries, which only matters when more than 500 distinct absent
+	// owners are looked up between two hits (a miss costs a GET, the
+	// result is the same).
+	absent map[identity]struct{}
+	// lastErr remembers why an item was last requeued, for "retrying forever".
+	lastErr map[*node]string
+}
+
+func newGC(s *sim, n int) *gc {
+	return &gc{sim: s, uidToNode: make(map[string]*node, n), attemptToDel: newQueue[*node]("attemptToDelete"),
+		attemptToOrp: newQueue[*node]("attemptToOrphan"), absent: map[identity]struct{}{}, lastErr: map[*node]string{}}
+}
+
+// observe turns a store change into an informer event when the type is
+// monitored.
+func (g *gc) observe(ri *resInfo, typ eventType, old, new *snapshot.Object, wave int) {
+	if !ri.monitored {
+		return
+	}
+	o := new
+	if typ == deleteEvent {
+		o = old
+		old = nil
+	}
+	id := identity{APIVersion: ri.apiVersion, Kind: ri.kind, Name: o.Metadata.Name, UID: o.Metadata.UID, Namespace: o.Metadata.Namespace}
+	g.graphChanges = append(g.graphChanges, gcEvent{typ: typ, id: id, obj: o, old: old, wave: wave})
+}
+
+func (g *gc) enqueueVirtualDeleteEvent(id identity, wave int) {
+	g.graphChanges = append(g.graphChanges, gcEvent{typ: deleteEvent, virtual: true, id: id, wave: wave})
+}
+
+func (g *gc) pendingEvents() int { return len(g.graphChanges) - g.gcHead }
+
+// drain processes every pending graph change (processGraphChanges).
+func (g *gc) drain() bool {
+	did := false
+	for g.gcHead < len(g.graphChanges) {
+		ev := g.graphChanges[g.gcHead]
+		g.graphChanges[g.gcHead] = gcEvent{}
+		g.gcHead++
+		g.processGraphChange(ev)
+		did = true
+	}
+	g.graphChanges = g.graphChanges[:0]
+	g.gcHead = 0
+	return did
+}
+
+func (g *gc) processGraphChange(ev gcEvent) {
+	w := ev.wave
+	existing, found := g.uidToNode[ev.id.UID]
+	if found && !ev.virtual && existing.virtual {
+		observed := ev.id
+		if observed != existing.id {
+			_, invalid := partitionDependents(existing.deps, observed)
+			for _, dep := range invalid {
+				if observed.Namespace != "" && dep.id.Namespace != observed.Namespace {
+					g.reportInvalidNamespaceOwnerRef(dep, observed.UID)
+				}
+				g.attemptToDel.add(dep, w)
+			}
+			existing = existing.clone()
+			existing.id = observed
+			g.uidToNode[observed.UID] = existing
+		}
+		existing.virtual = false
+	}
+	switch {
+	case (ev.typ == addEvent || ev.typ == updateEvent) && !found:
+		m := &ev.obj.Metadata
+		n := &node{id: ev.id, owners: m.OwnerReferences, beingDeleted: m.DeletionTimestamp != nil}
+		n.deletingDependents = n.beingDeleted && hasFin(ev.obj, FinalizerForeground)
+		g.uidToNode[n.id.UID] = n
+		g.addDependentToOwners(n, n.owners, w)
+		g.processTransitions(ev.old, ev.obj, n, w)
+	case (ev.typ == addEvent || ev.typ == updateEvent) && found:
+		newRefs := ev.obj.Metadata.OwnerReferences
+		added, removed, changed := referencesDiffs(existing.owners, newRefs)
+		if len(added) != 0 || len(removed) != 0 || len(changed) != 0 {
+			g.addUnblockedOwnersToDeleteQueue(removed, changed, w)
+			existing.owners = newRefs
+			g.addDependentToOwners(existing, added, w)
+			g.removeDependentFromOwners(existing, removed)
+		}
+		if ev.obj.Metadata.DeletionTimestamp != nil {
+			existing.beingDeleted = true
+		}
+		g.processTransitions(ev.old, ev.obj, existing, w)
+	case ev.typ == deleteEvent:
+		if !found {
+			return
+		}
+		removeExisting := true
+		if ev.virtual {
+			deleted := ev.id
+			if existing.virtual {
+				matching, nonmatching := partitionDependents(existing.deps, deleted)
+				if len(nonmatching) > 0 {
+					removeExisting = false
+					if len(matching) > 0 {
+						g.absent[deleted] = struct{}{}
+						for _, dep := range matching {
+							g.attemptToDel.add(dep, w)
+						}
+					}
+					if existing.id == deleted {
+						if alt := getAlternateOwnerIdentity(nonmatching, deleted); alt != nil {
+							repl := existing.clone()
+							repl.id = *alt
+							g.uidToNode[repl.id.UID] = repl
+							g.attemptToDel.requeue(repl, w, g.sim.st.writes, "")
+						}
+					}
+				}
+			} else if existing.id != deleted {
+				removeExisting = false
+				matching, _ := partitionDependents(existing.deps, deleted)
+				if len(matching) > 0 {
+					g.absent[deleted] = struct{}{}
+					for _, dep := range matching {
+						g.attemptToDel.add(dep, w)
+					}
+				}
+			}
+		}
+		if removeExisting {
+			g.removeNode(existing)
+			if len(existing.deps) > 0 {
+				g.absent[ev.id] = struct{}{}
+			}
+			for _, dep := range existing.deps {
+				g.attemptToDel.add(dep, w)
+			}
+			for _, r := range existing.owners {
+				if on, ok := g.uidToNode[r.UID]; ok && on.deletingDependents {
+					g.attemptToDel.add(on, w)
+				}
+			}
+		}
+	}
+}
+
+func (g *gc) reportInvalidNamespaceOwnerRef(n *node, ownerUID string) {
+	for _, r := range n.owners {
+		if r.UID == ownerUID {
+			g.sim.note(fmt.Sprintf("Warning OwnerRefInvalidNamespace on %s: ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
+				n.id.ref(), r.APIVersion, r.Kind, n.id.Namespace, r.Name, r.UID, n.id.Namespace))
+			return
+		}
+	}
+}
+
+func (g *gc) addDependentToOwners(n *node, owners []snapshot.OwnerReference, w int) {
+	invalid := false
+	for _, r := range owners {
+		on, ok := g.uidToNode[r.UID]
+		if !ok {
+			on = &node{id: coords(r, n.id.Namespace), virtual: true}
+			g.uidToNode[r.UID] = on
+		}
+		on.addDependent(n)
+		if !ok {
+			g.attemptToDel.add(on, w)
+		} else if !invalid {
+			ownerNamespaced := on.id.Namespace != ""
+			switch {
+			case ownerNamespaced && on.id.Namespace != n.id.Namespace:
+				if !on.virtual {
+					g.reportInvalidNamespaceOwnerRef(n, r.UID)
+				}
+				invalid = true
+			case !matchesCoordinates(r, on.id):
+				invalid = true
+			case !ownerNamespaced && on.id.Namespace != n.id.Namespace && on.virtual:
+				invalid = true
+			}
+		}
+	}
+	if invalid {
+		g.attemptToDel.add(n, w)
+	}
+}
+
+func (g *gc) removeDependentFromOwners(n *node, owners []snapshot.OwnerReference) {
+	for _, r := range owners {
+		if on, ok := g.uidToNode[r.UID]; ok {
+			on.deleteDependent(n)
+		}
+	}
+}
+
+func (g *gc) removeNode(n *node) {
+	delete(g.uidToNode, n.id.UID)
+	g.removeDependentFromOwners(n, n.owners)
+}
+
+type refPair struct{ old, new snapshot.OwnerReference }
+
+func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snapshot.OwnerReference, changed []refPair) {
+	if len(old) == 0 {
+		return new, nil, nil
+	}
+	oldByUID := make(map[string]snapshot.OwnerReference, len(old))
+	for _, r := range old {
+		oldByUID[r.UID] = r
+	}
+	left := make(map[string]bool, len(old))
+	for _, r := range old {
+		left[r.UID] = true
+	}
+	for _, nr := range new {
+		if left[nr.UID] {
+			if or := oldByUID[nr.UID]; !reflect.DeepEqual(or, nr) {
+				changed = append(changed, refPair{or, nr})
+			}
+			delete(left, nr.UID)
+		} else {
+			added = append(added, nr)
+		}
+	}
+	for _, r := range old {
+		if left[r.UID] {
+			removed = append(removed, oldByUID[r.UID])
+			delete(left, r.UID)
+		}
+	}
+	return added, removed, changed
+}
+
+func (g *gc) addUnblockedOwnersToDeleteQueue(removed []snapshot.OwnerReference, changed []refPair, w int) {
+	for _, r := range removed {
+		if r.Blocking() {
+			if on, ok := g.uidToNode[r.UID]; ok {
+				g.attemptToDel.add(on, w)
+			}
+		}
+	}
+	for _, c := range changed {
+		if c.old.Blocking() && !c.new.Blocking() {
+			if on, ok := g.uidToNode[c.new.UID]; ok {
+				g.attemptToDel.add(on, w)
+			}
+		}
+	}
+}
+
+func deletionStartsWithFinalizer(old, new *snapshot.Object, f string) bool {
+	if new.Metadata.DeletionTimestamp == nil || !hasFin(new, f) {
+		return false
+	}
+	if old == nil {
+		return true
+	}
+	return old.Metadata.DeletionTimestamp == nil || !hasFin(old, f)
+}
+
+func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
+	if deletionStartsWithFinalizer(old, new, FinalizerOrphan) {
+		g.attemptToOrp.add(n, w)
+		return
+	}
+	if deletionStartsWithFinalizer(old, new, FinalizerForeground) {
+		n.deletingDependents = true
+		for _, d := range n.deps {
+			g.attemptToDel.add(d, w)
+		}
+		g.attemptToDel.add(n, w)
+	}
+}
+
+func partitionDependents(deps []*node, id identity) (matching, nonmatching []*node) {
+	namespaced := id.Namespace != ""
+	for _, d := range deps {
+		match, mismatch := false, false
+		if namespaced && id.Namespace != d.id.Namespace {
+			mismatch = true
+		} else {
+			for _, r := range d.owners {
+				if r.UID == id.UID {
+					if matchesCoordinates(r, id) {
+						match = true
+					} else {
+						mismatch = true
+					}
+				}
+			}
+		}
+		if match {
+			matching = append(matching, d)
+		}
+		if mismatch {
+			nonmatching = append(nonmatching, d)
+		}
+	}
+	return matching, nonmatching
+}
+
+func referenceLessThan(a, b identity) bool {
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	if a.APIVersion != b.APIVersion {
+		return a.APIVersion < b.APIVersion
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	return a.UID < b.UID
+}
+
+func getAlternateOwnerIdentity(deps []*node, absent identity) *identity {
+	clusterScoped := absent.Namespace == ""
+	seen := map[identity]bool{absent: true}
+	var first, firstFollowing *identity
+	for _, d := range deps {
+		for _, r := range d.owners {
+			if r.UID != absent.UID {
+				continue
+			}
+			if matchesCoordinates(r, absent) && (clusterScoped || absent.Namespace == d.id.Namespace) {
+				continue
+			}
+			ref := coords(r, d.id.Namespace)
+			if clusterScoped && ref.APIVersion == absent.APIVersion && ref.Kind == absent.Kind {
+				ref.Namespace = ""
+			}
+			if seen[ref] {
+				continue
+			}
+			seen[ref] = true
+			if first == nil || referenceLessThan(ref, *first) {
+				r2 := ref
+				first = &r2
+			}
+			if referenceLessThan(absent, ref) && (firstFollowing == nil || referenceLessThan(ref, *firstFollowing)) {
+				r2 := ref
+				firstFollowing = &r2
+			}
+		}
+	}
+	if firstFollowing != nil {
+		return firstFollowing
+	}
+	return first
+}
+
+// --- workers ---
+
+// processAttemptToDelete runs one attemptToDelete item (attemptToDeleteWorker).
+func (g *gc) processAttemptToDelete() bool {
+	n, w, ok := g.attemptToDel.pop()
+	if !ok {
+		return false
+	}
+	g.sim.wave = w
+	if n.virtual {
+		gn, ok := g.uidToNode[n.id.UID]
+		if !ok || !gn.virtual {
+			g.attemptToDel.forget(n)
+			return true
+		}
+	}
+	err := g.attemptToDeleteItem(n, w)
+	switch {
+	case err == errEnqueuedVirtualDelete || err == errNamespacedOwnerOfCS:
+		if err == errNamespacedOwnerOfCS {
+			g.sim.note(fmt.Sprintf("%s is cluster-scoped but refers to a namespaced owner: the garbage collector never collects it", n.id.ref()))
+		}
+		g.attemptToDel.forget(n)
+	case err != nil:
+		g.attemptToDel.requeue(n, w, g.sim.st.writes, err.Error())
+	case n.virtual:
+		g.attemptToDel.requeue(n, w, g.sim.st.writes, errNotObserved.Error())
+	default:
+		g.attemptToDel.forget(n)
+	}
+	return true
+}
+
+// getObject is a GET through the item's identity.
+func (g *gc) getObject(id identity) (int32, *snapshot.Object, error) {
+	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
+	if ri == nil {
+		return -1, nil, &restMappingError{id.Kind, id.APIVersion}
+	}
+	if ri.namespaced && id.Namespace == "" {
+		return -1, nil, errNamespacedOwnerOfCS
+	}
+	i, o := g.sim.st.getByName(ri, id.Namespace, id.Name)
+	if o == nil {
+		if !ri.listed {
+			g.sim.unknown(id.ref(), ri)
+			return -1, nil, &unknownTypeError{id.Kind, id.APIVersion}
+		}
+		return -1, nil, errNotFound
+	}
+	return i, o, nil
+}
+
+func (g *gc) attemptToDeleteItem(item *node, w int) error {
+	if item.beingDeleted && !item.deletingDependents {
+		return nil
+	}
+	_, latest, err := g.getObject(item.id)
+	switch {
+	case err == errNotFound:
+		g.enqueueVirtualDeleteEvent(item.id, w)
+		return errEnqueuedVirtualDelete
+	case err != nil:
+		return err
+	}
+	if latest.Metadata.UID != item.id.UID {
+		g.enqueueVirtualDeleteEvent(item.id, w)
+		return errEnqueuedVirtualDelete
+	}
+	if item.deletingDependents {
+		return g.processDeletingDependentsItem(item, w)
+	}
+	refs := latest.Metadata.OwnerReferences
+	if len(refs) == 0 {
+		return nil
+	}
+	solid, dangling, waiting, err := g.classifyReferences(item, refs)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(solid) != 0:
+		if len(dangling) == 0 && len(waiting) == 0 {
+			return nil
+		}
+		var uids []string
+		for _, r := range dangling {
+			uids = append(uids, r.UID)
+		}
+		for _, r := range waiting {
+			uids = append(uids, r.UID)
+		}
+		why := fmt.Sprintf("it still has the solid owner %s", refName(solid[0]))
+		if len(dangling) > 0 {
+			why += fmt.Sprintf("; owner %s is gone", refName(dangling[0]))
+		}
+		if len(waiting) > 0 {
+			why += fmt.Sprintf("; owner %s is waiting for its dependents (foreground deletion)", refName(waiting[0]))
+		}
+		return g.patchRemoveOwnerRefs(item, uids, why)
+	case len(waiting) != 0 && len(item.deps) != 0:
+		for _, d := range item.deps {
+			if d.deletingDependents {
+				if err := g.unblockOwnerReferences(item, d); err != nil {
+					return err
+				}
+				break
+			}
+		}
+		pol := PolicyForeground
+		why := fmt.Sprintf("its owner %s is deleting its dependents in the foreground and it has dependents of its own", refName(waiting[0]))
+		return g.deleteObject(item, latest, pol, why, w)
+	default:
+		pol := PolicyBackground
+		switch {
+		case hasFin(latest, FinalizerOrphan):
+			pol = PolicyOrphan
+		case hasFin(latest, FinalizerForeground):
+			pol = PolicyForeground
+		}
+		var why string
+		switch {
+		case len(waiting) != 0:
+			why = fmt.Sprintf("its owner %s is deleting its dependents in the foreground", refName(waiting[0]))
+		case len(dangling) == 1:
+			why = fmt.Sprintf("its owner %s no longer exists", refName(dangling[0]))
+		default:
+			why = fmt.Sprintf("none of its %d owners exists any more", len(dangling))
+		}
+		return g.deleteObject(item, latest, pol, why, w)
+	}
+}
+
+func refName(r snapshot.OwnerReference) string { return r.Kind + "/" + r.Name }
+
+func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why string, w int) error {
+	ri := g.sim.res.mapping(item.id.APIVersion, item.id.Kind)
+	if ri == nil {
+		return &restMappingError{item.id.Kind, item.id.APIVersion}
+	}
+	i, o := g.sim.st.getByName(ri, item.id.Namespace, item.id.Name)
+	if o == nil {
+		g.enqueueVirtualDeleteEvent(item.id, w)
+		return errEnqueuedVirtualDelete
+	}
+	opts := deleteOptions{policy: policy, precondUID: item.id.UID, precondRV: latest.Metadata.ResourceVersion}
+	_, err := g.sim.st.delete(ActorGC, i, opts, why)
+	if errors.Is(err, errConflict) && opts.precondRV != "" {
+		live := g.sim.st.objs[i]
+		if live != nil && live.Metadata.UID == item.id.UID && live.Metadata.ResourceVersion != opts.precondRV &&
+			reflect.DeepEqual(live.Metadata.OwnerReferences, latest.Metadata.OwnerReferences) {
+			opts.precondRV = ""
+			_, err = g.sim.st.delete(ActorGC, i, opts, why)
+		}
+	}
+	return err
+}
+
+// classifyReferences sorts the refs into solid, dangling and waiting by
+// the live owners (isDangling: absent cache, REST mapping, GET by ref.name
+// in the dependent's namespace).
+func (g *gc) classifyReferences(item *node, refs []snapshot.OwnerReference) (solid, dangling, waiting []snapshot.OwnerReference, err error) {
+	for _, r := range refs {
+		dang, owner, err := g.isDangling(r, item)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if dang {
+			dangling = append(dangling, r)
+			continue
+		}
+		if owner != nil && owner.Metadata.DeletionTimestamp != nil && hasFin(owner, FinalizerForeground) {
+			waiting = append(waiting, r)
+		} else {
+			solid = append(solid, r)
+		}
+	}
+	return solid, dangling, waiting, nil
+}
+
+func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.Object, error) {
+	key := coords(r, "")
+	if _, ok := g.absent[key]; ok {
+		return true, nil, nil
+	}
+	key.Namespace = item.id.Namespace
+	if _, ok := g.absent[key]; ok {
+		return true, nil, nil
+	}
+	ri := g.sim.res.mapping(r.APIVersion, r.Kind)
+	if ri == nil {
+		return false, nil, &restMappingError{r.Kind, r.APIVersion}
+	}
+	if !ri.namespaced {
+		key.Namespace = ""
+	}
+	if item.id.Namespace == "" && ri.namespaced {
+		return false, nil, errNamespacedOwnerOfCS
+	}
+	_, o := g.sim.st.getByName(ri, item.id.Namespace, r.Name)
+	if o == nil {
+		if !ri.listed {
+			// The owner's type could not be listed: it may exist. Count it
+			// solid (the safe side) and say the plan is incomplete.
+			g.sim.unknown(coords(r, key.Namespace).ref(), ri)
+			return false, nil, nil
+		}
+		g.absent[key] = struct{}{}
+		return true, nil, nil
+	}
+	if o.Metadata.UID != r.UID {
+		g.absent[key] = struct{}{}
+		return true, nil, nil
+	}
+	return false, o, nil
+}
+
+func (g *gc) processDeletingDependentsItem(item *node, w int) error {
+	blocking := item.blockingDependents()
+	if len(blocking) == 0 {
+		return g.removeFinalizer(item, FinalizerForeground, "no dependent with blockOwnerDeletion=true is left")
+	}
+	for _, d := range blocking {
+		if !d.deletingDependents {
+			g.attemptToDel.add(d, w)
+		}
+	}
+	return nil
+}
+
+// removeFinalizer is GET + JSON merge patch of the finalizer list.
+func (g *gc) removeFinalizer(n *node, f, why string) error {
+	i, o, err := g.getObject(n.id)
+	if err == errNotFound {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot finalize owner %s: %w", n.id.ref(), err)
+	}
+	if !hasFin(o, f) {
+		return nil
+	}
+	c := clone(o)
+	c.Metadata.Finalizers = slices.DeleteFunc(c.Metadata.Finalizers, func(x string) bool { return x == f })
+	g.sim.st.record(ActorGC, ActionRemoveFin, c, "", joinWhy(f, why))
+	g.sim.st.update(ActorGC, i, c)
+	return nil
+}
+
+// patchObject finds the item through its identity and checks the uid the
+// strategic merge patch carries.
+func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
+	i, o, err := g.getObject(n.id)
+	if err != nil {
+		return -1, nil, err
+	}
+	if o.Metadata.UID != n.id.UID {
+		return -1, nil, fmt.Errorf("%w: uid %s in the patch does not match %s", errConflict, n.id.UID, o.Metadata.UID)
+	}
+	return i, o, nil
+}
+
+func (g *gc) patchRemoveOwnerRefs(n *node, uids []string, why string) error {
+	i, o, err := g.patchTarget(n)
+	if err != nil {
+		return err
+	}
+	c := clone(o)
+	c.Metadata.OwnerReferences = slices.DeleteFunc(c.Metadata.OwnerReferences, func(r snapshot.OwnerReference) bool { return slices.Contains(uids, r.UID) })
+	if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
+		return nil
+	}
+	g.sim.st.record(ActorGC, ActionRemoveOwner, c, "", fmt.Sprintf("removes the reference to %s: %s", strList(uidsToNames(o, uids)), why))
+	g.sim.st.update(ActorGC, i, c)
+	return nil
+}
+
+func uidsToNames(o *snapshot.Object, uids []string) []string {
+	var out []string
+	for _, r := range o.Metadata.OwnerReferences {
+		if slices.Contains(uids, r.UID) {
+			out = append(out, refName(r))
+		}
+	}
+	return out
+}
+
+func strList(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// unblockOwnerReferences sets blockOwnerDeletion=false on the refs the
+// graph node has as blocking (the cycle heuristic).
+func (g *gc) unblockOwnerReferences(n *node, dep *node) error {
+	var blocking []string
+	for _, r := range n.owners {
+		if r.Blocking() {
+			blocking = append(blocking, r.UID)
+		}
+	}
+	i, o, err := g.patchTarget(n)
+	if err != nil {
+		return err
+	}
+	if len(blocking) == 0 {
+		return nil
+	}
+	c := clone(o)
+	f := false
+	changed := false
+	for k := range c.Metadata.OwnerReferences {
+		r := &c.Metadata.OwnerReferences[k]
+		if slices.Contains(blocking, r.UID) && r.Blocking() {
+			r.BlockOwnerDeletion = &f
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	g.sim.st.record(ActorGC, ActionUnblockOwner, c, "",
+		fmt.Sprintf("its dependent %s is itself deleting dependents: a possible cycle, so the garbage collector stops this object from blocking its owners", dep.id.ref()))
+	g.sim.note(fmt.Sprintf("the garbage collector's cycle heuristic fired on %s; it has false positives and depends on worker timing in a real cluster", n.id.ref()))
+	g.sim.st.update(ActorGC, i, c)
+	return nil
+}
+
+// processAttemptToOrphan runs one attemptToOrphan item.
+func (g *gc) processAttemptToOrphan() bool {
+	owner, w, ok := g.attemptToOrp.pop()
+	if !ok {
+		return false
+	}
+	g.sim.wave = w
+	deps := slices.Clone(owner.deps)
+	var errs []error
+	for _, d := range deps {
+		i, o, err := g.patchTarget(d)
+		if err == errNotFound {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c := clone(o)
+		c.Metadata.OwnerReferences = slices.DeleteFunc(c.Metadata.OwnerReferences, func(r snapshot.OwnerReference) bool { return r.UID == owner.id.UID })
+		if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
+			continue
+		}
+		g.sim.st.record(ActorGC, ActionRemoveOwner, c, PolicyOrphan, fmt.Sprintf("orphans it: its owner %s is deleted with propagationPolicy Orphan", owner.id.ref()))
+		g.sim.orphaned[c.Metadata.UID] = true
+		g.sim.st.update(ActorGC, i, c)
+	}
+	if len(errs) == 0 {
+		if err := g.removeFinalizer(owner, FinalizerOrphan, "its dependents are orphaned"); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		g.attemptToOrp.requeue(owner, w, g.sim.st.writes, errors.Join(errs...).Error())
+		return true
+	}
+	g.attemptToOrp.forget(owner)
+	return true
+}

@@ -1,0 +1,146 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// resInfo is what the simulator needs to know about an API type: how the
+// API server treats a DELETE on it and whether the garbage collector
+// watches it. One per group/kind, shared by all its objects.
+type resInfo struct {
+	group, kind string
+	version     string // preferred version: the GC's informers use it
+	apiVersion  string // group/version of the preferred version
+	versions    []string
+	namespaced  bool
+	// monitored: the GC has an informer for it (delete+list+watch, not ignored).
+	monitored bool
+	// listed is false when the snapshot could not list the type: objects
+	// of it may exist without being in the snapshot.
+	listed bool
+	// inferred is true when the type was not in the catalog and was
+	// described from the objects themselves.
+	inferred bool
+	// unsupportedGC: the strategy's DefaultGarbageCollectionPolicy is
+	// Unsupported (events).
+	unsupportedGC bool
+	// defaultOrphan: the default policy at the preferred version is
+	// OrphanDependents (RC core/v1, Job batch/v1).
+	defaultOrphan bool
+	graceful      bool // Pods
+	isNamespace   bool
+	isCRD         bool
+	plural        string
+	hasDeleteColl bool
+	hasDelete     bool
+}
+
+type gk struct{ group, kind string }
+
+// resources indexes the snapshot's catalog by group/kind.
+type resources struct {
+	cat  *snapshot.Catalog
+	byGK map[gk]*resInfo
+}
+
+func splitAPIVersion(apiVersion string) (group, version string) {
+	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
+		return apiVersion[:i], apiVersion[i+1:]
+	}
+	return "", apiVersion
+}
+
+func newResources(snap *snapshot.Snapshot) *resources {
+	rs := &resources{cat: snap.Catalog(), byGK: map[gk]*resInfo{}}
+	for _, r := range snap.Resources {
+		if strings.Contains(r.Resource, "/") {
+			continue // subresource
+		}
+		k := gk{r.Group, r.Kind}
+		if _, ok := rs.byGK[k]; ok {
+			continue
+		}
+		rs.byGK[k] = infoFor(r)
+	}
+	return rs
+}
+
+// ignoredByGC is DefaultIgnoredResources (GB): the GC never watches events.
+func ignoredByGC(group, resource string) bool {
+	return resource == "events" && (group == "" || group == "events.k8s.io")
+}
+
+func infoFor(r snapshot.Resource) *resInfo {
+	all := len(r.Verbs) == 0 // a catalog without verbs: assume a normal type
+	has := func(v string) bool { return all || r.HasVerb(v) }
+	ri := &resInfo{
+		group: r.Group, kind: r.Kind, version: r.Version, apiVersion: r.GroupVersion(),
+		versions: r.Versions, namespaced: r.Namespaced, listed: r.Listed || r.Error == "",
+		plural: r.Resource, hasDelete: has("delete"), hasDeleteColl: has("deletecollection"),
+	}
+	ri.monitored = has("delete") && has("list") && has("watch") && !ignoredByGC(r.Group, r.Resource)
+	ri.unsupportedGC = r.Kind == "Event" && (r.Group == "" || r.Group == "events.k8s.io")
+	ri.defaultOrphan = defaultOrphan(r.Group, r.Kind, r.Version)
+	ri.graceful = r.Group == "" && r.Kind == "Pod"
+	ri.isNamespace = r.Group == "" && r.Kind == "Namespace"
+	ri.isCRD = r.Group == "apiextensions.k8s.io" && r.Kind == "CustomResourceDefinition"
+	return ri
+}
+
+// defaultOrphan is the DefaultGarbageCollectionPolicy table of §1.2, by the
+// request's group/version: kubectl, the GC and the namespace controller all
+// use the preferred version.
+func defaultOrphan(group, kind, version string) bool {
+	switch {
+	case group == "" && kind == "ReplicationController" && version == "v1":
+		return true
+	case group == "batch" && kind == "Job" && version == "v1":
+		return true
+	case group == "batch" && kind == "CronJob" && version == "v1beta1":
+		return true
+	case group == "extensions" && version == "v1beta1":
+		return kind == "Deployment" || kind == "ReplicaSet" || kind == "DaemonSet" || kind == "ReplicationController"
+	case group == "apps" && (version == "v1beta1" || version == "v1beta2"):
+		return kind == "Deployment" || kind == "ReplicaSet" || kind == "DaemonSet" || kind == "StatefulSet"
+	}
+	return false
+}
+
+// forObject returns the type of a snapshot object. A type missing from
+// the catalog is described from the object (served at the object's
+// version, monitored) so the simulation can go on; the caller warns.
+func (rs *resources) forObject(o *snapshot.Object) (*resInfo, bool) {
+	group, version := splitAPIVersion(o.APIVersion)
+	if ri, ok := rs.byGK[gk{group, o.Kind}]; ok {
+		return ri, true
+	}
+	ri := infoFor(snapshot.Resource{Group: group, Version: version, Kind: o.Kind, Namespaced: o.Metadata.Namespace != "",
+		Resource: strings.ToLower(o.Kind) + "s", Versions: []string{version}, Listed: true})
+	ri.inferred = true
+	rs.byGK[gk{group, o.Kind}] = ri
+	return ri, false
+}
+
+// mapping is the GC's RESTMapping: the type serving kind at exactly that
+// apiVersion, or nil (restMappingError).
+func (rs *resources) mapping(apiVersion, kind string) *resInfo {
+	group, version := splitAPIVersion(apiVersion)
+	if version == "" || strings.Count(apiVersion, "/") > 1 {
+		return nil
+	}
+	ri, ok := rs.byGK[gk{group, kind}]
+	if !ok {
+		return nil
+	}
+	if ri.version == version || ri.version == "" {
+		return ri
+	}
+	for _, v := range ri.versions {
+		if v == version {
+			return ri
+		}
+	}
+	return nil
+}

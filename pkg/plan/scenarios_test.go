@@ -1,0 +1,423 @@
+package plan
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// The scenarios of spec §6, named after the upstream tests, asserting the
+// final state the real API server and garbage collector reach.
+
+type scenario struct {
+	name    string
+	snap    *snapshot.Snapshot
+	actions []Action
+	opts    Options
+	want    map[string]string
+}
+
+func runScenarios(t *testing.T, cases []scenario) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, p := simulate(t, c.snap, c.actions, c.opts)
+			checkStates(t, got, c.want, p)
+		})
+	}
+}
+
+func del(uid, policy string) Delete { return Delete{UID: uid, Policy: policy} }
+
+func delOrphanDeps(uid string, v bool) Delete { return Delete{UID: uid, OrphanDependents: ptrBool(v)} }
+
+// A1 TestStoreDeletionPropagation: rows of the delete table on an RC (the
+// "orphanStrategy" type: its default policy at core/v1 is orphan) and on a
+// ConfigMap (no default).
+func TestStoreDeletionPropagation_A1(t *testing.T) {
+	type row struct {
+		existing []string
+		policy   string
+		cmWant   string // default strategy
+		rcWant   string // orphan strategy
+	}
+	rows := []row{
+		{nil, PolicyForeground, "exists terminating fin=foregroundDeletion", "exists terminating fin=foregroundDeletion"},
+		{nil, PolicyBackground, "gone", "gone"},
+		{nil, PolicyOrphan, "exists terminating fin=orphan", "exists terminating fin=orphan"},
+		{nil, "", "gone", "exists terminating fin=orphan"},
+		{[]string{"orphan"}, PolicyForeground, "exists terminating fin=foregroundDeletion", "exists terminating fin=foregroundDeletion"},
+		{[]string{"orphan"}, PolicyBackground, "gone", "gone"},
+		{[]string{"orphan"}, PolicyOrphan, "exists terminating fin=orphan", "exists terminating fin=orphan"},
+		{[]string{"orphan"}, "", "exists terminating fin=orphan", "exists terminating fin=orphan"},
+		{[]string{"foregroundDeletion"}, PolicyForeground, "exists terminating fin=foregroundDeletion", "exists terminating fin=foregroundDeletion"},
+		{[]string{"foregroundDeletion"}, PolicyBackground, "gone", "gone"},
+		{[]string{"foregroundDeletion"}, PolicyOrphan, "exists terminating fin=orphan", "exists terminating fin=orphan"},
+		{[]string{"foregroundDeletion"}, "", "exists terminating fin=foregroundDeletion", "exists terminating fin=foregroundDeletion"},
+	}
+	for _, r := range rows {
+		for _, kind := range []string{"cm", "rc"} {
+			var b *testobj.Builder
+			want := r.cmWant
+			if kind == "cm" {
+				b = cm("ns", "x")
+			} else {
+				b = rc("ns", "x")
+				want = r.rcWant
+			}
+			o := b.Finalizers(r.existing...).Build()
+			// The GC is switched off (unmonitored type) so the table
+			// shows the API server's result alone.
+			snap := world(o).Verbs("", o.Kind, "delete", "get").Build()
+			t.Run(kind+"/"+r.policy+"/"+o.Metadata.UID+"/"+joinFins(r.existing), func(t *testing.T) {
+				got, p := simulate(t, snap, []Action{del(o.Metadata.UID, r.policy)}, Options{})
+				checkStates(t, got, map[string]string{o.Metadata.UID: want}, p)
+			})
+		}
+	}
+}
+
+func joinFins(f []string) string {
+	if len(f) == 0 {
+		return "none"
+	}
+	s := f[0]
+	for _, x := range f[1:] {
+		s += "+" + x
+	}
+	return s
+}
+
+// A2 TestStoreDeleteWithOrphanDependents.
+func TestStoreDeleteWithOrphanDependents_A2(t *testing.T) {
+	mk := func(fins ...string) snapshot.Object { return rc("ns", "x").Finalizers(fins...).Build() }
+	cases := []struct {
+		name   string
+		obj    snapshot.Object
+		action Delete
+		want   string
+		order  []string
+	}{
+		{"keep order", mk("x", "orphan", "y"), delOrphanDeps("replicationcontroller-ns-x", true), "exists terminating fin=orphan,x,y", []string{"x", "orphan", "y"}},
+		{"append orphan", mk("x", "y"), delOrphanDeps("replicationcontroller-ns-x", true), "exists terminating fin=orphan,x,y", []string{"x", "y", "orphan"}},
+		{"strip orphan", mk("x", "orphan", "y"), delOrphanDeps("replicationcontroller-ns-x", false), "exists terminating fin=x,y", []string{"x", "y"}},
+		{"none false", mk(), delOrphanDeps("replicationcontroller-ns-x", false), "gone", nil},
+		{"orphan false", mk("orphan"), delOrphanDeps("replicationcontroller-ns-x", false), "gone", nil},
+		{"nil options default orphan", mk("x", "y"), del("replicationcontroller-ns-x", ""), "exists terminating fin=orphan,x,y", []string{"x", "y", "orphan"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			snap := world(c.obj).Verbs("", "ReplicationController", "delete", "get").Build()
+			out, err := SimulateActions(snap, []Action{c.action}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, _ := out.State(c.obj.Metadata.UID)
+			if got := describe(st.FinalState); got != c.want {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+			if c.order != nil && joinFins(st.Finalizers) != joinFins(c.order) {
+				t.Errorf("finalizer order %v, want %v", st.Finalizers, c.order)
+			}
+		})
+	}
+}
+
+// A3 Test(Non)GracefulStoreHandleFinalizers: a custom finalizer keeps the
+// object; removing it deletes it in the same request.
+func TestNonGracefulStoreHandleFinalizers_A3(t *testing.T) {
+	o := cm("ns", "x").Finalizers("foo.com/x").Build()
+	p := pod("ns", "p").Finalizers("foo.com/x").Build()
+	snap := world(o, p).Build()
+	runScenarios(t, []scenario{
+		{name: "delete keeps", snap: snap, actions: []Action{del(o.Metadata.UID, ""), del(p.Metadata.UID, "")},
+			want: map[string]string{o.Metadata.UID: "exists terminating fin=foo.com/x", p.Metadata.UID: "exists terminating fin=foo.com/x"}},
+		{name: "removing the finalizer deletes", snap: snap,
+			actions: []Action{del(o.Metadata.UID, ""), RemoveFinalizer{o.Metadata.UID, "foo.com/x"}, del(p.Metadata.UID, ""), RemoveFinalizer{p.Metadata.UID, "foo.com/x"}},
+			want:    map[string]string{o.Metadata.UID: "gone", p.Metadata.UID: "gone"}},
+	})
+}
+
+// A4 TestDeletionFinalizersForGarbageCollection: the default policy depends
+// on the request version (the preferred one).
+func TestDeletionFinalizersForGarbageCollection_A4(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		want    string
+	}{{"v1beta2", "exists terminating fin=orphan"}, {"v1beta1", "exists terminating fin=orphan"}, {"v1", "gone"}} {
+		o := testobj.New("apps/"+c.version, "Deployment", "ns", "d").Build()
+		snap := world(o).Resource(snapshot.Resource{Group: "apps", Version: c.version, Resource: "deployments", Kind: "Deployment", Namespaced: true, Listed: true, Verbs: []string{"delete", "get"}}).Build()
+		got, p := simulate(t, snap, []Action{del(o.Metadata.UID, "")}, Options{})
+		checkStates(t, got, map[string]string{o.Metadata.UID: c.want}, p)
+	}
+}
+
+// B1–B3: a pod whose owner RC does not exist is deleted; a virtual node
+// waiting for dependents is handled by the default branch.
+func TestAttemptToDeleteItem_B1_B3(t *testing.T) {
+	p1 := pod("ns1", "ToBeDeletedPod").Owner(refTo("v1", "ReplicationController", "owner1", "123")).Build()
+	owner := rc("ns1", "owner").UID("rc-fg").Finalizers(FinalizerForeground).Deleting(testobj.CapturedAt.Add(-time.Minute)).Build()
+	p2 := pod("ns1", "p2").Owner(ref(owner, blk)).Build()
+	runScenarios(t, []scenario{
+		{name: "B1 dangling owner", snap: world(p1).Build(), want: map[string]string{p1.Metadata.UID: "gone"}},
+		{name: "B3 owner waiting for dependents", snap: world(owner, p2).Build(), want: map[string]string{p2.Metadata.UID: "gone", owner.Metadata.UID: "gone"}},
+	})
+}
+
+// B5/B6 TestDeleteOwnerRefPatch / TestUnblockOwnerReference are patch
+// helpers; their effect shows in T5 and E1.
+
+// B8 TestConflictingData: a selection of the sub-cases.
+func TestConflictingData_B8(t *testing.T) {
+	node1 := testobj.Node("nodename").UID("nodeuid1").Build()
+	pod1 := pod("ns1", "podname1").UID("poduid1").Owner(ref(node1)).Build()
+	pod2ns2 := pod("ns2", "podname2").UID("poduid2").Build()
+	badChild := pod("ns1", "podname1").UID("poduid1").Owner(refTo("v1", "Pod", "podname2", "poduid2")).Build()
+	nodeOwnedByPod := testobj.Node("nodename").UID("nodeuid1").Owner(refTo("v1", "Pod", "podname1", "poduid1")).Build()
+	podPlain := pod("ns1", "podname1").UID("poduid1").Build()
+	dep := testobj.Deployment("ns1", "deployment1").UID("deploymentuid1").Build()
+	extChild := pod("ns1", "podname1").UID("poduid1").Owner(refTo("extensions/v1beta1", "Deployment", "deployment1", "deploymentuid1")).Build()
+	badpod := pod("ns1", "badpod").Owner(refTo("v1", "Secret", "secretname", "deploymentuid1")).Build()
+	goodpod := pod("ns1", "goodpod").Owner(ref(dep)).Build()
+	runScenarios(t, []scenario{
+		{name: "a good child in ns1 to cluster-scoped owner", snap: world(node1, pod1).Build(),
+			want: map[string]string{"nodeuid1": "exists", "poduid1": "exists owners=nodeuid1"}},
+		{name: "b bad child to owner in another namespace", snap: world(badChild, pod2ns2).Build(),
+			want: map[string]string{"poduid1": "gone", "poduid2": "exists"}},
+		{name: "d bad cluster-scoped child to namespaced owner", snap: world(nodeOwnedByPod, podPlain).Build(),
+			want: map[string]string{"nodeuid1": "exists owners=poduid1", "poduid1": "exists"}},
+		{name: "g child to existing owner with inaccessible version", snap: world(extChild, dep).Build(),
+			want: map[string]string{"poduid1": "exists owners=deploymentuid1", "deploymentuid1": "exists"}},
+		{name: "g after the owner is deleted", snap: world(extChild, dep).Build(), actions: []Action{del("deploymentuid1", PolicyBackground)},
+			want: map[string]string{"poduid1": "exists owners=deploymentuid1", "deploymentuid1": "gone"}},
+		{name: "k bad child with wrong kind, good child", snap: world(badpod, goodpod, dep).Build(),
+			want: map[string]string{badpod.Metadata.UID: "gone", goodpod.Metadata.UID: "exists owners=deploymentuid1", "deploymentuid1": "exists"}},
+	})
+}
+
+func TestCascadingDeletion_T1(t *testing.T) {
+	rc1 := rc("ns", "rc.1").UID("A").Build()
+	rc2 := rc("ns", "rc.2").UID("B").Build()
+	p1 := pod("ns", "pod.1").Owner(ref(rc1)).Build()
+	p3 := pod("ns", "pod.3").Owner(ref(rc1)).Owner(ref(rc2)).Build()
+	p2 := pod("ns", "pod.2").Build()
+	runScenarios(t, []scenario{{name: "orphanDependents=false", snap: world(rc1, rc2, p1, p2, p3).Build(),
+		actions: []Action{delOrphanDeps("A", false)},
+		want: map[string]string{"A": "gone", "B": "exists", p1.Metadata.UID: "gone", p2.Metadata.UID: "exists",
+			p3.Metadata.UID: "exists owners=B"}}})
+}
+
+func TestCreateWithNonExistentOwner_T2(t *testing.T) {
+	p := pod("ns", "p").Owner(refTo("v1", "ReplicationController", "test.rc.1", "doesn't matter")).Build()
+	runScenarios(t, []scenario{{name: "virtual owner", snap: world(p).Build(), want: map[string]string{p.Metadata.UID: "gone"}}})
+}
+
+func TestStressingCascadingDeletion_T3(t *testing.T) {
+	variants := []struct {
+		name   string
+		fins   []string
+		action func(uid string) Delete
+		orphan bool
+	}{
+		{"default", nil, func(u string) Delete { return del(u, "") }, true},
+		{"orphan finalizer", []string{FinalizerOrphan}, func(u string) Delete { return del(u, "") }, true},
+		{"orphan finalizer, orphanDependents=false", []string{FinalizerOrphan}, func(u string) Delete { return delOrphanDeps(u, false) }, false},
+		{"orphanDependents=true", nil, func(u string) Delete { return delOrphanDeps(u, true) }, true},
+		{"propagationPolicy=Orphan", nil, func(u string) Delete { return del(u, PolicyOrphan) }, true},
+	}
+	for _, v := range variants {
+		r := rc("ns", "rc").Finalizers(v.fins...).Build()
+		var objs []snapshot.Object
+		want := map[string]string{r.Metadata.UID: "gone"}
+		objs = append(objs, r)
+		for _, n := range []string{"a", "b", "c"} {
+			p := pod("ns", n).Owner(ref(r, ctl, blk)).Build()
+			objs = append(objs, p)
+			want[p.Metadata.UID] = "gone"
+			if v.orphan {
+				want[p.Metadata.UID] = "exists"
+			}
+		}
+		runScenarios(t, []scenario{{name: v.name, snap: world(objs...).Build(), actions: []Action{v.action(r.Metadata.UID)}, want: want}})
+	}
+}
+
+func TestOrphaning_T4(t *testing.T) {
+	r := rc("ns", "rc").Build()
+	objs := []snapshot.Object{r}
+	want := map[string]string{r.Metadata.UID: "gone"}
+	for _, n := range []string{"a", "b", "c"} {
+		p := pod("ns", n).Owner(ref(r, ctl, blk)).Build()
+		objs = append(objs, p)
+		want[p.Metadata.UID] = "exists"
+	}
+	runScenarios(t, []scenario{{name: "orphanDependents=true", snap: world(objs...).Build(), actions: []Action{delOrphanDeps(r.Metadata.UID, true)}, want: want}})
+}
+
+func TestSolidOwnerDoesNotBlockWaitingOwner_T5(t *testing.T) {
+	rc1 := rc("ns", "rc1").UID("RC1").Build()
+	rc2 := rc("ns", "rc2").UID("RC2").Build()
+	p := pod("ns", "p").Owner(ref(rc1, blk)).Owner(ref(rc2)).Build()
+	runScenarios(t, []scenario{{name: "foreground", snap: world(rc1, rc2, p).Build(), actions: []Action{del("RC1", PolicyForeground)},
+		want: map[string]string{"RC1": "gone", "RC2": "exists", p.Metadata.UID: "exists owners=RC2"}}})
+}
+
+func TestNonBlockingOwnerRefDoesNotBlock_T6(t *testing.T) {
+	r := rc("ns", "rc").UID("RC").Build()
+	p1 := pod("ns", "p1").Owner(ref(r)).Finalizers("x/y").Build()
+	p2 := pod("ns", "p2").Owner(ref(r, noBlk)).Finalizers("x/y").Build()
+	runScenarios(t, []scenario{{name: "foreground", snap: world(r, p1, p2).Build(), actions: []Action{del("RC", PolicyForeground)},
+		want: map[string]string{"RC": "gone", p1.Metadata.UID: "exists terminating fin=x/y owners=RC", p2.Metadata.UID: "exists terminating fin=x/y owners=RC"}}})
+}
+
+func TestDoubleDeletionWithFinalizer_T7(t *testing.T) {
+	p := pod("ns", "lucy").Finalizers("x/y").Build()
+	u := p.Metadata.UID
+	runScenarios(t, []scenario{
+		{name: "foreground once", snap: world(p).Build(), actions: []Action{del(u, PolicyForeground)}, want: map[string]string{u: "exists terminating fin=x/y"}},
+		{name: "foreground twice", snap: world(p).Build(), actions: []Action{del(u, PolicyForeground), del(u, PolicyForeground)}, want: map[string]string{u: "exists terminating fin=x/y"}},
+		{name: "then patch", snap: world(p).Build(), actions: []Action{del(u, PolicyForeground), RemoveFinalizer{u, "x/y"}}, want: map[string]string{u: "gone"}},
+	})
+}
+
+func TestBlockingOwnerRefDoesBlock_T8(t *testing.T) {
+	r := rc("ns", "rc").UID("RC").Build()
+	p := pod("ns", "p").Owner(ref(r, blk)).Finalizers("x/y").Build()
+	got, plan := simulate(t, world(r, p).Build(), []Action{del("RC", PolicyForeground)}, Options{})
+	checkStates(t, got, map[string]string{"RC": "exists terminating fin=foregroundDeletion", p.Metadata.UID: "exists terminating fin=x/y owners=RC"}, plan)
+	var rcFate *ObjectFate
+	for i := range plan.Objects {
+		if plan.Objects[i].Object.UID == "RC" {
+			rcFate = &plan.Objects[i]
+		}
+	}
+	if rcFate == nil || rcFate.Fate != FateBlocked || len(rcFate.BlockedBy) == 0 || len(rcFate.BlockedBy[0].Objects) != 1 || rcFate.BlockedBy[0].Objects[0].UID != p.Metadata.UID {
+		t.Errorf("the RC should be blocked by the pod; got %+v", rcFate)
+	}
+}
+
+func TestCustomResourceCascadingDeletion_T9_T10(t *testing.T) {
+	owner := cr("stable.example.com/v1", "Widget", "ns", "owner").Build()
+	dep := cr("stable.example.com/v1", "Widget", "ns", "dep").Owner(ref(owner)).Build()
+	cmOwned := cm("ns", "cm").Owner(ref(owner)).Build()
+	cmOwner := cm("ns", "cm-owner").Build()
+	crOwned := cr("stable.example.com/v1", "Widget", "ns", "by-cm").Owner(ref(cmOwner)).Build()
+	runScenarios(t, []scenario{
+		{name: "T9 CR owns CR", snap: world(owner, dep).Build(), actions: []Action{del(owner.Metadata.UID, PolicyForeground)},
+			want: map[string]string{owner.Metadata.UID: "gone", dep.Metadata.UID: "gone"}},
+		{name: "T10 CR owns ConfigMap", snap: world(owner, cmOwned).Build(), actions: []Action{del(owner.Metadata.UID, PolicyForeground)},
+			want: map[string]string{owner.Metadata.UID: "gone", cmOwned.Metadata.UID: "gone"}},
+		{name: "T10 ConfigMap owns CR", snap: world(cmOwner, crOwned).Build(), actions: []Action{del(cmOwner.Metadata.UID, PolicyForeground)},
+			want: map[string]string{cmOwner.Metadata.UID: "gone", crOwned.Metadata.UID: "gone"}},
+	})
+}
+
+func TestCRDDeletionCascading_T11(t *testing.T) {
+	crd := testobj.New("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.stable.example.com").
+		Facts(&snapshot.Facts{CRD: &snapshot.CRDFacts{Group: "stable.example.com", Kind: "Widget", Plural: "widgets", Scope: "Namespaced", Established: true}}).Build()
+	x := cr("stable.example.com/v1", "Widget", "ns", "x").Build()
+	c := cm("ns", "owned").Owner(ref(x)).Build()
+	runScenarios(t, []scenario{{name: "delete the CRD", snap: world(crd, x, c).Build(), actions: []Action{del(crd.Metadata.UID, "")},
+		want: map[string]string{crd.Metadata.UID: "gone", x.Metadata.UID: "gone", c.Metadata.UID: "gone"}}})
+}
+
+func TestCascadeOnUnmonitoredTypeList_T12(t *testing.T) {
+	// The CRD whose list fails does not stop the GC from deleting the pod.
+	r := rc("ns", "rc").Build()
+	p := pod("ns", "p").Owner(ref(r)).Build()
+	snap := world(r, p).Unlisted("stable.example.com", "Widget", "conversion webhook failed").Build()
+	runScenarios(t, []scenario{{name: "orphanDependents=false", snap: snap, actions: []Action{delOrphanDeps(r.Metadata.UID, false)},
+		want: map[string]string{r.Metadata.UID: "gone", p.Metadata.UID: "gone"}}})
+}
+
+func TestCrossNamespaceReferences_T13(t *testing.T) {
+	parent := cm("b", "parent").UID("P").Build()
+	objs := []snapshot.Object{parent}
+	want := map[string]string{"P": "exists"}
+	for _, n := range []string{"v1", "v2"} {
+		s := secret("b", n).Owner(ref(parent)).Build()
+		objs = append(objs, s)
+		want[s.Metadata.UID] = "exists owners=P"
+	}
+	multi := secret("a", "multi").Owner(refTo("test/v1", "invalid1", "x", "U1")).Owner(refTo("v1", "Pod", "invalid", "P")).Build()
+	single := secret("a", "single").Owner(refTo("v1", "Pod", "invalid", "P")).Build()
+	objs = append(objs, multi, single)
+	want[single.Metadata.UID] = "gone"
+	want[multi.Metadata.UID] = "exists owners=U1,P"
+	runScenarios(t, []scenario{{name: "settle", snap: world(objs...).Build(), want: want}})
+}
+
+func TestClusterScopedOwners_T14(t *testing.T) {
+	pv := testobj.PV("pv-valid").UID("pvuid").Build()
+	valid := cm("ns", "cm-valid").Owner(ref(pv)).Build()
+	missing := cm("ns", "cm-missing").Owner(refTo("v1", "PersistentVolume", "missing-name", "missing-uid")).Build()
+	invalid := cm("ns", "cm-invalid").Owner(refTo("unknown.group/v1", "UnknownType", "x", "u")).Build()
+	runScenarios(t, []scenario{{name: "settle", snap: world(pv, valid, missing, invalid).Build(),
+		want: map[string]string{valid.Metadata.UID: "exists owners=pvuid", missing.Metadata.UID: "gone", invalid.Metadata.UID: "exists owners=u"}}})
+}
+
+func TestDependencyCircle_E1(t *testing.T) {
+	p1 := pod("ns", "pod1").UID("1").Owner(refTo("v1", "Pod", "pod3", "3", blk, ctl)).Build()
+	p2 := pod("ns", "pod2").UID("2").Owner(refTo("v1", "Pod", "pod1", "1", blk, ctl)).Build()
+	p3 := pod("ns", "pod3").UID("3").Owner(refTo("v1", "Pod", "pod2", "2", blk, ctl)).Build()
+	runScenarios(t, []scenario{{name: "foreground", snap: world(p1, p2, p3).Build(), actions: []Action{del("1", PolicyForeground)},
+		want: map[string]string{"1": "gone", "2": "gone", "3": "gone"}}})
+}
+
+func TestValidOwnerAndWaitingOwner_E2(t *testing.T) {
+	rc1 := rc("ns", "rc1").UID("RC1").Build()
+	rc2 := rc("ns", "rc2").UID("RC2").Build()
+	objs := []snapshot.Object{rc1, rc2}
+	want := map[string]string{"RC1": "gone", "RC2": "exists"}
+	for i, n := range []string{"a", "b", "c", "d"} {
+		b := pod("ns", n).Owner(ref(rc1, blk, ctl))
+		if i%2 == 0 {
+			b = b.Owner(ref(rc2))
+		}
+		p := b.Build()
+		objs = append(objs, p)
+		want[p.Metadata.UID] = "gone"
+		if i%2 == 0 {
+			want[p.Metadata.UID] = "exists owners=RC2"
+		}
+	}
+	runScenarios(t, []scenario{{name: "foreground", snap: world(objs...).Build(), actions: []Action{del("RC1", PolicyForeground)}, want: want}})
+}
+
+func TestRCForegroundAndOrphanDefault_E3_E4(t *testing.T) {
+	r := rc("ns", "rc").UID("RC").Build()
+	p1 := pod("ns", "a").Owner(ref(r, blk, ctl)).Build()
+	p2 := pod("ns", "b").Owner(ref(r, blk, ctl)).Build()
+	runScenarios(t, []scenario{
+		{name: "E3 foreground", snap: world(r, p1, p2).Build(), actions: []Action{del("RC", PolicyForeground)},
+			want: map[string]string{"RC": "gone", p1.Metadata.UID: "gone", p2.Metadata.UID: "gone"}},
+		{name: "E4 nil options orphan", snap: world(r, p1, p2).Build(), actions: []Action{del("RC", "")},
+			want: map[string]string{"RC": "gone", p1.Metadata.UID: "exists", p2.Metadata.UID: "exists"}},
+	})
+}
+
+func TestOrphanDeploymentRS_E5(t *testing.T) {
+	d := testobj.Deployment("ns", "d").UID("D").Build()
+	rs := testobj.ReplicaSet("ns", "rs").UID("RS").Owner(ref(d, blk, ctl)).Build()
+	p1 := pod("ns", "a").Owner(ref(rs, blk, ctl)).Build()
+	p2 := pod("ns", "b").Owner(ref(rs, blk, ctl)).Build()
+	runScenarios(t, []scenario{{name: "orphan", snap: world(d, rs, p1, p2).Build(), actions: []Action{del("D", PolicyOrphan)},
+		want: map[string]string{"D": "gone", "RS": "exists", p1.Metadata.UID: "exists owners=RS", p2.Metadata.UID: "exists owners=RS"}}})
+}
+
+func TestCronJobBackground_E6(t *testing.T) {
+	cj := testobj.CronJob("ns", "cj").UID("CJ").Build()
+	job := testobj.Job("ns", "j").UID("J").Owner(ref(cj, blk, ctl)).Build()
+	p := pod("ns", "p").Owner(ref(job, blk, ctl)).Finalizers(FinalizerJob).Build()
+	runScenarios(t, []scenario{{name: "background", snap: world(cj, job, p).Build(), actions: []Action{del("CJ", PolicyBackground)},
+		want: map[string]string{"CJ": "gone", "J": "gone", p.Metadata.UID: "gone"}}})
+}
+
+func TestOrphanCustomResources_E7(t *testing.T) {
+	owner := cr("stable.example.com/v1", "Gadget", "", "owner").Build()
+	dep := cr("stable.example.com/v1", "Gadget", "", "dep").Owner(ref(owner)).Build()
+	runScenarios(t, []scenario{{name: "orphanDependents=true", snap: world(owner, dep).Build(), actions: []Action{delOrphanDeps(owner.Metadata.UID, true)},
+		want: map[string]string{owner.Metadata.UID: "gone", dep.Metadata.UID: "exists"}}})
+}

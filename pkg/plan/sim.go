@@ -1,0 +1,327 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// sim is one simulation: the store (API server), the garbage collector,
+// the other controllers and a logical clock, run to quiescence.
+//
+// Scheduling is fixed, so every run gives the same result: drain the GC's
+// graphChanges, then one attemptToOrphan item, one attemptToDelete item,
+// one item of each other controller, and again; when every queue is empty
+// the clock jumps to the next timer (grace periods, requeue delays). The
+// real GC runs 20 workers concurrently; the final state does not depend on
+// their interleaving except where the plan says so in its notes.
+type sim struct {
+	snap *snapshot.Snapshot
+	opts Options
+	res  *resources
+	st   *store
+	gc   *gc
+	ctrl *controllers
+
+	wave     int
+	baseline bool
+	steps    []Step
+
+	notes, warnings []string
+	noteSet         map[string]bool
+	unknownRefs     map[snapshot.ObjectRef]bool
+	orphaned        map[string]bool
+	firstWhy        map[string]string
+
+	timers    []timer
+	timerSeq  int
+	workItems int
+	maxItems  int
+	limitHit  bool
+}
+
+type timer struct {
+	at  time.Time
+	seq int
+	fn  func()
+}
+
+const defaultMaxSteps = 5_000_000
+
+func newSim(snap *snapshot.Snapshot, opts Options) (*sim, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("no snapshot to plan on")
+	}
+	switch opts.AssumeFinalizers {
+	case "":
+		opts.AssumeFinalizers = AssumeHang
+	case AssumeHang, AssumeRemove:
+	default:
+		return nil, fmt.Errorf("unknown finalizer assumption %q: use hang or remove", opts.AssumeFinalizers)
+	}
+	if opts.Controllers == nil {
+		opts.Controllers = AllControllers()
+	}
+	for _, c := range opts.Controllers {
+		if !slices.Contains(AllControllers(), c) {
+			return nil, fmt.Errorf("unknown controller %q: use some of %v", c, AllControllers())
+		}
+	}
+	s := &sim{snap: snap, opts: opts, noteSet: map[string]bool{}, unknownRefs: map[snapshot.ObjectRef]bool{},
+		orphaned: map[string]bool{}, firstWhy: map[string]string{}, maxItems: opts.MaxSteps}
+	if s.maxItems <= 0 {
+		s.maxItems = defaultMaxSteps
+	}
+	s.res = newResources(snap)
+	var warns []string
+	s.st, warns = newStore(snap, s.res)
+	s.warnings = append(s.warnings, warns...)
+	s.st.onChange = s.onChange
+	s.st.record = s.record
+	s.gc = newGC(s, len(snap.Objects))
+	s.ctrl = newControllers(s)
+	return s, nil
+}
+
+func (s *sim) note(msg string) {
+	if !s.noteSet[msg] {
+		s.noteSet[msg] = true
+		s.notes = append(s.notes, msg)
+	}
+}
+
+func (s *sim) unknown(ref snapshot.ObjectRef, ri *resInfo) {
+	if !s.baseline {
+		s.unknownRefs[ref] = true
+	}
+}
+
+func (s *sim) record(actor, action string, o *snapshot.Object, policy, detail string) {
+	st := Step{Wave: s.wave + 1, Actor: actor, Action: action, Object: o.Ref(), PropagationPolicy: policy, Detail: detail, Baseline: s.baseline}
+	s.steps = append(s.steps, st)
+	if !s.baseline {
+		if _, ok := s.firstWhy[o.Metadata.UID]; !ok {
+			s.firstWhy[o.Metadata.UID] = actor + ": " + detail
+		}
+	}
+}
+
+func (s *sim) onChange(i int32, typ eventType, old, new *snapshot.Object) {
+	ri := s.st.info[i]
+	s.gc.observe(ri, typ, old, new, s.wave+1)
+	s.ctrl.observe(i, ri, typ, old, new, s.wave+1)
+}
+
+func (s *sim) after(d time.Duration, fn func()) {
+	s.timerSeq++
+	s.timers = append(s.timers, timer{at: s.st.now.Add(d), seq: s.timerSeq, fn: fn})
+}
+
+func (s *sim) fireTimer() bool {
+	if len(s.timers) == 0 {
+		return false
+	}
+	best := 0
+	for k, t := range s.timers {
+		if t.at.Before(s.timers[best].at) || (t.at.Equal(s.timers[best].at) && t.seq < s.timers[best].seq) {
+			best = k
+		}
+	}
+	t := s.timers[best]
+	s.timers = slices.Delete(s.timers, best, best+1)
+	if t.at.After(s.st.now) {
+		s.st.now = t.at
+	}
+	t.fn()
+	return true
+}
+
+// run processes work until quiescence.
+func (s *sim) run() {
+	for {
+		if s.workItems >= s.maxItems {
+			s.limitHit = true
+			return
+		}
+		did := s.gc.drain()
+		if s.gc.processAttemptToOrphan() {
+			did = true
+			s.workItems++
+		}
+		if s.gc.processAttemptToDelete() {
+			did = true
+			s.workItems++
+		}
+		if s.ctrl.processOne() {
+			did = true
+			s.workItems++
+		}
+		if did || s.gc.pendingEvents() > 0 {
+			continue
+		}
+		if s.fireTimer() {
+			continue
+		}
+		w := s.st.writes
+		if s.gc.attemptToDel.wake(w) || s.gc.attemptToOrp.wake(w) || s.ctrl.wake(w) {
+			continue
+		}
+		return
+	}
+}
+
+// observeAll feeds every object to the informers as an add event, in the
+// contract's order, as a freshly started controller manager lists them.
+func (s *sim) observeAll() {
+	objs := s.snap.Objects
+	idx := make([]int32, 0, len(objs))
+	for i := range objs {
+		if s.st.objs[i] != nil {
+			idx = append(idx, int32(i))
+		}
+	}
+	less := func(a, b int32) bool { return refLess(&objs[a], &objs[b]) }
+	if !sort.SliceIsSorted(idx, func(x, y int) bool { return less(idx[x], idx[y]) }) {
+		sort.Slice(idx, func(x, y int) bool { return less(idx[x], idx[y]) })
+	}
+	for _, i := range idx {
+		s.onChange(i, addEvent, nil, s.st.objs[i])
+	}
+}
+
+func refLess(a, b *snapshot.Object) bool {
+	if a.Metadata.Namespace != b.Metadata.Namespace {
+		return a.Metadata.Namespace < b.Metadata.Namespace
+	}
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	if a.Metadata.Name != b.Metadata.Name {
+		return a.Metadata.Name < b.Metadata.Name
+	}
+	return a.Metadata.UID < b.Metadata.UID
+}
+
+// apply performs one initial action as a user request.
+func (s *sim) apply(a Action) error {
+	s.wave = 0
+	switch a := a.(type) {
+	case Delete:
+		i, o := s.st.get(a.UID)
+		if o == nil {
+			return fmt.Errorf("object with uid %s is not in the snapshot (or already deleted): check the name and namespace", a.UID)
+		}
+		switch a.Policy {
+		case "", PolicyBackground, PolicyForeground, PolicyOrphan:
+		default:
+			return fmt.Errorf("unknown propagation policy %q: use Foreground, Background or Orphan", a.Policy)
+		}
+		opts := deleteOptions{policy: a.Policy, orphanDependents: a.OrphanDependents, grace: a.GracePeriodSeconds}
+		why := "requested"
+		switch {
+		case a.Policy != "":
+			why = "requested with propagationPolicy " + a.Policy
+		case a.OrphanDependents != nil:
+			why = fmt.Sprintf("requested with orphanDependents=%v", *a.OrphanDependents)
+		default:
+			why = "requested without a propagation policy (the resource's default applies)"
+		}
+		if _, err := s.st.delete(ActorAPIServer, i, opts, why); err != nil {
+			return fmt.Errorf("the API server would reject the delete of %s: %w", o.Ref(), err)
+		}
+	case RemoveFinalizer:
+		i, o := s.st.get(a.UID)
+		if o == nil {
+			return fmt.Errorf("object with uid %s is not in the snapshot (or already deleted)", a.UID)
+		}
+		if !hasFin(o, a.Finalizer) {
+			return fmt.Errorf("%s has no finalizer %q", o.Ref(), a.Finalizer)
+		}
+		c := clone(o)
+		c.Metadata.Finalizers = slices.DeleteFunc(c.Metadata.Finalizers, func(f string) bool { return f == a.Finalizer })
+		s.record("user", ActionRemoveFin, c, "", a.Finalizer+" removed by hand")
+		s.st.update("user", i, c)
+	case RemoveOwnerReference:
+		i, o := s.st.get(a.UID)
+		if o == nil {
+			return fmt.Errorf("object with uid %s is not in the snapshot (or already deleted)", a.UID)
+		}
+		c := clone(o)
+		c.Metadata.OwnerReferences = slices.DeleteFunc(c.Metadata.OwnerReferences, func(r snapshot.OwnerReference) bool { return r.UID == a.OwnerUID })
+		if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
+			return fmt.Errorf("%s has no owner reference to uid %s", o.Ref(), a.OwnerUID)
+		}
+		s.record("user", ActionRemoveOwner, c, "", "owner reference to "+a.OwnerUID+" removed by hand")
+		s.st.update("user", i, c)
+	default:
+		return fmt.Errorf("unknown action %T", a)
+	}
+	return nil
+}
+
+// Simulate plans the DELETE of opts.Target: it settles the snapshot as a
+// freshly started control plane would (the baseline), issues the delete,
+// runs the API server, the garbage collector and the other simulated
+// controllers to quiescence, and reports what the delete changed.
+func Simulate(snap *snapshot.Snapshot, opts Options) (*Plan, error) {
+	if opts.Target == "" {
+		return nil, fmt.Errorf("no target: give the uid of the object to delete")
+	}
+	out, err := SimulateActions(snap, []Action{Delete{UID: opts.Target, Policy: opts.Policy, OrphanDependents: opts.OrphanDependents}}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return out.Plan, nil
+}
+
+// SimulateActions is Simulate with arbitrary initial actions (deletes,
+// finalizer and owner-reference removals), applied in order after the
+// baseline settles. opts.Target and opts.Policy are ignored. The outcome
+// gives the plan-shaped report and the final state of every object, so
+// callers can say what resolving a root cause would finish.
+func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*Outcome, error) {
+	s, err := newSim(snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.baseline = true
+	s.observeAll()
+	s.run()
+	base := slices.Clone(s.st.objs)
+	nBase := len(s.steps)
+	s.baseline = false
+	s.limitHit = false
+	s.workItems = 0
+	for _, a := range actions {
+		if err := s.apply(a); err != nil {
+			return nil, err
+		}
+	}
+	s.run()
+	p := s.buildPlan(actions, base, nBase)
+	state := func(uid string) (ObjectState, bool) {
+		i, ok := s.st.byUID[uid]
+		if !ok {
+			return ObjectState{}, false
+		}
+		o := s.st.objs[i]
+		ref := s.st.orig[i].Ref()
+		return ObjectState{Object: ref, FinalState: finalState(o), Changed: o != base[i]}, true
+	}
+	return &Outcome{Plan: p, state: state}, nil
+}
+
+func finalState(o *snapshot.Object) FinalState {
+	if o == nil {
+		return FinalState{Finalizers: []string{}, OwnerReferences: []string{}}
+	}
+	f := FinalState{Exists: true, Terminating: o.Metadata.DeletionTimestamp != nil,
+		Finalizers: append([]string{}, o.Metadata.Finalizers...), OwnerReferences: []string{}}
+	for _, r := range o.Metadata.OwnerReferences {
+		f.OwnerReferences = append(f.OwnerReferences, r.UID)
+	}
+	return f
+}

@@ -1,0 +1,212 @@
+package plan
+
+import (
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Propagation policies as the API server spells them.
+const (
+	PolicyForeground = "Foreground"
+	PolicyBackground = "Background"
+	PolicyOrphan     = "Orphan"
+)
+
+// Assumptions about finalizers no simulated controller removes.
+const (
+	AssumeHang   = "hang"
+	AssumeRemove = "remove"
+)
+
+// Simulated controller names, for Options.Controllers. The garbage
+// collector and the API server always run.
+const (
+	ControllerNamespace     = "namespace"
+	ControllerCRDFinalizer  = "crd-finalizer"
+	ControllerKubelet       = "kubelet"
+	ControllerPodGC         = "podgc"
+	ControllerPVCProtection = "pvc-protection"
+	ControllerPVProtection  = "pv-protection"
+	ControllerJob           = "job"
+)
+
+// AllControllers lists every controller the simulator knows, the default set.
+func AllControllers() []string {
+	return []string{ControllerNamespace, ControllerCRDFinalizer, ControllerKubelet, ControllerPodGC,
+		ControllerPVCProtection, ControllerPVProtection, ControllerJob}
+}
+
+// Options of one simulation.
+type Options struct {
+	// Target is the UID of the object to delete.
+	Target string
+	// Policy is "Foreground", "Background", "Orphan", or "" to send no
+	// policy (the resource's default applies).
+	Policy string
+	// OrphanDependents is the deprecated field; it may not be combined with Policy.
+	OrphanDependents *bool
+	// AssumeFinalizers says what happens to finalizers no simulated
+	// controller removes: "hang" (default) or "remove".
+	AssumeFinalizers string
+	// Controllers restricts which controllers besides the garbage collector
+	// and the API server (with its CRD finalizer, which cannot be turned off
+	// separately from apiextensions) are simulated; nil means all of
+	// AllControllers. A control plane that runs only the garbagecollector
+	// and namespace controllers is []string{"namespace", "crd-finalizer"}.
+	Controllers []string
+	// MaxSteps bounds the number of work items processed (0 = 5,000,000),
+	// so that a bug or a pathological input cannot loop for ever.
+	MaxSteps int
+}
+
+// Plan is the Plan document of the output contract.
+type Plan struct {
+	APIVersion string             `json:"apiVersion"`
+	Kind       string             `json:"kind"`
+	Target     snapshot.ObjectRef `json:"target"`
+	// PropagationPolicy is the policy the DELETE sends ("" = none).
+	PropagationPolicy string `json:"propagationPolicy"`
+	// EffectivePolicy is what the API server made of it for the target:
+	// Orphan, Foreground or Background.
+	EffectivePolicy string        `json:"effectivePolicy,omitempty"`
+	Assumptions     Assumptions   `json:"assumptions"`
+	Steps           []Step        `json:"steps"`
+	Objects         []ObjectFate  `json:"objects"`
+	Summary         Summary       `json:"summary"`
+	Complete        bool          `json:"complete"`
+	Warnings        []string      `json:"warnings,omitempty"`
+	Notes           []string      `json:"notes,omitempty"`
+	Stats           *SimulateStat `json:"-"`
+}
+
+// Assumptions the plan was made under.
+type Assumptions struct {
+	UnknownFinalizers string   `json:"unknownFinalizers"`
+	Controllers       []string `json:"controllers"`
+}
+
+// Step is one simulated action.
+type Step struct {
+	Step              int                `json:"step"`
+	Wave              int                `json:"wave"`
+	Actor             string             `json:"actor"`
+	Action            string             `json:"action"`
+	Object            snapshot.ObjectRef `json:"object"`
+	PropagationPolicy string             `json:"propagationPolicy,omitempty"`
+	Detail            string             `json:"detail,omitempty"`
+	// Baseline marks a step the controllers would take even without the
+	// planned delete: the input was not settled.
+	Baseline bool `json:"baseline,omitempty"`
+}
+
+// Step actions.
+const (
+	ActionDelete       = "delete"
+	ActionMarkDeleting = "mark-deleting"
+	ActionAddFinalizer = "add-finalizer"
+	ActionRemoveFin    = "remove-finalizer"
+	ActionRemoveOwner  = "remove-owner-reference"
+	ActionUnblockOwner = "unblock-owner-reference"
+	ActionWait         = "wait"
+)
+
+// Fates of objects.
+const (
+	FateDeleted   = "deleted"
+	FateOrphaned  = "orphaned"
+	FateUpdated   = "updated"
+	FateBlocked   = "blocked"
+	FateUnchanged = "unchanged"
+)
+
+// ObjectFate is one entry of the plan's objects.
+type ObjectFate struct {
+	Object snapshot.ObjectRef `json:"object"`
+	Fate   string             `json:"fate"`
+	Final  FinalState         `json:"final"`
+	Reason string             `json:"reason"`
+	// BlockedBy lists what keeps a blocked object (or what it blocks).
+	BlockedBy []Blocker `json:"blockedBy,omitempty"`
+}
+
+// Blocker is one thing holding an object: a finalizer and who should
+// remove it, and for foregroundDeletion the dependents it waits for.
+type Blocker struct {
+	Finalizer  string               `json:"finalizer,omitempty"`
+	RemovedBy  string               `json:"removedBy,omitempty"`
+	WaitingFor string               `json:"waitingFor,omitempty"`
+	Objects    []snapshot.ObjectRef `json:"objects,omitempty"`
+}
+
+// FinalState is an object's state at quiescence.
+type FinalState struct {
+	Exists          bool     `json:"exists"`
+	Terminating     bool     `json:"terminating"`
+	Finalizers      []string `json:"finalizers"`
+	OwnerReferences []string `json:"ownerReferences"`
+}
+
+// Summary counts objects by fate.
+type Summary struct {
+	Deleted  int `json:"deleted"`
+	Orphaned int `json:"orphaned"`
+	Updated  int `json:"updated"`
+	Blocked  int `json:"blocked"`
+}
+
+// SimulateStat says how much work a simulation did (for benchmarks and -v).
+type SimulateStat struct {
+	Objects     int
+	GraphNodes  int
+	WorkItems   int
+	StoreWrites int
+}
+
+// Action is an initial action for SimulateActions.
+type Action interface{ isAction() }
+
+// Delete is a DELETE request on an object.
+type Delete struct {
+	UID string
+	// Policy as in Options.Policy ("" = none sent).
+	Policy           string
+	OrphanDependents *bool
+	// GracePeriodSeconds as the request's gracePeriodSeconds (nil = unset).
+	GracePeriodSeconds *int64
+}
+
+// RemoveFinalizer is a PATCH removing one finalizer (what a controller, or
+// a person, finishing its work does).
+type RemoveFinalizer struct {
+	UID       string
+	Finalizer string
+}
+
+// RemoveOwnerReference is a PATCH removing the owner reference to OwnerUID.
+type RemoveOwnerReference struct {
+	UID      string
+	OwnerUID string
+}
+
+func (Delete) isAction()               {}
+func (RemoveFinalizer) isAction()      {}
+func (RemoveOwnerReference) isAction() {}
+
+// ObjectState is one object's final state after SimulateActions.
+type ObjectState struct {
+	Object snapshot.ObjectRef
+	FinalState
+	// Changed is true when the actions changed the object relative to the
+	// settled baseline.
+	Changed bool
+}
+
+// Outcome is the result of SimulateActions: the plan-shaped report of what
+// the actions change, and a lookup of every object's final state.
+type Outcome struct {
+	Plan  *Plan
+	state func(uid string) (ObjectState, bool)
+}
+
+// State returns the final state of the object with uid (which existed in
+// the snapshot); ok is false for unknown UIDs.
+func (o *Outcome) State(uid string) (ObjectState, bool) { return o.state(uid) }
