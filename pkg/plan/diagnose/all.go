@@ -1,0 +1,88 @@
+package diagnose
+
+import (
+	"sort"
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// All diagnoses every terminating object in scope: the whole snapshot when
+// namespace is "", otherwise the objects in that namespace plus the
+// namespace itself. Items and groups are oldest first, so the longest-stuck
+// deletions lead.
+func (d *Diagnoser) All(namespace string) *DiagnosisList {
+	at := d.ix.snap.CapturedAt
+	list := &DiagnosisList{APIVersion: snapshot.APIVersion, Kind: KindDiagnosisList, CapturedAt: at, Groups: []Group{}, Items: []Diagnosis{}}
+	var targets []*snapshot.Object
+	seen := map[string]bool{}
+	for i := range d.ix.snap.Objects {
+		o := &d.ix.snap.Objects[i]
+		if !o.Terminating() || o.Metadata.UID == "" || seen[o.Metadata.UID] {
+			continue
+		}
+		inScope := namespace == "" || o.Metadata.Namespace == namespace ||
+			(isKind(o, "", "Namespace") && o.Metadata.Name == namespace)
+		if inScope {
+			seen[o.Metadata.UID] = true
+			targets = append(targets, o)
+		}
+	}
+	sort.SliceStable(targets, func(i, j int) bool { return olderFirst(targets[i], targets[j]) })
+
+	groups := map[string]*Group{}
+	var order []string
+	for _, o := range targets {
+		diag, err := d.Diagnose(o.Metadata.UID)
+		if err != nil {
+			// Diagnose fails only for an unknown UID; targets come from the
+			// snapshot itself.
+			continue
+		}
+		list.Items = append(list.Items, *diag)
+		held := Held{Object: o.Ref(), Since: o.Metadata.DeletionTimestamp.UTC(), AgeSeconds: int64(at.Sub(*o.Metadata.DeletionTimestamp) / time.Second)}
+		for _, rc := range diag.RootCauses {
+			key := rootKey(rc)
+			g, ok := groups[key]
+			if !ok {
+				g = &Group{RootCause: rc}
+				g.RootCause.Holds = nil
+				groups[key] = g
+				order = append(order, key)
+			}
+			dup := false
+			for _, h := range g.Objects {
+				if h.Object.UID == held.Object.UID {
+					dup = true
+				}
+			}
+			if !dup {
+				g.Objects = append(g.Objects, held)
+			}
+			for _, h := range rc.Holds {
+				g.RootCause.Holds = appendRef(g.RootCause.Holds, h)
+			}
+		}
+	}
+	// Targets were visited oldest first, so each group's objects are
+	// already oldest first and its first object is its oldest.
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := groups[order[i]].Objects[0], groups[order[j]].Objects[0]
+		if !a.Since.Equal(b.Since) {
+			return a.Since.Before(b.Since)
+		}
+		return order[i] < order[j]
+	})
+	for _, k := range order {
+		list.Groups = append(list.Groups, *groups[k])
+	}
+	return list
+}
+
+func olderFirst(a, b *snapshot.Object) bool {
+	ta, tb := *a.Metadata.DeletionTimestamp, *b.Metadata.DeletionTimestamp
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	return a.Ref().Less(b.Ref())
+}

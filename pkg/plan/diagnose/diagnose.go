@@ -1,0 +1,390 @@
+// Package diagnose explains why an object is stuck in Terminating: which
+// finalizers (and, for pods, which kubelet) still hold it, who is supposed
+// to remove each one, what that remover waits for, and, recursively, why
+// those objects are stuck in turn. The leaves of that tree are the root
+// causes; each comes with remedies ordered from least to most destructive.
+// For an object that is not terminating it says whether the garbage
+// collector will ever delete it.
+//
+// Like the rest of pkg/plan it is a pure function of a snapshot (and the
+// graph built from it): no cluster access and no wall clock; ages are
+// measured against the snapshot's capturedAt. The rules are those of
+// ../shared/spec/gc-semantics.md sections 2.7–2.9, 3, 4 and 5, checked
+// against k8s.io/kubernetes v1.36.3.
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/graph"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// staleAfter is how long a step that should take seconds may stay
+// undone before kgc says its actor is probably failing rather than busy.
+// The garbage collector and the namespace controller act within seconds
+// of an event and resync far more often than this.
+const staleAfter = 5 * time.Minute
+
+// Options tune a diagnosis.
+type Options struct {
+	// Finishes, when set, is asked which terminating objects a remedy would
+	// let finish (the plan simulator). It receives the root cause and the
+	// remedy; its answer fills Remedy.Finishes.
+	Finishes func(rc RootCause, r Remedy) []snapshot.ObjectRef
+}
+
+// Diagnoser diagnoses objects of one snapshot. Build it once and ask it
+// about as many objects as needed.
+type Diagnoser struct {
+	ix   *index
+	opts Options
+}
+
+// New prepares diagnoses of snap. g must be graph.Build(snap); pass nil to
+// have it built.
+func New(snap *snapshot.Snapshot, g *graph.Graph, opts Options) *Diagnoser {
+	if g == nil {
+		g = graph.Build(snap)
+	}
+	return &Diagnoser{ix: newIndex(snap, g), opts: opts}
+}
+
+// Diagnose explains the object with the given UID.
+func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
+	o := d.ix.byUID[uid]
+	if o == nil {
+		return nil, fmt.Errorf("no object with uid %q in the snapshot: check the name and namespace, or capture a fresh snapshot", uid)
+	}
+	r := newRun(d)
+	diag := &Diagnosis{
+		APIVersion:  snapshot.APIVersion,
+		Kind:        KindDiagnosis,
+		Object:      o.Ref(),
+		Terminating: o.Terminating(),
+		Blockers:    []Blocker{},
+		RootCauses:  []RootCause{},
+		Remedies:    []Remedy{},
+	}
+	if !o.Terminating() {
+		c := r.collection(o)
+		diag.GarbageCollection = &c
+		diag.Summary = o.Ref().String() + " is not terminating. " + c.Message
+	} else {
+		since := o.Metadata.DeletionTimestamp.UTC()
+		diag.Since = &since
+		diag.AgeSeconds = int64(d.ix.snap.CapturedAt.Sub(since) / time.Second)
+		diag.Blockers = r.explain(o)
+		diag.RootCauses = r.finish()
+		for i, rc := range diag.RootCauses {
+			for _, rem := range rc.Remedies {
+				rem.RootCause = i + 1
+				diag.Remedies = append(diag.Remedies, rem)
+			}
+		}
+		diag.Summary = summary(o, d.ix.snap.CapturedAt, diag.RootCauses)
+	}
+	diag.Notes = r.sortedNotes()
+	diag.Complete = len(diag.Notes) == 0
+	return diag, nil
+}
+
+// summary is the one-sentence verdict on a terminating object.
+func summary(o *snapshot.Object, at time.Time, rcs []RootCause) string {
+	s := o.Ref().String() + " has been terminating for " + Age(at.Sub(*o.Metadata.DeletionTimestamp))
+	if at.Before(*o.Metadata.DeletionTimestamp) {
+		s = o.Ref().String() + " is terminating (grace period ends in " + Age(o.Metadata.DeletionTimestamp.Sub(at)) + ")"
+	}
+	var stuck []RootCause
+	for _, rc := range rcs {
+		if rc.Reason != ReasonInProgress && rc.Reason != ReasonNoFinalizers {
+			stuck = append(stuck, rc)
+		}
+	}
+	switch {
+	case len(stuck) == 0:
+		return s + ": nothing is stuck, the deletion is progressing (" + plural(len(rcs), "step") + " pending)."
+	case len(stuck) == 1:
+		return s + ": 1 root cause, " + rootCauseTitle(stuck[0]) + "."
+	}
+	return s + ": " + plural(len(stuck), "root cause") + "."
+}
+
+// rootCauseTitle names a root cause in a few words.
+func rootCauseTitle(rc RootCause) string {
+	s := rc.Object.String()
+	if rc.Finalizer != "" {
+		s += " finalizer " + rc.Finalizer
+	}
+	return s + " (" + rc.Reason + ")"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Age renders a duration the way kubectl shows ages: the two largest units.
+func Age(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	s := int64(d / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		if s%60 == 0 {
+			return fmt.Sprintf("%dm", s/60)
+		}
+		return fmt.Sprintf("%dm%ds", s/60, s%60)
+	case s < 86400:
+		if (s%3600)/60 == 0 {
+			return fmt.Sprintf("%dh", s/3600)
+		}
+		return fmt.Sprintf("%dh%dm", s/3600, (s%3600)/60)
+	}
+	if (s%86400)/3600 == 0 {
+		return fmt.Sprintf("%dd", s/86400)
+	}
+	return fmt.Sprintf("%dd%dh", s/86400, (s%86400)/3600)
+}
+
+// fgEdge is a blocking owner reference: dependent's ownerReferences[index]
+// points at owner with blockOwnerDeletion=true, holding the owner's
+// foreground deletion.
+type fgEdge struct {
+	owner *snapshot.Object
+	index int
+}
+
+// leaf is a root cause being built: remedies are derived at the end, once
+// every edge through which it holds something is known.
+type leaf struct {
+	rc    RootCause
+	obj   *snapshot.Object // nil when the object is not in the snapshot
+	edges []fgEdge
+	// extra are remedies specific to the reason.
+	extra []Remedy
+}
+
+// run is the state of one diagnosis.
+type run struct {
+	d      *Diagnoser
+	ix     *index
+	leaves []*leaf
+	byKey  map[string]*leaf
+	// path holds the objects being explained above the current one:
+	// reaching one again is a cycle.
+	path map[string]bool
+	// explained holds objects already explained in this diagnosis, so a
+	// shared dependent's subtree is shown once.
+	explained map[string]bool
+	notes     map[string]bool
+}
+
+func newRun(d *Diagnoser) *run {
+	return &run{d: d, ix: d.ix, byKey: map[string]*leaf{}, path: map[string]bool{}, explained: map[string]bool{}, notes: map[string]bool{}}
+}
+
+func (r *run) note(format string, a ...any) { r.notes[fmt.Sprintf(format, a...)] = true }
+
+func (r *run) sortedNotes() []string {
+	out := make([]string, 0, len(r.notes))
+	for n := range r.notes {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// addLeaf records a root cause (merging with an identical one reached by
+// another path) and returns its 1-based index in discovery order.
+func (r *run) addLeaf(l leaf, held *snapshot.Object, edge *fgEdge) int {
+	key := rootKey(l.rc)
+	existing, ok := r.byKey[key]
+	if !ok {
+		cp := l
+		existing = &cp
+		r.byKey[key] = existing
+		r.leaves = append(r.leaves, existing)
+	}
+	if held != nil {
+		existing.rc.Holds = appendRef(existing.rc.Holds, held.Ref())
+	}
+	if edge != nil {
+		existing.addEdge(*edge)
+	}
+	for i, x := range r.leaves {
+		if x == existing {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// rootKey identifies a root cause across paths and, in -A, across
+// diagnoses: one failing API group is one root cause for every namespace.
+func rootKey(rc RootCause) string {
+	if rc.Reason == ReasonDiscoveryFailure && len(rc.Related) > 0 {
+		return rc.Reason + "|" + rc.Related[0].Name
+	}
+	return rc.Object.UID + "|" + rc.Finalizer + "|" + rc.Reason + "|" + rc.Object.String()
+}
+
+func appendRef(refs []snapshot.ObjectRef, ref snapshot.ObjectRef) []snapshot.ObjectRef {
+	for _, x := range refs {
+		if x == ref {
+			return refs
+		}
+	}
+	refs = append(refs, ref)
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Less(refs[j]) })
+	return refs
+}
+
+// finish turns the leaves into root causes with remedies, in discovery
+// order (which is the tree's depth-first order, itself sorted).
+func (r *run) finish() []RootCause {
+	out := make([]RootCause, 0, len(r.leaves))
+	for _, l := range r.leaves {
+		rc := l.rc
+		rc.Remedies = r.remedies(l)
+		if f := r.d.opts.Finishes; f != nil {
+			for i := range rc.Remedies {
+				rc.Remedies[i].Finishes = f(rc, rc.Remedies[i])
+			}
+		}
+		out = append(out, rc)
+	}
+	return out
+}
+
+// explain returns the blockers holding a terminating object, with the
+// nested blockers of everything they wait on.
+func (r *run) explain(o *snapshot.Object) []Blocker {
+	uid := o.Metadata.UID
+	if r.explained[uid] {
+		return []Blocker{{Object: o.Ref(), Finalizer: "", RemovedBy: "", WaitingFor: "explained above", Repeated: true}}
+	}
+	r.explained[uid] = true
+	r.path[uid] = true
+	defer delete(r.path, uid)
+
+	var bs []Blocker
+	if isKind(o, "", "Namespace") {
+		bs = append(bs, r.namespaceSpec(o)...)
+	}
+	for _, f := range o.Metadata.Finalizers {
+		bs = append(bs, r.finalizer(o, f))
+	}
+	if isKind(o, "", "Pod") {
+		if b, ok := r.kubelet(o); ok {
+			bs = append(bs, b)
+		}
+	}
+	if len(bs) == 0 {
+		b := Blocker{Object: o.Ref(), RemovedBy: plan.ActorAPIServer,
+			WaitingFor: "nothing: no finalizer holds it, so the API server removes it (the snapshot was taken a moment before)"}
+		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Reason: ReasonNoFinalizers, RemovedBy: plan.ActorAPIServer,
+			Message: "it has a deletionTimestamp and no finalizers: it is being removed"}}, nil, nil)
+		bs = append(bs, b)
+	}
+	return bs
+}
+
+// explainHeld explains o as something parent waits on. Every root cause on
+// o itself (found now, or earlier through another path) then also holds
+// parent, and a foreground edge (o blocks parent) is recorded so that its
+// remedies can offer to unblock or remove that owner reference.
+func (r *run) explainHeld(o, parent *snapshot.Object, edge *fgEdge) []Blocker {
+	bs := r.explain(o)
+	for _, l := range r.leaves {
+		if l.rc.Object.UID != o.Metadata.UID {
+			continue
+		}
+		l.rc.Holds = appendRef(l.rc.Holds, parent.Ref())
+		if edge != nil {
+			l.addEdge(*edge)
+		}
+	}
+	return bs
+}
+
+func (l *leaf) addEdge(e fgEdge) {
+	for _, x := range l.edges {
+		if x.owner == e.owner && x.index == e.index {
+			return
+		}
+	}
+	l.edges = append(l.edges, e)
+}
+
+func isKind(o *snapshot.Object, group, kind string) bool {
+	return o.Kind == kind && groupOf(o.APIVersion) == group
+}
+
+// finalizer explains one metadata.finalizers entry.
+func (r *run) finalizer(o *snapshot.Object, f string) Blocker {
+	info := plan.LookupFinalizer(f)
+	b := Blocker{Object: o.Ref(), Finalizer: f, RemovedBy: info.RemovedBy, WaitingFor: info.Condition}
+	switch {
+	case f == plan.FinalizerForeground:
+		r.foreground(o, &b)
+	case f == plan.FinalizerOrphan:
+		r.orphan(o, &b)
+	case f == plan.FinalizerCRD && isKind(o, "apiextensions.k8s.io", "CustomResourceDefinition"):
+		r.crd(o, &b)
+	case f == plan.FinalizerPVC && isKind(o, "", "PersistentVolumeClaim"):
+		r.pvc(o, &b)
+	case f == plan.FinalizerPV && isKind(o, "", "PersistentVolume"):
+		r.pv(o, &b)
+	default:
+		r.controller(o, f, false, &b)
+	}
+	return b
+}
+
+// inProgress records a leaf where nothing is stuck yet: actor should act
+// on its next pass. Past staleAfter, the message says it probably is not.
+func (r *run) inProgress(o *snapshot.Object, finalizer, actor, msg string, held *snapshot.Object, edge *fgEdge) int {
+	if o.Terminating() && r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp) > staleAfter {
+		msg += fmt.Sprintf("; it has been %s since the deletion, so the %s is probably not running or failing: check its logs",
+			Age(r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp)), actor)
+	}
+	return r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: finalizer, Reason: ReasonInProgress, RemovedBy: actor, Message: msg}}, held, edge)
+}
+
+func refsOf(objs []*snapshot.Object) []snapshot.ObjectRef {
+	out := make([]snapshot.ObjectRef, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.Ref())
+	}
+	return out
+}
+
+func countKinds(objs []*snapshot.Object) string {
+	counts := map[string]int{}
+	for _, o := range objs {
+		counts[o.Kind]++
+	}
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, plural(counts[k], k))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,283 @@
+package diagnose
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+var at = testobj.CapturedAt
+
+func ago(d time.Duration) time.Time { return at.Add(-d) }
+
+// gone sets deletionGracePeriodSeconds=0, as the API server does for every
+// object but a pod in graceful termination.
+func gone(o snapshot.Object) snapshot.Object {
+	z := int64(0)
+	o.Metadata.DeletionGracePeriodSeconds = &z
+	return o
+}
+
+func grace(o snapshot.Object, s int64) snapshot.Object {
+	o.Metadata.DeletionGracePeriodSeconds = &s
+	return o
+}
+
+func podFactsOf(node, phase string, claims ...string) *snapshot.Facts {
+	return &snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: node, Phase: phase, Claims: claims}}
+}
+
+func node(name, ready string, taints ...string) snapshot.Object {
+	return testobj.Node(name).Facts(&snapshot.Facts{Node: &snapshot.NodeFacts{Ready: ready, Taints: taints}}).Build()
+}
+
+func terminatingNS(name string, since time.Time, conds ...snapshot.Condition) snapshot.Object {
+	return testobj.Namespace(name).Deleting(since).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
+		Phase: "Terminating", SpecFinalizers: []string{plan.FinalizerNamespace}, Conditions: conds}}).Build()
+}
+
+// wantRC is what a user checks of a root cause.
+type wantRC struct {
+	uid, finalizer, reason, removedBy string
+	actions                           []string // remedy actions in order; nil = not checked
+}
+
+func TestDiagnoseRootCauses(t *testing.T) {
+	widgets := func(b *testobj.SnapshotBuilder) *testobj.SnapshotBuilder {
+		return b.CRD("example.com", "Widget", "widgets", true)
+	}
+	widget := func(ns, name string) *testobj.Builder { return testobj.New("example.com/v1", "Widget", ns, name) }
+
+	deploy := testobj.Deployment("shop", "web").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	rs := testobj.ReplicaSet("shop", "web-1").OwnedBy(deploy).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	stuckPod := gone(testobj.Pod("shop", "web-1-a").OwnedBy(rs).Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").
+		Facts(podFactsOf("n1", "Running")).Build())
+	readyNode := node("n1", "True")
+
+	cycA := testobj.ConfigMap("x", "a").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	cycB := testobj.ConfigMap("x", "b").OwnedBy(cycA).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	cycA = testobj.ConfigMap("x", "a").OwnedBy(cycB).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+
+	orphanOwner := testobj.Deployment("shop", "api").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerOrphan).Build()
+	orphanDep := testobj.ReplicaSet("shop", "api-1").OwnedBy(orphanOwner).Build()
+
+	gadgetOwner := testobj.New("example.com/v1", "Gadget", "shop", "g").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerOrphan).Build()
+
+	fgOwner := testobj.Deployment("shop", "db").Deleting(ago(10 * time.Minute)).Finalizers(plan.FinalizerForeground).Build()
+	badDep := testobj.ConfigMap("shop", "db-conf").OwnedBy(fgOwner).Owner(testobj.RefTo("gone.example.com/v1", "Ghost", "g", "ghost-uid")).Build()
+	okDep := testobj.ConfigMap("shop", "db-conf2").OwnedBy(fgOwner).Build()
+
+	team := terminatingNS("team-a", ago(2*time.Hour))
+	w1 := gone(widget("team-a", "w1").Deleting(ago(2 * time.Hour)).Finalizers("example.com/cleanup").Build())
+
+	crd := gone(testobj.New("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.example.com").
+		Deleting(ago(time.Hour)).Finalizers(plan.FinalizerCRD).
+		Facts(&snapshot.Facts{CRD: &snapshot.CRDFacts{Group: "example.com", Kind: "Widget", Plural: "widgets", Scope: "Namespaced"}}).Build())
+	w2 := gone(widget("shop", "w2").Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").Build())
+
+	claim := testobj.PVC("shop", "data").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerPVC).Build()
+	sts := testobj.StatefulSet("shop", "db").Build()
+	claimUser := testobj.Pod("shop", "db-0").OwnedBy(sts).Facts(podFactsOf("n1", "Running", "data")).Build()
+	unscheduledUser := testobj.Pod("shop", "db-1").Facts(podFactsOf("", "Pending", "data")).Build()
+
+	notReadyPod := grace(testobj.Pod("shop", "p").Deleting(ago(time.Hour)).Facts(podFactsOf("n2", "Running")).Build(), 30)
+	missingNodePod := grace(testobj.Pod("shop", "q").Deleting(ago(time.Hour)).Facts(podFactsOf("n9", "Running")).Build(), 30)
+	inGracePod := grace(testobj.Pod("shop", "r").Deleting(at.Add(20*time.Second)).Facts(podFactsOf("n1", "Running")).Build(), 30)
+	hungPod := grace(testobj.Pod("shop", "s").Deleting(ago(time.Hour)).Facts(podFactsOf("n1", "Running")).Build(), 30)
+
+	discoNS := terminatingNS("team-b", ago(time.Hour), snapshot.Condition{Type: condDiscoveryFailure, Status: "True", Reason: "DiscoveryFailed",
+		Message: "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: stale GroupVersion discovery: metrics.k8s.io/v1beta1"})
+
+	hiddenNS := terminatingNS("team-c", ago(time.Hour),
+		snapshot.Condition{Type: condContentRemaining, Status: "True", Reason: "SomeResourcesRemain", Message: "Some resources are remaining: gizmos.example.com has 2 resource instances"},
+		snapshot.Condition{Type: condFinalizersRemains, Status: "True", Reason: "SomeFinalizersRemain", Message: "Some content in the namespace has finalizers remaining: example.com/gizmo in 2 resource instances"})
+
+	operatorNS := terminatingNS("ops", ago(time.Hour))
+	operator := testobj.Deployment("ops", "example-operator").Deleting(ago(time.Hour)).Build()
+	w3 := gone(widget("ops", "w3").Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").Build())
+	presentCtrl := testobj.Deployment("example-system", "controller").Build()
+
+	tests := []struct {
+		name   string
+		snap   *snapshot.Snapshot
+		target string
+		want   []wantRC
+	}{
+		{
+			name:   "foreground held by a blocking dependent terminating on a custom finalizer, two levels down",
+			snap:   testobj.Snapshot(deploy, rs, stuckPod, readyNode).Build(),
+			target: deploy.Metadata.UID,
+			want: []wantRC{{uid: stuckPod.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: "the example.com controller",
+				actions: []string{ActionFixController, ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
+		},
+		{
+			name:   "foreground cycle of objects already deleting",
+			snap:   testobj.Snapshot(cycA, cycB).Build(),
+			target: cycA.Metadata.UID,
+			want: []wantRC{{uid: cycA.Metadata.UID, finalizer: plan.FinalizerForeground, reason: ReasonForegroundCycle, removedBy: plan.ActorGC,
+				actions: []string{ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
+		},
+		{
+			name:   "foreground held by a dependent the garbage collector cannot resolve",
+			snap:   testobj.Snapshot(fgOwner, badDep, okDep).Build(),
+			target: fgOwner.Metadata.UID,
+			want: []wantRC{
+				{uid: badDep.Metadata.UID, reason: ReasonGCCannotResolve, removedBy: plan.ActorGC,
+					actions: []string{ActionDelete, ActionUnblockOwnerReference, ActionRemoveOwnerReference}},
+				{uid: okDep.Metadata.UID, reason: ReasonInProgress, removedBy: plan.ActorGC,
+					actions: []string{ActionWait, ActionDelete, ActionUnblockOwnerReference, ActionRemoveOwnerReference}},
+			},
+		},
+		{
+			name:   "orphan whose dependents keep their reference long after the delete",
+			snap:   testobj.Snapshot(orphanOwner, orphanDep).Build(),
+			target: orphanOwner.Metadata.UID,
+			want: []wantRC{{uid: orphanOwner.Metadata.UID, finalizer: plan.FinalizerOrphan, reason: ReasonOrphanPatchFailing, removedBy: plan.ActorGC,
+				actions: []string{ActionFixController, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
+		},
+		{
+			name:   "orphan on a type the garbage collector does not watch",
+			snap:   testobj.Snapshot(gadgetOwner).CRD("example.com", "Gadget", "gadgets", true).Verbs("example.com", "Gadget", "get", "list", "delete").Build(),
+			target: gadgetOwner.Metadata.UID,
+			want: []wantRC{{uid: gadgetOwner.Metadata.UID, finalizer: plan.FinalizerOrphan, reason: ReasonGCUnmonitored, removedBy: plan.ActorGC,
+				actions: []string{ActionRemoveFinalizer}}},
+		},
+		{
+			name:   "namespace held by a custom resource whose controller is absent",
+			snap:   widgets(testobj.Snapshot(team, w1)).Build(),
+			target: team.Metadata.UID,
+			want: []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: "the example.com controller",
+				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
+		},
+		{
+			name:   "namespace held by a custom resource whose controller runs but fails",
+			snap:   widgets(testobj.Snapshot(team, w1, presentCtrl)).Build(),
+			target: team.Metadata.UID,
+			want:   []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerPending, removedBy: "the example.com controller"}},
+		},
+		{
+			name:   "namespace whose operator was deleted with it",
+			snap:   widgets(testobj.Snapshot(operatorNS, operator, w3)).Build(),
+			target: operatorNS.Metadata.UID,
+			want: []wantRC{
+				{uid: operator.Metadata.UID, reason: ReasonNoFinalizers, removedBy: plan.ActorAPIServer},
+				{uid: w3.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerTerminating, removedBy: "the example.com controller"},
+			},
+		},
+		{
+			name: "namespace held by a failing aggregated API",
+			snap: testobj.Snapshot(discoNS).Resource(snapshot.Resource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods", Kind: "PodMetrics", Namespaced: true,
+				Error: "unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request"}).Build(),
+			target: discoNS.Metadata.UID,
+			want: []wantRC{{uid: discoNS.Metadata.UID, finalizer: plan.FinalizerNamespace, reason: ReasonDiscoveryFailure, removedBy: plan.ActorNamespace,
+				actions: []string{ActionFixAPIService, ActionDeleteAPIService, ActionRemoveFinalizer}}},
+		},
+		{
+			name:   "namespace status names content kgc could not list",
+			snap:   testobj.Snapshot(hiddenNS).CRD("example.com", "Gizmo", "gizmos", true).Unlisted("example.com", "Gizmo", "forbidden").Build(),
+			target: hiddenNS.Metadata.UID,
+			want: []wantRC{{uid: hiddenNS.Metadata.UID, finalizer: plan.FinalizerNamespace, reason: ReasonContentNotInSnapshot, removedBy: plan.ActorNamespace,
+				actions: []string{ActionWait, ActionRemoveFinalizer}}},
+		},
+		{
+			name:   "CRD held by an instance terminating on its controller's finalizer",
+			snap:   widgets(testobj.Snapshot(crd, w2)).Build(),
+			target: crd.Metadata.UID,
+			want:   []wantRC{{uid: w2.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: "the example.com controller"}},
+		},
+		{
+			name:   "PVC held by a running pod that mounts it; an unscheduled one does not count",
+			snap:   testobj.Snapshot(claim, sts, claimUser, unscheduledUser, readyNode).Build(),
+			target: claim.Metadata.UID,
+			want:   []wantRC{{uid: claimUser.Metadata.UID, reason: ReasonClaimInUse, actions: []string{ActionDelete}}},
+		},
+		{
+			name:   "pod on a NotReady node",
+			snap:   testobj.Snapshot(notReadyPod, node("n2", "Unknown")).Build(),
+			target: notReadyPod.Metadata.UID,
+			want: []wantRC{{uid: notReadyPod.Metadata.UID, reason: ReasonNodeNotReady, removedBy: plan.ActorKubelet,
+				actions: []string{ActionFixNode, ActionTaintOutOfService, ActionForceDelete}}},
+		},
+		{
+			name:   "pod on a NotReady node tainted out-of-service is the pod GC's",
+			snap:   testobj.Snapshot(notReadyPod, node("n2", "False", "node.kubernetes.io/out-of-service:NoExecute")).Build(),
+			target: notReadyPod.Metadata.UID,
+			want:   []wantRC{{uid: notReadyPod.Metadata.UID, reason: ReasonInProgress, removedBy: actorPodGC}},
+		},
+		{
+			name:   "pod on a node that no longer exists",
+			snap:   testobj.Snapshot(missingNodePod, readyNode).Build(),
+			target: missingNodePod.Metadata.UID,
+			want: []wantRC{{uid: missingNodePod.Metadata.UID, reason: ReasonNodeMissing, removedBy: actorPodGC,
+				actions: []string{ActionFixController, ActionForceDelete}}},
+		},
+		{
+			name:   "pod within its grace period",
+			snap:   testobj.Snapshot(inGracePod, readyNode).Build(),
+			target: inGracePod.Metadata.UID,
+			want:   []wantRC{{uid: inGracePod.Metadata.UID, reason: ReasonInProgress, removedBy: plan.ActorKubelet, actions: []string{ActionWait}}},
+		},
+		{
+			name:   "pod past its grace period on a Ready node",
+			snap:   testobj.Snapshot(hungPod, readyNode).Build(),
+			target: hungPod.Metadata.UID,
+			want:   []wantRC{{uid: hungPod.Metadata.UID, reason: ReasonKubeletNotConfirming, removedBy: plan.ActorKubelet, actions: []string{ActionFixNode, ActionForceDelete}}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := New(tc.snap, nil, Options{}).Diagnose(tc.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.Terminating {
+				t.Fatalf("terminating = false")
+			}
+			if len(d.RootCauses) != len(tc.want) {
+				t.Fatalf("got %d root causes, want %d:\n%s", len(d.RootCauses), len(tc.want), describe(d.RootCauses))
+			}
+			for i, w := range tc.want {
+				got := d.RootCauses[i]
+				if got.Object.UID != w.uid || got.Finalizer != w.finalizer || got.Reason != w.reason || got.RemovedBy != w.removedBy {
+					t.Errorf("root cause %d = %s %q %s by %q, want %s %q %s by %q\n%s", i+1, got.Object.UID, got.Finalizer, got.Reason, got.RemovedBy,
+						w.uid, w.finalizer, w.reason, w.removedBy, got.Message)
+				}
+				if w.actions != nil {
+					var actions []string
+					for _, r := range got.Remedies {
+						actions = append(actions, r.Action)
+					}
+					if !slices.Equal(actions, w.actions) {
+						t.Errorf("root cause %d remedies = %v, want %v", i+1, actions, w.actions)
+					}
+				}
+				for _, r := range got.Remedies {
+					if r.Action == ActionRemoveFinalizer && r.Risk != plan.LookupFinalizer(got.Finalizer).Risk {
+						t.Errorf("finalizer removal risk = %q, want what removing %s skips", r.Risk, got.Finalizer)
+					}
+				}
+			}
+			// Top-level remedies are every root cause's, in order.
+			n := 0
+			for _, rc := range d.RootCauses {
+				n += len(rc.Remedies)
+			}
+			if len(d.Remedies) != n {
+				t.Errorf("top-level remedies: %d, want %d", len(d.Remedies), n)
+			}
+		})
+	}
+}
+
+func describe(rcs []RootCause) string {
+	var b strings.Builder
+	for _, rc := range rcs {
+		b.WriteString("  " + rc.Object.UID + " " + rc.Finalizer + " " + rc.Reason + " by " + rc.RemovedBy + ": " + rc.Message + "\n")
+	}
+	return b.String()
+}

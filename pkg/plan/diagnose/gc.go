@@ -1,0 +1,316 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// foreground explains foregroundDeletion: processDeletingDependentsItem
+// removes it once no dependent in the collector's graph has a blocking
+// reference to the object, terminating dependents included (spec §2.7).
+func (r *run) foreground(o *snapshot.Object, b *Blocker) {
+	if !r.ix.monitored(o.APIVersion, o.Kind) {
+		r.unmonitored(o, plan.FinalizerForeground, b)
+		return
+	}
+	n := r.ix.g.Node(o.Metadata.UID)
+	var deps []*snapshot.Object
+	if n != nil {
+		for _, d := range r.ix.g.BlockingDependents(n) {
+			if d.Object != nil {
+				deps = append(deps, d.Object)
+			}
+		}
+	}
+	r.noteUnlistedDependents()
+	if len(deps) == 0 {
+		b.WaitingFor = "the garbage collector to see that no dependent blocks it any more"
+		b.RootCause = r.inProgress(o, plan.FinalizerForeground, plan.ActorGC,
+			"no dependent has blockOwnerDeletion=true on it any more: the garbage collector removes foregroundDeletion on its next pass", o, nil)
+		return
+	}
+	b.WaitingFor = plural(len(deps), "dependent") + " with blockOwnerDeletion=true to be deleted (" + countKinds(deps) + ")"
+	b.Objects = refsOf(deps)
+	for _, d := range deps {
+		edge := &fgEdge{owner: o, index: blockingRefIndex(d, o.Metadata.UID)}
+		if r.path[d.Metadata.UID] {
+			b.Blockers = append(b.Blockers, r.cycle(d, o, edge))
+			continue
+		}
+		if d.Terminating() {
+			b.Blockers = append(b.Blockers, r.explainHeld(d, o, edge)...)
+			continue
+		}
+		b.Blockers = append(b.Blockers, r.pendingDependent(d, o, edge))
+	}
+}
+
+// blockingRefIndex is the index of d's blocking owner reference to uid.
+func blockingRefIndex(d *snapshot.Object, uid string) int {
+	for i, ref := range d.Metadata.OwnerReferences {
+		if ref.UID == uid && ref.Blocking() {
+			return i
+		}
+	}
+	return -1
+}
+
+// cycle: d blocks owner, and d is already waiting (higher in the tree) for
+// something owner holds up. processDeletingDependentsItem only enqueues
+// blocking dependents that are not themselves deleting dependents, and the
+// cycle breaker in attemptToDeleteItem only runs for objects not yet
+// deleting, so nothing breaks a cycle of objects already terminating.
+func (r *run) cycle(d, owner *snapshot.Object, edge *fgEdge) Blocker {
+	msg := fmt.Sprintf("blocking owner references form a cycle: %s waits for %s, which in turn waits (through the chain above) for %s; the garbage collector does not break a cycle of objects already deleting in the foreground",
+		owner.Ref(), d.Ref(), owner.Ref())
+	fin := ""
+	if d.HasFinalizer(plan.FinalizerForeground) {
+		fin = plan.FinalizerForeground
+	}
+	idx := r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Finalizer: fin, Reason: ReasonForegroundCycle, RemovedBy: plan.ActorGC, Message: msg}}, owner, edge)
+	return Blocker{Object: d.Ref(), Finalizer: fin, RemovedBy: plan.ActorGC, WaitingFor: "a cycle back to " + owner.Ref().String(), RootCause: idx}
+}
+
+// pendingDependent is a blocking dependent that is not terminating: the
+// collector must delete it (or drop its reference) first.
+func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker {
+	c := r.collection(d)
+	b := Blocker{Object: d.Ref(), RemovedBy: plan.ActorGC}
+	if c.Verdict == VerdictNeverCollected {
+		b.WaitingFor = "the garbage collector to delete it, which it never will"
+		b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonGCCannotResolve, RemovedBy: plan.ActorGC,
+			Message: "it blocks the foreground deletion of " + owner.Ref().String() + " but the garbage collector never deletes it: " + c.Message}}, owner, edge)
+		return b
+	}
+	msg := "the garbage collector deletes it on its next pass (no other owner keeps it)"
+	for _, oc := range c.Owners {
+		if oc.Class == ClassSolid {
+			msg = "the garbage collector removes its owner reference to " + owner.Ref().String() + " on its next pass and keeps it (its owner " + oc.Ref.Kind + "/" + oc.Ref.Name + " still exists)"
+			break
+		}
+	}
+	b.WaitingFor = "the garbage collector to delete it or drop its reference"
+	// The staleness of a dependent's pending deletion is the owner's.
+	b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: plan.ActorGC, Message: r.staleMsg(owner, msg, plan.ActorGC)}}, owner, edge)
+	return b
+}
+
+// staleMsg appends "probably failing" to msg once o has waited too long.
+func (r *run) staleMsg(o *snapshot.Object, msg, actor string) string {
+	if o.Terminating() && r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp) > staleAfter {
+		msg += fmt.Sprintf("; it has been %s since %s was deleted, so the %s is probably not running or failing: check its logs",
+			Age(r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp)), o.Ref(), actor)
+	}
+	return msg
+}
+
+// unmonitored: the garbage collector has no informer for the type, so it
+// never sees the object and never removes its GC finalizers (spec §2.9).
+func (r *run) unmonitored(o *snapshot.Object, f string, b *Blocker) {
+	why := "it is one of the types the garbage collector ignores"
+	if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && !ignoredByGC[[2]string{res.Group, res.Resource}] {
+		var missing []string
+		for _, v := range []string{"delete", "list", "watch"} {
+			if !res.HasVerb(v) {
+				missing = append(missing, v)
+			}
+		}
+		why = "its API does not offer " + strings.Join(missing, ", ") + ", which the garbage collector needs to watch a type"
+	}
+	b.WaitingFor = "the garbage collector, which does not watch " + o.Kind + " objects"
+	b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: f, Reason: ReasonGCUnmonitored, RemovedBy: plan.ActorGC,
+		Message: "the garbage collector never processes " + f + " on a " + o.Kind + ": " + why}}, o, nil)
+}
+
+// orphan explains the orphan finalizer: attemptToOrphan removes the
+// object's owner reference from every dependent in the graph, then the
+// finalizer; a failed patch requeues and keeps the finalizer (spec §2.8).
+func (r *run) orphan(o *snapshot.Object, b *Blocker) {
+	if !r.ix.monitored(o.APIVersion, o.Kind) {
+		r.unmonitored(o, plan.FinalizerOrphan, b)
+		return
+	}
+	var deps []*snapshot.Object
+	if n := r.ix.g.Node(o.Metadata.UID); n != nil {
+		for _, d := range n.Dependents {
+			if d.Object != nil {
+				deps = append(deps, d.Object)
+			}
+		}
+	}
+	r.noteUnlistedDependents()
+	if len(deps) == 0 {
+		b.WaitingFor = "the garbage collector to remove the finalizer (no dependent references it any more)"
+		b.RootCause = r.inProgress(o, plan.FinalizerOrphan, plan.ActorGC,
+			"no dependent references it: the garbage collector removes orphan on its next pass", o, nil)
+		return
+	}
+	b.WaitingFor = "the garbage collector to remove its owner reference from " + plural(len(deps), "dependent")
+	b.Objects = refsOf(deps)
+	var unpatchable []*snapshot.Object
+	for _, d := range deps {
+		if res, ok := r.ix.resource(d.APIVersion, d.Kind); ok && len(res.Verbs) > 0 && !res.HasVerb("patch") {
+			unpatchable = append(unpatchable, d)
+		}
+	}
+	age := r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp)
+	switch {
+	case len(unpatchable) > 0:
+		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: plan.FinalizerOrphan, Reason: ReasonOrphanPatchFailing,
+			RemovedBy: plan.ActorGC, Related: refsOf(deps),
+			Message: "the garbage collector cannot patch the owner reference away: the API of " + countKinds(unpatchable) + " does not offer patch, so every attempt fails and orphan stays"}}, o, nil)
+	case age > staleAfter:
+		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: plan.FinalizerOrphan, Reason: ReasonOrphanPatchFailing,
+			RemovedBy: plan.ActorGC, Related: refsOf(deps),
+			Message: fmt.Sprintf("%s still reference it %s after its deletion: the garbage collector's patches of these dependents are probably failing (an admission webhook rejecting them, or the garbage collector is not running); kube-controller-manager logs say which", countKinds(deps), Age(age))}}, o, nil)
+	default:
+		b.RootCause = r.inProgress(o, plan.FinalizerOrphan, plan.ActorGC,
+			"the garbage collector is removing its owner reference from "+plural(len(deps), "dependent")+", then removes orphan", o, nil)
+	}
+}
+
+// noteUnlistedDependents says the dependents shown may be incomplete when
+// some type could not be listed.
+func (r *run) noteUnlistedDependents() {
+	var unlisted []string
+	for _, res := range r.ix.snap.Resources {
+		if !res.Listed {
+			unlisted = append(unlisted, qualifiedResource(res))
+		}
+	}
+	if len(unlisted) > 0 {
+		r.note("types that could not be listed may hold more dependents or content than shown: %s", strings.Join(unlisted, ", "))
+	}
+}
+
+func qualifiedResource(res snapshot.Resource) string {
+	if res.Group == "" {
+		return res.Resource
+	}
+	return res.Resource + "." + res.Group
+}
+
+// collection classifies each owner reference the way classifyReferences
+// and isDangling do (spec §2.6) and says whether the garbage collector
+// will ever delete o. It reads the snapshot only, so "dangling" means
+// absent from a listed type.
+func (r *run) collection(o *snapshot.Object) Collection {
+	var c Collection
+	refs := o.Metadata.OwnerReferences
+	nsTerminating := false
+	if o.Metadata.Namespace != "" {
+		if ns := r.ix.byName[[4]string{"", "Namespace", "", o.Metadata.Namespace}]; ns != nil && ns.Terminating() {
+			nsTerminating = true
+		}
+	}
+	for i, ref := range refs {
+		if ref.UID == "" {
+			continue
+		}
+		c.Owners = append(c.Owners, r.classify(o, i, ref))
+	}
+	count := map[string]int{}
+	var first = map[string]OwnerOf{}
+	for _, oc := range c.Owners {
+		count[oc.Class]++
+		if _, ok := first[oc.Class]; !ok {
+			first[oc.Class] = oc
+		}
+	}
+	suffix := ""
+	if nsTerminating {
+		suffix = " Its namespace " + o.Metadata.Namespace + " is terminating, though: the namespace controller deletes it whatever its owners."
+	}
+	switch {
+	case len(c.Owners) == 0:
+		c.Verdict = VerdictNotOwned
+		c.Message = "It has no owner references: the garbage collector never deletes it; only an explicit delete (or its namespace's deletion) removes it."
+	case !r.ix.monitored(o.APIVersion, o.Kind):
+		c.Verdict = VerdictNeverCollected
+		c.Message = "The garbage collector does not watch " + o.Kind + " objects, so it never deletes it, whatever happens to its owners."
+	case count[ClassUnresolvable] > 0:
+		c.Verdict = VerdictNeverCollected
+		c.Message = first[ClassUnresolvable].Message + " Any error on any owner reference aborts the whole item, so the garbage collector retries it forever and never deletes it."
+	case count[ClassNamespacedOwner] > 0:
+		c.Verdict = VerdictNeverCollected
+		c.Message = first[ClassNamespacedOwner].Message + " The garbage collector gives up on it without retrying and never deletes it."
+	case count[ClassSolid] > 0:
+		c.Verdict = VerdictKept
+		oc := first[ClassSolid]
+		c.Message = "It is kept while its owner " + oc.Ref.Kind + "/" + oc.Ref.Name + " exists; it is deleted with its last solid owner (unless that delete orphans it)."
+		if count[ClassDangling]+count[ClassWaiting] > 0 {
+			c.Message += " The garbage collector removes its other, dangling or deleting, owner references."
+		}
+	case count[ClassUnknown] > 0:
+		c.Verdict = VerdictUnknown
+		c.Message = first[ClassUnknown].Message
+	default:
+		c.Verdict = VerdictWillBeDeleted
+		oc := first[ClassDangling]
+		if oc.Class == "" {
+			oc = first[ClassWaiting]
+		}
+		c.Message = "Every owner is gone or being deleted, so the garbage collector deletes it: " + oc.Message
+	}
+	c.Message += suffix
+	return c
+}
+
+// classify is one owner reference seen by the collector: the RESTMapper
+// must know the kind at that version, a namespaced owner cannot own a
+// cluster-scoped object, and the owner is looked up by name in the
+// dependent's namespace (so a cross-namespace owner is never found).
+func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) OwnerOf {
+	oc := OwnerOf{Index: i, Ref: ref}
+	name := ref.Kind + "/" + ref.Name
+	if !r.ix.served(ref.APIVersion, ref.Kind) {
+		oc.Class = ClassUnresolvable
+		if _, ok := r.ix.resource(ref.APIVersion, ref.Kind); ok {
+			oc.Message = fmt.Sprintf("Owner %s names apiVersion %s, a version the cluster does not serve.", name, ref.APIVersion)
+		} else {
+			oc.Message = fmt.Sprintf("Owner %s is of kind %s %s, which the cluster does not serve.", name, ref.APIVersion, ref.Kind)
+		}
+		return oc
+	}
+	namespaced, _ := r.ix.namespacedKind(ref.APIVersion, ref.Kind)
+	if namespaced && o.Metadata.Namespace == "" {
+		oc.Class = ClassNamespacedOwner
+		oc.Message = fmt.Sprintf("Owner %s is of a namespaced kind, but %s is cluster-scoped: a namespaced object cannot own a cluster-scoped one.", name, o.Ref())
+		return oc
+	}
+	lookupNS := ""
+	if namespaced {
+		lookupNS = o.Metadata.Namespace
+	}
+	owner := r.ix.byName[[4]string{groupOf(ref.APIVersion), ref.Kind, lookupNS, ref.Name}]
+	switch {
+	case owner != nil && owner.Metadata.UID == ref.UID:
+		if owner.Terminating() && owner.HasFinalizer(plan.FinalizerForeground) {
+			oc.Class = ClassWaiting
+			oc.Message = fmt.Sprintf("Owner %s is being deleted in the foreground.", owner.Ref())
+		} else {
+			oc.Class = ClassSolid
+			oc.Message = fmt.Sprintf("Owner %s exists.", owner.Ref())
+		}
+	case owner != nil:
+		oc.Class = ClassDangling
+		oc.Message = fmt.Sprintf("Owner %s has been replaced by another object with the same name (uid %s, not %s).", name, owner.Metadata.UID, ref.UID)
+	default:
+		if elsewhere := r.ix.byUID[ref.UID]; elsewhere != nil && elsewhere.Metadata.Namespace != lookupNS {
+			oc.Class = ClassDangling
+			oc.Message = fmt.Sprintf("Owner %s lives in namespace %q; the garbage collector looks it up in %q, finds nothing and treats the reference as dangling.", elsewhere.Ref(), elsewhere.Metadata.Namespace, lookupNS)
+			return oc
+		}
+		if r.ix.listed(groupOf(ref.APIVersion), ref.Kind) {
+			oc.Class = ClassDangling
+			oc.Message = fmt.Sprintf("Owner %s does not exist.", name)
+		} else {
+			oc.Class = ClassUnknown
+			oc.Message = fmt.Sprintf("Owner %s is of a type kgc could not list, so whether it exists is unknown.", name)
+		}
+	}
+	return oc
+}

@@ -1,0 +1,264 @@
+package diagnose
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Namespace condition types the namespace controller writes
+// (pkg/controller/namespace/deletion/status_condition_utils.go).
+const (
+	condDiscoveryFailure  = "NamespaceDeletionDiscoveryFailure"
+	condGVParsingFailure  = "NamespaceDeletionGroupVersionParsingFailure"
+	condContentFailure    = "NamespaceDeletionContentFailure"
+	condContentRemaining  = "NamespaceContentRemaining"
+	condFinalizersRemains = "NamespaceFinalizersRemaining"
+)
+
+// namespaceSpec explains a terminating namespace's spec.finalizers.
+func (r *run) namespaceSpec(ns *snapshot.Object) []Blocker {
+	var spec []string
+	if f := ns.Facts; f != nil && f.Namespace != nil {
+		spec = f.Namespace.SpecFinalizers
+	} else {
+		// Every namespace gets "kubernetes" at creation (PrepareForCreate);
+		// a dump without the spec most likely still has it.
+		spec = []string{plan.FinalizerNamespace}
+		r.note("the snapshot holds no spec for %s: assuming spec.finalizers [kubernetes]", ns.Ref())
+	}
+	var out []Blocker
+	for _, f := range spec {
+		if f == plan.FinalizerNamespace {
+			out = append(out, r.namespaceContent(ns))
+			continue
+		}
+		b := Blocker{Object: ns.Ref(), Finalizer: f, Spec: true}
+		r.controller(ns, f, true, &b)
+		out = append(out, b)
+	}
+	return out
+}
+
+func conditions(ns *snapshot.Object) map[string]snapshot.Condition {
+	out := map[string]snapshot.Condition{}
+	if ns.Facts != nil && ns.Facts.Namespace != nil {
+		for _, c := range ns.Facts.Namespace.Conditions {
+			out[c.Type] = c
+		}
+	}
+	return out
+}
+
+// namespaceContent explains the "kubernetes" spec finalizer: the
+// namespace controller removes it once discovery succeeds and every
+// namespaced object of a type with the delete verb is gone (spec §4;
+// namespacedResourcesDeleter.Delete). Pods go first: other content is only
+// deleted once no pod remains (OrderedNamespaceDeletion).
+func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
+	b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace}
+	conds := conditions(ns)
+	var content, pods []*snapshot.Object
+	for _, o := range r.ix.byNS[ns.Metadata.Name] {
+		if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && len(res.Verbs) > 0 && !res.HasVerb("delete") {
+			// The namespace controller only lists and deletes types with
+			// the delete verb; others never hold the namespace.
+			continue
+		}
+		content = append(content, o)
+		if isKind(o, "", "Pod") {
+			pods = append(pods, o)
+		}
+	}
+	var waits []string
+	if len(content) > 0 {
+		waits = append(waits, "every object in the namespace to be gone: "+strconv.Itoa(len(content))+" remain ("+countKinds(content)+")")
+	}
+	b.Objects = refsOf(content)
+
+	// Discovery: any failing group makes deleteAllContent return an error,
+	// so the namespace is never finalized even once it is empty.
+	failures := r.ix.discoveryFailures()
+	seenGV := map[string]bool{}
+	for _, res := range failures {
+		gv := res.GroupVersion()
+		if seenGV[gv] {
+			continue
+		}
+		seenGV[gv] = true
+		waits = append(waits, "discovery of "+gv+" to succeed")
+		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, gv, res.Error))
+	}
+	if c, ok := conds[condDiscoveryFailure]; ok && c.Status == "True" && len(failures) == 0 {
+		waits = append(waits, "discovery of every API group to succeed")
+		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, "", c.Message))
+	}
+	if c, ok := conds[condGVParsingFailure]; ok && c.Status == "True" {
+		waits = append(waits, "every group/version to parse")
+		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, "", c.Message))
+	}
+
+	var pendingPods, waitingForPods, pendingOther []*snapshot.Object
+	for _, o := range content {
+		if o.Terminating() {
+			b.Blockers = append(b.Blockers, r.explainHeld(o, ns, nil)...)
+			continue
+		}
+		switch {
+		case isKind(o, "", "Pod"):
+			pendingPods = append(pendingPods, o)
+		case len(pods) > 0:
+			waitingForPods = append(waitingForPods, o)
+		default:
+			pendingOther = append(pendingOther, o)
+		}
+	}
+	if len(pendingPods) > 0 {
+		b.Blockers = append(b.Blockers, r.pendingContent(ns, pendingPods, conds))
+	}
+	if len(waitingForPods) > 0 {
+		// Not a leaf: these go as soon as the pods above are gone.
+		b.Blockers = append(b.Blockers, Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace,
+			WaitingFor: "the pods to be gone: the namespace controller deletes the other " + plural(len(waitingForPods), "object") + " (" + countKinds(waitingForPods) + ") only after every pod",
+			Objects:    refsOf(waitingForPods)})
+	}
+	if len(pendingOther) > 0 {
+		b.Blockers = append(b.Blockers, r.pendingContent(ns, pendingOther, conds))
+	}
+	b.Blockers = append(b.Blockers, r.unseenContent(ns, conds, content)...)
+	r.noteUnlistedDependents()
+
+	if len(waits) == 0 && len(b.Blockers) == 0 {
+		b.WaitingFor = "nothing left: the namespace controller finalizes it on its next pass"
+		b.RootCause = r.inProgress(ns, plan.FinalizerNamespace, plan.ActorNamespace,
+			"the namespace is empty: the namespace controller removes the kubernetes finalizer on its next pass", ns, nil)
+		return b
+	}
+	if len(waits) == 0 {
+		waits = append(waits, "content the snapshot does not show to be gone")
+	}
+	b.WaitingFor = strings.Join(waits, "; ")
+	return b
+}
+
+// discoveryBlocker is a failing API group holding the namespace: its root
+// cause names the APIService when the snapshot has it.
+func (r *run) discoveryBlocker(ns *snapshot.Object, gv, detail string) Blocker {
+	b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace}
+	rc := RootCause{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Reason: ReasonDiscoveryFailure, RemovedBy: plan.ActorNamespace}
+	if gv == "" {
+		b.WaitingFor = "API discovery to succeed: " + detail
+		rc.Message = "the namespace controller's discovery fails (" + detail + "), so it never finalizes a namespace"
+	} else {
+		apisvc := apiServiceName(gv)
+		b.WaitingFor = "discovery of " + gv + " to succeed"
+		msg := "discovery of " + gv + " fails"
+		if detail != "" {
+			msg += " (" + detail + ")"
+		}
+		rc.Message = msg + ": the namespace controller cannot tell whether the namespace still holds objects of that group, so it never removes the kubernetes finalizer of any terminating namespace; fix or remove APIService " + apisvc
+		ref := snapshot.ObjectRef{APIVersion: "apiregistration.k8s.io/v1", Kind: "APIService", Name: apisvc}
+		if o := r.ix.byName[[4]string{"apiregistration.k8s.io", "APIService", "", apisvc}]; o != nil {
+			ref = o.Ref()
+			b.Objects = []snapshot.ObjectRef{ref}
+		}
+		rc.Related = []snapshot.ObjectRef{ref}
+	}
+	b.RootCause = r.addLeaf(leaf{obj: ns, rc: rc}, ns, nil)
+	return b
+}
+
+// apiServiceName is the APIService that serves group/version: "v1beta1.metrics.k8s.io".
+func apiServiceName(gv string) string {
+	g, v, ok := strings.Cut(gv, "/")
+	if !ok {
+		return gv
+	}
+	return v + "." + g
+}
+
+// pendingContent is content the namespace controller has yet to delete:
+// it deletes everything with propagationPolicy=Background on every pass.
+func (r *run) pendingContent(ns *snapshot.Object, objs []*snapshot.Object, conds map[string]snapshot.Condition) Blocker {
+	b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace,
+		WaitingFor: "the namespace controller to delete " + plural(len(objs), "object") + " (" + countKinds(objs) + ")",
+		Objects:    refsOf(objs)}
+	msg := "the namespace controller has yet to delete " + plural(len(objs), "object") + " (" + countKinds(objs) + ")"
+	if c, ok := conds[condContentFailure]; ok && c.Status == "True" {
+		msg += "; its last pass failed: " + c.Message
+	}
+	b.RootCause = r.inProgress(ns, plan.FinalizerNamespace, plan.ActorNamespace, msg, ns, nil)
+	r.leaves[b.RootCause-1].rc.Related = refsOf(objs)
+	return b
+}
+
+var (
+	// "pods. has 1 resource instances", "widgets.example.com has 2 resource instances"
+	reRemaining = regexp.MustCompile(`([a-z0-9-]+)\.([a-z0-9.-]*) has (\d+) resource instances`)
+	// "example.com/cleanup in 2 resource instances"
+	reFinalizerRemaining = regexp.MustCompile(`([^\s,:]+) in (\d+) resource instances`)
+)
+
+// unseenContent reads NamespaceContentRemaining for types whose remaining
+// objects the snapshot does not show (it could not list them): the
+// namespace controller sees them, kgc does not.
+func (r *run) unseenContent(ns *snapshot.Object, conds map[string]snapshot.Condition, content []*snapshot.Object) []Blocker {
+	c, ok := conds[condContentRemaining]
+	if !ok || c.Status != "True" {
+		return nil
+	}
+	var fins []string
+	if fc, ok := conds[condFinalizersRemains]; ok && fc.Status == "True" {
+		for _, m := range reFinalizerRemaining.FindAllStringSubmatch(fc.Message, -1) {
+			fins = append(fins, m[1]+" ("+m[2]+")")
+		}
+	}
+	var out []Blocker
+	for _, m := range reRemaining.FindAllStringSubmatch(c.Message, -1) {
+		resource, group := m[1], m[2]
+		n, _ := strconv.Atoi(m[3])
+		seen := 0
+		var res *snapshot.Resource
+		for i := range r.ix.snap.Resources {
+			x := &r.ix.snap.Resources[i]
+			if x.Resource == resource && x.Group == group {
+				res = x
+			}
+		}
+		if res != nil && res.Listed {
+			// The snapshot lists this type: its objects, if any, are
+			// explained above; the condition may be older than the snapshot.
+			continue
+		}
+		for _, o := range content {
+			if res != nil && o.Kind == res.Kind && groupOf(o.APIVersion) == group {
+				seen++
+			}
+		}
+		if seen >= n {
+			continue
+		}
+		qr := resource
+		if group != "" {
+			qr += "." + group
+		}
+		msg := fmt.Sprintf("the namespace status reports %d %s remaining that kgc could not list", n, qr)
+		if len(fins) > 0 {
+			msg += "; finalizers remaining in the namespace: " + strings.Join(fins, ", ")
+		}
+		b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace,
+			WaitingFor: fmt.Sprintf("%d %s (not in the snapshot) to be gone", n, qr)}
+		b.RootCause = r.addLeaf(leaf{obj: ns, rc: RootCause{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Reason: ReasonContentNotInSnapshot,
+			RemovedBy: plan.ActorNamespace, Message: msg},
+			extra: []Remedy{{Action: ActionWait, Description: "List the remaining " + qr + " and their finalizers with an account allowed to, then run kgc on a snapshot that includes them",
+				Command: "kubectl get " + qr + " -n " + ns.Metadata.Name + " -o custom-columns=NAME:.metadata.name,FINALIZERS:.metadata.finalizers"}}}, ns, nil)
+		out = append(out, b)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].WaitingFor < out[j].WaitingFor })
+	return out
+}

@@ -1,0 +1,211 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// actionRank orders remedies from least to most destructive: waiting or
+// fixing the responsible party changes nothing by hand; deleting a
+// blocking dependent is what the foreground deletion asked for anyway;
+// unblocking keeps the ownership record while removing the reference
+// loses it; force deletion and finalizer removal skip work a controller
+// was supposed to do.
+var actionRank = map[string]int{
+	ActionWait:                  0,
+	ActionFixController:         1,
+	ActionFixAPIService:         1,
+	ActionFixNode:               1,
+	ActionDelete:                2,
+	ActionTaintOutOfService:     3,
+	ActionUnblockOwnerReference: 4,
+	ActionRemoveOwnerReference:  5,
+	ActionDeleteAPIService:      6,
+	ActionForceDelete:           7,
+	ActionRemoveFinalizer:       8,
+}
+
+// remedies derives a root cause's ways out, least destructive first.
+func (r *run) remedies(l *leaf) []Remedy {
+	rc := l.rc
+	o := l.obj
+	var out []Remedy
+	add := func(rem Remedy) { out = append(out, rem) }
+	stale := o != nil && o.Terminating() && r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp) > staleAfter
+
+	switch rc.Reason {
+	case ReasonInProgress, ReasonNoFinalizers:
+		who := rc.RemovedBy
+		if who == "" {
+			who = "responsible controller"
+		}
+		add(Remedy{Action: ActionWait, Description: "Wait: the " + who + " should finish this within seconds to minutes; if nothing changes, check that it runs",
+			Command: "kubectl wait --for=delete " + r.waitTarget(rc.Object) + " --timeout=5m"})
+	case ReasonDiscoveryFailure:
+		if len(rc.Related) > 0 {
+			name := rc.Related[0].Name
+			add(Remedy{Action: ActionFixAPIService, Description: "Make APIService " + name + " available again: its status.conditions say why it fails; its backing service must answer",
+				Command: "kubectl get apiservice " + name + " -o yaml"})
+			add(Remedy{Action: ActionDeleteAPIService, Description: "If the extension behind " + name + " was uninstalled, delete its stale APIService; every terminating namespace then finishes",
+				Command: "kubectl delete apiservice " + name,
+				Risk:    "if the extension is still wanted, its API disappears for every client until it is reinstalled"})
+		} else {
+			add(Remedy{Action: ActionFixAPIService, Description: "Find the APIServices that are not Available and fix or delete them",
+				Command: "kubectl get apiservices | grep -v True"})
+		}
+	case ReasonNodeNotReady:
+		node := relatedName(rc, "Node")
+		add(Remedy{Action: ActionFixNode, Description: "Bring node " + node + " back: its kubelet then confirms the termination", Command: "kubectl describe node " + node})
+		add(Remedy{Action: ActionTaintOutOfService, Description: "If node " + node + " is really shut down, taint it out-of-service: the pod garbage collector then force-deletes its terminating pods and their volumes are detached",
+			Command: "kubectl taint nodes " + node + " " + taintOutOfService + "=nodeshutdown:NoExecute",
+			Risk:    "if the node still runs, its containers keep running unsupervised while their volumes are detached"})
+	case ReasonNodeMissing:
+		add(Remedy{Action: ActionFixController, Description: "Check that kube-controller-manager (its pod garbage collector) runs: it deletes pods of missing nodes",
+			Command: "kubectl get pods -n kube-system -l component=kube-controller-manager"})
+	case ReasonKubeletNotConfirming:
+		node := relatedName(rc, "Node")
+		add(Remedy{Action: ActionFixNode, Description: "Find what hangs in the pod's events and in the kubelet logs of node " + node,
+			Command: "kubectl describe pod " + rc.Object.Name + " -n " + rc.Object.Namespace})
+	case ReasonClaimInUse:
+		rem := Remedy{Action: ActionDelete, Description: "Delete pod " + rc.Object.Name + ", which still uses the claim", Command: "kubectl delete " + r.ix.kubectlTarget(rc.Object) + " --wait=false"}
+		if o != nil {
+			for _, ref := range o.Metadata.OwnerReferences {
+				if ref.IsController() {
+					rem.Risk = "its controller " + ref.Kind + "/" + ref.Name + " recreates it: scale that down or delete it instead"
+				}
+			}
+		}
+		add(rem)
+	case ReasonVolumeBound:
+		add(Remedy{Action: ActionDelete, Description: "Delete claim " + rc.Object.Name + " to release the volume", Command: "kubectl delete " + r.ix.kubectlTarget(rc.Object) + " --wait=false",
+			Risk: "a pod using the claim loses its storage; with reclaimPolicy Delete the data is destroyed"})
+	case ReasonGCCannotResolve:
+		add(Remedy{Action: ActionDelete, Description: "Delete " + rc.Object.String() + " yourself: the foreground deletion was going to delete it, but the garbage collector cannot",
+			Command: "kubectl delete " + r.ix.kubectlTarget(rc.Object) + " --wait=false"})
+	case ReasonOrphanPatchFailing:
+		add(Remedy{Action: ActionFixController, Description: "Find why the garbage collector's patches fail in the kube-controller-manager logs (look for the dependents named here; an admission webhook rejecting the patch is the usual cause)",
+			Command: "kubectl logs -n kube-system -l component=kube-controller-manager --tail=500 | grep -i " + rc.Object.Name})
+		for _, dep := range rc.Related {
+			d := r.ix.byUID[dep.UID]
+			if d == nil {
+				continue
+			}
+			for i, ref := range d.Metadata.OwnerReferences {
+				if ref.UID == rc.Object.UID {
+					add(Remedy{Action: ActionRemoveOwnerReference, Description: "Do the garbage collector's work: remove " + d.Ref().String() + "'s owner reference to " + rc.Object.Name + " (the garbage collector then removes orphan)",
+						Command: r.ownerRefPatch(d, i, false)})
+				}
+			}
+		}
+	}
+	out = append(out, l.extra...)
+
+	if o != nil && !o.Terminating() && rc.Reason == ReasonInProgress && len(l.edges) > 0 {
+		add(Remedy{Action: ActionDelete, Description: "Delete " + rc.Object.String() + " yourself, as the garbage collector is about to",
+			Command: "kubectl delete " + r.ix.kubectlTarget(rc.Object) + " --wait=false"})
+	}
+	if o != nil {
+		for _, e := range l.edges {
+			if e.index < 0 {
+				continue
+			}
+			add(Remedy{Action: ActionUnblockOwnerReference,
+				Description: "Let " + e.owner.Ref().String() + " finish without waiting for " + rc.Object.String() + ": set blockOwnerDeletion=false on its owner reference",
+				Command:     r.ownerRefPatch(o, e.index, true),
+				Risk:        unblockRisk(o)})
+			add(Remedy{Action: ActionRemoveOwnerReference,
+				Description: "Detach " + rc.Object.String() + " from " + e.owner.Ref().String() + ": remove the owner reference",
+				Command:     r.ownerRefPatch(o, e.index, false),
+				Risk:        removeRefRisk(o)})
+		}
+	}
+
+	offerRemoval := rc.Reason != ReasonInProgress && rc.Reason != ReasonNoFinalizers || stale
+	if o != nil && offerRemoval && o.Terminating() {
+		switch {
+		case rc.Finalizer != "" && isSpecFinalizer(o, rc.Finalizer):
+			info := plan.LookupFinalizer(rc.Finalizer)
+			add(Remedy{Action: ActionRemoveFinalizer,
+				Description: "Last resort: remove " + rc.Finalizer + " from the namespace's spec.finalizers through the finalize subresource",
+				Command: fmt.Sprintf(`kubectl get namespace %s -o json | jq '.spec.finalizers -= ["%s"]' | kubectl replace --raw /api/v1/namespaces/%s/finalize -f -`,
+					o.Metadata.Name, rc.Finalizer, o.Metadata.Name),
+				Risk: info.Risk})
+		case rc.Finalizer != "":
+			if i := slices.Index(o.Metadata.Finalizers, rc.Finalizer); i >= 0 {
+				info := plan.LookupFinalizer(rc.Finalizer)
+				add(Remedy{Action: ActionRemoveFinalizer,
+					Description: "Last resort: remove finalizer " + rc.Finalizer + " from " + rc.Object.String(),
+					Command: fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"test","path":"/metadata/finalizers/%d","value":"%s"},{"op":"remove","path":"/metadata/finalizers/%d"}]'`,
+						r.ix.kubectlTarget(rc.Object), i, rc.Finalizer, i),
+					Risk: info.Risk})
+			}
+		case isKind(o, "", "Pod"):
+			add(Remedy{Action: ActionForceDelete,
+				Description: "Last resort: force-delete the pod without the kubelet's confirmation",
+				Command:     "kubectl delete " + r.ix.kubectlTarget(rc.Object) + " --grace-period=0 --force",
+				Risk:        "skips the kubelet's confirmation: if the node still runs the containers they keep running, and a StatefulSet may start a replacement with the same identity alongside"})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return actionRank[out[i].Action] < actionRank[out[j].Action] })
+	return out
+}
+
+// isSpecFinalizer reports whether f is one of a namespace's
+// spec.finalizers rather than a metadata finalizer.
+func isSpecFinalizer(o *snapshot.Object, f string) bool {
+	if !isKind(o, "", "Namespace") || o.HasFinalizer(f) {
+		return false
+	}
+	if o.Facts == nil || o.Facts.Namespace == nil {
+		return f == plan.FinalizerNamespace
+	}
+	return slices.Contains(o.Facts.Namespace.SpecFinalizers, f)
+}
+
+// ownerRefPatch is a JSON patch that first tests the reference's UID, so
+// it fails instead of touching the wrong reference if the list changed.
+func (r *run) ownerRefPatch(o *snapshot.Object, i int, unblock bool) string {
+	uid := o.Metadata.OwnerReferences[i].UID
+	op := fmt.Sprintf(`{"op":"remove","path":"/metadata/ownerReferences/%d"}`, i)
+	if unblock {
+		op = fmt.Sprintf(`{"op":"replace","path":"/metadata/ownerReferences/%d/blockOwnerDeletion","value":false}`, i)
+	}
+	return fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"test","path":"/metadata/ownerReferences/%d/uid","value":"%s"},%s]'`,
+		r.ix.kubectlTarget(o.Ref()), i, uid, op)
+}
+
+// waitTarget is "TYPE/NAME [-n NS]" for kubectl wait.
+func (r *run) waitTarget(ref snapshot.ObjectRef) string {
+	s := r.ix.kubectlType(ref) + "/" + ref.Name
+	if ref.Namespace != "" {
+		s += " -n " + ref.Namespace
+	}
+	return s
+}
+
+func relatedName(rc RootCause, kind string) string {
+	for _, x := range rc.Related {
+		if x.Kind == kind {
+			return x.Name
+		}
+	}
+	return ""
+}
+
+func unblockRisk(o *snapshot.Object) string {
+	if o.Terminating() {
+		return "the owner is deleted before " + o.Ref().String() + ", which keeps a reference to a deleted owner"
+	}
+	return "the owner is deleted first; the garbage collector then deletes " + o.Ref().String() + " in the background as a dangling dependent"
+}
+
+func removeRefRisk(o *snapshot.Object) string {
+	if o.Terminating() {
+		return o.Ref().String() + " loses the record of its owner"
+	}
+	return o.Ref().String() + " outlives its owner and is never garbage collected with it"
+}

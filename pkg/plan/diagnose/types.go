@@ -1,0 +1,238 @@
+package diagnose
+
+import (
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Document kinds this package produces.
+const (
+	KindDiagnosis     = "Diagnosis"
+	KindDiagnosisList = "DiagnosisList"
+)
+
+// Reasons classify root causes so that scripts (and the -A grouping) need
+// not parse messages. They are part of the Diagnosis document.
+const (
+	// ReasonControllerAbsent: a finalizer's controller is probably not
+	// running (nothing in the snapshot matches its domain).
+	ReasonControllerAbsent = "controller-absent"
+	// ReasonControllerTerminating: the only matching controller is itself
+	// being deleted (typically with the namespace it lives in).
+	ReasonControllerTerminating = "controller-terminating"
+	// ReasonControllerPending: the controller appears present (or is a
+	// built-in one) and has not removed its finalizer yet.
+	ReasonControllerPending = "controller-pending"
+	// ReasonControllerUnknown: kgc cannot tell whether the controller runs
+	// (the workload types could not be listed, or the finalizer names no domain).
+	ReasonControllerUnknown = "controller-unknown"
+	// ReasonGCUnmonitored: the garbage collector does not watch the type,
+	// so it never processes orphan or foregroundDeletion on it.
+	ReasonGCUnmonitored = "gc-unmonitored"
+	// ReasonGCCannotResolve: a blocking dependent the garbage collector
+	// gives up on (unserved owner kind, namespaced owner of a
+	// cluster-scoped object), so it is never deleted.
+	ReasonGCCannotResolve = "gc-cannot-resolve"
+	// ReasonOrphanPatchFailing: dependents whose owner reference the
+	// garbage collector cannot patch away.
+	ReasonOrphanPatchFailing = "orphan-patch-failing"
+	// ReasonForegroundCycle: blocking owner references form a cycle of
+	// objects all waiting for each other.
+	ReasonForegroundCycle = "foreground-cycle"
+	// ReasonDiscoveryFailure: an API group's discovery fails, so the
+	// namespace controller never finalizes namespaces.
+	ReasonDiscoveryFailure = "discovery-failure"
+	// ReasonContentNotInSnapshot: the namespace status reports content the
+	// snapshot does not hold (a type kgc could not list).
+	ReasonContentNotInSnapshot = "content-not-in-snapshot"
+	// ReasonNodeNotReady: a pod's node is NotReady or Unknown, so no
+	// kubelet confirms the pod's termination.
+	ReasonNodeNotReady = "node-not-ready"
+	// ReasonNodeMissing: a pod's node object is gone.
+	ReasonNodeMissing = "node-missing"
+	// ReasonKubeletNotConfirming: the node is Ready but its kubelet has
+	// not confirmed termination after the grace period.
+	ReasonKubeletNotConfirming = "kubelet-not-confirming"
+	// ReasonClaimInUse: a pod that is not being deleted still uses a
+	// PersistentVolumeClaim.
+	ReasonClaimInUse = "claim-in-use"
+	// ReasonVolumeBound: a PersistentVolume is still Bound to a claim
+	// that is not being deleted.
+	ReasonVolumeBound = "volume-bound"
+	// ReasonInProgress: nothing is stuck at this leaf; the named actor
+	// should act on its next pass. Persisting means that actor is down.
+	ReasonInProgress = "in-progress"
+	// ReasonNoFinalizers: the object has a deletionTimestamp and nothing
+	// holds it: it is about to disappear.
+	ReasonNoFinalizers = "no-finalizers"
+)
+
+// Remedy actions, from least to most destructive.
+const (
+	ActionWait                  = "wait"
+	ActionFixController         = "fix-controller"
+	ActionFixAPIService         = "fix-apiservice"
+	ActionFixNode               = "fix-node"
+	ActionDelete                = "delete"
+	ActionTaintOutOfService     = "taint-out-of-service"
+	ActionUnblockOwnerReference = "unblock-owner-reference"
+	ActionRemoveOwnerReference  = "remove-owner-reference"
+	ActionDeleteAPIService      = "delete-apiservice"
+	ActionForceDelete           = "force-delete"
+	ActionRemoveFinalizer       = "remove-finalizer"
+)
+
+// Diagnosis is the Diagnosis document of the output contract: why one
+// object is (or is not) going away.
+type Diagnosis struct {
+	APIVersion string             `json:"apiVersion"`
+	Kind       string             `json:"kind"`
+	Object     snapshot.ObjectRef `json:"object"`
+	// Terminating: the object has a deletionTimestamp.
+	Terminating bool `json:"terminating"`
+	// Since is the deletionTimestamp (omitted when not terminating).
+	Since *time.Time `json:"since,omitempty"`
+	// AgeSeconds is capturedAt − deletionTimestamp; negative while a pod
+	// is still inside its grace period.
+	AgeSeconds int64 `json:"ageSeconds,omitempty"`
+	// Summary is the verdict in one sentence.
+	Summary    string      `json:"summary"`
+	Blockers   []Blocker   `json:"blockers"`
+	RootCauses []RootCause `json:"rootCauses"`
+	// Remedies are every root cause's remedies, in root-cause order, each
+	// naming its root cause (1-based index into rootCauses).
+	Remedies []Remedy `json:"remedies"`
+	// GarbageCollection says, for an object that is not terminating,
+	// whether the garbage collector will ever delete it and why.
+	GarbageCollection *Collection `json:"garbageCollection,omitempty"`
+	// Complete is false when the answer depends on something the snapshot
+	// does not show (a type that could not be listed, missing facts).
+	Complete bool `json:"complete"`
+	// Notes say what is missing when Complete is false.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Blocker is one thing holding an object: a finalizer (metadata or, for a
+// namespace, spec), or the kubelet for a pod in graceful termination.
+type Blocker struct {
+	// Object is the object held.
+	Object snapshot.ObjectRef `json:"object"`
+	// Finalizer is the finalizer holding it; empty when nothing but an
+	// actor holds it (a pod waiting for its kubelet).
+	Finalizer string `json:"finalizer"`
+	// Spec is true for a Namespace spec.finalizers entry.
+	Spec bool `json:"spec,omitempty"`
+	// RemovedBy is the actor expected to remove it.
+	RemovedBy  string `json:"removedBy"`
+	WaitingFor string `json:"waitingFor"`
+	// Objects are the objects it waits on.
+	Objects []snapshot.ObjectRef `json:"objects,omitempty"`
+	// Blockers are, for each object it waits on that is itself stuck, what
+	// holds that object (each names its object).
+	Blockers []Blocker `json:"blockers,omitempty"`
+	// RootCause is the 1-based index into rootCauses when this blocker is
+	// a leaf; 0 otherwise.
+	RootCause int `json:"rootCause,omitempty"`
+	// Repeated is true when the object was already explained higher in the
+	// tree (a shared dependent); its blockers are not repeated.
+	Repeated bool `json:"repeated,omitempty"`
+}
+
+// RootCause is a leaf of the blocker tree: an object and finalizer (or
+// actor) that, once dealt with, lets the chain above it finish.
+type RootCause struct {
+	Object    snapshot.ObjectRef `json:"object"`
+	Finalizer string             `json:"finalizer"`
+	Reason    string             `json:"reason"`
+	RemovedBy string             `json:"removedBy,omitempty"`
+	Message   string             `json:"message"`
+	// Related names other objects involved: the APIService that fails
+	// discovery, the node a pod runs on, the controller that matched.
+	Related []snapshot.ObjectRef `json:"related,omitempty"`
+	// Holds are the objects directly waiting on this root cause.
+	Holds    []snapshot.ObjectRef `json:"holds,omitempty"`
+	Remedies []Remedy             `json:"remedies"`
+}
+
+// Remedy is one way out, with the exact command.
+type Remedy struct {
+	// RootCause is the 1-based index of the root cause it resolves (set
+	// in the document's top-level remedies).
+	RootCause   int    `json:"rootCause,omitempty"`
+	Action      string `json:"action"`
+	Description string `json:"description"`
+	Command     string `json:"command,omitempty"`
+	Risk        string `json:"risk,omitempty"`
+	// Finishes lists the terminating objects that would be gone once the
+	// remedy is applied and every controller has done its part, as the
+	// plan simulator computes it.
+	Finishes []snapshot.ObjectRef `json:"finishes,omitempty"`
+}
+
+// Collection is the garbage-collection verdict for an object that is not
+// terminating.
+type Collection struct {
+	// Verdict: "not-owned", "kept", "will-be-deleted", "never-collected"
+	// or "unknown".
+	Verdict string    `json:"verdict"`
+	Message string    `json:"message"`
+	Owners  []OwnerOf `json:"owners,omitempty"`
+}
+
+// Collection verdicts.
+const (
+	VerdictNotOwned       = "not-owned"
+	VerdictKept           = "kept"
+	VerdictWillBeDeleted  = "will-be-deleted"
+	VerdictNeverCollected = "never-collected"
+	VerdictUnknown        = "unknown"
+)
+
+// OwnerOf is how the garbage collector classifies one owner reference.
+type OwnerOf struct {
+	Index int                     `json:"index"`
+	Ref   snapshot.OwnerReference `json:"ownerReference"`
+	// Class: "solid", "waitingForDependentsDeletion", "dangling",
+	// "unknown" (type not listed), "unresolvable-kind",
+	// "namespaced-owner-of-cluster-scoped".
+	Class   string `json:"class"`
+	Message string `json:"message"`
+}
+
+// Owner-reference classes.
+const (
+	ClassSolid           = "solid"
+	ClassWaiting         = "waitingForDependentsDeletion"
+	ClassDangling        = "dangling"
+	ClassUnknown         = "unknown"
+	ClassUnresolvable    = "unresolvable-kind"
+	ClassNamespacedOwner = "namespaced-owner-of-cluster-scoped"
+)
+
+// DiagnosisList is `kgc why-stuck -A -o json`: every terminating object in
+// scope, and the same objects grouped by root cause.
+type DiagnosisList struct {
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	CapturedAt time.Time `json:"capturedAt"`
+	// Groups are the root causes with the terminating objects each holds,
+	// oldest first.
+	Groups []Group `json:"groups"`
+	// Items are the diagnoses of every terminating object, oldest first.
+	Items []Diagnosis `json:"items"`
+}
+
+// Group is one root cause and the terminating objects it holds.
+type Group struct {
+	RootCause RootCause `json:"rootCause"`
+	// Objects are the terminating objects held, oldest first.
+	Objects []Held `json:"objects"`
+}
+
+// Held is a terminating object and how long it has been terminating.
+type Held struct {
+	Object     snapshot.ObjectRef `json:"object"`
+	Since      time.Time          `json:"since"`
+	AgeSeconds int64              `json:"ageSeconds"`
+}

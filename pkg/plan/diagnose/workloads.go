@@ -1,0 +1,387 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Actors besides the plan package's.
+const (
+	actorPodGC         = "pod-garbage-collector"
+	actorPVCProtection = "pvc-protection-controller"
+	actorPVProtection  = "pv-protection-controller"
+	actorCRDFinalizer  = "apiextensions-apiserver crd-finalizer"
+	taintOutOfService  = "node.kubernetes.io/out-of-service"
+)
+
+// kubelet explains a pod in graceful termination: it stays until its
+// kubelet confirms the containers stopped and deletes it with grace 0
+// (spec §3). A pod whose grace period is already 0 is held only by its
+// finalizers.
+func (r *run) kubelet(pod *snapshot.Object) (Blocker, bool) {
+	if g := pod.Metadata.DeletionGracePeriodSeconds; g != nil && *g == 0 {
+		return Blocker{}, false
+	}
+	b := Blocker{Object: pod.Ref(), RemovedBy: plan.ActorKubelet}
+	var facts *snapshot.PodFacts
+	if pod.Facts != nil {
+		facts = pod.Facts.Pod
+	}
+	if facts == nil {
+		r.note("the snapshot holds no spec for %s: its node is unknown", pod.Ref())
+		b.WaitingFor = "its kubelet to confirm that its containers stopped"
+		b.RootCause = r.inProgress(pod, "", plan.ActorKubelet, "the kubelet of its node (unknown: the snapshot has no spec for the pod) confirms termination once its containers stop", pod, nil)
+		return b, true
+	}
+	if facts.Mirror {
+		return Blocker{}, false
+	}
+	at := r.ix.snap.CapturedAt
+	deadline := *pod.Metadata.DeletionTimestamp
+	if facts.NodeName == "" {
+		b.RemovedBy = actorPodGC
+		b.WaitingFor = "the pod garbage collector to delete the unscheduled pod"
+		b.RootCause = r.inProgress(pod, "", actorPodGC, "the pod was never scheduled: the pod garbage collector deletes it with grace 0 on its next pass (every 20s)", pod, nil)
+		return b, true
+	}
+	nodeRef := snapshot.ObjectRef{APIVersion: "v1", Kind: "Node", Name: facts.NodeName}
+	node := r.ix.byName[[4]string{"", "Node", "", facts.NodeName}]
+	if node == nil {
+		if !r.ix.listed("", "Node") {
+			r.note("nodes could not be listed: whether node %s is Ready is unknown", facts.NodeName)
+			b.WaitingFor = "the kubelet on node " + facts.NodeName + " to confirm that its containers stopped"
+			b.RootCause = r.inProgress(pod, "", plan.ActorKubelet, "the kubelet on node "+facts.NodeName+" confirms termination once its containers stop (the node's state is unknown)", pod, nil)
+			return b, true
+		}
+		b.RemovedBy = actorPodGC
+		b.WaitingFor = "the pod garbage collector to delete it: node " + facts.NodeName + " no longer exists"
+		msg := "its node " + facts.NodeName + " no longer exists, so no kubelet will confirm termination; the pod garbage collector deletes pods of missing nodes after a 40s quarantine"
+		reason := ReasonInProgress
+		if at.Sub(deadline) > staleAfter {
+			reason = ReasonNodeMissing
+			msg += fmt.Sprintf(", yet it is still here %s past its grace period: the pod garbage collector (kube-controller-manager) is probably not running", Age(at.Sub(deadline)))
+		}
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: reason, RemovedBy: actorPodGC, Message: msg, Related: []snapshot.ObjectRef{nodeRef}}}, pod, nil)
+		return b, true
+	}
+	nodeRef = node.Ref()
+	ready, taints := "", []string(nil)
+	if node.Facts != nil && node.Facts.Node != nil {
+		ready, taints = node.Facts.Node.Ready, node.Facts.Node.Taints
+	}
+	b.Objects = []snapshot.ObjectRef{nodeRef}
+	switch {
+	case ready == "":
+		r.note("the snapshot holds no status for %s: whether it is Ready is unknown", nodeRef)
+		b.WaitingFor = "the kubelet on node " + facts.NodeName + " to confirm that its containers stopped"
+		b.RootCause = r.inProgress(pod, "", plan.ActorKubelet, "the kubelet on node "+facts.NodeName+" confirms termination once its containers stop (the node's Ready condition is unknown)", pod, nil)
+	case ready != "True" && hasTaint(taints, taintOutOfService):
+		b.RemovedBy = actorPodGC
+		b.WaitingFor = "the pod garbage collector to force-delete it: node " + facts.NodeName + " is NotReady and out-of-service"
+		b.RootCause = r.inProgress(pod, "", actorPodGC, "node "+facts.NodeName+" is NotReady and tainted out-of-service: the pod garbage collector force-deletes its terminating pods", pod, nil)
+	case ready != "True":
+		b.WaitingFor = "the kubelet on node " + facts.NodeName + " (Ready=" + ready + ") to confirm that its containers stopped"
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonNodeNotReady, RemovedBy: plan.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
+			Message: "its node " + facts.NodeName + " is not Ready (Ready=" + ready + "), so no kubelet confirms that its containers stopped; the pod garbage collector only force-deletes such pods once the node is tainted " + taintOutOfService}}, pod, nil)
+	case at.Before(deadline):
+		b.WaitingFor = "the kubelet on node " + facts.NodeName + " to stop its containers (grace period ends in " + Age(deadline.Sub(at)) + ")"
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonInProgress, RemovedBy: plan.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
+			Message: "it is within its grace period, which ends in " + Age(deadline.Sub(at)) + "; the kubelet on node " + facts.NodeName + " then confirms termination"}}, pod, nil)
+	default:
+		b.WaitingFor = "the kubelet on node " + facts.NodeName + " to confirm that its containers stopped"
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonKubeletNotConfirming, RemovedBy: plan.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
+			Message: "its grace period ended " + Age(at.Sub(deadline)) + " ago and node " + facts.NodeName + " is Ready, yet its kubelet has not confirmed termination: a container, a preStop hook or a volume unmount is probably hanging (kubectl describe pod; kubelet logs)"}}, pod, nil)
+	}
+	return b, true
+}
+
+func hasTaint(taints []string, key string) bool {
+	for _, t := range taints {
+		if t == key || strings.HasPrefix(t, key+":") || strings.HasPrefix(t, key+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// podFacts returns a pod's facts, or nil.
+func podFacts(o *snapshot.Object) *snapshot.PodFacts {
+	if o.Facts == nil {
+		return nil
+	}
+	return o.Facts.Pod
+}
+
+// pvc explains kubernetes.io/pvc-protection: removed once no scheduled pod
+// (any phase) references the claim and no pod that is not shut down uses
+// it as a generic ephemeral volume (podUsesPVCForDeletion).
+func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
+	var users []*snapshot.Object
+	for _, o := range r.ix.byNS[claim.Metadata.Namespace] {
+		if !isKind(o, "", "Pod") {
+			continue
+		}
+		f := podFacts(o)
+		if f == nil {
+			r.note("the snapshot holds no spec for %s: whether it uses %s is unknown", o.Ref(), claim.Ref())
+			continue
+		}
+		shutDown := o.Terminating() && o.Metadata.DeletionGracePeriodSeconds != nil && *o.Metadata.DeletionGracePeriodSeconds == 0
+		if (f.NodeName != "" && slices.Contains(f.Claims, claim.Metadata.Name)) ||
+			(!shutDown && slices.Contains(f.EphemeralClaims, claim.Metadata.Name)) {
+			users = append(users, o)
+		}
+	}
+	if !r.ix.listed("", "Pod") {
+		r.note("pods could not be listed: pods using %s are unknown", claim.Ref())
+	}
+	if len(users) == 0 {
+		b.WaitingFor = "the pvc-protection controller to see that no pod uses the claim"
+		b.RootCause = r.inProgress(claim, plan.FinalizerPVC, actorPVCProtection, "no scheduled pod uses the claim: the pvc-protection controller removes the finalizer on its next pass", claim, nil)
+		return
+	}
+	b.WaitingFor = plural(len(users), "pod") + " that use the claim to be gone (a scheduled pod counts whatever its phase)"
+	b.Objects = refsOf(users)
+	for _, p := range users {
+		if p.Terminating() {
+			b.Blockers = append(b.Blockers, r.explainHeld(p, claim, nil)...)
+			continue
+		}
+		phase := ""
+		if f := podFacts(p); f != nil && f.Phase != "" {
+			phase = " (phase " + f.Phase + ")"
+		}
+		nb := Blocker{Object: p.Ref(), WaitingFor: "someone to delete it: it still uses " + claim.Ref().String()}
+		nb.RootCause = r.addLeaf(leaf{obj: p, rc: RootCause{Object: p.Ref(), Reason: ReasonClaimInUse, Related: []snapshot.ObjectRef{claim.Ref()},
+			Message: "pod " + p.Metadata.Name + phase + " still uses claim " + claim.Metadata.Name + " and is not being deleted; the pvc-protection controller keeps the claim while any scheduled pod references it"}}, claim, nil)
+		b.Blockers = append(b.Blockers, nb)
+	}
+}
+
+// pv explains kubernetes.io/pv-protection: removed once the volume is no
+// longer Bound.
+func (r *run) pv(vol *snapshot.Object, b *Blocker) {
+	var facts *snapshot.PVFacts
+	if vol.Facts != nil {
+		facts = vol.Facts.PV
+	}
+	b.RemovedBy = actorPVProtection
+	if facts == nil || facts.Phase != "Bound" {
+		if facts == nil {
+			r.note("the snapshot holds no status for %s: its phase is unknown", vol.Ref())
+		}
+		b.WaitingFor = "the pv-protection controller to see that the volume is not Bound"
+		b.RootCause = r.inProgress(vol, plan.FinalizerPV, actorPVProtection, "the volume is not Bound: the pv-protection controller removes the finalizer on its next pass", vol, nil)
+		return
+	}
+	b.WaitingFor = "the volume to be released by its claim"
+	var claim *snapshot.Object
+	if cr := facts.ClaimRef; cr != nil {
+		claim = r.ix.byName[[4]string{"", "PersistentVolumeClaim", cr.Namespace, cr.Name}]
+		if claim != nil && cr.UID != "" && claim.Metadata.UID != cr.UID {
+			claim = nil
+		}
+	}
+	if claim == nil {
+		b.RootCause = r.inProgress(vol, plan.FinalizerPV, "persistentvolume-controller",
+			"the volume is Bound to a claim that no longer exists: the persistentvolume controller releases it, then the pv-protection controller removes the finalizer", vol, nil)
+		return
+	}
+	b.Objects = []snapshot.ObjectRef{claim.Ref()}
+	if claim.Terminating() {
+		b.Blockers = append(b.Blockers, r.explainHeld(claim, vol, nil)...)
+		return
+	}
+	nb := Blocker{Object: claim.Ref(), WaitingFor: "someone to delete it: it keeps " + vol.Ref().String() + " Bound"}
+	nb.RootCause = r.addLeaf(leaf{obj: claim, rc: RootCause{Object: claim.Ref(), Reason: ReasonVolumeBound, Related: []snapshot.ObjectRef{vol.Ref()},
+		Message: "claim " + claim.Metadata.Name + " is not being deleted and keeps volume " + vol.Metadata.Name + " Bound; the pv-protection controller keeps a Bound volume"}}, vol, nil)
+	b.Blockers = append(b.Blockers, nb)
+}
+
+// crd explains customresourcecleanup.apiextensions.k8s.io: the CRD
+// finalizer deletes every instance, then waits for the list to be empty.
+func (r *run) crd(crd *snapshot.Object, b *Blocker) {
+	group, kind := "", ""
+	if crd.Facts != nil && crd.Facts.CRD != nil {
+		group, kind = crd.Facts.CRD.Group, crd.Facts.CRD.Kind
+	} else if plural, g, ok := strings.Cut(crd.Metadata.Name, "."); ok {
+		group = g
+		for _, res := range r.ix.snap.Resources {
+			if res.Group == g && res.Resource == plural {
+				kind = res.Kind
+			}
+		}
+	}
+	b.RemovedBy = actorCRDFinalizer
+	if kind == "" {
+		r.note("the snapshot holds no spec for %s: its instances are unknown", crd.Ref())
+	} else if !r.ix.listed(group, kind) {
+		r.note("%s instances could not be listed: those holding %s are unknown", kind, crd.Ref())
+	}
+	instances := r.ix.byGK[[2]string{group, kind}]
+	if kind == "" || len(instances) == 0 {
+		b.WaitingFor = "the CRD finalizer to see that no instance remains"
+		b.RootCause = r.inProgress(crd, plan.FinalizerCRD, actorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd, nil)
+		return
+	}
+	b.WaitingFor = "every " + kind + " to be gone: " + plural(len(instances), "instance") + " remain"
+	b.Objects = refsOf(instances)
+	var pending []*snapshot.Object
+	for _, o := range instances {
+		if o.Terminating() {
+			b.Blockers = append(b.Blockers, r.explainHeld(o, crd, nil)...)
+		} else {
+			pending = append(pending, o)
+		}
+	}
+	if len(pending) > 0 {
+		nb := Blocker{Object: crd.Ref(), Finalizer: plan.FinalizerCRD, RemovedBy: actorCRDFinalizer,
+			WaitingFor: "the CRD finalizer to delete " + plural(len(pending), kind), Objects: refsOf(pending)}
+		nb.RootCause = r.inProgress(crd, plan.FinalizerCRD, actorCRDFinalizer, "the CRD finalizer has yet to delete "+plural(len(pending), kind), crd, nil)
+		r.leaves[nb.RootCause-1].rc.Related = refsOf(pending)
+		b.Blockers = append(b.Blockers, nb)
+	}
+}
+
+// controller explains a finalizer only a controller removes, built-in or
+// third-party. For a third-party one it looks for that controller in the
+// snapshot, and says "probably" either way.
+func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
+	info := plan.LookupFinalizer(f)
+	b.RemovedBy = info.RemovedBy
+	if info.WellKnown {
+		b.WaitingFor = info.Condition
+		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: f, Reason: ReasonControllerPending, RemovedBy: info.RemovedBy,
+			Message: r.staleMsg(o, "the "+info.RemovedBy+" removes it once "+info.Condition, info.RemovedBy)}}, o, nil)
+		return
+	}
+	where := "metadata.finalizers"
+	if spec {
+		where = "spec.finalizers"
+	}
+	p := r.findController(o, f)
+	b.WaitingFor = info.RemovedBy + " to finish its cleanup and remove " + f + " from " + where
+	if info.RemovedBy == plan.ActorUnknown {
+		b.WaitingFor = "the controller that added " + f + " to finish its cleanup"
+	}
+	rc := RootCause{Object: o.Ref(), Finalizer: f, Reason: p.reason, RemovedBy: info.RemovedBy, Message: p.message, Related: p.related}
+	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: p.remedies}, o, nil)
+}
+
+// presence is what the snapshot says about a third-party controller.
+type presence struct {
+	reason   string
+	message  string
+	related  []snapshot.ObjectRef
+	remedies []Remedy
+}
+
+// genericLabels are domain labels too common to identify a controller.
+var genericLabels = map[string]bool{
+	"io": true, "com": true, "org": true, "net": true, "dev": true, "sh": true, "co": true, "uk": true, "de": true,
+	"cloud": true, "k8s": true, "x-k8s": true, "kubernetes": true, "sigs": true, "finalizer": true, "finalizers": true,
+	"www": true, "api": true, "apis": true, "apps": true, "cluster": true, "local": true, "internal": true, "svc": true,
+}
+
+// domainTokens are the distinctive labels of a finalizer's domain:
+// "finalizers.external-secrets.io" → ["external-secrets"].
+func domainTokens(domain string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.ToLower(domain), ".") {
+		if len(l) >= 3 && !genericLabels[l] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// findController looks for a workload whose name, namespace or labels
+// match the finalizer's domain. It is a guess and says so.
+func (r *run) findController(o *snapshot.Object, f string) presence {
+	domain := plan.FinalizerDomain(f)
+	if domain == "" && strings.Contains(f, ".") {
+		domain = f
+	}
+	tokens := domainTokens(domain)
+	removedBy := plan.LookupFinalizer(f).RemovedBy
+	fix := func(msg string) Remedy {
+		return Remedy{Action: ActionFixController, Description: msg}
+	}
+	if len(tokens) == 0 {
+		return presence{reason: ReasonControllerUnknown,
+			message:  "finalizer " + f + " names no domain, so kgc cannot tell which controller should remove it or whether it runs",
+			remedies: []Remedy{fix("Find the controller that adds " + f + " (its documentation or the operator that created this object) and make sure it runs")}}
+	}
+	workloadKinds := [][2]string{{"apps", "Deployment"}, {"apps", "StatefulSet"}, {"apps", "DaemonSet"}, {"", "Pod"}}
+	anyListed := false
+	var live, dying []*snapshot.Object
+	for _, gk := range workloadKinds {
+		if r.ix.listed(gk[0], gk[1]) {
+			anyListed = true
+		}
+		for _, w := range r.ix.byGK[gk] {
+			if w.Metadata.UID == o.Metadata.UID || !matchesTokens(w, tokens) {
+				continue
+			}
+			if gk[1] == "Pod" && len(live)+len(dying) > 0 {
+				// A matching workload already names the controller.
+				continue
+			}
+			if w.Terminating() {
+				dying = append(dying, w)
+			} else {
+				live = append(live, w)
+			}
+		}
+	}
+	quoted := `"` + strings.Join(tokens, `", "`) + `"`
+	grep := "kubectl get deployments,statefulsets,daemonsets -A | grep -i -e " + strings.Join(tokens, " -e ")
+	switch {
+	case len(live) > 0:
+		w := live[0]
+		return presence{reason: ReasonControllerPending, related: refsOf(live),
+			message: removedBy + " appears to run (" + w.Ref().String() + " matches " + quoted + ") but has not removed " + f + ": it is probably failing its cleanup for this object; its logs say why",
+			remedies: []Remedy{{Action: ActionFixController, Description: "Read the logs of " + w.Ref().String() + " for errors about " + o.Ref().String() + " and fix what it reports",
+				Command: "kubectl logs " + logsTarget(w) + " --tail=200"}}}
+	case len(dying) > 0:
+		w := dying[0]
+		return presence{reason: ReasonControllerTerminating, related: refsOf(dying),
+			message: removedBy + " is probably gone: the only workloads matching " + quoted + " (" + w.Ref().String() + ") are being deleted themselves, typically with the namespace they run in, so nothing will remove " + f,
+			remedies: []Remedy{fix("Run " + removedBy + " again outside the namespace being deleted (reinstall it), so it can finish its cleanup and remove " + f)}}
+	case !anyListed:
+		return presence{reason: ReasonControllerUnknown,
+			message:  "workloads could not be listed, so whether " + removedBy + " runs is unknown",
+			remedies: []Remedy{{Action: ActionFixController, Description: "Check that " + removedBy + " runs", Command: grep}}}
+	}
+	return presence{reason: ReasonControllerAbsent,
+		message: removedBy + " is probably not running: no Deployment, StatefulSet, DaemonSet or Pod in the snapshot has a name, namespace or label matching " + quoted + " (from the finalizer's domain " + domain + ")",
+		remedies: []Remedy{{Action: ActionFixController, Description: "Reinstall or restart " + removedBy + " so that it finishes its cleanup and removes " + f + " itself (confirm it is really absent first)",
+			Command: grep}}}
+}
+
+func matchesTokens(w *snapshot.Object, tokens []string) bool {
+	hay := []string{strings.ToLower(w.Metadata.Name), strings.ToLower(w.Metadata.Namespace)}
+	for _, v := range w.Metadata.Labels {
+		hay = append(hay, strings.ToLower(v))
+	}
+	for _, t := range tokens {
+		for _, h := range hay {
+			if strings.Contains(h, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func logsTarget(w *snapshot.Object) string {
+	t := strings.ToLower(w.Kind) + "/" + w.Metadata.Name
+	if w.Kind == "Pod" {
+		t = w.Metadata.Name
+	}
+	return t + " -n " + w.Metadata.Namespace
+}
