@@ -350,7 +350,7 @@ func (r *run) findController(o *snapshot.Object, f string) presence {
 	case len(dying) > 0:
 		w := dying[0]
 		return presence{reason: ReasonControllerTerminating, related: refsOf(dying),
-			message: removedBy + " is probably gone: the only workloads matching " + quoted + " (" + w.Ref().String() + ") are being deleted themselves, typically with the namespace they run in, so nothing will remove " + f,
+			message:  removedBy + " is probably gone: the only workloads matching " + quoted + " (" + w.Ref().String() + ") are being deleted themselves, typically with the namespace they run in, so nothing will remove " + f,
 			remedies: []Remedy{fix("Run " + removedBy + " again outside the namespace being deleted (reinstall it), so it can finish its cleanup and remove " + f)}}
 	case !anyListed:
 		return presence{reason: ReasonControllerUnknown,
