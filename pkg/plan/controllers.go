@@ -477,7 +477,9 @@ func (c *controllers) syncPod(i int32) {
 	zero := int64(0)
 	finish := func(actor, why string, at time.Time) {
 		uid := o.Metadata.UID
+		w := c.s.wave
 		fire := func() {
+			c.s.wave = w + 1
 			k, cur := c.s.st.get(uid)
 			if cur == nil {
 				return

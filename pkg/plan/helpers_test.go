@@ -13,7 +13,9 @@ import (
 // Small builders on top of internal/testobj for the types the upstream
 // tests use that it lacks.
 
-func rc(ns, name string) *testobj.Builder { return testobj.New("v1", "ReplicationController", ns, name) }
+func rc(ns, name string) *testobj.Builder {
+	return testobj.New("v1", "ReplicationController", ns, name)
+}
 func pod(ns, name string) *testobj.Builder { return testobj.Pod(ns, name) }
 func cm(ns, name string) *testobj.Builder  { return testobj.ConfigMap(ns, name) }
 func secret(ns, name string) *testobj.Builder {

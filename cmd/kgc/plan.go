@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/render"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+var planOutputs = []string{"text", "json", "yaml", "dot"}
+
+// planOptions is `kgc plan delete`.
+type planOptions struct {
+	streams     genericiooptions.IOStreams
+	source      *sourceOptions
+	cascade     string
+	uid         string
+	assume      string
+	controllers []string
+	showSteps   bool
+	output      string
+	failIf      []string
+	args        []string
+
+	namespace string
+	policy    string
+	gates     []gate
+}
+
+type gate struct {
+	kind string // blocked, orphans, deletes-more-than
+	n    int
+}
+
+func newPlanCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Dry-run an operation through the API server and the garbage collector",
+		Long: `Dry-run an operation the way the API server and the kube-controller-manager garbage
+collector would carry it out, step by step, and say what it changes.`,
+	}
+	cmd.AddCommand(newPlanDeleteCmd(streams, cf))
+	return cmd
+}
+
+func newPlanDeleteCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &planOptions{streams: streams, source: newSourceOptions(streams, cf)}
+	cmd := &cobra.Command{
+		Use:   "delete (TYPE/NAME | TYPE NAME | --uid UID)",
+		Short: "What a delete would take with it: every object deleted, orphaned, updated or left blocked",
+		Long: `Plan a delete: kgc settles the cluster's state as a freshly started controller manager would,
+issues the DELETE with the given propagation policy, and runs the API server's delete semantics,
+the garbage collector (graph builder, attemptToDelete, attemptToOrphan, foreground blocking,
+dangling and virtual owners, the cycle breaker), the namespace controller, the CRD finalizer, the
+kubelet and PodGC, the PVC/PV protection controllers and the Job tracking finalizer until nothing
+is left to do. It prints the cascade in waves and the final state of every object the delete
+changes, and every object that blocks it.
+
+--cascade is kubectl's: background (the default), foreground or orphan; default sends no policy,
+so the resource's own default applies (orphan for ReplicationControllers and batch/v1 Jobs).
+
+A finalizer no simulated controller removes is assumed to hang (--assume-finalizers=hang): the
+object stays Terminating and the plan names the finalizer and who should remove it. With
+--assume-finalizers=remove its controller is assumed to finish.
+
+--fail-if blocked|orphans|deletes-more-than=N (repeatable) makes kgc exit 3 after printing the
+plan when the condition holds, for CI gates.`,
+		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground
+  kgc plan delete ns/team-a -f cluster.json --show-steps
+  kgc plan delete rc/frontend --cascade=default -o json
+  kgc plan delete crd/widgets.example.com --fail-if deletes-more-than=100`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.cascade, "cascade", "background", "propagation policy: background, foreground, orphan, or default (send none)")
+	fs.StringVar(&o.uid, "uid", "", "the object to delete, by UID, instead of TYPE/NAME")
+	fs.StringVar(&o.assume, "assume-finalizers", plan.AssumeHang, "finalizers no simulated controller removes: hang (stay) or remove (assume their controller finishes)")
+	fs.StringSliceVar(&o.controllers, "controllers", nil, "simulate only these controllers besides the garbage collector (default all): "+strings.Join(plan.AllControllers(), ","))
+	fs.BoolVar(&o.showSteps, "show-steps", false, "list every numbered step instead of the cascade by waves")
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(planOutputs, ", "))
+	fs.StringArrayVar(&o.failIf, "fail-if", nil, "exit 3 when: blocked, orphans, deletes-more-than=N (repeatable)")
+	o.source.AddFilenameFlag(fs)
+	return cmd
+}
+
+func (o *planOptions) Complete() error {
+	ns, _, err := o.source.Namespace()
+	if err != nil {
+		return err
+	}
+	o.namespace = ns
+	switch strings.ToLower(o.cascade) {
+	case "background", "true":
+		o.policy = plan.PolicyBackground
+	case "foreground":
+		o.policy = plan.PolicyForeground
+	case "orphan", "false":
+		o.policy = plan.PolicyOrphan
+	case "default", "none":
+		o.policy = ""
+	default:
+		return usageErrorf("unknown --cascade %q: use background, foreground, orphan or default", o.cascade)
+	}
+	for _, f := range o.failIf {
+		g, err := parseGate(f)
+		if err != nil {
+			return err
+		}
+		o.gates = append(o.gates, g)
+	}
+	return nil
+}
+
+func parseGate(s string) (gate, error) {
+	switch {
+	case s == "blocked" || s == "orphans":
+		return gate{kind: s}, nil
+	case strings.HasPrefix(s, "deletes-more-than="):
+		n, err := strconv.Atoi(strings.TrimPrefix(s, "deletes-more-than="))
+		if err != nil || n < 0 {
+			return gate{}, usageErrorf("--fail-if %q: N must be a non-negative number", s)
+		}
+		return gate{kind: "deletes-more-than", n: n}, nil
+	}
+	return gate{}, usageErrorf("unknown --fail-if %q: use blocked, orphans or deletes-more-than=N", s)
+}
+
+func (o *planOptions) Validate() error {
+	if !slices.Contains(planOutputs, o.output) {
+		return usageErrorf("unknown output format %q: use one of %s", o.output, strings.Join(planOutputs, ", "))
+	}
+	if o.assume != plan.AssumeHang && o.assume != plan.AssumeRemove {
+		return usageErrorf("unknown --assume-finalizers %q: use hang or remove", o.assume)
+	}
+	for _, c := range o.controllers {
+		if !slices.Contains(plan.AllControllers(), c) {
+			return usageErrorf("unknown controller %q in --controllers: use some of %s", c, strings.Join(plan.AllControllers(), ","))
+		}
+	}
+	switch {
+	case o.uid != "" && len(o.args) > 0:
+		return usageErrorf("give the object as TYPE/NAME or with --uid, not both")
+	case o.uid == "" && len(o.args) == 0:
+		return usageErrorf("which object? give TYPE/NAME (for example deploy/web) or --uid")
+	case len(o.args) > 2:
+		return usageErrorf("expected one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
+	}
+	return nil
+}
+
+func (o *planOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	snap, err := o.source.Load(ctx)
+	if err != nil {
+		return err
+	}
+	var target *snapshot.Object
+	if o.uid != "" {
+		target, err = o.source.ResolveUID(snap, o.uid)
+	} else {
+		target, err = o.source.Resolve(snap, o.args, o.namespace)
+	}
+	if err != nil {
+		return err
+	}
+	opts := plan.Options{Target: target.Metadata.UID, Policy: o.policy, AssumeFinalizers: o.assume}
+	if len(o.controllers) > 0 {
+		opts.Controllers = o.controllers
+	}
+	p, err := plan.Simulate(snap, opts)
+	if err != nil {
+		return fmt.Errorf("planning the delete of %s: %w", target.Ref(), err)
+	}
+	if err := o.print(snap, p); err != nil {
+		return err
+	}
+	return o.checkGates(p)
+}
+
+func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
+	switch o.output {
+	case "json", "yaml":
+		return render.Document(o.streams.Out, o.output, p)
+	case "dot":
+		byUID := make(map[string]*snapshot.Object, len(p.Objects)+1)
+		want := map[string]bool{p.Target.UID: true}
+		for _, of := range p.Objects {
+			want[of.Object.UID] = true
+		}
+		for i := range snap.Objects {
+			if want[snap.Objects[i].Metadata.UID] {
+				byUID[snap.Objects[i].Metadata.UID] = &snap.Objects[i]
+			}
+		}
+		return render.PlanDOT(o.streams.Out, p, func(uid string) []snapshot.OwnerReference {
+			if obj := byUID[uid]; obj != nil {
+				return obj.Metadata.OwnerReferences
+			}
+			return nil
+		})
+	}
+	return render.PlanText(o.streams.Out, p, render.PlanOptions{ShowSteps: o.showSteps}, styleFor(o.streams.Out))
+}
+
+// checkGates returns a gate error for the first --fail-if that holds.
+func (o *planOptions) checkGates(p *plan.Plan) error {
+	var msgs []string
+	for _, g := range o.gates {
+		switch g.kind {
+		case "blocked":
+			if p.Summary.Blocked > 0 {
+				msgs = append(msgs, fmt.Sprintf("%d object(s) would be left blocked", p.Summary.Blocked))
+			}
+		case "orphans":
+			if p.Summary.Orphaned > 0 {
+				msgs = append(msgs, fmt.Sprintf("%d object(s) would be orphaned", p.Summary.Orphaned))
+			}
+		case "deletes-more-than":
+			if p.Summary.Deleted > g.n {
+				msgs = append(msgs, fmt.Sprintf("%d object(s) would be deleted, more than %d", p.Summary.Deleted, g.n))
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return gateError(errors.New("--fail-if: " + strings.Join(msgs, "; ")))
+}

@@ -1,0 +1,239 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// PlanOptions tunes the human plan output.
+type PlanOptions struct {
+	// ShowSteps lists every numbered step (with baseline and wait steps)
+	// instead of the cascade by waves.
+	ShowSteps bool
+}
+
+// PlanText writes a plan for people: the summary line, the cascade in
+// waves (actor, action, object, why), then the final fate of every
+// affected object with blocked objects and their blockers highlighted, and
+// warnings when the plan is incomplete.
+func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
+	bw := bufio.NewWriter(w)
+	policy := p.PropagationPolicy
+	if policy == "" {
+		policy = "none (the resource's default"
+		if p.EffectivePolicy != "" {
+			policy += ": " + p.EffectivePolicy
+		}
+		policy += ")"
+	}
+	fmt.Fprintf(bw, "%s %s with propagationPolicy %s\n", st.Paint(Bold, "Plan: delete"), refText(p.Target), policy)
+	s := p.Summary
+	fmt.Fprintf(bw, "%s deleted, %s orphaned, %s updated, %s blocked\n",
+		st.Paint(Red, fmt.Sprint(s.Deleted)), st.Paint(Cyan, fmt.Sprint(s.Orphaned)), fmt.Sprint(s.Updated), st.Paint(Yellow, fmt.Sprint(s.Blocked)))
+
+	if opts.ShowSteps {
+		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Steps:"))
+		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		for _, step := range p.Steps {
+			mark := ""
+			if step.Baseline {
+				mark = " (baseline)"
+			}
+			pol := step.PropagationPolicy
+			if pol == "" {
+				pol = "-"
+			}
+			fmt.Fprintf(tw, "  %d.\twave %d%s\t%s\t%s\t%s\t%s\t%s\n", step.Step, step.Wave, mark, step.Actor, actionText(step.Action, st), refText(step.Object), pol, st.Paint(Dim, step.Detail))
+		}
+		tw.Flush()
+	} else {
+		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Cascade:"))
+		wave := -1
+		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		shown := 0
+		for _, step := range p.Steps {
+			if step.Baseline || step.Action == plan.ActionWait {
+				continue
+			}
+			if step.Wave != wave {
+				tw.Flush()
+				wave = step.Wave
+				fmt.Fprintf(bw, "  wave %d\n", wave)
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", step.Actor, actionText(step.Action, st), refText(step.Object), st.Paint(Dim, step.Detail))
+			shown++
+		}
+		tw.Flush()
+		if shown == 0 {
+			fmt.Fprintln(bw, "  nothing happens")
+		}
+	}
+
+	fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Final state:"))
+	if len(p.Objects) == 0 {
+		fmt.Fprintln(bw, "  no object changes")
+	}
+	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	for _, of := range p.Objects {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", fateText(of.Fate, st), refText(of.Object), finalText(of.Final))
+	}
+	tw.Flush()
+	for _, of := range p.Objects {
+		if of.Fate != plan.FateBlocked {
+			continue
+		}
+		fmt.Fprintf(bw, "  %s %s:\n", st.Paint(Yellow, "blocked"), refText(of.Object))
+		for _, b := range of.BlockedBy {
+			var parts []string
+			if b.Finalizer != "" {
+				parts = append(parts, "finalizer "+st.Paint(Yellow, b.Finalizer))
+			}
+			if b.RemovedBy != "" {
+				parts = append(parts, "removed by "+b.RemovedBy)
+			}
+			line := strings.Join(parts, ", ")
+			if b.WaitingFor != "" {
+				if line != "" {
+					line += ": "
+				}
+				line += "waits for " + b.WaitingFor
+			}
+			fmt.Fprintf(bw, "    - %s\n", line)
+			for _, o := range b.Objects {
+				fmt.Fprintf(bw, "        %s %s\n", st.Paint(Yellow, "blocker"), refText(o))
+			}
+		}
+	}
+	if !p.Complete {
+		fmt.Fprintf(bw, "\n%s the plan is incomplete: it depends on something the input does not show\n", st.Paint(Yellow, "warning:"))
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(bw, "%s %s\n", st.Paint(Yellow, "warning:"), w)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(bw, "%s %s\n", st.Paint(Dim, "note:"), n)
+	}
+	return bw.Flush()
+}
+
+func refText(r snapshot.ObjectRef) string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+func actionText(a string, st Style) string {
+	switch a {
+	case plan.ActionDelete:
+		return st.Paint(Red, a)
+	case plan.ActionMarkDeleting:
+		return st.Paint(Yellow, a)
+	case plan.ActionRemoveOwner:
+		return st.Paint(Cyan, a)
+	}
+	return a
+}
+
+// FateColor is the palette entry of a fate: red deleted, cyan orphaned,
+// yellow blocked, green kept.
+func FateColor(fate string) string {
+	switch fate {
+	case plan.FateDeleted:
+		return Red
+	case plan.FateOrphaned:
+		return Cyan
+	case plan.FateBlocked:
+		return Yellow
+	case plan.FateUnchanged:
+		return Green
+	}
+	return ""
+}
+
+func fateText(f string, st Style) string { return st.Paint(FateColor(f), f) }
+
+func finalText(f plan.FinalState) string {
+	if !f.Exists {
+		return "gone"
+	}
+	var parts []string
+	if f.Terminating {
+		parts = append(parts, "terminating")
+	} else {
+		parts = append(parts, "exists")
+	}
+	if len(f.Finalizers) > 0 {
+		parts = append(parts, "finalizers ["+strings.Join(f.Finalizers, ", ")+"]")
+	}
+	if len(f.OwnerReferences) > 0 {
+		parts = append(parts, fmt.Sprintf("%d owner reference(s)", len(f.OwnerReferences)))
+	} else {
+		parts = append(parts, "no owners")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// PlanDOT draws the affected subgraph coloured by fate: every object of
+// the plan, edges from dependent to owner (bold when blockOwnerDeletion),
+// blocker edges dashed. Node IDs are UIDs, like the graph's DOT. It is
+// written with fmt for the same reason as GraphDOT.
+func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.OwnerReference) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "strict digraph kgcplan {")
+	fmt.Fprintln(bw, `  graph [rankdir="BT", fontname="Helvetica"];`)
+	fmt.Fprintln(bw, `  node [shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10", fillcolor="white"];`)
+	in := map[string]bool{}
+	for _, of := range p.Objects {
+		in[of.Object.UID] = true
+	}
+	if p.Target.UID != "" && !in[p.Target.UID] {
+		in[p.Target.UID] = true
+		fmt.Fprintf(bw, "  %q [label=%q, fillcolor=%q, penwidth=\"2\"];\n", p.Target.UID, dotLabel(p.Target, "target"), "white")
+	}
+	colors := map[string]string{plan.FateDeleted: "#f4a6a6", plan.FateOrphaned: "#a6e1f4", plan.FateUpdated: "#e0e0e0", plan.FateBlocked: "#f4e1a6", plan.FateUnchanged: "#c8f4a6"}
+	for _, of := range p.Objects {
+		pen := ""
+		if of.Object.UID == p.Target.UID {
+			pen = `, penwidth="2"`
+		}
+		fmt.Fprintf(bw, "  %q [label=%q, fillcolor=%q%s];\n", of.Object.UID, dotLabel(of.Object, of.Fate), colors[of.Fate], pen)
+	}
+	for _, of := range p.Objects {
+		if owners != nil {
+			for _, r := range owners(of.Object.UID) {
+				if !in[r.UID] {
+					continue
+				}
+				style := ""
+				if r.Blocking() {
+					style = ` [style="bold"]`
+				}
+				fmt.Fprintf(bw, "  %q -> %q%s;\n", of.Object.UID, r.UID, style)
+			}
+		}
+		for _, b := range of.BlockedBy {
+			for _, o := range b.Objects {
+				if in[o.UID] {
+					fmt.Fprintf(bw, "  %q -> %q [style=\"dashed\", color=\"orange\", label=\"blocks\"];\n", o.UID, of.Object.UID)
+				}
+			}
+		}
+	}
+	fmt.Fprintln(bw, "}")
+	return bw.Flush()
+}
+
+func dotLabel(r snapshot.ObjectRef, fate string) string {
+	name := r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + name
+	}
+	return r.Kind + "\n" + name + "\n" + fate
+}
