@@ -270,7 +270,7 @@ func (c *capturer) listAll(ctx context.Context, res []Resource) []listResult {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			x := &extractor{in: newInterner()}
+			x := newExtractor()
 			for i := range work {
 				objs, err := c.listType(ctx, x, res[i])
 				results[i] = listResult{objs: objs, listed: err == nil, err: err}

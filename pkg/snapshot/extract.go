@@ -3,6 +3,7 @@ package snapshot
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // topFields are the raw top-level values of one object that kgc reads.
@@ -12,10 +13,23 @@ type topFields struct {
 	apiVersion, kind, metadata, spec, status, facts []byte
 }
 
-// splitTop scans one object's top-level keys.
+// splitTop scans one object's top-level keys; the object must be all of raw.
 func splitTop(raw []byte) (topFields, error) {
+	f, n, err := splitTopPrefix(raw)
+	if err == nil {
+		if n = skipSpace(raw, n); n != len(raw) {
+			err = &syntaxError{n, "unexpected data after the object"}
+		}
+	}
+	return f, err
+}
+
+// splitTopPrefix scans the object at the start of raw and returns where it
+// ends. errIncomplete means raw ends inside it.
+func splitTopPrefix(raw []byte) (topFields, int, error) {
 	var f topFields
 	s := scanner{d: raw}
+	s.ws()
 	err := s.object(func(key []byte) error {
 		var dst *[]byte
 		switch string(key) {
@@ -38,13 +52,7 @@ func splitTop(raw []byte) (topFields, error) {
 		*dst = v
 		return err
 	})
-	if err == nil {
-		s.ws()
-		if s.i != len(raw) {
-			err = s.fail("unexpected data after the object")
-		}
-	}
-	return f, err
+	return f, s.i, err
 }
 
 // mirrorAnnotation marks a static pod's mirror in the API server; kgc keeps
@@ -53,8 +61,16 @@ const mirrorAnnotation = "kubernetes.io/config.mirror"
 
 // extractor turns raw objects into Objects, sharing an intern table.
 type extractor struct {
-	in *interner
+	in     *interner
+	ar     arena
+	times  timeSlab
+	labels map[string]map[string]string
 }
+
+func newExtractor() *extractor { return &extractor{in: newInterner()} }
+
+// maxLabelSets bounds the cache of label maps shared between objects.
+const maxLabelSets = 1 << 16
 
 // extract builds the Object from f. hintAPIVersion/hintKind fill in
 // items that carry no type (kubectl cluster-info dump lists of typed
@@ -104,22 +120,22 @@ func (x *extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 		var err error
 		switch string(key) {
 		case "name":
-			m.Name, err = s.str()
+			m.Name, err = s.arenaStr(&x.ar)
 		case "namespace":
 			m.Namespace, err = s.internStr(x.in)
 		case "uid":
-			m.UID, err = s.str()
+			m.UID, err = s.arenaStr(&x.ar)
 		case "resourceVersion":
-			m.ResourceVersion, err = s.str()
+			m.ResourceVersion, err = s.arenaStr(&x.ar)
 		case "generation":
 			var g *int64
 			if g, err = s.int64p(); g != nil {
 				m.Generation = *g
 			}
 		case "creationTimestamp":
-			m.CreationTimestamp, err = s.timep()
+			m.CreationTimestamp, err = x.timep(&s)
 		case "deletionTimestamp":
-			m.DeletionTimestamp, err = s.timep()
+			m.DeletionTimestamp, err = x.timep(&s)
 		case "deletionGracePeriodSeconds":
 			m.DeletionGracePeriodSeconds, err = s.int64p()
 		case "finalizers":
@@ -131,17 +147,7 @@ func (x *extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 				return err
 			})
 		case "labels":
-			err = s.object(func(k []byte) error {
-				v, err := s.internStr(x.in)
-				if err != nil {
-					return err
-				}
-				if m.Labels == nil {
-					m.Labels = make(map[string]string, 4)
-				}
-				m.Labels[x.in.bytes(k)] = v
-				return nil
-			})
+			m.Labels, err = x.labelMap(&s)
 		case "annotations":
 			// Annotations can carry secrets (last-applied-configuration):
 			// only the mirror-pod marker is looked at, and not kept.
@@ -162,6 +168,49 @@ func (x *extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 	return mirror, err
 }
 
+func (x *extractor) timep(s *scanner) (*time.Time, error) {
+	t, err := s.timep()
+	if t == nil || err != nil {
+		return nil, err
+	}
+	return x.times.put(*t), nil
+}
+
+// labelMap decodes labels. Objects of one workload carry identical label
+// sets, so maps are shared between objects with byte-identical labels:
+// a map per object would be the largest part of a big snapshot. Label maps
+// of read objects are therefore read-only.
+func (x *extractor) labelMap(outer *scanner) (map[string]string, error) {
+	raw, err := outer.raw()
+	if err != nil {
+		return nil, err
+	}
+	if shared, ok := x.labels[string(raw)]; ok {
+		return shared, nil
+	}
+	var m map[string]string
+	s := scanner{d: raw}
+	err = s.object(func(k []byte) error {
+		v, err := s.internStr(x.in)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			m = make(map[string]string, 4)
+		}
+		m[x.in.bytes(k)] = v
+		return nil
+	})
+	if err != nil || m == nil {
+		return m, err
+	}
+	if x.labels == nil || len(x.labels) >= maxLabelSets {
+		x.labels = make(map[string]map[string]string, 1024)
+	}
+	x.labels[string(raw)] = m
+	return m, nil
+}
+
 func (x *extractor) ownerRef(s *scanner) (OwnerReference, error) {
 	var r OwnerReference
 	err := s.object(func(key []byte) error {
@@ -172,13 +221,13 @@ func (x *extractor) ownerRef(s *scanner) (OwnerReference, error) {
 		case "kind":
 			r.Kind, err = s.internStr(x.in)
 		case "name":
-			r.Name, err = s.str()
+			r.Name, err = s.arenaStr(&x.ar)
 		case "uid":
-			r.UID, err = s.str()
+			r.UID, err = s.arenaStr(&x.ar)
 		case "controller":
-			r.Controller, err = s.boolp()
+			r.Controller, err = s.sharedBoolp()
 		case "blockOwnerDeletion":
-			r.BlockOwnerDeletion, err = s.boolp()
+			r.BlockOwnerDeletion, err = s.sharedBoolp()
 		default:
 			return s.skip()
 		}

@@ -41,8 +41,8 @@ const noUIDMessage = "skipped: no metadata.uid; templates are not cluster state"
 // reader accumulates objects and warnings across the files of one ReadFiles.
 type reader struct {
 	max      int
-	x        extractor
-	objs     []Object
+	x        *extractor
+	objs     objStore
 	objFile  []int32
 	files    []string
 	warnings []Warning
@@ -73,7 +73,7 @@ func ReadFiles(paths []string, stdin io.Reader, opts ReadOptions) (*Snapshot, er
 	if max > 1<<40 {
 		max = 1 << 40
 	}
-	rd := &reader{max: int(max), x: extractor{in: newInterner()}, uids: map[string]int32{}}
+	rd := &reader{max: int(max), x: newExtractor(), uids: map[string]int32{}}
 	if len(paths) == 0 {
 		return nil, errors.New("no input files: give -f FILE, -f FOLDER or -f - for stdin")
 	}
@@ -154,14 +154,14 @@ func (rd *reader) readDir(dir string) error {
 			rd.warnings = append(rd.warnings, Warning{File: path, Message: fmt.Sprintf("skipped: %v", err)})
 			return nil
 		}
-		before := len(rd.objs)
+		before := rd.objs.Len()
 		if err := rd.readPath(path, st); err != nil {
 			var fe *fileError
 			if errors.As(err, &fe) {
 				err = fe.err
 			}
 			msg := fmt.Sprintf("skipped the rest of the file: %v", err)
-			if n := len(rd.objs) - before; n > 0 {
+			if n := rd.objs.Len() - before; n > 0 {
 				msg += fmt.Sprintf(" (%d objects read before the error were kept)", n)
 			}
 			rd.warnings = append(rd.warnings, Warning{File: path, Message: msg})
@@ -341,20 +341,26 @@ func (rd *reader) items(st *stream, file string, hint typeHint, where, descFmt s
 		return nil
 	}
 	for i := 0; ; i++ {
-		raw, err := st.value()
+		desc := func() string {
+			d := fmt.Sprintf(descFmt, i)
+			if where != "" {
+				d = where + " " + d
+			}
+			return d
+		}
+		c, err := st.peek()
 		if err != nil {
+			return st.wrap(err)
+		}
+		if c != '{' {
+			if _, err := st.value(); err != nil {
+				return err
+			}
+			rd.warnings = append(rd.warnings, Warning{File: file, Object: desc(), Message: "skipped: not an object"})
+		} else if err := rd.streamItem(st, file, hint, desc); err != nil {
 			return err
 		}
-		desc := fmt.Sprintf(descFmt, i)
-		if where != "" {
-			desc = where + " " + desc
-		}
-		f, err := splitTop(raw)
-		if err != nil {
-			return fmt.Errorf("%s: %w", desc, err)
-		}
-		rd.add(file, desc, f, hint)
-		c, err := st.peek()
+		c, err = st.peek()
 		if err != nil {
 			return st.wrap(err)
 		}
@@ -370,6 +376,39 @@ func (rd *reader) items(st *stream, file string, hint typeHint, where, descFmt s
 	}
 }
 
+// streamItem extracts the object at the stream's position straight from
+// the read buffer, reading more until it is complete: scanning it once
+// instead of once to find its end and again to extract it.
+func (rd *reader) streamItem(st *stream, file string, hint typeHint, desc func() string) error {
+	for {
+		f, n, err := splitTopPrefix(st.buf[st.pos:st.end])
+		if err == nil {
+			if n > st.maxVal {
+				return &errTooLarge{st.maxVal}
+			}
+			rd.add(file, desc, f, hint)
+			st.pos += n
+			return nil
+		}
+		var se *syntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%s: %w", desc(), st.errorfAt(st.pos+se.off, "%s", se.msg))
+		}
+		if err != errIncomplete {
+			return fmt.Errorf("%s: %w", desc(), err)
+		}
+		if st.eof {
+			return fmt.Errorf("%s: %w", desc(), st.errorf("unexpected end of input inside a list item"))
+		}
+		if st.end-st.pos > st.maxVal {
+			return &errTooLarge{st.maxVal}
+		}
+		if err := st.fill(); err != nil {
+			return st.wrap(err)
+		}
+	}
+}
+
 // topObject reads one top-level object. Its "items" (a List) or "objects"
 // (a kgc Snapshot) are streamed; other fields are kept until the object
 // ends, when it is known what the object was.
@@ -379,7 +418,7 @@ func (rd *reader) topObject(st *stream, file string, hint typeHint, where string
 	}
 	fields := map[string][]byte{}
 	streamed := false
-	start := len(rd.objs)
+	start := rd.objs.Len()
 	rd.listHinted = rd.listHinted[:0]
 	c, err := st.peek()
 	if err != nil {
@@ -447,8 +486,8 @@ func (rd *reader) topObject(st *stream, file string, hint typeHint, where string
 		// Items typed only by their list's kind, which may come after them.
 		if strings.HasSuffix(kind, "List") && kind != "List" {
 			for _, i := range rd.listHinted {
-				if i >= start && i < len(rd.objs) && rd.objs[i].Kind == "" {
-					rd.objs[i].APIVersion, rd.objs[i].Kind = apiVersion, strings.TrimSuffix(kind, "List")
+				if o := rd.objs.At(i); i >= start && o.Kind == "" {
+					o.APIVersion, o.Kind = apiVersion, strings.TrimSuffix(kind, "List")
 				}
 			}
 		}
@@ -460,7 +499,7 @@ func (rd *reader) topObject(st *stream, file string, hint typeHint, where string
 	if desc == "" {
 		desc = "the object"
 	}
-	rd.add(file, desc, f, hint)
+	rd.add(file, func() string { return desc }, f, hint)
 	return nil
 }
 
@@ -487,11 +526,13 @@ func (rd *reader) snapshotHeader(fields map[string][]byte) error {
 }
 
 // add extracts one object and files it, or explains why not.
-func (rd *reader) add(file, desc string, f topFields, hint typeHint) {
+func (rd *reader) add(file string, desc func() string, f topFields, hint typeHint) {
 	o, err := rd.x.extract(f, hint.apiVersion, hint.kind)
-	name := desc
+	var name string
 	if o.Metadata.Name != "" && o.Kind != "" {
 		name = o.Ref().String()
+	} else {
+		name = desc()
 	}
 	if err != nil {
 		rd.warnings = append(rd.warnings, Warning{File: file, Object: name, Message: fmt.Sprintf("skipped: %v", err)})
@@ -502,7 +543,7 @@ func (rd *reader) add(file, desc string, f topFields, hint typeHint) {
 		return
 	}
 	if o.Kind == "" {
-		rd.listHinted = append(rd.listHinted, len(rd.objs))
+		rd.listHinted = append(rd.listHinted, rd.objs.Len())
 	}
 	for i, r := range o.Metadata.OwnerReferences {
 		var missing []string
@@ -524,14 +565,14 @@ func (rd *reader) add(file, desc string, f topFields, hint typeHint) {
 		}
 	}
 	if j, dup := rd.uids[o.Metadata.UID]; dup {
-		first := rd.objs[j]
+		first := rd.objs.At(int(j))
 		rd.warnings = append(rd.warnings, Warning{File: file, Object: name,
 			Message: fmt.Sprintf("duplicate uid %s: already read as %s in %s; kept the first", o.Metadata.UID, first.Ref().String(), rd.files[rd.objFile[j]])})
 		rd.dups = append(rd.dups, o)
 		return
 	}
-	rd.uids[o.Metadata.UID] = int32(len(rd.objs))
-	rd.objs = append(rd.objs, o)
+	rd.uids[o.Metadata.UID] = int32(rd.objs.Len())
+	rd.objs.Append(o)
 	rd.objFile = append(rd.objFile, rd.curFile)
 }
 
@@ -573,8 +614,8 @@ func (rd *reader) finish(paths []string) *Snapshot {
 	for _, r := range BuiltinResources() {
 		addRes(r, false)
 	}
-	for i := range rd.objs {
-		if f := rd.objs[i].Facts; f != nil && f.CRD != nil {
+	for i := range rd.objs.Len() {
+		if f := rd.objs.At(i).Facts; f != nil && f.CRD != nil {
 			if r, ok := crdResource(f.CRD); ok {
 				addRes(r, false)
 			}
@@ -584,8 +625,8 @@ func (rd *reader) finish(paths []string) *Snapshot {
 		res[i].Count = 0
 	}
 	unknown := map[groupKind]bool{}
-	for i := range rd.objs {
-		o := &rd.objs[i]
+	for i := range rd.objs.Len() {
+		o := rd.objs.At(i)
 		g, _ := splitGroupVersion(o.APIVersion)
 		gk := groupKind{g, o.Kind}
 		if j, ok := seen[gk]; ok {
@@ -612,8 +653,7 @@ func (rd *reader) finish(paths []string) *Snapshot {
 		return res[i].Resource < res[j].Resource
 	})
 	s.Resources = res
-	SortObjects(rd.objs)
-	s.Objects = rd.objs
+	s.Objects = rd.objs.Sorted()
 	s.Duplicates = rd.dups
 	s.Warnings = rd.warnings
 	return s
@@ -644,6 +684,44 @@ func crdResource(c *CRDFacts) (Resource, bool) {
 		Namespaced: c.Scope != "Cluster", ShortNames: c.ShortNames, Singular: singular,
 		Categories: c.Categories, Verbs: append([]string(nil), verbsStandard...), Versions: served,
 	}, true
+}
+
+// objStore holds objects in fixed-size chunks while reading: appending to
+// one growing slice would copy a million objects several times over and
+// briefly hold two copies.
+type objStore struct {
+	chunks [][]Object
+	n      int
+}
+
+const chunkBits = 14
+
+func (st *objStore) Len() int { return st.n }
+
+func (st *objStore) At(i int) *Object { return &st.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
+
+func (st *objStore) Append(o Object) {
+	if st.n>>chunkBits == len(st.chunks) {
+		st.chunks = append(st.chunks, make([]Object, 1<<chunkBits))
+	}
+	*st.At(st.n) = o
+	st.n++
+}
+
+// Sorted returns the objects in the contract's order, in one exactly
+// sized slice, and empties the store.
+func (st *objStore) Sorted() []Object {
+	idx := make([]int32, st.n)
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return compareObjects(st.At(int(a)), st.At(int(b))) })
+	out := make([]Object, st.n)
+	for k, i := range idx {
+		out[k] = *st.At(int(i))
+	}
+	st.chunks, st.n = nil, 0
+	return out
 }
 
 // compareObjects orders objects by (namespace, kind, name, uid), the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // This file is a small hand-written JSON scanner. Reading a dump of a
@@ -155,13 +156,19 @@ type scanner struct {
 
 func (s *scanner) fail(msg string) error { return &syntaxError{s.i, msg} }
 
+// failOrMore reports errIncomplete when the data ended (the streaming
+// reader then reads more), a syntax error otherwise.
+func (s *scanner) failOrMore(msg string) error {
+	if s.i >= len(s.d) {
+		return errIncomplete
+	}
+	return s.fail(msg)
+}
+
 func (s *scanner) ws() { s.i = skipSpace(s.d, s.i) }
 
 func (s *scanner) skip() error {
 	j, err := skipValue(s.d, s.i)
-	if err == errIncomplete {
-		return s.fail(errIncomplete.Error())
-	}
 	if err != nil {
 		return err
 	}
@@ -195,7 +202,7 @@ func (s *scanner) object(fn func(key []byte) error) error {
 		return nil
 	}
 	if s.i >= len(s.d) || s.d[s.i] != '{' {
-		return s.fail("expected an object")
+		return s.failOrMore("expected an object")
 	}
 	s.i++
 	s.ws()
@@ -206,17 +213,17 @@ func (s *scanner) object(fn func(key []byte) error) error {
 	for {
 		s.ws()
 		if s.i >= len(s.d) || s.d[s.i] != '"' {
-			return s.fail("expected a string key")
+			return s.failOrMore("expected a string key")
 		}
 		start := s.i + 1
 		j, err := skipString(s.d, s.i)
 		if err != nil {
-			return s.fail("unterminated key")
+			return err
 		}
 		key := s.d[start : j-1]
 		s.i = skipSpace(s.d, j)
 		if s.i >= len(s.d) || s.d[s.i] != ':' {
-			return s.fail("expected ':' after object key")
+			return s.failOrMore("expected ':' after object key")
 		}
 		s.i++
 		if err := fn(key); err != nil {
@@ -224,7 +231,7 @@ func (s *scanner) object(fn func(key []byte) error) error {
 		}
 		s.ws()
 		if s.i >= len(s.d) {
-			return s.fail(errIncomplete.Error())
+			return errIncomplete
 		}
 		switch s.d[s.i] {
 		case ',':
@@ -244,7 +251,7 @@ func (s *scanner) array(fn func(i int) error) error {
 		return nil
 	}
 	if s.i >= len(s.d) || s.d[s.i] != '[' {
-		return s.fail("expected an array")
+		return s.failOrMore("expected an array")
 	}
 	s.i++
 	s.ws()
@@ -258,7 +265,7 @@ func (s *scanner) array(fn func(i int) error) error {
 		}
 		s.ws()
 		if s.i >= len(s.d) {
-			return s.fail(errIncomplete.Error())
+			return errIncomplete
 		}
 		switch s.d[s.i] {
 		case ',':
@@ -279,12 +286,12 @@ func (s *scanner) strBytes() (b []byte, escaped bool, err error) {
 		return nil, false, nil
 	}
 	if s.i >= len(s.d) || s.d[s.i] != '"' {
-		return nil, false, s.fail("expected a string")
+		return nil, false, s.failOrMore("expected a string")
 	}
 	start := s.i
 	j, err := skipString(s.d, s.i)
 	if err != nil {
-		return nil, false, s.fail("unterminated string")
+		return nil, false, err
 	}
 	s.i = j
 	b = s.d[start+1 : j-1]
@@ -418,4 +425,71 @@ func (t *interner) str(s string) string {
 		t.m[s] = s
 	}
 	return s
+}
+
+// arena packs many small strings (names, UIDs, resource versions) into
+// shared 64 KiB blocks. A million objects otherwise cost several million
+// separate allocations, rounded up to size classes, that the garbage
+// collector must trace; the strings are immutable and live as long as the
+// snapshot, so sharing their backing memory is safe.
+type arena struct{ buf []byte }
+
+const arenaBlock = 64 << 10
+
+func (a *arena) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > arenaBlock/16 {
+		return string(b)
+	}
+	if cap(a.buf)-len(a.buf) < len(b) {
+		a.buf = make([]byte, 0, arenaBlock)
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return unsafe.String(&a.buf[start], len(b))
+}
+
+// arenaStr decodes a string value into the arena (null → "").
+func (s *scanner) arenaStr(a *arena) (string, error) {
+	start := s.i
+	b, esc, err := s.strBytes()
+	if err != nil {
+		return "", err
+	}
+	if !esc {
+		return a.str(b), nil
+	}
+	return unescape(s.d[skipSpace(s.d, start):s.i])
+}
+
+// Shared pointers for ownerReference booleans: references are read-only
+// once read, and a million refs would otherwise hold two million tiny
+// allocations.
+var (
+	sharedTrue  = func() *bool { v := true; return &v }()
+	sharedFalse = func() *bool { v := false; return &v }()
+)
+
+func (s *scanner) sharedBoolp() (*bool, error) {
+	v, err := s.boolp()
+	if v == nil || err != nil {
+		return v, err
+	}
+	if *v {
+		return sharedTrue, nil
+	}
+	return sharedFalse, nil
+}
+
+// timeSlab hands out *time.Time from blocks, for the same reason as arena.
+type timeSlab struct{ block []time.Time }
+
+func (t *timeSlab) put(v time.Time) *time.Time {
+	if len(t.block) == cap(t.block) {
+		t.block = make([]time.Time, 0, 1024)
+	}
+	t.block = append(t.block, v)
+	return &t.block[len(t.block)-1]
 }
