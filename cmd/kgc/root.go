@@ -64,6 +64,7 @@ type commandFactory func(genericiooptions.IOStreams, *genericclioptions.ConfigFl
 // commandFactories lists the subcommands in help order.
 func commandFactories() []commandFactory {
 	return []commandFactory{
+		newGraphCmd,
 		newPlanCmd,
 		newSnapshotCmd,
 		newVersionCmd,

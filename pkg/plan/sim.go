@@ -212,7 +212,11 @@ func (s *sim) apply(a Action) error {
 	case Delete:
 		i, o := s.st.get(a.UID)
 		if o == nil {
-			return fmt.Errorf("object with uid %s is not in the snapshot (or already deleted): check the name and namespace", a.UID)
+			if k, ok := s.st.byUID[a.UID]; ok {
+				s.warnings = append(s.warnings, fmt.Sprintf("%s is already deleted by the controllers before the delete is sent: the input is not settled", s.st.orig[k].Ref()))
+				return nil
+			}
+			return fmt.Errorf("object with uid %s is not in the snapshot: check the name and namespace", a.UID)
 		}
 		switch a.Policy {
 		case "", PolicyBackground, PolicyForeground, PolicyOrphan:

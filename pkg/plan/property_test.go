@@ -1,0 +1,181 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// randomWorld builds a seeded random owner graph of the shapes the
+// real-cluster suite uses: ConfigMaps, Secrets, unscheduled Pods, RCs and
+// namespaced and cluster-scoped custom resources, with blockOwnerDeletion
+// true/false/unset, custom and GC finalizers, earlier deletions, cycles
+// and dangling owners.
+func randomWorld(seed int64, n int) *snapshot.Snapshot {
+	r := rand.New(rand.NewSource(seed))
+	type kind struct{ apiVersion, kind, ns string }
+	kinds := []kind{{"v1", "ConfigMap", "ns"}, {"v1", "Secret", "ns"}, {"v1", "Pod", "ns"}, {"v1", "ReplicationController", "ns"},
+		{"stable.example.com/v1", "Widget", "ns"}, {"stable.example.com/v1", "Gadget", ""}}
+	var objs []snapshot.Object
+	for i := 0; i < n; i++ {
+		k := kinds[r.Intn(len(kinds))]
+		b := testobj.New(k.apiVersion, k.kind, k.ns, fmt.Sprintf("o%d", i)).UID(fmt.Sprintf("u%02d", i))
+		if r.Intn(5) == 0 {
+			b = b.Finalizers("example.com/hold")
+		}
+		switch r.Intn(10) {
+		case 0:
+			b = b.Finalizers(FinalizerOrphan)
+		case 1:
+			b = b.Finalizers(FinalizerForeground)
+		}
+		objs = append(objs, b.Build())
+	}
+	for i := range objs {
+		m := &objs[i].Metadata
+		for k := r.Intn(3); k > 0; k-- {
+			if r.Intn(8) == 0 {
+				m.OwnerReferences = append(m.OwnerReferences, refTo("v1", "ConfigMap", "gone", fmt.Sprintf("gone%d", r.Intn(3))))
+				continue
+			}
+			j := r.Intn(len(objs))
+			if j == i {
+				continue
+			}
+			o := objs[j]
+			if o.Metadata.Namespace != "" && m.Namespace == "" {
+				continue // keep cluster-scoped objects valid
+			}
+			if slices.ContainsFunc(m.OwnerReferences, func(x snapshot.OwnerReference) bool { return x.UID == o.Metadata.UID }) {
+				continue
+			}
+			var opts []testobj.RefOption
+			switch r.Intn(3) {
+			case 0:
+				opts = append(opts, blk)
+			case 1:
+				opts = append(opts, noBlk)
+			}
+			m.OwnerReferences = append(m.OwnerReferences, ref(o, opts...))
+		}
+		if r.Intn(8) == 0 && slices.Contains(m.Finalizers, "example.com/hold") {
+			t := testobj.CapturedAt
+			m.DeletionTimestamp = &t
+			zero := int64(0)
+			m.DeletionGracePeriodSeconds = &zero
+		}
+	}
+	return world(objs...).Build()
+}
+
+var policies = []string{PolicyForeground, PolicyBackground, PolicyOrphan, ""}
+
+func forEachRandomPlan(t *testing.T, f func(t *testing.T, snap *snapshot.Snapshot, target, policy string, base, final map[string]string)) {
+	for seed := int64(1); seed <= 60; seed++ {
+		snap := randomWorld(seed, 6+int(seed%10))
+		target := snap.Objects[int(seed)%len(snap.Objects)].Metadata.UID
+		policy := policies[int(seed)%len(policies)]
+		base, _ := simulate(t, snap, nil, Options{})
+		for k := 0; base[target] == "gone" && k < len(snap.Objects); k++ {
+			target = snap.Objects[k].Metadata.UID
+		}
+		final, p := simulate(t, snap, []Action{del(target, policy)}, Options{})
+		t.Run(fmt.Sprintf("seed%d/%s/%s", seed, target, policy), func(t *testing.T) {
+			f(t, snap, target, policy, base, final)
+			if t.Failed() {
+				b, _ := json.MarshalIndent(snap.Objects, "", " ")
+				t.Logf("objects: %s", b)
+				checkStates(t, nil, nil, p)
+			}
+		})
+	}
+}
+
+// An object whose owner is alive, not the target and never deleted keeps
+// existing: the GC never collects an object with a solid owner.
+func TestPropertySolidOwnerKeepsDependent(t *testing.T) {
+	forEachRandomPlan(t, func(t *testing.T, snap *snapshot.Snapshot, target, policy string, base, final map[string]string) {
+		byUID := map[string]snapshot.Object{}
+		for _, o := range snap.Objects {
+			byUID[o.Metadata.UID] = o
+		}
+		for _, o := range snap.Objects {
+			if o.Metadata.UID == target || base[o.Metadata.UID] == "gone" {
+				continue
+			}
+			for _, r := range o.Metadata.OwnerReferences {
+				owner, ok := byUID[r.UID]
+				if !ok || r.UID == target || owner.Metadata.Namespace != o.Metadata.Namespace && owner.Metadata.Namespace != "" {
+					continue
+				}
+				if final[r.UID] == "exists" || (len(final[r.UID]) > 6 && final[r.UID][:7] == "exists " && !contains(final[r.UID], "terminating")) {
+					if final[o.Metadata.UID] == "gone" {
+						t.Errorf("%s was deleted although its owner %s is alive (%s)", o.Metadata.UID, r.UID, final[r.UID])
+					}
+				}
+			}
+		}
+	})
+}
+
+func contains(s, sub string) bool { return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))) }
+
+// Orphan never deletes a dependent of the target.
+func TestPropertyOrphanNeverDeletesDependents(t *testing.T) {
+	forEachRandomPlan(t, func(t *testing.T, snap *snapshot.Snapshot, target, policy string, base, final map[string]string) {
+		if policy != PolicyOrphan {
+			return
+		}
+		for _, o := range snap.Objects {
+			if o.Metadata.UID == target || base[o.Metadata.UID] == "gone" {
+				continue
+			}
+			for _, r := range o.Metadata.OwnerReferences {
+				if r.UID == target && final[o.Metadata.UID] == "gone" && !slices.Contains(o.Metadata.Finalizers, FinalizerOrphan) {
+					t.Errorf("dependent %s of the orphaned target was deleted", o.Metadata.UID)
+				}
+			}
+		}
+	})
+}
+
+// Background leaves the target only when it has a finalizer besides the
+// two the background delete strips.
+func TestPropertyBackgroundRemovesTarget(t *testing.T) {
+	forEachRandomPlan(t, func(t *testing.T, snap *snapshot.Snapshot, target, policy string, base, final map[string]string) {
+		if policy != PolicyBackground || base[target] == "gone" {
+			return
+		}
+		for _, o := range snap.Objects {
+			if o.Metadata.UID == target && final[target] != "gone" && !slices.Contains(o.Metadata.Finalizers, "example.com/hold") {
+				t.Errorf("target without custom finalizers survives a background delete: %s", final[target])
+			}
+		}
+	})
+}
+
+// A plan is the same every time.
+func TestPropertyDeterministic(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		snap := randomWorld(seed, 12)
+		target := snap.Objects[int(seed)%len(snap.Objects)].Metadata.UID
+		var first []byte
+		for run := 0; run < 3; run++ {
+			p, err := Simulate(snap, Options{Target: target, Policy: policies[int(seed)%len(policies)]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(p)
+			if run == 0 {
+				first = b
+			} else if string(b) != string(first) {
+				t.Fatalf("seed %d: run %d differs:\n%s\n%s", seed, run, first, b)
+			}
+		}
+	}
+}
