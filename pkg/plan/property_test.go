@@ -123,7 +123,9 @@ func TestPropertySolidOwnerKeepsDependent(t *testing.T) {
 	})
 }
 
-func contains(s, sub string) bool { return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))) }
+func contains(s, sub string) bool {
+	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
+}
 
 // Orphan never deletes a dependent of the target.
 func TestPropertyOrphanNeverDeletesDependents(t *testing.T) {
