@@ -36,6 +36,10 @@ func newCatalog(snap *snapshot.Snapshot) *catalog {
 	for _, r := range snap.Resources {
 		c.groups[r.Group] = true
 	}
+	// Kubernetes' own groups are known even offline: the built-in table
+	// lists what a current API server serves, and extensions is the one
+	// built-in group no version of which is served any more.
+	c.groups["extensions"] = true
 	for _, e := range snap.DiscoveryErrors {
 		c.failedGroupVersions[e.GroupVersion] = e.Error
 	}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/pkg/graph"
+	"github.com/kgc-dev/kgc/pkg/render"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// graphOutputs are the formats of kgc graph, default first.
+var graphOutputs = []string{"tree", "table", "dot", "json", "yaml"}
+
+// graphOptions draws the owner graph the garbage collector keeps.
+type graphOptions struct {
+	streams genericiooptions.IOStreams
+	source  *sourceOptions
+	output  string
+	uids    []string
+	args    []string
+
+	namespace string // resolved -n or the context's namespace
+	explicit  bool   // -n was given
+}
+
+func newGraphCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &graphOptions{streams: streams, source: newSourceOptions(streams, cf)}
+	cmd := &cobra.Command{
+		Use:   "graph [TYPE/NAME | --uid UID ...]",
+		Short: "Show the owner graph the garbage collector keeps, and its hazards",
+		Long: `Show the owner graph the kube-controller-manager garbage collector keeps: every object of a
+type it watches that has owners or dependents, and a virtual node for every owner it has not
+seen. Nodes, edges and the beingDeleted, deletingDependents and virtual flags are those a freshly
+started collector would show on its debug handler (/debug/controllers/garbage-collector-controller/graph).
+
+Under the graph kgc lists what will go wrong: dangling owners (the dependent will be deleted),
+owners in another namespace (deleted too), owner kinds the cluster does not serve (never
+collected, retried forever), cycles, stuck finalizers and malformed owner references.
+
+With TYPE/NAME or --uid, only the connected component of those objects is shown, as the debug
+handler's ?uid= does; owners in any namespace are included. Without, the graph of the namespace
+(-n, or the context's namespace) is shown with the owners of its objects, or of every namespace
+with -A (the default offline, when -n is not given).
+
+Output formats: tree (the default: owners above dependents, then the findings), table, dot
+(Graphviz, attribute names as the debug handler's), json and yaml (the Graph document).`,
+		Example: `  kgc graph deploy/web -n shop
+  kgc graph -A -o table
+  kgc graph --uid 3f0c0e0a-… -o dot | dot -Tsvg > graph.svg
+  kgc graph -n shop -f examples/cluster.yaml -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVarP(&o.output, "output", "o", "tree", "output format: "+strings.Join(graphOutputs, ", "))
+	cmd.Flags().StringArrayVar(&o.uids, "uid", nil, "show the connected component of the object with this UID (repeatable)")
+	o.source.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *graphOptions) Complete() error {
+	ns, explicit, err := o.source.Namespace()
+	if err != nil {
+		return err
+	}
+	o.namespace, o.explicit = ns, explicit
+	return nil
+}
+
+func (o *graphOptions) Validate() error {
+	if !slices.Contains(graphOutputs, o.output) {
+		return usageErrorf("unknown output format %q: use one of %s", o.output, strings.Join(graphOutputs, ", "))
+	}
+	if len(o.args) > 2 {
+		return usageErrorf("expected at most one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
+	}
+	if len(o.args) > 0 && len(o.uids) > 0 {
+		return usageErrorf("give the object as TYPE/NAME or with --uid, not both")
+	}
+	if o.source.AllNamespaces && o.explicit {
+		return usageErrorf("-A and -n contradict each other: give one")
+	}
+	for _, u := range o.uids {
+		if strings.TrimSpace(u) == "" {
+			return usageErrorf("--uid needs a UID")
+		}
+	}
+	return nil
+}
+
+func (o *graphOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	snap, err := o.source.Load(ctx)
+	if err != nil {
+		return err
+	}
+	g := graph.Build(snap)
+	view, err := o.view(snap, g)
+	if err != nil {
+		return err
+	}
+	switch o.output {
+	case "tree":
+		return render.GraphTree(o.streams.Out, view, styleFor(o.streams.Out))
+	case "table":
+		return render.GraphTable(o.streams.Out, view, styleFor(o.streams.Out))
+	case "dot":
+		return render.GraphDOT(o.streams.Out, view)
+	}
+	return render.GraphDocumentTo(o.streams.Out, o.output, view)
+}
+
+// view selects what to show: a component, a namespace or everything, and
+// the findings about it.
+func (o *graphOptions) view(snap *snapshot.Snapshot, g *graph.Graph) (render.GraphView, error) {
+	selected := slices.Clone(o.uids)
+	if len(o.args) > 0 {
+		obj, err := o.source.Resolve(snap, o.args, o.namespace)
+		if err != nil {
+			return render.GraphView{}, err
+		}
+		selected = []string{obj.Metadata.UID}
+	}
+	if len(selected) > 0 {
+		for _, uid := range selected {
+			o.explainAbsence(snap, g, uid)
+		}
+		nodes := g.Component(selected...)
+		contextNS := ""
+		if n := g.Node(selected[0]); n != nil {
+			contextNS = n.Identity.Namespace
+		}
+		return render.GraphView{Graph: g, Nodes: nodes, Selected: selected, Namespace: contextNS,
+			Findings: findingsAbout(g.Findings, nodes, selected, nil)}, nil
+	}
+	if o.source.AllNamespaces || o.namespace == "" {
+		return render.GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.Findings}, nil
+	}
+	nodes := g.InNamespaces(g.Nodes(), o.namespace)
+	return render.GraphView{Graph: g, Nodes: nodes, Namespace: o.namespace,
+		Findings: findingsAbout(g.Findings, nodes, nil, []string{o.namespace})}, nil
+}
+
+// explainAbsence tells on stderr why a requested object will not show up:
+// the collector's graph holds only objects of types it watches.
+func (o *graphOptions) explainAbsence(snap *snapshot.Snapshot, g *graph.Graph, uid string) {
+	if g.Node(uid) != nil {
+		return
+	}
+	for i := range snap.Objects {
+		if obj := &snap.Objects[i]; obj.Metadata.UID == uid {
+			fmt.Fprintf(o.streams.ErrOut, "warning: %s %s is not in the garbage collector's graph: the collector does not watch its type, so it never collects it nor treats it as an owner it has seen\n",
+				obj.Kind, objectName(obj.Ref()))
+			return
+		}
+	}
+	fmt.Fprintf(o.streams.ErrOut, "warning: no object with uid %q (%s), and none names it as an owner\n", uid, where(snap))
+}
+
+func objectName(r snapshot.ObjectRef) string {
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + "/" + r.Name
+}
+
+// findingsAbout keeps the findings that name a shown or selected object,
+// or an object in one of namespaces.
+func findingsAbout(fs []graph.Finding, nodes []*graph.Node, selected, namespaces []string) []graph.Finding {
+	in := map[string]bool{}
+	for _, n := range nodes {
+		in[n.UID()] = true
+	}
+	for _, u := range selected {
+		in[u] = true
+	}
+	var out []graph.Finding
+	for _, f := range fs {
+		for _, obj := range f.Objects {
+			if in[obj.UID] || (obj.Namespace != "" && slices.Contains(namespaces, obj.Namespace)) {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}

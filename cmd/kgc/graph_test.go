@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// The -update flag is shared by every golden test of the package; whichever
+// test file registers it first wins, so two files can both ask for it.
+var _ = func() bool {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite testdata/*.golden with the current output")
+	}
+	return true
+}()
+
+// graphFixture copies a dump into a temporary folder with a fixed
+// modification time: an offline dump's capture time is its file's, and the
+// stuck-finalizer findings print how long objects have been terminating.
+func graphFixture(t *testing.T, src string, captured time.Time) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(dst, captured, captured); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// runKGC runs the whole program as a user would, without colour.
+func runKGC(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
+	var out, errOut bytes.Buffer
+	code = Run(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
+	return out.String(), errOut.String(), code
+}
+
+func TestGraphCommandGolden(t *testing.T) {
+	// The example cluster's dump was taken at 10:00:00Z (examples/README.md).
+	example := graphFixture(t, "../../examples/cluster.yaml", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
+	hazards := graphFixture(t, "testdata/graph-hazards.yaml", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
+	tests := []struct {
+		golden     string
+		args       []string
+		wantStderr string
+	}{
+		{"graph_example_shop.tree.golden", []string{"graph", "-f", example, "-n", "shop"}, ""},
+		{"graph_example_all.table.golden", []string{"graph", "-f", example, "-A", "-o", "table"}, ""},
+		{"graph_example_deploy_web.dot.golden", []string{"graph", "-f", example, "deploy/web", "-n", "shop", "-o", "dot"}, ""},
+		{"graph_example_shop.json.golden", []string{"graph", "-f", example, "-n", "shop", "-o", "json"}, ""},
+		{"graph_example_shared_config.yaml.golden", []string{"graph", "-f", example, "--uid", "aa418d94-384d-5a2c-8cf1-528b25f4bafd", "-o", "yaml"}, ""},
+		{"graph_hazards.tree.golden", []string{"graph", "-f", hazards}, "ownerReferences[0] has no apiVersion, uid"},
+		{"graph_hazards.json.golden", []string{"graph", "-f", hazards, "-o", "json"}, ""},
+		{"graph_hazards_pod.tree.golden", []string{"graph", "-f", hazards, "pod", "api-1-x"}, ""},
+		{"graph_hazards_event.tree.golden", []string{"graph", "-f", hazards, "ev/api.1", "-n", "team"},
+			"warning: Event team/api.1 is not in the garbage collector's graph: the collector does not watch its type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			stdout, stderr, code := runKGC(t, tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			if tt.wantStderr != "" && !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("stderr %q does not say %q", stderr, tt.wantStderr)
+			}
+			assertCmdGolden(t, tt.golden, stdout)
+		})
+	}
+}
+
+func TestGraphCommandErrors(t *testing.T) {
+	hazards := graphFixture(t, "testdata/graph-hazards.yaml", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"unknown format", []string{"graph", "-f", hazards, "-o", "svg"}, exitUsage, `unknown output format "svg": use one of tree, table, dot, json, yaml`},
+		{"object and uid", []string{"graph", "-f", hazards, "deploy/api", "--uid", "x"}, exitUsage, "give the object as TYPE/NAME or with --uid, not both"},
+		{"-A and -n", []string{"graph", "-f", hazards, "-A", "-n", "team"}, exitUsage, "-A and -n contradict each other"},
+		{"no such object", []string{"graph", "-f", hazards, "deploy/nope", "-n", "team"}, exitError, `deployments.apps "nope" not found in namespace "team"`},
+		{"no such file", []string{"graph", "-f", filepath.Join(t.TempDir(), "missing.yaml")}, exitError, "missing.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runKGC(t, tt.args...)
+			if code != tt.wantCode || !strings.Contains(stderr, tt.wantErr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tt.wantCode, tt.wantErr)
+			}
+			if stdout != "" {
+				t.Errorf("an error must print nothing on stdout, got %q", stdout)
+			}
+		})
+	}
+}
+
+func TestGraphCommandUnknownUIDWarnsAndPrintsAnEmptyGraph(t *testing.T) {
+	hazards := graphFixture(t, "testdata/graph-hazards.yaml", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
+	stdout, stderr, code := runKGC(t, "graph", "-f", hazards, "--uid", "nope", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, `warning: no object with uid "nope"`) {
+		t.Errorf("stderr = %q, want a warning naming the uid", stderr)
+	}
+	if !strings.Contains(stdout, `"nodes": []`) {
+		t.Errorf("stdout = %q, want an empty Graph document, as the debug handler prints for an unknown uid", stdout)
+	}
+}
+
+func assertCmdGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading %s (go test -update creates it): %v", path, err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
