@@ -195,6 +195,9 @@ func (rd *reader) readOne(display, name string, r io.Reader) error {
 		br = bufio.NewReaderSize(zr, 64<<10)
 		name = strings.TrimSuffix(name, ".gz")
 	}
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xef, 0xbb, 0xbf}) {
+		br.Discard(3)
+	}
 	hint := hintFromFileName(name)
 	first, err := firstNonSpace(br)
 	if err != nil {
@@ -225,7 +228,7 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 			return 0, err
 		}
 		c := b[i-1]
-		if !isSpace(c) && !(i <= 3 && (c == 0xef || c == 0xbb || c == 0xbf)) {
+		if !isSpace(c) {
 			return c, nil
 		}
 		if i > 4096 {

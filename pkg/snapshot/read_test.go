@@ -1,0 +1,427 @@
+package snapshot
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+var fixedTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it); got:\n%s", name, got)
+	}
+}
+
+// writeFiles creates files (path → content) in a temp dir and returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func refs(s *Snapshot) []string {
+	var out []string
+	for _, o := range s.Objects {
+		out = append(out, o.APIVersion+" "+o.Ref().String())
+	}
+	return out
+}
+
+func warnings(s *Snapshot) []string {
+	var out []string
+	for _, w := range s.Warnings {
+		out = append(out, w.String())
+	}
+	return out
+}
+
+func TestReadKubectlListGolden(t *testing.T) {
+	s, err := ReadFiles([]string{"testdata/kubectl-list.yaml"}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("unexpected warnings: %q", warnings(s))
+	}
+	s.CapturedAt = fixedTime
+	var buf bytes.Buffer
+	if err := Write(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hunter2", "s3cr3t", "managedFields", "annotations", "last-applied", "config.mirror", "containers"} {
+		if bytes.Contains(buf.Bytes(), []byte(secret)) {
+			t.Errorf("snapshot leaks %q", secret)
+		}
+	}
+	golden(t, "kubectl-list.golden", buf.Bytes())
+
+	// What a user of the snapshot sees through the catalog.
+	cat := s.Catalog()
+	w, err := cat.Resolve("wd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.QualifiedName() != "widgets.example.com" || w.Version != "v1" || strings.Join(w.Versions, ",") != "v1,v1beta1" || !w.Listed || w.Count != 1 {
+		t.Errorf("CRD catalog entry = %+v, want widgets.example.com preferred v1, versions v1,v1beta1, listed, 1 object", w)
+	}
+	if _, ok := cat.ForAPIVersionKind("example.com/v1alpha1", "Widget"); ok {
+		t.Error("example.com/v1alpha1 Widget resolved, but v1alpha1 is not served")
+	}
+	cm, _ := cat.ForGroupKind("", "ConfigMap")
+	if cm.Listed {
+		t.Error("configmaps listed although the dump has none: its missing owners would look dangling instead of unknown")
+	}
+}
+
+func TestReadFormats(t *testing.T) {
+	pod := func(name, uid string) string {
+		return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `","namespace":"ns","uid":"` + uid + `"}}`
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"apiVersion":"v1","kind":"List","items":[` + pod("a", "u1") + `]}`))
+	zw.Close()
+
+	tests := []struct {
+		name    string
+		file    string
+		content string
+		want    []string
+	}{
+		{"single JSON object", "o.json", pod("a", "u1"), []string{"v1 Pod/ns/a"}},
+		{"JSON List", "l.json", `{"apiVersion":"v1","items":[` + pod("b", "u2") + `,` + pod("a", "u1") + `],"kind":"List","metadata":{}}`, []string{"v1 Pod/ns/a", "v1 Pod/ns/b"}},
+		{"typed List, items without type", "x.json", `{"kind":"ConfigMapList","apiVersion":"v1","items":[{"metadata":{"name":"c","namespace":"ns","uid":"u3"}}]}`, []string{"v1 ConfigMap/ns/c"}},
+		{"typed List, kind after the items", "x.json", `{"apiVersion":"apps/v1","items":[{"metadata":{"name":"d","namespace":"ns","uid":"u4"}}],"kind":"DeploymentList"}`, []string{"apps/v1 Deployment/ns/d"}},
+		{"concatenated JSON values", "c.json", pod("a", "u1") + "\n" + pod("b", "u2"), []string{"v1 Pod/ns/a", "v1 Pod/ns/b"}},
+		{"top-level JSON array", "a.json", `[` + pod("a", "u1") + `]`, []string{"v1 Pod/ns/a"}},
+		{"gzip by magic bytes, whatever the name", "dump.data", gz.String(), []string{"v1 Pod/ns/a"}},
+		{"multi-document YAML", "m.yaml", "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ns, uid: u1}\n---\n# comment only\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns, uid: u5}\n", []string{"v1 Pod/ns/a", "v1 Secret/ns/s"}},
+		{"YAML List", "l.yml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a, namespace: ns, uid: u1}\n", []string{"v1 Pod/ns/a"}},
+		{"byte order mark", "bom.json", "\xef\xbb\xbf" + pod("a", "u1"), []string{"v1 Pod/ns/a"}},
+		{"empty file", "e.yaml", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{tt.file: tt.content})
+			s, err := ReadFiles([]string{filepath.Join(dir, tt.file)}, nil, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(refs(s), "; "); got != strings.Join(tt.want, "; ") {
+				t.Errorf("objects = %q, want %q", got, strings.Join(tt.want, "; "))
+			}
+			if len(s.Warnings) != 0 {
+				t.Errorf("unexpected warnings %q", warnings(s))
+			}
+			if s.Source.Type != "files" {
+				t.Errorf("source type %q, want files", s.Source.Type)
+			}
+		})
+	}
+}
+
+func TestReadStdin(t *testing.T) {
+	s, err := ReadFiles([]string{"-"}, strings.NewReader("apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ns, uid: u1}\n"), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(refs(s), ";"); got != "v1 Pod/ns/a" {
+		t.Errorf("objects = %q", got)
+	}
+}
+
+func TestReadClusterInfoDump(t *testing.T) {
+	s, err := ReadFiles([]string{"testdata/cluster-info-dump"}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "v1 Node/node-1; v1 Pod/shop/web-1; apps/v1 ReplicaSet/shop/web-6d4b"
+	if got := strings.Join(refs(s), "; "); got != want {
+		t.Errorf("objects = %q, want %q", got, want)
+	}
+	// logs.txt is skipped silently, README.md is reported once.
+	wantW := "info: ignored 1 files that are neither JSON nor YAML (such as testdata/cluster-info-dump/README.md)"
+	if got := strings.Join(warnings(s), "\n"); got != wantW {
+		t.Errorf("warnings = %q, want %q", got, wantW)
+	}
+	pod := s.Objects[1]
+	if pod.Facts == nil || pod.Facts.Pod == nil || pod.Facts.Pod.NodeName != "node-1" || pod.Facts.Pod.Phase != "Pending" {
+		t.Errorf("pod facts from a typed list = %+v", pod.Facts)
+	}
+	if n := s.Objects[0].Facts; n == nil || n.Node == nil || n.Node.Ready != "True" {
+		t.Errorf("node facts = %+v", n)
+	}
+	events, _ := s.Catalog().ForGroupKind("", "Event")
+	if events.Listed {
+		t.Error("events marked listed with no event in the dump")
+	}
+}
+
+func TestReadFacts(t *testing.T) {
+	s, err := ReadFiles([]string{"testdata/kubectl-list.yaml"}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Object{}
+	for i := range s.Objects {
+		byName[s.Objects[i].Kind+"/"+s.Objects[i].Metadata.Name] = &s.Objects[i]
+	}
+	p := byName["Pod/web-6d4b-x1"].Facts.Pod
+	if p.NodeName != "node-1" || p.Phase != "Running" || p.TerminationGracePeriodSeconds == nil || *p.TerminationGracePeriodSeconds != 45 ||
+		strings.Join(p.Claims, ",") != "data-web" || strings.Join(p.EphemeralClaims, ",") != "web-6d4b-x1-scratch" || !p.Mirror {
+		t.Errorf("pod facts = %+v", p)
+	}
+	ns := byName["Namespace/shop"].Facts.Namespace
+	if ns.Phase != "Terminating" || strings.Join(ns.SpecFinalizers, ",") != "kubernetes" || len(ns.Conditions) != 1 || ns.Conditions[0].Reason != "SomeResourcesRemain" {
+		t.Errorf("namespace facts = %+v", ns)
+	}
+	n := byName["Node/node-1"].Facts.Node
+	if n.Ready != "Unknown" || strings.Join(n.Taints, ",") != "node.kubernetes.io/unreachable:NoExecute" {
+		t.Errorf("node facts = %+v", n)
+	}
+	if f := byName["PersistentVolumeClaim/data-web"].Facts.PVC; f.Phase != "Bound" || f.VolumeName != "pv-1" {
+		t.Errorf("pvc facts = %+v", f)
+	}
+	if f := byName["PersistentVolume/pv-1"].Facts.PV; f.Phase != "Bound" || f.ReclaimPolicy != "Delete" || f.ClaimRef == nil || f.ClaimRef.UID != "0e-pvc-data" {
+		t.Errorf("pv facts = %+v", f)
+	}
+	if f := byName["Service/web"].Facts.Service; f.Type != "LoadBalancer" || f.LoadBalancerClass != "example.com/lb" {
+		t.Errorf("service facts = %+v", f)
+	}
+	if f := byName["Job/migrate"].Facts.Job; !f.Finished {
+		t.Errorf("job facts = %+v, want finished", f)
+	}
+	c := byName["CustomResourceDefinition/widgets.example.com"].Facts.CRD
+	if c.Group != "example.com" || c.Kind != "Widget" || c.Plural != "widgets" || c.Scope != "Namespaced" || !c.Established || len(c.Versions) != 3 {
+		t.Errorf("crd facts = %+v", c)
+	}
+	if f := byName["Deployment/web"].Facts; f != nil {
+		t.Errorf("deployment has facts %+v", f)
+	}
+	rs := byName["ReplicaSet/web-6d4b"].Metadata.OwnerReferences[0]
+	if !rs.IsController() || !rs.Blocking() {
+		t.Errorf("owner reference = %+v", rs)
+	}
+	pr := byName["Pod/web-6d4b-x1"].Metadata.OwnerReferences[0]
+	if pr.BlockOwnerDeletion == nil || *pr.BlockOwnerDeletion {
+		t.Errorf("blockOwnerDeletion: false must stay false, not unset: %+v", pr)
+	}
+}
+
+func TestReadBadInput(t *testing.T) {
+	obj := func(kind, name, uid, extra string) string {
+		return `{"apiVersion":"v1","kind":"` + kind + `","metadata":{"name":"` + name + `","namespace":"ns","uid":"` + uid + `"` + extra + `}}`
+	}
+	tests := []struct {
+		name     string
+		files    map[string]string
+		opts     ReadOptions
+		objects  []string
+		warnings []string
+		dups     int
+	}{
+		{
+			name:     "object without uid is a template, not cluster state",
+			files:    map[string]string{"a.json": `{"kind":"List","apiVersion":"v1","items":[` + obj("Pod", "tmpl", "", "") + `,` + obj("Pod", "real", "u1", "") + `]}`},
+			objects:  []string{"v1 Pod/ns/real"},
+			warnings: []string{"a.json: Pod/ns/tmpl: skipped: no metadata.uid; templates are not cluster state"},
+		},
+		{
+			name:     "nameless object is named by its position",
+			files:    map[string]string{"a.json": `{"kind":"List","apiVersion":"v1","items":[{"kind":"Pod","apiVersion":"v1","metadata":{}}]}`},
+			warnings: []string{"a.json: items[0]: skipped: no metadata.uid; templates are not cluster state"},
+		},
+		{
+			name:     "duplicate uid keeps the first and names both",
+			files:    map[string]string{"a.json": obj("Pod", "one", "dup", ""), "b.json": obj("Pod", "two", "dup", "")},
+			objects:  []string{"v1 Pod/ns/one"},
+			warnings: []string{"b.json: Pod/ns/two: duplicate uid dup: already read as Pod/ns/one in a.json; kept the first"},
+			dups:     1,
+		},
+		{
+			name:     "owner reference missing fields is kept",
+			files:    map[string]string{"a.json": obj("Pod", "p", "u1", `,"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"r"},{"kind":"ReplicaSet","name":"rs"}]`)},
+			objects:  []string{"v1 Pod/ns/p"},
+			warnings: []string{"a.json: Pod/ns/p: ownerReferences[1] has no apiVersion, uid; kept, the garbage collector cannot resolve it"},
+		},
+		{
+			name:     "unknown kind is kept with a warning",
+			files:    map[string]string{"a.json": `{"apiVersion":"acme.io/v1","kind":"Gadget","metadata":{"name":"g","namespace":"ns","uid":"g1"}}`},
+			objects:  []string{"acme.io/v1 Gadget/ns/g"},
+			warnings: []string{"a.json: Gadget/ns/g: kind Gadget of acme.io/v1 is not in the resource catalog (no CRD for it in the input); kept, but its type is unknown"},
+		},
+		{
+			name:     "wrongly typed metadata field skips the object",
+			files:    map[string]string{"a.json": `[` + obj("Pod", "p", "u1", `,"finalizers":"oops"`) + `,` + obj("Pod", "q", "u2", "") + `]`},
+			objects:  []string{"v1 Pod/ns/q"},
+			warnings: []string{"a.json: Pod/ns/p: skipped: metadata.finalizers: expected an array"},
+		},
+		{
+			name:     "malformed file in a folder is a warning, the rest is read",
+			files:    map[string]string{"a.json": `{"kind":"List","items":[` + obj("Pod", "p", "u1", "") + `,{"metadata":}]}`, "b.yaml": "kind: Pod\napiVersion: v1\nmetadata: {name: q, namespace: ns, uid: u2}\n"},
+			objects:  []string{"v1 Pod/ns/p", "v1 Pod/ns/q"},
+			warnings: []string{"a.json: skipped the rest of the file: items[1]: invalid JSON at byte 121: invalid character '}' looking for a value (1 objects read before the error were kept)"},
+		},
+		{
+			name:     "YAML syntax error in a folder names the document",
+			files:    map[string]string{"a.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, uid: u1}\n---\nkind: [unclosed\n", "b.json": obj("Pod", "q", "u2", "")},
+			objects:  []string{"v1 Pod/ns/p", "v1 Pod/ns/q"},
+			warnings: []string{"a.yaml: skipped the rest of the file: document 2: invalid YAML: yaml: line 1: did not find expected ',' or ']' (1 objects read before the error were kept)"},
+		},
+		{
+			name:     "list item that is not an object",
+			files:    map[string]string{"a.json": `{"kind":"List","items":[null,` + obj("Pod", "p", "u1", "") + `]}`},
+			objects:  []string{"v1 Pod/ns/p"},
+			warnings: []string{"a.json: items[0]: skipped: not an object"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeFiles(t, tt.files)
+			s, err := ReadFiles([]string{dir}, nil, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(refs(s), "; "); got != strings.Join(tt.objects, "; ") {
+				t.Errorf("objects = %q, want %q", got, strings.Join(tt.objects, "; "))
+			}
+			var ws []string
+			for _, w := range warnings(s) {
+				ws = append(ws, strings.ReplaceAll(w, dir+"/", ""))
+			}
+			if got := strings.Join(ws, "\n"); got != strings.Join(tt.warnings, "\n") {
+				t.Errorf("warnings =\n%s\nwant\n%s", got, strings.Join(tt.warnings, "\n"))
+			}
+			if len(s.Duplicates) != tt.dups {
+				t.Errorf("%d duplicates recorded, want %d", len(s.Duplicates), tt.dups)
+			}
+		})
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	aliasBomb := "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n" +
+		"b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n" +
+		"e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n" +
+		"h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n"
+	tests := []struct {
+		name    string
+		file    string
+		content string
+		opts    ReadOptions
+		want    string
+	}{
+		{"malformed JSON names file and offset", "bad.json", `{"kind":"List","items":[{"metadata":{"name":"x"}]}`, ReadOptions{}, "bad.json: items[0]: invalid JSON at byte 48: expected ',' or '}' after object value"},
+		{"truncated JSON", "cut.json", `{"kind":"List","items":[{"metadata":{"name":"x"`, ReadOptions{}, "cut.json: items[0]: invalid JSON at byte 24: unexpected end of input inside a list item"},
+		{"malformed YAML names the document", "bad.yaml", "a: 1\n---\nb: [\n", ReadOptions{}, "bad.yaml: document 2: invalid YAML: yaml: line 1: did not find expected node content"},
+		{"YAML alias bomb is refused", "bomb.yaml", aliasBomb, ReadOptions{}, "bomb.yaml: document 1: invalid YAML: yaml: document contains excessive aliasing"},
+		{"YAML over the size limit", "big.yaml", "kind: Pod\n" + strings.Repeat("# padding\n", 200), ReadOptions{MaxFileBytes: 1000}, "big.yaml: YAML input is larger than the limit of 1000 bytes; use JSON (kubectl get -o json), which kgc streams, or raise the limit"},
+		{"JSON object over the size limit", "big.json", `{"kind":"List","items":[{"metadata":{"name":"` + strings.Repeat("x", 3000) + `"}}]}`, ReadOptions{MaxFileBytes: 1000}, "big.json: a single object or document is larger than the limit of 1000 bytes"},
+		{"scalar document", "s.yaml", "just text\n", ReadOptions{}, "s.yaml: document 1: not a Kubernetes object or list"},
+		{"deep nesting", "deep.json", strings.Repeat("[", 20000) + strings.Repeat("]", 20000), ReadOptions{}, "deep.json: invalid JSON at byte 10001: exceeded max nesting depth"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{tt.file: tt.content})
+			_, err := ReadFiles([]string{filepath.Join(dir, tt.file)}, nil, tt.opts)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := strings.ReplaceAll(err.Error(), dir+"/", ""); got != tt.want {
+				t.Errorf("error = %q\nwant    %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadNothing(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"notes.txt": "hello"})
+	_, err := ReadFiles([]string{dir}, nil, ReadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "nothing could be read from") {
+		t.Errorf("error = %v, want nothing could be read", err)
+	}
+	_, err = ReadFiles([]string{filepath.Join(dir, "missing.json")}, nil, ReadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("error = %v, want it to name missing.json", err)
+	}
+	_, err = ReadFiles(nil, nil, ReadOptions{})
+	if err == nil {
+		t.Error("no error for no input")
+	}
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	s, err := ReadFiles([]string{"testdata/kubectl-list.yaml"}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.CapturedAt = fixedTime
+	s.Source = Source{Type: "live", Server: "https://k.example:6443", ServerVersion: "v1.36.3", Context: "prod"}
+	s.Resources[0].Error = "forbidden"
+	dir := t.TempDir()
+	for _, name := range []string{"s.json", "s.json.gz"} {
+		path := filepath.Join(dir, name)
+		if err := WriteFile(path, s); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadFiles([]string{path}, nil, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b bytes.Buffer
+		Write(&a, s)
+		back.Source.Type, back.Source.Files = "live", nil
+		Write(&b, back)
+		if a.String() != b.String() {
+			t.Errorf("%s: reading a written snapshot changed it:\n%s\nvs\n%s", name, a.String(), b.String())
+		}
+	}
+}
+
+func TestWriteDeterministic(t *testing.T) {
+	s, err := ReadFiles([]string{"testdata/kubectl-list.yaml"}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	Write(&a, s)
+	// Shuffle the input order: the document must not change.
+	for i, j := 0, len(s.Objects)-1; i < j; i, j = i+1, j-1 {
+		s.Objects[i], s.Objects[j] = s.Objects[j], s.Objects[i]
+		s.Resources[i], s.Resources[j] = s.Resources[j], s.Resources[i]
+	}
+	Write(&b, s)
+	if a.String() != b.String() {
+		t.Error("Write depends on the order of objects or resources")
+	}
+}
