@@ -186,7 +186,7 @@ func finalText(f plan.FinalState) string {
 // written with fmt for the same reason as GraphDOT.
 func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.OwnerReference) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "strict digraph kgcplan {")
+	fmt.Fprintln(bw, "digraph kgcplan {")
 	fmt.Fprintln(bw, `  graph [rankdir="BT", fontname="Helvetica"];`)
 	fmt.Fprintln(bw, `  node [shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10", fillcolor="white"];`)
 	in := map[string]bool{}

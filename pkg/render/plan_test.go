@@ -1,0 +1,105 @@
+package render
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+func assertPlanGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if updatingGoldens() {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatalf("updating %s: %v", path, err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading %s (run go test -update to create it): %v", path, err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// planFixture: a Deployment deleted in the foreground whose ReplicaSet has
+// one plain pod and one pod held by a custom finalizer, plus a ConfigMap
+// that a second owner keeps (its reference to the Deployment is removed).
+func planFixture(t *testing.T, policy string) (*snapshot.Snapshot, *plan.Plan) {
+	t.Helper()
+	dep := testobj.Deployment("shop", "web").UID("dep-web").Build()
+	other := testobj.ConfigMap("shop", "settings").UID("cm-settings").Build()
+	rs := testobj.ReplicaSet("shop", "web-7d9f").UID("rs-web").OwnedBy(dep).Build()
+	p1 := testobj.Pod("shop", "web-7d9f-a").UID("pod-a").OwnedBy(rs).Build()
+	p2 := testobj.Pod("shop", "web-7d9f-b").UID("pod-b").OwnedBy(rs).Finalizers("example.com/drain").Build()
+	shared := testobj.ConfigMap("shop", "web-config").UID("cm-web").Owner(testobj.Ref(dep, testobj.Block)).Owner(testobj.Ref(other)).Build()
+	snap := testobj.Snapshot(dep, other, rs, p1, p2, shared).Build()
+	p, err := plan.Simulate(snap, plan.Options{Target: "dep-web", Policy: policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, p
+}
+
+func TestPlanTextGolden(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		policy string
+		opts   PlanOptions
+		style  Style
+	}{
+		{"plan_foreground.golden", plan.PolicyForeground, PlanOptions{}, Style{}},
+		{"plan_foreground_color.golden", plan.PolicyForeground, PlanOptions{}, Style{Color: true}},
+		{"plan_foreground_steps.golden", plan.PolicyForeground, PlanOptions{ShowSteps: true}, Style{}},
+		{"plan_orphan.golden", plan.PolicyOrphan, PlanOptions{}, Style{}},
+		{"plan_background.golden", plan.PolicyBackground, PlanOptions{}, Style{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, p := planFixture(t, c.policy)
+			var buf bytes.Buffer
+			if err := PlanText(&buf, p, c.opts, c.style); err != nil {
+				t.Fatal(err)
+			}
+			if !c.style.Color && strings.Contains(buf.String(), "\x1b[") {
+				t.Errorf("plain output has escape codes")
+			}
+			assertPlanGolden(t, c.name, buf.Bytes())
+		})
+	}
+}
+
+func TestPlanDocumentGolden(t *testing.T) {
+	_, p := planFixture(t, plan.PolicyForeground)
+	for _, f := range []string{"json", "yaml"} {
+		var buf bytes.Buffer
+		if err := Document(&buf, f, p); err != nil {
+			t.Fatal(err)
+		}
+		assertPlanGolden(t, "plan."+f+".golden", buf.Bytes())
+	}
+}
+
+func TestPlanDOTGolden(t *testing.T) {
+	snap, p := planFixture(t, plan.PolicyForeground)
+	owners := func(uid string) []snapshot.OwnerReference {
+		for _, o := range snap.Objects {
+			if o.Metadata.UID == uid {
+				return o.Metadata.OwnerReferences
+			}
+		}
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := PlanDOT(&buf, p, owners); err != nil {
+		t.Fatal(err)
+	}
+	assertPlanGolden(t, "plan.dot.golden", buf.Bytes())
+}
