@@ -370,10 +370,9 @@ func (c *controllers) setConditions(i int32, left []int32) {
 		parts = append(parts, fmt.Sprintf("%s in %d", f, k))
 	}
 	sort.Strings(parts)
+	c.why[i] = "its content to be deleted: " + countList(counts, "object(s) left")
 	if len(parts) > 0 {
-		c.why[i] = "content with finalizers remains: " + strings.Join(parts, ", ")
-	} else {
-		c.why[i] = "content remains: " + countList(counts, "objects")
+		c.why[i] += " (finalizers: " + strings.Join(parts, ", ") + ")"
 	}
 }
 

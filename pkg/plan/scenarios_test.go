@@ -421,3 +421,17 @@ func TestOrphanCustomResources_E7(t *testing.T) {
 	runScenarios(t, []scenario{{name: "orphanDependents=true", snap: world(owner, dep).Build(), actions: []Action{delOrphanDeps(owner.Metadata.UID, true)},
 		want: map[string]string{owner.Metadata.UID: "gone", dep.Metadata.UID: "exists"}}})
 }
+
+// Seen on a real control plane (e2e random seed 30): a foreground delete of
+// an owner with a custom finalizer and only non-blocking dependents. The
+// GC removes foregroundDeletion at once; the dependent, which also has a
+// solid owner, then sees the owner as solid and keeps both references.
+func TestForegroundOwnerWithoutBlockingDependents(t *testing.T) {
+	o0 := cm("ns", "o0").UID("o0").Finalizers("kgc.dev/hold", FinalizerForeground).Build()
+	o1 := cr("stable.example.com/v1", "Widget", "ns", "o1").UID("o1").Finalizers("kgc.dev/hold").Build()
+	o2 := cr("stable.example.com/v1", "Widget", "ns", "o2").UID("o2").Finalizers("kgc.dev/hold", FinalizerForeground).
+		Owner(ref(o1, noBlk, ctl)).Owner(ref(o0)).Build()
+	o3 := secret("ns", "o3").UID("o3").Owner(ref(o2)).Build()
+	runScenarios(t, []scenario{{name: "seed 30", snap: world(o0, o1, o2, o3).Build(), actions: []Action{del("o0", PolicyForeground)},
+		want: map[string]string{"o0": "exists terminating fin=kgc.dev/hold", "o2": "exists fin=foregroundDeletion,kgc.dev/hold owners=o1,o0", "o3": "exists owners=o2"}}})
+}

@@ -119,6 +119,11 @@ func (s *store) nextRV() string {
 // persist writes n as the new state of object i and emits an update event.
 func (s *store) persist(i int32, n *snapshot.Object) {
 	old := s.objs[i]
+	if unchanged(old, n) {
+		// etcd3's GuaranteedUpdate skips a write that changes nothing: no
+		// new resourceVersion, no watch event.
+		return
+	}
 	n.Metadata.ResourceVersion = s.nextRV()
 	s.objs[i] = n
 	s.writes++
@@ -550,4 +555,41 @@ func sentPolicy(opts deleteOptions, nf []string) string {
 		return opts.policy
 	}
 	return effectivePolicy(nf)
+}
+
+// unchanged reports whether a write of n over old would store the same
+// object (the fields the simulation reads or writes).
+func unchanged(old, n *snapshot.Object) bool {
+	a, b := &old.Metadata, &n.Metadata
+	return slices.Equal(a.Finalizers, b.Finalizers) &&
+		slices.EqualFunc(a.OwnerReferences, b.OwnerReferences, refEqual) &&
+		timeEqual(a.DeletionTimestamp, b.DeletionTimestamp) &&
+		int64PtrEqual(a.DeletionGracePeriodSeconds, b.DeletionGracePeriodSeconds) &&
+		a.Generation == b.Generation && old.Facts == n.Facts
+}
+
+func refEqual(a, b snapshot.OwnerReference) bool {
+	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
+		boolPtrEqual(a.Controller, b.Controller) && boolPtrEqual(a.BlockOwnerDeletion, b.BlockOwnerDeletion)
+}
+
+func timeEqual(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
+
+func int64PtrEqual(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func boolPtrEqual(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
