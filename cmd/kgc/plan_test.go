@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// runPlanCmd runs the whole program offline, without colour.
+func runPlanCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
+	var out, errOut bytes.Buffer
+	code = Run(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
+	return out.String(), errOut.String(), code
+}
+
+func assertPlanCmdGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if f := flagUpdate(); f {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading %s (go test -update creates it): %v", path, err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestPlanCommand(t *testing.T) {
+	const dump = "testdata/plan-shop.yaml"
+	tests := []struct {
+		name     string
+		args     []string
+		golden   string
+		wantCode int
+		wantOut  []string
+		wantErr  string
+	}{
+		{name: "foreground text", args: []string{"plan", "delete", "deploy/web", "-n", "shop", "--cascade=foreground", "-f", dump}, golden: "plan_shop_foreground.golden"},
+		{name: "default policy on an RC orphans", args: []string{"plan", "delete", "rc/legacy", "-n", "shop", "--cascade=default", "-f", dump}, golden: "plan_shop_rc_default.golden"},
+		{name: "by uid, json", args: []string{"plan", "delete", "--uid", "dep-web", "-f", dump, "-o", "json"}, golden: "plan_shop_background.json.golden"},
+		{name: "namespace with a stuck pod, steps", args: []string{"plan", "delete", "ns/shop", "-f", dump, "--show-steps"}, golden: "plan_shop_namespace.golden"},
+		{name: "assume finalizers removed", args: []string{"plan", "delete", "ns/shop", "-f", dump, "--assume-finalizers=remove"},
+			wantOut: []string{"9 deleted, 0 orphaned, 0 updated, 0 blocked"}},
+		{name: "gate blocked", args: []string{"plan", "delete", "deploy/web", "-n", "shop", "--cascade=foreground", "-f", dump, "--fail-if", "blocked"},
+			wantCode: exitGate, wantOut: []string{"blocked"}, wantErr: "would be left blocked"},
+		{name: "gate deletes", args: []string{"plan", "delete", "deploy/web", "-n", "shop", "-f", dump, "--fail-if", "orphans", "--fail-if", "deletes-more-than=2"},
+			wantCode: exitGate, wantErr: "more than 2"},
+		{name: "gate holds not", args: []string{"plan", "delete", "deploy/web", "-n", "shop", "-f", dump, "--fail-if", "deletes-more-than=10"}, wantCode: exitOK},
+		{name: "bad cascade", args: []string{"plan", "delete", "deploy/web", "-f", dump, "--cascade=sideways"}, wantCode: exitUsage, wantErr: "unknown --cascade"},
+		{name: "bad gate", args: []string{"plan", "delete", "deploy/web", "-f", dump, "--fail-if", "sometimes"}, wantCode: exitUsage, wantErr: "unknown --fail-if"},
+		{name: "no object", args: []string{"plan", "delete", "-f", dump}, wantCode: exitUsage, wantErr: "which object"},
+		{name: "unknown object", args: []string{"plan", "delete", "deploy/nope", "-n", "shop", "-f", dump}, wantCode: exitError, wantErr: "not found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runPlanCmd(t, tc.args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantCode, out, errOut)
+			}
+			if tc.golden != "" {
+				assertPlanCmdGolden(t, tc.golden, out)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			if tc.wantErr != "" && !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.wantErr, errOut)
+			}
+		})
+	}
+}
+
+// The JSON document carries the contract's fields with the values a
+// script reads.
+func TestPlanCommandJSONContract(t *testing.T) {
+	out, _, code := runPlanCmd(t, "plan", "delete", "deploy/web", "-n", "shop", "--cascade=foreground", "-f", "testdata/plan-shop.yaml", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		APIVersion, Kind, PropagationPolicy string
+		Target                              struct{ UID string }
+		Objects                             []struct {
+			Object struct{ UID string }
+			Fate   string
+			Final  struct {
+				Exists, Terminating bool
+				Finalizers          []string
+				OwnerReferences     []string
+			}
+		}
+		Summary  map[string]int
+		Complete bool
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.APIVersion != "kgc.dev/v1alpha1" || doc.Kind != "Plan" || doc.PropagationPolicy != "Foreground" || doc.Target.UID != "dep-web" || !doc.Complete {
+		t.Errorf("header: %+v", doc)
+	}
+	fates := map[string]string{}
+	for _, o := range doc.Objects {
+		fates[o.Object.UID] = o.Fate
+	}
+	want := map[string]string{"dep-web": "blocked", "rs-web": "blocked", "pod-a": "deleted", "pod-b": "blocked", "cm-web": "updated"}
+	for uid, f := range want {
+		if fates[uid] != f {
+			t.Errorf("%s: fate %q, want %q", uid, fates[uid], f)
+		}
+	}
+	if doc.Summary["deleted"] != 1 || doc.Summary["blocked"] != 3 {
+		t.Errorf("summary %v", doc.Summary)
+	}
+}
+
+func flagUpdate() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// Register -update unless another test file of the package already did.
+var _ = func() bool {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite testdata/*.golden with the current output")
+	}
+	return true
+}()
