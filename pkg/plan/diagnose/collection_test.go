@@ -51,6 +51,9 @@ func TestNotTerminatingVerdicts(t *testing.T) {
 			objs:    []snapshot.Object{testobj.ReplicaSet("shop", "fg").Deleting(ago(time.Minute)).Finalizers(plan.FinalizerForeground).Build()},
 			target:  testobj.Pod("shop", "p").Owner(testobj.RefTo("apps/v1", "ReplicaSet", "fg", "replicaset-shop-fg")).Build(),
 			verdict: VerdictWillBeDeleted, class: ClassWaiting, says: "foreground"},
+		{name: "owner of a group whose discovery failed is unknown",
+			target:  testobj.Pod("shop", "p").Owner(testobj.RefTo("metrics.k8s.io/v1beta1", "PodMetrics", "m", "u4")).Build(),
+			verdict: VerdictUnknown, class: ClassUnknown, says: "discovery fails"},
 		{name: "unwatched type is never collected",
 			target:  testobj.Event("shop", "e").Owner(testobj.RefTo("v1", "Pod", "gone", "u3")).Build(),
 			verdict: VerdictNeverCollected, class: ClassDangling, says: "does not watch Event"},
@@ -58,6 +61,7 @@ func TestNotTerminatingVerdicts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := testobj.Snapshot(append(tc.objs, tc.target)...).Build()
+			snap.DiscoveryErrors = []snapshot.DiscoveryError{{GroupVersion: "metrics.k8s.io/v1beta1", Error: "the server is currently unable to handle the request"}}
 			d, err := New(snap, nil, Options{}).Diagnose(tc.target.Metadata.UID)
 			if err != nil {
 				t.Fatal(err)

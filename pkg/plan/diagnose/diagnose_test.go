@@ -178,6 +178,17 @@ func TestDiagnoseRootCauses(t *testing.T) {
 				actions: []string{ActionFixAPIService, ActionDeleteAPIService, ActionRemoveFinalizer}}},
 		},
 		{
+			name: "namespace held by a group version whose discovery failed during capture",
+			snap: func() *snapshot.Snapshot {
+				s := testobj.Snapshot(discoNS).Build()
+				s.DiscoveryErrors = []snapshot.DiscoveryError{{GroupVersion: "custom.metrics.k8s.io/v1beta2", Error: "the server is currently unable to handle the request"}}
+				return s
+			}(),
+			target: discoNS.Metadata.UID,
+			want: []wantRC{{uid: discoNS.Metadata.UID, finalizer: plan.FinalizerNamespace, reason: ReasonDiscoveryFailure, removedBy: plan.ActorNamespace,
+				actions: []string{ActionFixAPIService, ActionDeleteAPIService, ActionRemoveFinalizer}}},
+		},
+		{
 			name:   "namespace status names content kgc could not list",
 			snap:   testobj.Snapshot(hiddenNS).CRD("example.com", "Gizmo", "gizmos", true).Unlisted("example.com", "Gizmo", "forbidden").Build(),
 			target: hiddenNS.Metadata.UID,

@@ -266,6 +266,13 @@ func (r *run) collection(o *snapshot.Object) Collection {
 func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) OwnerOf {
 	oc := OwnerOf{Index: i, Ref: ref}
 	name := ref.Kind + "/" + ref.Name
+	for _, f := range r.ix.discoveryFailures() {
+		if f.gv == ref.APIVersion {
+			oc.Class = ClassUnknown
+			oc.Message = fmt.Sprintf("Owner %s is of group version %s, whose discovery fails: neither kgc nor the garbage collector can resolve it until discovery recovers.", name, ref.APIVersion)
+			return oc
+		}
+	}
 	if !r.ix.served(ref.APIVersion, ref.Kind) {
 		oc.Class = ClassUnresolvable
 		if _, ok := r.ix.resource(ref.APIVersion, ref.Kind); ok {

@@ -164,24 +164,28 @@ func (ix *index) kubectlTarget(o snapshot.ObjectRef) string {
 	return s
 }
 
-// discoveryFailures returns the catalog entries whose discovery failed
-// (as opposed to a forbidden list), sorted by group/version/resource.
-func (ix *index) discoveryFailures() []snapshot.Resource {
-	var out []snapshot.Resource
-	for _, r := range ix.snap.Resources {
-		if !r.Listed && isDiscoveryError(r.Error) {
-			out = append(out, r)
+// gvFailure is an API group version whose discovery failed.
+type gvFailure struct{ gv, err string }
+
+// discoveryFailures returns the group versions whose discovery failed:
+// those the capture recorded, and catalog entries not listed because of a
+// discovery error (as opposed to a forbidden list), sorted.
+func (ix *index) discoveryFailures() []gvFailure {
+	seen := map[string]bool{}
+	var out []gvFailure
+	for _, e := range ix.snap.DiscoveryErrors {
+		if !seen[e.GroupVersion] {
+			seen[e.GroupVersion] = true
+			out = append(out, gvFailure{e.GroupVersion, e.Error})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Group != out[j].Group {
-			return out[i].Group < out[j].Group
+	for _, r := range ix.snap.Resources {
+		if gv := r.GroupVersion(); !r.Listed && isDiscoveryError(r.Error) && !seen[gv] {
+			seen[gv] = true
+			out = append(out, gvFailure{gv, r.Error})
 		}
-		if out[i].Version != out[j].Version {
-			return out[i].Version < out[j].Version
-		}
-		return out[i].Resource < out[j].Resource
-	})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].gv < out[j].gv })
 	return out
 }
 

@@ -84,15 +84,9 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 	// Discovery: any failing group makes deleteAllContent return an error,
 	// so the namespace is never finalized even once it is empty.
 	failures := r.ix.discoveryFailures()
-	seenGV := map[string]bool{}
-	for _, res := range failures {
-		gv := res.GroupVersion()
-		if seenGV[gv] {
-			continue
-		}
-		seenGV[gv] = true
-		waits = append(waits, "discovery of "+gv+" to succeed")
-		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, gv, res.Error))
+	for _, f := range failures {
+		waits = append(waits, "discovery of "+f.gv+" to succeed")
+		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, f.gv, f.err))
 	}
 	if c, ok := conds[condDiscoveryFailure]; ok && c.Status == "True" && len(failures) == 0 {
 		waits = append(waits, "discovery of every API group to succeed")

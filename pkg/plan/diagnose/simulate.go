@@ -1,0 +1,158 @@
+package diagnose
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Simulator answers Options.Finishes with the plan simulator: it settles
+// the snapshot once as a running control plane would (the baseline), then,
+// for each remedy, applies it to a copy and settles again. The remedy
+// finishes the terminating objects that survive the baseline but not the
+// remedy. Unknown finalizers hang in both runs, as in kgc plan.
+type Simulator struct {
+	snap *snapshot.Snapshot
+	opts plan.Options
+	base *plan.Outcome
+	err  error
+	// Errors collects what the simulator refused, one line each, so the
+	// command can warn on stderr instead of silently leaving finishes out.
+	Errors []string
+}
+
+// NewSimulator prepares remedy simulations of snap.
+func NewSimulator(snap *snapshot.Snapshot, opts plan.Options) *Simulator {
+	return &Simulator{snap: snap, opts: opts}
+}
+
+// Finishes is an Options.Finishes.
+func (s *Simulator) Finishes(rc RootCause, r Remedy) []snapshot.ObjectRef {
+	mod, actions, ok := s.remedyInput(rc, r)
+	if !ok {
+		return nil
+	}
+	if s.base == nil && s.err == nil {
+		s.base, s.err = plan.SimulateActions(s.snap, nil, s.opts)
+		if s.err != nil {
+			s.Errors = append(s.Errors, "simulating the snapshot as it is: "+s.err.Error())
+		}
+	}
+	if s.err != nil {
+		return nil
+	}
+	out, err := plan.SimulateActions(mod, actions, s.opts)
+	if err != nil {
+		s.Errors = append(s.Errors, "simulating "+r.Action+" on "+rc.Object.String()+": "+err.Error())
+		return nil
+	}
+	var finished []snapshot.ObjectRef
+	for i := range s.snap.Objects {
+		o := &s.snap.Objects[i]
+		if !o.Terminating() {
+			continue
+		}
+		before, ok := s.base.State(o.Metadata.UID)
+		if !ok || !before.Exists {
+			continue
+		}
+		if after, ok := out.State(o.Metadata.UID); ok && !after.Exists {
+			finished = append(finished, o.Ref())
+		}
+	}
+	slices.SortFunc(finished, func(a, b snapshot.ObjectRef) int {
+		if a.Less(b) {
+			return -1
+		}
+		if b.Less(a) {
+			return 1
+		}
+		return 0
+	})
+	return finished
+}
+
+// remedyInput turns a remedy into a modified snapshot and initial actions.
+// Edits the simulator has no action for (blockOwnerDeletion=false, a
+// namespace's spec finalizer) are made on a copy of the snapshot.
+func (s *Simulator) remedyInput(rc RootCause, r Remedy) (*snapshot.Snapshot, []plan.Action, bool) {
+	uid := rc.Object.UID
+	i := slices.IndexFunc(s.snap.Objects, func(o snapshot.Object) bool { return o.Metadata.UID == uid })
+	if i < 0 {
+		return nil, nil, false
+	}
+	o := s.snap.Objects[i]
+	switch r.Action {
+	case ActionFixController, ActionRemoveFinalizer:
+		if rc.Finalizer == "" {
+			return nil, nil, false
+		}
+		if o.HasFinalizer(rc.Finalizer) {
+			return s.snap, []plan.Action{plan.RemoveFinalizer{UID: uid, Finalizer: rc.Finalizer}}, true
+		}
+		if isSpecFinalizer(&o, rc.Finalizer) {
+			c := cloneObject(o)
+			if c.Facts != nil && c.Facts.Namespace != nil {
+				c.Facts.Namespace.SpecFinalizers = slices.DeleteFunc(c.Facts.Namespace.SpecFinalizers, func(f string) bool { return f == rc.Finalizer })
+			} else {
+				c.Facts = &snapshot.Facts{Namespace: &snapshot.NamespaceFacts{Phase: "Terminating", SpecFinalizers: []string{}}}
+			}
+			return withObject(s.snap, i, c), nil, true
+		}
+	case ActionDelete:
+		return s.snap, []plan.Action{plan.Delete{UID: uid, Policy: plan.PolicyBackground}}, true
+	case ActionForceDelete:
+		zero := int64(0)
+		return s.snap, []plan.Action{plan.Delete{UID: uid, GracePeriodSeconds: &zero}}, true
+	case ActionRemoveOwnerReference, ActionUnblockOwnerReference:
+		idx, ownerUID := refFromCommand(o, r.Command)
+		if idx < 0 {
+			return nil, nil, false
+		}
+		if r.Action == ActionRemoveOwnerReference {
+			return s.snap, []plan.Action{plan.RemoveOwnerReference{UID: uid, OwnerUID: ownerUID}}, true
+		}
+		c := cloneObject(o)
+		f := false
+		c.Metadata.OwnerReferences[idx].BlockOwnerDeletion = &f
+		return withObject(s.snap, i, c), nil, true
+	}
+	return nil, nil, false
+}
+
+// refFromCommand finds which owner reference a remedy's patch tests: the
+// command is the one place that names it, by UID.
+func refFromCommand(o snapshot.Object, cmd string) (int, string) {
+	for i, ref := range o.Metadata.OwnerReferences {
+		if ref.UID != "" && strings.Contains(cmd, `"value":"`+ref.UID+`"`) {
+			return i, ref.UID
+		}
+	}
+	return -1, ""
+}
+
+func cloneObject(o snapshot.Object) snapshot.Object {
+	c := o
+	c.Metadata.Finalizers = slices.Clone(o.Metadata.Finalizers)
+	c.Metadata.OwnerReferences = slices.Clone(o.Metadata.OwnerReferences)
+	if o.Facts != nil {
+		f := *o.Facts
+		if f.Namespace != nil {
+			ns := *f.Namespace
+			ns.SpecFinalizers = slices.Clone(ns.SpecFinalizers)
+			f.Namespace = &ns
+		}
+		c.Facts = &f
+	}
+	return c
+}
+
+// withObject returns a shallow copy of snap with Objects[i] replaced.
+func withObject(snap *snapshot.Snapshot, i int, o snapshot.Object) *snapshot.Snapshot {
+	c := *snap
+	c.Objects = slices.Clone(snap.Objects)
+	c.Objects[i] = o
+	return &c
+}

@@ -1,0 +1,297 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/kgc-dev/kgc/pkg/plan/diagnose"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// maxListed bounds how many objects a tree line names before "+N more":
+// a namespace can hold thousands; -o json has them all.
+const maxListed = 5
+
+// DiagnosisTree writes a Diagnosis for people: the verdict, the blocker
+// tree (each level names the object it holds), the root causes with their
+// remedies least destructive first, and what the snapshot could not show.
+func DiagnosisTree(w io.Writer, d *diagnose.Diagnosis, s Style) error {
+	var b strings.Builder
+	head := s.Paint(Bold, d.Object.String())
+	if d.Terminating {
+		state := "terminating"
+		if d.Since != nil {
+			state += " since " + d.Since.UTC().Format(time.RFC3339)
+		}
+		head += " " + s.Paint(Red, state)
+	} else {
+		head += " " + s.Paint(Green, "not terminating")
+	}
+	b.WriteString(head + "\n")
+	b.WriteString(d.Summary + "\n")
+
+	if d.GarbageCollection != nil {
+		writeCollection(&b, d.GarbageCollection, s)
+	}
+	if len(d.Blockers) > 0 {
+		b.WriteString("\n" + s.Paint(Bold, "Blockers") + "\n")
+		writeBlockers(&b, d.Blockers, d.Object, "", s)
+	}
+	if len(d.RootCauses) > 0 {
+		b.WriteString("\n" + s.Paint(Bold, "Root causes") + "\n")
+		for i, rc := range d.RootCauses {
+			writeRootCause(&b, i+1, rc, s)
+		}
+	}
+	if len(d.Notes) > 0 {
+		b.WriteString("\n" + s.Paint(Bold, "Incomplete") + " (the snapshot does not show everything)\n")
+		for _, n := range d.Notes {
+			b.WriteString("  - " + n + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeCollection(b *strings.Builder, c *diagnose.Collection, s Style) {
+	code := Green
+	switch c.Verdict {
+	case diagnose.VerdictNeverCollected:
+		code = Yellow
+	case diagnose.VerdictWillBeDeleted:
+		code = Red
+	}
+	b.WriteString("\n" + s.Paint(Bold, "Garbage collection") + ": " + s.Paint(code, c.Verdict) + "\n")
+	for _, o := range c.Owners {
+		fmt.Fprintf(b, "  ownerReferences[%d] %s/%s (%s): %s\n", o.Index, o.Ref.Kind, o.Ref.Name, o.Class, o.Message)
+	}
+}
+
+// writeBlockers prints blockers under prefix. Consecutive blockers of an
+// object other than parent get that object as a header, so each level of
+// the tree says whose finalizer it is.
+func writeBlockers(b *strings.Builder, bs []diagnose.Blocker, parent snapshot.ObjectRef, prefix string, s Style) {
+	type group struct {
+		obj snapshot.ObjectRef
+		bs  []diagnose.Blocker
+	}
+	var groups []group
+	for _, x := range bs {
+		if n := len(groups); n > 0 && groups[n-1].obj == x.Object {
+			groups[n-1].bs = append(groups[n-1].bs, x)
+			continue
+		}
+		groups = append(groups, group{obj: x.Object, bs: []diagnose.Blocker{x}})
+	}
+	// Flatten into the items drawn at this level: blockers of parent
+	// itself, or an object header whose children are its blockers.
+	type item struct {
+		header *snapshot.ObjectRef
+		blk    *diagnose.Blocker
+		kids   []diagnose.Blocker
+	}
+	var items []item
+	for gi := range groups {
+		g := groups[gi]
+		if g.obj == parent {
+			for i := range g.bs {
+				items = append(items, item{blk: &g.bs[i]})
+			}
+			continue
+		}
+		items = append(items, item{header: &groups[gi].obj, kids: g.bs})
+	}
+	for i, it := range items {
+		last := i == len(items)-1
+		branch, cont := "├─ ", "│  "
+		if last {
+			branch, cont = "└─ ", "   "
+		}
+		if it.header != nil {
+			b.WriteString(prefix + branch + s.Paint(Bold, it.header.String()) + "\n")
+			if len(it.kids) == 1 && it.kids[0].Repeated {
+				b.WriteString(prefix + cont + s.Paint(Dim, "(explained above)") + "\n")
+				continue
+			}
+			writeBlockers(b, it.kids, *it.header, prefix+cont, s)
+			continue
+		}
+		writeBlocker(b, *it.blk, prefix, branch, cont, s)
+	}
+}
+
+func writeBlocker(b *strings.Builder, x diagnose.Blocker, prefix, branch, cont string, s Style) {
+	if x.Repeated {
+		b.WriteString(prefix + branch + s.Paint(Dim, "(explained above)") + "\n")
+		return
+	}
+	var label string
+	switch {
+	case x.Finalizer != "" && x.Spec:
+		label = "spec finalizer " + s.Paint(Yellow, x.Finalizer)
+	case x.Finalizer != "":
+		label = "finalizer " + s.Paint(Yellow, x.Finalizer)
+	case x.RemovedBy != "":
+		label = "waits for " + x.RemovedBy
+	default:
+		label = "waits"
+	}
+	if x.Finalizer != "" && x.RemovedBy != "" {
+		label += " ← " + x.RemovedBy
+	}
+	if x.RootCause > 0 {
+		label += "  " + s.Paint(Red, fmt.Sprintf("[root cause %d]", x.RootCause))
+	}
+	b.WriteString(prefix + branch + label + "\n")
+	inner := prefix + cont
+	if x.WaitingFor != "" {
+		b.WriteString(inner + s.Paint(Dim, "waiting for: ") + x.WaitingFor + "\n")
+	}
+	// Objects explained below are not repeated here, except for a count.
+	shown := map[snapshot.ObjectRef]bool{}
+	for _, k := range x.Blockers {
+		shown[k.Object] = true
+	}
+	var rest []snapshot.ObjectRef
+	for _, o := range x.Objects {
+		if !shown[o] {
+			rest = append(rest, o)
+		}
+	}
+	if len(rest) > 0 {
+		b.WriteString(inner + s.Paint(Dim, "objects: ") + listRefs(rest) + "\n")
+	}
+	if len(x.Blockers) > 0 {
+		writeBlockers(b, x.Blockers, x.Object, inner, s)
+	}
+}
+
+func listRefs(refs []snapshot.ObjectRef) string {
+	var parts []string
+	for i, r := range refs {
+		if i == maxListed {
+			parts = append(parts, fmt.Sprintf("+%d more", len(refs)-maxListed))
+			break
+		}
+		parts = append(parts, r.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, s Style) {
+	title := rc.Object.String()
+	if rc.Finalizer != "" {
+		title += "  finalizer " + s.Paint(Yellow, rc.Finalizer)
+	}
+	fmt.Fprintf(b, "%2d. %s  (%s)\n", n, s.Paint(Bold, title), rc.Reason)
+	b.WriteString("    " + rc.Message + "\n")
+	if rc.RemovedBy != "" {
+		b.WriteString("    " + s.Paint(Dim, "removed by: ") + rc.RemovedBy + "\n")
+	}
+	if len(rc.Holds) > 0 {
+		b.WriteString("    " + s.Paint(Dim, "holds: ") + listRefs(rc.Holds) + "\n")
+	}
+	if len(rc.Remedies) == 0 {
+		return
+	}
+	b.WriteString("    Remedies, least destructive first:\n")
+	for i, r := range rc.Remedies {
+		fmt.Fprintf(b, "      %c) %s\n", 'a'+rune(i%26), r.Description)
+		if r.Command != "" {
+			b.WriteString("         " + s.Paint(Cyan, "$ "+r.Command) + "\n")
+		}
+		if r.Risk != "" {
+			b.WriteString("         " + s.Paint(Yellow, "risk: ") + r.Risk + "\n")
+		}
+		if len(r.Finishes) > 0 {
+			b.WriteString("         " + s.Paint(Green, "finishes: ") + listRefs(r.Finishes) + "\n")
+		}
+	}
+}
+
+// DiagnosisTable writes `why-stuck -A`: one block of rows per root cause,
+// the longest-held first, naming every terminating object it holds with
+// its age. Colour is left out of the cells so columns stay aligned.
+func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
+	if len(l.Items) == 0 {
+		_, err := io.WriteString(w, "No terminating objects.\n")
+		return err
+	}
+	var rows [][]string
+	for _, g := range l.Groups {
+		rc := g.RootCause
+		fin := rc.Finalizer
+		if fin == "" {
+			fin = "-"
+		}
+		for i, h := range g.Objects {
+			age := diagnose.Age(time.Duration(h.AgeSeconds) * time.Second)
+			if h.AgeSeconds < 0 {
+				age = "-" + age
+			}
+			if i == 0 {
+				rows = append(rows, []string{rc.Object.String(), fin, rc.Reason, rc.RemovedBy, h.Object.String(), age})
+			} else {
+				rows = append(rows, []string{"", "", "", "", h.Object.String(), age})
+			}
+		}
+	}
+	if err := plainTable(w, []string{"ROOT CAUSE", "FINALIZER", "REASON", "REMOVED BY", "HOLDS", "AGE"}, rows); err != nil {
+		return err
+	}
+	stuck := 0
+	for _, g := range l.Groups {
+		if g.RootCause.Reason != diagnose.ReasonInProgress && g.RootCause.Reason != diagnose.ReasonNoFinalizers {
+			stuck++
+		}
+	}
+	_, err := fmt.Fprintf(w, "\n%d terminating objects, %d root causes (%d stuck, %d in progress). %s\n",
+		len(l.Items), len(l.Groups), stuck, len(l.Groups)-stuck, s.Paint(Dim, "kgc why-stuck TYPE/NAME explains one and lists its remedies."))
+	return err
+}
+
+// plainTable writes a borderless, left-aligned table like kubectl get,
+// without trailing blanks.
+func plainTable(w io.Writer, header []string, rows [][]string) error {
+	var buf bytes.Buffer
+	t := tablewriter.NewTable(&buf,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithPadding(tw.Padding{Right: "   ", Overwrite: true}),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	t.Header(header)
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
