@@ -18,6 +18,12 @@ type queue[T comparable] struct {
 	strikes    map[T]int
 	parked     []parkedItem[T]
 	isParked   map[T]string
+	// delayed holds rate-limited requeues: the real queue re-adds them
+	// after a backoff of at least 5 ms, by which time the work the failure
+	// was waiting for (events, immediate adds) has usually been done. They
+	// go back to the queue only when everything else is idle.
+	delayed   []qitem[T]
+	isDelayed map[T]struct{}
 }
 
 type qitem[T comparable] struct {
@@ -38,7 +44,7 @@ type parkedItem[T comparable] struct {
 const strikesToPark = 3
 
 func newQueue[T comparable](name string) *queue[T] {
-	return &queue[T]{name: name, queued: map[T]struct{}{}, lastWrites: map[T]int{}, strikes: map[T]int{}, isParked: map[T]string{}}
+	return &queue[T]{name: name, queued: map[T]struct{}{}, lastWrites: map[T]int{}, strikes: map[T]int{}, isParked: map[T]string{}, isDelayed: map[T]struct{}{}}
 }
 
 func (q *queue[T]) len() int { return len(q.items) - q.head }
@@ -108,7 +114,29 @@ func (q *queue[T]) requeue(v T, wave int, writes int, reason string) {
 		}
 		return
 	}
-	q.add(v, wave)
+	if _, ok := q.isDelayed[v]; ok {
+		return
+	}
+	q.isDelayed[v] = struct{}{}
+	q.delayed = append(q.delayed, qitem[T]{v, wave})
+}
+
+// flush moves the rate-limited requeues back into the queue; it reports
+// whether there were any.
+func (q *queue[T]) flush() bool {
+	if len(q.delayed) == 0 {
+		return false
+	}
+	for _, it := range q.delayed {
+		delete(q.isDelayed, it.v)
+		if _, ok := q.queued[it.v]; ok {
+			continue
+		}
+		q.queued[it.v] = struct{}{}
+		q.items = append(q.items, it)
+	}
+	q.delayed = q.delayed[:0]
+	return true
 }
 
 // wake re-adds parked items parked before the store's write count reached

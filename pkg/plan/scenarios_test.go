@@ -435,3 +435,18 @@ func TestForegroundOwnerWithoutBlockingDependents(t *testing.T) {
 	runScenarios(t, []scenario{{name: "seed 30", snap: world(o0, o1, o2, o3).Build(), actions: []Action{del("o0", PolicyForeground)},
 		want: map[string]string{"o0": "exists terminating fin=kgc.dev/hold", "o2": "exists fin=foregroundDeletion,kgc.dev/hold owners=o1,o0", "o3": "exists owners=o2"}}})
 }
+
+// Seen on a real control plane (e2e random seed 60): the cycle heuristic
+// unblocks o0, whose own Foreground DELETE then fails its resourceVersion
+// precondition and is retried with backoff; meanwhile o1 loses its last
+// blocking dependent and its foregroundDeletion, so o1 is a solid owner
+// when o0 is retried, and nothing else is deleted.
+func TestCycleUnblockThenConflict(t *testing.T) {
+	o0 := cm("ns", "o0").UID("o0").Finalizers(FinalizerForeground).Owner(refTo("stable.example.com/v1", "Widget", "o1", "o1", blk)).Build()
+	o1 := cr("stable.example.com/v1", "Widget", "ns", "o1").UID("o1").Finalizers("kgc.dev/hold", FinalizerOrphan).Owner(ref(o0, blk, ctl)).Build()
+	o2 := cr("stable.example.com/v1", "Widget", "ns", "o2").UID("o2").Owner(ref(o0)).Owner(ref(o1, blk)).Build()
+	o3 := cr("stable.example.com/v1", "Widget", "ns", "o3").UID("o3").Owner(ref(o0)).Owner(ref(o2)).Build()
+	o6 := cr("stable.example.com/v1", "Widget", "ns", "o6").UID("o6").Owner(ref(o3, blk)).Build()
+	got, p := simulate(t, world(o0, o1, o2, o3, o6).Build(), []Action{del("o1", PolicyForeground)}, Options{})
+	checkStates(t, got, map[string]string{"o0": "exists fin=foregroundDeletion owners=o1", "o1": "exists terminating fin=kgc.dev/hold owners=o0", "o2": "exists owners=o0", "o3": "exists owners=o0,o2", "o6": "exists owners=o3"}, p)
+}

@@ -162,6 +162,9 @@ func (s *sim) run() {
 		if did || s.gc.pendingEvents() > 0 {
 			continue
 		}
+		if s.gc.attemptToDel.flush() || s.gc.attemptToOrp.flush() || s.ctrl.q.flush() {
+			continue
+		}
 		if s.fireTimer() {
 			continue
 		}

@@ -58,6 +58,7 @@ func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
 		now: snap.CapturedAt}
 	var warnings []string
 	inferred := map[gk]bool{}
+	var missingRV []int32
 	for i := range snap.Objects {
 		o := &snap.Objects[i]
 		ri, known := res.forObject(o)
@@ -70,6 +71,9 @@ func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
 			continue
 		}
 		s.objs[i], s.orig[i], s.info[i] = o, o, ri
+		if o.Metadata.ResourceVersion == "" {
+			missingRV = append(missingRV, int32(i))
+		}
 		s.byUID[o.Metadata.UID] = int32(i)
 		ns := o.Metadata.Namespace
 		if !ri.namespaced {
@@ -79,6 +83,14 @@ func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
 		if v, err := strconv.ParseInt(o.Metadata.ResourceVersion, 10, 64); err == nil && v > s.rv {
 			s.rv = v
 		}
+	}
+	// Every stored object has a resourceVersion, and the GC's deletes
+	// carry it as a precondition (which matters: a patch between its GET
+	// and its DELETE makes the DELETE fail). Objects read without one get one.
+	for _, i := range missingRV {
+		c := clone(s.objs[i])
+		c.Metadata.ResourceVersion = s.nextRV()
+		s.objs[i] = c
 	}
 	return s, warnings
 }
