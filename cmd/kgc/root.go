@@ -67,6 +67,7 @@ func commandFactories() []commandFactory {
 		newGraphCmd,
 		newPlanCmd,
 		newSnapshotCmd,
+		newWhyStuckCmd,
 		newVersionCmd,
 	}
 }

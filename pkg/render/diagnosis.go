@@ -158,6 +158,9 @@ func writeBlocker(b *strings.Builder, x diagnose.Blocker, prefix, branch, cont s
 	shown := map[snapshot.ObjectRef]bool{}
 	for _, k := range x.Blockers {
 		shown[k.Object] = true
+		for _, o := range k.Objects {
+			shown[o] = true
+		}
 	}
 	var rest []snapshot.ObjectRef
 	for _, o := range x.Objects {

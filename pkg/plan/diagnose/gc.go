@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -173,17 +174,39 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 }
 
 // noteUnlistedDependents says the dependents shown may be incomplete when
-// some type could not be listed.
+// a type the garbage collector watches could not be listed (only those
+// can hold dependents in its graph).
 func (r *run) noteUnlistedDependents() {
+	r.noteUnlisted("dependents", func(res snapshot.Resource) bool {
+		return res.HasVerb("list") && r.ix.monitored(res.GroupVersion(), res.Kind)
+	})
+}
+
+// noteUnlistedContent says a namespace's content may be incomplete when a
+// namespaced type the namespace controller deletes could not be listed.
+func (r *run) noteUnlistedContent() {
+	r.noteUnlisted("namespace content", func(res snapshot.Resource) bool {
+		return res.Namespaced && res.HasVerb("list") && res.HasVerb("delete")
+	})
+}
+
+func (r *run) noteUnlisted(what string, relevant func(snapshot.Resource) bool) {
 	var unlisted []string
 	for _, res := range r.ix.snap.Resources {
-		if !res.Listed {
+		if !res.Listed && relevant(res) {
 			unlisted = append(unlisted, qualifiedResource(res))
 		}
 	}
-	if len(unlisted) > 0 {
-		r.note("types that could not be listed may hold more dependents or content than shown: %s", strings.Join(unlisted, ", "))
+	if len(unlisted) == 0 {
+		return
 	}
+	sort.Strings(unlisted)
+	const show = 4
+	list := strings.Join(unlisted, ", ")
+	if len(unlisted) > show {
+		list = strings.Join(unlisted[:show], ", ") + fmt.Sprintf(" and %d more", len(unlisted)-show)
+	}
+	r.note("%s could not be listed, so %s of those types are not shown: %s", plural(len(unlisted), "type"), what, list)
 }
 
 func qualifiedResource(res snapshot.Resource) string {

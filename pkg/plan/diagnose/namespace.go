@@ -118,14 +118,14 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 	if len(waitingForPods) > 0 {
 		// Not a leaf: these go as soon as the pods above are gone.
 		b.Blockers = append(b.Blockers, Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace,
-			WaitingFor: "the pods to be gone: the namespace controller deletes the other " + plural(len(waitingForPods), "object") + " (" + countKinds(waitingForPods) + ") only after every pod",
+			WaitingFor: "the pods to be gone: the namespace controller deletes the other " + plural(len(waitingForPods), "object") + " (" + countKinds(waitingForPods) + ") only after every pod" + willHold(waitingForPods),
 			Objects:    refsOf(waitingForPods)})
 	}
 	if len(pendingOther) > 0 {
 		b.Blockers = append(b.Blockers, r.pendingContent(ns, pendingOther, conds))
 	}
 	b.Blockers = append(b.Blockers, r.unseenContent(ns, conds, content)...)
-	r.noteUnlistedDependents()
+	r.noteUnlistedContent()
 
 	if len(waits) == 0 && len(b.Blockers) == 0 {
 		b.WaitingFor = "nothing left: the namespace controller finalizes it on its next pass"
@@ -180,7 +180,7 @@ func apiServiceName(gv string) string {
 // it deletes everything with propagationPolicy=Background on every pass.
 func (r *run) pendingContent(ns *snapshot.Object, objs []*snapshot.Object, conds map[string]snapshot.Condition) Blocker {
 	b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace,
-		WaitingFor: "the namespace controller to delete " + plural(len(objs), "object") + " (" + countKinds(objs) + ")",
+		WaitingFor: "the namespace controller to delete " + plural(len(objs), "object") + " (" + countKinds(objs) + ")" + willHold(objs),
 		Objects:    refsOf(objs)}
 	msg := "the namespace controller has yet to delete " + plural(len(objs), "object") + " (" + countKinds(objs) + ")"
 	if c, ok := conds[condContentFailure]; ok && c.Status == "True" {
@@ -255,4 +255,19 @@ func (r *run) unseenContent(ns *snapshot.Object, conds map[string]snapshot.Condi
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].WaitingFor < out[j].WaitingFor })
 	return out
+}
+
+// willHold warns about content not yet deleted that carries finalizers:
+// once deleted it waits for them, and its controllers may be gone.
+func willHold(objs []*snapshot.Object) string {
+	var parts []string
+	for _, o := range objs {
+		if len(o.Metadata.Finalizers) > 0 {
+			parts = append(parts, o.Ref().String()+" ("+strings.Join(o.Metadata.Finalizers, ", ")+")")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; once deleted, these will wait for their finalizers: " + strings.Join(parts, ", ")
 }

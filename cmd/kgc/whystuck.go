@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/pkg/graph"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/plan/diagnose"
+	"github.com/kgc-dev/kgc/pkg/render"
+)
+
+// whyStuckOutputs are the formats of kgc why-stuck; the default is tree
+// for one object and table for many.
+var whyStuckOutputs = []string{"tree", "table", "json", "yaml"}
+
+// whyStuckSimSteps bounds each remedy simulation: a stuck chain settles in
+// a few hundred work items, and a diagnosis must answer quickly even on a
+// pathological input.
+const whyStuckSimSteps = 200000
+
+// whyStuckOptions explains why objects are stuck in Terminating.
+type whyStuckOptions struct {
+	streams  genericiooptions.IOStreams
+	source   *sourceOptions
+	output   string
+	uid      string
+	simulate bool
+	args     []string
+
+	namespace string
+	explicit  bool
+}
+
+func newWhyStuckCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &whyStuckOptions{streams: streams, source: newSourceOptions(streams, cf)}
+	cmd := &cobra.Command{
+		Use:   "why-stuck [TYPE/NAME | --uid UID | -A]",
+		Short: "Explain which finalizers hold a terminating object, who should remove them, and the way out",
+		Long: `Explain why an object is stuck in Terminating. For each finalizer still on it (and, for a
+namespace, each spec finalizer; for a pod, its kubelet) kgc names who removes it (the garbage
+collector, the namespace controller, the kubelet, a built-in controller, or the third-party
+controller named by the finalizer's domain), what that remover is waiting for, and, recursively,
+why each of those objects is stuck in turn: blocking dependents of a foreground deletion,
+dependents an orphaning cannot patch, a namespace's remaining content and failing API discovery,
+pods on NotReady or missing nodes, claims still mounted, CRDs with instances left, controllers
+that appear to be absent.
+
+The leaves of that tree are the root causes. Each comes with remedies ordered from least to most
+destructive, with the exact kubectl command: wait for or fix the controller, delete the blocking
+dependent, unblock or remove its owner reference, and last remove the finalizer, with what that
+skips. "finishes" says which terminating objects a remedy would let go, as the plan simulator
+computes it (--simulate=false skips that).
+
+For an object that is not terminating, kgc says whether the garbage collector will ever delete it.
+
+Without TYPE/NAME, every terminating object of the namespace (-n, or the context's namespace), or
+of the cluster with -A (the default offline), is listed grouped by root cause, oldest first.
+
+Output formats: tree (one object) or table (many) by default; json and yaml give the Diagnosis
+document (DiagnosisList for many).`,
+		Example: `  kgc why-stuck ns/team-a
+  kgc why-stuck deploy/web -n shop
+  kgc why-stuck -A
+  kgc why-stuck ns/team-a -f cluster.json.gz -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output format: "+strings.Join(whyStuckOutputs, ", ")+" (default tree for one object, table for many)")
+	cmd.Flags().StringVar(&o.uid, "uid", "", "explain the object with this UID")
+	cmd.Flags().BoolVar(&o.simulate, "simulate", true, "simulate each remedy to say which terminating objects it finishes")
+	o.source.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *whyStuckOptions) Complete() error {
+	ns, explicit, err := o.source.Namespace()
+	if err != nil {
+		return err
+	}
+	o.namespace, o.explicit = ns, explicit
+	return nil
+}
+
+func (o *whyStuckOptions) Validate() error {
+	if o.output != "" && !slices.Contains(whyStuckOutputs, o.output) {
+		return usageErrorf("unknown output format %q: use one of %s", o.output, strings.Join(whyStuckOutputs, ", "))
+	}
+	if len(o.args) > 2 {
+		return usageErrorf("expected one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
+	}
+	if len(o.args) > 0 && o.uid != "" {
+		return usageErrorf("give the object as TYPE/NAME or with --uid, not both")
+	}
+	if o.source.AllNamespaces && o.explicit {
+		return usageErrorf("-A and -n contradict each other: give one")
+	}
+	if o.source.AllNamespaces && (len(o.args) > 0 || o.uid != "") {
+		return usageErrorf("-A lists every terminating object: drop it to explain one object")
+	}
+	return nil
+}
+
+func (o *whyStuckOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	snap, err := o.source.Load(ctx)
+	if err != nil {
+		return err
+	}
+	one := len(o.args) > 0 || o.uid != ""
+	var sim *diagnose.Simulator
+	opts := diagnose.Options{}
+	// Simulating every remedy of every root cause of a whole cluster
+	// costs a simulation each; the list shows root causes, not remedies.
+	if o.simulate && one {
+		sim = diagnose.NewSimulator(snap, plan.Options{MaxSteps: whyStuckSimSteps})
+		opts.Finishes = sim.Finishes
+	}
+	d := diagnose.New(snap, graph.Build(snap), opts)
+	style := styleFor(o.streams.Out)
+
+	if !one {
+		scope := o.namespace
+		if o.source.AllNamespaces {
+			scope = ""
+		}
+		list := d.All(scope)
+		switch o.output {
+		case "", "table":
+			return render.DiagnosisTable(o.streams.Out, list, style)
+		case "tree":
+			for i := range list.Items {
+				if i > 0 {
+					fmt.Fprintln(o.streams.Out)
+				}
+				if err := render.DiagnosisTree(o.streams.Out, &list.Items[i], style); err != nil {
+					return err
+				}
+			}
+			if len(list.Items) == 0 {
+				_, err := fmt.Fprintln(o.streams.Out, "No terminating objects.")
+				return err
+			}
+			return nil
+		}
+		return render.Document(o.streams.Out, o.output, list)
+	}
+
+	uid := o.uid
+	if uid == "" {
+		obj, err := o.source.Resolve(snap, o.args, o.namespace)
+		if err != nil {
+			return err
+		}
+		uid = obj.Metadata.UID
+	} else if _, err := o.source.ResolveUID(snap, uid); err != nil {
+		return err
+	}
+	diag, err := d.Diagnose(uid)
+	if err != nil {
+		return err
+	}
+	if sim != nil {
+		for _, e := range sim.Errors {
+			fmt.Fprintf(o.streams.ErrOut, "warning: %s\n", e)
+		}
+	}
+	switch o.output {
+	case "", "tree":
+		return render.DiagnosisTree(o.streams.Out, diag, style)
+	case "table":
+		return render.DiagnosisTable(o.streams.Out, singleList(diag, snap.CapturedAt), style)
+	}
+	return render.Document(o.streams.Out, o.output, diag)
+}
+
+// singleList is the -o table view of one diagnosis: its root causes, each
+// holding the one object.
+func singleList(diag *diagnose.Diagnosis, at time.Time) *diagnose.DiagnosisList {
+	list := &diagnose.DiagnosisList{APIVersion: diag.APIVersion, Kind: diagnose.KindDiagnosisList, CapturedAt: at,
+		Groups: []diagnose.Group{}, Items: []diagnose.Diagnosis{*diag}}
+	if diag.Since == nil {
+		return list
+	}
+	held := diagnose.Held{Object: diag.Object, Since: *diag.Since, AgeSeconds: diag.AgeSeconds}
+	for _, rc := range diag.RootCauses {
+		list.Groups = append(list.Groups, diagnose.Group{RootCause: rc, Objects: []diagnose.Held{held}})
+	}
+	return list
+}
