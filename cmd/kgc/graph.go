@@ -45,9 +45,9 @@ owners in another namespace (deleted too), owner kinds the cluster does not serv
 collected, retried forever), cycles, stuck finalizers and malformed owner references.
 
 With TYPE/NAME or --uid, only the connected component of those objects is shown, as the debug
-handler's ?uid= does; owners in any namespace are included. Without, the graph of the namespace
-(-n, or the context's namespace) is shown with the owners of its objects, or of every namespace
-with -A (the default offline, when -n is not given).
+handler's ?uid= does: owners and dependents in any namespace are included. Without, the
+namespace's objects (-n, or the context's namespace) are shown with everything connected to them,
+wherever it lives; -A (the default offline when -n is not given) shows the whole graph.
 
 Output formats: tree (the default: owners above dependents, then the findings), table, dot
 (Graphviz, attribute names as the debug handler's), json and yaml (the Graph document).`,
@@ -152,7 +152,7 @@ func (o *graphOptions) view(snap *snapshot.Snapshot, g *graph.Graph) (render.Gra
 	if o.source.AllNamespaces || o.namespace == "" {
 		return render.GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.Findings}, nil
 	}
-	nodes := g.InNamespaces(g.Nodes(), o.namespace)
+	nodes := g.InNamespaces(o.namespace)
 	return render.GraphView{Graph: g, Nodes: nodes, Namespace: o.namespace,
 		Findings: findingsAbout(g.Findings, nodes, nil, []string{o.namespace})}, nil
 }

@@ -74,6 +74,9 @@ func (b *Builder) Created(at time.Time) *Builder {
 	return b
 }
 
+// ResourceVersion sets metadata.resourceVersion.
+func (b *Builder) ResourceVersion(rv string) *Builder { b.o.Metadata.ResourceVersion = rv; return b }
+
 // Label sets one label.
 func (b *Builder) Label(k, v string) *Builder {
 	if b.o.Metadata.Labels == nil {

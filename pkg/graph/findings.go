@@ -67,7 +67,7 @@ func (g *Graph) findings() []Finding {
 	var out []Finding
 	out = append(out, g.duplicateUIDs()...)
 	out = append(out, g.invalidReferences()...)
-	for _, n := range g.AllNodes() {
+	for _, n := range g.sorted {
 		if !n.Virtual && len(n.Owners) > 0 {
 			out = append(out, g.ownerFindings(n, ix)...)
 		}

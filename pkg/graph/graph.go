@@ -4,16 +4,39 @@
 // nothing, or retry forever.
 //
 // Build replays the snapshot's objects as if the collector's informers had
-// just delivered them, one add event each, in contract order (namespace,
-// kind, name, uid). It follows processGraphChanges and addDependentToOwners
+// delivered them, one add event each, in creation order. It follows processGraphChanges and addDependentToOwners
 // of k8s.io/kubernetes v1.36.3 (pkg/controller/garbagecollector), so nodes,
 // edges and flags are what a freshly started collector would show on its
 // debug handler. The package is pure: no clock, no cluster.
+//
+// Where a snapshot cannot say what a running collector would hold, kgc
+// chooses, and says so here:
+//
+//   - A virtual node takes the namespace (and the coordinates) of the first
+//     dependent that names it. kgc replays objects in creation order
+//     (creationTimestamp, then resourceVersion, then contract order), which
+//     is the order a collector running since before they were created saw
+//     them. A collector restarted since lists them per type instead, and one
+//     that found the owner absent in one namespace switches the identity to
+//     another dependent's (getAlternateOwnerIdentity), so when dependents in
+//     several namespaces name one missing owner the namespace can differ.
+//   - A running collector removes a virtual node once it has confirmed the
+//     owner is gone (a virtual delete event) and its debug handler then
+//     draws a "missing" vertex for references still pointing there. kgc
+//     cannot know what was already verified and keeps the node virtual.
+//   - An object whose type is not in the snapshot's catalog is taken as
+//     watched: it exists, so its type is served, and nearly every served
+//     type supports delete, list and watch.
+//   - Of several objects with one UID (mixed or edited input) the first in
+//     creation order is the node; a duplicate-uid finding names them all.
+//   - An owner reference without a UID names no node (the API server
+//     rejects it); an invalid-owner-reference finding reports it.
 package graph
 
 import (
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -66,6 +89,7 @@ type Graph struct {
 	snap      *snapshot.Snapshot
 	cat       *catalog
 	uidToNode map[string]*Node
+	sorted    []*Node // every node, in contract order
 	// Findings are the hazards found, sorted by (type, first object, message).
 	Findings []Finding
 }
@@ -83,21 +107,51 @@ func Build(snap *snapshot.Snapshot) *Graph {
 		objs = append(objs, o)
 	}
 	// Stable, so duplicate UIDs with equal refs keep file order.
-	sort.SliceStable(objs, func(i, j int) bool { return objs[i].Ref().Less(objs[j].Ref()) })
+	sort.SliceStable(objs, func(i, j int) bool { return observedBefore(objs[i], objs[j]) })
 	for _, o := range objs {
 		if n := g.uidToNode[o.Metadata.UID]; n != nil && n.Object != nil {
 			// A UID names one object in a cluster: a second object with
 			// the same UID comes from mixed or edited input. The first in
-			// contract order stands; a duplicate-uid finding names both.
+			// creation order stands; a duplicate-uid finding names both.
 			continue
 		}
 		g.observe(o)
 	}
+	g.sorted = make([]*Node, 0, len(g.uidToNode))
 	for _, n := range g.uidToNode {
 		sortNodes(n.Dependents)
+		g.sorted = append(g.sorted, n)
 	}
+	sortNodes(g.sorted)
 	g.Findings = g.findings()
 	return g
+}
+
+// observedBefore is the order Build replays objects in: the order a
+// running collector saw them, which is creation order (its informers
+// deliver each object's add event when it is created). Creation times have
+// one-second resolution, so within a second the resourceVersion, the etcd
+// revision of the last write, stands in for creation order (exact for
+// objects not written since); then contract order. Objects without a
+// creation time (hand-written dumps) come first, in contract order. Only
+// virtual nodes depend on it: their identity is taken from the first
+// dependent that names them.
+func observedBefore(a, b *snapshot.Object) bool {
+	ta, tb := a.Metadata.CreationTimestamp, b.Metadata.CreationTimestamp
+	switch {
+	case ta == nil && tb != nil:
+		return true
+	case ta != nil && tb == nil:
+		return false
+	case ta != nil && !ta.Equal(*tb):
+		return ta.Before(*tb)
+	}
+	ra, errA := strconv.ParseUint(a.Metadata.ResourceVersion, 10, 64)
+	rb, errB := strconv.ParseUint(b.Metadata.ResourceVersion, 10, 64)
+	if errA == nil && errB == nil && ra != rb {
+		return ra < rb
+	}
+	return a.Ref().Less(b.Ref())
 }
 
 // observable reports whether the collector has an informer for o's type. A
@@ -241,13 +295,12 @@ func (g *Graph) Snapshot() *snapshot.Snapshot { return g.snap }
 // in contract order. Observed objects that neither own nor are owned are in
 // the collector's map but not in its dump (dump.go toDOTNodesAndEdges).
 func (g *Graph) Nodes() []*Node {
-	out := make([]*Node, 0, len(g.uidToNode))
-	for _, n := range g.uidToNode {
+	out := make([]*Node, 0, len(g.sorted))
+	for _, n := range g.sorted {
 		if inDump(n) {
 			out = append(out, n)
 		}
 	}
-	sortNodes(out)
 	return out
 }
 
@@ -255,14 +308,7 @@ func inDump(n *Node) bool { return len(n.Owners) > 0 || len(n.Dependents) > 0 }
 
 // AllNodes returns every node the collector would hold, including observed
 // objects with neither owners nor dependents, in contract order.
-func (g *Graph) AllNodes() []*Node {
-	out := make([]*Node, 0, len(g.uidToNode))
-	for _, n := range g.uidToNode {
-		out = append(out, n)
-	}
-	sortNodes(out)
-	return out
-}
+func (g *Graph) AllNodes() []*Node { return slices.Clone(g.sorted) }
 
 // Component returns what the debug handler prints for ?uid=U&uid=V: the
 // nodes reachable from the UIDs through owner references and dependents,
@@ -389,30 +435,24 @@ func Roots(nodes []*Node) []*Node {
 	return out
 }
 
-// InNamespaces keeps the nodes whose identity is in one of namespaces,
-// plus the owners of those (whatever their namespace or scope) so that every
-// kept node's owners stay visible. It filters what is shown, not what the
-// graph knows. No namespaces keeps everything.
-func (g *Graph) InNamespaces(nodes []*Node, namespaces ...string) []*Node {
+// InNamespaces returns the graph of namespaces: the connected components
+// of every node whose identity is in one of them (a virtual node counts in
+// the namespace of the dependent that named it first), which brings in
+// their owners and their owners' other dependents, wherever they live. It is
+// what the debug handler prints for ?uid= with every such UID, so the
+// namespace filter limits what is shown, never what is recognised. No
+// namespaces means the whole graph.
+func (g *Graph) InNamespaces(namespaces ...string) []*Node {
 	if len(namespaces) == 0 {
-		return nodes
+		return g.Nodes()
 	}
-	keep := map[*Node]bool{}
-	for _, n := range nodes {
+	var seeds []string
+	for uid, n := range g.uidToNode {
 		if slices.Contains(namespaces, n.Identity.Namespace) {
-			keep[n] = true
-			for _, o := range g.Owners(n) {
-				keep[o] = true
-			}
+			seeds = append(seeds, uid)
 		}
 	}
-	var out []*Node
-	for _, n := range nodes {
-		if keep[n] {
-			out = append(out, n)
-		}
-	}
-	return out
+	return g.Component(seeds...)
 }
 
 func sortNodes(nodes []*Node) {

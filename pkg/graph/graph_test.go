@@ -68,7 +68,7 @@ func TestBuildNodesAndEdges(t *testing.T) {
 			},
 		},
 		{
-			name: "a virtual owner keeps the namespace of the first dependent in contract order",
+			name: "without creation times, a virtual owner takes the namespace of the first dependent in contract order",
 			snap: testobj.Snapshot(
 				testobj.ConfigMap("zeta", "b").UID("cm-b").Owner(testobj.RefTo("v1", "Node", "n1", "node")).Build(),
 				testobj.ConfigMap("alpha", "a").UID("cm-a").Owner(testobj.RefTo("v1", "Node", "n1", "node")).Build(),
@@ -77,6 +77,34 @@ func TestBuildNodesAndEdges(t *testing.T) {
 				`cm-a v1 ConfigMap/a ns="alpha" `,
 				`node v1 Node/n1 ns="alpha" virtual`,
 				`cm-b v1 ConfigMap/b ns="zeta" `,
+				"cm-a -> node block=false controller=false",
+				"cm-b -> node block=false controller=false",
+			},
+		},
+		{
+			name: "with creation times, the first dependent created names the virtual owner",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("zeta", "b").UID("cm-b").Created(t0).Owner(testobj.RefTo("v1", "Node", "n1", "node")).Build(),
+				testobj.ConfigMap("alpha", "a").UID("cm-a").Created(t0.Add(time.Second)).Owner(testobj.RefTo("v1", "Node", "first-seen-as-n2", "node")).Build(),
+			).Build(),
+			want: []string{
+				`cm-a v1 ConfigMap/a ns="alpha" `,
+				`cm-b v1 ConfigMap/b ns="zeta" `,
+				`node v1 Node/n1 ns="zeta" virtual`,
+				"cm-a -> node block=false controller=false",
+				"cm-b -> node block=false controller=false",
+			},
+		},
+		{
+			name: "within one second of creation, the resourceVersion orders",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("alpha", "a").UID("cm-a").Created(t0).ResourceVersion("120").Owner(testobj.RefTo("v1", "Node", "n1", "node")).Build(),
+				testobj.ConfigMap("zeta", "b").UID("cm-b").Created(t0).ResourceVersion("99").Owner(testobj.RefTo("v1", "Node", "n1", "node")).Build(),
+			).Build(),
+			want: []string{
+				`cm-a v1 ConfigMap/a ns="alpha" `,
+				`cm-b v1 ConfigMap/b ns="zeta" `,
+				`node v1 Node/n1 ns="zeta" virtual`,
 				"cm-a -> node block=false controller=false",
 				"cm-b -> node block=false controller=false",
 			},
@@ -250,8 +278,11 @@ func TestComponentAndBlockingDependents(t *testing.T) {
 	if got := uids(Roots(g.Nodes())); !slices.Equal(got, []string{"node", "d"}) {
 		t.Errorf("Roots = %v, want [node d]", got)
 	}
-	if got := uids(g.InNamespaces(g.Nodes(), "other")); !slices.Equal(got, []string{"node", "x"}) {
+	if got := uids(g.InNamespaces("other")); !slices.Equal(got, []string{"node", "x"}) {
 		t.Errorf("InNamespaces(other) = %v, want [node x]", got)
+	}
+	if got := uids(g.InNamespaces()); len(got) != len(g.Nodes()) {
+		t.Errorf("InNamespaces() = %v, want the whole graph", got)
 	}
 }
 
@@ -267,5 +298,23 @@ func TestDuplicateUIDKeepsTheFirstObject(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("graph:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestInNamespacesFollowsOwnersAcrossNamespaces(t *testing.T) {
+	node := testobj.Node("n1").UID("node").Build()
+	g := Build(testobj.Snapshot(node,
+		testobj.ConfigMap("a", "c").UID("cm-a").Owner(testobj.Ref(node)).Build(),
+		testobj.ConfigMap("b", "c").UID("cm-b").Owner(testobj.Ref(node)).Build(),
+		testobj.ConfigMap("c", "unrelated").UID("cm-c").Owner(testobj.RefTo("v1", "Node", "n2", "node-2")).Build(),
+	).Build())
+	var got []string
+	for _, n := range g.InNamespaces("b") {
+		got = append(got, n.UID())
+	}
+	// The owner is cluster-scoped, and its other dependent lives in "a":
+	// the GC's ?uid= for cm-b prints all three.
+	if want := []string{"node", "cm-a", "cm-b"}; !slices.Equal(got, want) {
+		t.Errorf("InNamespaces(b) = %v, want %v", got, want)
 	}
 }
