@@ -1,0 +1,140 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/plan/diagnose"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// diagnosisFixture is a small cluster with one of each kind of blocker:
+// a namespace held by a custom resource and by a pod on a NotReady node, a
+// foreground deletion held two levels down, and a live object the garbage
+// collector will never delete.
+func diagnosisFixture() (*snapshot.Snapshot, *diagnose.Diagnoser) {
+	at := testobj.CapturedAt
+	zero := int64(0)
+	thirty := int64(30)
+	ns := testobj.Namespace("team-a").Deleting(at.Add(-2 * time.Hour)).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
+		Phase: "Terminating", SpecFinalizers: []string{plan.FinalizerNamespace}}}).Build()
+	widget := testobj.New("example.com/v1", "Widget", "team-a", "report").Deleting(at.Add(-2 * time.Hour)).Finalizers("example.com/cleanup").Build()
+	widget.Metadata.DeletionGracePeriodSeconds = &zero
+	pod := testobj.Pod("team-a", "db-0").Deleting(at.Add(-time.Hour)).Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "node-2", Phase: "Running", Claims: []string{"data"}}}).Build()
+	pod.Metadata.DeletionGracePeriodSeconds = &thirty
+	claim := testobj.PVC("team-a", "data").Finalizers(plan.FinalizerPVC).Build()
+	node := testobj.Node("node-2").Facts(&snapshot.Facts{Node: &snapshot.NodeFacts{Ready: "Unknown"}}).Build()
+
+	deploy := testobj.Deployment("shop", "web").Deleting(at.Add(-30 * time.Minute)).Finalizers(plan.FinalizerForeground).Build()
+	rs := testobj.ReplicaSet("shop", "web-1").OwnedBy(deploy).Deleting(at.Add(-30 * time.Minute)).Finalizers(plan.FinalizerForeground).Build()
+	stuck := testobj.Pod("shop", "web-1-a").OwnedBy(rs).Deleting(at.Add(-29 * time.Minute)).Finalizers("acme.io/drain").
+		Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "node-1", Phase: "Succeeded"}}).Build()
+	stuck.Metadata.DeletionGracePeriodSeconds = &zero
+	ctrl := testobj.Deployment("acme-system", "acme-controller").Build()
+	legacy := testobj.ConfigMap("shop", "legacy").Owner(testobj.RefTo("tenants.example.com/v1alpha1", "Tenant", "shop", "tenant-uid")).Build()
+
+	snap := testobj.Snapshot(ns, widget, pod, claim, node, testobj.Node("node-1").Facts(&snapshot.Facts{Node: &snapshot.NodeFacts{Ready: "True"}}).Build(),
+		deploy, rs, stuck, ctrl, legacy).CRD("example.com", "Widget", "widgets", true).Build()
+	// The renderer shows what a simulator says; a fixed answer keeps these
+	// goldens about rendering.
+	finishes := func(rc diagnose.RootCause, r diagnose.Remedy) []snapshot.ObjectRef {
+		if r.Action == diagnose.ActionRemoveFinalizer || r.Action == diagnose.ActionForceDelete {
+			return rc.Holds
+		}
+		return nil
+	}
+	return snap, diagnose.New(snap, nil, diagnose.Options{Finishes: finishes})
+}
+
+func TestDiagnosisGoldens(t *testing.T) {
+	snap, d := diagnosisFixture()
+	uid := func(kind, ns, name string) string {
+		for _, o := range snap.Objects {
+			if o.Kind == kind && o.Metadata.Namespace == ns && o.Metadata.Name == name {
+				return o.Metadata.UID
+			}
+		}
+		t.Fatalf("no %s %s/%s", kind, ns, name)
+		return ""
+	}
+	one := func(kind, ns, name string) *diagnose.Diagnosis {
+		diag, err := d.Diagnose(uid(kind, ns, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return diag
+	}
+	tests := []struct {
+		golden string
+		render func(*bytes.Buffer) error
+	}{
+		{"diagnosis_namespace.tree.golden", func(b *bytes.Buffer) error { return DiagnosisTree(b, one("Namespace", "", "team-a"), Style{}) }},
+		{"diagnosis_namespace_color.tree.golden", func(b *bytes.Buffer) error {
+			return DiagnosisTree(b, one("Namespace", "", "team-a"), Style{Color: true})
+		}},
+		{"diagnosis_foreground.tree.golden", func(b *bytes.Buffer) error { return DiagnosisTree(b, one("Deployment", "shop", "web"), Style{}) }},
+		{"diagnosis_live.tree.golden", func(b *bytes.Buffer) error { return DiagnosisTree(b, one("ConfigMap", "shop", "legacy"), Style{}) }},
+		{"diagnosis_foreground.json.golden", func(b *bytes.Buffer) error { return Document(b, "json", one("Deployment", "shop", "web")) }},
+		{"diagnosis_namespace.yaml.golden", func(b *bytes.Buffer) error { return Document(b, "yaml", one("Namespace", "", "team-a")) }},
+		{"diagnosis_all.table.golden", func(b *bytes.Buffer) error { return DiagnosisTable(b, d.All(""), Style{}) }},
+		{"diagnosis_all.json.golden", func(b *bytes.Buffer) error { return Document(b, "json", d.All("")) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.golden, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.render(&b); err != nil {
+				t.Fatal(err)
+			}
+			assertGraphGolden(t, tc.golden, b.Bytes())
+		})
+	}
+}
+
+func TestDiagnosisTreeSaysWhatAUserNeeds(t *testing.T) {
+	snap, d := diagnosisFixture()
+	var nsUID string
+	for _, o := range snap.Objects {
+		if o.Kind == "Namespace" {
+			nsUID = o.Metadata.UID
+		}
+	}
+	diag, err := d.Diagnose(nsUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := DiagnosisTree(&b, diag, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"spec finalizer kubernetes ← namespace-controller",
+		"Widget/team-a/report",
+		"finalizer example.com/cleanup ← the example.com controller  [root cause",
+		"node-not-ready",
+		"kubectl taint nodes node-2 node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
+		`kubectl patch widgets.example.com report -n team-a --type=json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
+		"risk: " + plan.LookupFinalizer("example.com/cleanup").Risk,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tree lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("plain style printed ANSI escapes")
+	}
+}
+
+func TestDiagnosisTableEmpty(t *testing.T) {
+	var b bytes.Buffer
+	if err := DiagnosisTable(&b, &diagnose.DiagnosisList{}, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != "No terminating objects.\n" {
+		t.Errorf("got %q", b.String())
+	}
+}
