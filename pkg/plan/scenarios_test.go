@@ -450,3 +450,24 @@ func TestCycleUnblockThenConflict(t *testing.T) {
 	got, p := simulate(t, world(o0, o1, o2, o3, o6).Build(), []Action{del("o1", PolicyForeground)}, Options{})
 	checkStates(t, got, map[string]string{"o0": "exists fin=foregroundDeletion owners=o1", "o1": "exists terminating fin=kgc.dev/hold owners=o0", "o2": "exists owners=o0", "o3": "exists owners=o0,o2", "o6": "exists owners=o3"}, p)
 }
+
+// Seen on a real control plane (e2e random seeds 20 and 16): dependents
+// whose first owner reference is the foreground-deleted owner read it while
+// it still waits, before the GC removes its foregroundDeletion.
+func TestForegroundRaceFirstReference(t *testing.T) {
+	o0 := cr("stable.example.com/v1", "Widget", "ns", "o0").UID("o0").Finalizers("kgc.dev/hold").Build()
+	o1 := secret("ns", "o1").UID("o1").Owner(ref(o0, noBlk)).Build()
+	g3 := cr("stable.example.com/v1", "Gadget", "", "o3").UID("g3").Owner(ref(o0)).Build()
+
+	p1 := cr("stable.example.com/v1", "Gadget", "", "p1").UID("p1").Finalizers("kgc.dev/hold").Build()
+	p2 := secret("ns", "p2").UID("p2").Owner(ref(p1, blk)).Build()
+	p3 := cr("stable.example.com/v1", "Gadget", "", "p3").UID("p3").Finalizers("kgc.dev/hold").Owner(ref(p1, noBlk, ctl)).Build()
+	p4 := cm("ns", "p4").UID("p4").Finalizers(FinalizerOrphan).Owner(ref(p3, noBlk, ctl)).Owner(ref(p2)).Build()
+	p5 := cm("ns", "p5").UID("p5").Owner(ref(p3)).Build()
+	runScenarios(t, []scenario{
+		{name: "seed 20", snap: world(o0, o1, g3).Build(), actions: []Action{del("o0", PolicyForeground)},
+			want: map[string]string{"o0": "exists terminating fin=kgc.dev/hold", "o1": "gone", "g3": "exists owners=o0"}},
+		{name: "seed 16", snap: world(p1, p2, p3, p4, p5).Build(), actions: []Action{del("p1", PolicyForeground)},
+			want: map[string]string{"p1": "exists terminating fin=kgc.dev/hold", "p2": "gone", "p3": "exists terminating fin=kgc.dev/hold owners=p1", "p4": "gone", "p5": "gone"}},
+	})
+}
