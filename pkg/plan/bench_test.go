@@ -28,6 +28,10 @@ func bigWorld(n int) *snapshot.Snapshot {
 			objs = append(objs, testobj.Secret(nsName, fmt.Sprintf("app-%d-token", k)).UID(fmt.Sprintf("%s-s%d", nsName, k)).Build())
 		}
 	}
+	for i := range objs {
+		// Dumps carry resourceVersions; so does the benchmark's world.
+		objs[i].Metadata.ResourceVersion = fmt.Sprint(1000 + i)
+	}
 	return testobj.Snapshot(objs...).Build()
 }
 

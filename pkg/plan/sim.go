@@ -190,8 +190,13 @@ func (s *sim) observeAll() {
 	if !sort.SliceIsSorted(idx, func(x, y int) bool { return less(idx[x], idx[y]) }) {
 		sort.Slice(idx, func(x, y int) bool { return less(idx[x], idx[y]) })
 	}
-	for _, i := range idx {
+	for k, i := range idx {
 		s.onChange(i, addEvent, nil, s.st.objs[i])
+		if k%1024 == 1023 {
+			// The graph builder keeps up with the informers: do not hold
+			// a million pending events.
+			s.gc.drain()
+		}
 	}
 }
 

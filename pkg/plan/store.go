@@ -80,7 +80,7 @@ func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
 			ns = ""
 		}
 		s.byName[nameKey{ri, ns, o.Metadata.Name}] = int32(i)
-		if v, err := strconv.ParseInt(o.Metadata.ResourceVersion, 10, 64); err == nil && v > s.rv {
+		if v := parseRV(o.Metadata.ResourceVersion); v > s.rv {
 			s.rv = v
 		}
 	}
@@ -604,4 +604,21 @@ func boolPtrEqual(a, b *bool) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// parseRV reads a decimal resourceVersion, 0 when it is not one (without
+// the error allocation strconv would make for each of a million objects).
+func parseRV(rv string) int64 {
+	if rv == "" || len(rv) > 18 {
+		return 0
+	}
+	var v int64
+	for i := 0; i < len(rv); i++ {
+		c := rv[i]
+		if c < '0' || c > '9' {
+			return 0
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v
 }
