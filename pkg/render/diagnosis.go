@@ -255,8 +255,9 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 			stuck++
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%d terminating objects, %d root causes (%d stuck, %d in progress). %s\n",
-		len(l.Items), len(l.Groups), stuck, len(l.Groups)-stuck, s.Paint(Dim, "kgc why-stuck TYPE/NAME explains one and lists its remedies."))
+	_, err := fmt.Fprintf(w, "\n%s, %s (%d stuck, %d in progress). %s\n",
+		countOf(len(l.Items), "terminating object"), countOf(len(l.Groups), "root cause"), stuck, len(l.Groups)-stuck,
+		s.Paint(Dim, "kgc why-stuck TYPE/NAME explains one and lists its remedies."))
 	return err
 }
 
@@ -297,4 +298,11 @@ func plainTable(w io.Writer, header []string, rows [][]string) error {
 		}
 	}
 	return nil
+}
+
+func countOf(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// whyStuckDump is the fixture dump, captured (file mtime) at 10:00:00Z.
+func whyStuckDump(t *testing.T) string {
+	t.Helper()
+	return graphFixture(t, "testdata/whystuck-cluster.yaml", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
+}
+
+func TestWhyStuckGolden(t *testing.T) {
+	dump := whyStuckDump(t)
+	tests := []struct {
+		golden string
+		args   []string
+	}{
+		{"whystuck_all.table.golden", []string{"why-stuck", "-A", "-f", dump}},
+		{"whystuck_team_a.tree.golden", []string{"why-stuck", "ns/team-a", "-f", dump}},
+		{"whystuck_shop_web.tree.golden", []string{"why-stuck", "deploy/web", "-n", "shop", "-f", dump}},
+		{"whystuck_team_b.json.golden", []string{"why-stuck", "namespace", "team-b", "-f", dump, "-o", "json"}},
+		{"whystuck_legacy.tree.golden", []string{"why-stuck", "cm/legacy-settings", "-n", "shop", "-f", dump}},
+		{"whystuck_shop.table.golden", []string{"why-stuck", "-n", "shop", "-f", dump}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, stderr, code := runKGC(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			assertWhyStuckGolden(t, tc.golden, out)
+		})
+	}
+}
+
+func assertWhyStuckGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if f := flagValue("update"); f == "true" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading %s (go test -update creates it): %v", path, err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// diagnosisDoc is the part of the Diagnosis document scripts and the e2e
+// suite rely on.
+type diagnosisDoc struct {
+	APIVersion  string `json:"apiVersion"`
+	Kind        string `json:"kind"`
+	Terminating bool   `json:"terminating"`
+	Object      struct {
+		Kind, Name, UID string
+	} `json:"object"`
+	RootCauses []struct {
+		Object struct {
+			Kind, Namespace, Name, UID string
+		} `json:"object"`
+		Finalizer string `json:"finalizer"`
+		Reason    string `json:"reason"`
+		RemovedBy string `json:"removedBy"`
+		Remedies  []struct {
+			Action   string                 `json:"action"`
+			Command  string                 `json:"command"`
+			Finishes []struct{ UID string } `json:"finishes"`
+		} `json:"remedies"`
+	} `json:"rootCauses"`
+	Remedies []struct {
+		RootCause int    `json:"rootCause"`
+		Command   string `json:"command"`
+	} `json:"remedies"`
+}
+
+func TestWhyStuckJSONNamesTheRootCause(t *testing.T) {
+	dump := whyStuckDump(t)
+	tests := []struct {
+		args      []string
+		uid       string
+		finalizer string
+		reason    string
+		removedBy string
+		actions   []string
+		finishes  string // a UID the last remedy finishes
+	}{
+		{args: []string{"ns/team-a"}, uid: "6f1c2a10-0004-4000-8000-000000000001", finalizer: "example.com/cleanup",
+			reason: "controller-absent", removedBy: "the example.com controller",
+			actions: []string{"fix-controller", "remove-finalizer"}, finishes: "6f1c2a10-0003-4000-8000-00000000000a"},
+		{args: []string{"deploy/web", "-n", "shop"}, uid: "6f1c2a10-0007-4000-8000-000000000003", finalizer: "finalizers.acme.io/drain",
+			reason: "controller-pending", removedBy: "the finalizers.acme.io controller",
+			actions:  []string{"fix-controller", "unblock-owner-reference", "remove-owner-reference", "remove-finalizer"},
+			finishes: "6f1c2a10-0007-4000-8000-000000000001"},
+		{args: []string{"--uid", "6f1c2a10-0003-4000-8000-00000000000b"}, uid: "6f1c2a10-0005-4000-8000-000000000001",
+			reason: "node-not-ready", removedBy: "kubelet",
+			actions: []string{"fix-node", "taint-out-of-service", "force-delete"}, finishes: "6f1c2a10-0003-4000-8000-00000000000b"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, stderr, code := runKGC(t, append(append([]string{"why-stuck"}, tc.args...), "-f", dump, "-o", "json")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var doc diagnosisDoc
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, out)
+			}
+			if doc.APIVersion != "kgc.dev/v1alpha1" || doc.Kind != "Diagnosis" || !doc.Terminating {
+				t.Fatalf("header = %s %s terminating=%v", doc.APIVersion, doc.Kind, doc.Terminating)
+			}
+			if len(doc.RootCauses) != 1 {
+				t.Fatalf("%d root causes, want 1:\n%s", len(doc.RootCauses), out)
+			}
+			rc := doc.RootCauses[0]
+			if rc.Object.UID != tc.uid || rc.Finalizer != tc.finalizer || rc.Reason != tc.reason || rc.RemovedBy != tc.removedBy {
+				t.Errorf("root cause = %s %q %s %q, want %s %q %s %q", rc.Object.UID, rc.Finalizer, rc.Reason, rc.RemovedBy, tc.uid, tc.finalizer, tc.reason, tc.removedBy)
+			}
+			var actions []string
+			for _, r := range rc.Remedies {
+				actions = append(actions, r.Action)
+			}
+			if strings.Join(actions, ",") != strings.Join(tc.actions, ",") {
+				t.Errorf("remedies = %v, want %v", actions, tc.actions)
+			}
+			last := rc.Remedies[len(rc.Remedies)-1]
+			found := false
+			for _, f := range last.Finishes {
+				found = found || f.UID == tc.finishes
+			}
+			if !found {
+				t.Errorf("last remedy finishes %v, want it to include %s", last.Finishes, tc.finishes)
+			}
+			if len(doc.Remedies) != len(rc.Remedies) || doc.Remedies[0].RootCause != 1 {
+				t.Errorf("top-level remedies = %+v", doc.Remedies)
+			}
+		})
+	}
+}
+
+func TestWhyStuckListJSON(t *testing.T) {
+	out, stderr, code := runKGC(t, "why-stuck", "-A", "-f", whyStuckDump(t), "-o", "yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"kind: DiagnosisList", "groups:", "items:", "kind: Diagnosis\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("yaml lacks %q", want)
+		}
+	}
+}
+
+func TestWhyStuckErrors(t *testing.T) {
+	dump := whyStuckDump(t)
+	tests := []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"why-stuck", "-o", "dot", "-f", dump}, exitUsage, `unknown output format "dot"`},
+		{[]string{"why-stuck", "ns/team-a", "--uid", "x", "-f", dump}, exitUsage, "not both"},
+		{[]string{"why-stuck", "-A", "-n", "shop", "-f", dump}, exitUsage, "contradict"},
+		{[]string{"why-stuck", "-A", "ns/team-a", "-f", dump}, exitUsage, "drop it"},
+		{[]string{"why-stuck", "a", "b", "c", "-f", dump}, exitUsage, "expected one object"},
+		{[]string{"why-stuck", "deploy/nope", "-n", "shop", "-f", dump}, exitError, `"nope" not found`},
+		{[]string{"why-stuck", "--uid", "nope", "-f", dump}, exitError, `"nope"`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
+			out, stderr, code := runKGC(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.says) {
+				t.Errorf("exit %d, stderr %q; want exit %d saying %q", code, stderr, tc.code, tc.says)
+			}
+			if out != "" {
+				t.Errorf("printed a result on error: %q", out)
+			}
+		})
+	}
+}
+
+func flagValue(name string) string {
+	if f := flag.Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
