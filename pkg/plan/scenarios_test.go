@@ -471,3 +471,13 @@ func TestForegroundRaceFirstReference(t *testing.T) {
 			want: map[string]string{"p1": "exists terminating fin=kgc.dev/hold", "p2": "gone", "p3": "exists terminating fin=kgc.dev/hold owners=p1", "p4": "gone", "p5": "gone"}},
 	})
 }
+
+// Seen on a real control plane (e2e random seed 10): a two-object cycle.
+// o4 reads o3 waiting and is deleted in the foreground; it then waits for
+// o3, which blocks it and is no longer deleting dependents, for ever.
+func TestForegroundCycleLeavesDependentWaiting(t *testing.T) {
+	o3 := cm("ns", "o3").UID("o3").Finalizers("kgc.dev/hold").Owner(refTo("v1", "ConfigMap", "o4", "o4", blk)).Build()
+	o4 := cm("ns", "o4").UID("o4").Owner(ref(o3)).Build()
+	runScenarios(t, []scenario{{name: "seed 10", snap: world(o3, o4).Build(), actions: []Action{del("o3", PolicyForeground)},
+		want: map[string]string{"o3": "exists terminating fin=kgc.dev/hold owners=o4", "o4": "exists terminating fin=foregroundDeletion owners=o3"}}})
+}
