@@ -348,11 +348,17 @@ func (c *capturer) listType(ctx context.Context, x *extractor, r Resource) ([]Ob
 		for {
 			var page []Object
 			err = c.retry(ctx, func() error {
+				var next string
 				var err error
 				if full {
-					page, cont, err = c.listFullPage(ctx, x, r, ns, cont)
+					page, next, err = c.listFullPage(ctx, x, r, ns, cont)
 				} else {
-					page, cont, err = c.listMetaPage(ctx, x, r, ns, cont)
+					page, next, err = c.listMetaPage(ctx, x, r, ns, cont)
+				}
+				if err == nil {
+					// Only a successful page moves on: a retry must ask
+					// for the same page again.
+					cont = next
 				}
 				return err
 			})

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -298,12 +300,21 @@ func (s *scanner) strBytes() (b []byte, escaped bool, err error) {
 	return b, bytes.IndexByte(b, '\\') >= 0, nil
 }
 
+// validUTF8 replaces invalid UTF-8 as encoding/json does when it writes,
+// so that what kgc reads survives being written and read again unchanged.
+func validUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	return []byte(strings.ToValidUTF8(string(b), "\uFFFD"))
+}
+
 // str decodes a string value (null → "").
 func (s *scanner) str() (string, error) {
 	start := s.i
 	b, esc, err := s.strBytes()
 	if err != nil || !esc {
-		return string(b), err
+		return string(validUTF8(b)), err
 	}
 	return unescape(s.d[skipSpace(s.d, start):s.i])
 }
@@ -367,7 +378,7 @@ func (s *scanner) timep() (*time.Time, error) {
 	if err != nil || b == nil {
 		return nil, err
 	}
-	str := string(b)
+	str := string(validUTF8(b))
 	if esc {
 		if str, err = unescape(append(append([]byte{'"'}, b...), '"')); err != nil {
 			return nil, err
@@ -410,6 +421,7 @@ func (t *interner) bytes(b []byte) string {
 	if v, ok := t.m[string(b)]; ok {
 		return v
 	}
+	b = validUTF8(b)
 	s := string(b)
 	if len(t.m) < t.max {
 		t.m[s] = s
@@ -440,6 +452,7 @@ func (a *arena) str(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
+	b = validUTF8(b)
 	if len(b) > arenaBlock/16 {
 		return string(b)
 	}

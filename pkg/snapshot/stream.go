@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,14 @@ type stream struct {
 }
 
 func newStream(r io.Reader, maxVal int) *stream {
-	size := 1 << 20
+	if br, ok := r.(*bytes.Reader); ok && br.Size() == int64(br.Len()) {
+		// Data already in memory (a YAML document converted to JSON) is
+		// scanned in place.
+		data := make([]byte, br.Len())
+		br.Read(data)
+		return &stream{r: br, buf: data, end: len(data), eof: true, maxVal: maxVal}
+	}
+	size := 256 << 10
 	if maxVal < size {
 		size = maxVal + 1
 	}
