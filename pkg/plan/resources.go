@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -124,23 +125,16 @@ func (rs *resources) forObject(o *snapshot.Object) (*resInfo, bool) {
 }
 
 // mapping is the GC's RESTMapping: the type serving kind at exactly that
-// apiVersion, or nil (restMappingError).
+// apiVersion (snapshot.Catalog.ForAPIVersionKind), or nil
+// (restMappingError). Types kgc inferred from objects map at the versions
+// seen.
 func (rs *resources) mapping(apiVersion, kind string) *resInfo {
+	if r, ok := rs.cat.ForAPIVersionKind(apiVersion, kind); ok {
+		return rs.byGK[gk{r.Group, r.Kind}]
+	}
 	group, version := splitAPIVersion(apiVersion)
-	if version == "" || strings.Count(apiVersion, "/") > 1 {
-		return nil
-	}
-	ri, ok := rs.byGK[gk{group, kind}]
-	if !ok {
-		return nil
-	}
-	if ri.version == version || ri.version == "" {
+	if ri, ok := rs.byGK[gk{group, kind}]; ok && ri.inferred && slices.Contains(ri.versions, version) {
 		return ri
-	}
-	for _, v := range ri.versions {
-		if v == version {
-			return ri
-		}
 	}
 	return nil
 }

@@ -231,6 +231,9 @@ func (s *sim) apply(a Action) error {
 		default:
 			return fmt.Errorf("unknown propagation policy %q: use Foreground, Background or Orphan", a.Policy)
 		}
+		if !s.st.info[i].hasDelete {
+			return fmt.Errorf("the API server does not allow delete on %s (no delete verb in discovery)", o.Ref())
+		}
 		opts := deleteOptions{policy: a.Policy, orphanDependents: a.OrphanDependents, grace: a.GracePeriodSeconds}
 		why := "requested"
 		switch {
