@@ -49,6 +49,8 @@ type planResult struct {
 	After       map[string]framework.ObjState
 	// Diffs between the live plan and reality (empty: kgc agreed with the GC).
 	Diffs []string
+	// Foreign lists plan objects outside the case (a contract violation).
+	Foreign []string
 	// OfflineDiff is non-empty when the plan from a snapshot file differs
 	// from the live plan.
 	OfflineDiff string
@@ -112,7 +114,7 @@ func runPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase)
 		return r
 	}
 	if r.Plan != nil {
-		r.Diffs = framework.ComparePlan(r.Plan, r.Before, r.After)
+		r.Diffs, r.Foreign = framework.ComparePlan(r.Plan, r.Before, r.After)
 	}
 	return r
 }
@@ -207,6 +209,9 @@ func checkPlan(t *testing.T, ctx context.Context, env *framework.Env, pc planCas
 	}
 	if len(r.Diffs) > 0 {
 		t.Errorf("kgc plan %s disagrees with the garbage collector:\n  %s\n%s", strings.Join(pc.planArgs(), " "), strings.Join(r.Diffs, "\n  "), r.report())
+	}
+	if len(r.Foreign) > 0 {
+		t.Errorf("kgc plan lists objects the delete does not touch:\n  %s", strings.Join(r.Foreign, "\n  "))
 	}
 	if r.OfflineDiff != "" {
 		t.Errorf("offline plan: %s", r.OfflineDiff)

@@ -299,7 +299,7 @@ func (c *randCase) build(t testing.TB, ctx context.Context, env *framework.Env, 
 
 type randTally struct {
 	sync.Mutex
-	cases, agree, disagree, errors, offlineMismatch int
+	cases, agree, disagree, errors, offlineMismatch, foreign int
 	failedSeeds                                     []int64
 }
 
@@ -329,8 +329,8 @@ func TestRandom(t *testing.T) {
 			})
 		}
 	})
-	t.Logf("random: %d cases, %d agree, %d disagree, %d errors, %d offline mismatches; failing seeds %v",
-		tally.cases, tally.agree, tally.disagree, tally.errors, tally.offlineMismatch, tally.failedSeeds)
+	t.Logf("random: %d cases, %d agree, %d disagree, %d errors, %d offline mismatches, %d with foreign objects; failing seeds %v",
+		tally.cases, tally.agree, tally.disagree, tally.errors, tally.offlineMismatch, tally.foreign, tally.failedSeeds)
 }
 
 func runRandomCase(t *testing.T, ctx context.Context, env *framework.Env, seed int64, tally *randTally) {
@@ -382,6 +382,10 @@ func runRandomCase(t *testing.T, ctx context.Context, env *framework.Env, seed i
 		t.Errorf("seed %d: kgc plan disagrees with the garbage collector:\n  %s\n%s\n%s", seed, strings.Join(r.Diffs, "\n  "), c, r.report())
 	default:
 		tally.agree++
+	}
+	if len(r.Foreign) > 0 {
+		tally.foreign++
+		t.Errorf("seed %d: kgc plan lists objects the delete does not touch:\n  %s", seed, strings.Join(r.Foreign, "\n  "))
 	}
 	if r.Err == nil && r.OfflineDiff != "" {
 		tally.offlineMismatch++

@@ -138,16 +138,19 @@ type Remedy struct {
 // ComparePlan checks a plan against reality: every object the plan lists
 // must end in its predicted final state, and every other object of the case
 // must be exactly as it was before the delete. It returns one line per
-// disagreement; an empty result means kgc predicted the GC exactly.
-func ComparePlan(plan *Plan, before, after map[string]ObjState) []string {
-	var diffs []string
+// disagreement about the case's objects; an empty result means kgc
+// predicted the GC exactly. Objects the plan lists that are not the case's
+// (other tests' objects elsewhere in the cluster, which the delete cannot
+// affect and which do not block it) are returned apart, as foreign: listing
+// them breaks the contract, but says nothing about the GC semantics.
+func ComparePlan(plan *Plan, before, after map[string]ObjState) (diffs, foreign []string) {
 	listed := map[string]bool{}
 	for _, po := range plan.Objects {
 		uid := po.Object.UID
 		listed[uid] = true
 		b, known := before[uid]
 		if !known {
-			diffs = append(diffs, fmt.Sprintf("plan lists %s, which is not one of the case's objects", po.Object))
+			foreign = append(foreign, fmt.Sprintf("plan lists %s (fate %q, %s), which the delete cannot affect: not one of the case's objects", po.Object, po.Fate, po.Reason))
 			continue
 		}
 		a, ok := after[uid]
@@ -171,7 +174,8 @@ func ComparePlan(plan *Plan, before, after map[string]ObjState) []string {
 		}
 	}
 	sort.Strings(diffs)
-	return diffs
+	sort.Strings(foreign)
+	return diffs, foreign
 }
 
 func qualified(s ObjState) string {

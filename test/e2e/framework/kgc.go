@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -35,14 +36,20 @@ type KGCResult struct {
 	Stdout   []byte
 	Stderr   []byte
 	ExitCode int
+	Duration time.Duration
+	TimedOut bool
 }
 
 func (r KGCResult) String() string {
-	return fmt.Sprintf("kgc %s (exit %d)\nstdout:\n%s\nstderr:\n%s", strings.Join(r.Args, " "), r.ExitCode, clip(r.Stdout), clip(r.Stderr))
+	status := fmt.Sprintf("exit %d after %s", r.ExitCode, r.Duration.Round(time.Millisecond))
+	if r.TimedOut {
+		status = fmt.Sprintf("TIMED OUT after %s, killed with SIGQUIT", r.Duration.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("kgc %s (%s)\nstdout:\n%s\nstderr:\n%s", strings.Join(r.Args, " "), status, clip(r.Stdout), clip(r.Stderr))
 }
 
 func clip(b []byte) string {
-	const max = 8000
+	const max = 12000
 	if len(b) > max {
 		return string(b[:max]) + fmt.Sprintf("\n... (%d more bytes)", len(b)-max)
 	}
@@ -61,6 +68,10 @@ func (e *Env) RunKGC(t testing.TB, args ...string) KGCResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.KGCBinary, full...)
+	// On timeout, SIGQUIT makes the Go runtime print every goroutine's
+	// stack: a hung kgc then reports where it hangs.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 10 * time.Second
 	// A fresh discovery cache per run: a cache left by an earlier run would
 	// hide CRDs a test has just created.
 	cacheDir, err := os.MkdirTemp("", "kgc-e2e-cache-")
@@ -72,8 +83,12 @@ func (e *Env) RunKGC(t testing.TB, args ...string) KGCResult {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
+	start := time.Now()
 	err = cmd.Run()
-	res := KGCResult{Args: full, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	res := KGCResult{Args: full, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
+	if ctx.Err() != nil {
+		res.TimedOut = true
+	}
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			res.ExitCode = ee.ExitCode()
