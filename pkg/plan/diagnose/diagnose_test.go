@@ -102,12 +102,62 @@ func TestDiagnoseRootCauses(t *testing.T) {
 	w3 := gone(widget("ops", "w3").Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").Build())
 	presentCtrl := testobj.Deployment("example-system", "controller").Build()
 
+	ephClaim := testobj.PVC("eph", "runner-scratch").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerPVC).Build()
+	ephUser := testobj.Pod("eph", "runner").Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "n1", Phase: "Running", EphemeralClaims: []string{"runner-scratch"}}}).Build()
+	ephShutDown := gone(testobj.Pod("eph", "runner").Deleting(ago(time.Hour)).Finalizers("example.com/keep").
+		Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "n1", Phase: "Failed", EphemeralClaims: []string{"runner-scratch"}}}).Build())
+
+	vol := testobj.PV("pv-1").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerPV).
+		Facts(&snapshot.Facts{PV: &snapshot.PVFacts{Phase: "Bound", ClaimRef: &snapshot.ObjectRef{Namespace: "shop", Name: "data", UID: claim.Metadata.UID}}}).Build()
+	liveClaim := testobj.PVC("shop", "data").Finalizers(plan.FinalizerPVC).Build()
+
+	podsFirstNS := terminatingNS("team-p", ago(time.Hour))
+	podsFirstPod := grace(testobj.Pod("team-p", "p").Deleting(ago(time.Hour)).Facts(podFactsOf("n2", "Running")).Build(), 30)
+	podsFirstCM := testobj.ConfigMap("team-p", "c").Finalizers("example.com/keep").Build()
+
+	// A diamond: two ReplicaSets of one Deployment blocked by the same pod.
+	dia := testobj.Deployment("d", "app").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	diaRS1 := testobj.ReplicaSet("d", "app-1").OwnedBy(dia).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	diaRS2 := testobj.ReplicaSet("d", "app-2").OwnedBy(dia).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	diaPod := gone(testobj.Pod("d", "app-x").OwnedBy(diaRS1).OwnedBy(diaRS2).Deleting(ago(time.Hour)).Finalizers("example.com/x").Build())
+
 	tests := []struct {
 		name   string
 		snap   *snapshot.Snapshot
 		target string
 		want   []wantRC
 	}{
+		{
+			name:   "PVC held by a running pod's generic ephemeral volume",
+			snap:   testobj.Snapshot(ephClaim, ephUser).Build(),
+			target: ephClaim.Metadata.UID,
+			want:   []wantRC{{uid: ephUser.Metadata.UID, reason: ReasonClaimInUse, actions: []string{ActionDelete}}},
+		},
+		{
+			name:   "PVC not held by a shut-down pod's generic ephemeral volume",
+			snap:   testobj.Snapshot(ephClaim, ephShutDown).Build(),
+			target: ephClaim.Metadata.UID,
+			want:   []wantRC{{uid: ephClaim.Metadata.UID, finalizer: plan.FinalizerPVC, reason: ReasonInProgress, removedBy: actorPVCProtection}},
+		},
+		{
+			name:   "PV held by the claim it is bound to",
+			snap:   testobj.Snapshot(vol, liveClaim).Build(),
+			target: vol.Metadata.UID,
+			want:   []wantRC{{uid: liveClaim.Metadata.UID, reason: ReasonVolumeBound, actions: []string{ActionDelete}}},
+		},
+		{
+			name:   "namespace content waits for the pods: only the pod is a root cause",
+			snap:   testobj.Snapshot(podsFirstNS, podsFirstPod, podsFirstCM, node("n2", "False")).Build(),
+			target: podsFirstNS.Metadata.UID,
+			want:   []wantRC{{uid: podsFirstPod.Metadata.UID, reason: ReasonNodeNotReady, removedBy: plan.ActorKubelet}},
+		},
+		{
+			name:   "a pod blocking two owners is one root cause with an edge to each",
+			snap:   testobj.Snapshot(dia, diaRS1, diaRS2, diaPod).Build(),
+			target: dia.Metadata.UID,
+			want: []wantRC{{uid: diaPod.Metadata.UID, finalizer: "example.com/x", reason: ReasonControllerAbsent, removedBy: "the example.com controller",
+				actions: []string{ActionFixController, ActionUnblockOwnerReference, ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
+		},
 		{
 			name:   "foreground held by a blocking dependent terminating on a custom finalizer, two levels down",
 			snap:   testobj.Snapshot(deploy, rs, stuckPod, readyNode).Build(),

@@ -117,8 +117,9 @@ func podFacts(o *snapshot.Object) *snapshot.PodFacts {
 }
 
 // pvc explains kubernetes.io/pvc-protection: removed once no scheduled pod
-// (any phase) references the claim and no pod that is not shut down uses
-// it as a generic ephemeral volume (podUsesPVCForDeletion).
+// (any phase) references the claim and no scheduled pod that is not shut
+// down uses it as a generic ephemeral volume (podUsesPVCForDeletion in
+// pkg/controller/volume/pvcprotection).
 func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 	var users []*snapshot.Object
 	for _, o := range r.ix.byNS[claim.Metadata.Namespace] {
@@ -131,8 +132,10 @@ func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 			continue
 		}
 		shutDown := o.Terminating() && o.Metadata.DeletionGracePeriodSeconds != nil && *o.Metadata.DeletionGracePeriodSeconds == 0
-		if (f.NodeName != "" && slices.Contains(f.Claims, claim.Metadata.Name)) ||
-			(!shutDown && slices.Contains(f.EphemeralClaims, claim.Metadata.Name)) {
+		// podUsesPVCForDeletion: only scheduled pods count, for both kinds
+		// of volume (the kubelet never starts a pod on a deleting claim).
+		if f.NodeName != "" && (slices.Contains(f.Claims, claim.Metadata.Name) ||
+			(!shutDown && slices.Contains(f.EphemeralClaims, claim.Metadata.Name))) {
 			users = append(users, o)
 		}
 	}
