@@ -300,7 +300,7 @@ func (c *randCase) build(t testing.TB, ctx context.Context, env *framework.Env, 
 type randTally struct {
 	sync.Mutex
 	cases, agree, disagree, errors, offlineMismatch, foreign int
-	failedSeeds                                     []int64
+	failedSeeds                                              []int64
 }
 
 func TestRandom(t *testing.T) {
