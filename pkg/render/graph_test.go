@@ -155,3 +155,16 @@ func TestGraphDocumentFields(t *testing.T) {
 		t.Errorf("findings = %+v, want one dangling-owner saying the pod will be deleted", doc.Findings)
 	}
 }
+
+func TestGraphTreeSelfOwner(t *testing.T) {
+	g := graph.Build(testobj.Snapshot(
+		testobj.ConfigMap("web", "me").UID("me").Owner(testobj.RefTo("v1", "ConfigMap", "me", "me")).Build()).Build())
+	var b bytes.Buffer
+	if err := GraphTree(&b, GraphView{Graph: g, Nodes: g.Nodes(), Namespace: "web"}, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "ConfigMap/me\n└── ConfigMap/me (owns itself)\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

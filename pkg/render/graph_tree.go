@@ -57,6 +57,10 @@ type graphTreeWriter struct {
 func (t *graphTreeWriter) draw(n, parent *graph.Node, prefix, branch, contextNS string, top bool) {
 	line := prefix + branch + t.label(n, parent, contextNS)
 	switch {
+	case n == parent:
+		line += " " + t.s.Paint(Yellow, "(owns itself)")
+		fmt.Fprintln(t.w, line)
+		return
 	case slices.Contains(t.path, n):
 		line += " " + t.s.Paint(Yellow, "(cycle: owns one of its owners)")
 		fmt.Fprintln(t.w, line)
