@@ -42,7 +42,12 @@ and owners elsewhere will look missing to the analysis, so prefer whole-cluster 
 		Example: `  kgc snapshot -o cluster.json.gz
   kgc snapshot -o - | gzip > cluster.json.gz
   kgc snapshot -f cluster-info-dump/ -o cluster.json`,
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("kgc snapshot takes no arguments, got %q: it captures the whole cluster (or the -f inputs)", strings.Join(args, " "))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Complete(cf); err != nil {
 				return err

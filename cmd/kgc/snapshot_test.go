@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+var _ = func() bool {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite testdata/*.golden with the current output")
+	}
+	return true
+}()
+
+const snapshotDump = "testdata/snapshot-dump.yaml"
+
+// kgcRun runs the program as a user would, without a kubeconfig.
+func kgcRun(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
+	var out, errOut bytes.Buffer
+	code = Run(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
+	return out.String(), errOut.String(), code
+}
+
+// normalizeSnapshot replaces what depends on the machine: the capture time
+// (an offline dump's is its file's modification time).
+var capturedAtRE = regexp.MustCompile(`"capturedAt":"[^"]*"`)
+
+func normalizeSnapshot(b []byte) []byte {
+	return capturedAtRE.ReplaceAll(b, []byte(`"capturedAt":"2026-01-02T03:04:05Z"`))
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", name, got)
+	}
+}
+
+var elapsedRE = regexp.MustCompile(` in [0-9.]+s`)
+
+func TestSnapshotCommandFromDumps(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cluster.json")
+	stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("stdout = %q, want nothing (the snapshot went to the file)", stdout)
+	}
+	wantErr := "warning: testdata/snapshot-dump.yaml: ConfigMap/shop/template-only: skipped: no metadata.uid; templates are not cluster state\n" +
+		"read 9 objects of 6 types in Xs\n"
+	if got := elapsedRE.ReplaceAllString(stderr, " in Xs"); got != wantErr {
+		t.Errorf("stderr = %q\nwant     %q", got, wantErr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"hunter2", "aHVudGVyMg", "managedFields", "annotations", "last-applied", `"replicas":`} {
+		if bytes.Contains(data, []byte(leak)) {
+			t.Errorf("the snapshot file contains %q", leak)
+		}
+	}
+	checkGolden(t, "snapshot_dump.json.golden", normalizeSnapshot(data))
+
+	// The file is a valid input for every command.
+	back, err := snapshot.ReadFiles([]string{out}, nil, snapshot.ReadOptions{})
+	if err != nil || len(back.Objects) != 9 || len(back.Warnings) != 0 {
+		t.Fatalf("reading the snapshot back: %v, %d objects, warnings %v", err, len(back.Objects), back.Warnings)
+	}
+}
+
+func TestSnapshotCommandOutputs(t *testing.T) {
+	dir := t.TempDir()
+	stdout, _, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", "-")
+	if code != 0 || !strings.HasPrefix(stdout, `{"apiVersion":"kgc.dev/v1alpha1","kind":"Snapshot"`) {
+		t.Fatalf("-o -: exit %d, stdout %.80q", code, stdout)
+	}
+	gz := filepath.Join(dir, "cluster.json.gz")
+	if _, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", gz); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("FILE.gz is not gzip: %v", err)
+	}
+	plain, _ := io.ReadAll(zr)
+	if string(normalizeSnapshot(plain)) != string(normalizeSnapshot([]byte(stdout))) {
+		t.Error("the gzipped file differs from the plain output")
+	}
+
+	// stdin works as input too.
+	dump, _ := os.ReadFile(snapshotDump)
+	stdin, _, code := kgcRun(t, string(dump), "snapshot", "-f", "-", "-o", "-")
+	if code != 0 || !strings.Contains(stdin, `"uid":"widget-w1"`) {
+		t.Errorf("-f -: exit %d", code)
+	}
+}
+
+func TestSnapshotCommandNamespace(t *testing.T) {
+	stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-n", "staging", "-o", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	s, err := snapshot.ReadFiles([]string{"-"}, strings.NewReader(stdout), snapshot.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range s.Objects {
+		got = append(got, o.Ref().String())
+	}
+	want := "CustomResourceDefinition/widgets.example.com Namespace/shop Namespace/staging PersistentVolume/pv-1 Deployment/staging/api Deployment/staging/web"
+	if strings.Join(got, " ") != want {
+		t.Errorf("objects = %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if s.Source.Namespace != "staging" {
+		t.Errorf("source namespace = %q, want staging", s.Source.Namespace)
+	}
+}
+
+func TestSnapshotCommandErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"snapshot", "-f", snapshotDump}, exitUsage, "error: -o FILE is required (FILE.gz is gzipped, - writes to stdout)\n"},
+		{[]string{"snapshot", "-f", "testdata/missing.yaml", "-o", "-"}, exitError, "error: cannot read testdata/missing.yaml: stat testdata/missing.yaml: no such file or directory\n"},
+		{[]string{"snapshot", "-o", "-", "extra"}, exitUsage, "error: kgc snapshot takes no arguments, got \"extra\": it captures the whole cluster (or the -f inputs)\n"},
+	}
+	for _, tt := range tests {
+		_, stderr, code := kgcRun(t, "", tt.args...)
+		if code != tt.code || (tt.want != "" && stderr != tt.want) {
+			t.Errorf("kgc %s: exit %d, stderr %q; want exit %d, %q", strings.Join(tt.args, " "), code, stderr, tt.code, tt.want)
+		}
+	}
+}
+
+func loadDump(t *testing.T) *snapshot.Snapshot {
+	t.Helper()
+	s, err := snapshot.ReadFiles([]string{snapshotDump}, nil, snapshot.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSourceResolve(t *testing.T) {
+	snap := loadDump(t)
+	o := newSourceOptions(genericiooptions.IOStreams{}, genericclioptions.NewConfigFlags(true))
+	o.Filenames = []string{snapshotDump}
+	tests := []struct {
+		args      []string
+		namespace string
+		want      string // UID, or the error
+	}{
+		{[]string{"deploy/web"}, "shop", "dep-shop-web"},
+		{[]string{"deployments.apps", "web"}, "staging", "dep-staging-web"},
+		{[]string{"deploy/api"}, "", "dep-staging-api"}, // offline, unique across namespaces
+		{[]string{"pv/pv-1"}, "shop", "pv-1"},           // cluster-scoped: the namespace does not matter
+		{[]string{"wd/w1"}, "", "widget-w1"},
+		{[]string{"widgets.example.com/w1"}, "shop", "widget-w1"},
+		{[]string{"ns", "shop"}, "", "ns-shop"},
+		{[]string{"deploy/web"}, "", `error: deployments.apps "web" exists in namespaces "shop", "staging" (in testdata/snapshot-dump.yaml): choose one with -n`},
+		{[]string{"deploy/web"}, "prod", `error: deployments.apps "web" not found in namespace "prod" (in testdata/snapshot-dump.yaml); it exists in namespace "shop", "staging": use -n`},
+		{[]string{"deploy/nope"}, "shop", `error: deployments.apps "nope" not found in namespace "shop" (in testdata/snapshot-dump.yaml)`},
+		{[]string{"cm/x"}, "shop", `error: configmaps "x" not found in namespace "shop" (in testdata/snapshot-dump.yaml); the type configmaps was not listed`},
+		{[]string{"pv/none"}, "", `error: persistentvolumes "none" not found (in testdata/snapshot-dump.yaml)`},
+		{[]string{"deploymnt/web"}, "", `error: unknown resource type "deploymnt": did you mean deployments.apps?`},
+		{[]string{"web"}, "", `error: expected TYPE/NAME or TYPE NAME, got "web"`},
+		{[]string{"deploy/web/x"}, "", `error: expected TYPE/NAME or TYPE NAME, got "deploy/web/x"`},
+	}
+	for _, tt := range tests {
+		obj, err := o.Resolve(snap, tt.args, tt.namespace)
+		got := ""
+		if err != nil {
+			got = "error: " + err.Error()
+		} else {
+			got = obj.Metadata.UID
+		}
+		if got != tt.want {
+			t.Errorf("Resolve(%q, ns %q) = %s\nwant %s", tt.args, tt.namespace, got, tt.want)
+		}
+	}
+
+	if obj, err := o.ResolveUID(snap, "widget-w1"); err != nil || obj.Metadata.Name != "w1" {
+		t.Errorf("ResolveUID = %v, %v", obj, err)
+	}
+	if _, err := o.ResolveUID(snap, "nope"); err == nil || err.Error() != `no object with uid "nope" (in testdata/snapshot-dump.yaml)` {
+		t.Errorf("ResolveUID(nope) error = %v", err)
+	}
+}
+
+func TestSourceNamespace(t *testing.T) {
+	cf := genericclioptions.NewConfigFlags(true)
+	o := newSourceOptions(genericiooptions.IOStreams{}, cf)
+	o.Filenames = []string{snapshotDump}
+	if ns, explicit, err := o.Namespace(); ns != "" || explicit || err != nil {
+		t.Errorf("offline without -n: %q %v %v, want any namespace", ns, explicit, err)
+	}
+	*cf.Namespace = "shop"
+	if ns, explicit, err := o.Namespace(); ns != "shop" || !explicit || err != nil {
+		t.Errorf("with -n shop: %q %v %v", ns, explicit, err)
+	}
+}
+
+func TestSourceLoadWarnings(t *testing.T) {
+	var errOut bytes.Buffer
+	o := newSourceOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errOut}, genericclioptions.NewConfigFlags(true))
+	o.Filenames = []string{snapshotDump}
+	snap, err := o.Load(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Objects) != 9 {
+		t.Errorf("%d objects", len(snap.Objects))
+	}
+	want := "warning: testdata/snapshot-dump.yaml: ConfigMap/shop/template-only: skipped: no metadata.uid; templates are not cluster state\n"
+	if errOut.String() != want {
+		t.Errorf("stderr = %q, want %q", errOut.String(), want)
+	}
+}
