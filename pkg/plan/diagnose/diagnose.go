@@ -43,6 +43,8 @@ type Options struct {
 type Diagnoser struct {
 	ix   *index
 	opts Options
+	// workloads caches matchingWorkloads by finalizer domain.
+	workloads map[string][]*snapshot.Object
 }
 
 // New prepares diagnoses of snap. g must be graph.Build(snap); pass nil to
@@ -51,7 +53,7 @@ func New(snap *snapshot.Snapshot, g *graph.Graph, opts Options) *Diagnoser {
 	if g == nil {
 		g = graph.Build(snap)
 	}
-	return &Diagnoser{ix: newIndex(snap, g), opts: opts}
+	return &Diagnoser{ix: newIndex(snap, g), opts: opts, workloads: map[string][]*snapshot.Object{}}
 }
 
 // Diagnose explains the object with the given UID.

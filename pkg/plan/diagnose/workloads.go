@@ -319,26 +319,19 @@ func (r *run) findController(o *snapshot.Object, f string) presence {
 			message:  "finalizer " + f + " names no domain, so kgc cannot tell which controller should remove it or whether it runs",
 			remedies: []Remedy{fix("Find the controller that adds " + f + " (its documentation or the operator that created this object) and make sure it runs")}}
 	}
-	workloadKinds := [][2]string{{"apps", "Deployment"}, {"apps", "StatefulSet"}, {"apps", "DaemonSet"}, {"", "Pod"}}
 	anyListed := false
-	var live, dying []*snapshot.Object
 	for _, gk := range workloadKinds {
-		if r.ix.listed(gk[0], gk[1]) {
-			anyListed = true
+		anyListed = anyListed || r.ix.listed(gk[0], gk[1])
+	}
+	var live, dying []*snapshot.Object
+	for _, w := range r.d.matchingWorkloads(domain, tokens) {
+		if w.Metadata.UID == o.Metadata.UID {
+			continue
 		}
-		for _, w := range r.ix.byGK[gk] {
-			if w.Metadata.UID == o.Metadata.UID || !matchesTokens(w, tokens) {
-				continue
-			}
-			if gk[1] == "Pod" && len(live)+len(dying) > 0 {
-				// A matching workload already names the controller.
-				continue
-			}
-			if w.Terminating() {
-				dying = append(dying, w)
-			} else {
-				live = append(live, w)
-			}
+		if w.Terminating() {
+			dying = append(dying, w)
+		} else {
+			live = append(live, w)
 		}
 	}
 	quoted := `"` + strings.Join(tokens, `", "`) + `"`
@@ -364,6 +357,32 @@ func (r *run) findController(o *snapshot.Object, f string) presence {
 		message: removedBy + " is probably not running: no Deployment, StatefulSet, DaemonSet or Pod in the snapshot has a name, namespace or label matching " + quoted + " (from the finalizer's domain " + domain + ")",
 		remedies: []Remedy{{Action: ActionFixController, Description: "Reinstall or restart " + removedBy + " so that it finishes its cleanup and removes " + f + " itself (confirm it is really absent first)",
 			Command: grep}}}
+}
+
+// workloadKinds are where a controller runs.
+var workloadKinds = [][2]string{{"apps", "Deployment"}, {"apps", "StatefulSet"}, {"apps", "DaemonSet"}, {"", "Pod"}}
+
+// matchingWorkloads returns the workloads matching a domain's tokens, and
+// pods only when no workload matches (a matching workload already names
+// the controller). A cluster-wide diagnosis asks for the same domain for
+// every object carrying its finalizer, so answers are kept.
+func (d *Diagnoser) matchingWorkloads(domain string, tokens []string) []*snapshot.Object {
+	if m, ok := d.workloads[domain]; ok {
+		return m
+	}
+	var out []*snapshot.Object
+	for _, gk := range workloadKinds {
+		if gk[1] == "Pod" && len(out) > 0 {
+			break
+		}
+		for _, w := range d.ix.byGK[gk] {
+			if matchesTokens(w, tokens) {
+				out = append(out, w)
+			}
+		}
+	}
+	d.workloads[domain] = out
+	return out
 }
 
 func matchesTokens(w *snapshot.Object, tokens []string) bool {
