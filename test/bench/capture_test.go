@@ -1,0 +1,123 @@
+// Package bench measures kgc against real clusters. The benchmarks here
+// need a kubeconfig in KGC_BENCH_KUBECONFIG and are skipped otherwise:
+//
+//	KGC_BENCH_KUBECONFIG=/tmp/kgc-bench/kubeconfig go test ./test/bench -run '^$' -bench . -benchtime 5x
+//
+// BenchmarkCapture is snapshot.Capture; BenchmarkListFloor is the floor it
+// is judged against: the same discovery, then a raw parallel metadata list
+// of the same types with the same workers and page size, decoding nothing
+// into kgc's model.
+package bench
+
+import (
+	"context"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+func benchConfig(b *testing.B) *rest.Config {
+	path := os.Getenv("KGC_BENCH_KUBECONFIG")
+	if path == "" {
+		b.Skip("KGC_BENCH_KUBECONFIG is not set")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.QPS = -1
+	return cfg
+}
+
+func BenchmarkCapture(b *testing.B) {
+	cfg := benchConfig(b)
+	var n int
+	for b.Loop() {
+		s, err := snapshot.Capture(context.Background(), cfg, snapshot.CaptureOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(s.Objects)
+	}
+	b.ReportMetric(float64(n), "objects")
+}
+
+func BenchmarkListFloor(b *testing.B) {
+	cfg := benchConfig(b)
+	var n int64
+	for b.Loop() {
+		n = listFloor(b, cfg)
+	}
+	b.ReportMetric(float64(n), "objects")
+}
+
+// listFloor discovers the preferred listable types and lists each,
+// metadata only, paginated, with snapshot.DefaultWorkers at once.
+func listFloor(b *testing.B, cfg *rest.Config) int64 {
+	ctx := context.Background()
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := dc.ServerVersion(); err != nil {
+		b.Fatal(err)
+	}
+	lists, err := dc.ServerPreferredResources()
+	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+		b.Fatal(err)
+	}
+	mc, err := metadata.NewForConfig(metadata.ConfigFor(cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var gvrs []schema.GroupVersionResource
+	for _, l := range lists {
+		gv, _ := schema.ParseGroupVersion(l.GroupVersion)
+		for _, r := range l.APIResources {
+			for _, v := range r.Verbs {
+				if v == "list" {
+					gvrs = append(gvrs, gv.WithResource(r.Name))
+					break
+				}
+			}
+		}
+	}
+	work := make(chan schema.GroupVersionResource)
+	var total atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < snapshot.DefaultWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for gvr := range work {
+				cont := ""
+				for {
+					l, err := mc.Resource(gvr).List(ctx, metav1.ListOptions{Limit: snapshot.DefaultPageSize, Continue: cont})
+					if err != nil {
+						break
+					}
+					total.Add(int64(len(l.Items)))
+					if cont = l.Continue; cont == "" {
+						break
+					}
+				}
+			}
+		}()
+	}
+	for _, g := range gvrs {
+		work <- g
+	}
+	close(work)
+	wg.Wait()
+	return total.Load()
+}
