@@ -409,17 +409,17 @@ func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
 		n.deletingDependents = true
 		// Upstream adds every dependent, then n, and 20 workers take them
 		// at once, so what a dependent sees is a race: n removes its
-		// foregroundDeletion (when nothing blocks it) at its third request
-		// (GET, GET, PATCH), while a dependent reads n at request k+2 when
-		// n's reference is its k-th (0-based) that the absent-owner cache
-		// does not answer. A dependent whose first such reference is n
-		// reads n still waiting; the others read it after. kgc orders the
-		// queue that way: early dependents, then n, then the rest. This
+		// foregroundDeletion (when nothing blocks it) after three requests
+		// (GET, GET, PATCH), while a dependent reads n after GETting itself
+		// and the owners its references list before n (those the absent
+		// cache does not answer). kgc puts the dependents that read n
+		// before n's write ahead of n in the queue and the others behind,
+		// counting a custom resource request as twice a built-in one. This
 		// matches kube-apiserver and kube-controller-manager v1.36.3 on the
-		// e2e suite's random cases; a plan says so in a note when it matters.
+		// e2e suite's random cases; plans say so in a note when it matters.
 		var late []*node
 		for _, d := range n.deps {
-			if g.readsOwnerFirst(d, n.id.UID) {
+			if g.readsOwnerFirst(d, n) {
 				g.attemptToDel.add(d, w)
 			} else {
 				late = append(late, d)
@@ -432,12 +432,13 @@ func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
 	}
 }
 
-// readsOwnerFirst reports whether the first owner reference of d that
-// needs a GET (not answered by the absent-owner cache) is the one to uid.
-func (g *gc) readsOwnerFirst(d *node, uid string) bool {
+// readsOwnerFirst reports whether dependent d, racing owner n's removal
+// of foregroundDeletion, reads n before that write.
+func (g *gc) readsOwnerFirst(d, n *node) bool {
+	read := g.sim.res.mapping(d.id.APIVersion, d.id.Kind).requestCost()
 	for _, r := range d.owners {
-		if r.UID == uid {
-			return true
+		if r.UID == n.id.UID {
+			break
 		}
 		key := coords(r, "")
 		if _, ok := g.absent[key]; ok {
@@ -447,9 +448,10 @@ func (g *gc) readsOwnerFirst(d *node, uid string) bool {
 		if _, ok := g.absent[key]; ok {
 			continue
 		}
-		return false
+		read += g.sim.res.mapping(r.APIVersion, r.Kind).requestCost()
 	}
-	return false
+	write := 3 * g.sim.res.mapping(n.id.APIVersion, n.id.Kind).requestCost()
+	return read <= write
 }
 
 func partitionDependents(deps []*node, id identity) (matching, nonmatching []*node) {

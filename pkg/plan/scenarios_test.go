@@ -481,3 +481,16 @@ func TestForegroundCycleLeavesDependentWaiting(t *testing.T) {
 	runScenarios(t, []scenario{{name: "seed 10", snap: world(o3, o4).Build(), actions: []Action{del("o3", PolicyForeground)},
 		want: map[string]string{"o3": "exists terminating fin=kgc.dev/hold owners=o4", "o4": "exists terminating fin=foregroundDeletion owners=o3"}}})
 }
+
+// Seen on a real control plane (e2e random seed 46): a ConfigMap whose
+// reference to the foreground-deleted Widget comes third still reads it
+// waiting, because custom-resource requests are slower than built-in ones.
+func TestForegroundRaceCustomResourceOwner(t *testing.T) {
+	o0 := cr("stable.example.com/v1", "Gadget", "", "o0").UID("o0").Finalizers("kgc.dev/hold").Build()
+	o1 := cr("stable.example.com/v1", "Widget", "ns", "o1").UID("o1").Finalizers("kgc.dev/hold").Owner(ref(o0)).Build()
+	o2 := secret("ns", "o2").UID("o2").Owner(ref(o1)).Build()
+	o3 := cm("ns", "o3").UID("o3").Finalizers("kgc.dev/hold").Owner(ref(o0, blk)).Owner(ref(o2, noBlk, ctl)).Owner(ref(o1, noBlk)).Build()
+	o4 := cm("ns", "o4").UID("o4").Owner(ref(o2, blk)).Build()
+	runScenarios(t, []scenario{{name: "seed 46", snap: world(o0, o1, o2, o3, o4).Build(), actions: []Action{del("o1", PolicyForeground)},
+		want: map[string]string{"o0": "exists fin=kgc.dev/hold", "o1": "exists terminating fin=kgc.dev/hold owners=o0", "o2": "gone", "o3": "exists fin=kgc.dev/hold owners=o0", "o4": "gone"}}})
+}
