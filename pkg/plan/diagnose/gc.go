@@ -177,7 +177,7 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 // a type the garbage collector watches could not be listed (only those
 // can hold dependents in its graph).
 func (r *run) noteUnlistedDependents() {
-	r.noteUnlisted("dependents", func(res snapshot.Resource) bool {
+	r.noteUnlisted("their objects may be dependents that are not shown", func(res snapshot.Resource) bool {
 		return res.HasVerb("list") && r.ix.monitored(res.GroupVersion(), res.Kind)
 	})
 }
@@ -185,7 +185,7 @@ func (r *run) noteUnlistedDependents() {
 // noteUnlistedContent says a namespace's content may be incomplete when a
 // namespaced type the namespace controller deletes could not be listed.
 func (r *run) noteUnlistedContent() {
-	r.noteUnlisted("namespace content", func(res snapshot.Resource) bool {
+	r.noteUnlisted("their objects in the namespace are not shown", func(res snapshot.Resource) bool {
 		return res.Namespaced && res.HasVerb("list") && res.HasVerb("delete")
 	})
 }
@@ -206,7 +206,7 @@ func (r *run) noteUnlisted(what string, relevant func(snapshot.Resource) bool) {
 	if len(unlisted) > show {
 		list = strings.Join(unlisted[:show], ", ") + fmt.Sprintf(" and %d more", len(unlisted)-show)
 	}
-	r.note("%s could not be listed, so %s of those types are not shown: %s", plural(len(unlisted), "type"), what, list)
+	r.note("%s could not be listed, so %s: %s", plural(len(unlisted), "type"), what, list)
 }
 
 func qualifiedResource(res snapshot.Resource) string {

@@ -77,7 +77,11 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 	}
 	var waits []string
 	if len(content) > 0 {
-		waits = append(waits, "every object in the namespace to be gone: "+strconv.Itoa(len(content))+" remain ("+countKinds(content)+")")
+		remain := " remain ("
+		if len(content) == 1 {
+			remain = " remains ("
+		}
+		waits = append(waits, "every object in the namespace to be gone: "+strconv.Itoa(len(content))+remain+countKinds(content)+")")
 	}
 	b.Objects = refsOf(content)
 
