@@ -204,6 +204,13 @@ func (g *Graph) ownerFindings(n *Node, ix *index) []Finding {
 		checks = append(checks, g.checkRef(dep, depNamespaced, ref, ix))
 	}
 
+	problems := false
+	for _, c := range checks {
+		problems = problems || c.typ != ""
+	}
+	if !problems {
+		return nil
+	}
 	var solid *refCheck
 	retry, never, unknown := false, false, false
 	for i := range checks {

@@ -37,6 +37,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -98,17 +100,27 @@ type Graph struct {
 // become findings.
 func Build(snap *snapshot.Snapshot) *Graph {
 	g := &Graph{snap: snap, cat: newCatalog(snap), uidToNode: map[string]*Node{}}
-	objs := make([]*snapshot.Object, 0, len(snap.Objects))
+	keys := make([]observation, 0, len(snap.Objects))
 	for i := range snap.Objects {
 		o := &snap.Objects[i]
 		if o.Metadata.UID == "" || !g.observable(o) {
 			continue
 		}
-		objs = append(objs, o)
+		k := newObservation(o)
+		k.idx = len(keys) // the last tie-break: duplicate UIDs keep file order
+		keys = append(keys, k)
 	}
-	// Stable, so duplicate UIDs with equal refs keep file order.
-	sort.SliceStable(objs, func(i, j int) bool { return observedBefore(objs[i], objs[j]) })
-	for _, o := range objs {
+	slices.SortFunc(keys, func(a, b observation) int {
+		if a.before(b) {
+			return -1
+		}
+		if b.before(a) {
+			return 1
+		}
+		return a.idx - b.idx
+	})
+	for _, k := range keys {
+		o := k.obj
 		if n := g.uidToNode[o.Metadata.UID]; n != nil && n.Object != nil {
 			// A UID names one object in a cluster: a second object with
 			// the same UID comes from mixed or edited input. The first in
@@ -127,31 +139,46 @@ func Build(snap *snapshot.Snapshot) *Graph {
 	return g
 }
 
-// observedBefore is the order Build replays objects in: the order a
-// running collector saw them, which is creation order (its informers
-// deliver each object's add event when it is created). Creation times have
-// one-second resolution, so within a second the resourceVersion, the etcd
-// revision of the last write, stands in for creation order (exact for
-// objects not written since); then contract order. Objects without a
-// creation time (hand-written dumps) come first, in contract order. Only
-// virtual nodes depend on it: their identity is taken from the first
-// dependent that names them.
-func observedBefore(a, b *snapshot.Object) bool {
-	ta, tb := a.Metadata.CreationTimestamp, b.Metadata.CreationTimestamp
+// observation orders Build's replay: the order a running collector saw
+// the objects, which is creation order (its informers deliver each object's
+// add event when it is created). Creation times have one-second
+// resolution, so within a second the resourceVersion, the etcd revision of
+// the last write, stands in for creation order (exact for objects not
+// written since); then contract order. Objects without a creation time
+// (hand-written dumps) come first, in contract order. Only virtual nodes
+// depend on it: their identity is taken from the first dependent that
+// names them.
+type observation struct {
+	obj     *snapshot.Object
+	created *time.Time
+	rv      uint64
+	hasRV   bool
+	idx     int
+}
+
+func newObservation(o *snapshot.Object) observation {
+	k := observation{obj: o, created: o.Metadata.CreationTimestamp}
+	if rv := o.Metadata.ResourceVersion; rv != "" {
+		if n, err := strconv.ParseUint(rv, 10, 64); err == nil {
+			k.rv, k.hasRV = n, true
+		}
+	}
+	return k
+}
+
+func (a observation) before(b observation) bool {
 	switch {
-	case ta == nil && tb != nil:
+	case a.created == nil && b.created != nil:
 		return true
-	case ta != nil && tb == nil:
+	case a.created != nil && b.created == nil:
 		return false
-	case ta != nil && !ta.Equal(*tb):
-		return ta.Before(*tb)
+	case a.created != nil && !a.created.Equal(*b.created):
+		return a.created.Before(*b.created)
 	}
-	ra, errA := strconv.ParseUint(a.Metadata.ResourceVersion, 10, 64)
-	rb, errB := strconv.ParseUint(b.Metadata.ResourceVersion, 10, 64)
-	if errA == nil && errB == nil && ra != rb {
-		return ra < rb
+	if a.hasRV && b.hasRV && a.rv != b.rv {
+		return a.rv < b.rv
 	}
-	return a.Ref().Less(b.Ref())
+	return a.obj.Ref().Less(b.obj.Ref())
 }
 
 // observable reports whether the collector has an informer for o's type. A
@@ -456,5 +483,19 @@ func (g *Graph) InNamespaces(namespaces ...string) []*Node {
 }
 
 func sortNodes(nodes []*Node) {
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Identity.Less(nodes[j].Identity) })
+	slices.SortFunc(nodes, func(a, b *Node) int { return compareRefs(a.Identity, b.Identity) })
+}
+
+// compareRefs is ObjectRef.Less as a three-way comparison.
+func compareRefs(a, b snapshot.ObjectRef) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.UID, b.UID)
 }
