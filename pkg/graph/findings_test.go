@@ -93,6 +93,12 @@ func TestFindings(t *testing.T) {
 				"unresolvable-owner-kind [Pod web/p(p); Deployment web/old(old)] Pod web/p names an owner of kind apps/v1beta1 Deployment that the cluster does not serve (the cluster serves Deployment only at v1): the garbage collector cannot look it up, retries Pod web/p forever and never collects it, nor acts on its other owners\n",
 		},
 		{
+			name: "offline, a removed built-in group is still known not to be served",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "c").UID("c").Owner(testobj.RefTo("extensions/v1beta1", "Deployment", "web", "d")).Build()).Build(),
+			want: "unresolvable-owner-kind [ConfigMap web/c(c); Deployment web/web(d)] ConfigMap web/c names an owner of kind extensions/v1beta1 Deployment that the cluster does not serve: the garbage collector cannot look it up, retries ConfigMap web/c forever and never collects it, nor acts on its other owners\n",
+		},
+		{
 			name: "an owner kind a live cluster does not serve",
 			snap: testobj.Snapshot(
 				testobj.ConfigMap("web", "c").UID("c").Owner(testobj.RefTo("example.com/v1", "Widget", "w", "w")).Build()).Live().Build(),

@@ -154,6 +154,16 @@ func TestBuildNodesAndEdges(t *testing.T) {
 			},
 		},
 		{
+			name: "an object of a type the catalog does not know is taken as watched",
+			snap: testobj.Snapshot(
+				testobj.New("example.com/v1", "Gadget", "web", "g").UID("g").OwnedBy(deploy).Build(), deploy).Build(),
+			want: []string{
+				`d apps/v1 Deployment/web ns="web" `,
+				`g example.com/v1 Gadget/g ns="web" `,
+				"g -> d block=true controller=true",
+			},
+		},
+		{
 			name: "a self-reference makes the object its own owner and dependent",
 			snap: testobj.Snapshot(
 				testobj.ConfigMap("web", "loop").UID("loop").Owner(testobj.RefTo("v1", "ConfigMap", "loop", "loop")).Build(),
