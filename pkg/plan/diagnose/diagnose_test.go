@@ -121,12 +121,30 @@ func TestDiagnoseRootCauses(t *testing.T) {
 	diaRS2 := testobj.ReplicaSet("d", "app-2").OwnedBy(dia).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
 	diaPod := gone(testobj.Pod("d", "app-x").OwnedBy(diaRS1).OwnedBy(diaRS2).Deleting(ago(time.Hour)).Finalizers("example.com/x").Build())
 
+	event := gone(testobj.Event("shop", "e1").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerOrphan).Build())
+	specNS := testobj.Namespace("legacy").Deleting(ago(time.Hour)).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
+		Phase: "Terminating", SpecFinalizers: []string{"openshift.io/origin"}}}).Build()
+
 	tests := []struct {
 		name   string
 		snap   *snapshot.Snapshot
 		target string
 		want   []wantRC
 	}{
+		{
+			name:   "orphan on an event, a type the garbage collector ignores",
+			snap:   testobj.Snapshot(event).Build(),
+			target: event.Metadata.UID,
+			want: []wantRC{{uid: event.Metadata.UID, finalizer: plan.FinalizerOrphan, reason: ReasonGCUnmonitored, removedBy: plan.ActorGC,
+				actions: []string{ActionRemoveFinalizer}}},
+		},
+		{
+			name:   "a third-party namespace spec finalizer",
+			snap:   testobj.Snapshot(specNS).Build(),
+			target: specNS.Metadata.UID,
+			want: []wantRC{{uid: specNS.Metadata.UID, finalizer: "openshift.io/origin", reason: ReasonControllerAbsent, removedBy: "the openshift.io controller",
+				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
+		},
 		{
 			name:   "PVC held by a running pod's generic ephemeral volume",
 			snap:   testobj.Snapshot(ephClaim, ephUser).Build(),
@@ -341,4 +359,34 @@ func describe(rcs []RootCause) string {
 		b.WriteString("  " + rc.Object.UID + " " + rc.Finalizer + " " + rc.Reason + " by " + rc.RemovedBy + ": " + rc.Message + "\n")
 	}
 	return b.String()
+}
+
+func TestRemedyCommands(t *testing.T) {
+	specNS := testobj.Namespace("legacy").Deleting(ago(time.Hour)).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
+		Phase: "Terminating", SpecFinalizers: []string{"openshift.io/origin"}}}).Build()
+	pv := testobj.PV("pv-9").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerPV, "acme.io/snapshot").
+		Facts(&snapshot.Facts{PV: &snapshot.PVFacts{Phase: "Released"}}).Build()
+	tests := []struct {
+		name string
+		obj  snapshot.Object
+		want string // the last remedy's command
+	}{
+		{"namespace spec finalizers go through /finalize", specNS,
+			`kubectl get namespace legacy -o json | jq '.spec.finalizers -= ["openshift.io/origin"]' | kubectl replace --raw /api/v1/namespaces/legacy/finalize -f -`},
+		{"cluster-scoped object, finalizer at index 1", pv,
+			`kubectl patch persistentvolumes pv-9 --type=json -p '[{"op":"test","path":"/metadata/finalizers/1","value":"acme.io/snapshot"},{"op":"remove","path":"/metadata/finalizers/1"}]'`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := New(testobj.Snapshot(tc.obj).Build(), nil, Options{}).Diagnose(tc.obj.Metadata.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := d.RootCauses[len(d.RootCauses)-1]
+			got := rc.Remedies[len(rc.Remedies)-1]
+			if got.Action != ActionRemoveFinalizer || got.Command != tc.want {
+				t.Errorf("last remedy = %s %q\nwant remove-finalizer %q", got.Action, got.Command, tc.want)
+			}
+		})
+	}
 }
