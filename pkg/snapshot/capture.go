@@ -74,6 +74,10 @@ func Capture(ctx context.Context, cfg *rest.Config, opts CaptureOptions) (*Snaps
 		// server's priority and fairness protects it, and 429s are retried.
 		cfg.QPS = -1
 	}
+	// Deprecation warnings (v1 Endpoints, ComponentStatus) are about
+	// using those APIs, not about the cluster: a capture lists every type
+	// and would print them on every run.
+	cfg.WarningHandler = rest.NoWarnings{}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a client for %s: %w", cfg.Host, err)

@@ -36,6 +36,7 @@ func benchConfig(b *testing.B) *rest.Config {
 		b.Fatal(err)
 	}
 	cfg.QPS = -1
+	cfg.WarningHandler = rest.NoWarnings{}
 	return cfg
 }
 
