@@ -50,6 +50,12 @@ func DiagnosisTree(w io.Writer, d *diagnose.Diagnosis, s Style) error {
 			writeRootCause(&b, i+1, rc, s)
 		}
 	}
+	if len(d.Findings) > 0 {
+		b.WriteString("\n" + s.Paint(Bold, "Owner-graph findings") + " (kgc graph)\n")
+		for _, f := range d.Findings {
+			b.WriteString("  - " + s.Paint(Yellow, f.Type) + ": " + f.Message + "\n")
+		}
+	}
 	if len(d.Notes) > 0 {
 		b.WriteString("\n" + s.Paint(Bold, "Incomplete") + " (the snapshot does not show everything)\n")
 		for _, n := range d.Notes {

@@ -35,7 +35,7 @@ func diagnosisFixture() (*snapshot.Snapshot, *diagnose.Diagnoser) {
 		Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "node-1", Phase: "Succeeded"}}).Build()
 	stuck.Metadata.DeletionGracePeriodSeconds = &zero
 	ctrl := testobj.Deployment("acme-system", "acme-controller").Build()
-	legacy := testobj.ConfigMap("shop", "legacy").Owner(testobj.RefTo("tenants.example.com/v1alpha1", "Tenant", "shop", "tenant-uid")).Build()
+	legacy := testobj.ConfigMap("shop", "legacy").Owner(testobj.RefTo("example.com/v1alpha1", "Widget", "settings", "widget-uid")).Build()
 
 	snap := testobj.Snapshot(ns, widget, pod, claim, node, testobj.Node("node-1").Facts(&snapshot.Facts{Node: &snapshot.NodeFacts{Ready: "True"}}).Build(),
 		deploy, rs, stuck, ctrl, legacy).CRD("example.com", "Widget", "widgets", true).Build()

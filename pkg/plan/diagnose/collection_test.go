@@ -20,7 +20,11 @@ func TestNotTerminatingVerdicts(t *testing.T) {
 		verdict string
 		class   string // class of the first owner reference
 		says    string
+		offline bool
 	}{
+		{name: "offline, an owner group the dump does not define is unknown",
+			target:  testobj.Pod("shop", "p").Owner(testobj.RefTo("gone.example.com/v1", "Ghost", "g", "u1")).Build(),
+			verdict: VerdictUnknown, class: ClassUnknown, says: "neither discovery nor a CRD", offline: true},
 		{name: "no owner references",
 			target: testobj.ConfigMap("shop", "lonely").Build(), verdict: VerdictNotOwned, says: "never deletes it"},
 		{name: "solid owner",
@@ -61,6 +65,10 @@ func TestNotTerminatingVerdicts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := testobj.Snapshot(append(tc.objs, tc.target)...).Build()
+			snap.Source = snapshot.Source{Type: "live", Server: "https://127.0.0.1:6443"}
+			if tc.offline {
+				snap.Source = snapshot.Source{Type: "files", Files: []string{"dump.yaml"}}
+			}
 			snap.DiscoveryErrors = []snapshot.DiscoveryError{{GroupVersion: "metrics.k8s.io/v1beta1", Error: "the server is currently unable to handle the request"}}
 			d, err := New(snap, nil, Options{}).Diagnose(tc.target.Metadata.UID)
 			if err != nil {

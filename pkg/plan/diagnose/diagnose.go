@@ -90,6 +90,18 @@ func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
 		}
 		diag.Summary = summary(o, d.ix.snap.CapturedAt, diag.RootCauses)
 	}
+	for _, f := range d.ix.g.Findings {
+		if f.Type == graph.FindingStuckFinalizer {
+			// That finding points at this very command.
+			continue
+		}
+		for _, ref := range f.Objects {
+			if ref.UID == uid {
+				diag.Findings = append(diag.Findings, f)
+				break
+			}
+		}
+	}
 	diag.Notes = r.sortedNotes()
 	diag.Complete = len(diag.Notes) == 0
 	return diag, nil

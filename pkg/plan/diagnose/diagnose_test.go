@@ -192,7 +192,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 		},
 		{
 			name:   "foreground held by a dependent the garbage collector cannot resolve",
-			snap:   testobj.Snapshot(fgOwner, badDep, okDep).Build(),
+			snap:   live(testobj.Snapshot(fgOwner, badDep, okDep).Build()),
 			target: fgOwner.Metadata.UID,
 			want: []wantRC{
 				{uid: badDep.Metadata.UID, reason: ReasonGCCannotResolve, removedBy: plan.ActorGC,
@@ -389,4 +389,11 @@ func TestRemedyCommands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// live marks a snapshot as captured from a server, whose discovery is
+// the whole truth about served kinds.
+func live(s *snapshot.Snapshot) *snapshot.Snapshot {
+	s.Source = snapshot.Source{Type: "live", Server: "https://127.0.0.1:6443"}
+	return s
 }

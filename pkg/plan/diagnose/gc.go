@@ -87,6 +87,9 @@ func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker 
 		return b
 	}
 	msg := "the garbage collector deletes it on its next pass (no other owner keeps it)"
+	if c.Verdict == VerdictUnknown {
+		msg = "the garbage collector deletes it unless another owner stops it: " + c.Message
+	}
 	for _, oc := range c.Owners {
 		if oc.Class == ClassSolid {
 			msg = "the garbage collector removes its owner reference to " + owner.Ref().String() + " on its next pass and keeps it (its owner " + oc.Ref.Kind + "/" + oc.Ref.Name + " still exists)"
@@ -295,6 +298,14 @@ func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) O
 			oc.Message = fmt.Sprintf("Owner %s is of group version %s, whose discovery fails: neither kgc nor the garbage collector can resolve it until discovery recovers.", name, ref.APIVersion)
 			return oc
 		}
+	}
+	if group := groupOf(ref.APIVersion); !r.ix.discovered() && !r.ix.groups[group] {
+		// Offline, the catalog is the built-in table plus the dump's CRDs:
+		// a group it does not know may still be served (an aggregated API,
+		// a CRD left out of the dump).
+		oc.Class = ClassUnknown
+		oc.Message = fmt.Sprintf("Owner %s is of kind %s %s; the input has neither discovery nor a CRD for group %s, so whether the cluster serves it is unknown (if it does not, the garbage collector never deletes this object).", name, ref.APIVersion, ref.Kind, group)
+		return oc
 	}
 	if !r.ix.served(ref.APIVersion, ref.Kind) {
 		oc.Class = ClassUnresolvable

@@ -26,6 +26,8 @@ type index struct {
 	catalog map[[2]string]snapshot.Resource
 	// byName finds an object by group, kind, namespace and name.
 	byName map[[4]string]*snapshot.Object
+	// groups are the API groups the catalog knows.
+	groups map[string]bool
 }
 
 func newIndex(snap *snapshot.Snapshot, g *graph.Graph) *index {
@@ -35,8 +37,10 @@ func newIndex(snap *snapshot.Snapshot, g *graph.Graph) *index {
 		byGK:    map[[2]string][]*snapshot.Object{},
 		catalog: map[[2]string]snapshot.Resource{},
 		byName:  map[[4]string]*snapshot.Object{},
+		groups:  map[string]bool{},
 	}
 	for _, r := range snap.Resources {
+		ix.groups[r.Group] = true
 		k := [2]string{r.Group, r.Kind}
 		if _, dup := ix.catalog[k]; !dup {
 			ix.catalog[k] = r
@@ -79,6 +83,12 @@ func versionOf(apiVersion string) string {
 		return v
 	}
 	return apiVersion
+}
+
+// discovered reports whether the catalog comes from a server's discovery
+// (a live capture) rather than the built-in table and a dump's CRDs.
+func (ix *index) discovered() bool {
+	return ix.snap.Source.Type == "live" || ix.snap.Source.Server != ""
 }
 
 // resource returns the catalog entry of an object's type.

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -106,6 +107,8 @@ type Diagnosis struct {
 	// GarbageCollection says, for an object that is not terminating,
 	// whether the garbage collector will ever delete it and why.
 	GarbageCollection *Collection `json:"garbageCollection,omitempty"`
+	// Findings are the owner-graph hazards (kgc graph) that name the object.
+	Findings []graph.Finding `json:"findings,omitempty"`
 	// Complete is false when the answer depends on something the snapshot
 	// does not show (a type that could not be listed, missing facts).
 	Complete bool `json:"complete"`
