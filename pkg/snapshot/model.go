@@ -6,6 +6,26 @@
 // carry secret data: no spec or status beyond Facts, no annotations, no
 // managedFields. This package is, with apply, the only one that talks to a
 // cluster.
+//
+// Capture lists a live cluster: discovery gives the catalog (every served
+// version of each group/kind, the preferred one first), and every type
+// with the list verb is listed metadata-only, in pages, several at once. A
+// type that cannot be listed (RBAC, a failing aggregated API) stays in the
+// catalog with listed=false and its error.
+//
+// ReadFiles reads dumps and snapshot files offline: `kubectl get -o
+// yaml|json` output (single objects, Lists, multi-document YAML), `kubectl
+// cluster-info dump` folders and kgc snapshots, gzipped or not. JSON Lists
+// are streamed item by item, so dumps of a million objects are read in
+// bounded memory. A dump has no discovery, so its catalog is the built-in
+// table of Kubernetes 1.36 types plus the CRDs found in it, and the rule
+// for "listed" is: a type counts as listed when at least one object of it
+// appears in the input. A type absent from a dump is "not listed": its
+// missing owners are unknown, not dangling. A kgc snapshot of a live
+// cluster keeps its own, discovered, catalog.
+//
+// Read objects share memory (label maps, strings, ownerReference
+// booleans) to keep big snapshots small: treat them as read-only.
 package snapshot
 
 import (

@@ -54,6 +54,7 @@ type reader struct {
 	skipped    int
 	skippedEx  string
 	readFiles  int
+	plainDocs  int // top-level values that were not kgc snapshots
 	stdinUsed  bool
 	curFile    int32
 	listStart  int
@@ -327,6 +328,7 @@ func (rd *reader) readJSON(r io.Reader, file string, hint typeHint, where string
 }
 
 func (rd *reader) topArray(st *stream, file string, hint typeHint, where string) error {
+	rd.plainDocs++
 	if err := st.expect('['); err != nil {
 		return err
 	}
@@ -485,6 +487,7 @@ func (rd *reader) topObject(st *stream, file string, hint typeHint, where string
 	if kind == "Snapshot" && apiVersion == APIVersion {
 		return rd.snapshotHeader(fields)
 	}
+	rd.plainDocs++
 	if streamed {
 		// Items typed only by their list's kind, which may come after them.
 		if strings.HasSuffix(kind, "List") && kind != "List" {
@@ -517,7 +520,7 @@ func fieldString(raw []byte) string {
 
 func (rd *reader) snapshotHeader(fields map[string][]byte) error {
 	var h Snapshot
-	for key, dst := range map[string]any{"capturedAt": &h.CapturedAt, "source": &h.Source, "resources": &h.Resources} {
+	for key, dst := range map[string]any{"capturedAt": &h.CapturedAt, "source": &h.Source, "resources": &h.Resources, "discoveryErrors": &h.DiscoveryErrors} {
 		if raw, ok := fields[key]; ok {
 			if err := json.Unmarshal(raw, dst); err != nil {
 				return fmt.Errorf("snapshot %s: %w", key, err)
@@ -583,12 +586,25 @@ func (rd *reader) add(file string, desc func() string, f topFields, hint typeHin
 func (rd *reader) finish(paths []string) *Snapshot {
 	s := &Snapshot{APIVersion: APIVersion, Kind: "Snapshot", Source: Source{Type: "files", Files: append([]string(nil), paths...)}}
 	s.CapturedAt = rd.newest.UTC().Truncate(time.Second)
-	if len(rd.snapshots) > 0 {
-		h := rd.snapshots[0]
-		s.Source.Server, s.Source.ServerVersion, s.Source.Context, s.Source.Namespace = h.Source.Server, h.Source.ServerVersion, h.Source.Context, h.Source.Namespace
-		if len(rd.snapshots) == 1 && len(rd.files) == 1 {
-			s.CapturedAt = h.CapturedAt
+	// A catalog is discovery's only when every input is a live snapshot:
+	// then a kind it lacks is not served. Otherwise the built-in table and
+	// the CRDs in the input stand in for discovery.
+	discovered := len(rd.snapshots) > 0 && rd.plainDocs == 0
+	for _, h := range rd.snapshots {
+		if h.Source.Server == "" {
+			discovered = false
 		}
+		s.DiscoveryErrors = append(s.DiscoveryErrors, h.DiscoveryErrors...)
+		if h.Source.Namespace != "" {
+			s.Source.Namespace = h.Source.Namespace
+		}
+	}
+	if discovered {
+		h := rd.snapshots[0]
+		s.Source.Server, s.Source.ServerVersion, s.Source.Context = h.Source.Server, h.Source.ServerVersion, h.Source.Context
+	}
+	if len(rd.snapshots) == 1 && len(rd.files) == 1 {
+		s.CapturedAt = rd.snapshots[0].CapturedAt
 	}
 	// Catalog: snapshot files' own catalogs (live discovery) first, then the
 	// built-in table, then the CRDs found among the objects.
@@ -614,13 +630,15 @@ func (rd *reader) finish(paths []string) *Snapshot {
 			addRes(r, true)
 		}
 	}
-	for _, r := range BuiltinResources() {
-		addRes(r, false)
-	}
-	for i := range rd.objs.Len() {
-		if f := rd.objs.At(i).Facts; f != nil && f.CRD != nil {
-			if r, ok := crdResource(f.CRD); ok {
-				addRes(r, false)
+	if !discovered {
+		for _, r := range BuiltinResources() {
+			addRes(r, false)
+		}
+		for i := range rd.objs.Len() {
+			if f := rd.objs.At(i).Facts; f != nil && f.CRD != nil {
+				if r, ok := crdResource(f.CRD); ok {
+					addRes(r, false)
+				}
 			}
 		}
 	}

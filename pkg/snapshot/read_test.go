@@ -425,3 +425,40 @@ func TestWriteDeterministic(t *testing.T) {
 		t.Error("Write depends on the order of objects or resources")
 	}
 }
+
+func TestReadLiveSnapshotKeepsDiscoveryCatalog(t *testing.T) {
+	live := &Snapshot{APIVersion: APIVersion, Kind: "Snapshot", CapturedAt: fixedTime,
+		Source:          Source{Type: "live", Server: "https://k.example:6443", ServerVersion: "v1.36.3"},
+		Resources:       []Resource{{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, Verbs: verbsStandard, Versions: []string{"v1"}, Listed: true}},
+		DiscoveryErrors: []DiscoveryError{{GroupVersion: "metrics.k8s.io/v1beta1", Error: "503"}},
+		Objects:         []Object{{APIVersion: "v1", Kind: "Pod", Metadata: ObjectMeta{Name: "p", Namespace: "n", UID: "u1"}}},
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.json")
+	if err := WriteFile(path, live); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadFiles([]string{path}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Source.Server != "https://k.example:6443" || !s.CapturedAt.Equal(fixedTime) {
+		t.Errorf("source = %+v, captured %v", s.Source, s.CapturedAt)
+	}
+	if len(s.Resources) != 1 {
+		t.Errorf("catalog of a live snapshot grew to %d entries: a kind discovery lacks must stay unserved", len(s.Resources))
+	}
+	if len(s.DiscoveryErrors) != 1 || s.DiscoveryErrors[0].GroupVersion != "metrics.k8s.io/v1beta1" {
+		t.Errorf("discovery errors = %+v", s.DiscoveryErrors)
+	}
+
+	// Mixed with a plain dump, discovery no longer describes everything.
+	dump := writeFiles(t, map[string]string{"d.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: n, uid: u2}\n"})
+	s, err = ReadFiles([]string{path, filepath.Join(dump, "d.yaml")}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Catalog().ForGroupKind("apps", "Deployment"); !ok || s.Source.Server != "" {
+		t.Errorf("mixed input: deployments known = %v, server %q; want the built-in catalog and no server", ok, s.Source.Server)
+	}
+}

@@ -32,11 +32,12 @@ func Write(w io.Writer, s *Snapshot) error {
 		apiVersion = APIVersion
 	}
 	head := struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		CapturedAt any    `json:"capturedAt"`
-		Source     Source `json:"source"`
-	}{apiVersion, kind, s.CapturedAt.UTC(), s.Source}
+		APIVersion      string           `json:"apiVersion"`
+		Kind            string           `json:"kind"`
+		CapturedAt      any              `json:"capturedAt"`
+		Source          Source           `json:"source"`
+		DiscoveryErrors []DiscoveryError `json:"discoveryErrors,omitempty"`
+	}{apiVersion, kind, s.CapturedAt.UTC(), s.Source, s.DiscoveryErrors}
 	b, err := json.Marshal(head)
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)
