@@ -16,10 +16,14 @@
 //     dependent that names it. kgc replays objects in creation order
 //     (creationTimestamp, then resourceVersion, then contract order), which
 //     is the order a collector running since before they were created saw
-//     them. A collector restarted since lists them per type instead, and one
-//     that found the owner absent in one namespace switches the identity to
-//     another dependent's (getAlternateOwnerIdentity), so when dependents in
+//     them. A collector restarted since lists them per type instead; a
+//     dependent deleted since may have named the owner first; and one that
+//     found the owner absent in one namespace switches the identity to
+//     another dependent's (getAlternateOwnerIdentity). So when dependents in
 //     several namespaces name one missing owner the namespace can differ.
+//     The one switch that always happens is modelled: an absent owner of a
+//     namespaced kind named by a cluster-scoped object ends up with no
+//     namespace (see settleVirtualIdentities).
 //   - A running collector removes a virtual node once it has confirmed the
 //     owner is gone (a virtual delete event) and its debug handler then
 //     draws a "missing" vertex for references still pointing there. kgc
@@ -129,6 +133,7 @@ func Build(snap *snapshot.Snapshot) *Graph {
 		}
 		g.observe(o)
 	}
+	g.settleVirtualIdentities()
 	g.sorted = make([]*Node, 0, len(g.uidToNode))
 	for _, n := range g.uidToNode {
 		sortNodes(n.Dependents)
@@ -179,6 +184,67 @@ func (a observation) before(b observation) bool {
 		return a.rv < b.rv
 	}
 	return a.obj.Ref().Less(b.obj.Ref())
+}
+
+// settleVirtualIdentities applies the one identity change a running
+// collector always makes to a virtual node within seconds: an absent owner
+// of a namespaced kind that a cluster-scoped object names ends up with no
+// namespace. The collector looks the owner up in its identity's namespace,
+// finds nothing, and rotates the identity to another dependent's
+// (getAlternateOwnerIdentity) for as long as dependents disagree; the
+// cluster-scoped dependent's identity has no namespace, cannot be looked up
+// (namespacedOwnerOfClusterScopedObjectErr), and is never retried, so the
+// rotation stops there. The e2e comparison with the debug handler shows it.
+func (g *Graph) settleVirtualIdentities() {
+	present := make(map[string]bool, len(g.snap.Objects))
+	for i := range g.snap.Objects {
+		present[g.snap.Objects[i].Metadata.UID] = true
+	}
+	for uid, n := range g.uidToNode {
+		if !n.Virtual || n.Identity.Namespace == "" || present[uid] {
+			continue
+		}
+		r, ok := g.cat.ForAPIVersionKind(n.Identity.APIVersion, n.Identity.Kind)
+		if !ok || !r.Namespaced {
+			continue
+		}
+		var alt *snapshot.ObjectRef
+		for _, d := range n.Dependents {
+			if d.Identity.Namespace != "" {
+				continue
+			}
+			for _, ref := range d.Owners {
+				if ref.UID != uid {
+					continue
+				}
+				id := snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID}
+				if alt == nil || referenceLess(id, *alt) {
+					alt = &id
+				}
+			}
+		}
+		if alt != nil {
+			n.Identity = *alt
+		}
+	}
+}
+
+// referenceLess is the collector's referenceLessThan: kind, apiVersion,
+// namespace, name, uid.
+func referenceLess(a, b snapshot.ObjectRef) bool {
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	if a.APIVersion != b.APIVersion {
+		return a.APIVersion < b.APIVersion
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	return a.UID < b.UID
 }
 
 // observable reports whether the collector has an informer for o's type. A

@@ -110,6 +110,34 @@ func TestBuildNodesAndEdges(t *testing.T) {
 			},
 		},
 		{
+			name: "an absent owner of a namespaced kind named by a cluster-scoped object ends up without a namespace",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "c").UID("cm").Created(t0).Owner(testobj.RefTo("v1", "ConfigMap", "ghost", "ghost")).Build(),
+				testobj.ClusterRole("r").UID("cr").Created(t0.Add(time.Second)).Owner(testobj.RefTo("v1", "ConfigMap", "ghost", "ghost")).Build(),
+			).Build(),
+			want: []string{
+				`cr rbac.authorization.k8s.io/v1 ClusterRole/r ns="" `,
+				`ghost v1 ConfigMap/ghost ns="" virtual`,
+				`cm v1 ConfigMap/c ns="web" `,
+				"cm -> ghost block=false controller=false",
+				"cr -> ghost block=false controller=false",
+			},
+		},
+		{
+			name: "an absent owner of a cluster-scoped kind keeps the first dependent's namespace",
+			snap: testobj.Snapshot(
+				testobj.ConfigMap("web", "c").UID("cm").Created(t0).Owner(testobj.RefTo("v1", "Node", "n", "node")).Build(),
+				testobj.ClusterRole("r").UID("cr").Created(t0.Add(time.Second)).Owner(testobj.RefTo("v1", "Node", "n", "node")).Build(),
+			).Build(),
+			want: []string{
+				`cr rbac.authorization.k8s.io/v1 ClusterRole/r ns="" `,
+				`cm v1 ConfigMap/c ns="web" `,
+				`node v1 Node/n ns="web" virtual`,
+				"cm -> node block=false controller=false",
+				"cr -> node block=false controller=false",
+			},
+		},
+		{
 			name: "observing the owner replaces the virtual identity with the observed one",
 			snap: testobj.Snapshot(
 				testobj.ConfigMap("alpha", "a").UID("cm-a").Owner(testobj.RefTo("v1", "ConfigMap", "wrong-name", "owner")).Build(),
