@@ -186,6 +186,8 @@ type leaf struct {
 	edges []fgEdge
 	// extra are remedies specific to the reason.
 	extra []Remedy
+	// index is the 1-based position in rootCauses.
+	index int
 }
 
 // run is the state of one diagnosis.
@@ -194,6 +196,8 @@ type run struct {
 	ix     *index
 	leaves []*leaf
 	byKey  map[string]*leaf
+	// byObject holds the leaves on each object, by UID.
+	byObject map[string][]*leaf
 	// path holds the objects being explained above the current one:
 	// reaching one again is a cycle.
 	path map[string]bool
@@ -204,7 +208,7 @@ type run struct {
 }
 
 func newRun(d *Diagnoser) *run {
-	return &run{d: d, ix: d.ix, byKey: map[string]*leaf{}, path: map[string]bool{}, explained: map[string]bool{}, notes: map[string]bool{}}
+	return &run{d: d, ix: d.ix, byKey: map[string]*leaf{}, byObject: map[string][]*leaf{}, path: map[string]bool{}, explained: map[string]bool{}, notes: map[string]bool{}}
 }
 
 func (r *run) note(format string, a ...any) { r.notes[fmt.Sprintf(format, a...)] = true }
@@ -228,9 +232,11 @@ func (r *run) addLeaf(l leaf, held *snapshot.Object, edge *fgEdge) int {
 	existing, ok := r.byKey[key]
 	if !ok {
 		cp := l
+		cp.index = len(r.leaves) + 1
 		existing = &cp
 		r.byKey[key] = existing
 		r.leaves = append(r.leaves, existing)
+		r.byObject[l.rc.Object.UID] = append(r.byObject[l.rc.Object.UID], existing)
 	}
 	if held != nil {
 		existing.rc.Holds = appendRef(existing.rc.Holds, held.Ref())
@@ -238,12 +244,7 @@ func (r *run) addLeaf(l leaf, held *snapshot.Object, edge *fgEdge) int {
 	if edge != nil {
 		existing.addEdge(*edge)
 	}
-	for i, x := range r.leaves {
-		if x == existing {
-			return i + 1
-		}
-	}
-	return 0
+	return existing.index
 }
 
 // rootKey identifies a root cause across paths and, in -A, across
@@ -322,10 +323,7 @@ func (r *run) explain(o *snapshot.Object) []Blocker {
 // remedies can offer to unblock or remove that owner reference.
 func (r *run) explainHeld(o, parent *snapshot.Object, edge *fgEdge) []Blocker {
 	bs := r.explain(o)
-	for _, l := range r.leaves {
-		if l.rc.Object.UID != o.Metadata.UID {
-			continue
-		}
+	for _, l := range r.byObject[o.Metadata.UID] {
 		l.rc.Holds = appendRef(l.rc.Holds, parent.Ref())
 		if edge != nil {
 			l.addEdge(*edge)

@@ -257,6 +257,13 @@ func TestDiagnoseRootCauses(t *testing.T) {
 				actions: []string{ActionFixAPIService, ActionDeleteAPIService, ActionRemoveFinalizer}}},
 		},
 		{
+			name:   "offline, namespace condition names the failing aggregated API",
+			snap:   testobj.Snapshot(discoNS).Build(),
+			target: discoNS.Metadata.UID,
+			want: []wantRC{{uid: discoNS.Metadata.UID, finalizer: plan.FinalizerNamespace, reason: ReasonDiscoveryFailure, removedBy: plan.ActorNamespace,
+				actions: []string{ActionFixAPIService, ActionDeleteAPIService, ActionRemoveFinalizer}}},
+		},
+		{
 			name:   "namespace status names content kgc could not list",
 			snap:   testobj.Snapshot(hiddenNS).CRD("example.com", "Gizmo", "gizmos", true).Unlisted("example.com", "Gizmo", "forbidden").Build(),
 			target: hiddenNS.Metadata.UID,
@@ -396,4 +403,27 @@ func TestRemedyCommands(t *testing.T) {
 func live(s *snapshot.Snapshot) *snapshot.Snapshot {
 	s.Source = snapshot.Source{Type: "live", Server: "https://127.0.0.1:6443"}
 	return s
+}
+
+func TestDiscoveryFailureNamesTheAPIService(t *testing.T) {
+	ns := terminatingNS("team-b", ago(time.Hour), snapshot.Condition{Type: condDiscoveryFailure, Status: "True", Reason: "DiscoveryFailed",
+		Message: "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: stale GroupVersion discovery: metrics.k8s.io/v1beta1"})
+	d, err := New(testobj.Snapshot(ns).Build(), nil, Options{}).Diagnose(ns.Metadata.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.RootCauses) != 1 {
+		t.Fatalf("%d root causes:\n%s", len(d.RootCauses), describe(d.RootCauses))
+	}
+	rc := d.RootCauses[0]
+	if len(rc.Related) != 1 || rc.Related[0].Kind != "APIService" || rc.Related[0].Name != "v1beta1.metrics.k8s.io" {
+		t.Errorf("related = %+v, want APIService v1beta1.metrics.k8s.io", rc.Related)
+	}
+	var cmds []string
+	for _, r := range rc.Remedies {
+		cmds = append(cmds, r.Command)
+	}
+	if !slices.Contains(cmds, "kubectl delete apiservice v1beta1.metrics.k8s.io") {
+		t.Errorf("commands %q lack the APIService deletion", cmds)
+	}
 }

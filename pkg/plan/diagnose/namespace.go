@@ -93,8 +93,17 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, f.gv, f.err))
 	}
 	if c, ok := conds[condDiscoveryFailure]; ok && c.Status == "True" && len(failures) == 0 {
-		waits = append(waits, "discovery of every API group to succeed")
-		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, "", c.Message))
+		// An offline dump has no discovery of its own: the condition's
+		// message names the failing group versions.
+		gvs := failingGroupVersions(c.Message)
+		for _, gv := range gvs {
+			waits = append(waits, "discovery of "+gv+" to succeed")
+			b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, gv, "reported by the namespace's "+condDiscoveryFailure+" condition"))
+		}
+		if len(gvs) == 0 {
+			waits = append(waits, "discovery of every API group to succeed")
+			b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, "", c.Message))
+		}
 	}
 	if c, ok := conds[condGVParsingFailure]; ok && c.Status == "True" {
 		waits = append(waits, "every group/version to parse")
@@ -196,6 +205,8 @@ func (r *run) pendingContent(ns *snapshot.Object, objs []*snapshot.Object, conds
 }
 
 var (
+	// "…: metrics.k8s.io/v1beta1: the server is currently unable to handle the request"
+	reGroupVersion = regexp.MustCompile(`\b([a-z0-9-]+(?:\.[a-z0-9-]+)+/v[0-9]+(?:(?:alpha|beta)[0-9]+)?)\b`)
 	// "pods. has 1 resource instances", "widgets.example.com has 2 resource instances"
 	reRemaining = regexp.MustCompile(`([a-z0-9-]+)\.([a-z0-9.-]*) has (\d+) resource instances`)
 	// "example.com/cleanup in 2 resource instances"
@@ -274,4 +285,19 @@ func willHold(objs []*snapshot.Object) string {
 		return ""
 	}
 	return "; once deleted, these will wait for their finalizers: " + strings.Join(parts, ", ")
+}
+
+// failingGroupVersions extracts the group versions a discovery error
+// message names, sorted and without duplicates.
+func failingGroupVersions(msg string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range reGroupVersion.FindAllStringSubmatch(msg, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	sort.Strings(out)
+	return out
 }
