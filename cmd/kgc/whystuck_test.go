@@ -98,10 +98,10 @@ func TestWhyStuckJSONNamesTheRootCause(t *testing.T) {
 		finishes  string // a UID the last remedy finishes
 	}{
 		{args: []string{"ns/team-a"}, uid: "6f1c2a10-0004-4000-8000-000000000001", finalizer: "example.com/cleanup",
-			reason: "controller-absent", removedBy: "the example.com controller",
+			reason: "controller-absent", removedBy: "unknown",
 			actions: []string{"fix-controller", "remove-finalizer"}, finishes: "6f1c2a10-0003-4000-8000-00000000000a"},
 		{args: []string{"deploy/web", "-n", "shop"}, uid: "6f1c2a10-0007-4000-8000-000000000003", finalizer: "finalizers.acme.io/drain",
-			reason: "controller-pending", removedBy: "the finalizers.acme.io controller",
+			reason: "controller-pending", removedBy: "unknown",
 			actions:  []string{"fix-controller", "unblock-owner-reference", "remove-owner-reference", "remove-finalizer"},
 			finishes: "6f1c2a10-0007-4000-8000-000000000001"},
 		{args: []string{"--uid", "6f1c2a10-0003-4000-8000-00000000000b"}, uid: "6f1c2a10-0005-4000-8000-000000000001",

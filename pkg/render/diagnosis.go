@@ -150,7 +150,7 @@ func writeBlocker(b *strings.Builder, x diagnose.Blocker, prefix, branch, cont s
 		label = "waits"
 	}
 	if x.Finalizer != "" && x.RemovedBy != "" {
-		label += " ← " + x.RemovedBy
+		label += " ← " + removedBy(x.RemovedBy, x.Controller)
 	}
 	if x.RootCause > 0 {
 		label += "  " + s.Paint(Red, fmt.Sprintf("[root cause %d]", x.RootCause))
@@ -202,7 +202,7 @@ func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, s Style) {
 	fmt.Fprintf(b, "%2d. %s  (%s)\n", n, s.Paint(Bold, title), rc.Reason)
 	b.WriteString("    " + rc.Message + "\n")
 	if rc.RemovedBy != "" {
-		b.WriteString("    " + s.Paint(Dim, "removed by: ") + rc.RemovedBy + "\n")
+		b.WriteString("    " + s.Paint(Dim, "removed by: ") + removedBy(rc.RemovedBy, rc.Controller) + "\n")
 	}
 	if len(rc.Holds) > 0 {
 		b.WriteString("    " + s.Paint(Dim, "holds: ") + listRefs(rc.Holds) + "\n")
@@ -246,7 +246,7 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 				age = "-" + age
 			}
 			if i == 0 {
-				rows = append(rows, []string{rc.Object.String(), fin, rc.Reason, rc.RemovedBy, h.Object.String(), age})
+				rows = append(rows, []string{rc.Object.String(), fin, rc.Reason, shortRemovedBy(rc.RemovedBy, rc.Controller), h.Object.String(), age})
 			} else {
 				rows = append(rows, []string{"", "", "", "", h.Object.String(), age})
 			}
@@ -311,4 +311,22 @@ func countOf(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// removedBy names the remover, with the guessed controller of an unknown
+// finalizer: "unknown (probably the example.com controller)".
+func removedBy(actor, controller string) string {
+	if controller == "" {
+		return actor
+	}
+	return actor + " (probably " + controller + ")"
+}
+
+// shortRemovedBy is removedBy for a table cell: "unknown (example.com?)".
+func shortRemovedBy(actor, controller string) string {
+	if controller == "" {
+		return actor
+	}
+	c := strings.TrimSuffix(strings.TrimPrefix(controller, "the "), " controller")
+	return actor + " (" + c + "?)"
 }

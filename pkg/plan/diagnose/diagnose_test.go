@@ -142,7 +142,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "a third-party namespace spec finalizer",
 			snap:   testobj.Snapshot(specNS).Build(),
 			target: specNS.Metadata.UID,
-			want: []wantRC{{uid: specNS.Metadata.UID, finalizer: "openshift.io/origin", reason: ReasonControllerAbsent, removedBy: "the openshift.io controller",
+			want: []wantRC{{uid: specNS.Metadata.UID, finalizer: "openshift.io/origin", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown,
 				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
 		},
 		{
@@ -173,14 +173,14 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "a pod blocking two owners is one root cause with an edge to each",
 			snap:   testobj.Snapshot(dia, diaRS1, diaRS2, diaPod).Build(),
 			target: dia.Metadata.UID,
-			want: []wantRC{{uid: diaPod.Metadata.UID, finalizer: "example.com/x", reason: ReasonControllerAbsent, removedBy: "the example.com controller",
+			want: []wantRC{{uid: diaPod.Metadata.UID, finalizer: "example.com/x", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown,
 				actions: []string{ActionFixController, ActionUnblockOwnerReference, ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "foreground held by a blocking dependent terminating on a custom finalizer, two levels down",
 			snap:   testobj.Snapshot(deploy, rs, stuckPod, readyNode).Build(),
 			target: deploy.Metadata.UID,
-			want: []wantRC{{uid: stuckPod.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: "the example.com controller",
+			want: []wantRC{{uid: stuckPod.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown,
 				actions: []string{ActionFixController, ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
 		},
 		{
@@ -219,14 +219,14 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "namespace held by a custom resource whose controller is absent",
 			snap:   widgets(testobj.Snapshot(team, w1)).Build(),
 			target: team.Metadata.UID,
-			want: []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: "the example.com controller",
+			want: []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown,
 				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "namespace held by a custom resource whose controller runs but fails",
 			snap:   widgets(testobj.Snapshot(team, w1, presentCtrl)).Build(),
 			target: team.Metadata.UID,
-			want:   []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerPending, removedBy: "the example.com controller"}},
+			want:   []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerPending, removedBy: plan.ActorUnknown}},
 		},
 		{
 			name:   "namespace whose operator was deleted with it",
@@ -234,7 +234,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			target: operatorNS.Metadata.UID,
 			want: []wantRC{
 				{uid: operator.Metadata.UID, reason: ReasonNoFinalizers, removedBy: plan.ActorAPIServer},
-				{uid: w3.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerTerminating, removedBy: "the example.com controller"},
+				{uid: w3.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerTerminating, removedBy: plan.ActorUnknown},
 			},
 		},
 		{
@@ -274,7 +274,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "CRD held by an instance terminating on its controller's finalizer",
 			snap:   widgets(testobj.Snapshot(crd, w2)).Build(),
 			target: crd.Metadata.UID,
-			want:   []wantRC{{uid: w2.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: "the example.com controller"}},
+			want:   []wantRC{{uid: w2.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown}},
 		},
 		{
 			name:   "PVC held by a running pod that mounts it; an unscheduled one does not count",

@@ -126,8 +126,12 @@ type Blocker struct {
 	Finalizer string `json:"finalizer"`
 	// Spec is true for a Namespace spec.finalizers entry.
 	Spec bool `json:"spec,omitempty"`
-	// RemovedBy is the actor expected to remove it.
-	RemovedBy  string `json:"removedBy"`
+	// RemovedBy is the actor expected to remove it: "unknown" for a
+	// finalizer kgc does not know.
+	RemovedBy string `json:"removedBy"`
+	// Controller is, for an unknown finalizer, the controller kgc guesses
+	// from its domain ("the example.com controller").
+	Controller string `json:"controller,omitempty"`
 	WaitingFor string `json:"waitingFor"`
 	// Objects are the objects it waits on.
 	Objects []snapshot.ObjectRef `json:"objects,omitempty"`
@@ -149,6 +153,9 @@ type RootCause struct {
 	Finalizer string             `json:"finalizer"`
 	Reason    string             `json:"reason"`
 	RemovedBy string             `json:"removedBy,omitempty"`
+	// Controller is, for an unknown finalizer, the controller guessed
+	// from its domain.
+	Controller string `json:"controller,omitempty"`
 	Message   string             `json:"message"`
 	// Related names other objects involved: the APIService that fails
 	// discovery, the node a pod runs on, the controller that matched.

@@ -267,11 +267,15 @@ func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 		where = "spec.finalizers"
 	}
 	p := r.findController(o, f)
-	b.WaitingFor = info.RemovedBy + " to finish its cleanup and remove " + f + " from " + where
-	if info.RemovedBy == plan.ActorUnknown {
-		b.WaitingFor = "the controller that added " + f + " to finish its cleanup"
+	// A finalizer kgc does not know is removed by an unknown controller;
+	// the name guessed from its domain is only a guess, kept apart.
+	b.RemovedBy = plan.ActorUnknown
+	b.WaitingFor = "the controller that added " + f + " to finish its cleanup and remove it from " + where
+	if info.RemovedBy != plan.ActorUnknown {
+		b.Controller = info.RemovedBy
+		b.WaitingFor = info.RemovedBy + " (guessed from the finalizer's domain) to finish its cleanup and remove " + f + " from " + where
 	}
-	rc := RootCause{Object: o.Ref(), Finalizer: f, Reason: p.reason, RemovedBy: info.RemovedBy, Message: p.message, Related: p.related}
+	rc := RootCause{Object: o.Ref(), Finalizer: f, Reason: p.reason, RemovedBy: plan.ActorUnknown, Controller: b.Controller, Message: p.message, Related: p.related}
 	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: p.remedies}, o, nil)
 }
 
@@ -311,6 +315,9 @@ func (r *run) findController(o *snapshot.Object, f string) presence {
 	}
 	tokens := domainTokens(domain)
 	removedBy := plan.LookupFinalizer(f).RemovedBy
+	if removedBy == plan.ActorUnknown {
+		removedBy = "the controller that added " + f
+	}
 	fix := func(msg string) Remedy {
 		return Remedy{Action: ActionFixController, Description: msg}
 	}
