@@ -156,7 +156,7 @@ type RootCause struct {
 	// Controller is, for an unknown finalizer, the controller guessed
 	// from its domain.
 	Controller string `json:"controller,omitempty"`
-	Message   string             `json:"message"`
+	Message    string `json:"message"`
 	// Related names other objects involved: the APIService that fails
 	// discovery, the node a pod runs on, the controller that matched.
 	Related []snapshot.ObjectRef `json:"related,omitempty"`
