@@ -229,8 +229,20 @@ func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, s Style) {
 // the longest-held first, naming every terminating object it holds with
 // its age. Colour is left out of the cells so columns stay aligned.
 func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
-	if len(l.Items) == 0 {
-		_, err := io.WriteString(w, "No terminating objects.\n")
+	terminating := 0
+	for _, d := range l.Items {
+		if d.Terminating {
+			terminating++
+		}
+	}
+	if terminating == 0 {
+		// Only an object named explicitly can be here while live: say what
+		// kgc found about it instead.
+		msg := "No terminating objects.\n"
+		for _, d := range l.Items {
+			msg += d.Summary + "\n"
+		}
+		_, err := io.WriteString(w, msg)
 		return err
 	}
 	var rows [][]string
@@ -262,7 +274,7 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 		}
 	}
 	_, err := fmt.Fprintf(w, "\n%s, %s (%d stuck, %d in progress). %s\n",
-		countOf(len(l.Items), "terminating object"), countOf(len(l.Groups), "root cause"), stuck, len(l.Groups)-stuck,
+		countOf(terminating, "terminating object"), countOf(len(l.Groups), "root cause"), stuck, len(l.Groups)-stuck,
 		s.Paint(Dim, "kgc why-stuck TYPE/NAME explains one and lists its remedies."))
 	return err
 }

@@ -138,3 +138,19 @@ func TestDiagnosisTableEmpty(t *testing.T) {
 		t.Errorf("got %q", b.String())
 	}
 }
+
+func TestDiagnosisTableOfALiveObject(t *testing.T) {
+	_, d := diagnosisFixture()
+	list := d.All("shop")
+	live := diagnose.Diagnosis{Terminating: false, Summary: "ConfigMap/shop/legacy is not terminating."}
+	var b bytes.Buffer
+	if err := DiagnosisTable(&b, &diagnose.DiagnosisList{Items: []diagnose.Diagnosis{live}}, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != "No terminating objects.\nConfigMap/shop/legacy is not terminating.\n" {
+		t.Errorf("got %q", b.String())
+	}
+	if len(list.Items) != 3 {
+		t.Errorf("-n shop lists %d terminating objects, want the deployment, replica set and pod", len(list.Items))
+	}
+}
