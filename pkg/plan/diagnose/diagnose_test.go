@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -425,5 +426,34 @@ func TestDiscoveryFailureNamesTheAPIService(t *testing.T) {
 	}
 	if !slices.Contains(cmds, "kubectl delete apiservice v1beta1.metrics.k8s.io") {
 		t.Errorf("commands %q lack the APIService deletion", cmds)
+	}
+}
+
+func TestForegroundChainAnyDepth(t *testing.T) {
+	const depth = 50
+	objs := []snapshot.Object{testobj.ConfigMap("deep", "c-0").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()}
+	for i := 1; i < depth; i++ {
+		b := testobj.ConfigMap("deep", fmt.Sprintf("c-%d", i)).OwnedBy(objs[i-1]).Deleting(ago(time.Hour))
+		if i == depth-1 {
+			b = b.Finalizers("example.com/last")
+		} else {
+			b = b.Finalizers(plan.FinalizerForeground)
+		}
+		objs = append(objs, b.Build())
+	}
+	d, err := New(testobj.Snapshot(objs...).Build(), nil, Options{}).Diagnose(objs[0].Metadata.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.RootCauses) != 1 || d.RootCauses[0].Object.UID != objs[depth-1].Metadata.UID || d.RootCauses[0].Finalizer != "example.com/last" {
+		t.Fatalf("root causes:\n%s", describe(d.RootCauses))
+	}
+	// The tree has one level per object.
+	levels := 0
+	for bs := d.Blockers; len(bs) > 0; bs = bs[0].Blockers {
+		levels++
+	}
+	if levels != depth {
+		t.Errorf("tree depth %d, want %d", levels, depth)
 	}
 }
