@@ -12,9 +12,11 @@ package bench
 import (
 	"context"
 	"os"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -60,6 +62,35 @@ func BenchmarkListFloor(b *testing.B) {
 		n = listFloor(b, cfg)
 	}
 	b.ReportMetric(float64(n), "objects")
+}
+
+// BenchmarkCaptureVsFloor alternates a capture and a floor listing each
+// iteration and reports the median of their time ratios: on a shared
+// machine, back-to-back pairs see the same load, separate benchmarks don't.
+func BenchmarkCaptureVsFloor(b *testing.B) {
+	cfg := benchConfig(b)
+	var ratios, captures, floors []float64
+	for b.Loop() {
+		t0 := time.Now()
+		listFloor(b, cfg)
+		t1 := time.Now()
+		if _, err := snapshot.Capture(context.Background(), cfg, snapshot.CaptureOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		floors = append(floors, t1.Sub(t0).Seconds())
+		captures = append(captures, t2.Sub(t1).Seconds())
+		ratios = append(ratios, t2.Sub(t1).Seconds()/t1.Sub(t0).Seconds())
+	}
+	b.ReportMetric(median(ratios), "capture/floor")
+	b.ReportMetric(median(captures)*1000, "capture-ms")
+	b.ReportMetric(median(floors)*1000, "floor-ms")
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
 
 // listFloor discovers the preferred listable types and lists each,

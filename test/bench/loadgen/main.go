@@ -26,14 +26,15 @@ func main() {
 	total := flag.Int("n", 33000, "objects to create")
 	perNS := flag.Int("per-namespace", 500, "objects per namespace")
 	workers := flag.Int("workers", 16, "parallel creates")
+	pods := flag.Int("pods", 0, "also create this many Pods (owned by the namespace's owner ConfigMap; they stay Pending without a scheduler), spread over the namespaces")
 	flag.Parse()
-	if err := run(*kubeconfig, *total, *perNS, *workers); err != nil {
+	if err := run(*kubeconfig, *total, *perNS, *workers, *pods); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig string, total, perNS, workers int) error {
+func run(kubeconfig string, total, perNS, workers, pods int) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -47,6 +48,7 @@ func run(kubeconfig string, total, perNS, workers int) error {
 	start := time.Now()
 	var created atomic.Int64
 	namespaces := (total + perNS - 1) / perNS
+	total += pods
 	for n := 0; n < namespaces; n++ {
 		ns := fmt.Sprintf("bench-%03d", n)
 		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -69,10 +71,18 @@ func run(kubeconfig string, total, perNS, workers int) error {
 			go func() {
 				defer wg.Done()
 				for i := range jobs {
-					meta := metav1.ObjectMeta{Name: fmt.Sprintf("obj-%04d", i), OwnerReferences: ref,
+					name := fmt.Sprintf("obj-%04d", i)
+					if i < 0 {
+						name = fmt.Sprintf("pod-%04d", -i)
+					}
+					meta := metav1.ObjectMeta{Name: name, OwnerReferences: ref,
 						Labels: map[string]string{"app": fmt.Sprintf("app-%d", i%20)}, Annotations: map[string]string{"note": "bench"}}
 					var err error
-					if i%2 == 0 {
+					if i < 0 {
+						_, err = cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: meta, Spec: corev1.PodSpec{
+							Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1", Ports: []corev1.ContainerPort{{ContainerPort: 8080}},
+								Env: []corev1.EnvVar{{Name: "MODE", Value: "bench"}}}}}}, metav1.CreateOptions{})
+					} else if i%2 == 0 {
 						_, err = cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
 					} else {
 						_, err = cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: meta, StringData: map[string]string{"k": "v"}}, metav1.CreateOptions{})
@@ -87,6 +97,9 @@ func run(kubeconfig string, total, perNS, workers int) error {
 					created.Add(1)
 				}
 			}()
+		}
+		for i := 1; i <= pods/namespaces; i++ {
+			jobs <- -i
 		}
 		for i := 0; i < perNS-2 && int(created.Load()) < total; i++ {
 			jobs <- i
