@@ -253,7 +253,10 @@ func (r *run) collection(o *snapshot.Object) Collection {
 	switch {
 	case len(c.Owners) == 0:
 		c.Verdict = VerdictNotOwned
-		c.Message = "It has no owner references: the garbage collector never deletes it; only an explicit delete (or its namespace's deletion) removes it."
+		c.Message = "It has no owner references: the garbage collector never deletes it; only an explicit delete removes it."
+		if o.Metadata.Namespace != "" {
+			c.Message = "It has no owner references: the garbage collector never deletes it; only an explicit delete, or its namespace's deletion, removes it."
+		}
 	case !r.ix.monitored(o.APIVersion, o.Kind):
 		c.Verdict = VerdictNeverCollected
 		c.Message = "The garbage collector does not watch " + o.Kind + " objects, so it never deletes it, whatever happens to its owners."
