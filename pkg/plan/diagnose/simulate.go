@@ -18,6 +18,7 @@ type Simulator struct {
 	opts plan.Options
 	base *plan.Outcome
 	err  error
+	memo map[string][]snapshot.ObjectRef
 	// Errors collects what the simulator refused, one line each, so the
 	// command can warn on stderr instead of silently leaving finishes out.
 	Errors []string
@@ -25,15 +26,26 @@ type Simulator struct {
 
 // NewSimulator prepares remedy simulations of snap.
 func NewSimulator(snap *snapshot.Snapshot, opts plan.Options) *Simulator {
-	return &Simulator{snap: snap, opts: opts}
+	return &Simulator{snap: snap, opts: opts, memo: map[string][]snapshot.ObjectRef{}}
 }
 
 // Finishes is an Options.Finishes.
 func (s *Simulator) Finishes(rc RootCause, r Remedy) []snapshot.ObjectRef {
-	mod, actions, ok := s.remedyInput(rc, r)
+	mod, actions, key, ok := s.remedyInput(rc, r)
 	if !ok {
 		return nil
 	}
+	// Fixing a controller and removing its finalizer by hand end the same
+	// way: one simulation answers both.
+	if got, ok := s.memo[key]; ok {
+		return got
+	}
+	finished := s.simulate(mod, actions, rc, r)
+	s.memo[key] = finished
+	return finished
+}
+
+func (s *Simulator) simulate(mod *snapshot.Snapshot, actions []plan.Action, rc RootCause, r Remedy) []snapshot.ObjectRef {
 	if s.base == nil && s.err == nil {
 		s.base, s.err = plan.SimulateActions(s.snap, nil, s.opts)
 		if s.err != nil {
@@ -77,20 +89,20 @@ func (s *Simulator) Finishes(rc RootCause, r Remedy) []snapshot.ObjectRef {
 // remedyInput turns a remedy into a modified snapshot and initial actions.
 // Edits the simulator has no action for (blockOwnerDeletion=false, a
 // namespace's spec finalizer) are made on a copy of the snapshot.
-func (s *Simulator) remedyInput(rc RootCause, r Remedy) (*snapshot.Snapshot, []plan.Action, bool) {
+func (s *Simulator) remedyInput(rc RootCause, r Remedy) (*snapshot.Snapshot, []plan.Action, string, bool) {
 	uid := rc.Object.UID
 	i := slices.IndexFunc(s.snap.Objects, func(o snapshot.Object) bool { return o.Metadata.UID == uid })
 	if i < 0 {
-		return nil, nil, false
+		return nil, nil, "", false
 	}
 	o := s.snap.Objects[i]
 	switch r.Action {
 	case ActionFixController, ActionRemoveFinalizer:
 		if rc.Finalizer == "" {
-			return nil, nil, false
+			return nil, nil, "", false
 		}
 		if o.HasFinalizer(rc.Finalizer) {
-			return s.snap, []plan.Action{plan.RemoveFinalizer{UID: uid, Finalizer: rc.Finalizer}}, true
+			return s.snap, []plan.Action{plan.RemoveFinalizer{UID: uid, Finalizer: rc.Finalizer}}, "remove-finalizer|" + uid + "|" + rc.Finalizer, true
 		}
 		if isSpecFinalizer(&o, rc.Finalizer) {
 			c := cloneObject(o)
@@ -99,27 +111,27 @@ func (s *Simulator) remedyInput(rc RootCause, r Remedy) (*snapshot.Snapshot, []p
 			} else {
 				c.Facts = &snapshot.Facts{Namespace: &snapshot.NamespaceFacts{Phase: "Terminating", SpecFinalizers: []string{}}}
 			}
-			return withObject(s.snap, i, c), nil, true
+			return withObject(s.snap, i, c), nil, "remove-spec-finalizer|" + uid + "|" + rc.Finalizer, true
 		}
 	case ActionDelete:
-		return s.snap, []plan.Action{plan.Delete{UID: uid, Policy: plan.PolicyBackground}}, true
+		return s.snap, []plan.Action{plan.Delete{UID: uid, Policy: plan.PolicyBackground}}, "delete|" + uid, true
 	case ActionForceDelete:
 		zero := int64(0)
-		return s.snap, []plan.Action{plan.Delete{UID: uid, GracePeriodSeconds: &zero}}, true
+		return s.snap, []plan.Action{plan.Delete{UID: uid, GracePeriodSeconds: &zero}}, "force-delete|" + uid, true
 	case ActionRemoveOwnerReference, ActionUnblockOwnerReference:
 		idx, ownerUID := refFromCommand(o, r.Command)
 		if idx < 0 {
-			return nil, nil, false
+			return nil, nil, "", false
 		}
 		if r.Action == ActionRemoveOwnerReference {
-			return s.snap, []plan.Action{plan.RemoveOwnerReference{UID: uid, OwnerUID: ownerUID}}, true
+			return s.snap, []plan.Action{plan.RemoveOwnerReference{UID: uid, OwnerUID: ownerUID}}, "remove-owner-reference|" + uid + "|" + ownerUID, true
 		}
 		c := cloneObject(o)
 		f := false
 		c.Metadata.OwnerReferences[idx].BlockOwnerDeletion = &f
-		return withObject(s.snap, i, c), nil, true
+		return withObject(s.snap, i, c), nil, "unblock|" + uid + "|" + ownerUID, true
 	}
-	return nil, nil, false
+	return nil, nil, "", false
 }
 
 // refFromCommand finds which owner reference a remedy's patch tests: the
