@@ -128,10 +128,7 @@ func (x *extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 		case "resourceVersion":
 			m.ResourceVersion, err = s.arenaStr(&x.ar)
 		case "generation":
-			var g *int64
-			if g, err = s.int64p(); g != nil {
-				m.Generation = *g
-			}
+			m.Generation, _, err = s.int64v()
 		case "creationTimestamp":
 			m.CreationTimestamp, err = x.timep(&s)
 		case "deletionTimestamp":
@@ -169,11 +166,11 @@ func (x *extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 }
 
 func (x *extractor) timep(s *scanner) (*time.Time, error) {
-	t, err := s.timep()
-	if t == nil || err != nil {
+	t, ok, err := s.timev()
+	if !ok || err != nil {
 		return nil, err
 	}
-	return x.times.put(*t), nil
+	return x.times.put(t), nil
 }
 
 // labelMap decodes labels. Objects of one workload carry identical label
@@ -225,9 +222,9 @@ func (x *extractor) ownerRef(s *scanner) (OwnerReference, error) {
 		case "uid":
 			r.UID, err = s.arenaStr(&x.ar)
 		case "controller":
-			r.Controller, err = s.sharedBoolp()
+			r.Controller, err = s.boolp()
 		case "blockOwnerDeletion":
-			r.BlockOwnerDeletion, err = s.sharedBoolp()
+			r.BlockOwnerDeletion, err = s.boolp()
 		default:
 			return s.skip()
 		}

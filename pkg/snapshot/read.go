@@ -534,18 +534,20 @@ func (rd *reader) snapshotHeader(fields map[string][]byte) error {
 // add extracts one object and files it, or explains why not.
 func (rd *reader) add(file string, desc func() string, f topFields, hint typeHint) {
 	o, err := rd.x.extract(f, hint.apiVersion, hint.kind)
-	var name string
-	if o.Metadata.Name != "" && o.Kind != "" {
-		name = o.Ref().String()
-	} else {
-		name = desc()
+	// Named lazily: building the name of every object of a big dump costs
+	// more than reading it.
+	name := func() string {
+		if o.Metadata.Name != "" && o.Kind != "" {
+			return o.Ref().String()
+		}
+		return desc()
 	}
 	if err != nil {
-		rd.warnings = append(rd.warnings, Warning{File: file, Object: name, Message: fmt.Sprintf("skipped: %v", err)})
+		rd.warnings = append(rd.warnings, Warning{File: file, Object: name(), Message: fmt.Sprintf("skipped: %v", err)})
 		return
 	}
 	if o.Metadata.UID == "" {
-		rd.warnings = append(rd.warnings, Warning{File: file, Object: name, Message: noUIDMessage})
+		rd.warnings = append(rd.warnings, Warning{File: file, Object: name(), Message: noUIDMessage})
 		return
 	}
 	if o.Kind == "" {
@@ -566,13 +568,13 @@ func (rd *reader) add(file string, desc func() string, f topFields, hint typeHin
 			missing = append(missing, "uid")
 		}
 		if len(missing) > 0 {
-			rd.warnings = append(rd.warnings, Warning{File: file, Object: name,
+			rd.warnings = append(rd.warnings, Warning{File: file, Object: name(),
 				Message: fmt.Sprintf("ownerReferences[%d] has no %s; kept, the garbage collector cannot resolve it", i, strings.Join(missing, ", "))})
 		}
 	}
 	if j, dup := rd.uids[o.Metadata.UID]; dup {
 		first := rd.objs.At(int(j))
-		rd.warnings = append(rd.warnings, Warning{File: file, Object: name,
+		rd.warnings = append(rd.warnings, Warning{File: file, Object: name(),
 			Message: fmt.Sprintf("duplicate uid %s: already read as %s in %s; kept the first", o.Metadata.UID, first.Ref().String(), rd.files[rd.objFile[j]])})
 		rd.dups = append(rd.dups, o)
 		return

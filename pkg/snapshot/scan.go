@@ -342,18 +342,27 @@ func unescape(quoted []byte) (string, error) {
 }
 
 func (s *scanner) int64p() (*int64, error) {
+	v, ok, err := s.int64v()
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// int64v decodes an integer; ok is false for null.
+func (s *scanner) int64v() (v int64, ok bool, err error) {
 	if s.isNull() {
-		return nil, nil
+		return 0, false, nil
 	}
 	start := s.i
 	if err := s.skip(); err != nil {
-		return nil, err
+		return 0, false, err
 	}
-	v, err := strconv.ParseInt(string(s.d[start:s.i]), 10, 64)
+	v, err = strconv.ParseInt(string(s.d[start:s.i]), 10, 64)
 	if err != nil {
-		return nil, &syntaxError{start, "expected an integer"}
+		return 0, false, &syntaxError{start, "expected an integer"}
 	}
-	return &v, nil
+	return v, true, nil
 }
 
 func (s *scanner) boolp() (*bool, error) {
@@ -363,36 +372,34 @@ func (s *scanner) boolp() (*bool, error) {
 	switch {
 	case s.i+4 <= len(s.d) && string(s.d[s.i:s.i+4]) == "true":
 		s.i += 4
-		v := true
-		return &v, nil
+		return sharedTrue, nil
 	case s.i+5 <= len(s.d) && string(s.d[s.i:s.i+5]) == "false":
 		s.i += 5
-		v := false
-		return &v, nil
+		return sharedFalse, nil
 	}
 	return nil, s.fail("expected true or false")
 }
 
-func (s *scanner) timep() (*time.Time, error) {
+// timev decodes an RFC 3339 timestamp; ok is false for null or "".
+func (s *scanner) timev() (t time.Time, ok bool, err error) {
 	b, esc, err := s.strBytes()
 	if err != nil || b == nil {
-		return nil, err
+		return t, false, err
 	}
 	str := string(validUTF8(b))
 	if esc {
 		if str, err = unescape(append(append([]byte{'"'}, b...), '"')); err != nil {
-			return nil, err
+			return t, false, err
 		}
 	}
 	if str == "" {
-		return nil, nil
+		return t, false, nil
 	}
-	t, err := time.Parse(time.RFC3339, str)
+	t, err = time.Parse(time.RFC3339, str)
 	if err != nil {
-		return nil, fmt.Errorf("invalid timestamp %q: want RFC 3339", str)
+		return t, false, fmt.Errorf("invalid timestamp %q: want RFC 3339", str)
 	}
-	t = t.UTC()
-	return &t, nil
+	return t.UTC(), true, nil
 }
 
 // stringList decodes an array of strings through the intern table.
@@ -477,24 +484,14 @@ func (s *scanner) arenaStr(a *arena) (string, error) {
 	return unescape(s.d[skipSpace(s.d, start):s.i])
 }
 
-// Shared pointers for ownerReference booleans: references are read-only
+// Shared pointers for booleans (ownerReference controller and
+// blockOwnerDeletion): references are read-only
 // once read, and a million refs would otherwise hold two million tiny
 // allocations.
 var (
 	sharedTrue  = func() *bool { v := true; return &v }()
 	sharedFalse = func() *bool { v := false; return &v }()
 )
-
-func (s *scanner) sharedBoolp() (*bool, error) {
-	v, err := s.boolp()
-	if v == nil || err != nil {
-		return v, err
-	}
-	if *v {
-		return sharedTrue, nil
-	}
-	return sharedFalse, nil
-}
 
 // timeSlab hands out *time.Time from blocks, for the same reason as arena.
 type timeSlab struct{ block []time.Time }
