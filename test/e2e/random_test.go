@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/kgc-dev/kgc/test/e2e/framework"
 )
@@ -26,6 +29,8 @@ import (
 var (
 	seedFlag  = flag.Int64("seed", 0, "run only this TestRandom seed (0: the fixed seeds 1..-random-cases plus one time-based seed)")
 	casesFlag = flag.Int("random-cases", 30, "number of fixed TestRandom seeds (1..N) when -seed is not given")
+	seedsFlag = flag.String("seeds", "", "comma-separated TestRandom seeds to run (instead of the default set)")
+	repeat    = flag.Int("repeat", 1, "run each TestRandom seed this many times (each in its own namespace), to tell a racy outcome from a deterministic one")
 )
 
 var (
@@ -243,9 +248,11 @@ func (c *randCase) build(t testing.TB, ctx context.Context, env *framework.Env, 
 	t.Helper()
 	toRef := func(i int, rr randRef) metav1.OwnerReference {
 		if rr.Owner < 0 {
+			// A fresh UID per object and run: the GC keys its graph by
+			// UID, so a ghost shared between runs would couple them.
 			uid, ok := c.ghosts[i]
 			if !ok {
-				uid = types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", c.Seed%1e12))
+				uid = uuid.NewUUID()
 				c.ghosts[i] = uid
 			}
 			return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: uid, BlockOwnerDeletion: rr.Block, Controller: rr.Controller}
@@ -300,6 +307,8 @@ func (c *randCase) build(t testing.TB, ctx context.Context, env *framework.Env, 
 type randTally struct {
 	sync.Mutex
 	cases, agree, disagree, errors, offlineMismatch, foreign int
+	graphCases, graphAgree                                   int
+	perSeed                                                  map[int64][2]int // seed → runs, agreeing runs
 	failedSeeds                                              []int64
 }
 
@@ -310,9 +319,18 @@ func TestRandom(t *testing.T) {
 	env.CreateCRDs(t, ctx, randWidget, randGadget)
 
 	var seeds []int64
-	if *seedFlag != 0 {
+	switch {
+	case *seedFlag != 0:
 		seeds = []int64{*seedFlag}
-	} else {
+	case *seedsFlag != "":
+		for _, f := range strings.Split(*seedsFlag, ",") {
+			n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+			if err != nil {
+				t.Fatalf("-seeds: %v", err)
+			}
+			seeds = append(seeds, n)
+		}
+	default:
 		for s := int64(1); s <= int64(*casesFlag); s++ {
 			seeds = append(seeds, s)
 		}
@@ -320,17 +338,30 @@ func TestRandom(t *testing.T) {
 		t.Logf("random: fresh seed this run: %d", fresh)
 		seeds = append(seeds, fresh)
 	}
-	tally := &randTally{}
+	tally := &randTally{perSeed: map[int64][2]int{}}
 	t.Run("cases", func(t *testing.T) {
 		for _, seed := range seeds {
-			t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-				t.Parallel()
-				runRandomCase(t, ctx, env, seed, tally)
-			})
+			for rep := 1; rep <= *repeat; rep++ {
+				name := fmt.Sprintf("seed=%d", seed)
+				if *repeat > 1 {
+					name += fmt.Sprintf("/run=%d", rep)
+				}
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					runRandomCase(t, ctx, env, seed, tally)
+				})
+			}
 		}
 	})
 	t.Logf("random: %d cases, %d agree, %d disagree, %d errors, %d offline mismatches, %d with foreign objects; failing seeds %v",
 		tally.cases, tally.agree, tally.disagree, tally.errors, tally.offlineMismatch, tally.foreign, tally.failedSeeds)
+	t.Logf("random graph: %d cases, %d agree", tally.graphCases, tally.graphAgree)
+	if *repeat > 1 {
+		for _, seed := range seeds {
+			ps := tally.perSeed[seed]
+			t.Logf("random seed %d: %d/%d runs agree", seed, ps[1], ps[0])
+		}
+	}
 }
 
 func runRandomCase(t *testing.T, ctx context.Context, env *framework.Env, seed int64, tally *randTally) {
@@ -363,6 +394,16 @@ func runRandomCase(t *testing.T, ctx context.Context, env *framework.Env, seed i
 		return
 	}
 	c.Target = target
+	graphDiff := compareRandomGraph(t, ctx, env, ns, before)
+	tally.Lock()
+	tally.graphCases++
+	if len(graphDiff) == 0 {
+		tally.graphAgree++
+	}
+	tally.Unlock()
+	if len(graphDiff) > 0 {
+		t.Errorf("seed %d: kgc graph disagrees with the GC's debug graph:\n  %s\n%s", seed, strings.Join(graphDiff, "\n  "), c)
+	}
 	t.Logf("seed %d: %d objects, delete o%d (%s) with %s", seed, len(c.Objs), target, c.Objs[target].Kind, c.Policy)
 	r := runPlan(t, ctx, env, planCase{
 		Scope: scope, GVR: c.gvr(target), TypeArg: c.typeArg(target),
@@ -371,6 +412,12 @@ func runRandomCase(t *testing.T, ctx context.Context, env *framework.Env, seed i
 	tally.Lock()
 	defer tally.Unlock()
 	tally.cases++
+	ps := tally.perSeed[seed]
+	ps[0]++
+	if r.Err == nil && len(r.Diffs) == 0 {
+		ps[1]++
+	}
+	tally.perSeed[seed] = ps
 	switch {
 	case r.Err != nil:
 		tally.errors++
@@ -391,4 +438,29 @@ func runRandomCase(t *testing.T, ctx context.Context, env *framework.Env, seed i
 		tally.offlineMismatch++
 		t.Errorf("seed %d: %s", seed, r.OfflineDiff)
 	}
+}
+
+// compareRandomGraph compares `kgc graph -n NS` with the GC's debug graph
+// for the case's namespace, in the settled state before the plan.
+func compareRandomGraph(t *testing.T, ctx context.Context, env *framework.Env, ns string, states map[string]framework.ObjState) []string {
+	gc, err := env.FetchGCGraph(ctx)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var seeds []string
+	for uid, n := range gc.Nodes {
+		if n.Namespace == ns && !n.Missing {
+			seeds = append(seeds, uid)
+		}
+	}
+	component := gc.Component(seeds...)
+	res := env.RunKGC(t, "graph", "-n", ns, "-o", "json")
+	if res.ExitCode != 0 {
+		return []string{res.String()}
+	}
+	var kg framework.Graph
+	if err := json.Unmarshal(res.Stdout, &kg); err != nil {
+		return []string{fmt.Sprintf("decoding kgc graph: %v", err)}
+	}
+	return graphDiffs(gc, component, &kg, states)
 }
