@@ -80,6 +80,14 @@ func (r *run) cycle(d, owner *snapshot.Object, edge *fgEdge) Blocker {
 func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker {
 	c := r.collection(d)
 	b := Blocker{Object: d.Ref(), RemovedBy: plan.ActorGC}
+	if ns := r.ix.byName[[4]string{"", "Namespace", "", d.Metadata.Namespace}]; d.Metadata.Namespace != "" && ns != nil && ns.Terminating() {
+		// The namespace controller deletes it whatever the collector can do.
+		b.RemovedBy = plan.ActorNamespace
+		b.WaitingFor = "the namespace controller to delete it with namespace " + ns.Metadata.Name
+		b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: plan.ActorNamespace,
+			Message: r.staleMsg(owner, "its namespace "+ns.Metadata.Name+" is terminating: the namespace controller deletes it", plan.ActorNamespace)}}, owner, edge)
+		return b
+	}
 	if c.Verdict == VerdictNeverCollected {
 		b.WaitingFor = "the garbage collector to delete it, which it never will"
 		b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonGCCannotResolve, RemovedBy: plan.ActorGC,
