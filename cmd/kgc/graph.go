@@ -25,6 +25,7 @@ type graphOptions struct {
 	output  string
 	uids    []string
 	args    []string
+	failIf  []string
 
 	namespace string // resolved -n or the context's namespace
 	explicit  bool   // -n was given
@@ -50,11 +51,15 @@ namespace's objects (-n, or the context's namespace) are shown with everything c
 wherever it lives; -A (the default offline when -n is not given) shows the whole graph.
 
 Output formats: tree (the default: owners above dependents, then the findings), table, dot
-(Graphviz, attribute names as the debug handler's), json and yaml (the Graph document).`,
+(Graphviz, attribute names as the debug handler's), json and yaml (the Graph document).
+
+--fail-if TYPE (repeatable; a finding type, or any) makes kgc exit 3 after printing the graph
+when a finding of that type is shown, for CI gates.`,
 		Example: `  kgc graph deploy/web -n shop
   kgc graph -A -o table
   kgc graph --uid 3f0c0e0a-… -o dot | dot -Tsvg > graph.svg
-  kgc graph -n shop -f examples/cluster.yaml -o json`,
+  kgc graph -n shop -f examples/cluster.yaml -o json
+  kgc graph -A --fail-if dangling-owner --fail-if cross-namespace-owner -o table`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
 			if err := o.Complete(); err != nil {
@@ -68,6 +73,7 @@ Output formats: tree (the default: owners above dependents, then the findings), 
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "tree", "output format: "+strings.Join(graphOutputs, ", "))
 	cmd.Flags().StringArrayVar(&o.uids, "uid", nil, "show the connected component of the object with this UID (repeatable)")
+	cmd.Flags().StringArrayVar(&o.failIf, "fail-if", nil, "exit 3 when a shown finding has this type, or any (repeatable): "+strings.Join(graphFindingTypes, ", "))
 	o.source.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -99,7 +105,46 @@ func (o *graphOptions) Validate() error {
 			return usageErrorf("--uid needs a UID")
 		}
 	}
+	for _, f := range o.failIf {
+		if f != "any" && !slices.Contains(graphFindingTypes, f) {
+			return usageErrorf("unknown --fail-if %q: use any or a finding type: %s", f, strings.Join(graphFindingTypes, ", "))
+		}
+	}
 	return nil
+}
+
+// graphFindingTypes are the finding types --fail-if accepts.
+var graphFindingTypes = []string{
+	graph.FindingCycle, graph.FindingDanglingOwner, graph.FindingUnknownOwner, graph.FindingCrossNamespaceOwner,
+	graph.FindingNamespacedOwnerOfGlobal, graph.FindingUnresolvableOwnerKind, graph.FindingOwnerIdentityMismatch,
+	graph.FindingDuplicateUID, graph.FindingStuckFinalizer, graph.FindingInvalidOwnerReference,
+}
+
+// checkGates fails with exit 3 when a shown finding matches --fail-if,
+// naming how many of each type did.
+func (o *graphOptions) checkGates(fs []graph.Finding) error {
+	if len(o.failIf) == 0 {
+		return nil
+	}
+	counts := map[string]int{}
+	var types []string
+	for _, f := range fs {
+		if !slices.Contains(o.failIf, "any") && !slices.Contains(o.failIf, f.Type) {
+			continue
+		}
+		if counts[f.Type] == 0 {
+			types = append(types, f.Type)
+		}
+		counts[f.Type]++
+	}
+	if len(types) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, t := range types {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[t], t))
+	}
+	return gateError(fmt.Errorf("--fail-if: found %s", strings.Join(parts, ", ")))
 }
 
 func (o *graphOptions) Run(ctx context.Context) error {
@@ -117,13 +162,18 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	}
 	switch o.output {
 	case "tree":
-		return render.GraphTree(o.streams.Out, view, styleFor(o.streams.Out))
+		err = render.GraphTree(o.streams.Out, view, styleFor(o.streams.Out))
 	case "table":
-		return render.GraphTable(o.streams.Out, view, styleFor(o.streams.Out))
+		err = render.GraphTable(o.streams.Out, view, styleFor(o.streams.Out))
 	case "dot":
-		return render.GraphDOT(o.streams.Out, view)
+		err = render.GraphDOT(o.streams.Out, view)
+	default:
+		err = render.GraphDocumentTo(o.streams.Out, o.output, view)
 	}
-	return render.GraphDocumentTo(o.streams.Out, o.output, view)
+	if err != nil {
+		return err
+	}
+	return o.checkGates(view.Findings)
 }
 
 // view selects what to show: a component, a namespace or everything, and

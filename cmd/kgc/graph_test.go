@@ -96,6 +96,7 @@ func TestGraphCommandErrors(t *testing.T) {
 		{"object and uid", []string{"graph", "-f", hazards, "deploy/api", "--uid", "x"}, exitUsage, "give the object as TYPE/NAME or with --uid, not both"},
 		{"-A and -n", []string{"graph", "-f", hazards, "-A", "-n", "team"}, exitUsage, "-A and -n contradict each other"},
 		{"no such object", []string{"graph", "-f", hazards, "deploy/nope", "-n", "team"}, exitError, `deployments.apps "nope" not found in namespace "team"`},
+		{"unknown gate", []string{"graph", "-f", hazards, "--fail-if", "dangling"}, exitUsage, `unknown --fail-if "dangling": use any or a finding type`},
 		{"no such file", []string{"graph", "-f", filepath.Join(t.TempDir(), "missing.yaml")}, exitError, "missing.yaml"},
 	}
 	for _, tt := range tests {
@@ -140,5 +141,37 @@ func assertCmdGolden(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestGraphCommandFailIf(t *testing.T) {
+	hazards := graphFixture(t, "testdata/graph-hazards.yaml", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"a matching finding fails the gate", []string{"--fail-if", "cycle", "--fail-if", "dangling-owner"}, exitGate,
+			"error: --fail-if: found 1 cycle, 1 dangling-owner\n"},
+		{"any finding", []string{"--fail-if", "any"}, exitGate,
+			"error: --fail-if: found 1 cycle, 1 dangling-owner, 1 invalid-owner-reference, 1 namespaced-owner-of-cluster-scoped, 1 stuck-finalizer, 1 unresolvable-owner-kind\n"},
+		{"no finding of that type", []string{"--fail-if", "duplicate-uid"}, exitOK, ""},
+		{"only shown findings count", []string{"deploy/api", "-n", "team", "--fail-if", "cycle"}, exitOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runKGC(t, append([]string{"graph", "-f", hazards, "-o", "json"}, tt.args...)...)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d; stderr %q", code, tt.wantCode, stderr)
+			}
+			// The reader warns about the malformed reference on stderr first.
+			if _, after, _ := strings.Cut(stderr, "uid; kept, the garbage collector cannot resolve it\n"); after != tt.wantErr {
+				t.Errorf("stderr after the reader's warning = %q, want %q", after, tt.wantErr)
+			}
+			if !strings.Contains(stdout, `"kind": "Graph"`) {
+				t.Errorf("the graph must be printed before the gate fails; stdout %q", stdout)
+			}
+		})
 	}
 }
