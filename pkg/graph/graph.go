@@ -295,8 +295,8 @@ func (g *Graph) observe(o *snapshot.Object) {
 	if n.Object == nil {
 		n.Object = o
 	}
-	// The node exists (it was virtual, or this is a second object with the
-	// same UID): diff the owner references by UID like referencesDiffs.
+	// The node was virtual, so it has no owners yet: like the collector's
+	// update path, diff the references by UID (referencesDiffs) and attach.
 	newOwners := validOwners(o.Metadata.OwnerReferences)
 	added, removed := referencesDiffs(n.Owners, newOwners)
 	n.Owners = newOwners
