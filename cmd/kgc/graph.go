@@ -38,8 +38,9 @@ func newGraphCmd(streams genericiooptions.IOStreams, cf *genericclioptions.Confi
 		Short: "Show the owner graph the garbage collector keeps, and its hazards",
 		Long: `Show the owner graph the kube-controller-manager garbage collector keeps: every object of a
 type it watches that has owners or dependents, and a virtual node for every owner it has not
-seen. Nodes, edges and the beingDeleted, deletingDependents and virtual flags are those a freshly
-started collector would show on its debug handler (/debug/controllers/garbage-collector-controller/graph).
+seen. Nodes, edges and the beingDeleted, deletingDependents and virtual flags are those the
+collector shows on its debug handler (/debug/controllers/garbage-collector-controller/graph), as
+far as the objects' metadata can tell: a snapshot shows state, not the collector's history.
 
 Under the graph kgc lists what will go wrong: dangling owners (the dependent will be deleted),
 owners in another namespace (deleted too), owner kinds the cluster does not serve (never
