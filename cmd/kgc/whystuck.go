@@ -33,6 +33,7 @@ type whyStuckOptions struct {
 	output   string
 	uid      string
 	simulate bool
+	failIf   []string
 	args     []string
 
 	namespace string
@@ -65,10 +66,14 @@ Without TYPE/NAME, every terminating object of the namespace (-n, or the context
 of the cluster with -A (the default offline), is listed grouped by root cause, oldest first.
 
 Output formats: tree (one object) or table (many) by default; json and yaml give the Diagnosis
-document (DiagnosisList for many).`,
+document (DiagnosisList for many).
+
+--fail-if stuck makes kgc exit 3 after printing when a root cause is stuck (anything but a
+deletion in progress), so a pipeline can stop on it.`,
 		Example: `  kgc why-stuck ns/team-a
   kgc why-stuck deploy/web -n shop
   kgc why-stuck -A
+  kgc why-stuck -A --fail-if stuck -o json > stuck.json
   kgc why-stuck ns/team-a -f cluster.json.gz -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
@@ -84,6 +89,7 @@ document (DiagnosisList for many).`,
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output format: "+strings.Join(whyStuckOutputs, ", ")+" (default tree for one object, table for many)")
 	cmd.Flags().StringVar(&o.uid, "uid", "", "explain the object with this UID")
 	cmd.Flags().BoolVar(&o.simulate, "simulate", true, "simulate each remedy to say which terminating objects it finishes")
+	cmd.Flags().StringArrayVar(&o.failIf, "fail-if", nil, "exit 3 after printing when: stuck (a root cause other than in-progress)")
 	o.source.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -113,7 +119,31 @@ func (o *whyStuckOptions) Validate() error {
 	if o.source.AllNamespaces && (len(o.args) > 0 || o.uid != "") {
 		return usageErrorf("-A lists every terminating object: drop it to explain one object")
 	}
+	for _, f := range o.failIf {
+		if f != "stuck" {
+			return usageErrorf("unknown --fail-if %q: use stuck", f)
+		}
+	}
 	return nil
+}
+
+// gate returns the --fail-if error when one of diags has a stuck root cause.
+func (o *whyStuckOptions) gate(diags []diagnose.Diagnosis) error {
+	if len(o.failIf) == 0 {
+		return nil
+	}
+	stuck := map[string]bool{}
+	for _, d := range diags {
+		for _, rc := range d.RootCauses {
+			if rc.Reason != diagnose.ReasonInProgress && rc.Reason != diagnose.ReasonNoFinalizers {
+				stuck[rc.Object.String()+" "+rc.Finalizer] = true
+			}
+		}
+	}
+	if len(stuck) == 0 {
+		return nil
+	}
+	return gateError(fmt.Errorf("--fail-if stuck: %d stuck root causes", len(stuck)))
 }
 
 func (o *whyStuckOptions) Run(ctx context.Context) error {
@@ -142,25 +172,10 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 			scope = ""
 		}
 		list := d.All(scope)
-		switch o.output {
-		case "", "table":
-			return render.DiagnosisTable(o.streams.Out, list, style)
-		case "tree":
-			for i := range list.Items {
-				if i > 0 {
-					fmt.Fprintln(o.streams.Out)
-				}
-				if err := render.DiagnosisTree(o.streams.Out, &list.Items[i], style); err != nil {
-					return err
-				}
-			}
-			if len(list.Items) == 0 {
-				_, err := fmt.Fprintln(o.streams.Out, "No terminating objects.")
-				return err
-			}
-			return nil
+		if err := o.printList(list, style); err != nil {
+			return err
 		}
-		return render.Document(o.streams.Out, o.output, list)
+		return o.gate(list.Items)
 	}
 
 	uid := o.uid
@@ -184,11 +199,38 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	}
 	switch o.output {
 	case "", "tree":
-		return render.DiagnosisTree(o.streams.Out, diag, style)
+		err = render.DiagnosisTree(o.streams.Out, diag, style)
 	case "table":
-		return render.DiagnosisTable(o.streams.Out, singleList(diag, snap.CapturedAt), style)
+		err = render.DiagnosisTable(o.streams.Out, singleList(diag, snap.CapturedAt), style)
+	default:
+		err = render.Document(o.streams.Out, o.output, diag)
 	}
-	return render.Document(o.streams.Out, o.output, diag)
+	if err != nil {
+		return err
+	}
+	return o.gate([]diagnose.Diagnosis{*diag})
+}
+
+func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.Style) error {
+	switch o.output {
+	case "", "table":
+		return render.DiagnosisTable(o.streams.Out, list, style)
+	case "tree":
+		if len(list.Items) == 0 {
+			_, err := fmt.Fprintln(o.streams.Out, "No terminating objects.")
+			return err
+		}
+		for i := range list.Items {
+			if i > 0 {
+				fmt.Fprintln(o.streams.Out)
+			}
+			if err := render.DiagnosisTree(o.streams.Out, &list.Items[i], style); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return render.Document(o.streams.Out, o.output, list)
 }
 
 // singleList is the -o table view of one diagnosis: its root causes, each

@@ -162,6 +162,33 @@ func TestWhyStuckListJSON(t *testing.T) {
 	}
 }
 
+func TestWhyStuckFailIf(t *testing.T) {
+	dump := whyStuckDump(t)
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"why-stuck", "-A", "--fail-if", "stuck", "-f", dump}, exitGate},
+		{[]string{"why-stuck", "ns/team-a", "--fail-if", "stuck", "-f", dump, "-o", "json"}, exitGate},
+		{[]string{"why-stuck", "cm/legacy-settings", "-n", "shop", "--fail-if", "stuck", "-f", dump}, exitOK},
+		{[]string{"why-stuck", "-n", "acme-system", "--fail-if", "stuck", "-f", dump}, exitOK},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args[1:3], " "), func(t *testing.T) {
+			out, stderr, code := runKGC(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, stderr)
+			}
+			if out == "" {
+				t.Errorf("nothing printed: the result comes before the gate")
+			}
+			if tc.code == exitGate && !strings.Contains(stderr, "--fail-if stuck") {
+				t.Errorf("stderr %q does not say which gate", stderr)
+			}
+		})
+	}
+}
+
 func TestWhyStuckErrors(t *testing.T) {
 	dump := whyStuckDump(t)
 	tests := []struct {
@@ -174,6 +201,7 @@ func TestWhyStuckErrors(t *testing.T) {
 		{[]string{"why-stuck", "-A", "-n", "shop", "-f", dump}, exitUsage, "contradict"},
 		{[]string{"why-stuck", "-A", "ns/team-a", "-f", dump}, exitUsage, "drop it"},
 		{[]string{"why-stuck", "a", "b", "c", "-f", dump}, exitUsage, "expected one object"},
+		{[]string{"why-stuck", "-A", "--fail-if", "blocked", "-f", dump}, exitUsage, `unknown --fail-if "blocked"`},
 		{[]string{"why-stuck", "deploy/nope", "-n", "shop", "-f", dump}, exitError, `"nope" not found`},
 		{[]string{"why-stuck", "--uid", "nope", "-f", dump}, exitError, `"nope"`},
 	}
