@@ -297,8 +297,8 @@ func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapsho
 	}
 	if res.Namespaced && !depNamespaced {
 		c.state, c.typ = refNeverCluster, FindingNamespacedOwnerOfGlobal
-		c.why = fmt.Sprintf("cluster-scoped %s names an owner of namespaced kind %s, which cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners",
-			name(dep), ref.Kind)
+		c.why = fmt.Sprintf("cluster-scoped %s names owner %s %s, but a %s is namespaced and cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners",
+			name(dep), ref.Kind, ref.Name, ref.Kind)
 		if o := ix.byUID[ref.UID]; o != nil {
 			c.owner = o.Ref()
 		}

@@ -121,7 +121,7 @@ func TestFindings(t *testing.T) {
 			name: "a cluster-scoped dependent of a namespaced kind is never collected",
 			snap: testobj.Snapshot(
 				testobj.PV("pv1").UID("pv1").Owner(testobj.RefTo("v1", "Pod", "p", "p")).Build()).Build(),
-			want: "namespaced-owner-of-cluster-scoped [PersistentVolume pv1(pv1); Pod p(p)] cluster-scoped PersistentVolume pv1 names an owner of namespaced kind Pod, which cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners\n",
+			want: "namespaced-owner-of-cluster-scoped [PersistentVolume pv1(pv1); Pod p(p)] cluster-scoped PersistentVolume pv1 names owner Pod p, but a Pod is namespaced and cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners\n",
 		},
 		{
 			name: "an owner deleting its dependents in the foreground is not a hazard",
