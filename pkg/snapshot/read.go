@@ -647,7 +647,15 @@ func (rd *reader) finish(paths []string) *Snapshot {
 	for i := range res {
 		res[i].Count = 0
 	}
-	unknown := map[groupKind]bool{}
+	// One warning per unknown kind, naming its first object and how many
+	// there are: a dump of a thousand custom resources should not print a
+	// thousand lines.
+	unknownWarning := map[groupKind]int{}
+	unknownCount := map[groupKind]int{}
+	why := "no CRD for it in the input"
+	if discovered {
+		why = "the cluster's discovery did not serve it"
+	}
 	for i := range rd.objs.Len() {
 		o := rd.objs.At(i)
 		g, _ := splitGroupVersion(o.APIVersion)
@@ -656,10 +664,16 @@ func (rd *reader) finish(paths []string) *Snapshot {
 			res[j].Count++
 			continue
 		}
-		if !unknown[gk] {
-			unknown[gk] = true
+		unknownCount[gk]++
+		if _, ok := unknownWarning[gk]; !ok {
+			unknownWarning[gk] = len(rd.warnings)
 			rd.warnings = append(rd.warnings, Warning{File: rd.files[rd.objFile[i]], Object: o.Ref().String(),
-				Message: fmt.Sprintf("kind %s of %s is not in the resource catalog (no CRD for it in the input); kept, but its type is unknown", o.Kind, o.APIVersion)})
+				Message: fmt.Sprintf("kind %s of %s is not in the resource catalog (%s); kept, but its type is unknown", o.Kind, o.APIVersion, why)})
+		}
+	}
+	for gk, n := range unknownCount {
+		if n > 1 {
+			rd.warnings[unknownWarning[gk]].Message += fmt.Sprintf(" (%d objects of this kind)", n)
 		}
 	}
 	for i := range res {

@@ -276,9 +276,9 @@ func TestReadBadInput(t *testing.T) {
 		},
 		{
 			name:     "unknown kind is kept with a warning",
-			files:    map[string]string{"a.json": `{"apiVersion":"acme.io/v1","kind":"Gadget","metadata":{"name":"g","namespace":"ns","uid":"g1"}}`},
-			objects:  []string{"acme.io/v1 Gadget/ns/g"},
-			warnings: []string{"a.json: Gadget/ns/g: kind Gadget of acme.io/v1 is not in the resource catalog (no CRD for it in the input); kept, but its type is unknown"},
+			files:    map[string]string{"a.json": `[{"apiVersion":"acme.io/v1","kind":"Gadget","metadata":{"name":"g","namespace":"ns","uid":"g1"}},{"apiVersion":"acme.io/v1","kind":"Gadget","metadata":{"name":"h","namespace":"ns","uid":"g2"}}]`},
+			objects:  []string{"acme.io/v1 Gadget/ns/g", "acme.io/v1 Gadget/ns/h"},
+			warnings: []string{"a.json: Gadget/ns/g: kind Gadget of acme.io/v1 is not in the resource catalog (no CRD for it in the input); kept, but its type is unknown (2 objects of this kind)"},
 		},
 		{
 			name:     "wrongly typed metadata field skips the object",
