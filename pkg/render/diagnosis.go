@@ -160,6 +160,9 @@ func writeBlocker(b *strings.Builder, x diagnose.Blocker, prefix, branch, cont s
 	if x.WaitingFor != "" {
 		b.WriteString(inner + s.Paint(Dim, "waiting for: ") + x.WaitingFor + "\n")
 	}
+	for _, c := range x.Conditions {
+		b.WriteString(inner + s.Paint(Dim, "status "+c.Type+": ") + c.Message + "\n")
+	}
 	// Objects explained below are not repeated here, except for a count.
 	shown := map[snapshot.ObjectRef]bool{}
 	for _, k := range x.Blockers {

@@ -63,6 +63,13 @@ func conditions(ns *snapshot.Object) map[string]snapshot.Condition {
 func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 	b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace}
 	conds := conditions(ns)
+	if ns.Facts != nil && ns.Facts.Namespace != nil {
+		for _, c := range ns.Facts.Namespace.Conditions {
+			if c.Status == "True" {
+				b.Conditions = append(b.Conditions, c)
+			}
+		}
+	}
 	var content, pods []*snapshot.Object
 	for _, o := range r.ix.byNS[ns.Metadata.Name] {
 		if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && len(res.Verbs) > 0 && !res.HasVerb("delete") {

@@ -133,6 +133,9 @@ type Blocker struct {
 	// from its domain ("the example.com controller").
 	Controller string `json:"controller,omitempty"`
 	WaitingFor string `json:"waitingFor"`
+	// Conditions are, for a namespace's kubernetes finalizer, the failing
+	// (status True) conditions the namespace controller wrote.
+	Conditions []snapshot.Condition `json:"conditions,omitempty"`
 	// Objects are the objects it waits on.
 	Objects []snapshot.ObjectRef `json:"objects,omitempty"`
 	// Blockers are, for each object it waits on that is itself stuck, what
