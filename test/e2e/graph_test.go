@@ -76,8 +76,29 @@ func TestGraphMatchesGCDebugGraph(t *testing.T) {
 
 	var kg framework.Graph
 	env.KGCJSON(t, &kg, "graph", "-n", ns, "-o", "json")
+	missing, virtual := 0, 0
+	for uid := range component {
+		if gc.Nodes[uid].Missing {
+			missing++
+		} else if gc.Nodes[uid].Virtual {
+			virtual++
+		}
+	}
+	t.Logf("GC debug graph of the namespace: %d nodes (%d virtual, %d missing-vertex), kgc: %d nodes, %d edges, %d findings",
+		len(component), virtual, missing, len(kg.Nodes), len(kg.Edges), len(kg.Findings))
 	for _, d := range graphDiffs(gc, component, &kg, states) {
 		t.Error(d)
+	}
+
+	// -o dot promises the GC's DOT shape and attribute names: parsed with
+	// the same parser, it must describe the same graph.
+	dot, err := framework.ParseGCDOT(env.KGC(t, "graph", "-n", ns, "-o", "dot"))
+	if err != nil {
+		t.Errorf("kgc graph -o dot does not parse as the GC's DOT: %v", err)
+	} else {
+		for _, d := range graphDiffs(gc, component, dot.AsGraph(), states) {
+			t.Errorf("-o dot: %s", d)
+		}
 	}
 
 	// Findings a user would look for on this namespace.

@@ -74,7 +74,8 @@ func (e *Env) FetchGCGraph(ctx context.Context, uids ...string) (*GCGraph, error
 
 // ParseGCDOT parses the DOT that pkg/controller/garbagecollector/dump.go
 // writes: one `"uid" [` line, then `key="value"` lines, then `];` per vertex,
-// and `"from" -> "to";` per edge.
+// and `"from" -> "to";` per edge. kgc's `graph -o dot` promises the same
+// shape plus styling, which is skipped.
 func ParseGCDOT(data []byte) (*GCGraph, error) {
 	g := &GCGraph{Nodes: map[string]GCNode{}, Raw: string(data)}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -109,8 +110,15 @@ func ParseGCDOT(data []byte) (*GCGraph, error) {
 			cur[k] = uv
 		case strings.HasSuffix(line, "["):
 			cur = map[string]string{}
+		case strings.HasPrefix(line, "graph [") || strings.HasPrefix(line, "node [") || strings.HasPrefix(line, "edge ["):
+			// Default styling statements (kgc's -o dot has them; the GC's
+			// DOT does not).
 		case strings.Contains(line, "->"):
-			from, to, _ := strings.Cut(strings.TrimSuffix(line, ";"), "->")
+			edge := strings.TrimSuffix(line, ";")
+			if i := strings.Index(edge, " ["); i >= 0 {
+				edge = edge[:i] // per-edge styling
+			}
+			from, to, _ := strings.Cut(edge, "->")
 			f, err1 := strconv.Unquote(strings.TrimSpace(from))
 			tt, err2 := strconv.Unquote(strings.TrimSpace(to))
 			if err1 != nil || err2 != nil {
@@ -153,4 +161,31 @@ func (g *GCGraph) Component(seeds ...string) map[string]bool {
 		stack = append(stack, adj[u]...)
 	}
 	return seen
+}
+
+// AsGraph converts a parsed DOT into kgc's Graph document shape, so a DOT
+// rendering can be checked like the JSON one. Missing vertices are virtual.
+func (g *GCGraph) AsGraph() *Graph {
+	out := &Graph{Kind: "Graph"}
+	uids := make([]string, 0, len(g.Nodes))
+	for uid := range g.Nodes {
+		uids = append(uids, uid)
+	}
+	sort.Strings(uids)
+	for _, uid := range uids {
+		n := g.Nodes[uid]
+		apiVersion := n.Version
+		if n.Group != "" {
+			apiVersion = n.Group + "/" + n.Version
+		}
+		out.Nodes = append(out.Nodes, GraphNode{
+			ObjectRef:    ObjectRef{APIVersion: apiVersion, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name, UID: uid},
+			Virtual:      n.Virtual || n.Missing,
+			BeingDeleted: n.BeingDeleted, DeletingDependents: n.DeletingDependents,
+		})
+	}
+	for _, e := range g.Edges {
+		out.Edges = append(out.Edges, GraphEdge{From: e.From, To: e.To})
+	}
+	return out
 }
