@@ -251,6 +251,8 @@ func hintFromFileName(name string) typeHint {
 	for _, ext := range []string{".json", ".yaml", ".yml"} {
 		base = strings.TrimSuffix(base, ext)
 	}
+	// cluster-info dump names one file replication-controllers.json.
+	base = strings.ReplaceAll(base, "-", "")
 	for _, b := range builtinTable {
 		if b.resource == base {
 			return typeHint{b.gv, b.kind}
@@ -314,6 +316,14 @@ func (rd *reader) readJSON(r io.Reader, file string, hint typeHint, where string
 			w = fmt.Sprintf("value %d", n)
 		}
 		switch c {
+		case '=':
+			// kubectl cluster-info dump to stdout interleaves container
+			// logs with the JSON lists.
+			if !st.hasPrefix(logsStart) {
+				return st.errorf("expected an object or a list, found %q", c)
+			}
+			err = st.skipLinePast(logsEnd)
+			n--
 		case '{':
 			err = rd.topObject(st, file, hint, w)
 		case '[':
@@ -326,6 +336,12 @@ func (rd *reader) readJSON(r io.Reader, file string, hint typeHint, where string
 		}
 	}
 }
+
+// Container logs in `kubectl cluster-info dump` output written to stdout.
+var (
+	logsStart = []byte("==== START logs for container ")
+	logsEnd   = []byte("==== END logs for container ")
+)
 
 func (rd *reader) topArray(st *stream, file string, hint typeHint, where string) error {
 	rd.plainDocs++

@@ -462,3 +462,40 @@ func TestReadLiveSnapshotKeepsDiscoveryCatalog(t *testing.T) {
 		t.Errorf("mixed input: deployments known = %v, server %q; want the built-in catalog and no server", ok, s.Source.Server)
 	}
 }
+
+func TestReadClusterInfoDumpStdout(t *testing.T) {
+	// `kubectl cluster-info dump > dump.txt`: typed lists and container
+	// logs, one after the other.
+	dump := `{
+    "kind": "NodeList",
+    "apiVersion": "v1",
+    "items": [{"metadata": {"name": "node-1", "uid": "n1"}}]
+}
+{
+    "kind": "PodList",
+    "apiVersion": "v1",
+    "items": [{"metadata": {"name": "web", "namespace": "shop", "uid": "p1"}}]
+}
+==== START logs for container app of pod shop/web ====
+{"level":"info","msg":"a log line that looks like JSON"}
+==== not the end ====
+==== END logs for container app of pod shop/web ====
+{
+    "kind": "ReplicationControllerList",
+    "apiVersion": "v1",
+    "items": [{"metadata": {"name": "rc", "namespace": "shop", "uid": "r1"}}]
+}
+==== START logs for container app of pod shop/cut ====
+truncated`
+	s, err := ReadFiles([]string{"-"}, strings.NewReader(dump), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "v1 Node/node-1; v1 Pod/shop/web; v1 ReplicationController/shop/rc"
+	if got := strings.Join(refs(s), "; "); got != want || len(s.Warnings) != 0 {
+		t.Errorf("objects = %q, warnings %q; want %q", got, warnings(s), want)
+	}
+	if got := hintFromFileName("shop/replication-controllers.json"); got.kind != "ReplicationController" {
+		t.Errorf("replication-controllers.json hints %+v", got)
+	}
+}

@@ -162,3 +162,43 @@ func (st *stream) errorf(format string, a ...any) error { return st.errorfAt(st.
 func (st *stream) errorfAt(off int, format string, a ...any) error {
 	return fmt.Errorf("invalid JSON at byte %d: %s", st.base+int64(off), fmt.Sprintf(format, a...))
 }
+
+// hasPrefix reports whether the unread input starts with p.
+func (st *stream) hasPrefix(p []byte) bool {
+	for st.end-st.pos < len(p) && !st.eof {
+		if err := st.fill(); err != nil {
+			return false
+		}
+	}
+	return bytes.HasPrefix(st.buf[st.pos:st.end], p)
+}
+
+// skipLinePast consumes input through the end of the line holding the
+// next occurrence of marker, or to the end of input.
+func (st *stream) skipLinePast(marker []byte) error {
+	found := false
+	for {
+		if !found {
+			if i := bytes.Index(st.buf[st.pos:st.end], marker); i >= 0 {
+				st.pos += i + len(marker)
+				found = true
+			} else if keep := len(marker) - 1; st.end-st.pos > keep {
+				st.pos = st.end - keep
+			}
+		}
+		if found {
+			if i := bytes.IndexByte(st.buf[st.pos:st.end], '\n'); i >= 0 {
+				st.pos += i + 1
+				return nil
+			}
+			st.pos = st.end
+		}
+		if st.eof {
+			st.pos = st.end
+			return nil
+		}
+		if err := st.fill(); err != nil {
+			return st.wrap(err)
+		}
+	}
+}
