@@ -90,7 +90,8 @@ func (n *Node) Finalizers() []string {
 	return n.Object.Metadata.Finalizers
 }
 
-// Graph is the collector's graph of one snapshot.
+// Graph is the collector's graph of one snapshot. It is not changed after
+// Build, so any number of goroutines may read it.
 type Graph struct {
 	snap      *snapshot.Snapshot
 	cat       *catalog
