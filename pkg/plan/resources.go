@@ -36,9 +36,6 @@ type resInfo struct {
 	plural        string
 	hasDeleteColl bool
 	hasDelete     bool
-	// custom: served by apiextensions (a CRD), whose requests are slower
-	// than built-in ones; used only to order racing GC workers.
-	custom bool
 }
 
 type gk struct{ group, kind string }
@@ -68,29 +65,7 @@ func newResources(snap *snapshot.Snapshot) *resources {
 		}
 		rs.byGK[k] = infoFor(r)
 	}
-	for i := range snap.Objects {
-		if f := snap.Objects[i].Facts; f != nil && f.CRD != nil {
-			if ri, ok := rs.byGK[gk{f.CRD.Group, f.CRD.Kind}]; ok {
-				ri.custom = true
-			}
-		}
-	}
-	for k, ri := range rs.byGK {
-		if strings.Contains(k.group, ".") && !strings.HasSuffix(k.group, ".k8s.io") && !strings.HasSuffix(k.group, ".kubernetes.io") {
-			ri.custom = true
-		}
-	}
 	return rs
-}
-
-// requestCost is the relative latency of one request on the type: custom
-// resources go through apiextensions' unstructured handling and take about
-// twice as long as built-in types.
-func (ri *resInfo) requestCost() int {
-	if ri != nil && ri.custom {
-		return 2
-	}
-	return 1
 }
 
 // ignoredByGC is DefaultIgnoredResources (GB): the GC never watches events.
