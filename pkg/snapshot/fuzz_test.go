@@ -2,8 +2,13 @@ package snapshot
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"reflect"
 	"testing"
+	"time"
+
+	kjson "sigs.k8s.io/json"
 )
 
 // fuzzRead checks what must hold for any input: no panic, bounded work,
@@ -39,6 +44,64 @@ func fuzzRead(t *testing.T, data []byte) {
 	}
 }
 
+// differential compares the hand-written scanner with the decoder the API
+// server uses (case-sensitive encoding/json) on a single valid object: both
+// must see the same metadata, or kgc would show objects differently from
+// the cluster.
+func differential(t *testing.T, data []byte) {
+	if !json.Valid(data) || bytes.IndexByte(bytes.TrimSpace(data), '{') != 0 {
+		return
+	}
+	var ref struct {
+		APIVersion string     `json:"apiVersion"`
+		Kind       string     `json:"kind"`
+		Metadata   ObjectMeta `json:"metadata"`
+		Items      any        `json:"items"`
+		Objects    any        `json:"objects"`
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &ref); err != nil || ref.Items != nil || ref.Objects != nil || ref.Kind == "Snapshot" {
+		return
+	}
+	s, err := ReadFiles([]string{"-"}, bytes.NewReader(data), ReadOptions{})
+	if err != nil {
+		t.Fatalf("the API server's decoder accepts it, kgc fails: %v", err)
+	}
+	if ref.Metadata.UID == "" {
+		return
+	}
+	if len(s.Objects) != 1 {
+		// kgc may refuse an object whose types the API server would also
+		// refuse (the reference decodes into looser Go types); it must say so.
+		if len(s.Warnings) == 0 {
+			t.Fatalf("object silently dropped")
+		}
+		return
+	}
+	got := s.Objects[0]
+	if got.APIVersion != ref.APIVersion || got.Kind != ref.Kind {
+		t.Fatalf("type: got %s %s, want %s %s", got.APIVersion, got.Kind, ref.APIVersion, ref.Kind)
+	}
+	g, w := got.Metadata, ref.Metadata
+	for _, p := range []struct{ a, b **time.Time }{{&g.CreationTimestamp, &w.CreationTimestamp}, {&g.DeletionTimestamp, &w.DeletionTimestamp}} {
+		if (*p.a == nil) != (*p.b == nil) || (*p.a != nil && !(*p.a).Equal(**p.b)) {
+			t.Fatalf("timestamp: got %v, want %v", *p.a, *p.b)
+		}
+		*p.a, *p.b = nil, nil
+	}
+	if len(g.Labels) == 0 && len(w.Labels) == 0 {
+		g.Labels, w.Labels = nil, nil
+	}
+	if len(g.Finalizers) == 0 && len(w.Finalizers) == 0 {
+		g.Finalizers, w.Finalizers = nil, nil
+	}
+	if len(g.OwnerReferences) == 0 && len(w.OwnerReferences) == 0 {
+		g.OwnerReferences, w.OwnerReferences = nil, nil
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Fatalf("metadata differs from the API server's decoding:\ngot  %+v\nwant %+v", g, w)
+	}
+}
+
 func seed(f *testing.F, files ...string) {
 	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil {
@@ -55,10 +118,15 @@ func FuzzReadJSON(f *testing.F) {
 		`[{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s\"q","uid":"2","generation":3,"deletionGracePeriodSeconds":0}}]`,
 		`{"apiVersion":"kgc.dev/v1alpha1","kind":"Snapshot","capturedAt":"2026-01-02T03:04:05Z","source":{"type":"live"},"resources":[],"objects":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n","uid":"3"},"facts":{"node":{"ready":"True"}}}]}`,
 		`{"kind":"List","items":[null,1,"x",{"metadata":null}]}`,
+		`{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n","uid":"1"}}]}` + "\n==== START logs for container a of pod x/y ====\nlog\n==== END logs for container a of pod x/y ====\n",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"na\u006de":"esc","uid":"u","labels":{"a":"1","a":"2"},"finalizers":["x"],"finalizers":["y"],"creationTimestamp":"2025-01-01T00:00:00.5+02:00"}}`,
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(fuzzRead)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzRead(t, data)
+		differential(t, data)
+	})
 }
 
 func FuzzReadYAML(f *testing.F) {

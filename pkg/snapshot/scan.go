@@ -223,6 +223,14 @@ func (s *scanner) object(fn func(key []byte) error) error {
 			return err
 		}
 		key := s.d[start : j-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			// "na\u006de" is "name" to the API server too.
+			k, err := unescape(s.d[start-1 : j])
+			if err != nil {
+				return err
+			}
+			key = []byte(k)
+		}
 		s.i = skipSpace(s.d, j)
 		if s.i >= len(s.d) || s.d[s.i] != ':' {
 			return s.failOrMore("expected ':' after object key")
