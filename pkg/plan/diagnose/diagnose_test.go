@@ -126,12 +126,30 @@ func TestDiagnoseRootCauses(t *testing.T) {
 	specNS := testobj.Namespace("legacy").Deleting(ago(time.Hour)).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
 		Phase: "Terminating", SpecFinalizers: []string{"openshift.io/origin"}}}).Build()
 
+	lbSvc := gone(testobj.Service("shop", "front").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerLB).
+		Facts(&snapshot.Facts{Service: &snapshot.ServiceFacts{Type: "LoadBalancer"}}).Build())
+	ccm := testobj.DaemonSet("kube-system", "cloud-controller-manager").Build()
+
 	tests := []struct {
 		name   string
 		snap   *snapshot.Snapshot
 		target string
 		want   []wantRC
 	}{
+		{
+			name:   "load balancer finalizer without a cloud-controller-manager",
+			snap:   testobj.Snapshot(lbSvc).Build(),
+			target: lbSvc.Metadata.UID,
+			want: []wantRC{{uid: lbSvc.Metadata.UID, finalizer: plan.FinalizerLB, reason: ReasonControllerUnknown, removedBy: plan.LookupFinalizer(plan.FinalizerLB).RemovedBy,
+				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
+		},
+		{
+			name:   "load balancer finalizer with a cloud-controller-manager",
+			snap:   testobj.Snapshot(lbSvc, ccm).Build(),
+			target: lbSvc.Metadata.UID,
+			want: []wantRC{{uid: lbSvc.Metadata.UID, finalizer: plan.FinalizerLB, reason: ReasonControllerPending, removedBy: plan.LookupFinalizer(plan.FinalizerLB).RemovedBy,
+				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
+		},
 		{
 			name:   "orphan on an event, a type the garbage collector ignores",
 			snap:   testobj.Snapshot(event).Build(),

@@ -256,6 +256,10 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 	info := plan.LookupFinalizer(f)
 	b.RemovedBy = info.RemovedBy
+	if f == plan.FinalizerLB {
+		r.loadBalancer(o, info, b)
+		return
+	}
 	if info.WellKnown {
 		b.WaitingFor = info.Condition
 		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: f, Reason: ReasonControllerPending, RemovedBy: info.RemovedBy,
@@ -413,4 +417,33 @@ func logsTarget(w *snapshot.Object) string {
 		t = w.Metadata.Name
 	}
 	return t + " -n " + w.Metadata.Namespace
+}
+
+// loadBalancer explains service.kubernetes.io/load-balancer-cleanup: only
+// the cloud provider's service controller removes it, after deleting the
+// cloud load balancer. Clusters without a cloud-controller-manager (kind,
+// bare metal, a removed cloud provider) never do.
+func (r *run) loadBalancer(o *snapshot.Object, info plan.FinalizerInfo, b *Blocker) {
+	b.WaitingFor = info.Condition
+	rc := RootCause{Object: o.Ref(), Finalizer: plan.FinalizerLB, RemovedBy: info.RemovedBy}
+	var extra []Remedy
+	var live []*snapshot.Object
+	for _, w := range r.d.matchingWorkloads("cloud-controller-manager", []string{"cloud-controller-manager"}) {
+		if !w.Terminating() {
+			live = append(live, w)
+		}
+	}
+	if len(live) > 0 {
+		rc.Reason = ReasonControllerPending
+		rc.Related = refsOf(live)
+		rc.Message = r.staleMsg(o, "the cloud-controller-manager ("+live[0].Ref().String()+") removes it once the cloud load balancer is deleted; its logs say whether the cloud API refuses", info.RemovedBy)
+		extra = append(extra, Remedy{Action: ActionFixController, Description: "Read the logs of " + live[0].Ref().String() + " about this Service",
+			Command: "kubectl logs " + logsTarget(live[0]) + " --tail=200 | grep -i " + o.Metadata.Name})
+	} else {
+		rc.Reason = ReasonControllerUnknown
+		rc.Message = "no cloud-controller-manager runs in the cluster as far as the snapshot shows: on managed clusters it runs outside it and will remove the finalizer; on clusters without a cloud provider (kind, bare metal, a removed provider) nothing ever will"
+		extra = append(extra, Remedy{Action: ActionFixController, Description: "Check whether a cloud provider manages this cluster's load balancers, and whether the load balancer still exists in the cloud console",
+			Command: "kubectl get events -n " + o.Metadata.Namespace + " --field-selector involvedObject.name=" + o.Metadata.Name})
+	}
+	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: extra}, o, nil)
 }
