@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -58,6 +59,11 @@ func (s *Simulator) simulate(mod *snapshot.Snapshot, actions []plan.Action, rc R
 	out, err := plan.SimulateActions(mod, actions, s.opts)
 	if err != nil {
 		s.Errors = append(s.Errors, "simulating "+r.Action+" on "+rc.Object.String()+": "+err.Error())
+		return nil
+	}
+	if st := out.Plan.Stats; s.opts.MaxSteps > 0 && st != nil && st.WorkItems >= s.opts.MaxSteps {
+		// A simulation cut short would claim too little.
+		s.Errors = append(s.Errors, fmt.Sprintf("simulating %s on %s stopped after %d work items: what it finishes is left out", r.Action, rc.Object, st.WorkItems))
 		return nil
 	}
 	var finished []snapshot.ObjectRef

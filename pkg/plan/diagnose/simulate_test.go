@@ -74,3 +74,22 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+func TestSimulationCutShortClaimsNothing(t *testing.T) {
+	deploy := testobj.Deployment("shop", "web").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	pod := gone(testobj.Pod("shop", "web-a").OwnedBy(deploy).Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").Build())
+	snap := testobj.Snapshot(deploy, pod).Build()
+	sim := NewSimulator(snap, plan.Options{MaxSteps: 1})
+	d, err := New(snap, nil, Options{Finishes: sim.Finishes}).Diagnose(deploy.Metadata.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range d.Remedies {
+		if len(r.Finishes) > 0 {
+			t.Errorf("%s claims to finish %v from a simulation cut short", r.Action, r.Finishes)
+		}
+	}
+	if len(sim.Errors) == 0 {
+		t.Errorf("no warning that the simulation was cut short")
+	}
+}
