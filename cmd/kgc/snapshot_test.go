@@ -4,17 +4,21 @@ import (
 	"bytes"
 	"compress/gzip"
 	"flag"
+	"fmt"
 	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/snapshottest"
 )
 
 var _ = func() bool {
@@ -250,5 +254,46 @@ func TestSourceLoadWarnings(t *testing.T) {
 	want := "warning: testdata/snapshot-dump.yaml: ConfigMap/shop/template-only: skipped: no metadata.uid; templates are not cluster state\n"
 	if errOut.String() != want {
 		t.Errorf("stderr = %q, want %q", errOut.String(), want)
+	}
+}
+
+func TestSnapshotCommandLive(t *testing.T) {
+	srv := httptest.NewServer(&snapshottest.FakeAPIServer{})
+	defer srv.Close()
+	stdout, stderr, code := kgcRun(t, "", "--server", srv.URL, "--context", "", "snapshot", "-o", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	wantErr := "warning: metrics.k8s.io/v1beta1: discovery failed, its types are not listed (owners of those types are unknown): the server is currently unable to handle the request\n" +
+		`warning: secrets: not listed (owners of this type are unknown): secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" at the cluster scope (HTTP 403)` + "\n" +
+		"captured 10 objects of 6 types in Xs (2 types not listed: metrics.k8s.io/v1beta1 (discovery failed), secrets)\n"
+	if got := elapsedRE.ReplaceAllString(stderr, " in Xs"); got != wantErr {
+		t.Errorf("stderr =\n%s\nwant\n%s", got, wantErr)
+	}
+	if strings.Contains(stdout, "hunter2") || strings.Contains(stdout, "managedFields") {
+		t.Error("the live snapshot leaks annotations or managedFields")
+	}
+	s, err := snapshot.ReadFiles([]string{"-"}, strings.NewReader(stdout), snapshot.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Objects) != 10 || s.Source.Server != srv.URL || len(s.DiscoveryErrors) != 1 {
+		t.Errorf("read back: %d objects, source %+v, discovery errors %+v", len(s.Objects), s.Source, s.DiscoveryErrors)
+	}
+	if r, _ := s.Catalog().ForGroupKind("", "Secret"); r.Listed || r.Error == "" {
+		t.Errorf("secrets in the written catalog: %+v", r)
+	}
+}
+
+func TestSnapshotSummary(t *testing.T) {
+	s := &snapshot.Snapshot{Source: snapshot.Source{Type: "live"}, Objects: make([]snapshot.Object, 3)}
+	for i := 0; i < 14; i++ {
+		s.Resources = append(s.Resources, snapshot.Resource{Resource: fmt.Sprintf("t%02d", i), Error: "forbidden"})
+	}
+	s.Resources = append(s.Resources, snapshot.Resource{Resource: "pods", Listed: true}, snapshot.Resource{Resource: "bindings"})
+	got := summary(s, 1500*time.Millisecond)
+	want := "captured 3 objects of 1 types in 1.5s (14 types not listed: t00, t01, t02, t03, t04, t05, t06, t07, t08, t09, …)"
+	if got != want {
+		t.Errorf("summary = %q\nwant      %q", got, want)
 	}
 }

@@ -1,0 +1,162 @@
+// Package snapshottest provides a fake Kubernetes API server for tests of
+// live capture: discovery and list responses shaped like kube-apiserver's,
+// with the failures real clusters show.
+//
+// Its cluster: namespaces shop and kube-system; in shop a Deployment web,
+// its ReplicaSet web-1 and Pod web-1 (on node-a, mounting claim "data"),
+// ConfigMaps a and b, a Widget w (example.com, served at v1 and v1beta1);
+// in namespace other ConfigMaps c and d (d terminating with the finalizer
+// example.com/keep). Secrets are forbidden (403), metrics.k8s.io/v1beta1
+// discovery fails (503), the third ConfigMap page's continue token expires
+// once (410) and is then throttled once (429). Lists page two items at a
+// time. Every object carries a last-applied annotation holding "hunter2"
+// and managedFields, which a snapshot must not keep.
+package snapshottest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// FakeAPIServer serves discovery and lists the way kube-apiserver does,
+// with the failures a real cluster shows: a broken aggregated API, a type
+// RBAC forbids, an expired continue token and a throttled request.
+type FakeAPIServer struct {
+	mu sync.Mutex
+	// Expired and Throttled report whether the 410 and the 429 were served.
+	Expired, Throttled bool
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+func status(w http.ResponseWriter, code int, reason, msg string) {
+	writeJSON(w, code, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason, "message": msg})
+}
+
+func apiResource(name, kind string, namespaced bool, short ...string) map[string]any {
+	return map[string]any{"name": name, "singularName": strings.ToLower(kind), "kind": kind, "namespaced": namespaced, "shortNames": short,
+		"verbs": []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}}
+}
+
+func meta(ns, name, uid string, extra map[string]any) map[string]any {
+	m := map[string]any{"name": name, "uid": uid, "resourceVersion": "7", "creationTimestamp": "2025-01-01T00:00:00Z",
+		"annotations":   map[string]any{"kubectl.kubernetes.io/last-applied-configuration": "{\"secret\":\"hunter2\"}"},
+		"managedFields": []any{map[string]any{"manager": "kubectl"}}}
+	if ns != "" {
+		m["namespace"] = ns
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+func owner(kind, name, uid string) map[string]any {
+	return map[string]any{"ownerReferences": []any{map[string]any{"apiVersion": "apps/v1", "kind": kind, "name": name, "uid": uid, "controller": true, "blockOwnerDeletion": true}}}
+}
+
+func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	q := r.URL.Query()
+	// pageOf serves items two per page with "<prefix>-<n>" continue tokens.
+	page := func(prefix string, items []any, metadataOnly bool) {
+		start := 0
+		if c := q.Get("continue"); c != "" {
+			start, _ = strconv.Atoi(strings.TrimPrefix(c, prefix+"-"))
+		}
+		limit, _ := strconv.Atoi(q.Get("limit"))
+		if limit <= 0 || limit > 2 {
+			limit = 2
+		}
+		end := min(start+limit, len(items))
+		listMeta := map[string]any{"resourceVersion": "99"}
+		if end < len(items) {
+			listMeta["continue"] = fmt.Sprintf("%s-%d", prefix, end)
+		}
+		list := map[string]any{"kind": "List", "apiVersion": "v1", "metadata": listMeta, "items": items[start:end]}
+		if metadataOnly {
+			list["kind"], list["apiVersion"] = "PartialObjectMetadataList", "meta.k8s.io/v1"
+			for i, it := range items[start:end] {
+				m := it.(map[string]any)
+				items[start+i] = map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": m["metadata"]}
+			}
+			list["items"] = items[start:end]
+		}
+		writeJSON(w, 200, list)
+	}
+	obj := func(m map[string]any) any { return map[string]any{"metadata": m} }
+	switch r.URL.Path {
+	case "/version":
+		writeJSON(w, 200, map[string]any{"major": "1", "minor": "36", "gitVersion": "v1.36.3"})
+	case "/api":
+		writeJSON(w, 200, map[string]any{"kind": "APIVersions", "versions": []string{"v1"}})
+	case "/apis":
+		gv := func(g string, vs ...string) map[string]any {
+			var versions []any
+			for _, v := range vs {
+				versions = append(versions, map[string]any{"groupVersion": g + "/" + v, "version": v})
+			}
+			return map[string]any{"name": g, "versions": versions, "preferredVersion": versions[0]}
+		}
+		writeJSON(w, 200, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": []any{
+			gv("apps", "v1"), gv("example.com", "v1", "v1beta1"), gv("metrics.k8s.io", "v1beta1")}})
+	case "/api/v1":
+		writeJSON(w, 200, map[string]any{"kind": "APIResourceList", "groupVersion": "v1", "resources": []any{
+			apiResource("configmaps", "ConfigMap", true, "cm"), apiResource("namespaces", "Namespace", false, "ns"),
+			apiResource("pods", "Pod", true, "po"), apiResource("pods/status", "Pod", true), apiResource("secrets", "Secret", true),
+			map[string]any{"name": "bindings", "kind": "Binding", "namespaced": true, "verbs": []string{"create"}}}})
+	case "/apis/apps/v1":
+		writeJSON(w, 200, map[string]any{"kind": "APIResourceList", "groupVersion": "apps/v1", "resources": []any{
+			apiResource("deployments", "Deployment", true, "deploy"), apiResource("replicasets", "ReplicaSet", true, "rs")}})
+	case "/apis/example.com/v1", "/apis/example.com/v1beta1":
+		gv := strings.TrimPrefix(r.URL.Path, "/apis/")
+		writeJSON(w, 200, map[string]any{"kind": "APIResourceList", "groupVersion": gv, "resources": []any{apiResource("widgets", "Widget", true, "wd")}})
+	case "/apis/metrics.k8s.io/v1beta1":
+		status(w, 503, "ServiceUnavailable", "the server is currently unable to handle the request")
+	case "/api/v1/namespaces":
+		page("ns", []any{
+			map[string]any{"metadata": meta("", "shop", "ns-shop", nil), "spec": map[string]any{"finalizers": []string{"kubernetes"}}, "status": map[string]any{"phase": "Active"}},
+			map[string]any{"metadata": meta("", "kube-system", "ns-ks", nil), "status": map[string]any{"phase": "Active"}},
+		}, false)
+	case "/api/v1/pods", "/api/v1/namespaces/shop/pods":
+		page("po", []any{
+			map[string]any{"metadata": meta("shop", "web-1", "pod-1", owner("ReplicaSet", "web-1", "rs-1")), "spec": map[string]any{"nodeName": "node-a", "volumes": []any{map[string]any{"name": "d", "persistentVolumeClaim": map[string]any{"claimName": "data"}}}}, "status": map[string]any{"phase": "Running"}},
+		}, false)
+	case "/api/v1/configmaps":
+		// Three pages; the second request is throttled once, and the first
+		// attempt at the third page finds its continue token expired.
+		if q.Get("continue") == "cm-2" && !f.Expired {
+			f.Expired = true
+			status(w, 410, "Expired", "The provided continue parameter is too old to display a consistent list result.")
+			return
+		}
+		if q.Get("continue") == "cm-2" && !f.Throttled {
+			f.Throttled = true
+			status(w, 429, "TooManyRequests", "too many requests")
+			return
+		}
+		page("cm", []any{obj(meta("shop", "a", "cm-a", nil)), obj(meta("shop", "b", "cm-b", nil)), obj(meta("other", "c", "cm-c", nil)),
+			obj(meta("other", "d", "cm-d", map[string]any{"finalizers": []string{"example.com/keep"}, "deletionTimestamp": "2025-02-01T00:00:00Z"}))}, true)
+	case "/api/v1/namespaces/shop/configmaps":
+		page("cm", []any{obj(meta("shop", "a", "cm-a", nil)), obj(meta("shop", "b", "cm-b", nil))}, true)
+	case "/api/v1/secrets", "/api/v1/namespaces/shop/secrets":
+		status(w, 403, "Forbidden", `secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" at the cluster scope`)
+	case "/apis/apps/v1/deployments", "/apis/apps/v1/namespaces/shop/deployments":
+		page("dep", []any{obj(meta("shop", "web", "dep-1", nil))}, true)
+	case "/apis/apps/v1/replicasets", "/apis/apps/v1/namespaces/shop/replicasets":
+		page("rs", []any{obj(meta("shop", "web-1", "rs-1", owner("Deployment", "web", "dep-1")))}, true)
+	case "/apis/example.com/v1/widgets", "/apis/example.com/v1/namespaces/shop/widgets":
+		page("wd", []any{obj(meta("shop", "w", "wd-1", nil))}, true)
+	default:
+		status(w, 404, "NotFound", "the server could not find the requested resource "+r.URL.Path)
+	}
+}
