@@ -515,6 +515,9 @@ func (rd *reader) topObject(st *stream, file string, hint typeHint, where string
 		}
 		return nil
 	}
+	if strings.HasSuffix(kind, "List") {
+		return nil // a list without items ("items": null)
+	}
 	f := topFields{apiVersion: fields["apiVersion"], kind: fields["kind"], metadata: fields["metadata"],
 		spec: fields["spec"], status: fields["status"], facts: fields["facts"]}
 	desc := where

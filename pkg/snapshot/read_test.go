@@ -129,6 +129,7 @@ func TestReadFormats(t *testing.T) {
 		{"YAML List", "l.yml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a, namespace: ns, uid: u1}\n", []string{"v1 Pod/ns/a"}},
 		{"byte order mark", "bom.json", "\xef\xbb\xbf" + pod("a", "u1"), []string{"v1 Pod/ns/a"}},
 		{"empty file", "e.yaml", "", nil},
+		{"list with null items", "n.json", `{"apiVersion":"v1","kind":"List","items":null}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
