@@ -75,6 +75,9 @@ func freePort() (int, error) {
 // then /usr/bin/etcd (Debian's etcd-server package).
 func FindEtcd() (string, error) {
 	if p := os.Getenv("KGC_E2E_ETCD"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("KGC_E2E_ETCD=%s: %w; install etcd: apt-get install etcd-server", p, err)
+		}
 		return p, nil
 	}
 	if p, err := exec.LookPath("etcd"); err == nil {
