@@ -60,7 +60,10 @@ type Node struct {
 	// object: its UID, name and namespace with the apiVersion of the
 	// group's preferred version (the informer's GVK). For a virtual node:
 	// the coordinates of the first owner reference that named it, and the
-	// namespace of that dependent, exactly as addDependentToOwners does.
+	// namespace of that dependent, exactly as addDependentToOwners does;
+	// except that an absent owner of a namespaced kind named by a
+	// cluster-scoped dependent has no namespace, where the collector's
+	// retries leave it (see settleVirtualIdentities).
 	Identity snapshot.ObjectRef
 	// Object is the snapshot object; nil when Virtual.
 	Object *snapshot.Object
