@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kgc-dev/kgc/test/e2e/framework"
 )
@@ -45,7 +44,7 @@ func finalizers(f ...string) objOpt {
 	return func(u *unstructured.Unstructured) { u.SetFinalizers(f) }
 }
 
-// podTemplate is the smallest valid pod spec. The pods are never scheduled
+// podSpec is the smallest valid pod spec. The pods are never scheduled
 // (no scheduler or kubelet runs), so their grace period on delete is 0.
 func podSpec() map[string]any {
 	return map[string]any{"containers": []any{map[string]any{"name": "c", "image": "registry.invalid/none"}}}
@@ -144,5 +143,3 @@ func describe(term bool, fins []string, ownerNames []string) string {
 }
 
 const gone = "gone"
-
-func uidPtr(u types.UID) *types.UID { return &u }
