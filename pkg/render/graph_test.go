@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,36 @@ func TestGraphTreeSelfOwner(t *testing.T) {
 	want := "ConfigMap/me\n└── ConfigMap/me (owns itself)\n"
 	if got := b.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestGraphTreeBoundsDeepChains(t *testing.T) {
+	const n = 200
+	objs := make([]snapshot.Object, 0, n)
+	for i := 0; i < n; i++ {
+		b := testobj.ConfigMap("web", fmt.Sprintf("c%03d", i)).UID(fmt.Sprintf("u%03d", i))
+		if i > 0 {
+			b.Owner(testobj.RefTo("v1", "ConfigMap", fmt.Sprintf("c%03d", i-1), fmt.Sprintf("u%03d", i-1)))
+		}
+		objs = append(objs, b.Build())
+	}
+	g := graph.Build(testobj.Snapshot(objs...).Build())
+	var b bytes.Buffer
+	if err := GraphTree(&b, GraphView{Graph: g, Nodes: g.Nodes(), Namespace: "web"}, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for i := 0; i < n; i++ {
+		if c := strings.Count(out, fmt.Sprintf("ConfigMap/c%03d\n", i)); c != 1 {
+			t.Fatalf("ConfigMap/c%03d drawn %d times, want once:\n%s", i, c, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len([]rune(line)) > 4*(graphTreeMaxDepth+2)+80 {
+			t.Fatalf("line of %d characters: indentation is not bounded", len([]rune(line)))
+		}
+	}
+	if !strings.Contains(out, "deeper than 40 levels: its dependents start trees of their own below") {
+		t.Errorf("the cut is not explained:\n%s", out)
 	}
 }

@@ -43,6 +43,9 @@ func GraphTree(w io.Writer, v GraphView, s Style) error {
 	return bw.Flush()
 }
 
+// graphTreeMaxDepth bounds the indentation of the tree.
+const graphTreeMaxDepth = 40
+
 type graphTreeWriter struct {
 	w        *bufio.Writer
 	v        GraphView
@@ -77,6 +80,13 @@ func (t *graphTreeWriter) draw(n, parent *graph.Node, prefix, branch, contextNS 
 		if t.in[d.UID()] {
 			deps = append(deps, d)
 		}
+	}
+	if len(deps) > 0 && len(t.path) >= graphTreeMaxDepth {
+		// Owner chains this deep only come from generated or hostile
+		// input; indenting further would make the output quadratic. The
+		// dependents not drawn here start trees of their own below.
+		fmt.Fprintln(t.w, prefix+"    "+t.s.Paint(Dim, fmt.Sprintf("… deeper than %d levels: its dependents start trees of their own below", graphTreeMaxDepth)))
+		return
 	}
 	childPrefix := prefix
 	if !top {
