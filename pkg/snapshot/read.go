@@ -57,7 +57,6 @@ type reader struct {
 	plainDocs  int // top-level values that were not kgc snapshots
 	stdinUsed  bool
 	curFile    int32
-	listStart  int
 	listHinted []int
 }
 
@@ -107,6 +106,11 @@ func ReadFiles(paths []string, stdin io.Reader, opts ReadOptions) (*Snapshot, er
 		rd.warnings = append(rd.warnings, Warning{Message: fmt.Sprintf("info: ignored %d files that are neither JSON nor YAML (such as %s)", rd.skipped, rd.skippedEx)})
 	}
 	if rd.readFiles == 0 {
+		for _, w := range rd.warnings {
+			if w.File != "" {
+				return nil, fmt.Errorf("nothing could be read from %s: %s", strings.Join(paths, ", "), w.String())
+			}
+		}
 		return nil, fmt.Errorf("nothing could be read from %s: no JSON or YAML files", strings.Join(paths, ", "))
 	}
 	return rd.finish(paths), nil
@@ -183,9 +187,16 @@ func (e *fileError) Unwrap() error { return e.err }
 // readOne reads one input: gzip is recognised by its magic bytes, JSON by
 // its first character, anything else is YAML.
 func (rd *reader) readOne(display, name string, r io.Reader) error {
+	if err := rd.parse(display, name, r); err != nil {
+		return err
+	}
+	rd.readFiles++
+	return nil
+}
+
+func (rd *reader) parse(display, name string, r io.Reader) error {
 	rd.files = append(rd.files, display)
 	rd.curFile = int32(len(rd.files) - 1)
-	rd.readFiles++
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)

@@ -371,6 +371,11 @@ func TestReadNothing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "nothing could be read from") {
 		t.Errorf("error = %v, want nothing could be read", err)
 	}
+	bad := writeFiles(t, map[string]string{"a.json": "{broken", "b.yaml": "a: [\n"})
+	_, err = ReadFiles([]string{bad}, nil, ReadOptions{})
+	if err == nil || !strings.HasPrefix(err.Error(), "nothing could be read from "+bad+": "+bad+"/a.json: skipped the rest of the file: invalid JSON") {
+		t.Errorf("folder of malformed files: error = %v", err)
+	}
 	_, err = ReadFiles([]string{filepath.Join(dir, "missing.json")}, nil, ReadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("error = %v, want it to name missing.json", err)
