@@ -495,3 +495,16 @@ func TestForegroundRaceCustomResourceOwner(t *testing.T) {
 	runScenarios(t, []scenario{{name: "seed 46", snap: world(o0, o1, o2, o3, o4).Build(), actions: []Action{del("o1", PolicyForeground)},
 		want: map[string]string{"o0": "exists fin=kgc.dev/hold", "o1": "exists terminating fin=kgc.dev/hold owners=o0", "o2": "gone", "o3": "exists fin=kgc.dev/hold owners=o0", "o4": "gone"}}})
 }
+
+// Removing a terminating namespace's spec finalizer by hand (/finalize)
+// deletes it, as the namespace controller's own /finalize would.
+func TestFinalizeNamespaceByHand(t *testing.T) {
+	ns := testobj.Namespace("stuck").UID("ns").Deleting(testobj.CapturedAt).
+		Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{Phase: "Terminating", SpecFinalizers: []string{FinalizerNamespace}}}).Build()
+	p := pod("stuck", "p").UID("p").Finalizers("example.com/hold").Deleting(testobj.CapturedAt).Build()
+	runScenarios(t, []scenario{
+		{name: "held by content", snap: world(ns, p).Build(), want: map[string]string{"ns": "exists terminating", "p": "exists terminating fin=example.com/hold"}},
+		{name: "finalized by hand", snap: world(ns, p).Build(), actions: []Action{RemoveFinalizer{"ns", FinalizerNamespace}}, want: map[string]string{"ns": "gone"}},
+		{name: "content finished", snap: world(ns, p).Build(), actions: []Action{RemoveFinalizer{"p", "example.com/hold"}}, want: map[string]string{"ns": "gone", "p": "gone"}},
+	})
+}

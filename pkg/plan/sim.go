@@ -252,6 +252,21 @@ func (s *sim) apply(a Action) error {
 		if o == nil {
 			return fmt.Errorf("object with uid %s is not in the snapshot (or already deleted)", a.UID)
 		}
+		if s.st.info[i].isNamespace && a.Finalizer == FinalizerNamespace && slices.Contains(nsSpecFinalizers(o), FinalizerNamespace) {
+			// spec.finalizers through /finalize, as the namespace controller does.
+			c := clone(o)
+			nf := *withNamespacePhase(o.Facts, "Terminating")
+			if o.Metadata.DeletionTimestamp == nil && o.Facts != nil && o.Facts.Namespace != nil {
+				nf.Namespace.Phase = o.Facts.Namespace.Phase
+			}
+			ns := *nf.Namespace
+			ns.SpecFinalizers = slices.DeleteFunc(slices.Clone(ns.SpecFinalizers), func(f string) bool { return f == FinalizerNamespace })
+			nf.Namespace = &ns
+			c.Facts = &nf
+			s.record("user", ActionRemoveFin, c, "", "spec.finalizers kubernetes removed through /finalize by hand")
+			s.st.update("user", i, c)
+			return nil
+		}
 		if !hasFin(o, a.Finalizer) {
 			return fmt.Errorf("%s has no finalizer %q", o.Ref(), a.Finalizer)
 		}
