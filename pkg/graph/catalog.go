@@ -6,14 +6,6 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// ignoredResources is the garbage collector's DefaultIgnoredResources
-// (pkg/controller/garbagecollector/graph_builder.go): it never watches
-// events, so they are never nodes.
-var ignoredResources = map[[2]string]bool{
-	{"", "events"}:              true,
-	{"events.k8s.io", "events"}: true,
-}
-
 // catalog is the snapshot's resource catalog plus what the graph needs to
 // know about how far to trust it.
 type catalog struct {
@@ -65,14 +57,4 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 		return g, v
 	}
 	return "", apiVersion
-}
-
-// monitored reports whether the GC runs an informer for r: discovery must
-// offer delete, list and watch (GetDeletableResources) and it must not be
-// ignored.
-func monitored(r snapshot.Resource) bool {
-	if ignoredResources[[2]string{r.Group, r.Resource}] {
-		return false
-	}
-	return r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch")
 }

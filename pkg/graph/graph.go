@@ -258,7 +258,7 @@ func referenceLess(a, b snapshot.ObjectRef) bool {
 func (g *Graph) observable(o *snapshot.Object) bool {
 	group, _ := splitAPIVersion(o.APIVersion)
 	r, ok := g.cat.ForGroupKind(group, o.Kind)
-	return !ok || monitored(r)
+	return !ok || r.MonitoredByGC()
 }
 
 // identityOf is identityFromEvent: the informer's GVK is the preferred

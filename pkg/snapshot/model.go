@@ -307,3 +307,20 @@ func (w Warning) String() string {
 	}
 	return s
 }
+
+// MonitoredByGC reports whether kube-controller-manager's garbage
+// collector runs an informer for the type: discovery offers delete, list
+// and watch (GetDeletableResources) and the type is not one of
+// DefaultIgnoredResources, the core and events.k8s.io events. Only
+// monitored objects become graph nodes, and only their GC finalizers are
+// ever processed. An entry without verbs (an offline catalog that cannot
+// tell) is assumed monitored, as nearly every type is.
+func (r Resource) MonitoredByGC() bool {
+	if r.Resource == "events" && (r.Group == "" || r.Group == "events.k8s.io") {
+		return false
+	}
+	if len(r.Verbs) == 0 {
+		return true
+	}
+	return r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch")
+}

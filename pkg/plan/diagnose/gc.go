@@ -123,14 +123,17 @@ func (r *run) staleMsg(o *snapshot.Object, msg, actor string) string {
 // never sees the object and never removes its GC finalizers (spec §2.9).
 func (r *run) unmonitored(o *snapshot.Object, f string, b *Blocker) {
 	why := "it is one of the types the garbage collector ignores"
-	if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && !ignoredByGC[[2]string{res.Group, res.Resource}] {
+	if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok {
 		var missing []string
 		for _, v := range []string{"delete", "list", "watch"} {
 			if !res.HasVerb(v) {
 				missing = append(missing, v)
 			}
 		}
-		why = "its API does not offer " + strings.Join(missing, ", ") + ", which the garbage collector needs to watch a type"
+		// With every verb offered, only DefaultIgnoredResources explains it.
+		if len(missing) > 0 {
+			why = "its API does not offer " + strings.Join(missing, ", ") + ", which the garbage collector needs to watch a type"
+		}
 	}
 	b.WaitingFor = "the garbage collector, which does not watch " + o.Kind + " objects"
 	b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: f, Reason: ReasonGCUnmonitored, RemovedBy: plan.ActorGC,

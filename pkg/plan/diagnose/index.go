@@ -8,13 +8,6 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// ignoredByGC is the garbage collector's DefaultIgnoredResources
-// (pkg/controller/garbagecollector/graph_builder.go).
-var ignoredByGC = map[[2]string]bool{
-	{"", "events"}:              true,
-	{"events.k8s.io", "events"}: true,
-}
-
 // index answers the lookups diagnosis makes many times: objects by UID,
 // by namespace and by group/kind, and the resource catalog.
 type index struct {
@@ -117,22 +110,14 @@ func (ix *index) served(apiVersion, kind string) bool {
 	return false
 }
 
-// monitored reports whether the garbage collector watches the type (see
-// GetDeletableResources): delete, list and watch, and not ignored. A type
-// missing from the catalog, or listed without verbs (an offline catalog),
-// is assumed watched, as the graph package does.
+// monitored reports whether the garbage collector watches the type. A type
+// missing from the catalog is assumed watched, as the graph package does.
 func (ix *index) monitored(apiVersion, kind string) bool {
 	r, ok := ix.resource(apiVersion, kind)
 	if !ok {
 		return true
 	}
-	if ignoredByGC[[2]string{r.Group, r.Resource}] {
-		return false
-	}
-	if len(r.Verbs) == 0 {
-		return true
-	}
-	return r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch")
+	return r.MonitoredByGC()
 }
 
 // listed reports whether kgc could list the type, so that absence from
