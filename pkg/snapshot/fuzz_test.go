@@ -136,8 +136,32 @@ func FuzzReadYAML(f *testing.F) {
 		"a: &a [x, x]\nb: [*a, *a]\n",
 		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: w.x, uid: c}\nspec: {group: x, names: {kind: W, plural: w}, scope: Cluster, versions: [{name: v1, served: true}]}\n",
 		"--- \n...\n",
+		"apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n    uid: u1\n    labels: {x: y}\n# c\n- metadata: {name: b, uid: u2}\nkind: ConfigMapList\n",
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(fuzzRead)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzRead(t, data)
+		streamedLikeWhole(t, data)
+	})
+}
+
+// streamedLikeWhole reads YAML whole and item by item: where both succeed
+// they must find the same objects.
+func streamedLikeWhole(t *testing.T, data []byte) {
+	whole, err := ReadFiles([]string{"-"}, bytes.NewReader(data), ReadOptions{MaxFileBytes: 1 << 20})
+	if err != nil {
+		return
+	}
+	streamed, err := ReadFiles([]string{"-"}, bytes.NewReader(data), ReadOptions{MaxFileBytes: 1 << 20, yamlStreamAt: 1})
+	if err != nil {
+		return
+	}
+	streamed.CapturedAt = whole.CapturedAt // stdin is stamped with the time it was read
+	var a, b bytes.Buffer
+	Write(&a, whole)
+	Write(&b, streamed)
+	if a.String() != b.String() {
+		t.Fatalf("streamed YAML differs from whole YAML:\n%s\nvs\n%s", b.String(), a.String())
+	}
 }

@@ -16,9 +16,7 @@ import (
 	"strings"
 	"time"
 
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/apimachinery/pkg/version"
-	"sigs.k8s.io/yaml"
 )
 
 // DefaultMaxFileBytes bounds one YAML file, one JSON value outside a list
@@ -29,9 +27,13 @@ const DefaultMaxFileBytes = 256 << 20
 
 // ReadOptions tunes ReadFiles.
 type ReadOptions struct {
-	// MaxFileBytes is the largest YAML file or single JSON object accepted;
-	// 0 means DefaultMaxFileBytes.
+	// MaxFileBytes is the largest YAML document or single JSON object
+	// accepted; 0 means DefaultMaxFileBytes.
 	MaxFileBytes int64
+
+	// yamlStreamAt is the size from which a kubectl-shaped YAML List is
+	// read item by item (0: defaultYAMLStreamAt); tests lower it.
+	yamlStreamAt int
 }
 
 // noUIDMessage explains why objects without a UID are dropped: they come
@@ -49,15 +51,17 @@ type reader struct {
 	uids     map[string]int32
 	dups     []Object
 
-	snapshots  []Snapshot // headers (source, resources, capturedAt) of kgc snapshot files
-	newest     time.Time
-	skipped    int
-	skippedEx  string
-	readFiles  int
-	plainDocs  int // top-level values that were not kgc snapshots
-	stdinUsed  bool
-	curFile    int32
-	listHinted []int
+	snapshots []Snapshot // headers (source, resources, capturedAt) of kgc snapshot files
+	newest    time.Time
+	skipped   int
+	skippedEx string
+	readFiles int
+	plainDocs int // top-level values that were not kgc snapshots
+
+	yamlStreamAt int
+	stdinUsed    bool
+	curFile      int32
+	listHinted   []int
 }
 
 // ReadFiles reads dumps and snapshot files: paths are files, folders
@@ -73,7 +77,10 @@ func ReadFiles(paths []string, stdin io.Reader, opts ReadOptions) (*Snapshot, er
 	if max > 1<<40 {
 		max = 1 << 40
 	}
-	rd := &reader{max: int(max), x: newExtractor(), uids: map[string]int32{}}
+	rd := &reader{max: int(max), x: newExtractor(), uids: map[string]int32{}, yamlStreamAt: opts.yamlStreamAt}
+	if rd.yamlStreamAt <= 0 {
+		rd.yamlStreamAt = defaultYAMLStreamAt
+	}
 	if len(paths) == 0 {
 		return nil, errors.New("no input files: give -f FILE, -f FOLDER or -f - for stdin")
 	}
@@ -270,44 +277,6 @@ func hintFromFileName(name string) typeHint {
 		}
 	}
 	return typeHint{}
-}
-
-// readYAML splits a multi-document YAML stream and reads each document
-// as JSON. The input is bounded: YAML cannot be streamed item by item.
-func (rd *reader) readYAML(r io.Reader, file string, hint typeHint) error {
-	lr := &io.LimitedReader{R: r, N: int64(rd.max) + 1}
-	yr := utilyaml.NewYAMLReader(bufio.NewReaderSize(lr, 64<<10))
-	for doc := 1; ; doc++ {
-		data, err := yr.Read()
-		if lr.N <= 0 {
-			return fmt.Errorf("YAML input is larger than the limit of %d bytes; use JSON (kubectl get -o json), which kgc streams, or raise the limit", rd.max)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("document %d: %w", doc, err)
-		}
-		if len(bytes.TrimSpace(data)) == 0 {
-			continue
-		}
-		js, err := yaml.YAMLToJSON(data)
-		if err != nil {
-			return fmt.Errorf("document %d: invalid YAML: %w", doc, err)
-		}
-		if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
-			continue
-		}
-		if len(js) > rd.max {
-			return fmt.Errorf("document %d expands to more than the limit of %d bytes (YAML aliases?)", doc, rd.max)
-		}
-		if js[0] != '{' && js[0] != '[' {
-			return fmt.Errorf("document %d: not a Kubernetes object or list", doc)
-		}
-		if err := rd.readJSON(bytes.NewReader(js), file, hint, fmt.Sprintf("document %d", doc)); err != nil {
-			return fmt.Errorf("document %d: %w", doc, err)
-		}
-	}
 }
 
 // readJSON reads a stream of JSON values: objects, Lists (items streamed

@@ -346,7 +346,7 @@ func TestReadErrors(t *testing.T) {
 		{"truncated JSON", "cut.json", `{"kind":"List","items":[{"metadata":{"name":"x"`, ReadOptions{}, "cut.json: items[0]: invalid JSON at byte 24: unexpected end of input inside a list item"},
 		{"malformed YAML names the document", "bad.yaml", "a: 1\n---\nb: [\n", ReadOptions{}, "bad.yaml: document 2: invalid YAML: yaml: line 1: did not find expected node content"},
 		{"YAML alias bomb is refused", "bomb.yaml", aliasBomb, ReadOptions{}, "bomb.yaml: document 1: invalid YAML: yaml: document contains excessive aliasing"},
-		{"YAML over the size limit", "big.yaml", "kind: Pod\n" + strings.Repeat("# padding\n", 200), ReadOptions{MaxFileBytes: 1000}, "big.yaml: YAML input is larger than the limit of 1000 bytes; use JSON (kubectl get -o json), which kgc streams, or raise the limit"},
+		{"YAML over the size limit", "big.yaml", "kind: Pod\n" + strings.Repeat("# padding\n", 200), ReadOptions{MaxFileBytes: 1000}, "big.yaml: document 1: larger than the limit of 1000 bytes; use JSON (kubectl get -o json), which kgc streams, or raise the limit"},
 		{"JSON object over the size limit", "big.json", `{"kind":"List","items":[{"metadata":{"name":"` + strings.Repeat("x", 3000) + `"}}]}`, ReadOptions{MaxFileBytes: 1000}, "big.json: a single object or document is larger than the limit of 1000 bytes"},
 		{"scalar document", "s.yaml", "just text\n", ReadOptions{}, "s.yaml: document 1: not a Kubernetes object or list"},
 		{"deep nesting", "deep.json", strings.Repeat("[", 20000) + strings.Repeat("]", 20000), ReadOptions{}, "deep.json: invalid JSON at byte 10001: exceeded max nesting depth"},
@@ -503,5 +503,60 @@ truncated`
 	}
 	if got := hintFromFileName("shop/replication-controllers.json"); got.kind != "ReplicationController" {
 		t.Errorf("replication-controllers.json hints %+v", got)
+	}
+}
+
+func TestReadYAMLListStreamed(t *testing.T) {
+	// Past the streaming threshold, a kubectl-shaped List is read item by
+	// item; the result must not differ from reading it whole.
+	whole, err := ReadFiles([]string{"testdata/kubectl-list.yaml"}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, err := ReadFiles([]string{"testdata/kubectl-list.yaml"}, nil, ReadOptions{yamlStreamAt: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	Write(&a, whole)
+	Write(&b, streamed)
+	if a.String() != b.String() || len(streamed.Warnings) != 0 {
+		t.Errorf("streamed YAML differs from whole YAML (warnings %q):\n%s\nvs\n%s", warnings(streamed), b.String(), a.String())
+	}
+
+	tests := []struct {
+		name, yaml, want, wantErr string
+	}{
+		{
+			name: "typed list, kind after the items, comments and blank lines in block scalars",
+			yaml: "apiVersion: v1\nitems:\n- metadata:\n    name: a\n    namespace: ns\n    uid: u1\n    labels:\n      note: |\n        one\n\n        three\n# a comment between items\n- metadata:\n    name: b\n    namespace: ns\n    uid: u2\nkind: ConfigMapList\nmetadata:\n  resourceVersion: \"\"\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns, uid: u3}\n",
+			want: "v1 ConfigMap/ns/a; v1 ConfigMap/ns/b; v1 Secret/ns/s",
+		},
+		{
+			name:    "malformed item names its line",
+			yaml:    "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a, namespace: ns, uid: u1}\n- apiVersion: v1\n  kind: [Pod\n",
+			wantErr: "document 1: item at line 7: invalid YAML: yaml: line 2: did not find expected ',' or ']'",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"l.yaml": tt.yaml})
+			s, err := ReadFiles([]string{filepath.Join(dir, "l.yaml")}, nil, ReadOptions{yamlStreamAt: 30})
+			if tt.wantErr != "" {
+				if err == nil || strings.ReplaceAll(err.Error(), dir+"/l.yaml: ", "") != tt.wantErr {
+					t.Errorf("error = %v, want %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(refs(s), "; "); got != tt.want || len(s.Warnings) != 0 {
+				t.Errorf("objects = %q (warnings %q), want %q", got, warnings(s), tt.want)
+			}
+			if tt.want != "" && s.Objects[0].Metadata.Labels["note"] != "one\n\nthree\n" {
+				t.Errorf("block scalar = %q", s.Objects[0].Metadata.Labels["note"])
+			}
+		})
 	}
 }
