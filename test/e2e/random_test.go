@@ -31,7 +31,7 @@ var (
 	seedFlag  = flag.Int64("seed", 0, "run only this TestRandom seed (0: the fixed seeds 1..-random-cases plus one time-based seed)")
 	casesFlag = flag.Int("random-cases", 30, "number of fixed TestRandom seeds (1..N) when -seed is not given")
 	seedsFlag = flag.String("seeds", "", "comma-separated TestRandom seeds to run (instead of the default set)")
-	repeat    = flag.Int("repeat", 2, "run each TestRandom seed this many times (each in its own namespace), to tell a racy GC outcome from a deterministic one")
+	repeat    = flag.Int("repeat", 3, "run each TestRandom seed this many times (each in its own namespace), to tell a racy GC outcome from a deterministic one")
 )
 
 var (
