@@ -24,6 +24,7 @@ func BuildKGC(logf func(string, ...any)) (string, error) {
 	out := filepath.Join(dir, "kgc")
 	start := time.Now()
 	if err := goBuild(RepoRoot(), out, "./cmd/kgc"); err != nil {
+		os.RemoveAll(dir)
 		return "", fmt.Errorf("building kgc: %w", err)
 	}
 	logf("built kgc in %s", time.Since(start).Round(100*time.Millisecond))

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -87,6 +88,9 @@ func run(m *testing.M) int {
 	cp, err := Start(ctx, bins, etcd, logf)
 	cancel()
 	wg.Wait()
+	if env.KGCBinary != "" {
+		defer os.RemoveAll(filepath.Dir(env.KGCBinary))
+	}
 	if env.kgcErr != nil {
 		// Tests that need kgc fail with this error; the others still run.
 		logf("%v", env.kgcErr)
