@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"sigs.k8s.io/yaml"
 )
@@ -100,12 +101,9 @@ func (rd *reader) yamlDocument(y *yamlLines, file string, hint typeHint, doc int
 	d := &yamlDoc{itemStart: -1, startLine: y.line + 1}
 	start := rd.objs.Len()
 	rd.listHinted = rd.listHinted[:0]
-	itemNo := 0
-	emit := func(text []byte, line int) error {
-		err := rd.yamlItem(text, file, hint, doc, itemNo, line)
-		itemNo++
-		return err
-	}
+	p := newYAMLPipe(func(j *yamlJob) error { return rd.yamlItem(j, file, hint, doc) })
+	defer p.close()
+	emit := p.emit
 	for {
 		line, err := y.next()
 		if errors.Is(err, io.EOF) {
@@ -145,6 +143,9 @@ func (rd *reader) yamlDocument(y *yamlLines, file string, hint typeHint, doc int
 		if err := emit(d.item, d.itemLine); err != nil {
 			return false, err
 		}
+	}
+	if err := p.drain(0); err != nil {
+		return false, err
 	}
 	// The List's own fields (kind after items in kubectl's output) type the
 	// items that carry no type.
@@ -282,21 +283,91 @@ func unindent2(line []byte) []byte {
 	return line
 }
 
-// yamlItem reads one streamed List item.
-func (rd *reader) yamlItem(text []byte, file string, hint typeHint, doc, n, line int) error {
-	js, err := yaml.YAMLToJSON(text)
-	if err != nil {
-		return fmt.Errorf("item at line %d: invalid YAML: %w", line, err)
+// yamlJob is one streamed item on its way from YAML to an Object.
+type yamlJob struct {
+	text []byte
+	line int
+	n    int
+	js   []byte
+	err  error
+	done chan struct{}
+}
+
+// yamlPipe converts streamed items to JSON on every core (the YAML parser
+// is the slow part) and hands them back in input order, so that warnings
+// and the first-of-duplicates rule do not depend on scheduling.
+type yamlPipe struct {
+	jobs    chan *yamlJob
+	pending []*yamlJob
+	next    int
+	handle  func(*yamlJob) error
+	started bool
+	closed  bool
+}
+
+const yamlWindow = 256
+
+func newYAMLPipe(handle func(*yamlJob) error) *yamlPipe {
+	return &yamlPipe{handle: handle}
+}
+
+func (p *yamlPipe) emit(text []byte, line int) error {
+	if !p.started {
+		p.started = true
+		p.jobs = make(chan *yamlJob, yamlWindow)
+		for range max(runtime.GOMAXPROCS(0), 1) {
+			go func(jobs <-chan *yamlJob) {
+				for j := range jobs {
+					j.js, j.err = yaml.YAMLToJSON(j.text)
+					j.text = nil
+					close(j.done)
+				}
+			}(p.jobs)
+		}
 	}
-	js = bytes.TrimSpace(js)
-	desc := func() string { return fmt.Sprintf("document %d items[%d]", doc, n) }
+	j := &yamlJob{text: text, line: line, n: p.next, done: make(chan struct{})}
+	p.next++
+	p.pending = append(p.pending, j)
+	p.jobs <- j
+	return p.drain(yamlWindow)
+}
+
+// drain handles finished items in order until at most keep are pending.
+func (p *yamlPipe) drain(keep int) error {
+	for len(p.pending) > keep {
+		j := p.pending[0]
+		<-j.done
+		p.pending[0] = nil
+		p.pending = p.pending[1:]
+		if err := p.handle(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close stops the workers; items still queued are converted and dropped.
+func (p *yamlPipe) close() {
+	if p.started && !p.closed {
+		p.closed = true
+		close(p.jobs)
+	}
+}
+
+// yamlItem reads one streamed List item.
+func (rd *reader) yamlItem(j *yamlJob, file string, hint typeHint, doc int) error {
+	if j.err != nil {
+		return fmt.Errorf("item at line %d: invalid YAML: %w", j.line, j.err)
+	}
+	js := bytes.TrimSpace(j.js)
+	desc := func() string { return fmt.Sprintf("document %d items[%d]", doc, j.n) }
 	if len(js) == 0 || js[0] != '{' {
 		rd.warnings = append(rd.warnings, Warning{File: file, Object: desc(), Message: "skipped: not an object"})
 		return nil
 	}
 	f, err := splitTop(js)
 	if err != nil {
-		return fmt.Errorf("item at line %d: %w", line, err)
+		return fmt.Errorf("item at line %d: %w", j.line, err)
 	}
 	rd.add(file, desc, f, hint)
 	return nil
