@@ -297,7 +297,7 @@ func TestReadBadInput(t *testing.T) {
 			name:     "YAML syntax error in a folder names the document",
 			files:    map[string]string{"a.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, uid: u1}\n---\nkind: [unclosed\n", "b.json": obj("Pod", "q", "u2", "")},
 			objects:  []string{"v1 Pod/ns/p", "v1 Pod/ns/q"},
-			warnings: []string{"a.yaml: skipped the rest of the file: document 2: invalid YAML: yaml: line 1: did not find expected ',' or ']' (1 objects read before the error were kept)"},
+			warnings: []string{"a.yaml: skipped the rest of the file: document 2 (from line 5): invalid YAML: yaml: line 1: did not find expected ',' or ']' (1 objects read before the error were kept)"},
 		},
 		{
 			name:     "list item that is not an object",
@@ -344,7 +344,7 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{"malformed JSON names file and offset", "bad.json", `{"kind":"List","items":[{"metadata":{"name":"x"}]}`, ReadOptions{}, "bad.json: items[0]: invalid JSON at byte 48: expected ',' or '}' after object value"},
 		{"truncated JSON", "cut.json", `{"kind":"List","items":[{"metadata":{"name":"x"`, ReadOptions{}, "cut.json: items[0]: invalid JSON at byte 24: unexpected end of input inside a list item"},
-		{"malformed YAML names the document", "bad.yaml", "a: 1\n---\nb: [\n", ReadOptions{}, "bad.yaml: document 2: invalid YAML: yaml: line 1: did not find expected node content"},
+		{"malformed YAML names the document", "bad.yaml", "a: 1\n---\nb: [\n", ReadOptions{}, "bad.yaml: document 2 (from line 3): invalid YAML: yaml: line 1: did not find expected node content"},
 		{"YAML alias bomb is refused", "bomb.yaml", aliasBomb, ReadOptions{}, "bomb.yaml: document 1: invalid YAML: yaml: document contains excessive aliasing"},
 		{"YAML over the size limit", "big.yaml", "kind: Pod\n" + strings.Repeat("# padding\n", 200), ReadOptions{MaxFileBytes: 1000}, "big.yaml: document 1: larger than the limit of 1000 bytes; use JSON (kubectl get -o json), which kgc streams, or raise the limit"},
 		{"JSON object over the size limit", "big.json", `{"kind":"List","items":[{"metadata":{"name":"` + strings.Repeat("x", 3000) + `"}}]}`, ReadOptions{MaxFileBytes: 1000}, "big.json: a single object or document is larger than the limit of 1000 bytes"},

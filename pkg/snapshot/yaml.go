@@ -63,6 +63,15 @@ func isDocBoundary(line []byte) bool {
 	return false
 }
 
+// docLineError carries the line where a document starts.
+type docLineError struct {
+	start int
+	err   error
+}
+
+func (e *docLineError) Error() string { return e.err.Error() }
+func (e *docLineError) Unwrap() error { return e.err }
+
 // yamlDoc accumulates one YAML document. It also follows the shape of
 // kubectl's List output, "items:" at column 0 followed by "- " items, so
 // that a document too big to hold can switch to reading item by item.
@@ -87,6 +96,11 @@ func (rd *reader) readYAML(r io.Reader, file string, hint typeHint) error {
 	y := &yamlLines{br: bufio.NewReaderSize(r, 64<<10), max: rd.max}
 	for doc := 1; ; doc++ {
 		more, err := rd.yamlDocument(y, file, hint, doc)
+		var dl *docLineError
+		if errors.As(err, &dl) && dl.start > 1 {
+			// The YAML parser counts lines from the document's start.
+			return fmt.Errorf("document %d (from line %d): %w", doc, dl.start, dl.err)
+		}
 		if err != nil {
 			return fmt.Errorf("document %d: %w", doc, err)
 		}
@@ -137,7 +151,10 @@ func (rd *reader) yamlDocument(y *yamlLines, file string, hint typeHint, doc int
 		}
 	}
 	if !d.streaming {
-		return more, rd.yamlWhole(d.buf, file, hint, doc)
+		if err := rd.yamlWhole(d.buf, file, hint, doc); err != nil {
+			return false, &docLineError{d.startLine, err}
+		}
+		return more, nil
 	}
 	if d.item != nil {
 		if err := emit(d.item, d.itemLine); err != nil {
