@@ -68,11 +68,6 @@ func newResources(snap *snapshot.Snapshot) *resources {
 	return rs
 }
 
-// ignoredByGC is DefaultIgnoredResources (GB): the GC never watches events.
-func ignoredByGC(group, resource string) bool {
-	return resource == "events" && (group == "" || group == "events.k8s.io")
-}
-
 func infoFor(r snapshot.Resource) *resInfo {
 	all := len(r.Verbs) == 0 // a catalog without verbs: assume a normal type
 	has := func(v string) bool { return all || r.HasVerb(v) }
@@ -81,7 +76,7 @@ func infoFor(r snapshot.Resource) *resInfo {
 		versions: r.Versions, namespaced: r.Namespaced, listed: r.Listed || r.Error == "",
 		plural: r.Resource, hasDelete: has("delete"), hasDeleteColl: has("deletecollection"),
 	}
-	ri.monitored = has("delete") && has("list") && has("watch") && !ignoredByGC(r.Group, r.Resource)
+	ri.monitored = r.MonitoredByGC()
 	ri.unsupportedGC = r.Kind == "Event" && (r.Group == "" || r.Group == "events.k8s.io")
 	ri.defaultOrphan = defaultOrphan(r.Group, r.Kind, r.Version)
 	ri.graceful = r.Group == "" && r.Kind == "Pod"
