@@ -79,15 +79,18 @@ type yamlDoc struct {
 	buf       []byte // the whole text, until streaming starts
 	startLine int
 
-	inItems   bool
-	sawItems  bool
-	itemStart int // offset in buf of the current item, -1 if none
-	itemLine  int
-	done      [][2]int // completed items (offsets in buf)
-	doneLines []int
-	top       []byte // text outside items, once streaming
-	streaming bool
-	item      []byte // current item's text, once streaming
+	inItems  bool
+	sawItems bool
+	// started and flush: the first content line is at column 0, as in
+	// kubectl's output; only then does the items shape mean anything.
+	started, flush bool
+	itemStart      int // offset in buf of the current item, -1 if none
+	itemLine       int
+	done           [][2]int // completed items (offsets in buf)
+	doneLines      []int
+	top            []byte // text outside items, once streaming
+	streaming      bool
+	item           []byte // current item's text, once streaming
 }
 
 // readYAML reads a multi-document YAML stream; each document becomes
@@ -138,7 +141,7 @@ func (rd *reader) yamlDocument(y *yamlLines, file string, hint typeHint, doc int
 		if err := d.add(line, y.line, emit); err != nil {
 			return false, err
 		}
-		if !d.streaming && len(d.buf) > rd.yamlStreamAt && d.sawItems && (d.itemStart >= 0 || len(d.done) > 0) {
+		if !d.streaming && len(d.buf) > rd.yamlStreamAt && d.flush && d.sawItems && (d.itemStart >= 0 || len(d.done) > 0) {
 			if err := d.startStreaming(emit); err != nil {
 				return false, err
 			}
@@ -188,6 +191,9 @@ func (rd *reader) yamlDocument(y *yamlLines, file string, hint typeHint, doc int
 // add takes one line of the document, following the items shape.
 func (d *yamlDoc) add(line []byte, lineNo int, emit func([]byte, int) error) error {
 	col0 := len(line) > 0 && line[0] != ' ' && line[0] != '\t' && line[0] != '\n' && line[0] != '\r'
+	if !d.started && len(bytes.TrimSpace(line)) > 0 && line[0] != '#' {
+		d.started, d.flush = true, col0
+	}
 	switch {
 	case !d.inItems && (string(line) == "items:\n" || string(line) == "items:\r\n" || string(line) == "items:"):
 		d.inItems, d.sawItems = true, true
@@ -270,7 +276,7 @@ func (d *yamlDoc) startStreaming(emit func([]byte, int) error) error {
 
 // itemText turns "- a: 1\n  b: 2\n" into "a: 1\nb: 2\n".
 func itemText(s []byte) []byte {
-	var out []byte
+	out := make([]byte, 0, len(s)) // never nil: nil means "no current item"
 	first := true
 	for len(s) > 0 {
 		i := bytes.IndexByte(s, '\n')
