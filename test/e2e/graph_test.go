@@ -76,6 +76,9 @@ func TestGraphMatchesGCDebugGraph(t *testing.T) {
 
 	var kg framework.Graph
 	env.KGCJSON(t, &kg, "graph", "-n", ns, "-o", "json")
+	if kg.APIVersion != "kgc.dev/v1alpha1" || kg.Kind != "Graph" {
+		t.Errorf("graph header: %s %s", kg.APIVersion, kg.Kind)
+	}
 	missing, virtual := 0, 0
 	for uid := range component {
 		if gc.Nodes[uid].Missing {

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/kgc-dev/kgc/test/e2e/framework"
 )
 
@@ -129,10 +131,36 @@ func livePlan(t testing.TB, env *framework.Env, pc planCase, targetUID string) (
 		return nil, fmt.Errorf("decoding live plan: %w\n%s", err, res.Stdout)
 	}
 	p.Raw = res.Stdout
-	if p.Kind != "Plan" || p.Target.UID != targetUID || p.PropagationPolicy != string(pc.Policy) {
-		return p, fmt.Errorf("live plan header: kind %q target %s policy %q; want Plan, uid %s, %q", p.Kind, p.Target, p.PropagationPolicy, targetUID, pc.Policy)
+	if p.Kind != "Plan" || p.APIVersion != "kgc.dev/v1alpha1" || p.Target.UID != targetUID || p.PropagationPolicy != string(pc.Policy) {
+		return p, fmt.Errorf("live plan header: %s %s target %s policy %q; want kgc.dev/v1alpha1 Plan, uid %s, %q", p.APIVersion, p.Kind, p.Target, p.PropagationPolicy, targetUID, pc.Policy)
 	}
 	return p, nil
+}
+
+// sameDocument runs kgc with args (an -o yaml variant) and requires the
+// result to be the JSON document asJSON. Both runs must see the same
+// cluster: use it where no other test changes objects (see
+// TestOutputFormatsAgree), since plans also mention unrelated pending work.
+func sameDocument(t testing.TB, env *framework.Env, asJSON []byte, args ...string) error {
+	res := env.RunKGC(t, args...)
+	if res.ExitCode != 0 {
+		return fmt.Errorf("-o yaml failed: %s", res)
+	}
+	y, err := yaml.YAMLToJSON(res.Stdout)
+	if err != nil {
+		return fmt.Errorf("-o yaml output is not YAML: %w\n%s", err, res.Stdout)
+	}
+	var a, b any
+	if err := json.Unmarshal(asJSON, &a); err != nil {
+		return fmt.Errorf("decoding JSON document: %w", err)
+	}
+	if err := json.Unmarshal(y, &b); err != nil {
+		return fmt.Errorf("decoding YAML document: %w", err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		return fmt.Errorf("kgc %s is not the same document as its -o json:\njson:\n%s\nyaml:\n%s", strings.Join(args, " "), asJSON, res.Stdout)
+	}
+	return nil
 }
 
 // offlinePlan snapshots the cluster with kgc and plans from the file; the

@@ -18,8 +18,29 @@ import (
 
 func whyStuck(t *testing.T, env *framework.Env, args ...string) framework.Diagnosis {
 	t.Helper()
+	full := append([]string{"why-stuck"}, append(args, "-o", "json")...)
+	out := env.KGC(t, full...)
+	t.Logf("kgc %s:\n%s", strings.Join(full, " "), out)
 	var d framework.Diagnosis
-	env.KGCJSON(t, &d, append([]string{"why-stuck"}, append(args, "-o", "json")...)...)
+	if err := json.Unmarshal(out, &d); err != nil {
+		t.Fatalf("decoding diagnosis: %v", err)
+	}
+	if d.APIVersion != "kgc.dev/v1alpha1" || d.Kind != "Diagnosis" {
+		t.Errorf("diagnosis header: %s %s", d.APIVersion, d.Kind)
+	}
+	// A user reads the way out next: every root cause needs a remedy that
+	// names the object.
+	for _, rc := range d.RootCauses {
+		named := false
+		for _, r := range d.Remedies {
+			if strings.Contains(r.Command, rc.Object.Name) || strings.Contains(r.Description, rc.Object.Name) {
+				named = true
+			}
+		}
+		if !named {
+			t.Errorf("no remedy names root cause %s: %+v", rc.Object, d.Remedies)
+		}
+	}
 	return d
 }
 
