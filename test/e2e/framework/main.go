@@ -24,6 +24,8 @@ import (
 // Env is what a test gets from the package's control plane.
 type Env struct {
 	CP        *ControlPlane
+	bins      ControlPlaneBinaries
+	etcd      string
 	Config    *rest.Config
 	Client    kubernetes.Interface
 	Dynamic   dynamic.Interface
@@ -100,6 +102,7 @@ func run(m *testing.M) int {
 		return m.Run()
 	}
 	env.CP = cp
+	env.bins, env.etcd = bins, etcd
 	if err := env.initClients(); err != nil {
 		cp.Stop(true)
 		suiteFailure = err
@@ -209,3 +212,29 @@ func waitGCWorks(ctx context.Context, cp *ControlPlane, logf func(string, ...any
 }
 
 func ptrUID(u types.UID) *types.UID { return &u }
+
+// Dedicated starts a control plane of its own for a test that would disturb
+// the shared one (for example a CRD whose list always fails, which makes the
+// GC wait on every resync). It is stopped when the test ends; its logs are
+// kept and printed if the test failed.
+func (e *Env) Dedicated(t testing.TB) *Env {
+	t.Helper()
+	logf := func(format string, args ...any) { t.Logf(format, args...) }
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cp, err := Start(ctx, e.bins, e.etcd, logf)
+	if err != nil {
+		t.Fatalf("starting a dedicated control plane: %v", err)
+	}
+	d := &Env{CP: cp, bins: e.bins, etcd: e.etcd, KGCBinary: e.KGCBinary, kgcErr: e.kgcErr}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("dedicated control plane logs kept in %s\n%s", cp.Dir, cp.LogTails(30))
+		}
+		cp.Stop(t.Failed())
+	})
+	if err := d.initClients(); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
