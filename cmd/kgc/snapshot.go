@@ -59,7 +59,7 @@ and owners elsewhere will look missing to the analysis, so prefer whole-cluster 
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (FILE.gz is gzipped; - for stdout)")
-	o.source.AddFilenameFlag(cmd.Flags())
+	o.source.AddInputFlags(cmd.Flags())
 	return cmd
 }
 

@@ -17,24 +17,28 @@ import (
 // snapshot files given with -f, or else a live capture through the
 // kubeconfig. graph, plan, why-stuck and snapshot share it.
 type sourceOptions struct {
-	configFlags   *genericclioptions.ConfigFlags
-	streams       genericiooptions.IOStreams
-	Filenames     []string
-	AllNamespaces bool
+	configFlags    *genericclioptions.ConfigFlags
+	streams        genericiooptions.IOStreams
+	Filenames      []string
+	AllNamespaces  bool
+	ConsistentRead bool
 }
 
 func newSourceOptions(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *sourceOptions {
 	return &sourceOptions{configFlags: cf, streams: streams}
 }
 
-// AddFlags adds -f/--filename and -A/--all-namespaces.
+// AddFlags adds the input flags and -A/--all-namespaces.
 func (o *sourceOptions) AddFlags(fs *pflag.FlagSet) {
-	o.AddFilenameFlag(fs)
+	o.AddInputFlags(fs)
 	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "consider objects in every namespace, not only the current one")
 }
 
-// AddFilenameFlag adds only -f/--filename, for commands where -A means nothing.
-func (o *sourceOptions) AddFilenameFlag(fs *pflag.FlagSet) {
+// AddInputFlags adds the flags that choose what is read (-f/--filename,
+// --consistent-read), for commands where -A means nothing.
+func (o *sourceOptions) AddInputFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.ConsistentRead, "consistent-read", false,
+		"live: read from etcd with quorum reads instead of the API server's watch cache (the garbage collector's own view, milliseconds behind, several times cheaper)")
 	fs.StringSliceVarP(&o.Filenames, "filename", "f", nil,
 		"read dumps or snapshots instead of the cluster: kubectl get -o yaml|json output, kubectl cluster-info dump folders, kgc snapshot files (.gz too); a folder is read recursively, - is stdin; repeatable")
 }
@@ -66,7 +70,7 @@ func (o *sourceOptions) capture(ctx context.Context, namespace string) (*snapsho
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig, or read dumps with -f", err)
 	}
-	opts := snapshot.CaptureOptions{Namespace: namespace, Context: o.contextName()}
+	opts := snapshot.CaptureOptions{Namespace: namespace, Context: o.contextName(), ConsistentRead: o.ConsistentRead}
 	if isTerminal(o.streams.ErrOut) {
 		opts.Progress = o.streams.ErrOut
 	}

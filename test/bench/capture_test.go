@@ -94,7 +94,8 @@ func median(v []float64) float64 {
 }
 
 // listFloor discovers the preferred listable types and lists each,
-// metadata only, paginated, with snapshot.DefaultWorkers at once.
+// metadata only, paginated, with snapshot.DefaultWorkers at once, reading
+// as a default capture does (first page from the watch cache).
 func listFloor(b *testing.B, cfg *rest.Config) int64 {
 	ctx := context.Background()
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -134,7 +135,11 @@ func listFloor(b *testing.B, cfg *rest.Config) int64 {
 			for gvr := range work {
 				cont := ""
 				for {
-					l, err := mc.Resource(gvr).List(ctx, metav1.ListOptions{Limit: snapshot.DefaultPageSize, Continue: cont})
+					lo := metav1.ListOptions{Limit: snapshot.DefaultPageSize, Continue: cont}
+					if cont == "" {
+						lo.ResourceVersion = "0"
+					}
+					l, err := mc.Resource(gvr).List(ctx, lo)
 					if err != nil {
 						break
 					}

@@ -29,6 +29,13 @@ type FakeAPIServer struct {
 	mu sync.Mutex
 	// Expired and Throttled report whether the 410 and the 429 were served.
 	Expired, Throttled bool
+	// Lists records every list request, in arrival order.
+	Lists []ListRequest
+}
+
+// ListRequest is what a list request asked for.
+type ListRequest struct {
+	Path, ResourceVersion, Continue string
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -69,6 +76,7 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	// pageOf serves items two per page with "<prefix>-<n>" continue tokens.
 	page := func(prefix string, items []any, metadataOnly bool) {
+		f.Lists = append(f.Lists, ListRequest{Path: r.URL.Path, ResourceVersion: q.Get("resourceVersion"), Continue: q.Get("continue")})
 		start := 0
 		if c := q.Get("continue"); c != "" {
 			start, _ = strconv.Atoi(strings.TrimPrefix(c, prefix+"-"))
