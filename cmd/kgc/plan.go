@@ -98,7 +98,7 @@ plan when the condition holds, for CI gates.`,
 	fs.BoolVar(&o.showSteps, "show-steps", false, "list every numbered step instead of the cascade by waves")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(planOutputs, ", "))
 	fs.StringArrayVar(&o.failIf, "fail-if", nil, "exit 3 when: blocked, orphans, deletes-more-than=N (repeatable)")
-	o.source.AddFilenameFlag(fs)
+	o.source.AddInputFlags(fs)
 	return cmd
 }
 
