@@ -31,6 +31,7 @@ var (
 	seedFlag  = flag.Int64("seed", 0, "run only this TestRandom seed (0: the fixed seeds 1..-random-cases plus one time-based seed)")
 	casesFlag = flag.Int("random-cases", 30, "number of fixed TestRandom seeds (1..N) when -seed is not given")
 	seedsFlag = flag.String("seeds", "", "comma-separated TestRandom seeds to run (instead of the default set)")
+	crossFlag = flag.Int("random-cross-cases", 10, "number of fixed TestRandomCrossNamespace seeds (1..N) when no seed is given")
 	repeat    = flag.Int("repeat", 3, "run each TestRandom seed this many times (each in its own namespace), to tell a racy GC outcome from a deterministic one")
 )
 
@@ -63,6 +64,44 @@ type randCase struct {
 	Policy  metav1.DeletionPropagation
 	ghosts  map[int]types.UID
 	created []*unstructured.Unstructured
+
+	// Cross-namespace variant (TestRandomCrossNamespace): Others ConfigMaps
+	// x0.. live in a second namespace, Cross adds references to them, and
+	// TargetOther >= 0 deletes x<TargetOther> instead of an o<i>.
+	Others      int
+	OtherHold   []bool
+	Cross       []crossRef
+	TargetOther int
+	others      []*unstructured.Unstructured
+}
+
+// crossRef makes object Dep reference x<Other> in the other namespace;
+// SameName also creates an unrelated x<Other> in Dep's namespace, which the
+// GC then finds by name (with another UID).
+type crossRef struct {
+	Dep, Other int
+	Block      *bool
+	SameName   bool
+}
+
+// augmentCross adds the cross-namespace variant from its own random stream,
+// so that generate(seed) and TestRandom's seeds stay as they were.
+func (c *randCase) augmentCross() {
+	r := rand.New(rand.NewPCG(uint64(c.Seed), 0x78736e73))
+	c.Others = 1 + r.IntN(2)
+	for k := 0; k < c.Others; k++ {
+		c.OtherHold = append(c.OtherHold, r.IntN(3) == 0)
+	}
+	for i, o := range c.Objs {
+		if o.Kind == "Gadget" || r.IntN(3) != 0 {
+			continue
+		}
+		c.Cross = append(c.Cross, crossRef{Dep: i, Other: r.IntN(c.Others), Block: pickBool(r), SameName: r.IntN(3) == 0})
+	}
+	c.TargetOther = -1
+	if r.IntN(3) == 0 {
+		c.TargetOther = r.IntN(c.Others)
+	}
 }
 
 func boolPtrString(b *bool) string {
@@ -96,6 +135,19 @@ func (c *randCase) String() string {
 	}
 	for i, d := range c.PreDel {
 		fmt.Fprintf(&b, "  before the plan: delete o%d with %s\n", d, c.PrePol[i])
+	}
+	for k := 0; k < c.Others; k++ {
+		fmt.Fprintf(&b, "  x%d ConfigMap in the other namespace, hold=%v", k, c.OtherHold[k])
+		if k < len(c.others) {
+			fmt.Fprintf(&b, " uid=%s", c.others[k].GetUID())
+		}
+		b.WriteString("\n")
+	}
+	for _, x := range c.Cross {
+		fmt.Fprintf(&b, "  cross-namespace: o%d also owned by x%d{b=%s} (same-name decoy in o%d's namespace: %v)\n", x.Dep, x.Other, boolPtrString(x.Block), x.Dep, x.SameName)
+	}
+	if c.TargetOther >= 0 {
+		fmt.Fprintf(&b, "  target: x%d instead of o%d\n", c.TargetOther, c.Target)
 	}
 	return b.String()
 }
@@ -245,8 +297,22 @@ func (c *randCase) objNamespace(ns string, i int) string {
 
 // build creates the case's objects for real and performs its earlier
 // deletions.
-func (c *randCase) build(t testing.TB, ctx context.Context, env *framework.Env, ns string) {
+func (c *randCase) build(t testing.TB, ctx context.Context, env *framework.Env, ns, nsX string) {
 	t.Helper()
+	for k := 0; k < c.Others; k++ {
+		u := framework.Obj("v1", "ConfigMap", nsX, fmt.Sprintf("x%d", k))
+		if c.OtherHold[k] {
+			u.SetFinalizers([]string{holdFinalizer})
+		}
+		c.others = append(c.others, env.MustCreate(t, ctx, framework.ConfigMaps, u))
+	}
+	decoys := map[int]bool{}
+	for _, x := range c.Cross {
+		if x.SameName && !decoys[x.Other] {
+			decoys[x.Other] = true
+			env.MustCreate(t, ctx, framework.ConfigMaps, framework.Obj("v1", "ConfigMap", ns, fmt.Sprintf("x%d", x.Other)))
+		}
+	}
 	toRef := func(i int, rr randRef) metav1.OwnerReference {
 		if rr.Owner < 0 {
 			// A fresh UID per object and run: the GC keys its graph by
@@ -276,6 +342,11 @@ func (c *randCase) build(t testing.TB, ctx context.Context, env *framework.Env, 
 		var refs []metav1.OwnerReference
 		for _, rr := range o.Refs {
 			refs = append(refs, toRef(i, rr))
+		}
+		for _, x := range c.Cross {
+			if x.Dep == i {
+				refs = append(refs, ref(c.others[x.Other], x.Block, nil))
+			}
 		}
 		u.SetOwnerReferences(refs)
 		u.SetFinalizers(o.Finalizers)
@@ -322,6 +393,17 @@ type randOutcome struct {
 }
 
 func TestRandom(t *testing.T) {
+	runRandomSuite(t, false, *casesFlag)
+}
+
+// TestRandomCrossNamespace is TestRandom with owners in a second namespace
+// (never valid owners for the GC, which looks them up by name in the
+// dependent's namespace) and same-name decoys there.
+func TestRandomCrossNamespace(t *testing.T) {
+	runRandomSuite(t, true, *crossFlag)
+}
+
+func runRandomSuite(t *testing.T, cross bool, defaultCases int) {
 	env := framework.Setup(t)
 	t.Parallel()
 	ctx := context.Background()
@@ -340,7 +422,7 @@ func TestRandom(t *testing.T) {
 			seeds = append(seeds, n)
 		}
 	default:
-		for s := int64(1); s <= int64(*casesFlag); s++ {
+		for s := int64(1); s <= int64(defaultCases); s++ {
 			seeds = append(seeds, s)
 		}
 		fresh := time.Now().UnixNano()%1_000_000_000 + 1_000_000
@@ -357,7 +439,7 @@ func TestRandom(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
-					runRandomCase(t, ctx, env, seed, tally)
+					runRandomCase(t, ctx, env, seed, tally, cross)
 				})
 			}
 		}
@@ -410,12 +492,24 @@ func TestRandom(t *testing.T) {
 	t.Logf("random graph: %d cases, %d agree", tally.graphCases, tally.graphAgree)
 }
 
-func runRandomCase(t *testing.T, ctx context.Context, env *framework.Env, seed int64, tally *randTally) {
+func runRandomCase(t *testing.T, ctx context.Context, env *framework.Env, seed int64, tally *randTally, cross bool) {
 	c := generate(seed)
-	ns := env.Namespace(t, ctx, fmt.Sprintf("rand-%d", seed))
-	c.build(t, ctx, env, ns)
+	prefix := "rand"
+	var nsX string
+	if cross {
+		c.augmentCross()
+		prefix = "randx"
+	}
+	ns := env.Namespace(t, ctx, fmt.Sprintf("%s-%d", prefix, seed))
+	var extra []string
+	if cross {
+		nsX = env.Namespace(t, ctx, fmt.Sprintf("%s-%d-other", prefix, seed))
+		extra = []string{nsX}
+	}
+	c.build(t, ctx, env, ns, nsX)
 	scope := framework.Scope{
 		Namespace:       ns,
+		ExtraNamespaces: extra,
 		Namespaced:      []schema.GroupVersionResource{framework.ConfigMaps, framework.Secrets, randWidget.GVR()},
 		Cluster:         []schema.GroupVersionResource{randGadget.GVR()},
 		ClusterSelector: "kgc-e2e/case=" + ns,
@@ -450,11 +544,19 @@ func runRandomCase(t *testing.T, ctx context.Context, env *framework.Env, seed i
 	if len(graphDiff) > 0 {
 		t.Errorf("seed %d: kgc graph disagrees with the GC's debug graph:\n  %s\n%s", seed, strings.Join(graphDiff, "\n  "), c)
 	}
-	t.Logf("seed %d: %d objects, delete o%d (%s) with %s", seed, len(c.Objs), target, c.Objs[target].Kind, c.Policy)
-	r := runPlan(t, ctx, env, planCase{
+	pc := planCase{
 		Scope: scope, GVR: c.gvr(target), TypeArg: c.typeArg(target),
 		Namespace: c.objNamespace(ns, target), Name: c.name(ns, target), Policy: c.Policy,
-	})
+	}
+	what := fmt.Sprintf("o%d (%s)", target, c.Objs[target].Kind)
+	if c.TargetOther >= 0 {
+		if s, ok := before[string(c.others[c.TargetOther].GetUID())]; ok && s.Exists {
+			pc.GVR, pc.TypeArg, pc.Namespace, pc.Name = framework.ConfigMaps, "configmaps", nsX, c.others[c.TargetOther].GetName()
+			what = fmt.Sprintf("x%d (ConfigMap in the other namespace)", c.TargetOther)
+		}
+	}
+	t.Logf("seed %d: %d objects, delete %s with %s\n%s", seed, len(c.Objs), what, c.Policy, c)
+	r := runPlan(t, ctx, env, pc)
 	tally.Lock()
 	defer tally.Unlock()
 	if r.Err != nil {
@@ -512,7 +614,18 @@ func (c *randCase) canonical(states map[string]framework.ObjState) string {
 	for _, g := range c.ghosts {
 		name[string(g)] = "ghost"
 	}
+	for k, u := range c.others {
+		name[string(u.GetUID())] = fmt.Sprintf("x%d", k)
+	}
 	var b strings.Builder
+	for k, u := range c.others {
+		st, ok := states[string(u.GetUID())]
+		if !ok || !st.Exists {
+			fmt.Fprintf(&b, "x%d gone\n", k)
+			continue
+		}
+		fmt.Fprintf(&b, "x%d terminating=%v finalizers=%v\n", k, st.Terminating, st.Finalizers)
+	}
 	for i, u := range c.created {
 		st, ok := states[string(u.GetUID())]
 		if !ok || !st.Exists {

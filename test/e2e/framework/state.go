@@ -66,7 +66,9 @@ func StateOf(gvr schema.GroupVersionResource, u *unstructured.Unstructured) ObjS
 // namespaced resources in Namespace, plus cluster-scoped objects carrying
 // the label selector ClusterSelector.
 type Scope struct {
-	Namespace       string
+	Namespace string
+	// ExtraNamespaces are listed like Namespace (cases that span namespaces).
+	ExtraNamespaces []string
 	Namespaced      []schema.GroupVersionResource
 	Cluster         []schema.GroupVersionResource
 	ClusterSelector string
@@ -89,9 +91,11 @@ func (e *Env) Capture(ctx context.Context, sc Scope) (map[string]ObjState, error
 		}
 		return nil
 	}
-	for _, gvr := range sc.Namespaced {
-		if err := add(gvr, sc.Namespace, ""); err != nil {
-			return nil, err
+	for _, ns := range append([]string{sc.Namespace}, sc.ExtraNamespaces...) {
+		for _, gvr := range sc.Namespaced {
+			if err := add(gvr, ns, ""); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, gvr := range sc.Cluster {
