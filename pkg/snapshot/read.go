@@ -110,7 +110,11 @@ func ReadFiles(paths []string, stdin io.Reader, opts ReadOptions) (*Snapshot, er
 		}
 	}
 	if rd.skipped > 0 {
-		rd.warnings = append(rd.warnings, Warning{Message: fmt.Sprintf("info: ignored %d files that are neither JSON nor YAML (such as %s)", rd.skipped, rd.skippedEx)})
+		msg := fmt.Sprintf("ignored %s, which is neither JSON nor YAML", rd.skippedEx)
+		if rd.skipped > 1 {
+			msg = fmt.Sprintf("ignored %d files that are neither JSON nor YAML (such as %s)", rd.skipped, rd.skippedEx)
+		}
+		rd.warnings = append(rd.warnings, Warning{Message: msg})
 	}
 	if rd.readFiles == 0 {
 		for _, w := range rd.warnings {

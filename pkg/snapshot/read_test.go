@@ -171,7 +171,7 @@ func TestReadClusterInfoDump(t *testing.T) {
 		t.Errorf("objects = %q, want %q", got, want)
 	}
 	// logs.txt is skipped silently, README.md is reported once.
-	wantW := "info: ignored 1 files that are neither JSON nor YAML (such as testdata/cluster-info-dump/README.md)"
+	wantW := "ignored testdata/cluster-info-dump/README.md, which is neither JSON nor YAML"
 	if got := strings.Join(warnings(s), "\n"); got != wantW {
 		t.Errorf("warnings = %q, want %q", got, wantW)
 	}
