@@ -158,9 +158,60 @@ func sameDocument(t testing.TB, env *framework.Env, asJSON []byte, args ...strin
 		return fmt.Errorf("decoding YAML document: %w", err)
 	}
 	if !reflect.DeepEqual(a, b) {
-		return fmt.Errorf("kgc %s is not the same document as its -o json:\njson:\n%s\nyaml:\n%s", strings.Join(args, " "), asJSON, res.Stdout)
+		var diffs []string
+		docDiff("", a, b, &diffs)
+		return fmt.Errorf("kgc %s is not the same document as its -o json; differences (json vs yaml):\n  %s\njson:\n%s", strings.Join(args, " "), strings.Join(diffs, "\n  "), asJSON)
 	}
 	return nil
+}
+
+// docDiff lists where two decoded JSON documents differ (at most 20 paths).
+func docDiff(path string, a, b any, out *[]string) {
+	if len(*out) >= 20 || reflect.DeepEqual(a, b) {
+		return
+	}
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range av {
+			keys[k] = true
+		}
+		for k := range bv {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			docDiff(path+"."+k, av[k], bv[k], out)
+		}
+		return
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			break
+		}
+		for i := range av {
+			docDiff(fmt.Sprintf("%s[%d]", path, i), av[i], bv[i], out)
+		}
+		return
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	*out = append(*out, fmt.Sprintf("%s: %s vs %s", path, clipString(string(ja), 300), clipString(string(jb), 300)))
+}
+
+func clipString(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 // offlinePlan snapshots the cluster with kgc and plans from the file; the

@@ -92,7 +92,9 @@ func (e *Env) createCRD(t testing.TB, ctx context.Context, c CRD) {
 			}},
 		},
 	}}
-	if _, err := e.Dynamic.Resource(CRDResource).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+	// Tests that share a CRD (TestRandom and TestRandomCrossNamespace)
+	// both create it; the second one just waits for it like the first.
+	if _, err := e.Dynamic.Resource(CRDResource).Create(ctx, obj, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating CRD %s: %v", obj.GetName(), err)
 	}
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
