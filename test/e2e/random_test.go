@@ -169,7 +169,7 @@ func pickBool(r *rand.Rand) *bool {
 // seed always describes the same experiment.
 func generate(seed int64) *randCase {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x6b6763))
-	c := &randCase{Seed: seed, ghosts: map[int]types.UID{}}
+	c := &randCase{Seed: seed, ghosts: map[int]types.UID{}, TargetOther: -1}
 	n := 3 + r.IntN(6)
 	for i := 0; i < n; i++ {
 		o := randObj{}
