@@ -20,7 +20,8 @@ type resInfo struct {
 	monitored bool
 	// listed is false when the snapshot could not list the type: objects
 	// of it may exist without being in the snapshot.
-	listed bool
+	listed  bool
+	listErr string
 	// inferred is true when the type was not in the catalog and was
 	// described from the objects themselves.
 	inferred bool
@@ -74,7 +75,7 @@ func infoFor(r snapshot.Resource) *resInfo {
 	ri := &resInfo{
 		group: r.Group, kind: r.Kind, version: r.Version, apiVersion: r.GroupVersion(),
 		versions: r.Versions, namespaced: r.Namespaced, listed: r.Listed || r.Error == "",
-		plural: r.Resource, hasDelete: has("delete"), hasDeleteColl: has("deletecollection"),
+		plural: r.Resource, hasDelete: has("delete"), hasDeleteColl: has("deletecollection"), listErr: r.Error,
 	}
 	ri.monitored = r.MonitoredByGC()
 	ri.unsupportedGC = r.Kind == "Event" && (r.Group == "" || r.Group == "events.k8s.io")

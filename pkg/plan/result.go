@@ -128,6 +128,29 @@ func (s *sim) buildPlan(actions []Action, base []*snapshot.Object, nBase int) *P
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s/%s %s: its type could not be listed when the snapshot was taken, so whether it exists is unknown; the plan assumes it does", r.APIVersion, r.Kind, nsName(r)))
 		}
 	}
+	// A type that could not be listed may hold dependents of what the plan
+	// deletes or orphans; the real GC would act on them (its monitor for
+	// the type lists through its own cache), kgc cannot see them.
+	if p.Summary.Deleted+p.Summary.Orphaned+p.Summary.Blocked > 0 {
+		var names []string
+		for _, ri := range s.res.byGK {
+			if !ri.listed && ri.monitored {
+				n := ri.plural
+				if ri.group != "" {
+					n += "." + ri.group
+				}
+				if ri.listErr != "" {
+					n += " (" + ri.listErr + ")"
+				}
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			p.Complete = false
+			p.Warnings = append(p.Warnings, "could not list "+n+": objects of that type may be dependents of what this plan deletes or orphans, and the plan cannot show what happens to them")
+		}
+	}
 	if s.limitHit {
 		p.Complete = false
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the simulation stopped after %d work items without settling: the plan is cut short", s.maxItems))

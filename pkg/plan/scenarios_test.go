@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -507,4 +508,25 @@ func TestFinalizeNamespaceByHand(t *testing.T) {
 		{name: "finalized by hand", snap: world(ns, p).Build(), actions: []Action{RemoveFinalizer{"ns", FinalizerNamespace}}, want: map[string]string{"ns": "gone"}},
 		{name: "content finished", snap: world(ns, p).Build(), actions: []Action{RemoveFinalizer{"p", "example.com/hold"}}, want: map[string]string{"ns": "gone", "p": "gone"}},
 	})
+}
+
+// T12 TestCascadingDeleteOnCRDConversionFailure: a type that cannot be
+// listed does not stop the cascade, but the plan cannot see its objects,
+// which may be dependents too: it is incomplete and says why.
+func TestCascadingDeleteOnCRDConversionFailure_T12(t *testing.T) {
+	r := rc("ns", "rc").UID("RC").Build()
+	p := pod("ns", "p").Owner(ref(r)).Build()
+	snap := world(r, p).Unlisted("stable.example.com", "Widget", "conversion webhook failed").Build()
+	got, plan := simulate(t, snap, []Action{delOrphanDeps("RC", false)}, Options{})
+	checkStates(t, got, map[string]string{"RC": "gone", p.Metadata.UID: "gone"}, plan)
+	if plan.Complete {
+		t.Errorf("the plan claims to be complete though widgets could not be listed")
+	}
+	found := false
+	for _, w := range plan.Warnings {
+		found = found || strings.Contains(w, "could not list widgets.stable.example.com (conversion webhook failed)")
+	}
+	if !found {
+		t.Errorf("no warning names the unlisted type: %v", plan.Warnings)
+	}
 }
