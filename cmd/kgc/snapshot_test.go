@@ -266,7 +266,7 @@ func TestSnapshotCommandLive(t *testing.T) {
 	}
 	wantErr := "warning: metrics.k8s.io/v1beta1: discovery failed, its types are not listed (owners of those types are unknown): the server is currently unable to handle the request\n" +
 		`warning: secrets: not listed (owners of this type are unknown): secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" at the cluster scope (HTTP 403)` + "\n" +
-		"captured 10 objects of 6 types in Xs (2 types not listed: metrics.k8s.io/v1beta1 (discovery failed), secrets)\n"
+		"captured 10 objects of 7 types in Xs (2 types not listed: metrics.k8s.io/v1beta1 (discovery failed), secrets)\n"
 	if got := elapsedRE.ReplaceAllString(stderr, " in Xs"); got != wantErr {
 		t.Errorf("stderr =\n%s\nwant\n%s", got, wantErr)
 	}

@@ -149,7 +149,12 @@ func Capture(ctx context.Context, cfg *rest.Config, opts CaptureOptions) (*Snaps
 			continue
 		}
 		res[i].Listed = r.listed
+		noUID := 0
 		for _, o := range r.objs {
+			if o.Metadata.UID == "" {
+				noUID++
+				continue
+			}
 			// The same object served through two resources (core and
 			// events.k8s.io events share storage) is one object.
 			if _, dup := seen[o.Metadata.UID]; dup {
@@ -158,6 +163,12 @@ func Capture(ctx context.Context, cfg *rest.Config, opts CaptureOptions) (*Snaps
 			seen[o.Metadata.UID] = struct{}{}
 			res[i].Count++
 			objs = append(objs, o)
+		}
+		// Objects without a UID cannot be owners or dependents. Types that
+		// cannot be deleted serve views computed on the fly without one
+		// (ComponentStatus, metrics.k8s.io): nothing to say about those.
+		if noUID > 0 && res[i].HasVerb("delete") {
+			c.warnings = append(c.warnings, Warning{Object: res[i].QualifiedName(), Message: fmt.Sprintf("skipped %d objects without metadata.uid", noUID)})
 		}
 	}
 	SortObjects(objs)

@@ -102,7 +102,7 @@ func TestCapture(t *testing.T) {
 			t.Errorf("snapshot contains %q", leak)
 		}
 	}
-	if !strings.Contains(progress.String(), "listing: 7/7 types, 10 objects") {
+	if !strings.Contains(progress.String(), "listing: 8/8 types, 12 objects") {
 		t.Errorf("progress = %q", progress.String())
 	}
 	if !fake.Expired || !fake.Throttled {

@@ -6,7 +6,8 @@
 // its ReplicaSet web-1 and Pod web-1 (on node-a, mounting claim "data"),
 // ConfigMaps a and b, a Widget w (example.com, served at v1 and v1beta1);
 // in namespace other ConfigMaps c and d (d terminating with the finalizer
-// example.com/keep). Secrets are forbidden (403), metrics.k8s.io/v1beta1
+// example.com/keep), and two ComponentStatuses without a UID, as the real
+// server computes them. Secrets are forbidden (403), metrics.k8s.io/v1beta1
 // discovery fails (503), the third ConfigMap page's continue token expires
 // once (410) and is then throttled once (429). Lists page two items at a
 // time. Every object carries a last-applied annotation holding "hunter2"
@@ -121,7 +122,8 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"kind": "APIResourceList", "groupVersion": "v1", "resources": []any{
 			apiResource("configmaps", "ConfigMap", true, "cm"), apiResource("namespaces", "Namespace", false, "ns"),
 			apiResource("pods", "Pod", true, "po"), apiResource("pods/status", "Pod", true), apiResource("secrets", "Secret", true),
-			map[string]any{"name": "bindings", "kind": "Binding", "namespaced": true, "verbs": []string{"create"}}}})
+			map[string]any{"name": "bindings", "kind": "Binding", "namespaced": true, "verbs": []string{"create"}},
+			map[string]any{"name": "componentstatuses", "kind": "ComponentStatus", "namespaced": false, "shortNames": []string{"cs"}, "verbs": []string{"get", "list"}}}})
 	case "/apis/apps/v1":
 		writeJSON(w, 200, map[string]any{"kind": "APIResourceList", "groupVersion": "apps/v1", "resources": []any{
 			apiResource("deployments", "Deployment", true, "deploy"), apiResource("replicasets", "ReplicaSet", true, "rs")}})
@@ -156,6 +158,9 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			obj(meta("other", "d", "cm-d", map[string]any{"finalizers": []string{"example.com/keep"}, "deletionTimestamp": "2025-02-01T00:00:00Z"}))}, true)
 	case "/api/v1/namespaces/shop/configmaps":
 		page("cm", []any{obj(meta("shop", "a", "cm-a", nil)), obj(meta("shop", "b", "cm-b", nil))}, true)
+	case "/api/v1/componentstatuses":
+		// Computed on every request, as kube-apiserver does: no UID.
+		page("cs", []any{obj(map[string]any{"name": "etcd-0"}), obj(map[string]any{"name": "scheduler"})}, true)
 	case "/api/v1/secrets", "/api/v1/namespaces/shop/secrets":
 		status(w, 403, "Forbidden", `secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" at the cluster scope`)
 	case "/apis/apps/v1/deployments", "/apis/apps/v1/namespaces/shop/deployments":
