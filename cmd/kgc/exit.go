@@ -9,11 +9,10 @@ import (
 // Exit codes. They are decided here and nowhere else, so that scripts can
 // rely on them (docs/reference/exit-codes.md).
 const (
-	exitOK      = 0
-	exitError   = 1 // the command could not do its job (bad input, cluster unreachable)
-	exitUsage   = 2 // the command line is wrong
-	exitGate    = 3 // a --fail-if condition matched: the result is valid but a pipeline should stop
-	exitPartial = 4 // the result was produced but is incomplete and --strict was given
+	exitOK    = 0
+	exitError = 1 // the command could not do its job (bad input, cluster unreachable)
+	exitUsage = 2 // the command line is wrong
+	exitGate  = 3 // a --fail-if condition matched: the result is valid but a pipeline should stop
 )
 
 // exitError carries an exit code through cobra's error return.
