@@ -1,14 +1,9 @@
 package render
 
 import (
-	"bytes"
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/kgc-dev/kgc/pkg/graph"
 )
@@ -40,7 +35,7 @@ func GraphTable(w io.Writer, v GraphView, s Style) error {
 		rows = append(rows, []string{graphOrNone(n.Identity.Namespace), n.Identity.Kind, n.Identity.Name, n.UID(),
 			graphOrNone(strings.Join(owners, ",")), strconv.Itoa(deps), graphOrNone(strings.Join(graphFlags(n), ","))})
 	}
-	if err := graphPlainTable(w, []string{"NAMESPACE", "KIND", "NAME", "UID", "OWNERS", "DEPENDENTS", "FLAGS"}, rows); err != nil {
+	if err := plainTable(w, []string{"NAMESPACE", "KIND", "NAME", "UID", "OWNERS", "DEPENDENTS", "FLAGS"}, rows); err != nil {
 		return err
 	}
 	writeGraphFindings(w, v.Findings, s)
@@ -67,43 +62,4 @@ func graphFlags(n *graph.Node) []string {
 		f = append(f, "deletingDependents")
 	}
 	return f
-}
-
-// graphPlainTable writes a borderless, left-aligned table with three
-// spaces between columns, like kubectl get, without trailing blanks.
-func graphPlainTable(w io.Writer, header []string, rows [][]string) error {
-	var buf bytes.Buffer
-	t := tablewriter.NewTable(&buf,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Symbols: tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
-				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
-			},
-		})),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithPadding(tw.Padding{Right: "   ", Overwrite: true}),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
-	t.Header(header)
-	if err := t.Bulk(rows); err != nil {
-		return err
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	for _, line := range strings.SplitAfter(buf.String(), "\n") {
-		if line == "" {
-			continue
-		}
-		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
-			return err
-		}
-	}
-	return nil
 }
