@@ -102,23 +102,8 @@ func names(refs []snapshot.ObjectRef) string {
 }
 
 // invalidReference says what an owner reference lacks; "" when valid.
-// The API server requires all four fields (ValidateOwnerReferences), so
-// only edited dumps carry such references.
 func invalidReference(r snapshot.OwnerReference) string {
-	var missing []string
-	if r.APIVersion == "" {
-		missing = append(missing, "apiVersion")
-	}
-	if r.Kind == "" {
-		missing = append(missing, "kind")
-	}
-	if r.Name == "" {
-		missing = append(missing, "name")
-	}
-	if r.UID == "" {
-		missing = append(missing, "uid")
-	}
-	return strings.Join(missing, ", ")
+	return strings.Join(r.MissingFields(), ", ")
 }
 
 func (g *Graph) invalidReferences() []Finding {

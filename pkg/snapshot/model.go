@@ -149,6 +149,22 @@ type OwnerReference struct {
 // Blocking reports blockOwnerDeletion==true.
 func (r OwnerReference) Blocking() bool { return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion }
 
+// MissingFields names the required fields (apiVersion, kind, name, uid)
+// the reference lacks. The API server rejects such references
+// (ValidateOwnerReferences), so only edited dumps carry them, and the
+// garbage collector cannot resolve them.
+func (r OwnerReference) MissingFields() []string {
+	var missing []string
+	for _, f := range [...]struct{ name, value string }{
+		{"apiVersion", r.APIVersion}, {"kind", r.Kind}, {"name", r.Name}, {"uid", r.UID},
+	} {
+		if f.value == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	return missing
+}
+
 // IsController reports controller==true.
 func (r OwnerReference) IsController() bool { return r.Controller != nil && *r.Controller }
 

@@ -557,20 +557,7 @@ func (rd *reader) add(file string, desc func() string, f topFields, hint typeHin
 		rd.listHinted = append(rd.listHinted, rd.objs.Len())
 	}
 	for i, r := range o.Metadata.OwnerReferences {
-		var missing []string
-		if r.APIVersion == "" {
-			missing = append(missing, "apiVersion")
-		}
-		if r.Kind == "" {
-			missing = append(missing, "kind")
-		}
-		if r.Name == "" {
-			missing = append(missing, "name")
-		}
-		if r.UID == "" {
-			missing = append(missing, "uid")
-		}
-		if len(missing) > 0 {
+		if missing := r.MissingFields(); len(missing) > 0 {
 			rd.warnings = append(rd.warnings, Warning{File: file, Object: name(),
 				Message: fmt.Sprintf("ownerReferences[%d] has no %s; kept, the garbage collector cannot resolve it", i, strings.Join(missing, ", "))})
 		}
