@@ -222,7 +222,7 @@ func (g *Graph) settleVirtualIdentities() {
 					continue
 				}
 				id := snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID}
-				if alt == nil || referenceLess(id, *alt) {
+				if alt == nil || id.ReferenceLess(*alt) {
 					alt = &id
 				}
 			}
@@ -231,24 +231,6 @@ func (g *Graph) settleVirtualIdentities() {
 			n.Identity = *alt
 		}
 	}
-}
-
-// referenceLess is the collector's referenceLessThan: kind, apiVersion,
-// namespace, name, uid.
-func referenceLess(a, b snapshot.ObjectRef) bool {
-	if a.Kind != b.Kind {
-		return a.Kind < b.Kind
-	}
-	if a.APIVersion != b.APIVersion {
-		return a.APIVersion < b.APIVersion
-	}
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
-	}
-	if a.Name != b.Name {
-		return a.Name < b.Name
-	}
-	return a.UID < b.UID
 }
 
 // observable reports whether the collector has an informer for o's type. A

@@ -447,21 +447,9 @@ func partitionDependents(deps []*node, id identity) (matching, nonmatching []*no
 	return matching, nonmatching
 }
 
-func referenceLessThan(a, b identity) bool {
-	if a.Kind != b.Kind {
-		return a.Kind < b.Kind
-	}
-	if a.APIVersion != b.APIVersion {
-		return a.APIVersion < b.APIVersion
-	}
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
-	}
-	if a.Name != b.Name {
-		return a.Name < b.Name
-	}
-	return a.UID < b.UID
-}
+// referenceLessThan is upstream's order of identities (kind, apiVersion,
+// namespace, name, uid).
+func referenceLessThan(a, b identity) bool { return a.ref().ReferenceLess(b.ref()) }
 
 func getAlternateOwnerIdentity(deps []*node, absent identity) *identity {
 	clusterScoped := absent.Namespace == ""

@@ -209,6 +209,26 @@ func (r ObjectRef) Less(o ObjectRef) bool {
 	return r.UID < o.UID
 }
 
+// ReferenceLess is the garbage collector's referenceLessThan order (kind,
+// apiVersion, namespace, name, uid), which decides the identity a virtual
+// node takes next when the one it had turns out absent
+// (getAlternateOwnerIdentity).
+func (r ObjectRef) ReferenceLess(o ObjectRef) bool {
+	if r.Kind != o.Kind {
+		return r.Kind < o.Kind
+	}
+	if r.APIVersion != o.APIVersion {
+		return r.APIVersion < o.APIVersion
+	}
+	if r.Namespace != o.Namespace {
+		return r.Namespace < o.Namespace
+	}
+	if r.Name != o.Name {
+		return r.Name < o.Name
+	}
+	return r.UID < o.UID
+}
+
 // String renders kind/name or kind/namespace/name for messages.
 func (r ObjectRef) String() string {
 	if r.Namespace == "" {
