@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -17,14 +18,9 @@ func (r *run) foreground(o *snapshot.Object, b *Blocker) {
 		r.unmonitored(o, plan.FinalizerForeground, b)
 		return
 	}
-	n := r.ix.g.Node(o.Metadata.UID)
 	var deps []*snapshot.Object
-	if n != nil {
-		for _, d := range r.ix.g.BlockingDependents(n) {
-			if d.Object != nil {
-				deps = append(deps, d.Object)
-			}
-		}
+	if n := r.ix.g.Node(o.Metadata.UID); n != nil {
+		deps = observed(r.ix.g.BlockingDependents(n))
 	}
 	r.noteUnlistedDependents()
 	if len(deps) == 0 {
@@ -150,11 +146,7 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 	}
 	var deps []*snapshot.Object
 	if n := r.ix.g.Node(o.Metadata.UID); n != nil {
-		for _, d := range n.Dependents {
-			if d.Object != nil {
-				deps = append(deps, d.Object)
-			}
-		}
+		deps = observed(n.Dependents)
 	}
 	r.noteUnlistedDependents()
 	if len(deps) == 0 {
@@ -368,4 +360,16 @@ func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) O
 		}
 	}
 	return oc
+}
+
+// observed returns the objects behind graph nodes, leaving out virtual
+// nodes: an owner the GC has not observed has no object to act on.
+func observed(nodes []*graph.Node) []*snapshot.Object {
+	var objs []*snapshot.Object
+	for _, n := range nodes {
+		if n.Object != nil {
+			objs = append(objs, n.Object)
+		}
+	}
+	return objs
 }
