@@ -226,19 +226,22 @@ func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
 // checkGates returns a gate error for the first --fail-if that holds.
 func (o *planOptions) checkGates(p *plan.Plan) error {
 	var msgs []string
+	// Where worker timing decides an object's fate, a gate counts the
+	// worse outcome: "could be" is reason enough to stop a pipeline.
+	s := p.WorstCase()
 	for _, g := range o.gates {
 		switch g.kind {
 		case "blocked":
-			if p.Summary.Blocked > 0 {
-				msgs = append(msgs, fmt.Sprintf("%d object(s) would be left blocked", p.Summary.Blocked))
+			if s.Blocked > 0 {
+				msgs = append(msgs, fmt.Sprintf("%d object(s) would be left blocked", s.Blocked))
 			}
 		case "orphans":
-			if p.Summary.Orphaned > 0 {
-				msgs = append(msgs, fmt.Sprintf("%d object(s) would be orphaned", p.Summary.Orphaned))
+			if s.Orphaned > 0 {
+				msgs = append(msgs, fmt.Sprintf("%d object(s) would be orphaned", s.Orphaned))
 			}
 		case "deletes-more-than":
-			if p.Summary.Deleted > g.n {
-				msgs = append(msgs, fmt.Sprintf("%d object(s) would be deleted, more than %d", p.Summary.Deleted, g.n))
+			if s.Deleted > g.n {
+				msgs = append(msgs, fmt.Sprintf("%d object(s) would be deleted, more than %d", s.Deleted, g.n))
 			}
 		}
 	}

@@ -411,12 +411,19 @@ func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
 		// run at once, so whether a dependent with a non-blocking reference
 		// reads n before or after n drops foregroundDeletion is a race
 		// (see the note in processDeletingDependentsItem). On a real
-		// kube-apiserver and kube-controller-manager v1.36.3 the dependents
-		// win more often than not, which this order reproduces.
+		// kube-apiserver and kube-controller-manager v1.36.3 either side
+		// wins, so a plan that meets the race is simulated a second time
+		// with n first and reports what differs as the alternative outcome.
+		g.noteForegroundRace(n)
+		if g.sim.ownerFirst {
+			g.attemptToDel.add(n, w)
+		}
 		for _, d := range n.deps {
 			g.attemptToDel.add(d, w)
 		}
-		g.attemptToDel.add(n, w)
+		if !g.sim.ownerFirst {
+			g.attemptToDel.add(n, w)
+		}
 	}
 }
 
@@ -707,12 +714,7 @@ func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.
 func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 	blocking := item.blockingDependents()
 	if len(blocking) == 0 {
-		for _, d := range item.deps {
-			if !d.beingDeleted {
-				g.sim.note(fmt.Sprintf("%s has no blocking dependents, so the garbage collector removes foregroundDeletion at once; whether it first sees %s's non-blocking reference to it as waiting (and removes or deletes it) or as solid depends on worker timing (a real control plane goes either way): kgc lets the dependent read it first", item.id.ref(), d.id.ref()))
-				break
-			}
-		}
+		g.noteForegroundRace(item)
 		return g.removeFinalizer(item, FinalizerForeground, "no dependent with blockOwnerDeletion=true is left")
 	}
 	for _, d := range blocking {
@@ -721,6 +723,24 @@ func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 		}
 	}
 	return nil
+}
+
+// noteForegroundRace marks the race between a foreground owner with no
+// blocking dependent, which drops foregroundDeletion as soon as a worker
+// picks it up, and its other dependents, which other workers classify at
+// the same time: read as waiting, the owner's reference is removed (or the
+// dependent deleted); read after the finalizer went, it is solid.
+func (g *gc) noteForegroundRace(n *node) {
+	if len(n.blockingDependents()) > 0 {
+		return
+	}
+	for _, d := range n.deps {
+		if !d.beingDeleted {
+			g.sim.note(fmt.Sprintf("%s has no blocking dependents, so the garbage collector removes foregroundDeletion at once; whether it first sees %s's non-blocking reference to it as waiting (and removes or deletes it) or as solid depends on worker timing (a real control plane goes either way): the plan gives both outcomes", n.id.ref(), d.id.ref()))
+			g.sim.raced = true
+			return
+		}
+	}
 }
 
 // removeFinalizer is GET + JSON merge patch of the finalizer list.
@@ -823,6 +843,7 @@ func (g *gc) unblockOwnerReferences(n *node, dep *node) error {
 	g.sim.st.record(ActorGC, ActionUnblockOwner, c, "",
 		fmt.Sprintf("its dependent %s is itself deleting dependents: a possible cycle, so the garbage collector stops this object from blocking its owners", dep.id.ref()))
 	g.sim.note(fmt.Sprintf("the garbage collector's cycle heuristic fired on %s; it has false positives and depends on worker timing in a real cluster", n.id.ref()))
+	g.sim.raced = true
 	g.sim.st.update(ActorGC, i, c)
 	return nil
 }

@@ -36,6 +36,11 @@ type sim struct {
 	orphaned        map[string]bool
 	firstWhy        map[string]string
 
+	// raced is set when the simulation met an interleaving the real
+	// garbage collector's parallel workers may take either way;
+	// ownerFirst is the other interleaving, for the second run.
+	raced, ownerFirst bool
+
 	timers    []timer
 	timerSeq  int
 	workItems int
@@ -313,25 +318,20 @@ func Simulate(snap *snapshot.Snapshot, opts Options) (*Plan, error) {
 // gives the plan-shaped report and the final state of every object, so
 // callers can say what resolving a root cause would finish.
 func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*Outcome, error) {
-	s, err := newSim(snap, opts)
+	s, base, p, err := runActions(snap, actions, opts, false)
 	if err != nil {
 		return nil, err
 	}
-	s.baseline = true
-	s.observeAll()
-	s.run()
-	base := slices.Clone(s.st.objs)
-	nBase := len(s.steps)
-	s.baseline = false
-	s.limitHit = false
-	s.workItems = 0
-	for _, a := range actions {
-		if err := s.apply(a); err != nil {
+	if s.raced {
+		// The real garbage collector's workers could have taken the other
+		// interleaving; run it and report every object that ends
+		// differently, rather than pretend the race has one winner.
+		alt, _, ap, err := runActions(snap, actions, opts, true)
+		if err != nil {
 			return nil, err
 		}
+		addAlternatives(p, s, ap, alt)
 	}
-	s.run()
-	p := s.buildPlan(actions, base, nBase)
 	state := func(uid string) (ObjectState, bool) {
 		i, ok := s.st.byUID[uid]
 		if !ok {
@@ -342,6 +342,98 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 		return ObjectState{Object: ref, FinalState: finalState(o), Changed: o != base[i]}, true
 	}
 	return &Outcome{Plan: p, state: state}, nil
+}
+
+// runActions settles the snapshot, applies the actions and runs to
+// quiescence, with the owner or its dependents first where the two race.
+func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, ownerFirst bool) (*sim, []*snapshot.Object, *Plan, error) {
+	s, err := newSim(snap, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s.ownerFirst = ownerFirst
+	s.baseline = true
+	s.observeAll()
+	s.run()
+	base := slices.Clone(s.st.objs)
+	nBase := len(s.steps)
+	s.baseline = false
+	s.limitHit = false
+	s.workItems = 0
+	s.raced = false
+	for _, a := range actions {
+		if err := s.apply(a); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	s.run()
+	return s, base, s.buildPlan(actions, base, nBase), nil
+}
+
+// addAlternatives gives every object of p that ends differently in ap (the
+// same actions with the other interleaving, simulated by alt) its
+// alternative outcome. An object only the alternative changes is listed
+// with fate unchanged, so that a reader checking the plan against a
+// cluster knows it may move.
+func addAlternatives(p *Plan, s *sim, ap *Plan, alt *sim) {
+	idx := map[string]int{}
+	for k, of := range p.Objects {
+		idx[of.Object.UID] = k
+	}
+	altIdx := map[string]int{}
+	for k, of := range ap.Objects {
+		altIdx[of.Object.UID] = k
+	}
+	current := func(x *sim, uid string) ObjectFate {
+		i := x.st.byUID[uid]
+		return ObjectFate{Object: x.st.orig[i].Ref(), Fate: FateUnchanged, Final: finalState(x.st.objs[i]), Reason: "the delete does not change it"}
+	}
+	uids := make([]string, 0, len(idx)+len(altIdx))
+	for uid := range idx {
+		uids = append(uids, uid)
+	}
+	for uid := range altIdx {
+		if _, ok := idx[uid]; !ok {
+			uids = append(uids, uid)
+		}
+	}
+	slices.Sort(uids)
+	n := 0
+	for _, uid := range uids {
+		var a ObjectFate
+		if k, ok := altIdx[uid]; ok {
+			a = ap.Objects[k]
+		} else {
+			a = current(alt, uid)
+		}
+		k, ok := idx[uid]
+		if !ok {
+			p.Objects = append(p.Objects, current(s, uid))
+			k = len(p.Objects) - 1
+		}
+		of := &p.Objects[k]
+		if of.Fate == a.Fate && of.Final.equal(a.Final) {
+			if !ok {
+				p.Objects = p.Objects[:k]
+			}
+			continue
+		}
+		of.Alternative = &Alternative{Fate: a.Fate, Final: a.Final, Reason: a.Reason, BlockedBy: a.BlockedBy}
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	slices.SortStableFunc(p.Objects, func(a, b ObjectFate) int {
+		switch {
+		case a.Object.Less(b.Object):
+			return -1
+		case b.Object.Less(a.Object):
+			return 1
+		}
+		return 0
+	})
+	p.Notes = append(p.Notes, fmt.Sprintf("%d object(s) end differently if the garbage collector's workers interleave the other way; each names its alternative outcome", n))
 }
 
 func finalState(o *snapshot.Object) FinalState {

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -126,6 +128,19 @@ type ObjectFate struct {
 	Reason string             `json:"reason"`
 	// BlockedBy lists what keeps a blocked object (or what it blocks).
 	BlockedBy []Blocker `json:"blockedBy,omitempty"`
+	// Alternative is the object's outcome when the real garbage
+	// collector's parallel workers take the other side of a race the plan
+	// met (see the notes); nil when the object ends the same either way.
+	Alternative *Alternative `json:"alternative,omitempty"`
+}
+
+// Alternative is an object's other possible outcome, decided by worker
+// timing in the real garbage collector.
+type Alternative struct {
+	Fate      string     `json:"fate"`
+	Final     FinalState `json:"final"`
+	Reason    string     `json:"reason"`
+	BlockedBy []Blocker  `json:"blockedBy,omitempty"`
 }
 
 // Blocker is one thing holding an object: a finalizer and who should
@@ -145,12 +160,43 @@ type FinalState struct {
 	OwnerReferences []string `json:"ownerReferences"`
 }
 
+func (f FinalState) equal(g FinalState) bool {
+	return f.Exists == g.Exists && f.Terminating == g.Terminating &&
+		slices.Equal(f.Finalizers, g.Finalizers) && slices.Equal(f.OwnerReferences, g.OwnerReferences)
+}
+
 // Summary counts objects by fate.
 type Summary struct {
 	Deleted  int `json:"deleted"`
 	Orphaned int `json:"orphaned"`
 	Updated  int `json:"updated"`
 	Blocked  int `json:"blocked"`
+}
+
+// WorstCase counts objects by fate as Summary does, but counts an object
+// under its alternative fate too: what a safety gate must assume when the
+// garbage collector's worker timing decides.
+func (p *Plan) WorstCase() Summary {
+	var s Summary
+	for _, of := range p.Objects {
+		fates := []string{of.Fate}
+		if of.Alternative != nil && of.Alternative.Fate != of.Fate {
+			fates = append(fates, of.Alternative.Fate)
+		}
+		for _, f := range fates {
+			switch f {
+			case FateDeleted:
+				s.Deleted++
+			case FateOrphaned:
+				s.Orphaned++
+			case FateUpdated:
+				s.Updated++
+			case FateBlocked:
+				s.Blocked++
+			}
+		}
+	}
+	return s
 }
 
 // SimulateStat says how much work a simulation did (for benchmarks and -v).

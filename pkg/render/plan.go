@@ -110,6 +110,22 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 			}
 		}
 	}
+	var raced []plan.ObjectFate
+	for _, of := range p.Objects {
+		if of.Alternative != nil {
+			raced = append(raced, of)
+		}
+	}
+	if len(raced) > 0 {
+		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Depends on which garbage collector worker acts first:"))
+		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		for _, of := range raced {
+			a := of.Alternative
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", refText(of.Object), fateText(of.Fate, st), finalText(of.Final))
+			fmt.Fprintf(tw, "  \t%s %s\t%s\n", st.Paint(Dim, "or"), fateText(a.Fate, st), finalText(a.Final))
+		}
+		tw.Flush()
+	}
 	if !p.Complete {
 		fmt.Fprintf(bw, "\n%s the plan is incomplete: it depends on something the input does not show\n", st.Paint(Yellow, "warning:"))
 	}
@@ -203,7 +219,13 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 		if of.Object.UID == p.Target.UID {
 			pen = `, penwidth="2"`
 		}
-		fmt.Fprintf(bw, "  %q [label=%q, fillcolor=%q%s];\n", of.Object.UID, dotLabel(of.Object, of.Fate), colors[of.Fate], pen)
+		fate := of.Fate
+		if of.Alternative != nil {
+			// Timing decides: say both, dashed.
+			fate += " or " + of.Alternative.Fate
+			pen += `, style="rounded,filled,dashed"`
+		}
+		fmt.Fprintf(bw, "  %q [label=%q, fillcolor=%q%s];\n", of.Object.UID, dotLabel(of.Object, fate), colors[of.Fate], pen)
 	}
 	for _, of := range p.Objects {
 		if owners != nil {

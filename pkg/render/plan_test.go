@@ -103,3 +103,52 @@ func TestPlanDOTGolden(t *testing.T) {
 	}
 	assertPlanGolden(t, "plan.dot.golden", buf.Bytes())
 }
+
+// raceFixture: a ConfigMap deleted in the foreground with no blocking
+// dependent, whose Widget dependent has a second, solid owner: whether the
+// Widget loses its reference depends on which GC worker acts first.
+func raceFixture(t *testing.T) (*snapshot.Snapshot, *plan.Plan) {
+	t.Helper()
+	cfg := testobj.ConfigMap("shop", "config").UID("cm-config").Finalizers("example.com/hold").Build()
+	keeper := testobj.ConfigMap("shop", "keeper").UID("cm-keeper").Build()
+	w := testobj.Deployment("shop", "web").UID("dep-web").Owner(testobj.Ref(keeper, testobj.Controller)).Owner(testobj.Ref(cfg)).Build()
+	snap := testobj.Snapshot(cfg, keeper, w).Build()
+	p, err := plan.Simulate(snap, plan.Options{Target: "cm-config", Policy: plan.PolicyForeground})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, p
+}
+
+func TestPlanRaceGolden(t *testing.T) {
+	snap, p := raceFixture(t)
+	var buf bytes.Buffer
+	if err := PlanText(&buf, p, PlanOptions{}, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "Depends on which garbage collector worker acts first:") {
+		t.Errorf("the text does not show the timing-dependent outcome:\n%s", buf.String())
+	}
+	assertPlanGolden(t, "plan_race.golden", buf.Bytes())
+	buf.Reset()
+	if err := Document(&buf, "json", p); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"alternative"`) {
+		t.Errorf("the document has no alternative outcome:\n%s", buf.String())
+	}
+	assertPlanGolden(t, "plan_race.json.golden", buf.Bytes())
+	buf.Reset()
+	owners := func(uid string) []snapshot.OwnerReference {
+		for _, o := range snap.Objects {
+			if o.Metadata.UID == uid {
+				return o.Metadata.OwnerReferences
+			}
+		}
+		return nil
+	}
+	if err := PlanDOT(&buf, p, owners); err != nil {
+		t.Fatal(err)
+	}
+	assertPlanGolden(t, "plan_race.dot.golden", buf.Bytes())
+}

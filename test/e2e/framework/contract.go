@@ -57,6 +57,16 @@ type PlanObject struct {
 	Fate   string     `json:"fate"`
 	Final  FinalState `json:"final"`
 	Reason string     `json:"reason"`
+	// Alternative is the outcome if the GC's workers interleave the other
+	// way (a race the plan names); nil when timing does not matter.
+	Alternative *PlanAlternative `json:"alternative"`
+}
+
+// PlanAlternative is an object's other possible outcome.
+type PlanAlternative struct {
+	Fate   string     `json:"fate"`
+	Final  FinalState `json:"final"`
+	Reason string     `json:"reason"`
 }
 
 // FinalState is an object's predicted state at quiescence.
@@ -136,7 +146,8 @@ type Remedy struct {
 }
 
 // ComparePlan checks a plan against reality: every object the plan lists
-// must end in its predicted final state, and every other object of the case
+// must end in its predicted final state (or, where the plan gives one, its
+// alternative: the GC's workers decided), and every other object of the case
 // must be exactly as it was before the delete. It returns one line per
 // disagreement about the case's objects; an empty result means kgc
 // predicted the GC exactly. Objects the plan lists that are not the case's
@@ -157,8 +168,17 @@ func ComparePlan(plan *Plan, before, after map[string]ObjState) (diffs, foreign 
 		if !ok {
 			a = ObjState{GVR: b.GVR, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name, UID: uid}
 		}
-		if d := compareFinal(po.Final, a); d != "" {
-			diffs = append(diffs, fmt.Sprintf("%s (fate %q): predicted %s; real %s", b.Kind+" "+qualified(b), po.Fate, describeFinal(po.Final), describeState(a)))
+		d := compareFinal(po.Final, a)
+		if d != "" && po.Alternative != nil && compareFinal(po.Alternative.Final, a) == "" {
+			// The plan said timing decides, and reality took the other side.
+			d = ""
+		}
+		if d != "" {
+			predicted := describeFinal(po.Final)
+			if po.Alternative != nil {
+				predicted += fmt.Sprintf(" or (fate %q) %s", po.Alternative.Fate, describeFinal(po.Alternative.Final))
+			}
+			diffs = append(diffs, fmt.Sprintf("%s (fate %q): predicted %s; real %s", b.Kind+" "+qualified(b), po.Fate, predicted, describeState(a)))
 		}
 	}
 	for uid, b := range before {

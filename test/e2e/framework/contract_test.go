@@ -38,3 +38,34 @@ func TestComparePlan(t *testing.T) {
 		t.Errorf("diffs do not name the objects:\n%s", joined)
 	}
 }
+
+// Where the plan gives an alternative, reality may match either outcome,
+// and nothing else.
+func TestComparePlanAlternative(t *testing.T) {
+	before := map[string]ObjState{
+		"o": {Kind: "ConfigMap", Namespace: "ns", Name: "owner", UID: "o", Exists: true, Finalizers: []string{"x/y"}, OwnerUIDs: []string{}},
+		"d": {Kind: "Secret", Namespace: "ns", Name: "dep", UID: "d", Exists: true, OwnerUIDs: []string{"k", "o"}},
+	}
+	kept := ObjState{Kind: "Secret", Namespace: "ns", Name: "dep", UID: "d", Exists: true, OwnerUIDs: []string{"k", "o"}}
+	updated := ObjState{Kind: "Secret", Namespace: "ns", Name: "dep", UID: "d", Exists: true, OwnerUIDs: []string{"k"}}
+	gone := ObjState{Kind: "Secret", Namespace: "ns", Name: "dep", UID: "d"}
+	owner := ObjState{Kind: "ConfigMap", Namespace: "ns", Name: "owner", UID: "o", Exists: true, Terminating: true, Finalizers: []string{"x/y"}, OwnerUIDs: []string{}}
+	plan := &Plan{Objects: []PlanObject{
+		{Object: ObjectRef{UID: "o"}, Fate: "blocked", Final: FinalState{Exists: true, Terminating: true, Finalizers: []string{"x/y"}}},
+		{Object: ObjectRef{UID: "d"}, Fate: "updated", Final: FinalState{Exists: true, OwnerReferences: []string{"k"}},
+			Alternative: &PlanAlternative{Fate: "unchanged", Final: FinalState{Exists: true, OwnerReferences: []string{"k", "o"}}}},
+	}}
+	for _, c := range []struct {
+		name  string
+		dep   ObjState
+		diffs int
+	}{{"primary", updated, 0}, {"alternative", kept, 0}, {"neither", gone, 1}} {
+		diffs, _ := ComparePlan(plan, before, map[string]ObjState{"o": owner, "d": c.dep})
+		if len(diffs) != c.diffs {
+			t.Errorf("%s: diffs %v, want %d", c.name, diffs, c.diffs)
+		}
+		if c.diffs > 0 && !strings.Contains(strings.Join(diffs, ""), `or (fate "unchanged")`) {
+			t.Errorf("%s: the diff does not show the alternative: %v", c.name, diffs)
+		}
+	}
+}
