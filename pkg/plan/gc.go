@@ -149,11 +149,14 @@ type gc struct {
 	absent map[identity]struct{}
 	// lastErr remembers why an item was last requeued, for "retrying forever".
 	lastErr map[*node]string
+
+	// sc runs the workers (sched.go).
+	sc *sched
 }
 
 func newGC(s *sim, n int) *gc {
 	return &gc{sim: s, uidToNode: make(map[string]*node, n), attemptToDel: newQueue[*node]("attemptToDelete"),
-		attemptToOrp: newQueue[*node]("attemptToOrphan"), absent: map[identity]struct{}{}, lastErr: map[*node]string{}}
+		attemptToOrp: newQueue[*node]("attemptToOrphan"), absent: map[identity]struct{}{}, lastErr: map[*node]string{}, sc: newSched()}
 }
 
 // observe turns a store change into an informer event when the type is
@@ -407,23 +410,14 @@ func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
 	}
 	if deletionStartsWithFinalizer(old, new, FinalizerForeground) {
 		n.deletingDependents = true
-		// Upstream's order: every dependent, then n. With 20 workers they
-		// run at once, so whether a dependent with a non-blocking reference
-		// reads n before or after n drops foregroundDeletion is a race
-		// (see the note in processDeletingDependentsItem). On a real
-		// kube-apiserver and kube-controller-manager v1.36.3 either side
-		// wins, so a plan that meets the race is simulated a second time
-		// with n first and reports what differs as the alternative outcome.
-		g.noteForegroundRace(n)
-		if g.sim.ownerFirst {
-			g.attemptToDel.add(n, w)
-		}
+		// Upstream's order: every dependent, then n. The workers run them
+		// at once (sched.go): whether a dependent with a non-blocking
+		// reference reads n before or after n drops foregroundDeletion
+		// depends on how many round trips each needs.
 		for _, d := range n.deps {
 			g.attemptToDel.add(d, w)
 		}
-		if !g.sim.ownerFirst {
-			g.attemptToDel.add(n, w)
-		}
+		g.attemptToDel.add(n, w)
 	}
 }
 
@@ -496,18 +490,13 @@ func getAlternateOwnerIdentity(deps []*node, absent identity) *identity {
 
 // --- workers ---
 
-// processAttemptToDelete runs one attemptToDelete item (attemptToDeleteWorker).
-func (g *gc) processAttemptToDelete() bool {
-	n, w, ok := g.attemptToDel.pop()
-	if !ok {
-		return false
-	}
-	g.sim.wave = w
+// handleAttemptToDelete runs one attemptToDelete item (attemptToDeleteWorker).
+func (g *gc) handleAttemptToDelete(n *node, w int) {
 	if n.virtual {
 		gn, ok := g.uidToNode[n.id.UID]
 		if !ok || !gn.virtual {
 			g.attemptToDel.forget(n)
-			return true
+			return
 		}
 	}
 	err := g.attemptToDeleteItem(n, w)
@@ -524,7 +513,6 @@ func (g *gc) processAttemptToDelete() bool {
 	default:
 		g.attemptToDel.forget(n)
 	}
-	return true
 }
 
 // getObject is a GET through the item's identity.
@@ -536,6 +524,12 @@ func (g *gc) getObject(id identity) (int32, *snapshot.Object, error) {
 	if ri.namespaced && id.Namespace == "" {
 		return -1, nil, errNamespacedOwnerOfCS
 	}
+	g.call(false, id)
+	return g.lookup(ri, id)
+}
+
+// lookup finds the object of id as a call the caller has made would.
+func (g *gc) lookup(ri *resInfo, id identity) (int32, *snapshot.Object, error) {
 	i, o := g.sim.st.getByName(ri, id.Namespace, id.Name)
 	if o == nil {
 		if !ri.listed {
@@ -640,12 +634,24 @@ func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why strin
 		return errEnqueuedVirtualDelete
 	}
 	opts := deleteOptions{policy: policy, precondUID: item.id.UID, precondRV: latest.Metadata.ResourceVersion}
+	g.call(true, item.id)
+	i, o = g.sim.st.getByName(ri, item.id.Namespace, item.id.Name)
+	if o == nil {
+		g.enqueueVirtualDeleteEvent(item.id, w)
+		return errEnqueuedVirtualDelete
+	}
 	_, err := g.sim.st.delete(ActorGC, i, opts, why)
 	if errors.Is(err, errConflict) && opts.precondRV != "" {
+		g.call(false, item.id)
 		live := g.sim.st.objs[i]
 		if live != nil && live.Metadata.UID == item.id.UID && live.Metadata.ResourceVersion != opts.precondRV &&
 			reflect.DeepEqual(live.Metadata.OwnerReferences, latest.Metadata.OwnerReferences) {
 			opts.precondRV = ""
+			g.call(true, item.id)
+			if g.sim.st.objs[i] == nil {
+				g.enqueueVirtualDeleteEvent(item.id, w)
+				return errEnqueuedVirtualDelete
+			}
 			_, err = g.sim.st.delete(ActorGC, i, opts, why)
 		}
 	}
@@ -693,6 +699,7 @@ func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.
 	if item.id.Namespace == "" && ri.namespaced {
 		return false, nil, errNamespacedOwnerOfCS
 	}
+	g.call(false, coords(r, key.Namespace))
 	_, o := g.sim.st.getByName(ri, item.id.Namespace, r.Name)
 	if o == nil {
 		if !ri.listed {
@@ -714,7 +721,6 @@ func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.
 func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 	blocking := item.blockingDependents()
 	if len(blocking) == 0 {
-		g.noteForegroundRace(item)
 		return g.removeFinalizer(item, FinalizerForeground, "no dependent with blockOwnerDeletion=true is left")
 	}
 	for _, d := range blocking {
@@ -723,24 +729,6 @@ func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 		}
 	}
 	return nil
-}
-
-// noteForegroundRace marks the race between a foreground owner with no
-// blocking dependent, which drops foregroundDeletion as soon as a worker
-// picks it up, and its other dependents, which other workers classify at
-// the same time: read as waiting, the owner's reference is removed (or the
-// dependent deleted); read after the finalizer went, it is solid.
-func (g *gc) noteForegroundRace(n *node) {
-	if len(n.blockingDependents()) > 0 {
-		return
-	}
-	for _, d := range n.deps {
-		if !d.beingDeleted {
-			g.sim.note(fmt.Sprintf("%s has no blocking dependents, so the garbage collector removes foregroundDeletion at once; whether it first sees %s's non-blocking reference to it as waiting (and removes or deletes it) or as solid depends on worker timing (a real control plane goes either way): the plan gives both outcomes", n.id.ref(), d.id.ref()))
-			g.sim.raced = true
-			return
-		}
-	}
 }
 
 // removeFinalizer is GET + JSON merge patch of the finalizer list.
@@ -755,6 +743,15 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 	if !hasFin(o, f) {
 		return nil
 	}
+	g.call(true, n.id)
+	if i, o, err = g.lookup(g.sim.res.mapping(n.id.APIVersion, n.id.Kind), n.id); err != nil {
+		if err == errNotFound {
+			return nil
+		}
+		return fmt.Errorf("cannot finalize owner %s: %w", n.id.ref(), err)
+	}
+	// A JSON merge patch of the list read one round trip earlier: what
+	// another worker changed in between is overwritten, as upstream.
 	c := clone(o)
 	c.Metadata.Finalizers = slices.DeleteFunc(c.Metadata.Finalizers, func(x string) bool { return x == f })
 	g.sim.st.record(ActorGC, ActionRemoveFin, c, "", joinWhy(f, why))
@@ -765,7 +762,27 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 // patchObject finds the item through its identity and checks the uid the
 // strategic merge patch carries.
 func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
-	i, o, err := g.getObject(n.id)
+	ri := g.sim.res.mapping(n.id.APIVersion, n.id.Kind)
+	if ri == nil {
+		return -1, nil, &restMappingError{n.id.Kind, n.id.APIVersion}
+	}
+	g.call(true, n.id)
+	if !g.sim.res.strategicMerge(ri) {
+		// 415, then GET and a JSON merge patch (gc.patch).
+		g.call(false, n.id)
+		g.call(true, n.id)
+	}
+	return g.patchTargetNoCall(n)
+}
+
+// patchTargetNoCall is patchTarget for a caller that accounted for the
+// round trips itself.
+func (g *gc) patchTargetNoCall(n *node) (int32, *snapshot.Object, error) {
+	ri := g.sim.res.mapping(n.id.APIVersion, n.id.Kind)
+	if ri == nil {
+		return -1, nil, &restMappingError{n.id.Kind, n.id.APIVersion}
+	}
+	i, o, err := g.lookup(ri, n.id)
 	if err != nil {
 		return -1, nil, err
 	}
@@ -843,22 +860,33 @@ func (g *gc) unblockOwnerReferences(n *node, dep *node) error {
 	g.sim.st.record(ActorGC, ActionUnblockOwner, c, "",
 		fmt.Sprintf("its dependent %s is itself deleting dependents: a possible cycle, so the garbage collector stops this object from blocking its owners", dep.id.ref()))
 	g.sim.note(fmt.Sprintf("the garbage collector's cycle heuristic fired on %s; it has false positives and depends on worker timing in a real cluster", n.id.ref()))
-	g.sim.raced = true
 	g.sim.st.update(ActorGC, i, c)
 	return nil
 }
 
-// processAttemptToOrphan runs one attemptToOrphan item.
-func (g *gc) processAttemptToOrphan() bool {
-	owner, w, ok := g.attemptToOrp.pop()
-	if !ok {
-		return false
-	}
-	g.sim.wave = w
+// handleAttemptToOrphan runs one attemptToOrphan item.
+func (g *gc) handleAttemptToOrphan(owner *node, w int) {
 	deps := slices.Clone(owner.deps)
 	var errs []error
+	// orphanDependents patches every dependent at once, one goroutine each:
+	// one round trip for the lot (three where a type needs the JSON merge
+	// patch fallback).
+	fallback := false
 	for _, d := range deps {
-		i, o, err := g.patchTarget(d)
+		if ri := g.sim.res.mapping(d.id.APIVersion, d.id.Kind); ri != nil && !g.sim.res.strategicMerge(ri) {
+			fallback = true
+		}
+	}
+	if len(deps) > 0 {
+		g.yield(true)
+		if fallback {
+			g.yield(false)
+			g.yield(true)
+		}
+	}
+	for _, d := range deps {
+		g.touch(true, d.id)
+		i, o, err := g.patchTargetNoCall(d)
 		if err == errNotFound {
 			continue
 		}
@@ -882,8 +910,7 @@ func (g *gc) processAttemptToOrphan() bool {
 	}
 	if len(errs) > 0 {
 		g.attemptToOrp.requeue(owner, w, g.sim.st.writes, errors.Join(errs...).Error())
-		return true
+		return
 	}
 	g.attemptToOrp.forget(owner)
-	return true
 }

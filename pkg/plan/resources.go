@@ -45,7 +45,15 @@ type gk struct{ group, kind string }
 type resources struct {
 	cat  *snapshot.Catalog
 	byGK map[gk]*resInfo
+	// builtinGroups are the groups compiled into kube-apiserver, whose
+	// types take strategic merge patches.
+	builtinGroups map[string]bool
 }
+
+// strategicMerge reports whether PATCH with a strategic merge patch works
+// on the type. Custom and aggregated types answer 415, and the garbage
+// collector falls back to GET + JSON merge patch: two more round trips.
+func (rs *resources) strategicMerge(ri *resInfo) bool { return rs.builtinGroups[ri.group] }
 
 func splitAPIVersion(apiVersion string) (group, version string) {
 	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
@@ -55,7 +63,10 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 }
 
 func newResources(snap *snapshot.Snapshot) *resources {
-	rs := &resources{cat: snap.Catalog(), byGK: map[gk]*resInfo{}}
+	rs := &resources{cat: snap.Catalog(), byGK: map[gk]*resInfo{}, builtinGroups: map[string]bool{}}
+	for _, r := range snapshot.BuiltinResources() {
+		rs.builtinGroups[r.Group] = true
+	}
 	for _, r := range snap.Resources {
 		if strings.Contains(r.Resource, "/") {
 			continue // subresource

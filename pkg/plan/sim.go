@@ -36,10 +36,10 @@ type sim struct {
 	orphaned        map[string]bool
 	firstWhy        map[string]string
 
-	// raced is set when the simulation met an interleaving the real
-	// garbage collector's parallel workers may take either way;
-	// ownerFirst is the other interleaving, for the second run.
-	raced, ownerFirst bool
+	// raced is set when two garbage collector workers read and write the
+	// same object in the same round trip (sched.go); readsFirst serves
+	// such reads before the writes, for the second run.
+	raced, readsFirst bool
 
 	timers    []timer
 	timerSeq  int
@@ -152,13 +152,8 @@ func (s *sim) run() {
 			return
 		}
 		did := s.gc.drain()
-		if s.gc.processAttemptToOrphan() {
+		if s.gc.step() {
 			did = true
-			s.workItems++
-		}
-		if s.gc.processAttemptToDelete() {
-			did = true
-			s.workItems++
 		}
 		if s.ctrl.processOne() {
 			did = true
@@ -346,12 +341,12 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 
 // runActions settles the snapshot, applies the actions and runs to
 // quiescence, with the owner or its dependents first where the two race.
-func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, ownerFirst bool) (*sim, []*snapshot.Object, *Plan, error) {
+func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, readsFirst bool) (*sim, []*snapshot.Object, *Plan, error) {
 	s, err := newSim(snap, opts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s.ownerFirst = ownerFirst
+	s.readsFirst = readsFirst
 	s.baseline = true
 	s.observeAll()
 	s.run()
