@@ -61,7 +61,11 @@ type planResult struct {
 }
 
 func (pc planCase) planArgs() []string {
-	args := []string{"plan", "delete", pc.TypeArg + "/" + pc.Name, "--cascade=" + strings.ToLower(string(pc.Policy)), "-o", "json"}
+	cascade := strings.ToLower(string(pc.Policy))
+	if pc.Policy == "" {
+		cascade = "default" // no policy sent: the resource's own default
+	}
+	args := []string{"plan", "delete", pc.TypeArg + "/" + pc.Name, "--cascade=" + cascade, "-o", "json"}
 	if pc.Namespace != "" {
 		args = append(args, "-n", pc.Namespace)
 	}
@@ -102,10 +106,11 @@ func runPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase)
 	// The real delete, with a UID precondition so that a mistake in the
 	// harness can never delete a look-alike.
 	uid := types.UID(target.UID)
-	err = env.Dynamic.Resource(pc.GVR).Namespace(pc.Namespace).Delete(ctx, pc.Name, metav1.DeleteOptions{
-		PropagationPolicy: &pc.Policy,
-		Preconditions:     &metav1.Preconditions{UID: &uid},
-	})
+	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
+	if pc.Policy != "" {
+		opts.PropagationPolicy = &pc.Policy
+	}
+	err = env.Dynamic.Resource(pc.GVR).Namespace(pc.Namespace).Delete(ctx, pc.Name, opts)
 	if err != nil {
 		r.Err = errors.Join(r.Err, fmt.Errorf("deleting %s/%s: %w", pc.GVR.Resource, pc.Name, err))
 		return r
