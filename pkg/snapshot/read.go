@@ -157,7 +157,10 @@ func (rd *reader) readDir(dir string) error {
 		name := strings.ToLower(strings.TrimSuffix(d.Name(), ".gz"))
 		ext := filepath.Ext(name)
 		if ext != ".json" && ext != ".yaml" && ext != ".yml" {
-			if d.Name() != "logs.txt" {
+			// Like kubectl -f DIR, skip what is plainly not a manifest
+			// (documentation, pod logs of cluster-info dump) in silence;
+			// anything else is counted, in case it was meant to be read.
+			if !quietSkip(name, ext) {
 				rd.skipped++
 				if rd.skippedEx == "" {
 					rd.skippedEx = path
@@ -184,6 +187,14 @@ func (rd *reader) readDir(dir string) error {
 		}
 		return nil
 	})
+}
+
+func quietSkip(name, ext string) bool {
+	switch ext {
+	case ".md", ".txt", ".log", ".rst", ".adoc":
+		return true
+	}
+	return name == "readme" || name == "license" || name == ".ds_store"
 }
 
 // fileError names the file in an error that stops reading it.

@@ -170,8 +170,8 @@ func TestReadClusterInfoDump(t *testing.T) {
 	if got := strings.Join(refs(s), "; "); got != want {
 		t.Errorf("objects = %q, want %q", got, want)
 	}
-	// logs.txt is skipped silently, README.md is reported once.
-	wantW := "ignored testdata/cluster-info-dump/README.md, which is neither JSON nor YAML"
+	// logs.txt and README.md are skipped silently, nodes.csv is reported.
+	wantW := "ignored testdata/cluster-info-dump/nodes.csv, which is neither JSON nor YAML"
 	if got := strings.Join(warnings(s), "\n"); got != wantW {
 		t.Errorf("warnings = %q, want %q", got, wantW)
 	}
