@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -473,5 +474,38 @@ func TestForegroundChainAnyDepth(t *testing.T) {
 	}
 	if levels != depth {
 		t.Errorf("tree depth %d, want %d", levels, depth)
+	}
+}
+
+// A type a live capture failed to list and a type a plain dump does not
+// contain are different gaps, and the notes say which.
+func TestUnlistedContentWording(t *testing.T) {
+	ns := terminatingNS("team-d", ago(time.Hour))
+	for _, c := range []struct {
+		name string
+		snap *snapshot.Snapshot
+		want string
+	}{
+		{"capture failed", testobj.Snapshot(ns).Live().CRD("example.com", "Gizmo", "gizmos", true).Unlisted("example.com", "Gizmo", "forbidden").Build(),
+			"1 type could not be listed, so their objects in the namespace are not shown: gizmos.example.com"},
+		{"not in the dump", func() *snapshot.Snapshot {
+			s := testobj.Snapshot(ns).CRD("example.com", "Gizmo", "gizmos", true).Build()
+			for i := range s.Resources {
+				if s.Resources[i].Kind == "Gizmo" {
+					s.Resources[i].Listed = false
+				}
+			}
+			return s
+		}(), "1 type is not in the input (a dump holds only the types it was dumped with), so their objects in the namespace are not shown: gizmos.example.com"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := New(c.snap, graph.Build(c.snap), Options{}).Diagnose(ns.Metadata.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Complete || !slices.Contains(d.Notes, c.want) {
+				t.Errorf("complete %v, notes %q; want incomplete with %q", d.Complete, d.Notes, c.want)
+			}
+		})
 	}
 }

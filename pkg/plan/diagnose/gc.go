@@ -197,22 +197,39 @@ func (r *run) noteUnlistedContent() {
 }
 
 func (r *run) noteUnlisted(what string, relevant func(snapshot.Resource) bool) {
-	var unlisted []string
+	// A type a live capture failed to list carries the error; a type a
+	// plain dump simply does not contain has none, and saying it "could
+	// not be listed" would blame the cluster for what the dump left out.
+	var failed, absent []string
 	for _, res := range r.ix.snap.Resources {
-		if !res.Listed && relevant(res) {
-			unlisted = append(unlisted, qualifiedResource(res))
+		if res.Listed || !relevant(res) {
+			continue
+		}
+		if res.Error != "" || r.ix.snap.Source.Type != "files" {
+			failed = append(failed, qualifiedResource(res))
+		} else {
+			absent = append(absent, qualifiedResource(res))
 		}
 	}
-	if len(unlisted) == 0 {
-		return
+	if len(failed) > 0 {
+		r.note("%s could not be listed, so %s: %s", plural(len(failed), "type"), what, shortList(failed))
 	}
-	sort.Strings(unlisted)
+	if len(absent) > 0 {
+		verb := "types are"
+		if len(absent) == 1 {
+			verb = "type is"
+		}
+		r.note("%d %s not in the input (a dump holds only the types it was dumped with), so %s: %s", len(absent), verb, what, shortList(absent))
+	}
+}
+
+func shortList(names []string) string {
+	sort.Strings(names)
 	const show = 4
-	list := strings.Join(unlisted, ", ")
-	if len(unlisted) > show {
-		list = strings.Join(unlisted[:show], ", ") + fmt.Sprintf(" and %d more", len(unlisted)-show)
+	if len(names) > show {
+		return strings.Join(names[:show], ", ") + fmt.Sprintf(" and %d more", len(names)-show)
 	}
-	r.note("%s could not be listed, so %s: %s", plural(len(unlisted), "type"), what, list)
+	return strings.Join(names, ", ")
 }
 
 func qualifiedResource(res snapshot.Resource) string {
