@@ -21,12 +21,25 @@ import (
 // handing control over channels, so the result is as deterministic as a
 // sequential loop.
 //
-// Calls of the same round are a genuine race. The simulator serves writes
-// first (what a kube-apiserver and kube-controller-manager v1.36.3 on
-// loopback do in practice: a GET issued with a PATCH tends to see it), and
-// when a read and a write of the same object meet in one round, the plan
-// is simulated again with reads first and the objects that end differently
-// get an alternative outcome.
+// Calls that close in time are a genuine race. The simulator serves the
+// writes of a round before its reads (what a kube-apiserver and
+// kube-controller-manager v1.36.3 on loopback do most often: a GET issued
+// with a PATCH tends to see it). But a real round trip is not a fixed
+// unit: a GET of a custom resource is slower than one of a ConfigMap, and
+// under load a write one round later than a read sometimes lands first.
+// So when one worker reads an object in the round in which another writes
+// it, the plan is simulated again with reads first; when it reads it in
+// the round just before, again with that reader's worker a round behind.
+// Every object that ends differently gets those outcomes as alternatives.
+
+// order is how racing calls are served.
+type order int
+
+const (
+	writesFirst order = iota // the plan's own order
+	readsFirst               // reads of a round before its writes
+	slowReaders              // the readers of near races start a round late
+)
 
 // gcWorkers is the default --concurrent-gc-syncs: the number of
 // attemptToDelete workers, and of attemptToOrphan workers.
@@ -45,6 +58,7 @@ type task struct {
 
 type batchOp struct {
 	task  *task
+	round int
 	write bool
 }
 
@@ -58,15 +72,16 @@ type sched struct {
 	dirty   map[*task]bool // its item was queued again while it ran
 	handoff chan struct{}
 	cur     *task
-	// ops are the calls of the current round by object UID, to spot a
-	// read and a write of one object meeting in one round.
-	ops      map[string][]batchOp
-	opsRound int
+	// ops are the recent calls by object UID, to spot a read and a write
+	// of one object close together: those of the current clock and of the
+	// one before.
+	ops, prevOps map[string][]batchOp
+	opsClock     int
 }
 
 func newSched() *sched {
 	return &sched{running: map[*node]*task{}, orphans: map[*node]*task{}, dirty: map[*task]bool{},
-		handoff: make(chan struct{}), ops: map[string][]batchOp{}}
+		handoff: make(chan struct{}), ops: map[string][]batchOp{}, prevOps: map[string][]batchOp{}}
 }
 
 // step starts tasks for queued items on free workers and serves every call
@@ -82,6 +97,17 @@ func (g *gc) step() bool {
 		r = min(r, t.round)
 	}
 	sc.clock = r
+	switch {
+	case r == sc.opsClock:
+	case r == sc.opsClock+1:
+		sc.prevOps, sc.ops = sc.ops, sc.prevOps
+		clear(sc.ops)
+		sc.opsClock = r
+	default:
+		clear(sc.ops)
+		clear(sc.prevOps)
+		sc.opsClock = r
+	}
 	for {
 		var next *task
 		for _, t := range sc.tasks {
@@ -137,6 +163,9 @@ func (g *gc) start(t *task, fn func()) {
 	sc := g.sc
 	sc.seq++
 	t.seq, t.round, t.resume = sc.seq, sc.clock, make(chan struct{})
+	if g.sim.slow[t.item.id.UID] && !g.sim.baseline {
+		t.round++
+	}
 	if t.orphan {
 		sc.orphans[t.item] = t
 	} else {
@@ -175,7 +204,7 @@ func (g *gc) servedBefore(a, b *task) bool {
 		return a.round < b.round
 	}
 	if a.write != b.write {
-		return a.write != g.sim.readsFirst
+		return a.write != (g.sim.order == readsFirst)
 	}
 	return a.seq < b.seq
 }
@@ -201,30 +230,36 @@ func (g *gc) yield(write bool) {
 }
 
 // touch records that the running task's current call reads or writes id,
-// and notes a race when another task's call of the same round does the
-// opposite to the same object.
+// and notes a race when another task writes the same object in the round
+// of a read or the round after it (or reads it in the round of a write or
+// the round before).
 func (g *gc) touch(write bool, id identity) {
 	sc := g.sc
 	t := sc.cur
 	if t == nil {
 		return
 	}
-	if sc.opsRound != t.round {
-		clear(sc.ops)
-		sc.opsRound = t.round
-	}
-	ops := sc.ops[id.UID]
-	for _, op := range ops {
-		if op.task == t || op.write == write {
-			continue
+	for _, ops := range [][]batchOp{sc.prevOps[id.UID], sc.ops[id.UID]} {
+		for _, op := range ops {
+			if op.task == t || op.write == write || op.task.item == t.item {
+				continue
+			}
+			reader, writer, readAt, writeAt := t, op.task, t.round, op.round
+			if write {
+				reader, writer, readAt, writeAt = op.task, t, op.round, t.round
+			}
+			if writeAt != readAt && writeAt != readAt+1 {
+				continue
+			}
+			g.sim.raced = true
+			when := "in the same round trip as"
+			if writeAt != readAt {
+				when = "one round trip before"
+				g.sim.nearReaders[reader.item.id.UID] = true
+			}
+			g.sim.note(fmt.Sprintf("the garbage collector's worker for %s reads %s %s the worker for %s changes it: which lands first is timing, so the plan gives the outcomes either way",
+				reader.item.id.ref(), id.ref(), when, writer.item.id.ref()))
 		}
-		reader, writer := t, op.task
-		if write {
-			reader, writer = op.task, t
-		}
-		g.sim.raced = true
-		g.sim.note(fmt.Sprintf("the garbage collector's worker for %s reads %s in the same round trip as the worker for %s changes it: which lands first is timing, so the plan gives the outcome either way",
-			reader.item.id.ref(), id.ref(), writer.item.id.ref()))
 	}
-	sc.ops[id.UID] = append(ops, batchOp{task: t, write: write})
+	sc.ops[id.UID] = append(sc.ops[id.UID], batchOp{task: t, round: t.round, write: write})
 }

@@ -36,10 +36,15 @@ type sim struct {
 	orphaned        map[string]bool
 	firstWhy        map[string]string
 
-	// raced is set when two garbage collector workers read and write the
-	// same object in the same round trip (sched.go); readsFirst serves
-	// such reads before the writes, for the second run.
-	raced, readsFirst bool
+	// raced is set when one garbage collector worker reads an object in
+	// the round trip in which, or just before, another writes it
+	// (sched.go); order says how such calls are served.
+	raced bool
+	order order
+	// nearReaders are the items whose workers read an object one round
+	// before another wrote it; slow are the items whose workers start a
+	// round late (order slowReaders).
+	nearReaders, slow map[string]bool
 
 	timers    []timer
 	timerSeq  int
@@ -76,7 +81,7 @@ func newSim(snap *snapshot.Snapshot, opts Options) (*sim, error) {
 		}
 	}
 	s := &sim{snap: snap, opts: opts, noteSet: map[string]bool{}, unknownRefs: map[snapshot.ObjectRef]bool{},
-		orphaned: map[string]bool{}, firstWhy: map[string]string{}, maxItems: opts.MaxSteps}
+		orphaned: map[string]bool{}, firstWhy: map[string]string{}, maxItems: opts.MaxSteps, nearReaders: map[string]bool{}}
 	if s.maxItems <= 0 {
 		s.maxItems = defaultMaxSteps
 	}
@@ -313,19 +318,25 @@ func Simulate(snap *snapshot.Snapshot, opts Options) (*Plan, error) {
 // gives the plan-shaped report and the final state of every object, so
 // callers can say what resolving a root cause would finish.
 func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*Outcome, error) {
-	s, base, p, err := runActions(snap, actions, opts, false)
+	s, base, p, err := runActions(snap, actions, opts, writesFirst, nil)
 	if err != nil {
 		return nil, err
 	}
 	if s.raced {
-		// The real garbage collector's workers could have taken the other
-		// interleaving; run it and report every object that ends
+		// The real garbage collector's workers could have gone the other
+		// way; run the other orders and report every object that ends
 		// differently, rather than pretend the race has one winner.
-		alt, _, ap, err := runActions(snap, actions, opts, true)
-		if err != nil {
-			return nil, err
+		for _, v := range []order{readsFirst, slowReaders} {
+			if v == slowReaders && len(s.nearReaders) == 0 {
+				continue
+			}
+			alt, _, ap, err := runActions(snap, actions, opts, v, s.nearReaders)
+			if err != nil {
+				return nil, err
+			}
+			addAlternatives(p, s, ap, alt)
 		}
-		addAlternatives(p, s, ap, alt)
+		finishAlternatives(p)
 	}
 	state := func(uid string) (ObjectState, bool) {
 		i, ok := s.st.byUID[uid]
@@ -340,13 +351,16 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 }
 
 // runActions settles the snapshot, applies the actions and runs to
-// quiescence, with the owner or its dependents first where the two race.
-func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, readsFirst bool) (*sim, []*snapshot.Object, *Plan, error) {
+// quiescence, serving racing calls in the given order.
+func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, o order, slow map[string]bool) (*sim, []*snapshot.Object, *Plan, error) {
 	s, err := newSim(snap, opts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s.readsFirst = readsFirst
+	s.order = o
+	if o == slowReaders {
+		s.slow = slow
+	}
 	s.baseline = true
 	s.observeAll()
 	s.run()
@@ -356,6 +370,7 @@ func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, readsFi
 	s.limitHit = false
 	s.workItems = 0
 	s.raced = false
+	clear(s.nearReaders)
 	for _, a := range actions {
 		if err := s.apply(a); err != nil {
 			return nil, nil, nil, err
@@ -366,10 +381,10 @@ func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, readsFi
 }
 
 // addAlternatives gives every object of p that ends differently in ap (the
-// same actions with the other interleaving, simulated by alt) its
-// alternative outcome. An object only the alternative changes is listed
-// with fate unchanged, so that a reader checking the plan against a
-// cluster knows it may move.
+// same actions in another order, simulated by alt) that outcome as an
+// alternative, unless it has it already. An object only the other order
+// changes is listed with fate unchanged, so that a reader checking the plan
+// against a cluster knows it may move.
 func addAlternatives(p *Plan, s *sim, ap *Plan, alt *sim) {
 	idx := map[string]int{}
 	for k, of := range p.Objects {
@@ -393,7 +408,6 @@ func addAlternatives(p *Plan, s *sim, ap *Plan, alt *sim) {
 		}
 	}
 	slices.Sort(uids)
-	n := 0
 	for _, uid := range uids {
 		var a ObjectFate
 		if k, ok := altIdx[uid]; ok {
@@ -407,14 +421,28 @@ func addAlternatives(p *Plan, s *sim, ap *Plan, alt *sim) {
 			k = len(p.Objects) - 1
 		}
 		of := &p.Objects[k]
-		if of.Fate == a.Fate && of.Final.equal(a.Final) {
+		same := of.Fate == a.Fate && of.Final.equal(a.Final)
+		for _, x := range of.Alternatives {
+			same = same || x.Fate == a.Fate && x.Final.equal(a.Final)
+		}
+		if same {
 			if !ok {
 				p.Objects = p.Objects[:k]
 			}
 			continue
 		}
-		of.Alternative = &Alternative{Fate: a.Fate, Final: a.Final, Reason: a.Reason, BlockedBy: a.BlockedBy}
-		n++
+		of.Alternatives = append(of.Alternatives, Alternative{Fate: a.Fate, Final: a.Final, Reason: a.Reason, BlockedBy: a.BlockedBy})
+	}
+}
+
+// finishAlternatives sorts the objects again and says how many may end
+// otherwise.
+func finishAlternatives(p *Plan) {
+	n := 0
+	for _, of := range p.Objects {
+		if len(of.Alternatives) > 0 {
+			n++
+		}
 	}
 	if n == 0 {
 		return
@@ -428,7 +456,7 @@ func addAlternatives(p *Plan, s *sim, ap *Plan, alt *sim) {
 		}
 		return 0
 	})
-	p.Notes = append(p.Notes, fmt.Sprintf("%d object(s) end differently if the garbage collector's workers interleave the other way; each names its alternative outcome", n))
+	p.Notes = append(p.Notes, fmt.Sprintf("%d object(s) may end otherwise, depending on which of the garbage collector's concurrent calls lands first; each lists its alternatives", n))
 }
 
 func finalState(o *snapshot.Object) FinalState {

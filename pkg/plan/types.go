@@ -128,10 +128,10 @@ type ObjectFate struct {
 	Reason string             `json:"reason"`
 	// BlockedBy lists what keeps a blocked object (or what it blocks).
 	BlockedBy []Blocker `json:"blockedBy,omitempty"`
-	// Alternative is the object's outcome when the real garbage
-	// collector's parallel workers take the other side of a race the plan
-	// met (see the notes); nil when the object ends the same either way.
-	Alternative *Alternative `json:"alternative,omitempty"`
+	// Alternatives are the object's other outcomes when the real garbage
+	// collector's concurrent calls land in another order (see the notes);
+	// empty when the object ends the same either way.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
 }
 
 // Alternative is an object's other possible outcome, decided by worker
@@ -180,8 +180,10 @@ func (p *Plan) WorstCase() Summary {
 	var s Summary
 	for _, of := range p.Objects {
 		fates := []string{of.Fate}
-		if of.Alternative != nil && of.Alternative.Fate != of.Fate {
-			fates = append(fates, of.Alternative.Fate)
+		for _, a := range of.Alternatives {
+			if !slices.Contains(fates, a.Fate) {
+				fates = append(fates, a.Fate)
+			}
 		}
 		for _, f := range fates {
 			switch f {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -112,7 +113,7 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 	}
 	var raced []plan.ObjectFate
 	for _, of := range p.Objects {
-		if of.Alternative != nil {
+		if len(of.Alternatives) > 0 {
 			raced = append(raced, of)
 		}
 	}
@@ -120,9 +121,10 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Depends on which garbage collector worker acts first:"))
 		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 		for _, of := range raced {
-			a := of.Alternative
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", refText(of.Object), fateText(of.Fate, st), finalText(of.Final))
-			fmt.Fprintf(tw, "  \t%s %s\t%s\n", st.Paint(Dim, "or"), fateText(a.Fate, st), finalText(a.Final))
+			for _, a := range of.Alternatives {
+				fmt.Fprintf(tw, "  \t%s %s\t%s\n", st.Paint(Dim, "or"), fateText(a.Fate, st), finalText(a.Final))
+			}
 		}
 		tw.Flush()
 	}
@@ -220,9 +222,15 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 			pen = `, penwidth="2"`
 		}
 		fate := of.Fate
-		if of.Alternative != nil {
-			// Timing decides: say both, dashed.
-			fate += " or " + of.Alternative.Fate
+		if len(of.Alternatives) > 0 {
+			// Timing decides: say every fate, dashed.
+			seen := []string{of.Fate}
+			for _, a := range of.Alternatives {
+				if !slices.Contains(seen, a.Fate) {
+					seen = append(seen, a.Fate)
+				}
+			}
+			fate = strings.Join(seen, " or ")
 			pen += `, style="rounded,filled,dashed"`
 		}
 		fmt.Fprintf(bw, "  %q [label=%q, fillcolor=%q%s];\n", of.Object.UID, dotLabel(of.Object, fate), colors[of.Fate], pen)

@@ -134,7 +134,7 @@ func TestPlanRaceGolden(t *testing.T) {
 	if err := Document(&buf, "json", p); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), `"alternative"`) {
+	if !strings.Contains(buf.String(), `"alternatives"`) {
 		t.Errorf("the document has no alternative outcome:\n%s", buf.String())
 	}
 	assertPlanGolden(t, "plan_race.json.golden", buf.Bytes())

@@ -57,9 +57,10 @@ type PlanObject struct {
 	Fate   string     `json:"fate"`
 	Final  FinalState `json:"final"`
 	Reason string     `json:"reason"`
-	// Alternative is the outcome if the GC's workers interleave the other
-	// way (a race the plan names); nil when timing does not matter.
-	Alternative *PlanAlternative `json:"alternative"`
+	// Alternatives are the outcomes if the GC's concurrent calls land in
+	// another order (a race the plan names); empty when timing does not
+	// matter.
+	Alternatives []PlanAlternative `json:"alternatives"`
 }
 
 // PlanAlternative is an object's other possible outcome.
@@ -169,14 +170,16 @@ func ComparePlan(plan *Plan, before, after map[string]ObjState) (diffs, foreign 
 			a = ObjState{GVR: b.GVR, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name, UID: uid}
 		}
 		d := compareFinal(po.Final, a)
-		if d != "" && po.Alternative != nil && compareFinal(po.Alternative.Final, a) == "" {
-			// The plan said timing decides, and reality took the other side.
-			d = ""
+		for _, alt := range po.Alternatives {
+			if d != "" && compareFinal(alt.Final, a) == "" {
+				// The plan said timing decides, and reality took another side.
+				d = ""
+			}
 		}
 		if d != "" {
 			predicted := describeFinal(po.Final)
-			if po.Alternative != nil {
-				predicted += fmt.Sprintf(" or (fate %q) %s", po.Alternative.Fate, describeFinal(po.Alternative.Final))
+			for _, alt := range po.Alternatives {
+				predicted += fmt.Sprintf(" or (fate %q) %s", alt.Fate, describeFinal(alt.Final))
 			}
 			diffs = append(diffs, fmt.Sprintf("%s (fate %q): predicted %s; real %s", b.Kind+" "+qualified(b), po.Fate, predicted, describeState(a)))
 		}

@@ -53,7 +53,7 @@ func TestComparePlanAlternative(t *testing.T) {
 	plan := &Plan{Objects: []PlanObject{
 		{Object: ObjectRef{UID: "o"}, Fate: "blocked", Final: FinalState{Exists: true, Terminating: true, Finalizers: []string{"x/y"}}},
 		{Object: ObjectRef{UID: "d"}, Fate: "updated", Final: FinalState{Exists: true, OwnerReferences: []string{"k"}},
-			Alternative: &PlanAlternative{Fate: "unchanged", Final: FinalState{Exists: true, OwnerReferences: []string{"k", "o"}}}},
+			Alternatives: []PlanAlternative{{Fate: "unchanged", Final: FinalState{Exists: true, OwnerReferences: []string{"k", "o"}}}}},
 	}}
 	for _, c := range []struct {
 		name  string
