@@ -73,8 +73,13 @@ A finalizer no simulated controller removes is assumed to hang (--assume-finaliz
 object stays Terminating and the plan names the finalizer and who should remove it. With
 --assume-finalizers=remove its controller is assumed to finish.
 
+The garbage collector runs 20 workers at once, and kgc runs them the same way, on a clock of API
+round trips. Where one worker reads an object just as another changes it, the real outcome
+depends on which call lands first: the plan then lists, under "Depends on which garbage collector
+worker acts first", each object that could end otherwise, with its alternatives.
+
 --fail-if blocked|orphans|deletes-more-than=N (repeatable) makes kgc exit 3 after printing the
-plan when the condition holds, for CI gates.`,
+plan when the condition holds, for CI gates; an alternative outcome counts as well.`,
 		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground
   kgc plan delete ns/team-a -f cluster.json --show-steps
   kgc plan delete rc/frontend --cascade=default -o json
