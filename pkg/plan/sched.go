@@ -134,28 +134,21 @@ func (g *gc) step() bool {
 // processed is not started twice: it is started again when its worker is
 // done.
 func (g *gc) startTasks() {
-	sc := g.sc
-	for len(sc.running) < gcWorkers {
-		n, w, ok := g.attemptToDel.pop()
+	g.startFrom(g.attemptToDel, g.sc.running, false, g.handleAttemptToDelete)
+	g.startFrom(g.attemptToOrp, g.sc.orphans, true, g.handleAttemptToOrphan)
+}
+
+func (g *gc) startFrom(q *queue[*node], running map[*node]*task, orphan bool, handle func(*node, int)) {
+	for len(running) < gcWorkers {
+		n, w, ok := q.pop()
 		if !ok {
-			break
+			return
 		}
-		if t, ok := sc.running[n]; ok {
-			sc.dirty[t] = true
+		if t, ok := running[n]; ok {
+			g.sc.dirty[t] = true
 			continue
 		}
-		g.start(&task{item: n, wave: w}, func() { g.handleAttemptToDelete(n, w) })
-	}
-	for len(sc.orphans) < gcWorkers {
-		n, w, ok := g.attemptToOrp.pop()
-		if !ok {
-			break
-		}
-		if t, ok := sc.orphans[n]; ok {
-			sc.dirty[t] = true
-			continue
-		}
-		g.start(&task{item: n, wave: w, orphan: true}, func() { g.handleAttemptToOrphan(n, w) })
+		g.start(&task{item: n, wave: w, orphan: orphan}, func() { handle(n, w) })
 	}
 }
 

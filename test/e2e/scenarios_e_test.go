@@ -17,24 +17,8 @@ import (
 // DELETE of a v1 ReplicationController with only a UID precondition uses
 // the type's default policy, orphan (`kgc plan --cascade=default`).
 func TestScenarioE4DefaultPolicyOrphansRCPods(t *testing.T) {
-	env := framework.Setup(t)
-	t.Parallel()
-	ctx := context.Background()
-	ns := env.Namespace(t, ctx, "e4")
-	rc := mk(t, ctx, env, "ReplicationController", ns, "rc")
-	want := map[string]string{"ReplicationController/rc": gone}
-	for i := 0; i < 3; i++ {
-		name := fmt.Sprintf("pod%d", i)
-		mk(t, ctx, env, "Pod", ns, name, owners(ref(rc, tr(), tr())))
-		want["Pod/"+name] = alive()
-	}
-	r := checkPlan(t, ctx, env, planCase{
-		Scope: nsScope(ns, framework.RCs, framework.Pods), GVR: framework.RCs, TypeArg: "replicationcontrollers",
-		Namespace: ns, Name: "rc",
-	})
-	expectReal(t, r, want)
-	if r.Plan != nil && r.Plan.Summary["orphaned"] != 3 {
-		t.Errorf("plan summary %v: want 3 orphaned pods", r.Plan.Summary)
+	if p := orphanRCPods(t, "e4", ""); p != nil && p.Summary["orphaned"] != 3 {
+		t.Errorf("plan summary %v: want 3 orphaned pods", p.Summary)
 	}
 }
 

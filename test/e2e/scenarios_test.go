@@ -88,10 +88,16 @@ func TestScenarioT3StressingVariants(t *testing.T) {
 }
 
 func TestScenarioT4Orphaning(t *testing.T) {
+	orphanRCPods(t, "t4", or)
+}
+
+// orphanRCPods deletes an RC with three pods with the given policy (""
+// sends none) and expects the pods orphaned.
+func orphanRCPods(t *testing.T, nsPrefix string, policy metav1.DeletionPropagation) *framework.Plan {
 	env := framework.Setup(t)
 	t.Parallel()
 	ctx := context.Background()
-	ns := env.Namespace(t, ctx, "t4")
+	ns := env.Namespace(t, ctx, nsPrefix)
 	rc := mk(t, ctx, env, "ReplicationController", ns, "rc")
 	want := map[string]string{"ReplicationController/rc": gone}
 	for i := 0; i < 3; i++ {
@@ -101,9 +107,10 @@ func TestScenarioT4Orphaning(t *testing.T) {
 	}
 	r := checkPlan(t, ctx, env, planCase{
 		Scope: nsScope(ns, framework.RCs, framework.Pods), GVR: framework.RCs, TypeArg: "replicationcontrollers",
-		Namespace: ns, Name: "rc", Policy: or,
+		Namespace: ns, Name: "rc", Policy: policy,
 	})
 	expectReal(t, r, want)
+	return r.Plan
 }
 
 func TestScenarioT5SolidOwnerDoesNotBlockWaitingOwner(t *testing.T) {
