@@ -87,11 +87,11 @@ func (o *snapshotOptions) Run(ctx context.Context) error {
 	var snap *snapshot.Snapshot
 	var err error
 	if o.source.Offline() {
-		snap, err = snapshot.ReadFiles(o.source.Filenames, o.streams.In, snapshot.ReadOptions{})
+		snap, err = o.source.readFiles()
 		if err == nil && o.namespace != "" {
 			limitToNamespace(snap, o.namespace)
 		}
-	} else {
+	} else if err = o.source.checkLive(); err == nil {
 		snap, err = o.source.capture(ctx, o.namespace)
 	}
 	if err != nil {

@@ -297,3 +297,50 @@ func TestSnapshotSummary(t *testing.T) {
 		t.Errorf("summary = %q\nwant      %q", got, want)
 	}
 }
+
+// --captured-at fixes an offline input's capture time: ages count from it
+// and a snapshot written from the dump records it. It means nothing live.
+func TestCapturedAt(t *testing.T) {
+	dump := whyStuckDump(t) // file time 2026-11-20T10:00:00Z
+	for _, c := range []struct {
+		at, says string
+	}{
+		{"", "Namespace/team-a has been terminating for 2h:"},
+		{"2026-11-22T10:00:00Z", "Namespace/team-a has been terminating for 2d2h:"},
+		{"2026-11-22T12:00:00+02:00", "Namespace/team-a has been terminating for 2d2h:"},
+	} {
+		args := []string{"why-stuck", "ns/team-a", "-f", dump}
+		if c.at != "" {
+			args = append(args, "--captured-at", c.at)
+		}
+		out, stderr, code := kgcRun(t, "", args...)
+		if code != 0 || !strings.Contains(out, c.says) {
+			t.Errorf("--captured-at %q: exit %d, stderr %q; want output saying %q, got:\n%s", c.at, code, stderr, c.says, out)
+		}
+	}
+
+	out := filepath.Join(t.TempDir(), "s.json")
+	if _, stderr, code := kgcRun(t, "", "snapshot", "-f", dump, "--captured-at", "2026-11-22T10:00:00Z", "-o", out); code != 0 {
+		t.Fatalf("snapshot: exit %d: %s", code, stderr)
+	}
+	back, err := snapshot.ReadFiles([]string{out}, nil, snapshot.ReadOptions{})
+	if err != nil || !back.CapturedAt.Equal(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) {
+		t.Errorf("snapshot written with --captured-at: capturedAt %v, err %v", back.CapturedAt, err)
+	}
+
+	srv := httptest.NewServer(&snapshottest.FakeAPIServer{})
+	defer srv.Close()
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"why-stuck", "ns/team-a", "-f", dump, "--captured-at", "yesterday"}, `--captured-at "yesterday": give a time like`},
+		{[]string{"--server", srv.URL, "--context", "", "snapshot", "-o", "-", "--captured-at", "2026-11-22T10:00:00Z"}, "--captured-at applies to -f input only"},
+		{[]string{"--server", srv.URL, "--context", "", "graph", "-A", "--captured-at", "2026-11-22T10:00:00Z"}, "--captured-at applies to -f input only"},
+	} {
+		stdout, stderr, code := kgcRun(t, "", c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.says) || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit %d saying %q", c.args, code, stderr, stdout, exitUsage, c.says)
+		}
+	}
+}

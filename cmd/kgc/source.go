@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -22,6 +23,8 @@ type sourceOptions struct {
 	Filenames      []string
 	AllNamespaces  bool
 	ConsistentRead bool
+	// CapturedAt overrides an offline input's capture time (RFC 3339).
+	CapturedAt string
 }
 
 func newSourceOptions(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *sourceOptions {
@@ -41,6 +44,35 @@ func (o *sourceOptions) AddInputFlags(fs *pflag.FlagSet) {
 		"live: read from etcd with quorum reads instead of the API server's watch cache (the garbage collector's own view, milliseconds behind, several times cheaper)")
 	fs.StringSliceVarP(&o.Filenames, "filename", "f", nil,
 		"read dumps or snapshots instead of the cluster: kubectl get -o yaml|json output, kubectl cluster-info dump folders, kgc snapshot files (.gz too); a folder is read recursively, - is stdin; repeatable")
+	fs.StringVar(&o.CapturedAt, "captured-at", "",
+		"with -f: when the dump was taken (RFC 3339, e.g. 2026-11-20T10:00:00Z), which ages and grace periods count from; default: a snapshot file's own time, else the newest file's modification time")
+}
+
+// readFiles reads the -f input and applies --captured-at.
+func (o *sourceOptions) readFiles() (*snapshot.Snapshot, error) {
+	var at time.Time
+	if o.CapturedAt != "" {
+		var err error
+		if at, err = time.Parse(time.RFC3339, o.CapturedAt); err != nil {
+			return nil, usageErrorf("--captured-at %q: give a time like 2026-11-20T10:00:00Z", o.CapturedAt)
+		}
+	}
+	snap, err := snapshot.ReadFiles(o.Filenames, o.streams.In, snapshot.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if !at.IsZero() {
+		snap.CapturedAt = at.UTC()
+	}
+	return snap, nil
+}
+
+// checkLive rejects the offline-only flags on a live capture.
+func (o *sourceOptions) checkLive() error {
+	if o.CapturedAt != "" {
+		return usageErrorf("--captured-at applies to -f input only: a live capture is taken now")
+	}
+	return nil
 }
 
 // Offline reports whether the source is files.
@@ -53,8 +85,8 @@ func (o *sourceOptions) Load(ctx context.Context) (*snapshot.Snapshot, error) {
 	var snap *snapshot.Snapshot
 	var err error
 	if o.Offline() {
-		snap, err = snapshot.ReadFiles(o.Filenames, o.streams.In, snapshot.ReadOptions{})
-	} else {
+		snap, err = o.readFiles()
+	} else if err = o.checkLive(); err == nil {
 		snap, err = o.capture(ctx, "")
 	}
 	if err != nil {
