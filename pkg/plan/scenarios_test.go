@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -609,5 +611,29 @@ func TestForegroundRaceOneRoundApart(t *testing.T) {
 	want := "the garbage collector's worker for ConfigMap/ns/d reads Secret/ns/o one round trip before the worker for Secret/ns/o changes it"
 	if !strings.Contains(strings.Join(p.Notes, "\n"), want) {
 		t.Errorf("notes %q do not say %q", p.Notes, want)
+	}
+}
+
+// A simulation cut short by MaxSteps says so and leaves none of its
+// workers' goroutines behind (why-stuck runs many simulations).
+func TestCutShortLeavesNoWorkers(t *testing.T) {
+	d := testobj.Deployment("ns", "web").UID("d").Build()
+	rs := testobj.ReplicaSet("ns", "web-1").UID("rs").Owner(ref(d, blk, ctl)).Build()
+	objs := []snapshot.Object{d, rs}
+	for i := 0; i < 60; i++ {
+		objs = append(objs, cm("ns", fmt.Sprintf("c%d", i)).Owner(ref(rs)).Build())
+	}
+	before := runtime.NumGoroutine()
+	_, p := simulate(t, world(objs...).Build(), []Action{del("d", PolicyBackground)}, Options{MaxSteps: 10})
+	if p.Complete || !strings.Contains(strings.Join(p.Warnings, "\n"), "stopped after 10 work items") {
+		t.Errorf("complete %v, warnings %q; want the plan marked cut short", p.Complete, p.Warnings)
+	}
+	n := runtime.NumGoroutine()
+	for i := 0; i < 1000 && n > before; i++ {
+		runtime.Gosched()
+		n = runtime.NumGoroutine()
+	}
+	if n > before {
+		t.Errorf("%d goroutines left behind", n-before)
 	}
 }

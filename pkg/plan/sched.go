@@ -70,8 +70,10 @@ type sched struct {
 	running map[*node]*task // per queue: deletes, orphans
 	orphans map[*node]*task
 	dirty   map[*task]bool // its item was queued again while it ran
-	handoff chan struct{}
-	cur     *task
+	// draining: the simulation was cut short; no task is started.
+	draining bool
+	handoff  chan struct{}
+	cur      *task
 	// ops are the recent calls by object UID, to spot a read and a write
 	// of one object close together: those of the current clock and of the
 	// one before.
@@ -130,10 +132,22 @@ func (g *gc) step() bool {
 	return true
 }
 
+// drainTasks lets the tasks in flight finish without starting new ones, so
+// that a simulation cut short leaves no goroutine behind.
+func (g *gc) drainTasks() {
+	g.sc.draining = true
+	for g.step() {
+	}
+	g.sc.draining = false
+}
+
 // startTasks pops queued items onto free workers. An item still being
 // processed is not started twice: it is started again when its worker is
 // done.
 func (g *gc) startTasks() {
+	if g.sc.draining {
+		return
+	}
 	g.startFrom(g.attemptToDel, g.sc.running, false, g.handleAttemptToDelete)
 	g.startFrom(g.attemptToOrp, g.sc.orphans, true, g.handleAttemptToOrphan)
 }

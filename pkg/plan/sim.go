@@ -154,6 +154,7 @@ func (s *sim) run() {
 	for {
 		if s.workItems >= s.maxItems {
 			s.limitHit = true
+			s.gc.drainTasks()
 			return
 		}
 		did := s.gc.drain()
