@@ -637,3 +637,31 @@ func TestCutShortLeavesNoWorkers(t *testing.T) {
 		t.Errorf("%d goroutines left behind", n-before)
 	}
 }
+
+// PrimaryOnly skips the alternatives and nothing else.
+func TestPrimaryOnly(t *testing.T) {
+	o := secret("ns", "o").UID("o").Finalizers("kgc.dev/hold").Build()
+	d := cm("ns", "d").UID("d").Owner(ref(o)).Build()
+	full, err := Simulate(world(o, d).Build(), Options{Target: "o", Policy: PolicyForeground})
+	if err != nil {
+		t.Fatal(err)
+	}
+	primary, err := Simulate(world(o, d).Build(), Options{Target: "o", Policy: PolicyForeground, PrimaryOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Objects) != len(primary.Objects) {
+		t.Fatalf("%d objects with alternatives, %d without", len(full.Objects), len(primary.Objects))
+	}
+	alts := 0
+	for k := range full.Objects {
+		f, p := full.Objects[k], primary.Objects[k]
+		alts += len(f.Alternatives)
+		if p.Alternatives != nil || f.Fate != p.Fate || !f.Final.equal(p.Final) {
+			t.Errorf("%s: full %s %+v, primary-only %s %+v %+v", f.Object, f.Fate, f.Final, p.Fate, p.Final, p.Alternatives)
+		}
+	}
+	if alts == 0 {
+		t.Errorf("the full plan has no alternatives: the test does not exercise PrimaryOnly")
+	}
+}

@@ -323,7 +323,7 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 	if err != nil {
 		return nil, err
 	}
-	if s.raced {
+	if s.raced && !opts.PrimaryOnly {
 		// The real garbage collector's workers could have gone the other
 		// way; run the other orders and report every object that ends
 		// differently, rather than pretend the race has one winner.

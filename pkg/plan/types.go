@@ -55,6 +55,10 @@ type Options struct {
 	// AllControllers. A control plane that runs only the garbagecollector
 	// and namespace controllers is []string{"namespace", "crd-finalizer"}.
 	Controllers []string
+	// PrimaryOnly skips the extra simulations that give timing-dependent
+	// objects their alternatives, for callers that read only the primary
+	// final states.
+	PrimaryOnly bool
 	// MaxSteps bounds the number of work items processed (0 = 5,000,000),
 	// so that a bug or a pathological input cannot loop for ever.
 	MaxSteps int
