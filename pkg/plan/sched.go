@@ -21,7 +21,7 @@ import (
 // handing control over channels, so the result is as deterministic as a
 // sequential loop.
 //
-// Calls that close in time are a genuine race. The simulator serves the
+// Calls close in time are a genuine race. The simulator serves the
 // writes of a round before its reads (what a kube-apiserver and
 // kube-controller-manager v1.36.3 on loopback do most often: a GET issued
 // with a PATCH tends to see it). But a real round trip is not a fixed
@@ -56,7 +56,7 @@ type task struct {
 	done   bool
 }
 
-type batchOp struct {
+type recentCall struct {
 	task  *task
 	round int
 	write bool
@@ -67,9 +67,9 @@ type sched struct {
 	clock   int
 	seq     int
 	tasks   []*task
-	running map[*node]*task // per queue: deletes, orphans
-	orphans map[*node]*task
-	dirty   map[*task]bool // its item was queued again while it ran
+	running map[*node]*task // attemptToDelete items being processed
+	orphans map[*node]*task // attemptToOrphan items being processed
+	dirty   map[*task]bool  // its item was queued again while it ran
 	// draining: the simulation was cut short; no task is started.
 	draining bool
 	handoff  chan struct{}
@@ -77,13 +77,13 @@ type sched struct {
 	// ops are the recent calls by object UID, to spot a read and a write
 	// of one object close together: those of the current clock and of the
 	// one before.
-	ops, prevOps map[string][]batchOp
+	ops, prevOps map[string][]recentCall
 	opsClock     int
 }
 
 func newSched() *sched {
 	return &sched{running: map[*node]*task{}, orphans: map[*node]*task{}, dirty: map[*task]bool{},
-		handoff: make(chan struct{}), ops: map[string][]batchOp{}, prevOps: map[string][]batchOp{}}
+		handoff: make(chan struct{}), ops: map[string][]recentCall{}, prevOps: map[string][]recentCall{}}
 }
 
 // step starts tasks for queued items on free workers and serves every call
@@ -246,7 +246,7 @@ func (g *gc) touch(write bool, id identity) {
 	if t == nil {
 		return
 	}
-	for _, ops := range [][]batchOp{sc.prevOps[id.UID], sc.ops[id.UID]} {
+	for _, ops := range [][]recentCall{sc.prevOps[id.UID], sc.ops[id.UID]} {
 		for _, op := range ops {
 			if op.task == t || op.write == write || op.task.item == t.item {
 				continue
@@ -268,5 +268,5 @@ func (g *gc) touch(write bool, id identity) {
 				reader.item.id.ref(), id.ref(), when, writer.item.id.ref()))
 		}
 	}
-	sc.ops[id.UID] = append(sc.ops[id.UID], batchOp{task: t, round: t.round, write: write})
+	sc.ops[id.UID] = append(sc.ops[id.UID], recentCall{task: t, round: t.round, write: write})
 }
