@@ -13,11 +13,11 @@ import (
 // the other controllers and a logical clock, run to quiescence.
 //
 // Scheduling is fixed, so every run gives the same result: drain the GC's
-// graphChanges, then one attemptToOrphan item, one attemptToDelete item,
-// one item of each other controller, and again; when every queue is empty
-// the clock jumps to the next timer (grace periods, requeue delays). The
-// real GC runs 20 workers concurrently; the final state does not depend on
-// their interleaving except where the plan says so in its notes.
+// graphChanges, then one round trip of the GC's concurrent workers
+// (sched.go), one item of each other controller, and again; when every
+// queue is empty and no worker is busy the clock jumps to the next timer
+// (grace periods, requeue delays). Where the workers' calls race, the plan
+// says so and gives the other outcomes (SimulateActions).
 type sim struct {
 	snap *snapshot.Snapshot
 	opts Options
