@@ -17,7 +17,7 @@ import (
 // DELETE of a v1 ReplicationController with only a UID precondition uses
 // the type's default policy, orphan (`kgc plan --cascade=default`).
 func TestScenarioE4DefaultPolicyOrphansRCPods(t *testing.T) {
-	if p := orphanRCPods(t, "e4", ""); p != nil && p.Summary["orphaned"] != 3 {
+	if p := rcWithPods(t, "e4", 3, "", alive()); p != nil && p.Summary["orphaned"] != 3 {
 		t.Errorf("plan summary %v: want 3 orphaned pods", p.Summary)
 	}
 }
@@ -63,22 +63,7 @@ func TestScenarioE2ValidOwnerAndWaitingOwner(t *testing.T) {
 }
 
 func TestScenarioE3ForegroundKeepsOwnerUntilDependentsGone(t *testing.T) {
-	env := framework.Setup(t)
-	t.Parallel()
-	ctx := context.Background()
-	ns := env.Namespace(t, ctx, "e3")
-	rc := mk(t, ctx, env, "ReplicationController", ns, "rc")
-	want := map[string]string{"ReplicationController/rc": gone}
-	for i := 0; i < 4; i++ {
-		name := fmt.Sprintf("pod%d", i)
-		mk(t, ctx, env, "Pod", ns, name, owners(ref(rc, tr(), tr())))
-		want["Pod/"+name] = gone
-	}
-	r := checkPlan(t, ctx, env, planCase{
-		Scope: nsScope(ns, framework.RCs, framework.Pods), GVR: framework.RCs, TypeArg: "replicationcontrollers",
-		Namespace: ns, Name: "rc", Policy: fg,
-	})
-	expectReal(t, r, want)
+	rcWithPods(t, "e3", 4, fg, gone)
 }
 
 func TestScenarioE5OrphanReplicaSetOfDeployment(t *testing.T) {

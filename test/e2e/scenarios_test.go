@@ -88,22 +88,22 @@ func TestScenarioT3StressingVariants(t *testing.T) {
 }
 
 func TestScenarioT4Orphaning(t *testing.T) {
-	orphanRCPods(t, "t4", or)
+	rcWithPods(t, "t4", 3, or, alive())
 }
 
-// orphanRCPods deletes an RC with three pods with the given policy (""
-// sends none) and expects the pods orphaned.
-func orphanRCPods(t *testing.T, nsPrefix string, policy metav1.DeletionPropagation) *framework.Plan {
+// rcWithPods deletes an RC with n pods with the given policy ("" sends
+// none) and expects the RC gone and every pod in state podWant.
+func rcWithPods(t *testing.T, nsPrefix string, n int, policy metav1.DeletionPropagation, podWant string) *framework.Plan {
 	env := framework.Setup(t)
 	t.Parallel()
 	ctx := context.Background()
 	ns := env.Namespace(t, ctx, nsPrefix)
 	rc := mk(t, ctx, env, "ReplicationController", ns, "rc")
 	want := map[string]string{"ReplicationController/rc": gone}
-	for i := 0; i < 3; i++ {
+	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("pod%d", i)
 		mk(t, ctx, env, "Pod", ns, name, owners(ref(rc, tr(), tr())))
-		want["Pod/"+name] = alive()
+		want["Pod/"+name] = podWant
 	}
 	r := checkPlan(t, ctx, env, planCase{
 		Scope: nsScope(ns, framework.RCs, framework.Pods), GVR: framework.RCs, TypeArg: "replicationcontrollers",
