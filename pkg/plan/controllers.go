@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -61,15 +62,15 @@ func newControllers(s *sim) *controllers {
 // handles reports whether a simulated controller removes finalizer f.
 func (c *controllers) handles(f string) bool {
 	switch f {
-	case FinalizerOrphan, FinalizerForeground:
+	case rules.FinalizerOrphan, rules.FinalizerForeground:
 		return true
-	case FinalizerCRD:
+	case rules.FinalizerCRD:
 		return c.enabled[ControllerCRDFinalizer]
-	case FinalizerPVC:
+	case rules.FinalizerPVC:
 		return c.enabled[ControllerPVCProtection]
-	case FinalizerPV:
+	case rules.FinalizerPV:
 		return c.enabled[ControllerPVProtection]
-	case FinalizerJob:
+	case rules.FinalizerJob:
 		return c.enabled[ControllerJob]
 	}
 	return false
@@ -103,21 +104,21 @@ func (c *controllers) observe(i int32, ri *resInfo, typ eventType, old, new *sna
 			c.q.add(ctlItem{kNamespace, i}, w)
 		}
 	case ri.isCRD:
-		if deleting && hasFin(o, FinalizerCRD) && c.enabled[ControllerCRDFinalizer] {
+		if deleting && hasFin(o, rules.FinalizerCRD) && c.enabled[ControllerCRDFinalizer] {
 			c.q.add(ctlItem{kCRD, i}, w)
 		}
 	case isKind(ri, "", "Pod"):
 		if deleting && o.Metadata.DeletionGracePeriodSeconds != nil && *o.Metadata.DeletionGracePeriodSeconds > 0 {
 			c.q.add(ctlItem{kPod, i}, w)
 		}
-		if hasFin(o, FinalizerJob) && c.enabled[ControllerJob] {
+		if hasFin(o, rules.FinalizerJob) && c.enabled[ControllerJob] {
 			if !slices.Contains(c.jobPods, i) {
 				c.jobPods = append(c.jobPods, i)
 			}
 			c.q.add(ctlItem{kJobPod, i}, w)
 		}
 	case isKind(ri, "", "PersistentVolumeClaim"):
-		if deleting && hasFin(o, FinalizerPVC) && c.enabled[ControllerPVCProtection] {
+		if deleting && hasFin(o, rules.FinalizerPVC) && c.enabled[ControllerPVCProtection] {
 			ns := o.Metadata.Namespace
 			if !slices.Contains(c.termPVCs[ns], i) {
 				c.termPVCs[ns] = append(c.termPVCs[ns], i)
@@ -125,7 +126,7 @@ func (c *controllers) observe(i int32, ri *resInfo, typ eventType, old, new *sna
 			c.q.add(ctlItem{kPVC, i}, w)
 		}
 	case isKind(ri, "", "PersistentVolume"):
-		if deleting && hasFin(o, FinalizerPV) && c.enabled[ControllerPVProtection] {
+		if deleting && hasFin(o, rules.FinalizerPV) && c.enabled[ControllerPVProtection] {
 			if !slices.Contains(c.termPVs, i) {
 				c.termPVs = append(c.termPVs, i)
 			}
@@ -228,7 +229,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 		c.s.st.persist(i, n)
 		o = n
 	}
-	if !slices.Contains(nsSpecFinalizers(o), FinalizerNamespace) {
+	if !slices.Contains(nsSpecFinalizers(o), rules.FinalizerNamespace) {
 		return "", 0
 	}
 	c.indexNS()
@@ -248,7 +249,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 	why := fmt.Sprintf("namespace %s is being deleted (DeleteCollection, propagationPolicy Background)", name)
 	for _, k := range existing(isPod) {
 		if c.s.st.info[k].hasDelete {
-			_, _ = c.s.st.delete(ActorNamespace, k, bg, why)
+			_, _ = c.s.st.delete(rules.ActorNamespace, k, bg, why)
 		}
 	}
 	if pods := existing(isPod); len(pods) > 0 {
@@ -262,7 +263,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 		return c.resOrder(c.s.st.info[others[a]]) < c.resOrder(c.s.st.info[others[b]])
 	})
 	for _, k := range others {
-		_, _ = c.s.st.delete(ActorNamespace, k, bg, why)
+		_, _ = c.s.st.delete(rules.ActorNamespace, k, bg, why)
 	}
 	if left := existing(func(ri *resInfo) bool { return true }); len(left) > 0 {
 		c.setConditions(i, left)
@@ -273,12 +274,12 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 	n := clone(o)
 	nf := *withNamespacePhase(o.Facts, "Terminating")
 	ns := *nf.Namespace
-	ns.SpecFinalizers = slices.DeleteFunc(slices.Clone(ns.SpecFinalizers), func(f string) bool { return f == FinalizerNamespace })
+	ns.SpecFinalizers = slices.DeleteFunc(slices.Clone(ns.SpecFinalizers), func(f string) bool { return f == rules.FinalizerNamespace })
 	ns.Conditions = nil
 	nf.Namespace = &ns
 	n.Facts = &nf
-	c.s.record(ActorNamespace, ActionRemoveFin, n, "", "spec.finalizers kubernetes via /finalize: the namespace is empty")
-	c.s.st.update(ActorNamespace, i, n)
+	c.s.record(rules.ActorNamespace, ActionRemoveFin, n, "", "spec.finalizers kubernetes via /finalize: the namespace is empty")
+	c.s.st.update(rules.ActorNamespace, i, n)
 	return "", 0
 }
 
@@ -324,7 +325,7 @@ func (c *controllers) waitStep(i int32, detail string) {
 		return
 	}
 	c.waited[i] = true
-	c.s.record(ActorNamespace, ActionWait, c.obj(i), "", detail)
+	c.s.record(rules.ActorNamespace, ActionWait, c.obj(i), "", detail)
 }
 
 // setConditions writes NamespaceContentRemaining/FinalizersRemaining.
@@ -390,7 +391,7 @@ func countList(m map[string]int, what string) string {
 // finalizers are honoured), then remove the finalizer once none is left.
 func (c *controllers) syncCRD(i int32) (string, time.Duration) {
 	o := c.obj(i)
-	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, FinalizerCRD) {
+	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, rules.FinalizerCRD) {
 		return "", 0
 	}
 	var instances []int32
@@ -425,8 +426,8 @@ func (c *controllers) syncCRD(i int32) (string, time.Duration) {
 	}
 	o = c.obj(i)
 	n := clone(o)
-	n.Metadata.Finalizers = slices.DeleteFunc(n.Metadata.Finalizers, func(f string) bool { return f == FinalizerCRD })
-	c.s.record("apiextensions-apiserver crd-finalizer", ActionRemoveFin, n, "", FinalizerCRD+": no instance is left")
+	n.Metadata.Finalizers = slices.DeleteFunc(n.Metadata.Finalizers, func(f string) bool { return f == rules.FinalizerCRD })
+	c.s.record("apiextensions-apiserver crd-finalizer", ActionRemoveFin, n, "", rules.FinalizerCRD+": no instance is left")
 	c.s.st.update("crd-finalizer", i, n)
 	return "", 0
 }
@@ -505,13 +506,13 @@ func (c *controllers) syncPod(i int32) {
 	switch {
 	case !known:
 		if c.enabled[ControllerKubelet] {
-			finish(ActorKubelet, "the kubelet confirms termination (the Node type was not listed: assumed healthy)", *o.Metadata.DeletionTimestamp)
+			finish(rules.ActorKubelet, "the kubelet confirms termination (the Node type was not listed: assumed healthy)", *o.Metadata.DeletionTimestamp)
 		} else {
 			c.why[i] = "waiting for the kubelet on node " + node + " to confirm termination (not simulated)"
 		}
 	case exists && ready:
 		if c.enabled[ControllerKubelet] {
-			finish(ActorKubelet, "the kubelet on node "+node+" has stopped the containers", *o.Metadata.DeletionTimestamp)
+			finish(rules.ActorKubelet, "the kubelet on node "+node+" has stopped the containers", *o.Metadata.DeletionTimestamp)
 		} else {
 			c.why[i] = "waiting for the kubelet on node " + node + " to confirm termination (not simulated)"
 		}
@@ -531,7 +532,7 @@ func (c *controllers) syncPod(i int32) {
 // syncPVC is the pvc-protection controller.
 func (c *controllers) syncPVC(i int32) {
 	o := c.obj(i)
-	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, FinalizerPVC) {
+	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, rules.FinalizerPVC) {
 		return
 	}
 	c.indexNS()
@@ -554,13 +555,13 @@ func (c *controllers) syncPVC(i int32) {
 			return
 		}
 	}
-	c.removeFin(i, "pvc-protection-controller", FinalizerPVC, "no pod uses the claim any more")
+	c.removeFin(i, "pvc-protection-controller", rules.FinalizerPVC, "no pod uses the claim any more")
 }
 
 // syncPV is the pv-protection controller: the volume must not be Bound.
 func (c *controllers) syncPV(i int32) {
 	o := c.obj(i)
-	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, FinalizerPV) {
+	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, rules.FinalizerPV) {
 		return
 	}
 	if o.Facts != nil && o.Facts.PV != nil && o.Facts.PV.Phase == "Bound" {
@@ -573,14 +574,14 @@ func (c *controllers) syncPV(i int32) {
 			}
 		}
 	}
-	c.removeFin(i, "pv-protection-controller", FinalizerPV, "the volume is not Bound")
+	c.removeFin(i, "pv-protection-controller", rules.FinalizerPV, "the volume is not Bound")
 }
 
 // syncJobPod is the Job controller's tracking-finalizer removal for pods
 // that are terminating, finished or orphaned.
 func (c *controllers) syncJobPod(i int32) {
 	o := c.obj(i)
-	if o == nil || !hasFin(o, FinalizerJob) {
+	if o == nil || !hasFin(o, rules.FinalizerJob) {
 		return
 	}
 	pf := podFacts(o)
@@ -602,7 +603,7 @@ func (c *controllers) syncJobPod(i int32) {
 		}
 	}
 	if done {
-		c.removeFin(i, "job-controller", FinalizerJob, "the pod is terminating, finished or no longer tracked by a running Job")
+		c.removeFin(i, "job-controller", rules.FinalizerJob, "the pod is terminating, finished or no longer tracked by a running Job")
 	}
 }
 
@@ -615,7 +616,7 @@ func (c *controllers) syncAssumed(i int32) {
 	}
 	for _, f := range o.Metadata.Finalizers {
 		if !c.handles(f) {
-			c.removeFin(i, LookupFinalizer(f).RemovedBy, f, "assumed: its controller finishes its cleanup (--assume-finalizers=remove)")
+			c.removeFin(i, rules.LookupFinalizer(f).RemovedBy, f, "assumed: its controller finishes its cleanup (--assume-finalizers=remove)")
 			if c.obj(i) != nil {
 				c.q.add(ctlItem{kAssume, i}, c.s.wave)
 			}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -218,7 +219,7 @@ func (g *gc) processGraphChange(ev gcEvent) {
 	case (ev.typ == addEvent || ev.typ == updateEvent) && !found:
 		m := &ev.obj.Metadata
 		n := &node{id: ev.id, owners: m.OwnerReferences, beingDeleted: m.DeletionTimestamp != nil}
-		n.deletingDependents = n.beingDeleted && hasFin(ev.obj, FinalizerForeground)
+		n.deletingDependents = n.beingDeleted && hasFin(ev.obj, rules.FinalizerForeground)
 		g.uidToNode[n.id.UID] = n
 		g.addDependentToOwners(n, n.owners, w)
 		g.processTransitions(ev.old, ev.obj, n, w)
@@ -404,11 +405,11 @@ func deletionStartsWithFinalizer(old, new *snapshot.Object, f string) bool {
 }
 
 func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
-	if deletionStartsWithFinalizer(old, new, FinalizerOrphan) {
+	if deletionStartsWithFinalizer(old, new, rules.FinalizerOrphan) {
 		g.attemptToOrp.add(n, w)
 		return
 	}
-	if deletionStartsWithFinalizer(old, new, FinalizerForeground) {
+	if deletionStartsWithFinalizer(old, new, rules.FinalizerForeground) {
 		n.deletingDependents = true
 		// Upstream's order: every dependent, then n. The workers run them
 		// at once (sched.go): whether a dependent with a non-blocking
@@ -603,9 +604,9 @@ func (g *gc) attemptToDeleteItem(item *node, w int) error {
 	default:
 		pol := PolicyBackground
 		switch {
-		case hasFin(latest, FinalizerOrphan):
+		case hasFin(latest, rules.FinalizerOrphan):
 			pol = PolicyOrphan
-		case hasFin(latest, FinalizerForeground):
+		case hasFin(latest, rules.FinalizerForeground):
 			pol = PolicyForeground
 		}
 		var why string
@@ -640,7 +641,7 @@ func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why strin
 		g.enqueueVirtualDeleteEvent(item.id, w)
 		return errEnqueuedVirtualDelete
 	}
-	_, err := g.sim.st.delete(ActorGC, i, opts, why)
+	_, err := g.sim.st.delete(rules.ActorGC, i, opts, why)
 	if errors.Is(err, errConflict) && opts.precondRV != "" {
 		g.call(false, item.id)
 		live := g.sim.st.objs[i]
@@ -652,7 +653,7 @@ func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why strin
 				g.enqueueVirtualDeleteEvent(item.id, w)
 				return errEnqueuedVirtualDelete
 			}
-			_, err = g.sim.st.delete(ActorGC, i, opts, why)
+			_, err = g.sim.st.delete(rules.ActorGC, i, opts, why)
 		}
 	}
 	return err
@@ -671,7 +672,7 @@ func (g *gc) classifyReferences(item *node, refs []snapshot.OwnerReference) (sol
 			dangling = append(dangling, r)
 			continue
 		}
-		if owner != nil && owner.Metadata.DeletionTimestamp != nil && hasFin(owner, FinalizerForeground) {
+		if owner != nil && owner.Metadata.DeletionTimestamp != nil && hasFin(owner, rules.FinalizerForeground) {
 			waiting = append(waiting, r)
 		} else {
 			solid = append(solid, r)
@@ -721,7 +722,7 @@ func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.
 func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 	blocking := item.blockingDependents()
 	if len(blocking) == 0 {
-		return g.removeFinalizer(item, FinalizerForeground, "no dependent with blockOwnerDeletion=true is left")
+		return g.removeFinalizer(item, rules.FinalizerForeground, "no dependent with blockOwnerDeletion=true is left")
 	}
 	for _, d := range blocking {
 		if !d.deletingDependents {
@@ -754,8 +755,8 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 	// another worker changed in between is overwritten, as upstream.
 	c := clone(o)
 	c.Metadata.Finalizers = slices.DeleteFunc(c.Metadata.Finalizers, func(x string) bool { return x == f })
-	g.sim.st.record(ActorGC, ActionRemoveFin, c, "", joinWhy(f, why))
-	g.sim.st.update(ActorGC, i, c)
+	g.sim.st.record(rules.ActorGC, ActionRemoveFin, c, "", joinWhy(f, why))
+	g.sim.st.update(rules.ActorGC, i, c)
 	return nil
 }
 
@@ -802,8 +803,8 @@ func (g *gc) patchRemoveOwnerRefs(n *node, uids []string, why string) error {
 	if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
 		return nil
 	}
-	g.sim.st.record(ActorGC, ActionRemoveOwner, c, "", fmt.Sprintf("removes the reference to %s: %s", strList(uidsToNames(o, uids)), why))
-	g.sim.st.update(ActorGC, i, c)
+	g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, "", fmt.Sprintf("removes the reference to %s: %s", strList(uidsToNames(o, uids)), why))
+	g.sim.st.update(rules.ActorGC, i, c)
 	return nil
 }
 
@@ -857,10 +858,10 @@ func (g *gc) unblockOwnerReferences(n *node, dep *node) error {
 	if !changed {
 		return nil
 	}
-	g.sim.st.record(ActorGC, ActionUnblockOwner, c, "",
+	g.sim.st.record(rules.ActorGC, ActionUnblockOwner, c, "",
 		fmt.Sprintf("its dependent %s is itself deleting dependents: a possible cycle, so the garbage collector stops this object from blocking its owners", dep.id.ref()))
 	g.sim.note(fmt.Sprintf("the garbage collector's cycle heuristic fired on %s; it has false positives and depends on worker timing in a real cluster", n.id.ref()))
-	g.sim.st.update(ActorGC, i, c)
+	g.sim.st.update(rules.ActorGC, i, c)
 	return nil
 }
 
@@ -899,12 +900,12 @@ func (g *gc) handleAttemptToOrphan(owner *node, w int) {
 		if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
 			continue
 		}
-		g.sim.st.record(ActorGC, ActionRemoveOwner, c, PolicyOrphan, fmt.Sprintf("orphans it: its owner %s is deleted with propagationPolicy Orphan", owner.id.ref()))
+		g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, PolicyOrphan, fmt.Sprintf("orphans it: its owner %s is deleted with propagationPolicy Orphan", owner.id.ref()))
 		g.sim.orphaned[c.Metadata.UID] = true
-		g.sim.st.update(ActorGC, i, c)
+		g.sim.st.update(rules.ActorGC, i, c)
 	}
 	if len(errs) == 0 {
-		if err := g.removeFinalizer(owner, FinalizerOrphan, "its dependents are orphaned"); err != nil {
+		if err := g.removeFinalizer(owner, rules.FinalizerOrphan, "its dependents are orphaned"); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -30,9 +31,9 @@ func randomWorld(seed int64, n int) *snapshot.Snapshot {
 		}
 		switch r.Intn(10) {
 		case 0:
-			b = b.Finalizers(FinalizerOrphan)
+			b = b.Finalizers(rules.FinalizerOrphan)
 		case 1:
-			b = b.Finalizers(FinalizerForeground)
+			b = b.Finalizers(rules.FinalizerForeground)
 		}
 		objs = append(objs, b.Build())
 	}
@@ -138,7 +139,7 @@ func TestPropertyOrphanNeverDeletesDependents(t *testing.T) {
 				continue
 			}
 			for _, r := range o.Metadata.OwnerReferences {
-				if r.UID == target && final[o.Metadata.UID] == "gone" && !slices.Contains(o.Metadata.Finalizers, FinalizerOrphan) {
+				if r.UID == target && final[o.Metadata.UID] == "gone" && !slices.Contains(o.Metadata.Finalizers, rules.FinalizerOrphan) {
 					t.Errorf("dependent %s of the orphaned target was deleted", o.Metadata.UID)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -238,10 +239,10 @@ func (s *sim) blockers(i int32) []Blocker {
 	var out []Blocker
 	ri := s.st.info[i]
 	for _, f := range o.Metadata.Finalizers {
-		fi := LookupFinalizer(f)
+		fi := rules.LookupFinalizer(f)
 		b := Blocker{Finalizer: f, RemovedBy: fi.RemovedBy}
 		switch f {
-		case FinalizerForeground:
+		case rules.FinalizerForeground:
 			deps := s.blockingDependentsOf(o)
 			if len(deps) > 0 {
 				b.WaitingFor = fmt.Sprintf("%d dependent(s) with blockOwnerDeletion=true to be deleted", len(deps))
@@ -249,7 +250,7 @@ func (s *sim) blockers(i int32) []Blocker {
 			} else if !ri.monitored {
 				b.WaitingFor = "nothing, but the garbage collector does not watch this type"
 			}
-		case FinalizerOrphan:
+		case rules.FinalizerOrphan:
 			if !ri.monitored {
 				b.WaitingFor = "nothing, but the garbage collector does not watch this type"
 			}
@@ -262,8 +263,8 @@ func (s *sim) blockers(i int32) []Blocker {
 		}
 		out = append(out, b)
 	}
-	if ri.isNamespace && slices.Contains(nsSpecFinalizers(o), FinalizerNamespace) {
-		b := Blocker{Finalizer: FinalizerNamespace, RemovedBy: ActorNamespace, WaitingFor: s.ctrl.why[i]}
+	if ri.isNamespace && slices.Contains(nsSpecFinalizers(o), rules.FinalizerNamespace) {
+		b := Blocker{Finalizer: rules.FinalizerNamespace, RemovedBy: rules.ActorNamespace, WaitingFor: s.ctrl.why[i]}
 		if !s.ctrl.enabled[ControllerNamespace] {
 			b.WaitingFor = "the namespace controller (not simulated)"
 		}
@@ -280,7 +281,7 @@ func (s *sim) blockers(i int32) []Blocker {
 		if w == "" {
 			w = "the kubelet to confirm termination"
 		}
-		out = append(out, Blocker{RemovedBy: ActorKubelet, WaitingFor: w})
+		out = append(out, Blocker{RemovedBy: rules.ActorKubelet, WaitingFor: w})
 	}
 	return out
 }

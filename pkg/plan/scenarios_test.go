@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -161,7 +162,7 @@ func TestDeletionFinalizersForGarbageCollection_A4(t *testing.T) {
 // waiting for dependents is handled by the default branch.
 func TestAttemptToDeleteItem_B1_B3(t *testing.T) {
 	p1 := pod("ns1", "ToBeDeletedPod").Owner(refTo("v1", "ReplicationController", "owner1", "123")).Build()
-	owner := rc("ns1", "owner").UID("rc-fg").Finalizers(FinalizerForeground).Deleting(testobj.CapturedAt.Add(-time.Minute)).Build()
+	owner := rc("ns1", "owner").UID("rc-fg").Finalizers(rules.FinalizerForeground).Deleting(testobj.CapturedAt.Add(-time.Minute)).Build()
 	p2 := pod("ns1", "p2").Owner(ref(owner, blk)).Build()
 	runScenarios(t, []scenario{
 		{name: "B1 dangling owner", snap: world(p1).Build(), want: map[string]string{p1.Metadata.UID: "gone"}},
@@ -225,8 +226,8 @@ func TestStressingCascadingDeletion_T3(t *testing.T) {
 		orphan bool
 	}{
 		{"default", nil, func(u string) Delete { return del(u, "") }, true},
-		{"orphan finalizer", []string{FinalizerOrphan}, func(u string) Delete { return del(u, "") }, true},
-		{"orphan finalizer, orphanDependents=false", []string{FinalizerOrphan}, func(u string) Delete { return delOrphanDeps(u, false) }, false},
+		{"orphan finalizer", []string{rules.FinalizerOrphan}, func(u string) Delete { return del(u, "") }, true},
+		{"orphan finalizer, orphanDependents=false", []string{rules.FinalizerOrphan}, func(u string) Delete { return delOrphanDeps(u, false) }, false},
 		{"orphanDependents=true", nil, func(u string) Delete { return delOrphanDeps(u, true) }, true},
 		{"propagationPolicy=Orphan", nil, func(u string) Delete { return del(u, PolicyOrphan) }, true},
 	}
@@ -413,7 +414,7 @@ func TestOrphanDeploymentRS_E5(t *testing.T) {
 func TestCronJobBackground_E6(t *testing.T) {
 	cj := testobj.CronJob("ns", "cj").UID("CJ").Build()
 	job := testobj.Job("ns", "j").UID("J").Owner(ref(cj, blk, ctl)).Build()
-	p := pod("ns", "p").Owner(ref(job, blk, ctl)).Finalizers(FinalizerJob).Build()
+	p := pod("ns", "p").Owner(ref(job, blk, ctl)).Finalizers(rules.FinalizerJob).Build()
 	runScenarios(t, []scenario{{name: "background", snap: world(cj, job, p).Build(), actions: []Action{del("CJ", PolicyBackground)},
 		want: map[string]string{"CJ": "gone", "J": "gone", p.Metadata.UID: "gone"}}})
 }
@@ -436,8 +437,8 @@ func TestOrphanCustomResources_E7(t *testing.T) {
 // retried late and kept, and this test asserted that on a smaller graph.)
 func TestCycleUnblockThenConflict(t *testing.T) {
 	ghost := refTo("v1", "ConfigMap", "ghost", "ghost")
-	o0 := cm("ns", "o0").UID("o0").Finalizers(FinalizerForeground).Owner(refTo("stable.example.com/v1", "Widget", "o1", "o1", blk)).Build()
-	o1 := cr("stable.example.com/v1", "Widget", "ns", "o1").UID("o1").Finalizers("kgc.dev/hold", FinalizerOrphan).Owner(ref(o0, blk, ctl)).Build()
+	o0 := cm("ns", "o0").UID("o0").Finalizers(rules.FinalizerForeground).Owner(refTo("stable.example.com/v1", "Widget", "o1", "o1", blk)).Build()
+	o1 := cr("stable.example.com/v1", "Widget", "ns", "o1").UID("o1").Finalizers("kgc.dev/hold", rules.FinalizerOrphan).Owner(ref(o0, blk, ctl)).Build()
 	o2 := cr("stable.example.com/v1", "Widget", "ns", "o2").UID("o2").Owner(ref(o0)).Owner(ref(o1, blk)).Owner(ghost).Build()
 	o3 := cr("stable.example.com/v1", "Widget", "ns", "o3").UID("o3").Owner(ref(o0)).Owner(ref(o2)).Build()
 	o4 := cr("stable.example.com/v1", "Widget", "ns", "o4").UID("o4").Owner(ref(o1, blk, func(r *snapshot.OwnerReference) { f := false; r.Controller = &f })).Build()
@@ -458,7 +459,7 @@ func TestForegroundRaceFirstReference(t *testing.T) {
 	p1 := cr("stable.example.com/v1", "Gadget", "", "p1").UID("p1").Finalizers("kgc.dev/hold").Build()
 	p2 := secret("ns", "p2").UID("p2").Owner(ref(p1, blk)).Build()
 	p3 := cr("stable.example.com/v1", "Gadget", "", "p3").UID("p3").Finalizers("kgc.dev/hold").Owner(ref(p1, noBlk, ctl)).Build()
-	p4 := cm("ns", "p4").UID("p4").Finalizers(FinalizerOrphan).Owner(ref(p3, noBlk, ctl)).Owner(ref(p2)).Build()
+	p4 := cm("ns", "p4").UID("p4").Finalizers(rules.FinalizerOrphan).Owner(ref(p3, noBlk, ctl)).Owner(ref(p2)).Build()
 	p5 := cm("ns", "p5").UID("p5").Owner(ref(p3)).Build()
 	runScenarios(t, []scenario{
 		{name: "seed 20", snap: world(o0, o1, g3).Build(), actions: []Action{del("o0", PolicyForeground)},
@@ -498,11 +499,11 @@ func TestForegroundRaceCustomResourceOwner(t *testing.T) {
 // deletes it, as the namespace controller's own /finalize would.
 func TestFinalizeNamespaceByHand(t *testing.T) {
 	ns := testobj.Namespace("stuck").UID("ns").Deleting(testobj.CapturedAt).
-		Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{Phase: "Terminating", SpecFinalizers: []string{FinalizerNamespace}}}).Build()
+		Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{Phase: "Terminating", SpecFinalizers: []string{rules.FinalizerNamespace}}}).Build()
 	p := pod("stuck", "p").UID("p").Finalizers("example.com/hold").Deleting(testobj.CapturedAt).Build()
 	runScenarios(t, []scenario{
 		{name: "held by content", snap: world(ns, p).Build(), want: map[string]string{"ns": "exists terminating", "p": "exists terminating fin=example.com/hold"}},
-		{name: "finalized by hand", snap: world(ns, p).Build(), actions: []Action{RemoveFinalizer{"ns", FinalizerNamespace}}, want: map[string]string{"ns": "gone"}},
+		{name: "finalized by hand", snap: world(ns, p).Build(), actions: []Action{RemoveFinalizer{"ns", rules.FinalizerNamespace}}, want: map[string]string{"ns": "gone"}},
 		{name: "content finished", snap: world(ns, p).Build(), actions: []Action{RemoveFinalizer{"p", "example.com/hold"}}, want: map[string]string{"ns": "gone", "p": "gone"}},
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -250,7 +251,7 @@ func (s *sim) apply(a Action) error {
 		default:
 			why = "requested without a propagation policy (the resource's default applies)"
 		}
-		if _, err := s.st.delete(ActorAPIServer, i, opts, why); err != nil {
+		if _, err := s.st.delete(rules.ActorAPIServer, i, opts, why); err != nil {
 			return fmt.Errorf("the API server would reject the delete of %s: %w", o.Ref(), err)
 		}
 	case RemoveFinalizer:
@@ -258,7 +259,7 @@ func (s *sim) apply(a Action) error {
 		if o == nil {
 			return fmt.Errorf("object with uid %s is not in the snapshot (or already deleted)", a.UID)
 		}
-		if s.st.info[i].isNamespace && a.Finalizer == FinalizerNamespace && slices.Contains(nsSpecFinalizers(o), FinalizerNamespace) {
+		if s.st.info[i].isNamespace && a.Finalizer == rules.FinalizerNamespace && slices.Contains(nsSpecFinalizers(o), rules.FinalizerNamespace) {
 			// spec.finalizers through /finalize, as the namespace controller does.
 			c := clone(o)
 			nf := *withNamespacePhase(o.Facts, "Terminating")
@@ -266,7 +267,7 @@ func (s *sim) apply(a Action) error {
 				nf.Namespace.Phase = o.Facts.Namespace.Phase
 			}
 			ns := *nf.Namespace
-			ns.SpecFinalizers = slices.DeleteFunc(slices.Clone(ns.SpecFinalizers), func(f string) bool { return f == FinalizerNamespace })
+			ns.SpecFinalizers = slices.DeleteFunc(slices.Clone(ns.SpecFinalizers), func(f string) bool { return f == rules.FinalizerNamespace })
 			nf.Namespace = &ns
 			c.Facts = &nf
 			s.record("user", ActionRemoveFin, c, "", "spec.finalizers kubernetes removed through /finalize by hand")

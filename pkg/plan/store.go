@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -181,10 +182,10 @@ func shouldOrphanDependents(ri *resInfo, o *snapshot.Object, opts deleteOptions)
 		return false
 	}
 	for _, f := range o.Metadata.Finalizers {
-		if f == FinalizerOrphan {
+		if f == rules.FinalizerOrphan {
 			return true
 		}
-		if f == FinalizerForeground {
+		if f == rules.FinalizerForeground {
 			return false
 		}
 	}
@@ -205,10 +206,10 @@ func shouldDeleteDependents(ri *resInfo, o *snapshot.Object, opts deleteOptions)
 		return false
 	}
 	for _, f := range o.Metadata.Finalizers {
-		if f == FinalizerForeground {
+		if f == rules.FinalizerForeground {
 			return true
 		}
-		if f == FinalizerOrphan {
+		if f == rules.FinalizerOrphan {
 			return false
 		}
 	}
@@ -222,15 +223,15 @@ func deletionFinalizers(ri *resInfo, o *snapshot.Object, opts deleteOptions) ([]
 	fg := shouldDeleteDependents(ri, o, opts)
 	var nf []string
 	for _, f := range o.Metadata.Finalizers {
-		if f != FinalizerOrphan && f != FinalizerForeground {
+		if f != rules.FinalizerOrphan && f != rules.FinalizerForeground {
 			nf = append(nf, f)
 		}
 	}
 	if orphan {
-		nf = append(nf, FinalizerOrphan)
+		nf = append(nf, rules.FinalizerOrphan)
 	}
 	if fg {
-		nf = append(nf, FinalizerForeground)
+		nf = append(nf, rules.FinalizerForeground)
 	}
 	if sameSet(nf, o.Metadata.Finalizers) {
 		return o.Metadata.Finalizers, false
@@ -376,10 +377,10 @@ func (s *store) delete(actor string, i int32, opts deleteOptions, why string) (d
 			c := clone(o)
 			t := s.now
 			c.Metadata.DeletionTimestamp = &t
-			if !hasFin(c, FinalizerCRD) {
-				c.Metadata.Finalizers = append(c.Metadata.Finalizers, FinalizerCRD)
+			if !hasFin(c, rules.FinalizerCRD) {
+				c.Metadata.Finalizers = append(c.Metadata.Finalizers, rules.FinalizerCRD)
 			}
-			s.record(actor, ActionMarkDeleting, c, "", joinWhy(why, "the CRD registry ignores the propagation policy and adds "+FinalizerCRD))
+			s.record(actor, ActionMarkDeleting, c, "", joinWhy(why, "the CRD registry ignores the propagation policy and adds "+rules.FinalizerCRD))
 			s.persist(i, c)
 			return deleteResult{changed: true}, nil
 		}
@@ -451,7 +452,7 @@ func (s *store) namespaceFirstDelete(actor string, i int32, opts deleteOptions, 
 	t := s.now
 	c.Metadata.DeletionTimestamp = &t
 	c.Facts = withNamespacePhase(o.Facts, "Terminating")
-	wantOrphan, wantFg := hasFin(o, FinalizerOrphan), hasFin(o, FinalizerForeground)
+	wantOrphan, wantFg := hasFin(o, rules.FinalizerOrphan), hasFin(o, rules.FinalizerForeground)
 	switch {
 	case opts.orphanDependents != nil:
 		wantOrphan, wantFg = *opts.orphanDependents, !*opts.orphanDependents
@@ -460,15 +461,15 @@ func (s *store) namespaceFirstDelete(actor string, i int32, opts deleteOptions, 
 	}
 	var fins []string
 	for _, f := range o.Metadata.Finalizers {
-		if f != FinalizerOrphan && f != FinalizerForeground {
+		if f != rules.FinalizerOrphan && f != rules.FinalizerForeground {
 			fins = append(fins, f)
 		}
 	}
 	if wantOrphan {
-		fins = append(fins, FinalizerOrphan)
+		fins = append(fins, rules.FinalizerOrphan)
 	}
 	if wantFg {
-		fins = append(fins, FinalizerForeground)
+		fins = append(fins, rules.FinalizerForeground)
 	}
 	if !sameSet(fins, o.Metadata.Finalizers) {
 		c.Metadata.Finalizers = fins
@@ -500,7 +501,7 @@ func withNamespacePhase(f *snapshot.Facts, phase string) *snapshot.Facts {
 	} else {
 		// A namespace read without facts still carries the "kubernetes"
 		// spec finalizer every namespace gets at creation.
-		ns.SpecFinalizers = []string{FinalizerNamespace}
+		ns.SpecFinalizers = []string{rules.FinalizerNamespace}
 	}
 	ns.Phase = phase
 	nf.Namespace = &ns
@@ -517,7 +518,7 @@ func (s *store) update(actor string, i int32, c *snapshot.Object) {
 	if len(m.Finalizers) == 0 && m.DeletionTimestamp != nil &&
 		(m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0) &&
 		(!ri.isNamespace || len(nsSpecFinalizers(c)) == 0) {
-		s.record(ActorAPIServer, ActionDelete, c, "", "no finalizers left on an object being deleted (update by "+actor+")")
+		s.record(rules.ActorAPIServer, ActionDelete, c, "", "no finalizers left on an object being deleted (update by "+actor+")")
 		s.objs[i] = c
 		s.remove(i)
 		return
@@ -528,9 +529,9 @@ func (s *store) update(actor string, i int32, c *snapshot.Object) {
 // effectivePolicy names the policy a finalizer list implements.
 func effectivePolicy(fins []string) string {
 	switch {
-	case slices.Contains(fins, FinalizerOrphan):
+	case slices.Contains(fins, rules.FinalizerOrphan):
 		return PolicyOrphan
-	case slices.Contains(fins, FinalizerForeground):
+	case slices.Contains(fins, rules.FinalizerForeground):
 		return PolicyForeground
 	}
 	return PolicyBackground

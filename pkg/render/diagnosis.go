@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kgc-dev/kgc/pkg/plan/diagnose"
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 

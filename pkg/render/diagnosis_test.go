@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
-	"github.com/kgc-dev/kgc/pkg/plan"
-	"github.com/kgc-dev/kgc/pkg/plan/diagnose"
+	"github.com/kgc-dev/kgc/pkg/diagnose"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -21,16 +21,16 @@ func diagnosisFixture() (*snapshot.Snapshot, *diagnose.Diagnoser) {
 	zero := int64(0)
 	thirty := int64(30)
 	ns := testobj.Namespace("team-a").Deleting(at.Add(-2 * time.Hour)).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
-		Phase: "Terminating", SpecFinalizers: []string{plan.FinalizerNamespace}}}).Build()
+		Phase: "Terminating", SpecFinalizers: []string{rules.FinalizerNamespace}}}).Build()
 	widget := testobj.New("example.com/v1", "Widget", "team-a", "report").Deleting(at.Add(-2 * time.Hour)).Finalizers("example.com/cleanup").Build()
 	widget.Metadata.DeletionGracePeriodSeconds = &zero
 	pod := testobj.Pod("team-a", "db-0").Deleting(at.Add(-time.Hour)).Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "node-2", Phase: "Running", Claims: []string{"data"}}}).Build()
 	pod.Metadata.DeletionGracePeriodSeconds = &thirty
-	claim := testobj.PVC("team-a", "data").Finalizers(plan.FinalizerPVC).Build()
+	claim := testobj.PVC("team-a", "data").Finalizers(rules.FinalizerPVC).Build()
 	node := testobj.Node("node-2").Facts(&snapshot.Facts{Node: &snapshot.NodeFacts{Ready: "Unknown"}}).Build()
 
-	deploy := testobj.Deployment("shop", "web").Deleting(at.Add(-30 * time.Minute)).Finalizers(plan.FinalizerForeground).Build()
-	rs := testobj.ReplicaSet("shop", "web-1").OwnedBy(deploy).Deleting(at.Add(-30 * time.Minute)).Finalizers(plan.FinalizerForeground).Build()
+	deploy := testobj.Deployment("shop", "web").Deleting(at.Add(-30 * time.Minute)).Finalizers(rules.FinalizerForeground).Build()
+	rs := testobj.ReplicaSet("shop", "web-1").OwnedBy(deploy).Deleting(at.Add(-30 * time.Minute)).Finalizers(rules.FinalizerForeground).Build()
 	stuck := testobj.Pod("shop", "web-1-a").OwnedBy(rs).Deleting(at.Add(-29 * time.Minute)).Finalizers("acme.io/drain").
 		Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "node-1", Phase: "Succeeded"}}).Build()
 	stuck.Metadata.DeletionGracePeriodSeconds = &zero
@@ -118,7 +118,7 @@ func TestDiagnosisTreeSaysWhatAUserNeeds(t *testing.T) {
 		"node-not-ready",
 		"kubectl taint nodes node-2 node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
 		`kubectl patch widgets.example.com report -n team-a --type=json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
-		"risk: " + plan.LookupFinalizer("example.com/cleanup").Risk,
+		"risk: " + rules.LookupFinalizer("example.com/cleanup").Risk,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("tree lacks %q:\n%s", want, out)

@@ -1,10 +1,4 @@
-// Package plan simulates deletions the way the Kubernetes API server and
-// the kube-controller-manager garbage collector carry them out, and
-// diagnoses why a deletion is stuck. It is a pure function of a snapshot:
-// no cluster access, no clock, no randomness, so a plan is the same every
-// time for the same input. The rules it follows are traced to upstream in
-// ../shared/spec/gc-semantics.md (and docs/architecture.md).
-package plan
+package rules
 
 import "strings"
 

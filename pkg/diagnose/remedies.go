@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -128,7 +128,7 @@ func (r *run) remedies(l *leaf) []Remedy {
 	if o != nil && offerRemoval && o.Terminating() {
 		switch {
 		case rc.Finalizer != "" && isSpecFinalizer(o, rc.Finalizer):
-			info := plan.LookupFinalizer(rc.Finalizer)
+			info := rules.LookupFinalizer(rc.Finalizer)
 			add(Remedy{Action: ActionRemoveFinalizer,
 				Description: "Last resort: remove " + rc.Finalizer + " from the namespace's spec.finalizers through the finalize subresource",
 				Command: fmt.Sprintf(`kubectl get namespace %s -o json | jq '.spec.finalizers -= ["%s"]' | kubectl replace --raw /api/v1/namespaces/%s/finalize -f -`,
@@ -136,7 +136,7 @@ func (r *run) remedies(l *leaf) []Remedy {
 				Risk: info.Risk})
 		case rc.Finalizer != "":
 			if i := slices.Index(o.Metadata.Finalizers, rc.Finalizer); i >= 0 {
-				info := plan.LookupFinalizer(rc.Finalizer)
+				info := rules.LookupFinalizer(rc.Finalizer)
 				add(Remedy{Action: ActionRemoveFinalizer,
 					Description: "Last resort: remove finalizer " + rc.Finalizer + " from " + rc.Object.String(),
 					Command: fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"test","path":"/metadata/finalizers/%d","value":"%s"},{"op":"remove","path":"/metadata/finalizers/%d"}]'`,
@@ -161,7 +161,7 @@ func isSpecFinalizer(o *snapshot.Object, f string) bool {
 		return false
 	}
 	if o.Facts == nil || o.Facts.Namespace == nil {
-		return f == plan.FinalizerNamespace
+		return f == rules.FinalizerNamespace
 	}
 	return slices.Contains(o.Facts.Namespace.SpecFinalizers, f)
 }

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/graph"
-	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -308,9 +308,9 @@ func (r *run) explain(o *snapshot.Object) []Blocker {
 		}
 	}
 	if len(bs) == 0 {
-		b := Blocker{Object: o.Ref(), RemovedBy: plan.ActorAPIServer,
+		b := Blocker{Object: o.Ref(), RemovedBy: rules.ActorAPIServer,
 			WaitingFor: "nothing: no finalizer holds it, so the API server removes it (the snapshot was taken a moment before)"}
-		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Reason: ReasonNoFinalizers, RemovedBy: plan.ActorAPIServer,
+		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Reason: ReasonNoFinalizers, RemovedBy: rules.ActorAPIServer,
 			Message: "it has a deletionTimestamp and no finalizers: it is being removed"}}, nil, nil)
 		bs = append(bs, b)
 	}
@@ -347,18 +347,18 @@ func isKind(o *snapshot.Object, group, kind string) bool {
 
 // finalizer explains one metadata.finalizers entry.
 func (r *run) finalizer(o *snapshot.Object, f string) Blocker {
-	info := plan.LookupFinalizer(f)
+	info := rules.LookupFinalizer(f)
 	b := Blocker{Object: o.Ref(), Finalizer: f, RemovedBy: info.RemovedBy, WaitingFor: info.Condition}
 	switch {
-	case f == plan.FinalizerForeground:
+	case f == rules.FinalizerForeground:
 		r.foreground(o, &b)
-	case f == plan.FinalizerOrphan:
+	case f == rules.FinalizerOrphan:
 		r.orphan(o, &b)
-	case f == plan.FinalizerCRD && isKind(o, "apiextensions.k8s.io", "CustomResourceDefinition"):
+	case f == rules.FinalizerCRD && isKind(o, "apiextensions.k8s.io", "CustomResourceDefinition"):
 		r.crd(o, &b)
-	case f == plan.FinalizerPVC && isKind(o, "", "PersistentVolumeClaim"):
+	case f == rules.FinalizerPVC && isKind(o, "", "PersistentVolumeClaim"):
 		r.pvc(o, &b)
-	case f == plan.FinalizerPV && isKind(o, "", "PersistentVolume"):
+	case f == rules.FinalizerPV && isKind(o, "", "PersistentVolume"):
 		r.pv(o, &b)
 	default:
 		r.controller(o, f, false, &b)

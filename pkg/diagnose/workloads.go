@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -26,7 +26,7 @@ func (r *run) kubelet(pod *snapshot.Object) (Blocker, bool) {
 	if g := pod.Metadata.DeletionGracePeriodSeconds; g != nil && *g == 0 {
 		return Blocker{}, false
 	}
-	b := Blocker{Object: pod.Ref(), RemovedBy: plan.ActorKubelet}
+	b := Blocker{Object: pod.Ref(), RemovedBy: rules.ActorKubelet}
 	var facts *snapshot.PodFacts
 	if pod.Facts != nil {
 		facts = pod.Facts.Pod
@@ -34,7 +34,7 @@ func (r *run) kubelet(pod *snapshot.Object) (Blocker, bool) {
 	if facts == nil {
 		r.note("the snapshot holds no spec for %s: its node is unknown", pod.Ref())
 		b.WaitingFor = "its kubelet to confirm that its containers stopped"
-		b.RootCause = r.inProgress(pod, "", plan.ActorKubelet, "the kubelet of its node (unknown: the snapshot has no spec for the pod) confirms termination once its containers stop", pod, nil)
+		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet of its node (unknown: the snapshot has no spec for the pod) confirms termination once its containers stop", pod, nil)
 		return b, true
 	}
 	if facts.Mirror {
@@ -54,7 +54,7 @@ func (r *run) kubelet(pod *snapshot.Object) (Blocker, bool) {
 		if !r.ix.listed("", "Node") {
 			r.note("nodes could not be listed: whether node %s is Ready is unknown", facts.NodeName)
 			b.WaitingFor = "the kubelet on node " + facts.NodeName + " to confirm that its containers stopped"
-			b.RootCause = r.inProgress(pod, "", plan.ActorKubelet, "the kubelet on node "+facts.NodeName+" confirms termination once its containers stop (the node's state is unknown)", pod, nil)
+			b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+facts.NodeName+" confirms termination once its containers stop (the node's state is unknown)", pod, nil)
 			return b, true
 		}
 		b.RemovedBy = actorPodGC
@@ -78,22 +78,22 @@ func (r *run) kubelet(pod *snapshot.Object) (Blocker, bool) {
 	case ready == "":
 		r.note("the snapshot holds no status for %s: whether it is Ready is unknown", nodeRef)
 		b.WaitingFor = "the kubelet on node " + facts.NodeName + " to confirm that its containers stopped"
-		b.RootCause = r.inProgress(pod, "", plan.ActorKubelet, "the kubelet on node "+facts.NodeName+" confirms termination once its containers stop (the node's Ready condition is unknown)", pod, nil)
+		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+facts.NodeName+" confirms termination once its containers stop (the node's Ready condition is unknown)", pod, nil)
 	case ready != "True" && hasTaint(taints, taintOutOfService):
 		b.RemovedBy = actorPodGC
 		b.WaitingFor = "the pod garbage collector to force-delete it: node " + facts.NodeName + " is NotReady and out-of-service"
 		b.RootCause = r.inProgress(pod, "", actorPodGC, "node "+facts.NodeName+" is NotReady and tainted out-of-service: the pod garbage collector force-deletes its terminating pods", pod, nil)
 	case ready != "True":
 		b.WaitingFor = "the kubelet on node " + facts.NodeName + " (Ready=" + ready + ") to confirm that its containers stopped"
-		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonNodeNotReady, RemovedBy: plan.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonNodeNotReady, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
 			Message: "its node " + facts.NodeName + " is not Ready (Ready=" + ready + "), so no kubelet confirms that its containers stopped; the pod garbage collector only force-deletes such pods once the node is tainted " + taintOutOfService}}, pod, nil)
 	case at.Before(deadline):
 		b.WaitingFor = "the kubelet on node " + facts.NodeName + " to stop its containers (grace period ends in " + Age(deadline.Sub(at)) + ")"
-		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonInProgress, RemovedBy: plan.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
 			Message: "it is within its grace period, which ends in " + Age(deadline.Sub(at)) + "; the kubelet on node " + facts.NodeName + " then confirms termination"}}, pod, nil)
 	default:
 		b.WaitingFor = "the kubelet on node " + facts.NodeName + " to confirm that its containers stopped"
-		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonKubeletNotConfirming, RemovedBy: plan.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonKubeletNotConfirming, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
 			Message: "its grace period ended " + Age(at.Sub(deadline)) + " ago and node " + facts.NodeName + " is Ready, yet its kubelet has not confirmed termination: a container, a preStop hook or a volume unmount is probably hanging (kubectl describe pod; kubelet logs)"}}, pod, nil)
 	}
 	return b, true
@@ -144,7 +144,7 @@ func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 	}
 	if len(users) == 0 {
 		b.WaitingFor = "the pvc-protection controller to see that no pod uses the claim"
-		b.RootCause = r.inProgress(claim, plan.FinalizerPVC, actorPVCProtection, "no scheduled pod uses the claim: the pvc-protection controller removes the finalizer on its next pass", claim, nil)
+		b.RootCause = r.inProgress(claim, rules.FinalizerPVC, actorPVCProtection, "no scheduled pod uses the claim: the pvc-protection controller removes the finalizer on its next pass", claim, nil)
 		return
 	}
 	b.WaitingFor = plural(len(users), "pod") + " that use the claim to be gone (a scheduled pod counts whatever its phase)"
@@ -178,7 +178,7 @@ func (r *run) pv(vol *snapshot.Object, b *Blocker) {
 			r.note("the snapshot holds no status for %s: its phase is unknown", vol.Ref())
 		}
 		b.WaitingFor = "the pv-protection controller to see that the volume is not Bound"
-		b.RootCause = r.inProgress(vol, plan.FinalizerPV, actorPVProtection, "the volume is not Bound: the pv-protection controller removes the finalizer on its next pass", vol, nil)
+		b.RootCause = r.inProgress(vol, rules.FinalizerPV, actorPVProtection, "the volume is not Bound: the pv-protection controller removes the finalizer on its next pass", vol, nil)
 		return
 	}
 	b.WaitingFor = "the volume to be released by its claim"
@@ -190,7 +190,7 @@ func (r *run) pv(vol *snapshot.Object, b *Blocker) {
 		}
 	}
 	if claim == nil {
-		b.RootCause = r.inProgress(vol, plan.FinalizerPV, "persistentvolume-controller",
+		b.RootCause = r.inProgress(vol, rules.FinalizerPV, "persistentvolume-controller",
 			"the volume is Bound to a claim that no longer exists: the persistentvolume controller releases it, then the pv-protection controller removes the finalizer", vol, nil)
 		return
 	}
@@ -228,7 +228,7 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 	instances := r.ix.byGK[[2]string{group, kind}]
 	if kind == "" || len(instances) == 0 {
 		b.WaitingFor = "the CRD finalizer to see that no instance remains"
-		b.RootCause = r.inProgress(crd, plan.FinalizerCRD, actorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd, nil)
+		b.RootCause = r.inProgress(crd, rules.FinalizerCRD, actorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd, nil)
 		return
 	}
 	b.WaitingFor = "every " + kind + " to be gone: " + plural(len(instances), "instance") + " remain"
@@ -242,9 +242,9 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 		}
 	}
 	if len(pending) > 0 {
-		nb := Blocker{Object: crd.Ref(), Finalizer: plan.FinalizerCRD, RemovedBy: actorCRDFinalizer,
+		nb := Blocker{Object: crd.Ref(), Finalizer: rules.FinalizerCRD, RemovedBy: actorCRDFinalizer,
 			WaitingFor: "the CRD finalizer to delete " + plural(len(pending), kind), Objects: refsOf(pending)}
-		nb.RootCause = r.inProgress(crd, plan.FinalizerCRD, actorCRDFinalizer, "the CRD finalizer has yet to delete "+plural(len(pending), kind), crd, nil)
+		nb.RootCause = r.inProgress(crd, rules.FinalizerCRD, actorCRDFinalizer, "the CRD finalizer has yet to delete "+plural(len(pending), kind), crd, nil)
 		r.leaves[nb.RootCause-1].rc.Related = refsOf(pending)
 		b.Blockers = append(b.Blockers, nb)
 	}
@@ -254,9 +254,9 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 // third-party. For a third-party one it looks for that controller in the
 // snapshot, and says "probably" either way.
 func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
-	info := plan.LookupFinalizer(f)
+	info := rules.LookupFinalizer(f)
 	b.RemovedBy = info.RemovedBy
-	if f == plan.FinalizerLB {
+	if f == rules.FinalizerLB {
 		r.loadBalancer(o, info, b)
 		return
 	}
@@ -273,13 +273,13 @@ func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 	p := r.findController(o, f)
 	// A finalizer kgc does not know is removed by an unknown controller;
 	// the name guessed from its domain is only a guess, kept apart.
-	b.RemovedBy = plan.ActorUnknown
+	b.RemovedBy = rules.ActorUnknown
 	b.WaitingFor = "the controller that added " + f + " to finish its cleanup and remove it from " + where
-	if info.RemovedBy != plan.ActorUnknown {
+	if info.RemovedBy != rules.ActorUnknown {
 		b.Controller = info.RemovedBy
 		b.WaitingFor = info.RemovedBy + " (guessed from the finalizer's domain) to finish its cleanup and remove " + f + " from " + where
 	}
-	rc := RootCause{Object: o.Ref(), Finalizer: f, Reason: p.reason, RemovedBy: plan.ActorUnknown, Controller: b.Controller, Message: p.message, Related: p.related}
+	rc := RootCause{Object: o.Ref(), Finalizer: f, Reason: p.reason, RemovedBy: rules.ActorUnknown, Controller: b.Controller, Message: p.message, Related: p.related}
 	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: p.remedies}, o, nil)
 }
 
@@ -313,13 +313,13 @@ func domainTokens(domain string) []string {
 // findController looks for a workload whose name, namespace or labels
 // match the finalizer's domain. It is a guess and says so.
 func (r *run) findController(o *snapshot.Object, f string) presence {
-	domain := plan.FinalizerDomain(f)
+	domain := rules.FinalizerDomain(f)
 	if domain == "" && strings.Contains(f, ".") {
 		domain = f
 	}
 	tokens := domainTokens(domain)
-	removedBy := plan.LookupFinalizer(f).RemovedBy
-	if removedBy == plan.ActorUnknown {
+	removedBy := rules.LookupFinalizer(f).RemovedBy
+	if removedBy == rules.ActorUnknown {
 		removedBy = "the controller that added " + f
 	}
 	fix := func(msg string) Remedy {
@@ -423,9 +423,9 @@ func logsTarget(w *snapshot.Object) string {
 // the cloud provider's service controller removes it, after deleting the
 // cloud load balancer. Clusters without a cloud-controller-manager (kind,
 // bare metal, a removed cloud provider) never do.
-func (r *run) loadBalancer(o *snapshot.Object, info plan.FinalizerInfo, b *Blocker) {
+func (r *run) loadBalancer(o *snapshot.Object, info rules.FinalizerInfo, b *Blocker) {
 	b.WaitingFor = info.Condition
-	rc := RootCause{Object: o.Ref(), Finalizer: plan.FinalizerLB, RemovedBy: info.RemovedBy}
+	rc := RootCause{Object: o.Ref(), Finalizer: rules.FinalizerLB, RemovedBy: info.RemovedBy}
 	var extra []Remedy
 	var live []*snapshot.Object
 	for _, w := range r.d.matchingWorkloads("cloud-controller-manager", []string{"cloud-controller-manager"}) {

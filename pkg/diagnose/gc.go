@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/graph"
-	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -15,7 +15,7 @@ import (
 // reference to the object, terminating dependents included (spec §2.7).
 func (r *run) foreground(o *snapshot.Object, b *Blocker) {
 	if !r.ix.monitored(o.APIVersion, o.Kind) {
-		r.unmonitored(o, plan.FinalizerForeground, b)
+		r.unmonitored(o, rules.FinalizerForeground, b)
 		return
 	}
 	var deps []*snapshot.Object
@@ -25,7 +25,7 @@ func (r *run) foreground(o *snapshot.Object, b *Blocker) {
 	r.noteUnlistedDependents()
 	if len(deps) == 0 {
 		b.WaitingFor = "the garbage collector to see that no dependent blocks it any more"
-		b.RootCause = r.inProgress(o, plan.FinalizerForeground, plan.ActorGC,
+		b.RootCause = r.inProgress(o, rules.FinalizerForeground, rules.ActorGC,
 			"no dependent has blockOwnerDeletion=true on it any more: the garbage collector removes foregroundDeletion on its next pass", o, nil)
 		return
 	}
@@ -64,29 +64,29 @@ func (r *run) cycle(d, owner *snapshot.Object, edge *fgEdge) Blocker {
 	msg := fmt.Sprintf("blocking owner references form a cycle: %s waits for %s, which in turn waits (through the chain above) for %s; the garbage collector does not break a cycle of objects already deleting in the foreground",
 		owner.Ref(), d.Ref(), owner.Ref())
 	fin := ""
-	if d.HasFinalizer(plan.FinalizerForeground) {
-		fin = plan.FinalizerForeground
+	if d.HasFinalizer(rules.FinalizerForeground) {
+		fin = rules.FinalizerForeground
 	}
-	idx := r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Finalizer: fin, Reason: ReasonForegroundCycle, RemovedBy: plan.ActorGC, Message: msg}}, owner, edge)
-	return Blocker{Object: d.Ref(), Finalizer: fin, RemovedBy: plan.ActorGC, WaitingFor: "a cycle back to " + owner.Ref().String(), RootCause: idx}
+	idx := r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Finalizer: fin, Reason: ReasonForegroundCycle, RemovedBy: rules.ActorGC, Message: msg}}, owner, edge)
+	return Blocker{Object: d.Ref(), Finalizer: fin, RemovedBy: rules.ActorGC, WaitingFor: "a cycle back to " + owner.Ref().String(), RootCause: idx}
 }
 
 // pendingDependent is a blocking dependent that is not terminating: the
 // collector must delete it (or drop its reference) first.
 func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker {
 	c := r.collection(d)
-	b := Blocker{Object: d.Ref(), RemovedBy: plan.ActorGC}
+	b := Blocker{Object: d.Ref(), RemovedBy: rules.ActorGC}
 	if ns := r.ix.byName[[4]string{"", "Namespace", "", d.Metadata.Namespace}]; d.Metadata.Namespace != "" && ns != nil && ns.Terminating() {
 		// The namespace controller deletes it whatever the collector can do.
-		b.RemovedBy = plan.ActorNamespace
+		b.RemovedBy = rules.ActorNamespace
 		b.WaitingFor = "the namespace controller to delete it with namespace " + ns.Metadata.Name
-		b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: plan.ActorNamespace,
-			Message: r.staleMsg(owner, "its namespace "+ns.Metadata.Name+" is terminating: the namespace controller deletes it", plan.ActorNamespace)}}, owner, edge)
+		b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorNamespace,
+			Message: r.staleMsg(owner, "its namespace "+ns.Metadata.Name+" is terminating: the namespace controller deletes it", rules.ActorNamespace)}}, owner, edge)
 		return b
 	}
 	if c.Verdict == VerdictNeverCollected {
 		b.WaitingFor = "the garbage collector to delete it, which it never will"
-		b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonGCCannotResolve, RemovedBy: plan.ActorGC,
+		b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonGCCannotResolve, RemovedBy: rules.ActorGC,
 			Message: "it blocks the foreground deletion of " + owner.Ref().String() + " but the garbage collector never deletes it: " + c.Message}}, owner, edge)
 		return b
 	}
@@ -102,7 +102,7 @@ func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker 
 	}
 	b.WaitingFor = "the garbage collector to delete it or drop its reference"
 	// The staleness of a dependent's pending deletion is the owner's.
-	b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: plan.ActorGC, Message: r.staleMsg(owner, msg, plan.ActorGC)}}, owner, edge)
+	b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorGC, Message: r.staleMsg(owner, msg, rules.ActorGC)}}, owner, edge)
 	return b
 }
 
@@ -132,7 +132,7 @@ func (r *run) unmonitored(o *snapshot.Object, f string, b *Blocker) {
 		}
 	}
 	b.WaitingFor = "the garbage collector, which does not watch " + o.Kind + " objects"
-	b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: f, Reason: ReasonGCUnmonitored, RemovedBy: plan.ActorGC,
+	b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: f, Reason: ReasonGCUnmonitored, RemovedBy: rules.ActorGC,
 		Message: "the garbage collector never processes " + f + " on a " + o.Kind + ": " + why}}, o, nil)
 }
 
@@ -141,7 +141,7 @@ func (r *run) unmonitored(o *snapshot.Object, f string, b *Blocker) {
 // finalizer; a failed patch requeues and keeps the finalizer (spec §2.8).
 func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 	if !r.ix.monitored(o.APIVersion, o.Kind) {
-		r.unmonitored(o, plan.FinalizerOrphan, b)
+		r.unmonitored(o, rules.FinalizerOrphan, b)
 		return
 	}
 	var deps []*snapshot.Object
@@ -151,7 +151,7 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 	r.noteUnlistedDependents()
 	if len(deps) == 0 {
 		b.WaitingFor = "the garbage collector to remove the finalizer (no dependent references it any more)"
-		b.RootCause = r.inProgress(o, plan.FinalizerOrphan, plan.ActorGC,
+		b.RootCause = r.inProgress(o, rules.FinalizerOrphan, rules.ActorGC,
 			"no dependent references it: the garbage collector removes orphan on its next pass", o, nil)
 		return
 	}
@@ -166,15 +166,15 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 	age := r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp)
 	switch {
 	case len(unpatchable) > 0:
-		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: plan.FinalizerOrphan, Reason: ReasonOrphanPatchFailing,
-			RemovedBy: plan.ActorGC, Related: refsOf(deps),
+		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: rules.FinalizerOrphan, Reason: ReasonOrphanPatchFailing,
+			RemovedBy: rules.ActorGC, Related: refsOf(deps),
 			Message: "the garbage collector cannot patch the owner reference away: the API of " + countKinds(unpatchable) + " does not offer patch, so every attempt fails and orphan stays"}}, o, nil)
 	case age > staleAfter:
-		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: plan.FinalizerOrphan, Reason: ReasonOrphanPatchFailing,
-			RemovedBy: plan.ActorGC, Related: refsOf(deps),
+		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: rules.FinalizerOrphan, Reason: ReasonOrphanPatchFailing,
+			RemovedBy: rules.ActorGC, Related: refsOf(deps),
 			Message: fmt.Sprintf("%s still reference it %s after its deletion: the garbage collector's patches of these dependents are probably failing (an admission webhook rejecting them, or the garbage collector is not running); kube-controller-manager logs say which", countKinds(deps), Age(age))}}, o, nil)
 	default:
-		b.RootCause = r.inProgress(o, plan.FinalizerOrphan, plan.ActorGC,
+		b.RootCause = r.inProgress(o, rules.FinalizerOrphan, rules.ActorGC,
 			"the garbage collector is removing its owner reference from "+plural(len(deps), "dependent")+", then removes orphan", o, nil)
 	}
 }
@@ -352,7 +352,7 @@ func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) O
 	owner := r.ix.byName[[4]string{groupOf(ref.APIVersion), ref.Kind, lookupNS, ref.Name}]
 	switch {
 	case owner != nil && owner.Metadata.UID == ref.UID:
-		if owner.Terminating() && owner.HasFinalizer(plan.FinalizerForeground) {
+		if owner.Terminating() && owner.HasFinalizer(rules.FinalizerForeground) {
 			oc.Class = ClassWaiting
 			oc.Message = fmt.Sprintf("Owner %s is being deleted in the foreground.", owner.Ref())
 		} else {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
-	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -52,7 +52,7 @@ func TestNotTerminatingVerdicts(t *testing.T) {
 			target:  testobj.Pod("shop", "p").Owner(testobj.RefTo("apps/v1", "ReplicaSet", "web-1", "old-uid")).Build(),
 			verdict: VerdictWillBeDeleted, class: ClassDangling, says: "replaced"},
 		{name: "owner being deleted in the foreground",
-			objs:    []snapshot.Object{testobj.ReplicaSet("shop", "fg").Deleting(ago(time.Minute)).Finalizers(plan.FinalizerForeground).Build()},
+			objs:    []snapshot.Object{testobj.ReplicaSet("shop", "fg").Deleting(ago(time.Minute)).Finalizers(rules.FinalizerForeground).Build()},
 			target:  testobj.Pod("shop", "p").Owner(testobj.RefTo("apps/v1", "ReplicaSet", "fg", "replicaset-shop-fg")).Build(),
 			verdict: VerdictWillBeDeleted, class: ClassWaiting, says: "foreground"},
 		{name: "owner of a group whose discovery failed is unknown",

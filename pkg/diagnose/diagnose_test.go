@@ -9,7 +9,7 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/graph"
-	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -40,7 +40,7 @@ func node(name, ready string, taints ...string) snapshot.Object {
 
 func terminatingNS(name string, since time.Time, conds ...snapshot.Condition) snapshot.Object {
 	return testobj.Namespace(name).Deleting(since).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
-		Phase: "Terminating", SpecFinalizers: []string{plan.FinalizerNamespace}, Conditions: conds}}).Build()
+		Phase: "Terminating", SpecFinalizers: []string{rules.FinalizerNamespace}, Conditions: conds}}).Build()
 }
 
 // wantRC is what a user checks of a root cause.
@@ -55,22 +55,22 @@ func TestDiagnoseRootCauses(t *testing.T) {
 	}
 	widget := func(ns, name string) *testobj.Builder { return testobj.New("example.com/v1", "Widget", ns, name) }
 
-	deploy := testobj.Deployment("shop", "web").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
-	rs := testobj.ReplicaSet("shop", "web-1").OwnedBy(deploy).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	deploy := testobj.Deployment("shop", "web").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
+	rs := testobj.ReplicaSet("shop", "web-1").OwnedBy(deploy).Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
 	stuckPod := gone(testobj.Pod("shop", "web-1-a").OwnedBy(rs).Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").
 		Facts(podFactsOf("n1", "Running")).Build())
 	readyNode := node("n1", "True")
 
-	cycA := testobj.ConfigMap("x", "a").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
-	cycB := testobj.ConfigMap("x", "b").OwnedBy(cycA).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
-	cycA = testobj.ConfigMap("x", "a").OwnedBy(cycB).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	cycA := testobj.ConfigMap("x", "a").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
+	cycB := testobj.ConfigMap("x", "b").OwnedBy(cycA).Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
+	cycA = testobj.ConfigMap("x", "a").OwnedBy(cycB).Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
 
-	orphanOwner := testobj.Deployment("shop", "api").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerOrphan).Build()
+	orphanOwner := testobj.Deployment("shop", "api").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerOrphan).Build()
 	orphanDep := testobj.ReplicaSet("shop", "api-1").OwnedBy(orphanOwner).Build()
 
-	gadgetOwner := testobj.New("example.com/v1", "Gadget", "shop", "g").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerOrphan).Build()
+	gadgetOwner := testobj.New("example.com/v1", "Gadget", "shop", "g").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerOrphan).Build()
 
-	fgOwner := testobj.Deployment("shop", "db").Deleting(ago(10 * time.Minute)).Finalizers(plan.FinalizerForeground).Build()
+	fgOwner := testobj.Deployment("shop", "db").Deleting(ago(10 * time.Minute)).Finalizers(rules.FinalizerForeground).Build()
 	badDep := testobj.ConfigMap("shop", "db-conf").OwnedBy(fgOwner).Owner(testobj.RefTo("gone.example.com/v1", "Ghost", "g", "ghost-uid")).Build()
 	okDep := testobj.ConfigMap("shop", "db-conf2").OwnedBy(fgOwner).Build()
 
@@ -78,11 +78,11 @@ func TestDiagnoseRootCauses(t *testing.T) {
 	w1 := gone(widget("team-a", "w1").Deleting(ago(2 * time.Hour)).Finalizers("example.com/cleanup").Build())
 
 	crd := gone(testobj.New("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.example.com").
-		Deleting(ago(time.Hour)).Finalizers(plan.FinalizerCRD).
+		Deleting(ago(time.Hour)).Finalizers(rules.FinalizerCRD).
 		Facts(&snapshot.Facts{CRD: &snapshot.CRDFacts{Group: "example.com", Kind: "Widget", Plural: "widgets", Scope: "Namespaced"}}).Build())
 	w2 := gone(widget("shop", "w2").Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").Build())
 
-	claim := testobj.PVC("shop", "data").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerPVC).Build()
+	claim := testobj.PVC("shop", "data").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerPVC).Build()
 	sts := testobj.StatefulSet("shop", "db").Build()
 	claimUser := testobj.Pod("shop", "db-0").OwnedBy(sts).Facts(podFactsOf("n1", "Running", "data")).Build()
 	unscheduledUser := testobj.Pod("shop", "db-1").Facts(podFactsOf("", "Pending", "data")).Build()
@@ -104,30 +104,30 @@ func TestDiagnoseRootCauses(t *testing.T) {
 	w3 := gone(widget("ops", "w3").Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").Build())
 	presentCtrl := testobj.Deployment("example-system", "controller").Build()
 
-	ephClaim := testobj.PVC("eph", "runner-scratch").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerPVC).Build()
+	ephClaim := testobj.PVC("eph", "runner-scratch").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerPVC).Build()
 	ephUser := testobj.Pod("eph", "runner").Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "n1", Phase: "Running", EphemeralClaims: []string{"runner-scratch"}}}).Build()
 	ephShutDown := gone(testobj.Pod("eph", "runner").Deleting(ago(time.Hour)).Finalizers("example.com/keep").
 		Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "n1", Phase: "Failed", EphemeralClaims: []string{"runner-scratch"}}}).Build())
 
-	vol := testobj.PV("pv-1").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerPV).
+	vol := testobj.PV("pv-1").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerPV).
 		Facts(&snapshot.Facts{PV: &snapshot.PVFacts{Phase: "Bound", ClaimRef: &snapshot.ObjectRef{Namespace: "shop", Name: "data", UID: claim.Metadata.UID}}}).Build()
-	liveClaim := testobj.PVC("shop", "data").Finalizers(plan.FinalizerPVC).Build()
+	liveClaim := testobj.PVC("shop", "data").Finalizers(rules.FinalizerPVC).Build()
 
 	podsFirstNS := terminatingNS("team-p", ago(time.Hour))
 	podsFirstPod := grace(testobj.Pod("team-p", "p").Deleting(ago(time.Hour)).Facts(podFactsOf("n2", "Running")).Build(), 30)
 	podsFirstCM := testobj.ConfigMap("team-p", "c").Finalizers("example.com/keep").Build()
 
 	// A diamond: two ReplicaSets of one Deployment blocked by the same pod.
-	dia := testobj.Deployment("d", "app").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
-	diaRS1 := testobj.ReplicaSet("d", "app-1").OwnedBy(dia).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
-	diaRS2 := testobj.ReplicaSet("d", "app-2").OwnedBy(dia).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	dia := testobj.Deployment("d", "app").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
+	diaRS1 := testobj.ReplicaSet("d", "app-1").OwnedBy(dia).Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
+	diaRS2 := testobj.ReplicaSet("d", "app-2").OwnedBy(dia).Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
 	diaPod := gone(testobj.Pod("d", "app-x").OwnedBy(diaRS1).OwnedBy(diaRS2).Deleting(ago(time.Hour)).Finalizers("example.com/x").Build())
 
-	event := gone(testobj.Event("shop", "e1").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerOrphan).Build())
+	event := gone(testobj.Event("shop", "e1").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerOrphan).Build())
 	specNS := testobj.Namespace("legacy").Deleting(ago(time.Hour)).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
 		Phase: "Terminating", SpecFinalizers: []string{"openshift.io/origin"}}}).Build()
 
-	lbSvc := gone(testobj.Service("shop", "front").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerLB).
+	lbSvc := gone(testobj.Service("shop", "front").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerLB).
 		Facts(&snapshot.Facts{Service: &snapshot.ServiceFacts{Type: "LoadBalancer"}}).Build())
 	ccm := testobj.DaemonSet("kube-system", "cloud-controller-manager").Build()
 
@@ -141,28 +141,28 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "load balancer finalizer without a cloud-controller-manager",
 			snap:   testobj.Snapshot(lbSvc).Build(),
 			target: lbSvc.Metadata.UID,
-			want: []wantRC{{uid: lbSvc.Metadata.UID, finalizer: plan.FinalizerLB, reason: ReasonControllerUnknown, removedBy: plan.LookupFinalizer(plan.FinalizerLB).RemovedBy,
+			want: []wantRC{{uid: lbSvc.Metadata.UID, finalizer: rules.FinalizerLB, reason: ReasonControllerUnknown, removedBy: rules.LookupFinalizer(rules.FinalizerLB).RemovedBy,
 				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "load balancer finalizer with a cloud-controller-manager",
 			snap:   testobj.Snapshot(lbSvc, ccm).Build(),
 			target: lbSvc.Metadata.UID,
-			want: []wantRC{{uid: lbSvc.Metadata.UID, finalizer: plan.FinalizerLB, reason: ReasonControllerPending, removedBy: plan.LookupFinalizer(plan.FinalizerLB).RemovedBy,
+			want: []wantRC{{uid: lbSvc.Metadata.UID, finalizer: rules.FinalizerLB, reason: ReasonControllerPending, removedBy: rules.LookupFinalizer(rules.FinalizerLB).RemovedBy,
 				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "orphan on an event, a type the garbage collector ignores",
 			snap:   testobj.Snapshot(event).Build(),
 			target: event.Metadata.UID,
-			want: []wantRC{{uid: event.Metadata.UID, finalizer: plan.FinalizerOrphan, reason: ReasonGCUnmonitored, removedBy: plan.ActorGC,
+			want: []wantRC{{uid: event.Metadata.UID, finalizer: rules.FinalizerOrphan, reason: ReasonGCUnmonitored, removedBy: rules.ActorGC,
 				actions: []string{ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "a third-party namespace spec finalizer",
 			snap:   testobj.Snapshot(specNS).Build(),
 			target: specNS.Metadata.UID,
-			want: []wantRC{{uid: specNS.Metadata.UID, finalizer: "openshift.io/origin", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown,
+			want: []wantRC{{uid: specNS.Metadata.UID, finalizer: "openshift.io/origin", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown,
 				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
 		},
 		{
@@ -175,7 +175,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "PVC not held by a shut-down pod's generic ephemeral volume",
 			snap:   testobj.Snapshot(ephClaim, ephShutDown).Build(),
 			target: ephClaim.Metadata.UID,
-			want:   []wantRC{{uid: ephClaim.Metadata.UID, finalizer: plan.FinalizerPVC, reason: ReasonInProgress, removedBy: actorPVCProtection}},
+			want:   []wantRC{{uid: ephClaim.Metadata.UID, finalizer: rules.FinalizerPVC, reason: ReasonInProgress, removedBy: actorPVCProtection}},
 		},
 		{
 			name:   "PV held by the claim it is bound to",
@@ -187,27 +187,27 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "namespace content waits for the pods: only the pod is a root cause",
 			snap:   testobj.Snapshot(podsFirstNS, podsFirstPod, podsFirstCM, node("n2", "False")).Build(),
 			target: podsFirstNS.Metadata.UID,
-			want:   []wantRC{{uid: podsFirstPod.Metadata.UID, reason: ReasonNodeNotReady, removedBy: plan.ActorKubelet}},
+			want:   []wantRC{{uid: podsFirstPod.Metadata.UID, reason: ReasonNodeNotReady, removedBy: rules.ActorKubelet}},
 		},
 		{
 			name:   "a pod blocking two owners is one root cause with an edge to each",
 			snap:   testobj.Snapshot(dia, diaRS1, diaRS2, diaPod).Build(),
 			target: dia.Metadata.UID,
-			want: []wantRC{{uid: diaPod.Metadata.UID, finalizer: "example.com/x", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown,
+			want: []wantRC{{uid: diaPod.Metadata.UID, finalizer: "example.com/x", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown,
 				actions: []string{ActionFixController, ActionUnblockOwnerReference, ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "foreground held by a blocking dependent terminating on a custom finalizer, two levels down",
 			snap:   testobj.Snapshot(deploy, rs, stuckPod, readyNode).Build(),
 			target: deploy.Metadata.UID,
-			want: []wantRC{{uid: stuckPod.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown,
+			want: []wantRC{{uid: stuckPod.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown,
 				actions: []string{ActionFixController, ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "foreground cycle of objects already deleting",
 			snap:   testobj.Snapshot(cycA, cycB).Build(),
 			target: cycA.Metadata.UID,
-			want: []wantRC{{uid: cycA.Metadata.UID, finalizer: plan.FinalizerForeground, reason: ReasonForegroundCycle, removedBy: plan.ActorGC,
+			want: []wantRC{{uid: cycA.Metadata.UID, finalizer: rules.FinalizerForeground, reason: ReasonForegroundCycle, removedBy: rules.ActorGC,
 				actions: []string{ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
 		},
 		{
@@ -215,9 +215,9 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			snap:   live(testobj.Snapshot(fgOwner, badDep, okDep).Build()),
 			target: fgOwner.Metadata.UID,
 			want: []wantRC{
-				{uid: badDep.Metadata.UID, reason: ReasonGCCannotResolve, removedBy: plan.ActorGC,
+				{uid: badDep.Metadata.UID, reason: ReasonGCCannotResolve, removedBy: rules.ActorGC,
 					actions: []string{ActionDelete, ActionUnblockOwnerReference, ActionRemoveOwnerReference}},
-				{uid: okDep.Metadata.UID, reason: ReasonInProgress, removedBy: plan.ActorGC,
+				{uid: okDep.Metadata.UID, reason: ReasonInProgress, removedBy: rules.ActorGC,
 					actions: []string{ActionWait, ActionDelete, ActionUnblockOwnerReference, ActionRemoveOwnerReference}},
 			},
 		},
@@ -225,36 +225,36 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "orphan whose dependents keep their reference long after the delete",
 			snap:   testobj.Snapshot(orphanOwner, orphanDep).Build(),
 			target: orphanOwner.Metadata.UID,
-			want: []wantRC{{uid: orphanOwner.Metadata.UID, finalizer: plan.FinalizerOrphan, reason: ReasonOrphanPatchFailing, removedBy: plan.ActorGC,
+			want: []wantRC{{uid: orphanOwner.Metadata.UID, finalizer: rules.FinalizerOrphan, reason: ReasonOrphanPatchFailing, removedBy: rules.ActorGC,
 				actions: []string{ActionFixController, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "orphan on a type the garbage collector does not watch",
 			snap:   testobj.Snapshot(gadgetOwner).CRD("example.com", "Gadget", "gadgets", true).Verbs("example.com", "Gadget", "get", "list", "delete").Build(),
 			target: gadgetOwner.Metadata.UID,
-			want: []wantRC{{uid: gadgetOwner.Metadata.UID, finalizer: plan.FinalizerOrphan, reason: ReasonGCUnmonitored, removedBy: plan.ActorGC,
+			want: []wantRC{{uid: gadgetOwner.Metadata.UID, finalizer: rules.FinalizerOrphan, reason: ReasonGCUnmonitored, removedBy: rules.ActorGC,
 				actions: []string{ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "namespace held by a custom resource whose controller is absent",
 			snap:   widgets(testobj.Snapshot(team, w1)).Build(),
 			target: team.Metadata.UID,
-			want: []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown,
+			want: []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown,
 				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "namespace held by a custom resource whose controller runs but fails",
 			snap:   widgets(testobj.Snapshot(team, w1, presentCtrl)).Build(),
 			target: team.Metadata.UID,
-			want:   []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerPending, removedBy: plan.ActorUnknown}},
+			want:   []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerPending, removedBy: rules.ActorUnknown}},
 		},
 		{
 			name:   "namespace whose operator was deleted with it",
 			snap:   widgets(testobj.Snapshot(operatorNS, operator, w3)).Build(),
 			target: operatorNS.Metadata.UID,
 			want: []wantRC{
-				{uid: operator.Metadata.UID, reason: ReasonNoFinalizers, removedBy: plan.ActorAPIServer},
-				{uid: w3.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerTerminating, removedBy: plan.ActorUnknown},
+				{uid: operator.Metadata.UID, reason: ReasonNoFinalizers, removedBy: rules.ActorAPIServer},
+				{uid: w3.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerTerminating, removedBy: rules.ActorUnknown},
 			},
 		},
 		{
@@ -262,7 +262,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			snap: testobj.Snapshot(discoNS).Resource(snapshot.Resource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods", Kind: "PodMetrics", Namespaced: true,
 				Error: "unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request"}).Build(),
 			target: discoNS.Metadata.UID,
-			want: []wantRC{{uid: discoNS.Metadata.UID, finalizer: plan.FinalizerNamespace, reason: ReasonDiscoveryFailure, removedBy: plan.ActorNamespace,
+			want: []wantRC{{uid: discoNS.Metadata.UID, finalizer: rules.FinalizerNamespace, reason: ReasonDiscoveryFailure, removedBy: rules.ActorNamespace,
 				actions: []string{ActionFixAPIService, ActionDeleteAPIService, ActionRemoveFinalizer}}},
 		},
 		{
@@ -273,28 +273,28 @@ func TestDiagnoseRootCauses(t *testing.T) {
 				return s
 			}(),
 			target: discoNS.Metadata.UID,
-			want: []wantRC{{uid: discoNS.Metadata.UID, finalizer: plan.FinalizerNamespace, reason: ReasonDiscoveryFailure, removedBy: plan.ActorNamespace,
+			want: []wantRC{{uid: discoNS.Metadata.UID, finalizer: rules.FinalizerNamespace, reason: ReasonDiscoveryFailure, removedBy: rules.ActorNamespace,
 				actions: []string{ActionFixAPIService, ActionDeleteAPIService, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "offline, namespace condition names the failing aggregated API",
 			snap:   testobj.Snapshot(discoNS).Build(),
 			target: discoNS.Metadata.UID,
-			want: []wantRC{{uid: discoNS.Metadata.UID, finalizer: plan.FinalizerNamespace, reason: ReasonDiscoveryFailure, removedBy: plan.ActorNamespace,
+			want: []wantRC{{uid: discoNS.Metadata.UID, finalizer: rules.FinalizerNamespace, reason: ReasonDiscoveryFailure, removedBy: rules.ActorNamespace,
 				actions: []string{ActionFixAPIService, ActionDeleteAPIService, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "namespace status names content kgc could not list",
 			snap:   testobj.Snapshot(hiddenNS).CRD("example.com", "Gizmo", "gizmos", true).Unlisted("example.com", "Gizmo", "forbidden").Build(),
 			target: hiddenNS.Metadata.UID,
-			want: []wantRC{{uid: hiddenNS.Metadata.UID, finalizer: plan.FinalizerNamespace, reason: ReasonContentNotInSnapshot, removedBy: plan.ActorNamespace,
+			want: []wantRC{{uid: hiddenNS.Metadata.UID, finalizer: rules.FinalizerNamespace, reason: ReasonContentNotInSnapshot, removedBy: rules.ActorNamespace,
 				actions: []string{ActionWait, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "CRD held by an instance terminating on its controller's finalizer",
 			snap:   widgets(testobj.Snapshot(crd, w2)).Build(),
 			target: crd.Metadata.UID,
-			want:   []wantRC{{uid: w2.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: plan.ActorUnknown}},
+			want:   []wantRC{{uid: w2.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown}},
 		},
 		{
 			name:   "PVC held by a running pod that mounts it; an unscheduled one does not count",
@@ -306,7 +306,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "pod on a NotReady node",
 			snap:   testobj.Snapshot(notReadyPod, node("n2", "Unknown")).Build(),
 			target: notReadyPod.Metadata.UID,
-			want: []wantRC{{uid: notReadyPod.Metadata.UID, reason: ReasonNodeNotReady, removedBy: plan.ActorKubelet,
+			want: []wantRC{{uid: notReadyPod.Metadata.UID, reason: ReasonNodeNotReady, removedBy: rules.ActorKubelet,
 				actions: []string{ActionFixNode, ActionTaintOutOfService, ActionForceDelete}}},
 		},
 		{
@@ -326,13 +326,13 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "pod within its grace period",
 			snap:   testobj.Snapshot(inGracePod, readyNode).Build(),
 			target: inGracePod.Metadata.UID,
-			want:   []wantRC{{uid: inGracePod.Metadata.UID, reason: ReasonInProgress, removedBy: plan.ActorKubelet, actions: []string{ActionWait}}},
+			want:   []wantRC{{uid: inGracePod.Metadata.UID, reason: ReasonInProgress, removedBy: rules.ActorKubelet, actions: []string{ActionWait}}},
 		},
 		{
 			name:   "pod past its grace period on a Ready node",
 			snap:   testobj.Snapshot(hungPod, readyNode).Build(),
 			target: hungPod.Metadata.UID,
-			want:   []wantRC{{uid: hungPod.Metadata.UID, reason: ReasonKubeletNotConfirming, removedBy: plan.ActorKubelet, actions: []string{ActionFixNode, ActionForceDelete}}},
+			want:   []wantRC{{uid: hungPod.Metadata.UID, reason: ReasonKubeletNotConfirming, removedBy: rules.ActorKubelet, actions: []string{ActionFixNode, ActionForceDelete}}},
 		},
 	}
 	for _, tc := range tests {
@@ -363,7 +363,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 					}
 				}
 				for _, r := range got.Remedies {
-					if r.Action == ActionRemoveFinalizer && r.Risk != plan.LookupFinalizer(got.Finalizer).Risk {
+					if r.Action == ActionRemoveFinalizer && r.Risk != rules.LookupFinalizer(got.Finalizer).Risk {
 						t.Errorf("finalizer removal risk = %q, want what removing %s skips", r.Risk, got.Finalizer)
 					}
 				}
@@ -391,7 +391,7 @@ func describe(rcs []RootCause) string {
 func TestRemedyCommands(t *testing.T) {
 	specNS := testobj.Namespace("legacy").Deleting(ago(time.Hour)).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
 		Phase: "Terminating", SpecFinalizers: []string{"openshift.io/origin"}}}).Build()
-	pv := testobj.PV("pv-9").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerPV, "acme.io/snapshot").
+	pv := testobj.PV("pv-9").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerPV, "acme.io/snapshot").
 		Facts(&snapshot.Facts{PV: &snapshot.PVFacts{Phase: "Released"}}).Build()
 	tests := []struct {
 		name string
@@ -450,13 +450,13 @@ func TestDiscoveryFailureNamesTheAPIService(t *testing.T) {
 
 func TestForegroundChainAnyDepth(t *testing.T) {
 	const depth = 50
-	objs := []snapshot.Object{testobj.ConfigMap("deep", "c-0").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()}
+	objs := []snapshot.Object{testobj.ConfigMap("deep", "c-0").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()}
 	for i := 1; i < depth; i++ {
 		b := testobj.ConfigMap("deep", fmt.Sprintf("c-%d", i)).OwnedBy(objs[i-1]).Deleting(ago(time.Hour))
 		if i == depth-1 {
 			b = b.Finalizers("example.com/last")
 		} else {
-			b = b.Finalizers(plan.FinalizerForeground)
+			b = b.Finalizers(rules.FinalizerForeground)
 		}
 		objs = append(objs, b.Build())
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -29,12 +29,12 @@ func (r *run) namespaceSpec(ns *snapshot.Object) []Blocker {
 	} else {
 		// Every namespace gets "kubernetes" at creation (PrepareForCreate);
 		// a dump without the spec most likely still has it.
-		spec = []string{plan.FinalizerNamespace}
+		spec = []string{rules.FinalizerNamespace}
 		r.note("the snapshot holds no spec for %s: assuming spec.finalizers [kubernetes]", ns.Ref())
 	}
 	var out []Blocker
 	for _, f := range spec {
-		if f == plan.FinalizerNamespace {
+		if f == rules.FinalizerNamespace {
 			out = append(out, r.namespaceContent(ns))
 			continue
 		}
@@ -61,7 +61,7 @@ func conditions(ns *snapshot.Object) map[string]snapshot.Condition {
 // namespacedResourcesDeleter.Delete). Pods go first: other content is only
 // deleted once no pod remains (OrderedNamespaceDeletion).
 func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
-	b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace}
+	b := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace}
 	conds := conditions(ns)
 	if ns.Facts != nil && ns.Facts.Namespace != nil {
 		for _, c := range ns.Facts.Namespace.Conditions {
@@ -137,7 +137,7 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 	}
 	if len(waitingForPods) > 0 {
 		// Not a leaf: these go as soon as the pods above are gone.
-		b.Blockers = append(b.Blockers, Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace,
+		b.Blockers = append(b.Blockers, Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
 			WaitingFor: "the pods to be gone: the namespace controller deletes the other " + plural(len(waitingForPods), "object") + " (" + countKinds(waitingForPods) + ") only after every pod" + willHold(waitingForPods),
 			Objects:    refsOf(waitingForPods)})
 	}
@@ -149,7 +149,7 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 
 	if len(waits) == 0 && len(b.Blockers) == 0 {
 		b.WaitingFor = "nothing left: the namespace controller finalizes it on its next pass"
-		b.RootCause = r.inProgress(ns, plan.FinalizerNamespace, plan.ActorNamespace,
+		b.RootCause = r.inProgress(ns, rules.FinalizerNamespace, rules.ActorNamespace,
 			"the namespace is empty: the namespace controller removes the kubernetes finalizer on its next pass", ns, nil)
 		return b
 	}
@@ -163,8 +163,8 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 // discoveryBlocker is a failing API group holding the namespace: its root
 // cause names the APIService when the snapshot has it.
 func (r *run) discoveryBlocker(ns *snapshot.Object, gv, detail string) Blocker {
-	b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace}
-	rc := RootCause{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Reason: ReasonDiscoveryFailure, RemovedBy: plan.ActorNamespace}
+	b := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace}
+	rc := RootCause{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Reason: ReasonDiscoveryFailure, RemovedBy: rules.ActorNamespace}
 	if gv == "" {
 		b.WaitingFor = "API discovery to succeed: " + detail
 		rc.Message = "the namespace controller's discovery fails (" + detail + "), so it never finalizes a namespace"
@@ -199,14 +199,14 @@ func apiServiceName(gv string) string {
 // pendingContent is content the namespace controller has yet to delete:
 // it deletes everything with propagationPolicy=Background on every pass.
 func (r *run) pendingContent(ns *snapshot.Object, objs []*snapshot.Object, conds map[string]snapshot.Condition) Blocker {
-	b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace,
+	b := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
 		WaitingFor: "the namespace controller to delete " + plural(len(objs), "object") + " (" + countKinds(objs) + ")" + willHold(objs),
 		Objects:    refsOf(objs)}
 	msg := "the namespace controller has yet to delete " + plural(len(objs), "object") + " (" + countKinds(objs) + ")"
 	if c, ok := conds[condContentFailure]; ok && c.Status == "True" {
 		msg += "; its last pass failed: " + c.Message
 	}
-	b.RootCause = r.inProgress(ns, plan.FinalizerNamespace, plan.ActorNamespace, msg, ns, nil)
+	b.RootCause = r.inProgress(ns, rules.FinalizerNamespace, rules.ActorNamespace, msg, ns, nil)
 	r.leaves[b.RootCause-1].rc.Related = refsOf(objs)
 	return b
 }
@@ -267,10 +267,10 @@ func (r *run) unseenContent(ns *snapshot.Object, conds map[string]snapshot.Condi
 		if len(fins) > 0 {
 			msg += "; finalizers remaining in the namespace: " + strings.Join(fins, ", ")
 		}
-		b := Blocker{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Spec: true, RemovedBy: plan.ActorNamespace,
+		b := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
 			WaitingFor: fmt.Sprintf("%d %s (not in the snapshot) to be gone", n, qr)}
-		b.RootCause = r.addLeaf(leaf{obj: ns, rc: RootCause{Object: ns.Ref(), Finalizer: plan.FinalizerNamespace, Reason: ReasonContentNotInSnapshot,
-			RemovedBy: plan.ActorNamespace, Message: msg},
+		b.RootCause = r.addLeaf(leaf{obj: ns, rc: RootCause{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Reason: ReasonContentNotInSnapshot,
+			RemovedBy: rules.ActorNamespace, Message: msg},
 			extra: []Remedy{{Action: ActionWait, Description: "List the remaining " + qr + " and their finalizers with an account allowed to, then run kgc on a snapshot that includes them",
 				Command: "kubectl get " + qr + " -n " + ns.Metadata.Name + " -o custom-columns=NAME:.metadata.name,FINALIZERS:.metadata.finalizers"}}}, ns, nil)
 		out = append(out, b)

@@ -6,12 +6,13 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 func TestRemediesSayWhatTheyFinish(t *testing.T) {
-	deploy := testobj.Deployment("shop", "web").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
-	rs := testobj.ReplicaSet("shop", "web-1").OwnedBy(deploy).Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	deploy := testobj.Deployment("shop", "web").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
+	rs := testobj.ReplicaSet("shop", "web-1").OwnedBy(deploy).Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
 	pod := gone(testobj.Pod("shop", "web-1-a").OwnedBy(rs).Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").
 		Facts(podFactsOf("n1", "Running")).Build())
 	team := terminatingNS("team-a", ago(2*time.Hour))
@@ -76,7 +77,7 @@ func equalStrings(a, b []string) bool {
 }
 
 func TestSimulationCutShortClaimsNothing(t *testing.T) {
-	deploy := testobj.Deployment("shop", "web").Deleting(ago(time.Hour)).Finalizers(plan.FinalizerForeground).Build()
+	deploy := testobj.Deployment("shop", "web").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerForeground).Build()
 	pod := gone(testobj.Pod("shop", "web-a").OwnedBy(deploy).Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").Build())
 	snap := testobj.Snapshot(deploy, pod).Build()
 	sim := NewSimulator(snap, plan.Options{MaxSteps: 1})

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
-	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -21,12 +21,12 @@ func randomCluster(rng *rand.Rand) *snapshot.Snapshot {
 		b := testobj.Namespace(ns)
 		if rng.Intn(2) == 0 {
 			b = b.Deleting(ago(time.Duration(rng.Intn(120)) * time.Minute)).Facts(&snapshot.Facts{Namespace: &snapshot.NamespaceFacts{
-				Phase: "Terminating", SpecFinalizers: []string{plan.FinalizerNamespace}}})
+				Phase: "Terminating", SpecFinalizers: []string{rules.FinalizerNamespace}}})
 		}
 		objs = append(objs, b.Build())
 	}
 	objs = append(objs, node("n1", "True"), node("n2", "Unknown"))
-	finalizers := []string{plan.FinalizerForeground, plan.FinalizerOrphan, "example.com/x", plan.FinalizerPVC, "batch.kubernetes.io/job-tracking"}
+	finalizers := []string{rules.FinalizerForeground, rules.FinalizerOrphan, "example.com/x", rules.FinalizerPVC, "batch.kubernetes.io/job-tracking"}
 	kinds := []func(ns, name string) *testobj.Builder{testobj.ConfigMap, testobj.Pod, testobj.ReplicaSet, testobj.PVC, testobj.Secret}
 	n := 4 + rng.Intn(12)
 	for i := 0; i < n; i++ {

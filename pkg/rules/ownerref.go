@@ -1,0 +1,157 @@
+package rules
+
+import "github.com/kgc-dev/kgc/pkg/snapshot"
+
+// Class is how the garbage collector judges one owner reference of a
+// dependent (attemptToDeleteItem's classifyReferences and isDangling).
+type Class int
+
+const (
+	// Solid: the owner exists and is not deleting its dependents.
+	Solid Class = iota
+	// Waiting: the owner exists and is being deleted with
+	// foregroundDeletion (waitingForDependentsDeletion).
+	Waiting
+	// Dangling: the GET by the reference's name finds nothing, or an
+	// object with another UID.
+	Dangling
+	// Unknown: the owner is not in the snapshot, but kgc cannot tell
+	// whether it exists (its type was not listed, or may be served).
+	Unknown
+	// Unresolvable: the RESTMapper cannot map the kind at that version;
+	// the item errors and is retried forever.
+	Unresolvable
+	// NamespacedOwnerOfClusterScoped: a cluster-scoped dependent names a
+	// namespaced kind; the item errors and is dropped
+	// (namespacedOwnerOfClusterScopedObjectErr).
+	NamespacedOwnerOfClusterScoped
+)
+
+// Why a Dangling reference dangles, or an Unknown one is unknown.
+type Why int
+
+const (
+	WhyNone Why = iota
+	// WhyAbsent: no object of that kind and name.
+	WhyAbsent
+	// WhyReplaced: the object of that name has another UID (deleted and
+	// recreated).
+	WhyReplaced
+	// WhyCrossNamespace: the UID belongs to an object of another
+	// namespace; the collector looks in the dependent's only.
+	WhyCrossNamespace
+	// WhyIdentityMismatch: the UID belongs to an object of another kind
+	// or name.
+	WhyIdentityMismatch
+	// WhyUnlisted: the owner's type was not listed.
+	WhyUnlisted
+	// WhyKindUnknown: the catalog cannot map the kind, but the kind may be
+	// served (Catalog.UnknownKind).
+	WhyKindUnknown
+)
+
+// Reference is the verdict on one owner reference.
+type Reference struct {
+	Ref   snapshot.OwnerReference
+	Class Class
+	Why   Why
+	// Type is the owner's type as mapped (zero unless the kind mapped).
+	Type snapshot.Resource
+	// Namespace is where the collector looks the owner up: the
+	// dependent's for a namespaced kind, "" otherwise.
+	Namespace string
+	// Owner is the object found: the owner for Solid and Waiting, the
+	// object of that name for WhyReplaced, the object holding the UID for
+	// WhyCrossNamespace and WhyIdentityMismatch; nil otherwise.
+	Owner *snapshot.Object
+	// Detail is Catalog.UnknownKind's reason for WhyKindUnknown.
+	Detail string
+}
+
+// Lookup finds objects the way the collector's GETs would: by type,
+// namespace and name, and by UID (to explain a reference that dangles).
+type Lookup interface {
+	ByName(group, kind, namespace, name string) *snapshot.Object
+	ByUID(uid string) *snapshot.Object
+}
+
+// Dependent is the object whose reference is judged.
+type Dependent struct {
+	Namespace  string
+	Namespaced bool
+}
+
+// ClassifyReference judges ref of dep as isDangling and classifyReferences
+// do (garbagecollector.go): map the kind at the reference's version, refuse
+// a namespaced owner of a cluster-scoped dependent, GET the owner by name
+// in the dependent's namespace and compare UIDs; an owner being deleted
+// with foregroundDeletion is waited for. The absent-owner cache is the
+// caller's: it only saves GETs.
+func ClassifyReference(cat *Catalog, look Lookup, dep Dependent, ref snapshot.OwnerReference) Reference {
+	v := Reference{Ref: ref}
+	typ, ok := cat.Mapping(ref.APIVersion, ref.Kind)
+	if !ok {
+		if why := cat.UnknownKind(ref.APIVersion); why != "" {
+			v.Class, v.Why, v.Detail = Unknown, WhyKindUnknown, why
+		} else {
+			v.Class = Unresolvable
+		}
+		if dep.Namespaced {
+			v.Namespace = dep.Namespace
+		}
+		return v
+	}
+	v.Type = typ
+	if typ.Namespaced && !dep.Namespaced {
+		v.Class = NamespacedOwnerOfClusterScoped
+		v.Owner = look.ByUID(ref.UID)
+		return v
+	}
+	if typ.Namespaced {
+		v.Namespace = dep.Namespace
+	}
+	byName := look.ByName(typ.Group, typ.Kind, v.Namespace, ref.Name)
+	if byName != nil && byName.Metadata.UID == ref.UID {
+		v.Owner, v.Class = byName, Solid
+		if WaitingForDependentsDeletion(byName) {
+			v.Class = Waiting
+		}
+		return v
+	}
+	v.Class, v.Why = Dangling, danglingWhy(look, typ, v.Namespace, byName, ref)
+	switch v.Why {
+	case WhyReplaced:
+		v.Owner = byName
+	case WhyCrossNamespace, WhyIdentityMismatch:
+		v.Owner = look.ByUID(ref.UID)
+	case WhyUnlisted:
+		v.Class = Unknown
+	}
+	return v
+}
+
+// danglingWhy says why the GET did not find the owner.
+func danglingWhy(look Lookup, typ snapshot.Resource, ns string, byName *snapshot.Object, ref snapshot.OwnerReference) Why {
+	if o := look.ByUID(ref.UID); o != nil {
+		switch {
+		case snapshot.GroupOf(o.APIVersion) != typ.Group || o.Kind != ref.Kind || o.Metadata.Name != ref.Name:
+			return WhyIdentityMismatch
+		case typ.Namespaced && o.Metadata.Namespace != ns:
+			return WhyCrossNamespace
+		}
+	}
+	switch {
+	case byName != nil:
+		return WhyReplaced
+	case !typ.Listed:
+		return WhyUnlisted
+	}
+	return WhyAbsent
+}
+
+// WaitingForDependentsDeletion reports whether o is being deleted in the
+// foreground: deletionTimestamp set and the foregroundDeletion finalizer
+// still there (the collector's isDeletingDependents on the live object).
+func WaitingForDependentsDeletion(o *snapshot.Object) bool {
+	return o.Terminating() && o.HasFinalizer(FinalizerForeground)
+}
