@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -14,56 +15,17 @@ import (
 // minutes is past every controller's normal retry backoff.
 const StuckAfter = 5 * time.Minute
 
-// refState is how the collector's classifyReferences (§2.6) would judge
-// one owner reference, from the snapshot.
-type refState int
-
-const (
-	refSolid        refState = iota // the owner exists
-	refWaiting                      // the owner exists and is deleting its dependents in the foreground
-	refDangling                     // the owner is gone: the GET finds nothing, or another UID
-	refUnknown                      // the owner's type was not listed: kgc cannot tell
-	refUnresolvable                 // the RESTMapper cannot map the kind: the item errors and is retried forever
-	refNeverCluster                 // a cluster-scoped dependent names a namespaced kind: the item errors and is dropped
-)
-
-// refCheck is the verdict on one owner reference, with the finding it
-// raises (Type empty when the reference is fine).
+// refCheck is the verdict on one owner reference (rules.ClassifyReference),
+// with the finding it raises (typ empty when the reference is fine).
 type refCheck struct {
-	ref   snapshot.OwnerReference
-	state refState
+	rules.Reference
 	owner snapshot.ObjectRef // the owner as found, or as the reference describes it
 	typ   string
 	why   string
 }
 
-type coord struct{ group, kind, namespace, name string }
-
-// index finds snapshot objects of any type, watched or not, the way the
-// collector's GETs would.
-type index struct {
-	byUID   map[string]*snapshot.Object
-	byCoord map[coord]*snapshot.Object
-}
-
-func newIndex(objs []snapshot.Object) *index {
-	ix := &index{byUID: map[string]*snapshot.Object{}, byCoord: map[coord]*snapshot.Object{}}
-	for i := range objs {
-		o := &objs[i]
-		if _, dup := ix.byUID[o.Metadata.UID]; !dup && o.Metadata.UID != "" {
-			ix.byUID[o.Metadata.UID] = o
-		}
-		g, _ := splitAPIVersion(o.APIVersion)
-		c := coord{g, o.Kind, o.Metadata.Namespace, o.Metadata.Name}
-		if _, dup := ix.byCoord[c]; !dup {
-			ix.byCoord[c] = o
-		}
-	}
-	return ix
-}
-
 func (g *Graph) findings() []Finding {
-	ix := newIndex(g.snap.Objects)
+	ix := rules.NewIndex(g.snap.Objects)
 	var out []Finding
 	out = append(out, g.duplicateUIDs()...)
 	out = append(out, g.invalidReferences()...)
@@ -175,10 +137,10 @@ func (g *Graph) duplicateUIDs() []Finding {
 // attemptToDeleteItem would, then words each problem with what the
 // collector will do to n as a whole: one erroring reference stops it from
 // acting on any, and one existing owner keeps n alive.
-func (g *Graph) ownerFindings(n *Node, ix *index) []Finding {
+func (g *Graph) ownerFindings(n *Node, ix *rules.Index) []Finding {
 	dep := n.Object.Ref()
 	depNamespaced := dep.Namespace != ""
-	if r, ok := g.cat.ForGroupKind(groupOf(dep.APIVersion), dep.Kind); ok {
+	if r, _, ok := g.cat.Resource(snapshot.GroupOf(dep.APIVersion), dep.Kind); ok {
 		depNamespaced = r.Namespaced
 	}
 	var checks []refCheck
@@ -199,16 +161,16 @@ func (g *Graph) ownerFindings(n *Node, ix *index) []Finding {
 	var solid *refCheck
 	retry, never, unknown := false, false, false
 	for i := range checks {
-		switch checks[i].state {
-		case refSolid:
+		switch checks[i].Class {
+		case rules.Solid:
 			if solid == nil {
 				solid = &checks[i]
 			}
-		case refUnresolvable:
+		case rules.Unresolvable:
 			retry = true
-		case refNeverCluster:
+		case rules.NamespacedOwnerOfClusterScoped:
 			never = true
-		case refUnknown:
+		case rules.Unknown:
 			unknown = true
 		}
 	}
@@ -250,87 +212,60 @@ func (g *Graph) ownerFindings(n *Node, ix *index) []Finding {
 	return out
 }
 
-func groupOf(apiVersion string) string { g, _ := splitAPIVersion(apiVersion); return g }
-
-// checkRef follows isDangling (§2.6): map the kind, refuse a namespaced
-// owner of a cluster-scoped dependent, then GET the owner by the
-// reference's name in the dependent's namespace and compare UIDs.
-func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapshot.OwnerReference, ix *index) refCheck {
-	c := refCheck{ref: ref, owner: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID}}
-	res, ok := g.cat.ForAPIVersionKind(ref.APIVersion, ref.Kind)
-	if !ok && g.cat.unknownKind(ref.APIVersion) != "" {
-		c.state, c.typ = refUnknown, FindingUnknownOwner
-		if depNamespaced {
-			c.owner.Namespace = dep.Namespace
-		}
-		c.why = fmt.Sprintf("%s names owner %s of kind %s %s, which is not in the input, and kgc cannot tell whether the cluster serves that kind (%s)",
-			name(dep), name(c.owner), ref.APIVersion, ref.Kind, g.cat.unknownKind(ref.APIVersion))
-		return c
+// checkRef classifies ref as the collector would (rules.ClassifyReference)
+// and words what is wrong with it.
+func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapshot.OwnerReference, ix *rules.Index) refCheck {
+	v := rules.ClassifyReference(g.cat, ix, rules.Dependent{Namespace: dep.Namespace, Namespaced: depNamespaced}, ref)
+	c := refCheck{Reference: v, owner: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: v.Namespace, Name: ref.Name, UID: ref.UID}}
+	if v.Owner != nil && v.Why != rules.WhyReplaced {
+		c.owner = v.Owner.Ref()
 	}
-	if !ok {
-		c.state, c.typ = refUnresolvable, FindingUnresolvableOwnerKind
+	switch v.Class {
+	case rules.Solid, rules.Waiting:
+		return c
+	case rules.Unresolvable:
+		c.typ = FindingUnresolvableOwnerKind
 		served := ""
-		if r, known := g.cat.ForGroupKind(groupOf(ref.APIVersion), ref.Kind); known {
+		if r, _, known := g.cat.Resource(snapshot.GroupOf(ref.APIVersion), ref.Kind); known {
 			served = fmt.Sprintf(" (the cluster serves %s only at %s)", ref.Kind, strings.Join(servedVersions(r), ", "))
-		}
-		if depNamespaced {
-			c.owner.Namespace = dep.Namespace
 		}
 		c.why = fmt.Sprintf("%s names an owner of kind %s %s that the cluster does not serve%s: the garbage collector cannot look it up, retries %s forever and never collects it, nor acts on its other owners",
 			name(dep), ref.APIVersion, ref.Kind, served, name(dep))
-		return c
-	}
-	if res.Namespaced && !depNamespaced {
-		c.state, c.typ = refNeverCluster, FindingNamespacedOwnerOfGlobal
+	case rules.NamespacedOwnerOfClusterScoped:
+		c.typ = FindingNamespacedOwnerOfGlobal
 		c.why = fmt.Sprintf("cluster-scoped %s names owner %s %s, but a %s is namespaced and cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners",
 			name(dep), ref.Kind, ref.Name, ref.Kind)
-		if o := ix.byUID[ref.UID]; o != nil {
-			c.owner = o.Ref()
-		}
-		return c
-	}
-	lookupNS := ""
-	if res.Namespaced {
-		lookupNS = dep.Namespace
-	}
-	c.owner.Namespace = lookupNS
-	byUID := ix.byUID[ref.UID]
-	byName := ix.byCoord[coord{res.Group, res.Kind, lookupNS, ref.Name}]
-	switch {
-	case byName != nil && byName.Metadata.UID == ref.UID:
-		c.owner = byName.Ref()
-		c.state = refSolid
-		if byName.Terminating() && byName.HasFinalizer(finalizerForeground) {
-			c.state = refWaiting
-		}
-		return c
-	case byUID != nil && (groupOf(byUID.APIVersion) != res.Group || byUID.Kind != ref.Kind || byUID.Metadata.Name != ref.Name):
-		c.owner = byUID.Ref()
-		c.state, c.typ = refDangling, FindingOwnerIdentityMismatch
-		c.why = fmt.Sprintf("%s names its owner as %s %s with UID %s, but that UID belongs to %s: the garbage collector looks the owner up by kind and name, finds no match and treats it as gone",
-			name(dep), ref.Kind, ref.Name, ref.UID, name(byUID.Ref()))
-	case byUID != nil && res.Namespaced && byUID.Metadata.Namespace != dep.Namespace:
-		c.owner = byUID.Ref()
-		c.state, c.typ = refDangling, FindingCrossNamespaceOwner
-		c.why = fmt.Sprintf("%s names owner %s in namespace %s, but owner references cannot cross namespaces: the garbage collector looks for the owner in namespace %s only and treats it as gone",
-			name(dep), name(byUID.Ref()), byUID.Metadata.Namespace, dep.Namespace)
-	case byName != nil:
-		c.state, c.typ = refDangling, FindingDanglingOwner
-		c.why = fmt.Sprintf("%s names owner %s with UID %s, but the %s of that name has UID %s (it was deleted and recreated)",
-			name(dep), name(c.owner), ref.UID, ref.Kind, byName.Metadata.UID)
-	case !res.Listed:
-		c.state, c.typ = refUnknown, FindingUnknownOwner
-		reason := ""
-		if res.Error != "" {
-			reason = " (" + res.Error + ")"
-		}
-		c.why = fmt.Sprintf("%s names owner %s, which is not in the input, but kgc could not list %s%s, so it cannot tell whether the owner exists",
-			name(dep), name(c.owner), res.QualifiedName(), reason)
 	default:
-		c.state, c.typ = refDangling, FindingDanglingOwner
-		c.why = fmt.Sprintf("%s names owner %s, which does not exist", name(dep), name(c.owner))
+		c.typ, c.why = g.danglingFinding(dep, c)
 	}
 	return c
+}
+
+// danglingFinding words a dangling or unknown reference.
+func (g *Graph) danglingFinding(dep snapshot.ObjectRef, c refCheck) (string, string) {
+	ref := c.Ref
+	switch c.Why {
+	case rules.WhyKindUnknown:
+		return FindingUnknownOwner, fmt.Sprintf("%s names owner %s of kind %s %s, which is not in the input, and kgc cannot tell whether the cluster serves that kind (%s)",
+			name(dep), name(c.owner), ref.APIVersion, ref.Kind, c.Detail)
+	case rules.WhyIdentityMismatch:
+		return FindingOwnerIdentityMismatch, fmt.Sprintf("%s names its owner as %s %s with UID %s, but that UID belongs to %s: the garbage collector looks the owner up by kind and name, finds no match and treats it as gone",
+			name(dep), ref.Kind, ref.Name, ref.UID, name(c.owner))
+	case rules.WhyCrossNamespace:
+		return FindingCrossNamespaceOwner, fmt.Sprintf("%s names owner %s in namespace %s, but owner references cannot cross namespaces: the garbage collector looks for the owner in namespace %s only and treats it as gone",
+			name(dep), name(c.owner), c.owner.Namespace, dep.Namespace)
+	case rules.WhyReplaced:
+		return FindingDanglingOwner, fmt.Sprintf("%s names owner %s with UID %s, but the %s of that name has UID %s (it was deleted and recreated)",
+			name(dep), name(c.owner), ref.UID, ref.Kind, c.Owner.Metadata.UID)
+	case rules.WhyUnlisted:
+		reason := ""
+		if c.Type.Error != "" {
+			reason = " (" + c.Type.Error + ")"
+		}
+		return FindingUnknownOwner, fmt.Sprintf("%s names owner %s, which is not in the input, but kgc could not list %s%s, so it cannot tell whether the owner exists",
+			name(dep), name(c.owner), c.Type.QualifiedName(), reason)
+	}
+	return FindingDanglingOwner, fmt.Sprintf("%s names owner %s, which does not exist", name(dep), name(c.owner))
 }
 
 func servedVersions(r snapshot.Resource) []string {

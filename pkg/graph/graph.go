@@ -40,18 +40,10 @@ package graph
 import (
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
-)
-
-// Finalizer names the graph builder reacts to (metav1.FinalizerOrphanDependents
-// and metav1.FinalizerDeleteDependents).
-const (
-	finalizerOrphan     = "orphan"
-	finalizerForeground = "foregroundDeletion"
 )
 
 // Node is one vertex of the collector's graph.
@@ -97,7 +89,7 @@ func (n *Node) Finalizers() []string {
 // Build, so any number of goroutines may read it.
 type Graph struct {
 	snap      *snapshot.Snapshot
-	cat       *catalog
+	cat       *rules.Catalog
 	uidToNode map[string]*Node
 	sorted    []*Node // every node, in contract order
 	// Findings are the hazards found, sorted by (type, first object, message).
@@ -107,28 +99,12 @@ type Graph struct {
 // Build replays snap into a graph. It never fails: problems with the input
 // become findings.
 func Build(snap *snapshot.Snapshot) *Graph {
-	g := &Graph{snap: snap, cat: newCatalog(snap), uidToNode: map[string]*Node{}}
-	keys := make([]observation, 0, len(snap.Objects))
-	for i := range snap.Objects {
-		o := &snap.Objects[i]
-		if o.Metadata.UID == "" || !g.observable(o) {
-			continue
-		}
-		k := newObservation(o)
-		k.idx = len(keys) // the last tie-break: duplicate UIDs keep file order
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b observation) int {
-		if a.before(b) {
-			return -1
-		}
-		if b.before(a) {
-			return 1
-		}
-		return a.idx - b.idx
+	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), uidToNode: make(map[string]*Node, len(snap.Objects))}
+	order := rules.ReplayOrder(snap.Objects, func(o *snapshot.Object) bool {
+		return o.Metadata.UID != "" && g.observable(o)
 	})
-	for _, k := range keys {
-		o := k.obj
+	for _, i := range order {
+		o := &snap.Objects[i]
 		if n := g.uidToNode[o.Metadata.UID]; n != nil && n.Object != nil {
 			// A UID names one object in a cluster: a second object with
 			// the same UID comes from mixed or edited input. The first in
@@ -146,48 +122,6 @@ func Build(snap *snapshot.Snapshot) *Graph {
 	sortNodes(g.sorted)
 	g.Findings = g.findings()
 	return g
-}
-
-// observation orders Build's replay: the order a running collector saw
-// the objects, which is creation order (its informers deliver each object's
-// add event when it is created). Creation times have one-second
-// resolution, so within a second the resourceVersion, the etcd revision of
-// the last write, stands in for creation order (exact for objects not
-// written since); then contract order. Objects without a creation time
-// (hand-written dumps) come first, in contract order. Only virtual nodes
-// depend on it: their identity is taken from the first dependent that
-// names them.
-type observation struct {
-	obj     *snapshot.Object
-	created *time.Time
-	rv      uint64
-	hasRV   bool
-	idx     int
-}
-
-func newObservation(o *snapshot.Object) observation {
-	k := observation{obj: o, created: o.Metadata.CreationTimestamp}
-	if rv := o.Metadata.ResourceVersion; rv != "" {
-		if n, err := strconv.ParseUint(rv, 10, 64); err == nil {
-			k.rv, k.hasRV = n, true
-		}
-	}
-	return k
-}
-
-func (a observation) before(b observation) bool {
-	switch {
-	case a.created == nil && b.created != nil:
-		return true
-	case a.created != nil && b.created == nil:
-		return false
-	case a.created != nil && !a.created.Equal(*b.created):
-		return a.created.Before(*b.created)
-	}
-	if a.hasRV && b.hasRV && a.rv != b.rv {
-		return a.rv < b.rv
-	}
-	return a.obj.Ref().Less(b.obj.Ref())
 }
 
 // settleVirtualIdentities applies the one identity change a running
@@ -208,7 +142,7 @@ func (g *Graph) settleVirtualIdentities() {
 		if !n.Virtual || n.Identity.Namespace == "" || present[uid] {
 			continue
 		}
-		r, ok := g.cat.ForAPIVersionKind(n.Identity.APIVersion, n.Identity.Kind)
+		r, ok := g.cat.Mapping(n.Identity.APIVersion, n.Identity.Kind)
 		if !ok || !r.Namespaced {
 			continue
 		}
@@ -238,17 +172,14 @@ func (g *Graph) settleVirtualIdentities() {
 // its type is served, and nearly every served type is deletable and
 // watchable. Only a catalog entry can say otherwise.
 func (g *Graph) observable(o *snapshot.Object) bool {
-	group, _ := splitAPIVersion(o.APIVersion)
-	r, ok := g.cat.ForGroupKind(group, o.Kind)
-	return !ok || r.MonitoredByGC()
+	return g.cat.Monitored(o.APIVersion, o.Kind)
 }
 
 // identityOf is identityFromEvent: the informer's GVK is the preferred
 // version, whatever version the dump was written in.
 func (g *Graph) identityOf(o *snapshot.Object) snapshot.ObjectRef {
 	id := o.Ref()
-	group, _ := splitAPIVersion(o.APIVersion)
-	if r, ok := g.cat.ForGroupKind(group, o.Kind); ok && r.Version != "" {
+	if r, ok := g.cat.ForGroupKind(snapshot.GroupOf(o.APIVersion), o.Kind); ok && r.Version != "" {
 		id.APIVersion = r.GroupVersion()
 	}
 	return id
@@ -272,7 +203,7 @@ func (g *Graph) observe(o *snapshot.Object) {
 			Object:             o,
 			Owners:             validOwners(o.Metadata.OwnerReferences),
 			BeingDeleted:       beingDeleted,
-			DeletingDependents: beingDeleted && o.HasFinalizer(finalizerForeground),
+			DeletingDependents: beingDeleted && o.HasFinalizer(rules.FinalizerForeground),
 		}
 		g.uidToNode[uid] = n
 		g.addDependentToOwners(n, n.Owners)
@@ -293,7 +224,7 @@ func (g *Graph) observe(o *snapshot.Object) {
 	}
 	// processTransitions with no old object: waiting for orphaning wins and
 	// returns before deletingDependents is marked.
-	if beingDeleted && !o.HasFinalizer(finalizerOrphan) && o.HasFinalizer(finalizerForeground) {
+	if beingDeleted && !o.HasFinalizer(rules.FinalizerOrphan) && o.HasFinalizer(rules.FinalizerForeground) {
 		n.DeletingDependents = true
 	}
 }
@@ -368,6 +299,9 @@ func (g *Graph) Node(uid string) *Node { return g.uidToNode[uid] }
 
 // Snapshot returns the snapshot the graph was built from.
 func (g *Graph) Snapshot() *snapshot.Snapshot { return g.snap }
+
+// Catalog returns the catalog the graph was built with.
+func (g *Graph) Catalog() *rules.Catalog { return g.cat }
 
 // Nodes returns what the collector's debug handler prints without ?uid=:
 // every node with owners or dependents (which includes every virtual node),
