@@ -534,7 +534,7 @@ func (g *gc) lookup(ri *resInfo, id identity) (int32, *snapshot.Object, error) {
 	i, o := g.sim.st.getByName(ri, id.Namespace, id.Name)
 	if o == nil {
 		if !ri.listed {
-			g.sim.unknown(id.ref(), ri)
+			g.sim.unknown(id.ref())
 			return -1, nil, &unknownTypeError{id.Kind, id.APIVersion}
 		}
 		return -1, nil, errNotFound
@@ -681,6 +681,12 @@ func (g *gc) classifyReferences(item *node, refs []snapshot.OwnerReference) (sol
 	return solid, dangling, waiting, nil
 }
 
+// isDangling is upstream's isDangling: the absent-owner cache first, then
+// the owner judged by rules.ClassifyReference, whose GET by name is one
+// round trip (ownerGet). An owner of a type kgc could not list, or of a
+// kind it cannot tell is served, may exist: it counts as solid (the safe
+// side) and the plan says it is incomplete; a kind kgc cannot map fails
+// the item as the RESTMapper would.
 func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.Object, error) {
 	key := coords(r, "")
 	if _, ok := g.absent[key]; ok {
@@ -690,33 +696,49 @@ func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.
 	if _, ok := g.absent[key]; ok {
 		return true, nil, nil
 	}
-	ri := g.sim.res.mapping(r.APIVersion, r.Kind)
-	if ri == nil {
+	dep := rules.Dependent{Namespace: item.id.Namespace, Namespaced: item.id.Namespace != ""}
+	v := rules.ClassifyReference(g.sim.res.cat, ownerGet{g, r}, dep, r)
+	key.Namespace = v.Namespace
+	switch {
+	case v.Class == rules.Unresolvable || v.Why == rules.WhyKindUnknown:
+		// A kind the catalog cannot map fails the collector's RESTMapping
+		// whether or not the cluster might serve it: the item errors and is
+		// retried, as the real collector does while discovery lacks it.
 		return false, nil, &restMappingError{r.Kind, r.APIVersion}
-	}
-	if !ri.namespaced {
-		key.Namespace = ""
-	}
-	if item.id.Namespace == "" && ri.namespaced {
+	case v.Class == rules.NamespacedOwnerOfClusterScoped:
 		return false, nil, errNamespacedOwnerOfCS
-	}
-	g.call(false, coords(r, key.Namespace))
-	_, o := g.sim.st.getByName(ri, item.id.Namespace, r.Name)
-	if o == nil {
-		if !ri.listed {
-			// The owner's type could not be listed: it may exist. Count it
-			// solid (the safe side) and say the plan is incomplete.
-			g.sim.unknown(coords(r, key.Namespace).ref(), ri)
-			return false, nil, nil
-		}
+	case v.Class == rules.Unknown:
+		g.sim.unknown(key.ref())
+		return false, nil, nil
+	case v.Class == rules.Dangling:
 		g.absent[key] = struct{}{}
 		return true, nil, nil
 	}
-	if o.Metadata.UID != r.UID {
-		g.absent[key] = struct{}{}
-		return true, nil, nil
+	return false, v.Owner, nil
+}
+
+// ownerGet is the store seen through the collector's GET of an owner
+// reference: reading it takes one round trip.
+type ownerGet struct {
+	g   *gc
+	ref snapshot.OwnerReference
+}
+
+func (l ownerGet) ByName(group, kind, namespace, name string) *snapshot.Object {
+	l.g.call(false, coords(l.ref, namespace))
+	ri := l.g.sim.res.byGK[gk{group, kind}]
+	if ri == nil {
+		return nil
 	}
-	return false, o, nil
+	_, o := l.g.sim.st.getByName(ri, namespace, name)
+	return o
+}
+
+// ByUID only explains a dangling reference; the collector makes no such
+// call.
+func (l ownerGet) ByUID(uid string) *snapshot.Object {
+	_, o := l.g.sim.st.get(uid)
+	return o
 }
 
 func (g *gc) processDeletingDependentsItem(item *node, w int) error {

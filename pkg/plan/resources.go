@@ -1,9 +1,9 @@
 package plan
 
 import (
-	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -41,9 +41,11 @@ type resInfo struct {
 
 type gk struct{ group, kind string }
 
-// resources indexes the snapshot's catalog by group/kind.
+// resources describes every type of the snapshot's catalog
+// (rules.Catalog, which also describes types the catalog lacks from their
+// objects) as the simulator needs it.
 type resources struct {
-	cat  *snapshot.Catalog
+	cat  *rules.Catalog
 	byGK map[gk]*resInfo
 	// builtinGroups are the groups compiled into kube-apiserver, whose
 	// types take strategic merge patches.
@@ -55,19 +57,12 @@ type resources struct {
 // collector falls back to GET + JSON merge patch: two more round trips.
 func (rs *resources) strategicMerge(ri *resInfo) bool { return rs.builtinGroups[ri.group] }
 
-func splitAPIVersion(apiVersion string) (group, version string) {
-	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
-		return apiVersion[:i], apiVersion[i+1:]
-	}
-	return "", apiVersion
-}
-
-func newResources(snap *snapshot.Snapshot) *resources {
-	rs := &resources{cat: snap.Catalog(), byGK: map[gk]*resInfo{}, builtinGroups: map[string]bool{}}
+func newResources(cat *rules.Catalog) *resources {
+	rs := &resources{cat: cat, byGK: map[gk]*resInfo{}, builtinGroups: map[string]bool{}}
 	for _, r := range snapshot.BuiltinResources() {
 		rs.builtinGroups[r.Group] = true
 	}
-	for _, r := range snap.Resources {
+	for _, r := range cat.Resources() {
 		if strings.Contains(r.Resource, "/") {
 			continue // subresource
 		}
@@ -85,7 +80,7 @@ func infoFor(r snapshot.Resource) *resInfo {
 	has := func(v string) bool { return all || r.HasVerb(v) }
 	ri := &resInfo{
 		group: r.Group, kind: r.Kind, version: r.Version, apiVersion: r.GroupVersion(),
-		versions: r.Versions, namespaced: r.Namespaced, listed: r.Listed || r.Error == "",
+		versions: r.Versions, namespaced: r.Namespaced, listed: r.Listed,
 		plural: r.Resource, hasDelete: has("delete"), hasDeleteColl: has("deletecollection"), listErr: r.Error,
 	}
 	ri.monitored = r.MonitoredByGC()
@@ -116,32 +111,36 @@ func defaultOrphan(group, kind, version string) bool {
 	return false
 }
 
-// forObject returns the type of a snapshot object. A type missing from
-// the catalog is described from the object (served at the object's
-// version, monitored) so the simulation can go on; the caller warns.
-func (rs *resources) forObject(o *snapshot.Object) (*resInfo, bool) {
-	group, version := splitAPIVersion(o.APIVersion)
+// forObject returns the type of a snapshot object; known is false for a
+// type missing from the catalog, described from the objects (served at
+// their versions, watched) so that the simulation can go on, and the
+// caller warns.
+func (rs *resources) forObject(o *snapshot.Object) (ri *resInfo, known bool) {
+	group := snapshot.GroupOf(o.APIVersion)
 	if ri, ok := rs.byGK[gk{group, o.Kind}]; ok {
-		return ri, true
+		return ri, !ri.inferred
 	}
-	ri := infoFor(snapshot.Resource{Group: group, Version: version, Kind: o.Kind, Namespaced: o.Metadata.Namespace != "",
-		Resource: strings.ToLower(o.Kind) + "s", Versions: []string{version}, Listed: true})
-	ri.inferred = true
-	rs.byGK[gk{group, o.Kind}] = ri
-	return ri, false
+	r, inferred, _ := rs.cat.Resource(group, o.Kind)
+	return rs.add(r, inferred), !inferred
 }
 
-// mapping is the GC's RESTMapping: the type serving kind at exactly that
-// apiVersion (snapshot.Catalog.ForAPIVersionKind), or nil
-// (restMappingError). Types kgc inferred from objects map at the versions
-// seen.
+func (rs *resources) add(r snapshot.Resource, inferred bool) *resInfo {
+	ri := infoFor(r)
+	ri.inferred = inferred
+	rs.byGK[gk{r.Group, r.Kind}] = ri
+	return ri
+}
+
+// mapping is the GC's RESTMapping (rules.Catalog.Mapping), or nil
+// (restMappingError).
 func (rs *resources) mapping(apiVersion, kind string) *resInfo {
-	if r, ok := rs.cat.ForAPIVersionKind(apiVersion, kind); ok {
-		return rs.byGK[gk{r.Group, r.Kind}]
+	r, ok := rs.cat.Mapping(apiVersion, kind)
+	if !ok {
+		return nil
 	}
-	group, version := splitAPIVersion(apiVersion)
-	if ri, ok := rs.byGK[gk{group, kind}]; ok && ri.inferred && slices.Contains(ri.versions, version) {
+	if ri, ok := rs.byGK[gk{r.Group, r.Kind}]; ok {
 		return ri
 	}
-	return nil
+	_, inferred, _ := rs.cat.Resource(r.Group, r.Kind)
+	return rs.add(r, inferred)
 }

@@ -129,20 +129,21 @@ func (s *sim) buildPlan(actions []Action, base []*snapshot.Object, nBase int) *P
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s/%s %s: its type could not be listed when the snapshot was taken, so whether it exists is unknown; the plan assumes it does", r.APIVersion, r.Kind, nsName(r)))
 		}
 	}
-	// A type that could not be listed may hold dependents of what the plan
+	// A type whose list failed may hold dependents of what the plan
 	// deletes or orphans; the real GC would act on them (its monitor for
-	// the type lists through its own cache), kgc cannot see them.
+	// the type lists through its own cache), kgc cannot see them. A dump
+	// that holds no objects of a type says nothing about it (listErr is
+	// empty): dumps rarely hold every type, and a warning per type would
+	// bury the plan.
 	if p.Summary.Deleted+p.Summary.Orphaned+p.Summary.Blocked > 0 {
 		var names []string
 		for _, ri := range s.res.byGK {
-			if !ri.listed && ri.monitored {
+			if !ri.listed && ri.monitored && ri.listErr != "" {
 				n := ri.plural
 				if ri.group != "" {
 					n += "." + ri.group
 				}
-				if ri.listErr != "" {
-					n += " (" + ri.listErr + ")"
-				}
+				n += " (" + ri.listErr + ")"
 				names = append(names, n)
 			}
 		}

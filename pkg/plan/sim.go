@@ -86,7 +86,7 @@ func newSim(snap *snapshot.Snapshot, opts Options) (*sim, error) {
 	if s.maxItems <= 0 {
 		s.maxItems = defaultMaxSteps
 	}
-	s.res = newResources(snap)
+	s.res = newResources(rules.NewCatalog(snap))
 	var warns []string
 	s.st, warns = newStore(snap, s.res)
 	s.warnings = append(s.warnings, warns...)
@@ -104,7 +104,7 @@ func (s *sim) note(msg string) {
 	}
 }
 
-func (s *sim) unknown(ref snapshot.ObjectRef, ri *resInfo) {
+func (s *sim) unknown(ref snapshot.ObjectRef) {
 	if !s.baseline {
 		s.unknownRefs[ref] = true
 	}
