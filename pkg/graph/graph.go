@@ -100,7 +100,8 @@ type Graph struct {
 // become findings.
 func Build(snap *snapshot.Snapshot) *Graph {
 	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), uidToNode: make(map[string]*Node, len(snap.Objects))}
-	order := rules.ReplayOrder(snap.Objects, func(o *snapshot.Object) bool {
+	order := rules.ReplayOrder(snap.Objects, func(i int) bool {
+		o := &snap.Objects[i]
 		return o.Metadata.UID != "" && g.observable(o)
 	})
 	for _, i := range order {

@@ -299,7 +299,7 @@ func (c *controllers) podEstimate(ns *snapshot.Object, pods []int32) time.Durati
 	var est int64
 	for _, k := range pods {
 		p := c.obj(k)
-		pf := podFacts(p)
+		pf := rules.PodFacts(p)
 		if pf != nil && (pf.Phase == "Succeeded" || pf.Phase == "Failed") {
 			continue
 		}
@@ -432,104 +432,80 @@ func (c *controllers) syncCRD(i int32) (string, time.Duration) {
 	return "", 0
 }
 
-func podFacts(o *snapshot.Object) *snapshot.PodFacts {
-	if o.Facts == nil {
-		return nil
-	}
-	return o.Facts.Pod
-}
-
-// nodeState says whether a kubelet is there to confirm a pod's termination.
-func (c *controllers) nodeState(name string) (exists, ready, outOfService, known bool) {
+// node is a NodeLookup over the store.
+func (c *controllers) node(name string) (*snapshot.Object, bool) {
 	ri, ok := c.s.res.byGK[gk{"", "Node"}]
 	if !ok || !ri.listed {
-		return false, false, false, false
+		return nil, false
 	}
 	_, n := c.s.st.getByName(ri, "", name)
-	if n == nil {
-		return false, false, false, true
-	}
-	if n.Facts == nil || n.Facts.Node == nil {
-		return true, true, false, true // no facts: assume a healthy node
-	}
-	for _, t := range n.Facts.Node.Taints {
-		if strings.HasPrefix(t, "node.kubernetes.io/out-of-service") {
-			outOfService = true
-		}
-	}
-	return true, n.Facts.Node.Ready == "True", outOfService, true
+	return n, true
 }
 
-// syncPod finishes a pod in graceful termination: the kubelet on a Ready
-// node (DELETE grace 0 with a uid precondition once the grace period is
-// over), PodGC for pods whose node is gone (gcOrphaned) or out of service
-// (gcTerminating), or for unscheduled terminating pods.
+// syncPod finishes a pod in graceful termination as rules.PodTermination
+// decides: the kubelet on a Ready node (DELETE grace 0 with a uid
+// precondition once the grace period is over), or the pod garbage
+// collector.
 func (c *controllers) syncPod(i int32) {
 	o := c.obj(i)
-	if o == nil || o.Metadata.DeletionTimestamp == nil || o.Metadata.DeletionGracePeriodSeconds == nil || *o.Metadata.DeletionGracePeriodSeconds == 0 {
+	if o == nil {
 		return
 	}
-	pf := podFacts(o)
-	node := ""
-	if pf != nil {
-		node = pf.NodeName
-	}
-	zero := int64(0)
-	finish := func(actor, why string, at time.Time) {
-		uid := o.Metadata.UID
-		w := c.s.wave
-		fire := func() {
-			c.s.wave = w + 1
-			k, cur := c.s.st.get(uid)
-			if cur == nil {
-				return
-			}
-			_, _ = c.s.st.delete(actor, k, deleteOptions{grace: &zero, precondUID: uid}, why)
+	end := rules.PodTermination(o, c.node)
+	node := end.Node
+	switch end.Finisher {
+	case rules.NotGraceful:
+	case rules.PodGCUnscheduled:
+		c.finishPod(i, ControllerPodGC, "podgc", "the pod is terminating and unscheduled (gcUnscheduledTerminating)", c.s.st.now,
+			"an unscheduled pod in graceful termination: only PodGC finishes it, and it is not simulated")
+	case rules.Kubelet:
+		why := "the kubelet on node " + node + " has stopped the containers"
+		if end.Unknown != "" {
+			why = "the kubelet confirms termination (assumed: " + end.Unknown + ")"
 		}
-		if at.After(c.s.st.now) {
-			c.s.record(actor, ActionWait, o, "", fmt.Sprintf("until the grace period ends at %s", at.UTC().Format(time.RFC3339)))
-			c.s.timerSeq++
-			c.s.timers = append(c.s.timers, timer{at: at, seq: c.s.timerSeq, fn: fire})
-			return
-		}
-		fire()
-	}
-	if node == "" {
-		if c.enabled[ControllerPodGC] {
-			finish("podgc", "the pod is terminating and unscheduled (gcUnscheduledTerminating)", c.s.st.now)
-		} else {
-			c.why[i] = "an unscheduled pod in graceful termination: only PodGC finishes it, and it is not simulated"
-		}
-		return
-	}
-	exists, ready, oos, known := c.nodeState(node)
-	switch {
-	case !known:
-		if c.enabled[ControllerKubelet] {
-			finish(rules.ActorKubelet, "the kubelet confirms termination (the Node type was not listed: assumed healthy)", *o.Metadata.DeletionTimestamp)
-		} else {
-			c.why[i] = "waiting for the kubelet on node " + node + " to confirm termination (not simulated)"
-		}
-	case exists && ready:
-		if c.enabled[ControllerKubelet] {
-			finish(rules.ActorKubelet, "the kubelet on node "+node+" has stopped the containers", *o.Metadata.DeletionTimestamp)
-		} else {
-			c.why[i] = "waiting for the kubelet on node " + node + " to confirm termination (not simulated)"
-		}
-	case !exists:
-		if c.enabled[ControllerPodGC] {
-			finish("podgc", "node "+node+" no longer exists (gcOrphaned, after a 40 s quarantine)", c.s.st.now.Add(40*time.Second))
-		} else {
-			c.why[i] = "node " + node + " no longer exists and PodGC is not simulated"
-		}
-	case oos && c.enabled[ControllerPodGC]:
-		finish("podgc", "node "+node+" is NotReady and tainted out-of-service (gcTerminating)", c.s.st.now)
+		c.finishPod(i, ControllerKubelet, rules.ActorKubelet, why, *o.Metadata.DeletionTimestamp,
+			"waiting for the kubelet on node "+node+" to confirm termination (not simulated)")
+	case rules.PodGCOrphaned:
+		c.finishPod(i, ControllerPodGC, "podgc", "node "+node+" no longer exists (gcOrphaned, after a 40 s quarantine)", c.s.st.now.Add(rules.PodGCQuarantine),
+			"node "+node+" no longer exists and PodGC is not simulated")
+	case rules.PodGCOutOfService:
+		c.finishPod(i, ControllerPodGC, "podgc", "node "+node+" is NotReady and tainted out-of-service (gcTerminating)", c.s.st.now,
+			"node "+node+" is not Ready: no kubelet confirms the termination, so the pod stays Terminating until the node returns or it is force-deleted")
 	default:
 		c.why[i] = "node " + node + " is not Ready: no kubelet confirms the termination, so the pod stays Terminating until the node returns or it is force-deleted"
 	}
 }
 
-// syncPVC is the pvc-protection controller.
+// finishPod has actor delete the pod with grace 0 at the given time, if
+// ctl is simulated; otherwise the pod waits, for why.
+func (c *controllers) finishPod(i int32, ctl string, actor, done string, at time.Time, why string) {
+	if !c.enabled[ctl] {
+		c.why[i] = why
+		return
+	}
+	o := c.obj(i)
+	uid := o.Metadata.UID
+	w := c.s.wave
+	zero := int64(0)
+	fire := func() {
+		c.s.wave = w + 1
+		k, cur := c.s.st.get(uid)
+		if cur == nil {
+			return
+		}
+		_, _ = c.s.st.delete(actor, k, deleteOptions{grace: &zero, precondUID: uid}, done)
+	}
+	if at.After(c.s.st.now) {
+		c.s.record(actor, ActionWait, o, "", fmt.Sprintf("until the grace period ends at %s", at.UTC().Format(time.RFC3339)))
+		c.s.timerSeq++
+		c.s.timers = append(c.s.timers, timer{at: at, seq: c.s.timerSeq, fn: fire})
+		return
+	}
+	fire()
+}
+
+// syncPVC is the pvc-protection controller: it keeps the claim while a
+// pod uses it (rules.PodUsesClaim).
 func (c *controllers) syncPVC(i int32) {
 	o := c.obj(i)
 	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, rules.FinalizerPVC) {
@@ -541,68 +517,47 @@ func (c *controllers) syncPVC(i int32) {
 		if p == nil || !isKind(c.s.st.info[k], "", "Pod") {
 			continue
 		}
-		pf := podFacts(p)
-		if pf == nil {
-			continue
-		}
-		if pf.NodeName != "" && slices.Contains(pf.Claims, o.Metadata.Name) {
+		if uses, _ := rules.PodUsesClaim(p, o.Metadata.Name); uses {
 			c.why[i] = "pod " + p.Metadata.Name + " (scheduled) still uses the claim"
-			return
-		}
-		shutDown := p.Metadata.DeletionTimestamp != nil && p.Metadata.DeletionGracePeriodSeconds != nil && *p.Metadata.DeletionGracePeriodSeconds == 0
-		if !shutDown && slices.Contains(pf.EphemeralClaims, o.Metadata.Name) {
-			c.why[i] = "pod " + p.Metadata.Name + " owns it as a generic ephemeral volume and is still running"
 			return
 		}
 	}
 	c.removeFin(i, "pvc-protection-controller", rules.FinalizerPVC, "no pod uses the claim any more")
 }
 
-// syncPV is the pv-protection controller: the volume must not be Bound.
+// syncPV is the pv-protection controller: the volume must not be Bound
+// (rules.PVBoundClaim).
 func (c *controllers) syncPV(i int32) {
 	o := c.obj(i)
 	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, rules.FinalizerPV) {
 		return
 	}
-	if o.Facts != nil && o.Facts.PV != nil && o.Facts.PV.Phase == "Bound" {
-		if cr := o.Facts.PV.ClaimRef; cr != nil {
-			if ri, ok := c.s.res.byGK[gk{"", "PersistentVolumeClaim"}]; ok {
-				if _, pvc := c.s.st.getByName(ri, cr.Namespace, cr.Name); pvc != nil && (cr.UID == "" || cr.UID == pvc.Metadata.UID) {
-					c.why[i] = "still Bound to claim " + cr.Namespace + "/" + cr.Name
-					return
-				}
-			}
-		}
+	if cr := rules.PVBoundClaim(o, c.claim); cr != nil {
+		c.why[i] = "still Bound to claim " + cr.Metadata.Namespace + "/" + cr.Metadata.Name
+		return
 	}
 	c.removeFin(i, "pv-protection-controller", rules.FinalizerPV, "the volume is not Bound")
 }
 
-// syncJobPod is the Job controller's tracking-finalizer removal for pods
-// that are terminating, finished or orphaned.
+// claim is a ClaimLookup over the store.
+func (c *controllers) claim(namespace, name string) *snapshot.Object {
+	ri, ok := c.s.res.byGK[gk{"", "PersistentVolumeClaim"}]
+	if !ok {
+		return nil
+	}
+	_, pvc := c.s.st.getByName(ri, namespace, name)
+	return pvc
+}
+
+// syncJobPod is the Job controller's tracking-finalizer removal
+// (rules.JobTrackingDone).
 func (c *controllers) syncJobPod(i int32) {
 	o := c.obj(i)
 	if o == nil || !hasFin(o, rules.FinalizerJob) {
 		return
 	}
-	pf := podFacts(o)
-	done := o.Metadata.DeletionTimestamp != nil || (pf != nil && (pf.Phase == "Succeeded" || pf.Phase == "Failed"))
-	if !done {
-		var ctrl *snapshot.OwnerReference
-		for k := range o.Metadata.OwnerReferences {
-			if o.Metadata.OwnerReferences[k].IsController() {
-				ctrl = &o.Metadata.OwnerReferences[k]
-			}
-		}
-		switch {
-		case ctrl == nil || ctrl.Kind != "Job" || ctrl.APIVersion != "batch/v1":
-			done = true
-		default:
-			_, job := c.s.st.get(ctrl.UID)
-			done = job == nil || job.Metadata.DeletionTimestamp != nil ||
-				(job.Facts != nil && job.Facts.Job != nil && job.Facts.Job.Finished)
-		}
-	}
-	if done {
+	job := func(uid string) *snapshot.Object { _, j := c.s.st.get(uid); return j }
+	if rules.JobTrackingDone(o, job) {
 		c.removeFin(i, "job-controller", rules.FinalizerJob, "the pod is terminating, finished or no longer tracked by a running Job")
 	}
 }

@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -184,20 +183,11 @@ func (s *sim) run() {
 }
 
 // observeAll feeds every object to the informers as an add event, in the
-// contract's order, as a freshly started controller manager lists them.
+// order a running collector observed them (rules.ReplayOrder), the same
+// order in which the graph package builds its graph.
 func (s *sim) observeAll() {
-	objs := s.snap.Objects
-	idx := make([]int32, 0, len(objs))
-	for i := range objs {
-		if s.st.objs[i] != nil {
-			idx = append(idx, int32(i))
-		}
-	}
-	less := func(a, b int32) bool { return refLess(&objs[a], &objs[b]) }
-	if !sort.SliceIsSorted(idx, func(x, y int) bool { return less(idx[x], idx[y]) }) {
-		sort.Slice(idx, func(x, y int) bool { return less(idx[x], idx[y]) })
-	}
-	for k, i := range idx {
+	order := rules.ReplayOrder(s.snap.Objects, func(i int) bool { return s.st.objs[i] != nil })
+	for k, i := range order {
 		s.onChange(i, addEvent, nil, s.st.objs[i])
 		if k%1024 == 1023 {
 			// The graph builder keeps up with the informers: do not hold
@@ -205,19 +195,6 @@ func (s *sim) observeAll() {
 			s.gc.drain()
 		}
 	}
-}
-
-func refLess(a, b *snapshot.Object) bool {
-	if a.Metadata.Namespace != b.Metadata.Namespace {
-		return a.Metadata.Namespace < b.Metadata.Namespace
-	}
-	if a.Kind != b.Kind {
-		return a.Kind < b.Kind
-	}
-	if a.Metadata.Name != b.Metadata.Name {
-		return a.Metadata.Name < b.Metadata.Name
-	}
-	return a.Metadata.UID < b.Metadata.UID
 }
 
 // apply performs one initial action as a user request.

@@ -69,7 +69,7 @@ func PodTermination(pod *snapshot.Object, nodes NodeLookup) PodEnd {
 	if !pod.Terminating() || g == nil || *g == 0 {
 		return PodEnd{Finisher: NotGraceful}
 	}
-	f := podFacts(pod)
+	f := PodFacts(pod)
 	if f == nil {
 		return PodEnd{Finisher: Kubelet, Unknown: "the input has no spec for the pod: its node is unknown"}
 	}
@@ -128,7 +128,7 @@ func PodIsShutDown(pod *snapshot.Object) bool {
 // through a generic ephemeral volume unless the pod is shut down. known is
 // false when the input has no spec for the pod.
 func PodUsesClaim(pod *snapshot.Object, claim string) (uses, known bool) {
-	f := podFacts(pod)
+	f := PodFacts(pod)
 	if f == nil {
 		return false, false
 	}
@@ -164,7 +164,7 @@ func JobTrackingDone(pod *snapshot.Object, job func(uid string) *snapshot.Object
 	if pod.Terminating() {
 		return true
 	}
-	if f := podFacts(pod); f != nil && (f.Phase == "Succeeded" || f.Phase == "Failed") {
+	if f := PodFacts(pod); f != nil && (f.Phase == "Succeeded" || f.Phase == "Failed") {
 		return true
 	}
 	var ctrl *snapshot.OwnerReference
@@ -180,7 +180,8 @@ func JobTrackingDone(pod *snapshot.Object, job func(uid string) *snapshot.Object
 	return j == nil || j.Terminating() || (j.Facts != nil && j.Facts.Job != nil && j.Facts.Job.Finished)
 }
 
-func podFacts(o *snapshot.Object) *snapshot.PodFacts {
+// PodFacts returns a pod's facts, or nil when the input has no spec for it.
+func PodFacts(o *snapshot.Object) *snapshot.PodFacts {
 	if o.Facts == nil {
 		return nil
 	}

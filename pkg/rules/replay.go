@@ -8,7 +8,7 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// ReplayOrder returns the indexes of objs for which keep is true, in the
+// ReplayOrder returns the indexes of objs for which keep(index) is true, in the
 // order a running collector observed them: creation order, since its
 // informers deliver each object's add event when it is created. Creation
 // times have one-second resolution, so within a second the
@@ -19,11 +19,11 @@ import (
 // order. The order matters for virtual nodes, whose identity is taken from
 // the first dependent that names them, and for the order of the
 // collector's queues.
-func ReplayOrder(objs []snapshot.Object, keep func(*snapshot.Object) bool) []int32 {
+func ReplayOrder(objs []snapshot.Object, keep func(i int) bool) []int32 {
 	keys := make([]observation, 0, len(objs))
 	for i := range objs {
-		if o := &objs[i]; keep(o) {
-			keys = append(keys, newObservation(o, int32(i)))
+		if keep(i) {
+			keys = append(keys, newObservation(&objs[i], int32(i)))
 		}
 	}
 	slices.SortFunc(keys, compareObservations)
