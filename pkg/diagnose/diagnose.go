@@ -58,7 +58,7 @@ func New(snap *snapshot.Snapshot, g *graph.Graph, opts Options) *Diagnoser {
 
 // Diagnose explains the object with the given UID.
 func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
-	o := d.ix.byUID[uid]
+	o := d.ix.byUID(uid)
 	if o == nil {
 		return nil, fmt.Errorf("no object with uid %q in the snapshot: check the name and namespace, or capture a fresh snapshot", uid)
 	}
@@ -342,7 +342,7 @@ func (l *leaf) addEdge(e fgEdge) {
 }
 
 func isKind(o *snapshot.Object, group, kind string) bool {
-	return o.Kind == kind && groupOf(o.APIVersion) == group
+	return o.Kind == kind && snapshot.GroupOf(o.APIVersion) == group
 }
 
 // finalizer explains one metadata.finalizers entry.

@@ -76,7 +76,7 @@ func (r *run) cycle(d, owner *snapshot.Object, edge *fgEdge) Blocker {
 func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker {
 	c := r.collection(d)
 	b := Blocker{Object: d.Ref(), RemovedBy: rules.ActorGC}
-	if ns := r.ix.byName[[4]string{"", "Namespace", "", d.Metadata.Namespace}]; d.Metadata.Namespace != "" && ns != nil && ns.Terminating() {
+	if ns := r.ix.byName("", "Namespace", "", d.Metadata.Namespace); d.Metadata.Namespace != "" && ns != nil && ns.Terminating() {
 		// The namespace controller deletes it whatever the collector can do.
 		b.RemovedBy = rules.ActorNamespace
 		b.WaitingFor = "the namespace controller to delete it with namespace " + ns.Metadata.Name
@@ -248,7 +248,7 @@ func (r *run) collection(o *snapshot.Object) Collection {
 	refs := o.Metadata.OwnerReferences
 	nsTerminating := false
 	if o.Metadata.Namespace != "" {
-		if ns := r.ix.byName[[4]string{"", "Namespace", "", o.Metadata.Namespace}]; ns != nil && ns.Terminating() {
+		if ns := r.ix.byName("", "Namespace", "", o.Metadata.Namespace); ns != nil && ns.Terminating() {
 			nsTerminating = true
 		}
 	}
@@ -308,75 +308,62 @@ func (r *run) collection(o *snapshot.Object) Collection {
 	return c
 }
 
-// classify is one owner reference seen by the collector: the RESTMapper
-// must know the kind at that version, a namespaced owner cannot own a
-// cluster-scoped object, and the owner is looked up by name in the
-// dependent's namespace (so a cross-namespace owner is never found).
+// classify is one owner reference seen by the collector
+// (rules.ClassifyReference), worded for people.
 func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) OwnerOf {
-	oc := OwnerOf{Index: i, Ref: ref}
+	v := rules.ClassifyReference(r.ix.cat, r.ix.objs, r.ix.cat.Dependent(o), ref)
+	oc := OwnerOf{Index: i, Ref: ref, Class: className(v.Class)}
 	name := ref.Kind + "/" + ref.Name
-	for _, f := range r.ix.discoveryFailures() {
-		if f.gv == ref.APIVersion {
-			oc.Class = ClassUnknown
-			oc.Message = fmt.Sprintf("Owner %s is of group version %s, whose discovery fails: neither kgc nor the garbage collector can resolve it until discovery recovers.", name, ref.APIVersion)
-			return oc
-		}
-	}
-	if group := groupOf(ref.APIVersion); !r.ix.discovered() && !r.ix.groups[group] {
-		// Offline, the catalog is the built-in table plus the dump's CRDs:
-		// a group it does not know may still be served (an aggregated API,
-		// a CRD left out of the dump).
-		oc.Class = ClassUnknown
-		oc.Message = fmt.Sprintf("Owner %s is of kind %s %s; the input has neither discovery nor a CRD for group %s, so whether the cluster serves it is unknown (if it does not, the garbage collector never deletes this object).", name, ref.APIVersion, ref.Kind, group)
-		return oc
-	}
-	if !r.ix.served(ref.APIVersion, ref.Kind) {
-		oc.Class = ClassUnresolvable
+	switch {
+	case v.Why == rules.WhyDiscoveryFailed:
+		oc.Message = fmt.Sprintf("Owner %s is of group version %s, whose discovery fails: neither kgc nor the garbage collector can resolve it until discovery recovers.", name, ref.APIVersion)
+	case v.Why == rules.WhyGroupUnknown:
+		oc.Message = fmt.Sprintf("Owner %s is of kind %s %s; the input has neither discovery nor a CRD for group %s, so whether the cluster serves it is unknown (if it does not, the garbage collector never deletes this object).", name, ref.APIVersion, ref.Kind, snapshot.GroupOf(ref.APIVersion))
+	case v.Class == rules.Unresolvable:
+		oc.Message = fmt.Sprintf("Owner %s is of kind %s %s, which the cluster does not serve.", name, ref.APIVersion, ref.Kind)
 		if _, ok := r.ix.resource(ref.APIVersion, ref.Kind); ok {
 			oc.Message = fmt.Sprintf("Owner %s names apiVersion %s, a version the cluster does not serve.", name, ref.APIVersion)
-		} else {
-			oc.Message = fmt.Sprintf("Owner %s is of kind %s %s, which the cluster does not serve.", name, ref.APIVersion, ref.Kind)
 		}
-		return oc
-	}
-	namespaced, _ := r.ix.namespacedKind(ref.APIVersion, ref.Kind)
-	if namespaced && o.Metadata.Namespace == "" {
-		oc.Class = ClassNamespacedOwner
+	case v.Class == rules.NamespacedOwnerOfClusterScoped:
 		oc.Message = fmt.Sprintf("Owner %s is of a namespaced kind, but %s is cluster-scoped: a namespaced object cannot own a cluster-scoped one.", name, o.Ref())
-		return oc
-	}
-	lookupNS := ""
-	if namespaced {
-		lookupNS = o.Metadata.Namespace
-	}
-	owner := r.ix.byName[[4]string{groupOf(ref.APIVersion), ref.Kind, lookupNS, ref.Name}]
-	switch {
-	case owner != nil && owner.Metadata.UID == ref.UID:
-		if owner.Terminating() && owner.HasFinalizer(rules.FinalizerForeground) {
-			oc.Class = ClassWaiting
-			oc.Message = fmt.Sprintf("Owner %s is being deleted in the foreground.", owner.Ref())
-		} else {
-			oc.Class = ClassSolid
-			oc.Message = fmt.Sprintf("Owner %s exists.", owner.Ref())
-		}
-	case owner != nil:
-		oc.Class = ClassDangling
-		oc.Message = fmt.Sprintf("Owner %s has been replaced by another object with the same name (uid %s, not %s).", name, owner.Metadata.UID, ref.UID)
+	case v.Class == rules.Waiting:
+		oc.Message = fmt.Sprintf("Owner %s is being deleted in the foreground.", v.Owner.Ref())
+	case v.Class == rules.Solid:
+		oc.Message = fmt.Sprintf("Owner %s exists.", v.Owner.Ref())
 	default:
-		if elsewhere := r.ix.byUID[ref.UID]; elsewhere != nil && elsewhere.Metadata.Namespace != lookupNS {
-			oc.Class = ClassDangling
-			oc.Message = fmt.Sprintf("Owner %s lives in namespace %q; the garbage collector looks it up in %q, finds nothing and treats the reference as dangling.", elsewhere.Ref(), elsewhere.Metadata.Namespace, lookupNS)
-			return oc
-		}
-		if r.ix.listed(groupOf(ref.APIVersion), ref.Kind) {
-			oc.Class = ClassDangling
-			oc.Message = fmt.Sprintf("Owner %s does not exist.", name)
-		} else {
-			oc.Class = ClassUnknown
-			oc.Message = fmt.Sprintf("Owner %s is of a type kgc could not list, so whether it exists is unknown.", name)
-		}
+		oc.Message = danglingMessage(v, name)
 	}
 	return oc
+}
+
+// danglingMessage words a reference the collector's GET does not find.
+func danglingMessage(v rules.Reference, name string) string {
+	switch {
+	case v.Why == rules.WhyReplaced:
+		return fmt.Sprintf("Owner %s has been replaced by another object with the same name (uid %s, not %s).", name, v.Owner.Metadata.UID, v.Ref.UID)
+	case v.Owner != nil && v.Owner.Metadata.Namespace != v.Namespace:
+		return fmt.Sprintf("Owner %s lives in namespace %q; the garbage collector looks it up in %q, finds nothing and treats the reference as dangling.", v.Owner.Ref(), v.Owner.Metadata.Namespace, v.Namespace)
+	case v.Why == rules.WhyUnlisted:
+		return fmt.Sprintf("Owner %s is of a type kgc could not list, so whether it exists is unknown.", name)
+	}
+	return fmt.Sprintf("Owner %s does not exist.", name)
+}
+
+// className is the contract's name of a rules class.
+func className(c rules.Class) string {
+	switch c {
+	case rules.Solid:
+		return ClassSolid
+	case rules.Waiting:
+		return ClassWaiting
+	case rules.Dangling:
+		return ClassDangling
+	case rules.Unresolvable:
+		return ClassUnresolvable
+	case rules.NamespacedOwnerOfClusterScoped:
+		return ClassNamespacedOwner
+	}
+	return ClassUnknown
 }
 
 // observed returns the objects behind graph nodes, leaving out virtual

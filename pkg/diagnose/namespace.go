@@ -94,10 +94,10 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 
 	// Discovery: any failing group makes deleteAllContent return an error,
 	// so the namespace is never finalized even once it is empty.
-	failures := r.ix.discoveryFailures()
+	failures := r.ix.cat.DiscoveryFailures()
 	for _, f := range failures {
-		waits = append(waits, "discovery of "+f.gv+" to succeed")
-		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, f.gv, f.err))
+		waits = append(waits, "discovery of "+f.GroupVersion+" to succeed")
+		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, f.GroupVersion, f.Error))
 	}
 	if c, ok := conds[condDiscoveryFailure]; ok && c.Status == "True" && len(failures) == 0 {
 		// An offline dump has no discovery of its own: the condition's
@@ -177,7 +177,7 @@ func (r *run) discoveryBlocker(ns *snapshot.Object, gv, detail string) Blocker {
 		}
 		rc.Message = msg + ": the namespace controller cannot tell whether the namespace still holds objects of that group, so it never removes the kubernetes finalizer of any terminating namespace; fix or remove APIService " + apisvc
 		ref := snapshot.ObjectRef{APIVersion: "apiregistration.k8s.io/v1", Kind: "APIService", Name: apisvc}
-		if o := r.ix.byName[[4]string{"apiregistration.k8s.io", "APIService", "", apisvc}]; o != nil {
+		if o := r.ix.byName("apiregistration.k8s.io", "APIService", "", apisvc); o != nil {
 			ref = o.Ref()
 			b.Objects = []snapshot.ObjectRef{ref}
 		}
@@ -252,7 +252,7 @@ func (r *run) unseenContent(ns *snapshot.Object, conds map[string]snapshot.Condi
 			continue
 		}
 		for _, o := range content {
-			if res != nil && o.Kind == res.Kind && groupOf(o.APIVersion) == group {
+			if res != nil && o.Kind == res.Kind && snapshot.GroupOf(o.APIVersion) == group {
 				seen++
 			}
 		}

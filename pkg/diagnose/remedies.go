@@ -61,7 +61,7 @@ func (r *run) remedies(l *leaf) []Remedy {
 		node := relatedName(rc, "Node")
 		add(Remedy{Action: ActionFixNode, Description: "Bring node " + node + " back: its kubelet then confirms the termination", Command: "kubectl describe node " + node})
 		add(Remedy{Action: ActionTaintOutOfService, Description: "If node " + node + " is really shut down, taint it out-of-service: the pod garbage collector then force-deletes its terminating pods and their volumes are detached",
-			Command: "kubectl taint nodes " + node + " " + taintOutOfService + "=nodeshutdown:NoExecute",
+			Command: "kubectl taint nodes " + node + " " + rules.TaintOutOfService + "=nodeshutdown:NoExecute",
 			Risk:    "if the node still runs, its containers keep running unsupervised while their volumes are detached"})
 	case ReasonNodeMissing:
 		add(Remedy{Action: ActionFixController, Description: "Check that kube-controller-manager (its pod garbage collector) runs: it deletes pods of missing nodes",
@@ -90,7 +90,7 @@ func (r *run) remedies(l *leaf) []Remedy {
 		add(Remedy{Action: ActionFixController, Description: "Find why the garbage collector's patches fail in the kube-controller-manager logs (look for the dependents named here; an admission webhook rejecting the patch is the usual cause)",
 			Command: "kubectl logs -n kube-system -l component=kube-controller-manager --tail=500 | grep -i " + rc.Object.Name})
 		for _, dep := range rc.Related {
-			d := r.ix.byUID[dep.UID]
+			d := r.ix.byUID(dep.UID)
 			if d == nil {
 				continue
 			}

@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -15,105 +14,91 @@ const (
 	actorPVCProtection = "pvc-protection-controller"
 	actorPVProtection  = "pv-protection-controller"
 	actorCRDFinalizer  = "apiextensions-apiserver crd-finalizer"
-	taintOutOfService  = "node.kubernetes.io/out-of-service"
 )
 
-// kubelet explains a pod in graceful termination: it stays until its
-// kubelet confirms the containers stopped and deletes it with grace 0
-// (spec §3). A pod whose grace period is already 0 is held only by its
-// finalizers.
+// kubelet explains a pod in graceful termination, as
+// rules.PodTermination decides who ends it. A pod whose grace period is
+// already 0 is held only by its finalizers.
 func (r *run) kubelet(pod *snapshot.Object) (Blocker, bool) {
-	if g := pod.Metadata.DeletionGracePeriodSeconds; g != nil && *g == 0 {
+	if f := rules.PodFacts(pod); f != nil && f.Mirror {
 		return Blocker{}, false
 	}
+	end := rules.PodTermination(pod, r.node)
 	b := Blocker{Object: pod.Ref(), RemovedBy: rules.ActorKubelet}
-	var facts *snapshot.PodFacts
-	if pod.Facts != nil {
-		facts = pod.Facts.Pod
+	if end.NodeObject != nil {
+		b.Objects = []snapshot.ObjectRef{end.NodeObject.Ref()}
 	}
-	if facts == nil {
-		r.note("the snapshot holds no spec for %s: its node is unknown", pod.Ref())
-		b.WaitingFor = "its kubelet to confirm that its containers stopped"
-		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet of its node (unknown: the snapshot has no spec for the pod) confirms termination once its containers stop", pod, nil)
-		return b, true
-	}
-	if facts.Mirror {
+	switch end.Finisher {
+	case rules.NotGraceful:
 		return Blocker{}, false
-	}
-	at := r.ix.snap.CapturedAt
-	deadline := *pod.Metadata.DeletionTimestamp
-	if facts.NodeName == "" {
+	case rules.Kubelet:
+		r.kubeletConfirms(pod, end, &b)
+	case rules.PodGCUnscheduled:
 		b.RemovedBy = actorPodGC
 		b.WaitingFor = "the pod garbage collector to delete the unscheduled pod"
 		b.RootCause = r.inProgress(pod, "", actorPodGC, "the pod was never scheduled: the pod garbage collector deletes it with grace 0 on its next pass (every 20s)", pod, nil)
-		return b, true
-	}
-	nodeRef := snapshot.ObjectRef{APIVersion: "v1", Kind: "Node", Name: facts.NodeName}
-	node := r.ix.byName[[4]string{"", "Node", "", facts.NodeName}]
-	if node == nil {
-		if !r.ix.listed("", "Node") {
-			r.note("nodes could not be listed: whether node %s is Ready is unknown", facts.NodeName)
-			b.WaitingFor = "the kubelet on node " + facts.NodeName + " to confirm that its containers stopped"
-			b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+facts.NodeName+" confirms termination once its containers stop (the node's state is unknown)", pod, nil)
-			return b, true
-		}
+	case rules.PodGCOrphaned:
+		r.nodeMissing(pod, end, &b)
+	case rules.PodGCOutOfService:
 		b.RemovedBy = actorPodGC
-		b.WaitingFor = "the pod garbage collector to delete it: node " + facts.NodeName + " no longer exists"
-		msg := "its node " + facts.NodeName + " no longer exists, so no kubelet will confirm termination; the pod garbage collector deletes pods of missing nodes after a 40s quarantine"
-		reason := ReasonInProgress
-		if at.Sub(deadline) > staleAfter {
-			reason = ReasonNodeMissing
-			msg += fmt.Sprintf(", yet it is still here %s past its grace period: the pod garbage collector (kube-controller-manager) is probably not running", Age(at.Sub(deadline)))
-		}
-		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: reason, RemovedBy: actorPodGC, Message: msg, Related: []snapshot.ObjectRef{nodeRef}}}, pod, nil)
-		return b, true
-	}
-	nodeRef = node.Ref()
-	ready, taints := "", []string(nil)
-	if node.Facts != nil && node.Facts.Node != nil {
-		ready, taints = node.Facts.Node.Ready, node.Facts.Node.Taints
-	}
-	b.Objects = []snapshot.ObjectRef{nodeRef}
-	switch {
-	case ready == "":
-		r.note("the snapshot holds no status for %s: whether it is Ready is unknown", nodeRef)
-		b.WaitingFor = "the kubelet on node " + facts.NodeName + " to confirm that its containers stopped"
-		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+facts.NodeName+" confirms termination once its containers stop (the node's Ready condition is unknown)", pod, nil)
-	case ready != "True" && hasTaint(taints, taintOutOfService):
-		b.RemovedBy = actorPodGC
-		b.WaitingFor = "the pod garbage collector to force-delete it: node " + facts.NodeName + " is NotReady and out-of-service"
-		b.RootCause = r.inProgress(pod, "", actorPodGC, "node "+facts.NodeName+" is NotReady and tainted out-of-service: the pod garbage collector force-deletes its terminating pods", pod, nil)
-	case ready != "True":
-		b.WaitingFor = "the kubelet on node " + facts.NodeName + " (Ready=" + ready + ") to confirm that its containers stopped"
-		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonNodeNotReady, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
-			Message: "its node " + facts.NodeName + " is not Ready (Ready=" + ready + "), so no kubelet confirms that its containers stopped; the pod garbage collector only force-deletes such pods once the node is tainted " + taintOutOfService}}, pod, nil)
-	case at.Before(deadline):
-		b.WaitingFor = "the kubelet on node " + facts.NodeName + " to stop its containers (grace period ends in " + Age(deadline.Sub(at)) + ")"
-		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
-			Message: "it is within its grace period, which ends in " + Age(deadline.Sub(at)) + "; the kubelet on node " + facts.NodeName + " then confirms termination"}}, pod, nil)
+		b.WaitingFor = "the pod garbage collector to force-delete it: node " + end.Node + " is NotReady and out-of-service"
+		b.RootCause = r.inProgress(pod, "", actorPodGC, "node "+end.Node+" is NotReady and tainted out-of-service: the pod garbage collector force-deletes its terminating pods", pod, nil)
 	default:
-		b.WaitingFor = "the kubelet on node " + facts.NodeName + " to confirm that its containers stopped"
-		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonKubeletNotConfirming, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{nodeRef},
-			Message: "its grace period ended " + Age(at.Sub(deadline)) + " ago and node " + facts.NodeName + " is Ready, yet its kubelet has not confirmed termination: a container, a preStop hook or a volume unmount is probably hanging (kubectl describe pod; kubelet logs)"}}, pod, nil)
+		b.WaitingFor = "the kubelet on node " + end.Node + " (Ready=" + end.Ready + ") to confirm that its containers stopped"
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonNodeNotReady, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},
+			Message: "its node " + end.Node + " is not Ready (Ready=" + end.Ready + "), so no kubelet confirms that its containers stopped; the pod garbage collector only force-deletes such pods once the node is tainted " + rules.TaintOutOfService}}, pod, nil)
 	}
 	return b, true
 }
 
-func hasTaint(taints []string, key string) bool {
-	for _, t := range taints {
-		if t == key || strings.HasPrefix(t, key+":") || strings.HasPrefix(t, key+"=") {
-			return true
-		}
-	}
-	return false
+// node is a rules.NodeLookup over the snapshot.
+func (r *run) node(name string) (*snapshot.Object, bool) {
+	return r.ix.byName("", "Node", "", name), r.ix.listed("", "Node")
 }
 
-// podFacts returns a pod's facts, or nil.
-func podFacts(o *snapshot.Object) *snapshot.PodFacts {
-	if o.Facts == nil {
-		return nil
+// kubeletConfirms explains a pod whose kubelet ends its termination: in its
+// grace period, past it on a Ready node (something hangs), or on a node
+// whose state the input does not show.
+func (r *run) kubeletConfirms(pod *snapshot.Object, end rules.PodEnd, b *Blocker) {
+	at, deadline := r.ix.snap.CapturedAt, *pod.Metadata.DeletionTimestamp
+	switch {
+	case end.Node == "":
+		r.note("the snapshot holds no spec for %s: its node is unknown", pod.Ref())
+		b.WaitingFor = "its kubelet to confirm that its containers stopped"
+		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet of its node (unknown: the snapshot has no spec for the pod) confirms termination once its containers stop", pod, nil)
+	case end.NodeObject == nil:
+		r.note("nodes could not be listed: whether node %s is Ready is unknown", end.Node)
+		b.WaitingFor = "the kubelet on node " + end.Node + " to confirm that its containers stopped"
+		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+end.Node+" confirms termination once its containers stop (the node's state is unknown)", pod, nil)
+	case end.Ready == "":
+		r.note("the snapshot holds no status for %s: whether it is Ready is unknown", end.NodeObject.Ref())
+		b.WaitingFor = "the kubelet on node " + end.Node + " to confirm that its containers stopped"
+		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+end.Node+" confirms termination once its containers stop (the node's Ready condition is unknown)", pod, nil)
+	case at.Before(deadline):
+		b.WaitingFor = "the kubelet on node " + end.Node + " to stop its containers (grace period ends in " + Age(deadline.Sub(at)) + ")"
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},
+			Message: "it is within its grace period, which ends in " + Age(deadline.Sub(at)) + "; the kubelet on node " + end.Node + " then confirms termination"}}, pod, nil)
+	default:
+		b.WaitingFor = "the kubelet on node " + end.Node + " to confirm that its containers stopped"
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonKubeletNotConfirming, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},
+			Message: "its grace period ended " + Age(at.Sub(deadline)) + " ago and node " + end.Node + " is Ready, yet its kubelet has not confirmed termination: a container, a preStop hook or a volume unmount is probably hanging (kubectl describe pod; kubelet logs)"}}, pod, nil)
 	}
-	return o.Facts.Pod
+}
+
+// nodeMissing explains a pod whose node no longer exists: the pod garbage
+// collector deletes it after its quarantine, unless it is not running.
+func (r *run) nodeMissing(pod *snapshot.Object, end rules.PodEnd, b *Blocker) {
+	at, deadline := r.ix.snap.CapturedAt, *pod.Metadata.DeletionTimestamp
+	nodeRef := snapshot.ObjectRef{APIVersion: "v1", Kind: "Node", Name: end.Node}
+	b.RemovedBy = actorPodGC
+	b.WaitingFor = "the pod garbage collector to delete it: node " + end.Node + " no longer exists"
+	msg := "its node " + end.Node + " no longer exists, so no kubelet will confirm termination; the pod garbage collector deletes pods of missing nodes after a 40s quarantine"
+	reason := ReasonInProgress
+	if at.Sub(deadline) > staleAfter {
+		reason = ReasonNodeMissing
+		msg += fmt.Sprintf(", yet it is still here %s past its grace period: the pod garbage collector (kube-controller-manager) is probably not running", Age(at.Sub(deadline)))
+	}
+	b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: reason, RemovedBy: actorPodGC, Message: msg, Related: []snapshot.ObjectRef{nodeRef}}}, pod, nil)
 }
 
 // pvc explains kubernetes.io/pvc-protection: removed once no scheduled pod
@@ -126,16 +111,11 @@ func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 		if !isKind(o, "", "Pod") {
 			continue
 		}
-		f := podFacts(o)
-		if f == nil {
+		uses, known := rules.PodUsesClaim(o, claim.Metadata.Name)
+		if !known {
 			r.note("the snapshot holds no spec for %s: whether it uses %s is unknown", o.Ref(), claim.Ref())
-			continue
 		}
-		shutDown := o.Terminating() && o.Metadata.DeletionGracePeriodSeconds != nil && *o.Metadata.DeletionGracePeriodSeconds == 0
-		// podUsesPVCForDeletion: only scheduled pods count, for both kinds
-		// of volume (the kubelet never starts a pod on a deleting claim).
-		if f.NodeName != "" && (slices.Contains(f.Claims, claim.Metadata.Name) ||
-			(!shutDown && slices.Contains(f.EphemeralClaims, claim.Metadata.Name))) {
+		if uses {
 			users = append(users, o)
 		}
 	}
@@ -155,7 +135,7 @@ func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 			continue
 		}
 		phase := ""
-		if f := podFacts(p); f != nil && f.Phase != "" {
+		if f := rules.PodFacts(p); f != nil && f.Phase != "" {
 			phase = " (phase " + f.Phase + ")"
 		}
 		nb := Blocker{Object: p.Ref(), WaitingFor: "someone to delete it: it still uses " + claim.Ref().String()}
@@ -182,13 +162,9 @@ func (r *run) pv(vol *snapshot.Object, b *Blocker) {
 		return
 	}
 	b.WaitingFor = "the volume to be released by its claim"
-	var claim *snapshot.Object
-	if cr := facts.ClaimRef; cr != nil {
-		claim = r.ix.byName[[4]string{"", "PersistentVolumeClaim", cr.Namespace, cr.Name}]
-		if claim != nil && cr.UID != "" && claim.Metadata.UID != cr.UID {
-			claim = nil
-		}
-	}
+	claim := rules.PVBoundClaim(vol, func(ns, name string) *snapshot.Object {
+		return r.ix.byName("", "PersistentVolumeClaim", ns, name)
+	})
 	if claim == nil {
 		b.RootCause = r.inProgress(vol, rules.FinalizerPV, "persistentvolume-controller",
 			"the volume is Bound to a claim that no longer exists: the persistentvolume controller releases it, then the pv-protection controller removes the finalizer", vol, nil)

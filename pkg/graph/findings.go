@@ -139,10 +139,7 @@ func (g *Graph) duplicateUIDs() []Finding {
 // acting on any, and one existing owner keeps n alive.
 func (g *Graph) ownerFindings(n *Node, ix *rules.Index) []Finding {
 	dep := n.Object.Ref()
-	depNamespaced := dep.Namespace != ""
-	if r, _, ok := g.cat.Resource(snapshot.GroupOf(dep.APIVersion), dep.Kind); ok {
-		depNamespaced = r.Namespaced
-	}
+	depNamespaced := g.cat.Dependent(n.Object).Namespaced
 	var checks []refCheck
 	for _, ref := range n.Owners {
 		if invalidReference(ref) != "" {
@@ -245,7 +242,7 @@ func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapsho
 func (g *Graph) danglingFinding(dep snapshot.ObjectRef, c refCheck) (string, string) {
 	ref := c.Ref
 	switch c.Why {
-	case rules.WhyKindUnknown:
+	case rules.WhyDiscoveryFailed, rules.WhyGroupUnknown:
 		return FindingUnknownOwner, fmt.Sprintf("%s names owner %s of kind %s %s, which is not in the input, and kgc cannot tell whether the cluster serves that kind (%s)",
 			name(dep), name(c.owner), ref.APIVersion, ref.Kind, c.Detail)
 	case rules.WhyIdentityMismatch:

@@ -700,7 +700,7 @@ func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.
 	v := rules.ClassifyReference(g.sim.res.cat, ownerGet{g, r}, dep, r)
 	key.Namespace = v.Namespace
 	switch {
-	case v.Class == rules.Unresolvable || v.Why == rules.WhyKindUnknown:
+	case v.Class == rules.Unresolvable || v.KindUnknown():
 		// A kind the catalog cannot map fails the collector's RESTMapping
 		// whether or not the cluster might serve it: the item errors and is
 		// retried, as the real collector does while discovery lacks it.

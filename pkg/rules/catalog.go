@@ -116,21 +116,32 @@ func (c *Catalog) Monitored(apiVersion, kind string) bool {
 	return !ok || r.MonitoredByGC()
 }
 
-// UnknownKind says why an apiVersion/kind the catalog cannot map may still
-// be served ("" when the catalog is sure it is not): its discovery failed,
-// or, offline, its group is neither built in nor defined by a CRD of the
-// input.
-func (c *Catalog) UnknownKind(apiVersion string) string {
+// UnknownKind says why an apiVersion/kind the catalog cannot map may
+// still be served: its discovery failed (WhyDiscoveryFailed), or, offline,
+// its group is neither built in nor defined by a CRD of the input
+// (WhyGroupUnknown); WhyNone when the catalog is sure it is not served.
+// detail words the reason.
+func (c *Catalog) UnknownKind(apiVersion string) (why Why, detail string) {
 	for _, f := range c.failures {
 		if f.GroupVersion == apiVersion {
-			return "discovery of " + apiVersion + " failed: " + f.Error
+			return WhyDiscoveryFailed, "discovery of " + apiVersion + " failed: " + f.Error
 		}
 	}
 	group := snapshot.GroupOf(apiVersion)
 	if !c.discovered && !c.groups[group] {
-		return "the input has neither discovery nor a CRD for group " + group
+		return WhyGroupUnknown, "the input has neither discovery nor a CRD for group " + group
 	}
-	return ""
+	return WhyNone, ""
+}
+
+// Dependent describes o for ClassifyReference: namespaced as its type is
+// (its namespace field when the catalog does not know the type).
+func (c *Catalog) Dependent(o *snapshot.Object) Dependent {
+	d := Dependent{Namespace: o.Metadata.Namespace, Namespaced: o.Metadata.Namespace != ""}
+	if r, _, ok := c.Resource(snapshot.GroupOf(o.APIVersion), o.Kind); ok {
+		d.Namespaced = r.Namespaced
+	}
+	return d
 }
 
 // DiscoveryFailures returns the group versions whose discovery failed,

@@ -45,10 +45,17 @@ const (
 	WhyIdentityMismatch
 	// WhyUnlisted: the owner's type was not listed.
 	WhyUnlisted
-	// WhyKindUnknown: the catalog cannot map the kind, but the kind may be
-	// served (Catalog.UnknownKind).
-	WhyKindUnknown
+	// WhyDiscoveryFailed: the catalog cannot map the kind, and discovery
+	// of its group version failed (Catalog.UnknownKind).
+	WhyDiscoveryFailed
+	// WhyGroupUnknown: the catalog cannot map the kind, and offline input
+	// does not say whether its group is served (Catalog.UnknownKind).
+	WhyGroupUnknown
 )
+
+// KindUnknown reports whether the reference's kind could not be mapped but
+// may be served.
+func (v Reference) KindUnknown() bool { return v.Why == WhyDiscoveryFailed || v.Why == WhyGroupUnknown }
 
 // Reference is the verdict on one owner reference.
 type Reference struct {
@@ -64,7 +71,7 @@ type Reference struct {
 	// object of that name for WhyReplaced, the object holding the UID for
 	// WhyCrossNamespace and WhyIdentityMismatch; nil otherwise.
 	Owner *snapshot.Object
-	// Detail is Catalog.UnknownKind's reason for WhyKindUnknown.
+	// Detail is Catalog.UnknownKind's reason when KindUnknown.
 	Detail string
 }
 
@@ -91,8 +98,8 @@ func ClassifyReference(cat *Catalog, look Lookup, dep Dependent, ref snapshot.Ow
 	v := Reference{Ref: ref}
 	typ, ok := cat.Mapping(ref.APIVersion, ref.Kind)
 	if !ok {
-		if why := cat.UnknownKind(ref.APIVersion); why != "" {
-			v.Class, v.Why, v.Detail = Unknown, WhyKindUnknown, why
+		if why, detail := cat.UnknownKind(ref.APIVersion); why != WhyNone {
+			v.Class, v.Why, v.Detail = Unknown, why, detail
 		} else {
 			v.Class = Unresolvable
 		}
