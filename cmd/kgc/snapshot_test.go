@@ -17,8 +17,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
-	"github.com/kgc-dev/kgc/pkg/snapshot/snapshottest"
 )
 
 var _ = func() bool {
@@ -258,7 +258,7 @@ func TestSourceLoadWarnings(t *testing.T) {
 }
 
 func TestSnapshotCommandLive(t *testing.T) {
-	srv := httptest.NewServer(&snapshottest.FakeAPIServer{})
+	srv := httptest.NewServer(&capturetest.FakeAPIServer{})
 	defer srv.Close()
 	stdout, stderr, code := kgcRun(t, "", "--server", srv.URL, "--context", "", "snapshot", "-o", "-")
 	if code != 0 {
@@ -328,7 +328,7 @@ func TestCapturedAt(t *testing.T) {
 		t.Errorf("snapshot written with --captured-at: capturedAt %v, err %v", back.CapturedAt, err)
 	}
 
-	srv := httptest.NewServer(&snapshottest.FakeAPIServer{})
+	srv := httptest.NewServer(&capturetest.FakeAPIServer{})
 	defer srv.Close()
 	for _, c := range []struct {
 		args []string

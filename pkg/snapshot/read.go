@@ -43,7 +43,7 @@ const noUIDMessage = "skipped: no metadata.uid; templates are not cluster state"
 // reader accumulates objects and warnings across the files of one ReadFiles.
 type reader struct {
 	max      int
-	x        *extractor
+	x        *Extractor
 	objs     objStore
 	objFile  []int32
 	files    []string
@@ -77,7 +77,7 @@ func ReadFiles(paths []string, stdin io.Reader, opts ReadOptions) (*Snapshot, er
 	if max > 1<<40 {
 		max = 1 << 40
 	}
-	rd := &reader{max: int(max), x: newExtractor(), uids: map[string]int32{}, yamlStreamAt: opts.yamlStreamAt}
+	rd := &reader{max: int(max), x: NewExtractor(), uids: map[string]int32{}, yamlStreamAt: opts.yamlStreamAt}
 	if rd.yamlStreamAt <= 0 {
 		rd.yamlStreamAt = defaultYAMLStreamAt
 	}
