@@ -150,8 +150,6 @@ func (rd *reader) topObject(st *stream, file string, hint typeHint, where string
 	if err := st.expect('{'); err != nil {
 		return err
 	}
-	fields := map[string][]byte{}
-	streamed := false
 	start := rd.objs.Len()
 	rd.listHinted = rd.listHinted[:0]
 	c, err := st.peek()
@@ -162,55 +160,89 @@ func (rd *reader) topObject(st *stream, file string, hint typeHint, where string
 		st.pos++
 		return nil
 	}
+	fields, streamed, err := rd.objectFields(st, file, hint, where)
+	if err != nil {
+		return err
+	}
+	return rd.endTopObject(fields, streamed, start, file, hint, where)
+}
+
+// objectFields reads the fields of a non-empty object whose '{' was
+// consumed, up to its '}'. It streams the items of "items" or "objects"
+// and reports whether it did; it returns the other fields.
+func (rd *reader) objectFields(st *stream, file string, hint typeHint, where string) (map[string][]byte, bool, error) {
+	fields := map[string][]byte{}
+	streamed := false
 	for {
-		kraw, err := st.value()
+		key, err := objectKey(st)
 		if err != nil {
-			return err
-		}
-		if len(kraw) == 0 || kraw[0] != '"' {
-			return st.errorf("expected a string key")
-		}
-		key, err := unescape(kraw)
-		if err != nil {
-			return st.errorf("invalid key")
-		}
-		if err := st.expect(':'); err != nil {
-			return err
+			return nil, false, err
 		}
 		c, err := st.peek()
 		if err != nil {
-			return st.wrap(err)
+			return nil, false, st.wrap(err)
 		}
 		if (key == "items" || key == "objects") && c == '[' {
 			st.pos++
-			h := hint
-			if k := fieldString(fields["kind"]); strings.HasSuffix(k, "List") && k != "List" {
-				h = typeHint{fieldString(fields["apiVersion"]), strings.TrimSuffix(k, "List")}
-			}
-			if err := rd.items(st, file, h, where, key+"[%d]"); err != nil {
-				return err
+			if err := rd.items(st, file, listHint(fields, hint), where, key+"[%d]"); err != nil {
+				return nil, false, err
 			}
 			streamed = true
 		} else {
 			v, err := st.value()
 			if err != nil {
-				return err
+				return nil, false, err
 			}
 			fields[key] = bytes.Clone(v)
 		}
 		c, err = st.peek()
 		if err != nil {
-			return st.wrap(err)
+			return nil, false, st.wrap(err)
 		}
 		st.pos++
 		if c == '}' {
-			break
+			return fields, streamed, nil
 		}
 		if c != ',' {
 			st.pos--
-			return st.errorf("expected ',' or '}' after an object field, found %q", c)
+			return nil, false, st.errorf("expected ',' or '}' after an object field, found %q", c)
 		}
 	}
+}
+
+// objectKey reads an object's key and the ':' after it.
+func objectKey(st *stream) (string, error) {
+	kraw, err := st.value()
+	if err != nil {
+		return "", err
+	}
+	if len(kraw) == 0 || kraw[0] != '"' {
+		return "", st.errorf("expected a string key")
+	}
+	key, err := unescape(kraw)
+	if err != nil {
+		return "", st.errorf("invalid key")
+	}
+	if err := st.expect(':'); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// listHint types the untyped items of a typed List (PodList) whose kind
+// came before them; items before their list's kind are typed at its end.
+func listHint(fields map[string][]byte, hint typeHint) typeHint {
+	if k := fieldString(fields["kind"]); strings.HasSuffix(k, "List") && k != "List" {
+		return typeHint{fieldString(fields["apiVersion"]), strings.TrimSuffix(k, "List")}
+	}
+	return hint
+}
+
+// endTopObject files a top-level object once all its fields are read,
+// now that it is known what it was: a kgc snapshot's header, a List whose
+// items were streamed (typing those that came before the List's kind),
+// or a single object. start is where its items began in the store.
+func (rd *reader) endTopObject(fields map[string][]byte, streamed bool, start int, file string, hint typeHint, where string) error {
 	kind := fieldString(fields["kind"])
 	apiVersion := fieldString(fields["apiVersion"])
 	if kind == "Snapshot" && apiVersion == APIVersion {
