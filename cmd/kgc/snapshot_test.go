@@ -162,6 +162,7 @@ func TestSnapshotCommandErrors(t *testing.T) {
 	}{
 		{[]string{"snapshot", "-f", snapshotDump}, exitUsage, "error: -o FILE is required (FILE.gz is gzipped, - writes to stdout)\n"},
 		{[]string{"snapshot", "-f", "testdata/missing.yaml", "-o", "-"}, exitError, "error: cannot read testdata/missing.yaml: stat testdata/missing.yaml: no such file or directory\n"},
+		{[]string{"snapshot", "-f", "-", "-f", "-", "-o", "-"}, exitError, "error: -f - is given more than once: standard input can be read only once; give -f - once\n"},
 		{[]string{"snapshot", "-o", "-", "extra"}, exitUsage, "error: kgc snapshot takes no arguments, got \"extra\": it captures the whole cluster (or the -f inputs)\n"},
 	}
 	for _, tt := range tests {

@@ -42,7 +42,6 @@ type reader struct {
 	plainDocs int // top-level values that were not kgc snapshots
 
 	yamlStreamAt int
-	stdinUsed    bool
 	curFile      int32
 	listHinted   []int
 }
@@ -53,8 +52,8 @@ type reader struct {
 // cannot be read or parsed is an error naming it, while in a folder it
 // becomes a warning and the other files are still read.
 func ReadFiles(paths []string, stdin io.Reader, opts ReadOptions) (*Snapshot, error) {
-	if len(paths) == 0 {
-		return nil, errors.New("no input files: give -f FILE, -f FOLDER or -f - for stdin")
+	if err := checkArgs(paths); err != nil {
+		return nil, err
 	}
 	rd := newReader(opts)
 	for _, p := range paths {
@@ -67,6 +66,26 @@ func ReadFiles(paths []string, stdin io.Reader, opts ReadOptions) (*Snapshot, er
 		return nil, rd.nothingRead(paths)
 	}
 	return rd.finish(paths), nil
+}
+
+// checkArgs rejects input arguments that cannot be read as given, before
+// anything is read.
+func checkArgs(paths []string) error {
+	if len(paths) == 0 {
+		return errors.New("no input files: give -f FILE, -f FOLDER or -f - for stdin")
+	}
+	stdin := 0
+	for _, p := range paths {
+		if p == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		// A second read of stdin would find it empty and silently add
+		// nothing.
+		return errors.New("-f - is given more than once: standard input can be read only once; give -f - once")
+	}
+	return nil
 }
 
 func newReader(opts ReadOptions) *reader {
