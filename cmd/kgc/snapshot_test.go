@@ -17,8 +17,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
-	"github.com/kgc-dev/kgc/pkg/snapshot/snapshottest"
 )
 
 var _ = func() bool {
@@ -162,6 +162,7 @@ func TestSnapshotCommandErrors(t *testing.T) {
 	}{
 		{[]string{"snapshot", "-f", snapshotDump}, exitUsage, "error: -o FILE is required (FILE.gz is gzipped, - writes to stdout)\n"},
 		{[]string{"snapshot", "-f", "testdata/missing.yaml", "-o", "-"}, exitError, "error: cannot read testdata/missing.yaml: stat testdata/missing.yaml: no such file or directory\n"},
+		{[]string{"snapshot", "-f", "-", "-f", "-", "-o", "-"}, exitError, "error: -f - is given more than once: standard input can be read only once; give -f - once\n"},
 		{[]string{"snapshot", "-o", "-", "extra"}, exitUsage, "error: kgc snapshot takes no arguments, got \"extra\": it captures the whole cluster (or the -f inputs)\n"},
 	}
 	for _, tt := range tests {
@@ -258,7 +259,7 @@ func TestSourceLoadWarnings(t *testing.T) {
 }
 
 func TestSnapshotCommandLive(t *testing.T) {
-	srv := httptest.NewServer(&snapshottest.FakeAPIServer{})
+	srv := httptest.NewServer(&capturetest.FakeAPIServer{})
 	defer srv.Close()
 	stdout, stderr, code := kgcRun(t, "", "--server", srv.URL, "--context", "", "snapshot", "-o", "-")
 	if code != 0 {
@@ -328,7 +329,7 @@ func TestCapturedAt(t *testing.T) {
 		t.Errorf("snapshot written with --captured-at: capturedAt %v, err %v", back.CapturedAt, err)
 	}
 
-	srv := httptest.NewServer(&snapshottest.FakeAPIServer{})
+	srv := httptest.NewServer(&capturetest.FakeAPIServer{})
 	defer srv.Close()
 	for _, c := range []struct {
 		args []string

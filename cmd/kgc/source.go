@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/pkg/capture"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -102,11 +103,11 @@ func (o *sourceOptions) capture(ctx context.Context, namespace string) (*snapsho
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig, or read dumps with -f", err)
 	}
-	opts := snapshot.CaptureOptions{Namespace: namespace, Context: o.contextName(), ConsistentRead: o.ConsistentRead}
+	opts := capture.Options{Namespace: namespace, Context: o.contextName(), ConsistentRead: o.ConsistentRead}
 	if isTerminal(o.streams.ErrOut) {
 		opts.Progress = o.streams.ErrOut
 	}
-	return snapshot.Capture(ctx, cfg, opts)
+	return capture.Capture(ctx, cfg, opts)
 }
 
 func (o *sourceOptions) contextName() string {

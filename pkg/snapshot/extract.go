@@ -59,15 +59,24 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 // only the fact, never the annotations themselves.
 const mirrorAnnotation = "kubernetes.io/config.mirror"
 
-// extractor turns raw objects into Objects, sharing an intern table.
-type extractor struct {
+// Extractor turns raw JSON objects into Objects, keeping only what the
+// model holds. Its objects share strings, label maps and times through
+// its tables, so it is not safe for concurrent use: give each goroutine
+// its own.
+type Extractor struct {
 	in     *interner
 	ar     arena
 	times  timeSlab
 	labels map[string]map[string]string
 }
 
-func newExtractor() *extractor { return &extractor{in: newInterner()} }
+// NewExtractor returns an Extractor with empty tables.
+func NewExtractor() *Extractor { return &Extractor{in: newInterner()} }
+
+// Intern returns s from the extractor's table, so that objects built
+// outside it (a live capture's metadata-only lists) share one copy of the
+// strings every object repeats: namespaces, kinds, finalizers.
+func (x *Extractor) Intern(s string) string { return x.in.str(s) }
 
 // maxLabelSets bounds the cache of label maps shared between objects.
 const maxLabelSets = 1 << 16
@@ -75,7 +84,7 @@ const maxLabelSets = 1 << 16
 // extract builds the Object from f. hintAPIVersion/hintKind fill in
 // items that carry no type (kubectl cluster-info dump lists of typed
 // objects). mirror reports the pod mirror annotation.
-func (x *extractor) extract(f topFields, hintAPIVersion, hintKind string) (Object, error) {
+func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Object, error) {
 	var o Object
 	var err error
 	if f.apiVersion != nil {
@@ -114,7 +123,7 @@ func (x *extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 }
 
 // meta decodes metadata into m, keeping only the fields ObjectMeta has.
-func (x *extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
+func (x *Extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 	s := scanner{d: raw}
 	err = s.object(func(key []byte) error {
 		var err error
@@ -165,7 +174,7 @@ func (x *extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 	return mirror, err
 }
 
-func (x *extractor) timep(s *scanner) (*time.Time, error) {
+func (x *Extractor) timep(s *scanner) (*time.Time, error) {
 	t, ok, err := s.timev()
 	if !ok || err != nil {
 		return nil, err
@@ -177,7 +186,7 @@ func (x *extractor) timep(s *scanner) (*time.Time, error) {
 // sets, so maps are shared between objects with byte-identical labels:
 // a map per object would be the largest part of a big snapshot. Label maps
 // of read objects are therefore read-only.
-func (x *extractor) labelMap(outer *scanner) (map[string]string, error) {
+func (x *Extractor) labelMap(outer *scanner) (map[string]string, error) {
 	raw, err := outer.raw()
 	if err != nil {
 		return nil, err
@@ -208,7 +217,7 @@ func (x *extractor) labelMap(outer *scanner) (map[string]string, error) {
 	return m, nil
 }
 
-func (x *extractor) ownerRef(s *scanner) (OwnerReference, error) {
+func (x *Extractor) ownerRef(s *scanner) (OwnerReference, error) {
 	var r OwnerReference
 	err := s.object(func(key []byte) error {
 		var err error
@@ -236,10 +245,23 @@ func (x *extractor) ownerRef(s *scanner) (OwnerReference, error) {
 	return r, err
 }
 
+// factKinds are the kinds whose Facts come from spec or status; facts
+// below reads exactly these.
+var factKinds = map[groupKind]bool{
+	{"", "Pod"}: true, {"", "Namespace"}: true, {"", "Node"}: true, {"", "PersistentVolumeClaim"}: true,
+	{"", "PersistentVolume"}: true, {"", "Service"}: true, {"batch", "Job"}: true,
+	{"apiextensions.k8s.io", "CustomResourceDefinition"}: true,
+}
+
+// HasFacts reports whether objects of group and kind carry Facts read
+// from their spec or status: a live capture lists those kinds in full,
+// and metadata alone is enough for every other kind.
+func HasFacts(group, kind string) bool { return factKinds[groupKind{group, kind}] }
+
 // facts extracts the kind-specific Facts. Pods and Services are common in
 // big dumps and are scanned by hand; the rare kinds go through
 // encoding/json into small structs.
-func (x *extractor) facts(o *Object, f topFields, mirror bool) error {
+func (x *Extractor) facts(o *Object, f topFields, mirror bool) error {
 	group, _ := splitGroupVersion(o.APIVersion)
 	var err error
 	switch {
@@ -356,7 +378,7 @@ func unmarshalParts(f topFields, spec, status any) error {
 	return nil
 }
 
-func (x *extractor) podSpec(raw []byte, podName string, p *PodFacts) error {
+func (x *Extractor) podSpec(raw []byte, podName string, p *PodFacts) error {
 	if raw == nil {
 		return nil
 	}
@@ -412,7 +434,7 @@ func (x *extractor) podSpec(raw []byte, podName string, p *PodFacts) error {
 	})
 }
 
-func (x *extractor) podStatus(raw []byte, p *PodFacts) error {
+func (x *Extractor) podStatus(raw []byte, p *PodFacts) error {
 	if raw == nil {
 		return nil
 	}
@@ -427,7 +449,7 @@ func (x *extractor) podStatus(raw []byte, p *PodFacts) error {
 	})
 }
 
-func (x *extractor) serviceSpec(raw []byte, sv *ServiceFacts) error {
+func (x *Extractor) serviceSpec(raw []byte, sv *ServiceFacts) error {
 	if raw == nil {
 		return nil
 	}

@@ -1,17 +1,13 @@
-// Package snapshot captures cluster metadata and reads it back from files.
+// Package snapshot is kgc's data model and its files: the Snapshot, how
+// dumps and snapshot files are read into one and how one is written.
 //
 // A Snapshot is the only input kgc's analysis packages (graph, plan, render)
 // see: a resource catalog plus the metadata of every object, and a few
 // non-metadata facts diagnosis needs. It deliberately holds nothing that can
 // carry secret data: no spec or status beyond Facts, no annotations, no
-// managedFields. This package is, with apply, the only one that talks to a
-// cluster.
-//
-// Capture lists a live cluster: discovery gives the catalog (every served
-// version of each group/kind, the preferred one first), and every type
-// with the list verb is listed metadata-only, in pages, several at once. A
-// type that cannot be listed (RBAC, a failing aggregated API) stays in the
-// catalog with listed=false and its error.
+// managedFields. This package never talks to a cluster (pkg/capture does,
+// and builds a Snapshot with the Extractor exported here), so that the
+// analysis packages that import it stay free of cluster clients.
 //
 // ReadFiles reads dumps and snapshot files offline: `kubectl get -o
 // yaml|json` output (single objects, Lists, multi-document YAML), `kubectl
@@ -55,6 +51,12 @@ type Snapshot struct {
 	// Duplicates are objects dropped because an earlier object had the same
 	// UID (offline input only); pkg/graph reports them as duplicate-uid.
 	Duplicates []Object `json:"-"`
+}
+
+// DiscoveryError records an API group version whose discovery failed.
+type DiscoveryError struct {
+	GroupVersion string `json:"groupVersion"`
+	Error        string `json:"error"`
 }
 
 // Source says where a snapshot came from.

@@ -161,6 +161,20 @@ func TestReadStdin(t *testing.T) {
 	}
 }
 
+// Standard input can be read once: a second -f - would read it empty and
+// silently add nothing, so it is refused before anything is read.
+func TestReadStdinTwiceIsAnError(t *testing.T) {
+	stdin := strings.NewReader("apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ns, uid: u1}\n")
+	_, err := ReadFiles([]string{"-", "testdata/kubectl-list.yaml", "-"}, stdin, ReadOptions{})
+	want := "-f - is given more than once: standard input can be read only once; give -f - once"
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant    %s", err, want)
+	}
+	if stdin.Len() == 0 {
+		t.Error("standard input was read before the arguments were checked")
+	}
+}
+
 func TestReadClusterInfoDump(t *testing.T) {
 	s, err := ReadFiles([]string{"testdata/cluster-info-dump"}, nil, ReadOptions{})
 	if err != nil {

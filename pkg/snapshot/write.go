@@ -17,7 +17,7 @@ import (
 func Write(w io.Writer, s *Snapshot) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	res := append([]Resource(nil), s.Resources...)
-	sortResources(res)
+	SortResources(res)
 	objs := s.Objects
 	if !objectsSorted(objs) {
 		objs = append([]Object(nil), objs...)
@@ -131,7 +131,9 @@ func objectsSorted(objs []Object) bool {
 	return true
 }
 
-func sortResources(res []Resource) {
+// SortResources sorts a catalog by group, then resource: the order of a
+// written snapshot's resources.
+func SortResources(res []Resource) {
 	for i := 1; i < len(res); i++ {
 		for j := i; j > 0 && lessResource(res[j], res[j-1]); j-- {
 			res[j], res[j-1] = res[j-1], res[j]

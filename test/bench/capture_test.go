@@ -3,7 +3,7 @@
 //
 //	KGC_BENCH_KUBECONFIG=/tmp/kgc-bench/kubeconfig go test ./test/bench -run '^$' -bench . -benchtime 5x
 //
-// BenchmarkCapture is snapshot.Capture; BenchmarkListFloor is the floor it
+// BenchmarkCapture is capture.Capture; BenchmarkListFloor is the floor it
 // is judged against: the same discovery, then a raw parallel metadata list
 // of the same types with the same workers and page size, decoding nothing
 // into kgc's model.
@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/capture"
 )
 
 func benchConfig(b *testing.B) *rest.Config {
@@ -46,7 +46,7 @@ func BenchmarkCapture(b *testing.B) {
 	cfg := benchConfig(b)
 	var n int
 	for b.Loop() {
-		s, err := snapshot.Capture(context.Background(), cfg, snapshot.CaptureOptions{})
+		s, err := capture.Capture(context.Background(), cfg, capture.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func BenchmarkCaptureVsFloor(b *testing.B) {
 		t0 := time.Now()
 		listFloor(b, cfg)
 		t1 := time.Now()
-		if _, err := snapshot.Capture(context.Background(), cfg, snapshot.CaptureOptions{}); err != nil {
+		if _, err := capture.Capture(context.Background(), cfg, capture.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
@@ -94,7 +94,7 @@ func median(v []float64) float64 {
 }
 
 // listFloor discovers the preferred listable types and lists each,
-// metadata only, paginated, with snapshot.DefaultWorkers at once, reading
+// metadata only, paginated, with capture.DefaultWorkers at once, reading
 // as a default capture does (first page from the watch cache).
 func listFloor(b *testing.B, cfg *rest.Config) int64 {
 	ctx := context.Background()
@@ -128,14 +128,14 @@ func listFloor(b *testing.B, cfg *rest.Config) int64 {
 	work := make(chan schema.GroupVersionResource)
 	var total atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < snapshot.DefaultWorkers; w++ {
+	for w := 0; w < capture.DefaultWorkers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for gvr := range work {
 				cont := ""
 				for {
-					lo := metav1.ListOptions{Limit: snapshot.DefaultPageSize, Continue: cont}
+					lo := metav1.ListOptions{Limit: capture.DefaultPageSize, Continue: cont}
 					if cont == "" {
 						lo.ResourceVersion = "0"
 					}

@@ -1,4 +1,4 @@
-// Package snapshottest provides a fake Kubernetes API server for tests of
+// Package capturetest provides a fake Kubernetes API server for tests of
 // live capture: discovery and list responses shaped like kube-apiserver's,
 // with the failures real clusters show.
 //
@@ -12,7 +12,7 @@
 // once (410) and is then throttled once (429). Lists page two items at a
 // time. Every object carries a last-applied annotation holding "hunter2"
 // and managedFields, which a snapshot must not keep.
-package snapshottest
+package capturetest
 
 import (
 	"encoding/json"

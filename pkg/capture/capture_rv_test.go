@@ -1,4 +1,4 @@
-package snapshot
+package capture
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/kgc-dev/kgc/pkg/snapshot/snapshottest"
+	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 )
 
 // A capture reads lists from the watch cache unless asked for quorum
@@ -23,10 +23,10 @@ func TestCaptureReadConsistency(t *testing.T) {
 		{"quorum reads with ConsistentRead", true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := &snapshottest.FakeAPIServer{}
+			fake := &capturetest.FakeAPIServer{}
 			srv := httptest.NewServer(fake)
 			defer srv.Close()
-			if _, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, CaptureOptions{Workers: 2, PageSize: 2, ConsistentRead: tc.consistent}); err != nil {
+			if _, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{Workers: 2, PageSize: 2, ConsistentRead: tc.consistent}); err != nil {
 				t.Fatal(err)
 			}
 			var first, later int

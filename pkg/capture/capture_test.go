@@ -1,4 +1,4 @@
-package snapshot
+package capture
 
 import (
 	"bytes"
@@ -10,15 +10,16 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/kgc-dev/kgc/pkg/snapshot/snapshottest"
+	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 func TestCapture(t *testing.T) {
-	fake := &snapshottest.FakeAPIServer{}
+	fake := &capturetest.FakeAPIServer{}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	var progress bytes.Buffer
-	s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, CaptureOptions{Workers: 3, PageSize: 2, Context: "test", Progress: &progress})
+	s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{Workers: 3, PageSize: 2, Context: "test", Progress: &progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestCapture(t *testing.T) {
 		t.Error("a reference through a served non-preferred version must resolve")
 	}
 
-	var pod, ns *Object
+	var pod, ns *snapshot.Object
 	for i := range s.Objects {
 		switch s.Objects[i].Metadata.UID {
 		case "pod-1":
@@ -94,7 +95,7 @@ func TestCapture(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := Write(&out, s); err != nil {
+	if err := snapshot.Write(&out, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, leak := range []string{"hunter2", "managedFields", "annotations", "PartialObjectMetadata"} {
@@ -111,9 +112,9 @@ func TestCapture(t *testing.T) {
 }
 
 func TestCaptureNamespace(t *testing.T) {
-	srv := httptest.NewServer(&snapshottest.FakeAPIServer{})
+	srv := httptest.NewServer(&capturetest.FakeAPIServer{})
 	defer srv.Close()
-	s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, CaptureOptions{Namespace: "shop"})
+	s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{Namespace: "shop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +130,26 @@ func TestCaptureNamespace(t *testing.T) {
 func TestCaptureUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close()
-	_, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, CaptureOptions{})
+	_, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the cluster at "+srv.URL) {
 		t.Errorf("error = %v", err)
 	}
+}
+
+// refs names the snapshot's objects as "apiVersion Kind/ns/name".
+func refs(s *snapshot.Snapshot) []string {
+	var out []string
+	for _, o := range s.Objects {
+		out = append(out, o.APIVersion+" "+o.Ref().String())
+	}
+	return out
+}
+
+// warnings are the snapshot's warnings as the CLI prints them.
+func warnings(s *snapshot.Snapshot) []string {
+	var out []string
+	for _, w := range s.Warnings {
+		out = append(out, w.String())
+	}
+	return out
 }

@@ -1,0 +1,127 @@
+// Package capture takes a snapshot of a live cluster. With the coming
+// apply, it is one of the only packages that talk to a cluster: every
+// other package works on the snapshot.Snapshot it returns, which is what
+// keeps analysis reproducible from a file.
+//
+// Capture runs discovery for the catalog (every served version of each
+// group/kind, the preferred one first), then lists every type with the
+// list verb, metadata only, in pages, several types at once. The few kinds
+// whose facts live in spec or status (snapshot.HasFacts) are listed in
+// full and reduced by the same scanner as dumps. A type that cannot be
+// listed (RBAC, a failing aggregated API) stays in the catalog with
+// listed=false and its error, and becomes a warning.
+package capture
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Options tunes Capture.
+type Options struct {
+	// Workers lists this many types at once; 0 means DefaultWorkers.
+	Workers int
+	// PageSize is the list page size; 0 means DefaultPageSize.
+	PageSize int64
+	// Progress, when set, receives a single updating progress line.
+	Progress io.Writer
+	// Context is the kubeconfig context name, recorded in Source.
+	Context string
+	// Namespace limits namespaced types to one namespace ("" = all).
+	// Cluster-scoped types are always listed in full.
+	Namespace string
+	// ConsistentRead asks for quorum reads from etcd. By default the
+	// first page of every list is served from the API server's watch
+	// cache (resourceVersion=0): the view the garbage collector's own
+	// informers list from, possibly a few milliseconds behind etcd, and
+	// three to four times cheaper for the server (33k objects on a local
+	// kube-apiserver: 110–170 ms instead of 370–480 ms).
+	ConsistentRead bool
+}
+
+const (
+	// DefaultWorkers lists this many types in parallel: enough to hide
+	// round trips, few enough not to trip API Priority and Fairness.
+	DefaultWorkers = 12
+	// DefaultPageSize is the list chunk size.
+	DefaultPageSize = 1000
+	maxTries        = 5 // per page, for 429, 5xx and timeouts
+	maxRelists      = 3 // per type, for 410 Gone (expired continue token)
+)
+
+// Capture lists every listable type of the cluster, metadata only, and
+// returns the snapshot. Discovery failures of single groups (an aggregated
+// API being down is common) and list failures of single types (RBAC) are
+// recorded as warnings and as listed:false in the catalog, not errors.
+func Capture(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot.Snapshot, error) {
+	opts = opts.withDefaults()
+	cfg = clientConfig(cfg)
+	d, err := discover(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCapturer(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	results := c.listAll(ctx, d.resources)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("capture interrupted: %w", err)
+	}
+	src := snapshot.Source{Type: "live", Server: cfg.Host, ServerVersion: d.serverVersion, Context: opts.Context, Namespace: opts.Namespace}
+	return assemble(d, results, src), nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = DefaultPageSize
+	}
+	return o
+}
+
+// clientConfig adapts the caller's config to a capture, on a copy.
+func clientConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.RateLimiter == nil && cfg.QPS <= rest.DefaultQPS {
+		// Client-side throttling at 5 QPS would dominate a capture; the
+		// server's priority and fairness protects it, and 429s are retried.
+		cfg.QPS = -1
+	}
+	// Deprecation warnings (v1 Endpoints, ComponentStatus) are about
+	// using those APIs, not about the cluster: a capture lists every type
+	// and would print them on every run.
+	cfg.WarningHandler = rest.NoWarnings{}
+	return cfg
+}
+
+// newCapturer makes the two list clients: the metadata client for most
+// types, and a raw JSON client for the kinds listed in full.
+func newCapturer(cfg *rest.Config, opts Options) (*capturer, error) {
+	c := &capturer{opts: opts}
+	var err error
+	if c.meta, err = metadata.NewForConfig(metadata.ConfigFor(cfg)); err != nil {
+		return nil, fmt.Errorf("cannot create a metadata client: %w", err)
+	}
+	jcfg := rest.CopyConfig(cfg)
+	jcfg.APIPath = "/"
+	jcfg.GroupVersion = &schema.GroupVersion{}
+	jcfg.AcceptContentTypes = "application/json"
+	jcfg.ContentType = "application/json"
+	jcfg.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	if c.raw, err = rest.RESTClientFor(jcfg); err != nil {
+		return nil, fmt.Errorf("cannot create a REST client: %w", err)
+	}
+	return c, nil
+}

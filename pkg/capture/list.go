@@ -1,0 +1,307 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// capturer lists the types of one capture; its counters feed the
+// progress line.
+type capturer struct {
+	opts Options
+	meta metadata.Interface
+	raw  rest.Interface
+
+	doneTypes atomic.Int64
+	objects   atomic.Int64
+	// backoff is the first retry delay; tests shorten it.
+	backoff time.Duration
+}
+
+// listAll lists the listable resources with a bounded worker pool.
+func (c *capturer) listAll(ctx context.Context, res []snapshot.Resource) []listResult {
+	results := make([]listResult, len(res))
+	var todo []int
+	for i, r := range res {
+		if r.HasVerb("list") {
+			todo = append(todo, i)
+		}
+	}
+	// Pods, events and secrets are usually the biggest types: start them
+	// first so that they do not become the long tail.
+	sort.SliceStable(todo, func(a, b int) bool { return bigFirst(res[todo[a]]) > bigFirst(res[todo[b]]) })
+
+	stop := c.startProgress(len(todo))
+	defer stop()
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(c.opts.Workers, max(len(todo), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := snapshot.NewExtractor()
+			for i := range work {
+				objs, err := c.listType(ctx, x, res[i])
+				results[i] = listResult{objs: objs, listed: err == nil, err: err}
+				c.doneTypes.Add(1)
+			}
+		}()
+	}
+	for _, i := range todo {
+		select {
+		case work <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	return results
+}
+
+func bigFirst(r snapshot.Resource) int {
+	if r.Group == "" {
+		switch r.Resource {
+		case "pods":
+			return 3
+		case "events", "secrets", "configmaps":
+			return 2
+		}
+	}
+	if r.Group == "apps" && r.Resource == "replicasets" {
+		return 2
+	}
+	return 0
+}
+
+// startProgress prints "listing: N/M types, K objects" on one updating
+// line until stop is called.
+func (c *capturer) startProgress(total int) (stop func()) {
+	if c.opts.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	print := func() {
+		fmt.Fprintf(c.opts.Progress, "\rlisting: %d/%d types, %d objects", c.doneTypes.Load(), total, c.objects.Load())
+	}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				print()
+				fmt.Fprint(c.opts.Progress, "\n")
+				return
+			case <-t.C:
+				print()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// listType lists one resource page by page, relisting from scratch when
+// the continue token expires (410 Gone), as a reflector does.
+func (c *capturer) listType(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource) ([]snapshot.Object, error) {
+	for relist := 0; ; relist++ {
+		objs, err := c.listPages(ctx, x, r)
+		if err == nil {
+			return objs, nil
+		}
+		if (apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) && relist < maxRelists {
+			continue
+		}
+		return nil, describeListError(err)
+	}
+}
+
+// listPages lists every page of r once. On an error the objects already
+// counted in the progress line are taken back: a relist counts them again.
+func (c *capturer) listPages(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource) ([]snapshot.Object, error) {
+	var objs []snapshot.Object
+	cont := ""
+	for {
+		page, next, err := c.listPage(ctx, x, r, cont)
+		if err != nil {
+			c.objects.Add(-int64(len(objs)))
+			return nil, err
+		}
+		objs = append(objs, page...)
+		c.objects.Add(int64(len(page)))
+		if next == "" {
+			return objs, nil
+		}
+		cont = next
+	}
+}
+
+// listPage lists the page of r that cont points to, retrying transient
+// failures; a retry asks for the same page again.
+func (c *capturer) listPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, cont string) (page []snapshot.Object, next string, err error) {
+	ns := ""
+	if r.Namespaced {
+		ns = c.opts.Namespace
+	}
+	err = c.retry(ctx, func() error {
+		var err error
+		if snapshot.HasFacts(r.Group, r.Kind) {
+			page, next, err = c.listFullPage(ctx, x, r, ns, cont)
+		} else {
+			page, next, err = c.listMetaPage(ctx, x, r, ns, cont)
+		}
+		return err
+	})
+	return page, next, err
+}
+
+// describeListError keeps the API server's message but drops the Go noise.
+func describeListError(err error) error {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		st := se.Status()
+		return fmt.Errorf("%s (HTTP %d)", st.Message, st.Code)
+	}
+	return err
+}
+
+func (c *capturer) retry(ctx context.Context, fn func() error) error {
+	delay := c.backoff
+	if delay == 0 {
+		delay = 200 * time.Millisecond
+	}
+	for try := 1; ; try++ {
+		err := fn()
+		if err == nil || try >= maxTries || !retryable(err) {
+			return err
+		}
+		// Full jitter keeps the workers from retrying in lockstep.
+		d := time.Duration(rand.Int64N(int64(delay)) + int64(delay)/2)
+		if s, ok := apierrors.SuggestsClientDelay(err); ok && time.Duration(s)*time.Second > d {
+			d = time.Duration(s) * time.Second
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+func retryable(err error) bool {
+	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err) {
+		return true
+	}
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		return se.Status().Code >= 500
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "connection reset by peer")
+}
+
+func (c *capturer) listMetaPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns, cont string) ([]snapshot.Object, string, error) {
+	gvr := schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+	var ri metadata.ResourceInterface = c.meta.Resource(gvr)
+	if ns != "" {
+		ri = c.meta.Resource(gvr).Namespace(ns)
+	}
+	list, err := ri.List(ctx, c.listOptions(cont))
+	if err != nil {
+		return nil, "", err
+	}
+	apiVersion := x.Intern(r.GroupVersion())
+	kind := x.Intern(r.Kind)
+	out := make([]snapshot.Object, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, fromObjectMeta(x, apiVersion, kind, &list.Items[i].ObjectMeta))
+	}
+	return out, list.Continue, nil
+}
+
+// listOptions for one page. Only a first page carries a resourceVersion:
+// later pages are pinned by their continue token.
+func (c *capturer) listOptions(cont string) metav1.ListOptions {
+	lo := metav1.ListOptions{Limit: c.opts.PageSize, Continue: cont}
+	if cont == "" && !c.opts.ConsistentRead {
+		lo.ResourceVersion = "0"
+	}
+	return lo
+}
+
+// fromObjectMeta copies the kept metadata; annotations and managedFields
+// are left behind.
+func fromObjectMeta(x *snapshot.Extractor, apiVersion, kind string, m *metav1.ObjectMeta) snapshot.Object {
+	o := snapshot.Object{APIVersion: apiVersion, Kind: kind, Metadata: snapshot.ObjectMeta{
+		Name: m.Name, Namespace: x.Intern(m.Namespace), UID: string(m.UID), ResourceVersion: m.ResourceVersion,
+		Generation: m.Generation, DeletionGracePeriodSeconds: m.DeletionGracePeriodSeconds, Labels: m.Labels,
+	}}
+	if !m.CreationTimestamp.IsZero() {
+		t := m.CreationTimestamp.UTC()
+		o.Metadata.CreationTimestamp = &t
+	}
+	if m.DeletionTimestamp != nil {
+		t := m.DeletionTimestamp.UTC()
+		o.Metadata.DeletionTimestamp = &t
+	}
+	for _, f := range m.Finalizers {
+		o.Metadata.Finalizers = append(o.Metadata.Finalizers, x.Intern(f))
+	}
+	for _, r := range m.OwnerReferences {
+		o.Metadata.OwnerReferences = append(o.Metadata.OwnerReferences, snapshot.OwnerReference{
+			APIVersion: x.Intern(r.APIVersion), Kind: x.Intern(r.Kind), Name: r.Name, UID: string(r.UID),
+			Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion,
+		})
+	}
+	return o
+}
+
+// listFullPage lists whole objects as JSON and reduces them with the dump
+// scanner, for the kinds whose Facts need spec or status.
+func (c *capturer) listFullPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns, cont string) ([]snapshot.Object, string, error) {
+	path := "/api/" + r.Version
+	if r.Group != "" {
+		path = "/apis/" + r.Group + "/" + r.Version
+	}
+	if ns != "" {
+		path += "/namespaces/" + ns
+	}
+	path += "/" + r.Resource
+	lo := c.listOptions(cont)
+	req := c.raw.Get().AbsPath(path).Param("limit", strconv.FormatInt(lo.Limit, 10))
+	if lo.Continue != "" {
+		req = req.Param("continue", lo.Continue)
+	}
+	if lo.ResourceVersion != "" {
+		req = req.Param("resourceVersion", lo.ResourceVersion)
+	}
+	body, err := req.DoRaw(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	return x.ReadListPage(body, r.GroupVersion(), r.Kind)
+}
