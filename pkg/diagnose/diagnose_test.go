@@ -175,7 +175,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "PVC not held by a shut-down pod's generic ephemeral volume",
 			snap:   testobj.Snapshot(ephClaim, ephShutDown).Build(),
 			target: ephClaim.Metadata.UID,
-			want:   []wantRC{{uid: ephClaim.Metadata.UID, finalizer: rules.FinalizerPVC, reason: ReasonInProgress, removedBy: actorPVCProtection}},
+			want:   []wantRC{{uid: ephClaim.Metadata.UID, finalizer: rules.FinalizerPVC, reason: ReasonInProgress, removedBy: rules.ActorPVCProtection}},
 		},
 		{
 			name:   "PV held by the claim it is bound to",
@@ -313,13 +313,13 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "pod on a NotReady node tainted out-of-service is the pod GC's",
 			snap:   testobj.Snapshot(notReadyPod, node("n2", "False", "node.kubernetes.io/out-of-service:NoExecute")).Build(),
 			target: notReadyPod.Metadata.UID,
-			want:   []wantRC{{uid: notReadyPod.Metadata.UID, reason: ReasonInProgress, removedBy: actorPodGC}},
+			want:   []wantRC{{uid: notReadyPod.Metadata.UID, reason: ReasonInProgress, removedBy: rules.ActorPodGC}},
 		},
 		{
 			name:   "pod on a node that no longer exists",
 			snap:   testobj.Snapshot(missingNodePod, readyNode).Build(),
 			target: missingNodePod.Metadata.UID,
-			want: []wantRC{{uid: missingNodePod.Metadata.UID, reason: ReasonNodeMissing, removedBy: actorPodGC,
+			want: []wantRC{{uid: missingNodePod.Metadata.UID, reason: ReasonNodeMissing, removedBy: rules.ActorPodGC,
 				actions: []string{ActionFixController, ActionForceDelete}}},
 		},
 		{

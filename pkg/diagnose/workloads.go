@@ -8,14 +8,6 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// Actors besides the plan package's.
-const (
-	actorPodGC         = "pod-garbage-collector"
-	actorPVCProtection = "pvc-protection-controller"
-	actorPVProtection  = "pv-protection-controller"
-	actorCRDFinalizer  = "apiextensions-apiserver crd-finalizer"
-)
-
 // kubelet explains a pod in graceful termination, as
 // rules.PodTermination decides who ends it. A pod whose grace period is
 // already 0 is held only by its finalizers.
@@ -34,15 +26,15 @@ func (r *run) kubelet(pod *snapshot.Object) (Blocker, bool) {
 	case rules.Kubelet:
 		r.kubeletConfirms(pod, end, &b)
 	case rules.PodGCUnscheduled:
-		b.RemovedBy = actorPodGC
+		b.RemovedBy = rules.ActorPodGC
 		b.WaitingFor = "the pod garbage collector to delete the unscheduled pod"
-		b.RootCause = r.inProgress(pod, "", actorPodGC, "the pod was never scheduled: the pod garbage collector deletes it with grace 0 on its next pass (every 20s)", pod, nil)
+		b.RootCause = r.inProgress(pod, "", rules.ActorPodGC, "the pod was never scheduled: the pod garbage collector deletes it with grace 0 on its next pass (every 20s)", pod, nil)
 	case rules.PodGCOrphaned:
 		r.nodeMissing(pod, end, &b)
 	case rules.PodGCOutOfService:
-		b.RemovedBy = actorPodGC
+		b.RemovedBy = rules.ActorPodGC
 		b.WaitingFor = "the pod garbage collector to force-delete it: node " + end.Node + " is NotReady and out-of-service"
-		b.RootCause = r.inProgress(pod, "", actorPodGC, "node "+end.Node+" is NotReady and tainted out-of-service: the pod garbage collector force-deletes its terminating pods", pod, nil)
+		b.RootCause = r.inProgress(pod, "", rules.ActorPodGC, "node "+end.Node+" is NotReady and tainted out-of-service: the pod garbage collector force-deletes its terminating pods", pod, nil)
 	default:
 		b.WaitingFor = "the kubelet on node " + end.Node + " (Ready=" + end.Ready + ") to confirm that its containers stopped"
 		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonNodeNotReady, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},
@@ -90,7 +82,7 @@ func (r *run) kubeletConfirms(pod *snapshot.Object, end rules.PodEnd, b *Blocker
 func (r *run) nodeMissing(pod *snapshot.Object, end rules.PodEnd, b *Blocker) {
 	at, deadline := r.ix.snap.CapturedAt, *pod.Metadata.DeletionTimestamp
 	nodeRef := snapshot.ObjectRef{APIVersion: "v1", Kind: "Node", Name: end.Node}
-	b.RemovedBy = actorPodGC
+	b.RemovedBy = rules.ActorPodGC
 	b.WaitingFor = "the pod garbage collector to delete it: node " + end.Node + " no longer exists"
 	msg := "its node " + end.Node + " no longer exists, so no kubelet will confirm termination; the pod garbage collector deletes pods of missing nodes after a 40s quarantine"
 	reason := ReasonInProgress
@@ -98,7 +90,7 @@ func (r *run) nodeMissing(pod *snapshot.Object, end rules.PodEnd, b *Blocker) {
 		reason = ReasonNodeMissing
 		msg += fmt.Sprintf(", yet it is still here %s past its grace period: the pod garbage collector (kube-controller-manager) is probably not running", Age(at.Sub(deadline)))
 	}
-	b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: reason, RemovedBy: actorPodGC, Message: msg, Related: []snapshot.ObjectRef{nodeRef}}}, pod, nil)
+	b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: reason, RemovedBy: rules.ActorPodGC, Message: msg, Related: []snapshot.ObjectRef{nodeRef}}}, pod, nil)
 }
 
 // pvc explains kubernetes.io/pvc-protection: removed once no scheduled pod
@@ -124,7 +116,7 @@ func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 	}
 	if len(users) == 0 {
 		b.WaitingFor = "the pvc-protection controller to see that no pod uses the claim"
-		b.RootCause = r.inProgress(claim, rules.FinalizerPVC, actorPVCProtection, "no scheduled pod uses the claim: the pvc-protection controller removes the finalizer on its next pass", claim, nil)
+		b.RootCause = r.inProgress(claim, rules.FinalizerPVC, rules.ActorPVCProtection, "no scheduled pod uses the claim: the pvc-protection controller removes the finalizer on its next pass", claim, nil)
 		return
 	}
 	b.WaitingFor = plural(len(users), "pod") + " that use the claim to be gone (a scheduled pod counts whatever its phase)"
@@ -152,13 +144,13 @@ func (r *run) pv(vol *snapshot.Object, b *Blocker) {
 	if vol.Facts != nil {
 		facts = vol.Facts.PV
 	}
-	b.RemovedBy = actorPVProtection
+	b.RemovedBy = rules.ActorPVProtection
 	if facts == nil || facts.Phase != "Bound" {
 		if facts == nil {
 			r.note("the snapshot holds no status for %s: its phase is unknown", vol.Ref())
 		}
 		b.WaitingFor = "the pv-protection controller to see that the volume is not Bound"
-		b.RootCause = r.inProgress(vol, rules.FinalizerPV, actorPVProtection, "the volume is not Bound: the pv-protection controller removes the finalizer on its next pass", vol, nil)
+		b.RootCause = r.inProgress(vol, rules.FinalizerPV, rules.ActorPVProtection, "the volume is not Bound: the pv-protection controller removes the finalizer on its next pass", vol, nil)
 		return
 	}
 	b.WaitingFor = "the volume to be released by its claim"
@@ -166,7 +158,7 @@ func (r *run) pv(vol *snapshot.Object, b *Blocker) {
 		return r.ix.byName("", "PersistentVolumeClaim", ns, name)
 	})
 	if claim == nil {
-		b.RootCause = r.inProgress(vol, rules.FinalizerPV, "persistentvolume-controller",
+		b.RootCause = r.inProgress(vol, rules.FinalizerPV, rules.ActorPVController,
 			"the volume is Bound to a claim that no longer exists: the persistentvolume controller releases it, then the pv-protection controller removes the finalizer", vol, nil)
 		return
 	}
@@ -195,7 +187,7 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 			}
 		}
 	}
-	b.RemovedBy = actorCRDFinalizer
+	b.RemovedBy = rules.ActorCRDFinalizer
 	if kind == "" {
 		r.note("the snapshot holds no spec for %s: its instances are unknown", crd.Ref())
 	} else if !r.ix.listed(group, kind) {
@@ -204,7 +196,7 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 	instances := r.ix.byGK[[2]string{group, kind}]
 	if kind == "" || len(instances) == 0 {
 		b.WaitingFor = "the CRD finalizer to see that no instance remains"
-		b.RootCause = r.inProgress(crd, rules.FinalizerCRD, actorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd, nil)
+		b.RootCause = r.inProgress(crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd, nil)
 		return
 	}
 	b.WaitingFor = "every " + kind + " to be gone: " + plural(len(instances), "instance") + " remain"
@@ -218,9 +210,9 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 		}
 	}
 	if len(pending) > 0 {
-		nb := Blocker{Object: crd.Ref(), Finalizer: rules.FinalizerCRD, RemovedBy: actorCRDFinalizer,
+		nb := Blocker{Object: crd.Ref(), Finalizer: rules.FinalizerCRD, RemovedBy: rules.ActorCRDFinalizer,
 			WaitingFor: "the CRD finalizer to delete " + plural(len(pending), kind), Objects: refsOf(pending)}
-		nb.RootCause = r.inProgress(crd, rules.FinalizerCRD, actorCRDFinalizer, "the CRD finalizer has yet to delete "+plural(len(pending), kind), crd, nil)
+		nb.RootCause = r.inProgress(crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "the CRD finalizer has yet to delete "+plural(len(pending), kind), crd, nil)
 		r.leaves[nb.RootCause-1].rc.Related = refsOf(pending)
 		b.Blockers = append(b.Blockers, nb)
 	}

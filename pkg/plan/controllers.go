@@ -411,7 +411,7 @@ func (c *controllers) syncCRD(i int32) (string, time.Duration) {
 	if established && len(instances) > 0 {
 		why := fmt.Sprintf("its CustomResourceDefinition %s is being deleted", o.Metadata.Name)
 		for _, k := range instances {
-			_, _ = c.s.st.delete("apiextensions-apiserver crd-finalizer", k, deleteOptions{}, why)
+			_, _ = c.s.st.delete(rules.ActorCRDFinalizer, k, deleteOptions{}, why)
 		}
 		var left []int32
 		for _, k := range instances {
@@ -427,8 +427,8 @@ func (c *controllers) syncCRD(i int32) (string, time.Duration) {
 	o = c.obj(i)
 	n := clone(o)
 	n.Metadata.Finalizers = slices.DeleteFunc(n.Metadata.Finalizers, func(f string) bool { return f == rules.FinalizerCRD })
-	c.s.record("apiextensions-apiserver crd-finalizer", ActionRemoveFin, n, "", rules.FinalizerCRD+": no instance is left")
-	c.s.st.update("crd-finalizer", i, n)
+	c.s.record(rules.ActorCRDFinalizer, ActionRemoveFin, n, "", rules.FinalizerCRD+": no instance is left")
+	c.s.st.update(rules.ActorCRDFinalizer, i, n)
 	return "", 0
 }
 
@@ -456,7 +456,7 @@ func (c *controllers) syncPod(i int32) {
 	switch end.Finisher {
 	case rules.NotGraceful:
 	case rules.PodGCUnscheduled:
-		c.finishPod(i, ControllerPodGC, "podgc", "the pod is terminating and unscheduled (gcUnscheduledTerminating)", c.s.st.now,
+		c.finishPod(i, ControllerPodGC, rules.ActorPodGC, "the pod is terminating and unscheduled (gcUnscheduledTerminating)", c.s.st.now,
 			"an unscheduled pod in graceful termination: only PodGC finishes it, and it is not simulated")
 	case rules.Kubelet:
 		why := "the kubelet on node " + node + " has stopped the containers"
@@ -466,10 +466,10 @@ func (c *controllers) syncPod(i int32) {
 		c.finishPod(i, ControllerKubelet, rules.ActorKubelet, why, *o.Metadata.DeletionTimestamp,
 			"waiting for the kubelet on node "+node+" to confirm termination (not simulated)")
 	case rules.PodGCOrphaned:
-		c.finishPod(i, ControllerPodGC, "podgc", "node "+node+" no longer exists (gcOrphaned, after a 40 s quarantine)", c.s.st.now.Add(rules.PodGCQuarantine),
+		c.finishPod(i, ControllerPodGC, rules.ActorPodGC, "node "+node+" no longer exists (gcOrphaned, after a 40 s quarantine)", c.s.st.now.Add(rules.PodGCQuarantine),
 			"node "+node+" no longer exists and PodGC is not simulated")
 	case rules.PodGCOutOfService:
-		c.finishPod(i, ControllerPodGC, "podgc", "node "+node+" is NotReady and tainted out-of-service (gcTerminating)", c.s.st.now,
+		c.finishPod(i, ControllerPodGC, rules.ActorPodGC, "node "+node+" is NotReady and tainted out-of-service (gcTerminating)", c.s.st.now,
 			"node "+node+" is not Ready: no kubelet confirms the termination, so the pod stays Terminating until the node returns or it is force-deleted")
 	default:
 		c.why[i] = "node " + node + " is not Ready: no kubelet confirms the termination, so the pod stays Terminating until the node returns or it is force-deleted"
@@ -522,7 +522,7 @@ func (c *controllers) syncPVC(i int32) {
 			return
 		}
 	}
-	c.removeFin(i, "pvc-protection-controller", rules.FinalizerPVC, "no pod uses the claim any more")
+	c.removeFin(i, rules.ActorPVCProtection, rules.FinalizerPVC, "no pod uses the claim any more")
 }
 
 // syncPV is the pv-protection controller: the volume must not be Bound
@@ -536,7 +536,7 @@ func (c *controllers) syncPV(i int32) {
 		c.why[i] = "still Bound to claim " + cr.Metadata.Namespace + "/" + cr.Metadata.Name
 		return
 	}
-	c.removeFin(i, "pv-protection-controller", rules.FinalizerPV, "the volume is not Bound")
+	c.removeFin(i, rules.ActorPVProtection, rules.FinalizerPV, "the volume is not Bound")
 }
 
 // claim is a ClaimLookup over the store.
@@ -558,7 +558,7 @@ func (c *controllers) syncJobPod(i int32) {
 	}
 	job := func(uid string) *snapshot.Object { _, j := c.s.st.get(uid); return j }
 	if rules.JobTrackingDone(o, job) {
-		c.removeFin(i, "job-controller", rules.FinalizerJob, "the pod is terminating, finished or no longer tracked by a running Job")
+		c.removeFin(i, rules.ActorJob, rules.FinalizerJob, "the pod is terminating, finished or no longer tracked by a running Job")
 	}
 }
 

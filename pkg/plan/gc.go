@@ -150,6 +150,8 @@ type gc struct {
 	absent map[identity]struct{}
 	// lastErr remembers why an item was last requeued, for "retrying forever".
 	lastErr map[*node]string
+	// rotations counts identity switches of virtual nodes by UID.
+	rotations map[string]rotation
 
 	// sc runs the workers (sched.go).
 	sc *sched
@@ -157,7 +159,7 @@ type gc struct {
 
 func newGC(s *sim, n int) *gc {
 	return &gc{sim: s, uidToNode: make(map[string]*node, n), attemptToDel: newQueue[*node]("attemptToDelete"),
-		attemptToOrp: newQueue[*node]("attemptToOrphan"), absent: map[identity]struct{}{}, lastErr: map[*node]string{}, sc: newSched()}
+		attemptToOrp: newQueue[*node]("attemptToOrphan"), absent: map[identity]struct{}{}, lastErr: map[*node]string{}, rotations: map[string]rotation{}, sc: newSched()}
 }
 
 // observe turns a store change into an informer event when the type is
@@ -258,7 +260,7 @@ func (g *gc) processGraphChange(ev gcEvent) {
 							repl := existing.clone()
 							repl.id = *alt
 							g.uidToNode[repl.id.UID] = repl
-							g.attemptToDel.requeue(repl, w, g.sim.st.writes, "")
+							g.requeueReplacement(repl, w)
 						}
 					}
 				}
@@ -289,6 +291,33 @@ func (g *gc) processGraphChange(ev gcEvent) {
 		}
 	}
 }
+
+// requeueReplacement requeues a virtual node whose identity the collector
+// switched to another dependent's (getAlternateOwnerIdentity). When
+// dependents in several namespaces name an absent owner and cannot go away
+// (they are held by finalizers), upstream switches between their identities
+// for ever, one rate-limited GET each, changing nothing: after
+// strikesToPark switches without a store write in between, the node is
+// parked until the store changes, as a failing item is.
+func (g *gc) requeueReplacement(repl *node, w int) {
+	writes := g.sim.st.writes
+	r := g.rotations[repl.id.UID]
+	if r.writes == writes {
+		r.count++
+	} else {
+		r = rotation{writes: writes}
+	}
+	g.rotations[repl.id.UID] = r
+	if r.count >= strikesToPark {
+		g.attemptToDel.park(repl, w, writes, "dependents in several namespaces name this absent owner: the garbage collector keeps switching its identity between theirs")
+		return
+	}
+	g.attemptToDel.requeue(repl, w, writes, "")
+}
+
+// rotation counts identity switches of one virtual node since the store
+// last changed.
+type rotation struct{ writes, count int }
 
 func (g *gc) reportInvalidNamespaceOwnerRef(n *node, ownerUID string) {
 	for _, r := range n.owners {

@@ -105,13 +105,7 @@ func (q *queue[T]) requeue(v T, wave int, writes int, reason string) {
 	}
 	q.lastWrites[v] = writes
 	if q.strikes[v] >= strikesToPark {
-		if _, ok := q.queued[v]; ok {
-			return
-		}
-		if _, ok := q.isParked[v]; !ok {
-			q.isParked[v] = reason
-			q.parked = append(q.parked, parkedItem[T]{v: v, wave: wave, writes: writes, reason: reason})
-		}
+		q.park(v, wave, writes, reason)
 		return
 	}
 	if _, ok := q.isDelayed[v]; ok {
@@ -119,6 +113,18 @@ func (q *queue[T]) requeue(v T, wave int, writes int, reason string) {
 	}
 	q.isDelayed[v] = struct{}{}
 	q.delayed = append(q.delayed, qitem[T]{v, wave})
+}
+
+// park sets v aside until the store's write count differs from writes,
+// unless it is already waiting.
+func (q *queue[T]) park(v T, wave, writes int, reason string) {
+	if _, ok := q.queued[v]; ok {
+		return
+	}
+	if _, ok := q.isParked[v]; !ok {
+		q.isParked[v] = reason
+		q.parked = append(q.parked, parkedItem[T]{v: v, wave: wave, writes: writes, reason: reason})
+	}
 }
 
 // flush moves the rate-limited requeues back into the queue; it reports

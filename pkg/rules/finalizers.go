@@ -28,6 +28,16 @@ const (
 	ActorNamespace = "namespace-controller"
 	ActorKubelet   = "kubelet"
 	ActorUnknown   = "unknown"
+	// The controllers that finish deletions, named alike in plan steps
+	// and in diagnoses.
+	ActorPodGC         = "pod-garbage-collector"
+	ActorPVCProtection = "pvc-protection-controller"
+	ActorPVProtection  = "pv-protection-controller"
+	ActorPVController  = "persistentvolume-controller"
+	ActorJob           = "job-controller"
+	// ActorCRDFinalizer runs in the API server (apiextensions-apiserver),
+	// not in kube-controller-manager.
+	ActorCRDFinalizer = "apiextensions-apiserver crd-finalizer"
 )
 
 // FinalizerInfo says who removes a finalizer and when (spec section 5).
@@ -57,22 +67,22 @@ var wellKnownFinalizers = map[string]FinalizerInfo{
 	FinalizerCRD: {RemovedBy: "apiextensions-apiserver crd-finalizer", WellKnown: true,
 		Condition: "every instance of the custom resource is gone",
 		Risk:      "instances stay in etcd and reappear if the CRD is recreated; their controllers' cleanup never runs"},
-	FinalizerPVC: {RemovedBy: "pvc-protection-controller", WellKnown: true,
+	FinalizerPVC: {RemovedBy: ActorPVCProtection, WellKnown: true,
 		Condition: "no scheduled pod uses the claim (any phase) and no running pod owns it as an ephemeral volume",
 		Risk:      "a pod still mounting the volume can lose its data or fail"},
-	FinalizerPV: {RemovedBy: "pv-protection-controller", WellKnown: true,
+	FinalizerPV: {RemovedBy: ActorPVProtection, WellKnown: true,
 		Condition: "the volume is no longer Bound to a claim",
 		Risk:      "the claim bound to it is left pointing at a deleted volume"},
 	FinalizerVAC: {RemovedBy: "vac-protection-controller", WellKnown: true,
 		Condition: "no PersistentVolume or PersistentVolumeClaim references the VolumeAttributesClass",
 		Risk:      "volumes referencing the class can no longer be modified"},
-	FinalizerJob: {RemovedBy: "job-controller", WellKnown: true,
+	FinalizerJob: {RemovedBy: ActorJob, WellKnown: true,
 		Condition: "the Job is deleted or finished, or the pod succeeded or failed, or the pod is an orphan",
 		Risk:      "the Job's success and failure counts miss this pod"},
 	FinalizerLB: {RemovedBy: "service-controller (cloud-controller-manager)", WellKnown: true,
 		Condition: "the cloud load balancer has been deleted",
 		Risk:      "the cloud load balancer leaks and keeps costing money"},
-	FinalizerPVCtrl: {RemovedBy: "persistentvolume-controller", WellKnown: true,
+	FinalizerPVCtrl: {RemovedBy: ActorPVController, WellKnown: true,
 		Condition: "the backing volume has been deleted (reclaimPolicy Delete), or the reclaim policy changed to Retain",
 		Risk:      "the backing storage volume leaks"},
 	FinalizerExtProv: {RemovedBy: "external CSI provisioner", WellKnown: true,
