@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/graph"
-	"github.com/kgc-dev/kgc/pkg/plan/diagnose"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
