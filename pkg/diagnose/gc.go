@@ -23,6 +23,11 @@ func (r *run) foreground(o *snapshot.Object, b *Blocker) {
 		deps = observed(r.ix.g.BlockingDependents(n))
 	}
 	r.noteUnlistedDependents()
+	if o.HasFinalizer(rules.FinalizerOrphan) {
+		n := r.ix.g.Node(o.Metadata.UID)
+		r.foregroundAfterOrphan(o, deps, n != nil && n.DeletingDependents, b)
+		return
+	}
 	if len(deps) == 0 {
 		b.WaitingFor = "the garbage collector to see that no dependent blocks it any more"
 		b.RootCause = r.inProgress(o, rules.FinalizerForeground, rules.ActorGC,
@@ -43,6 +48,40 @@ func (r *run) foreground(o *snapshot.Object, b *Blocker) {
 		}
 		b.Blockers = append(b.Blockers, r.pendingDependent(d, o, edge))
 	}
+}
+
+// foregroundAfterOrphan explains foregroundDeletion on an object that also
+// has orphan. processTransitions handles orphan first and returns, so the
+// object is queued for attemptToDelete only when a dependent's blocking
+// reference to it goes away: orphaning its blocking dependents does that,
+// after which processDeletingDependentsItem removes foregroundDeletion.
+// With no blocking dependent, nothing ever queues it (a freshly started
+// collector would: its add event sees foregroundDeletion alone).
+//
+// An object the collector first knew as a virtual owner (a dependent was
+// observed before it) is never marked as deleting its dependents when orphan
+// comes with foregroundDeletion, so it ignores foregroundDeletion
+// altogether (graph.Node.DeletingDependents).
+func (r *run) foregroundAfterOrphan(o *snapshot.Object, deps []*snapshot.Object, deletingDependents bool, b *Blocker) {
+	if len(deps) > 0 && deletingDependents {
+		b.WaitingFor = "the garbage collector to orphan its blocking dependents (" + countKinds(deps) + "), which requeues it"
+		b.Objects = refsOf(deps)
+		b.RootCause = r.inProgress(o, rules.FinalizerForeground, rules.ActorGC,
+			"it also has orphan, which the garbage collector handles first: orphaning its "+plural(len(deps), "blocking dependent")+" requeues it, and it then removes foregroundDeletion", o, nil)
+		return
+	}
+	b.WaitingFor = "the garbage collector to look at it again, which nothing will make it do"
+	b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: rules.FinalizerForeground, Reason: ReasonForegroundNotQueued, RemovedBy: rules.ActorGC,
+		Message: r.notQueuedMsg(len(deps), deletingDependents)}}, o, nil)
+}
+
+func (r *run) notQueuedMsg(deps int, deletingDependents bool) string {
+	why := "no dependent with blockOwnerDeletion=true is left to go away and queue it again"
+	if !deletingDependents && deps > 0 {
+		why = "the garbage collector knew it as a missing owner before it saw it, so it never marked it as deleting its dependents and ignores foregroundDeletion"
+	}
+	return "its deletion started with both orphan and foregroundDeletion: the garbage collector handles orphan first and then leaves foregroundDeletion, because " + why +
+		"; a restarted kube-controller-manager sees foregroundDeletion alone and removes it once no dependent blocks"
 }
 
 // blockingRefIndex is the index of d's blocking owner reference to uid.
@@ -149,6 +188,11 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 		deps = observed(n.Dependents)
 	}
 	r.noteUnlistedDependents()
+	if o.HasFinalizer(rules.FinalizerOrphan) {
+		n := r.ix.g.Node(o.Metadata.UID)
+		r.foregroundAfterOrphan(o, deps, n != nil && n.DeletingDependents, b)
+		return
+	}
 	if len(deps) == 0 {
 		b.WaitingFor = "the garbage collector to remove the finalizer (no dependent references it any more)"
 		b.RootCause = r.inProgress(o, rules.FinalizerOrphan, rules.ActorGC,

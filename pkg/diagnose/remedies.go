@@ -86,6 +86,10 @@ func (r *run) remedies(l *leaf) []Remedy {
 	case ReasonGCCannotResolve:
 		add(Remedy{Action: ActionDelete, Description: "Delete " + rc.Object.String() + " yourself: the foreground deletion was going to delete it, but the garbage collector cannot",
 			Command: "kubectl delete " + r.ix.kubectlTarget(rc.Object) + " --wait=false"})
+	case ReasonForegroundNotQueued:
+		add(Remedy{Action: ActionFixController, Description: "Restart kube-controller-manager: a freshly started garbage collector sees foregroundDeletion alone on the object and removes it, as nothing blocks it",
+			Command: "kubectl -n kube-system delete pod -l component=kube-controller-manager",
+			Risk:    "every controller restarts and resyncs; on a managed control plane, ask the provider instead"})
 	case ReasonOrphanPatchFailing:
 		add(Remedy{Action: ActionFixController, Description: "Find why the garbage collector's patches fail in the kube-controller-manager logs (look for the dependents named here; an admission webhook rejecting the patch is the usual cause)",
 			Command: "kubectl logs -n kube-system -l component=kube-controller-manager --tail=500 | grep -i " + rc.Object.Name})

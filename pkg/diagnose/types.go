@@ -35,6 +35,11 @@ const (
 	// gives up on (unserved owner kind, namespaced owner of a
 	// cluster-scoped object), so it is never deleted.
 	ReasonGCCannotResolve = "gc-cannot-resolve"
+	// ReasonForegroundNotQueued: foregroundDeletion sits on an object that
+	// also had orphan when its deletion started. The collector handles
+	// orphan first and then reacts to foregroundDeletion only when a
+	// blocking dependent goes away; with none left, it never removes it.
+	ReasonForegroundNotQueued = "foreground-not-queued"
 	// ReasonOrphanPatchFailing: dependents whose owner reference the
 	// garbage collector cannot patch away.
 	ReasonOrphanPatchFailing = "orphan-patch-failing"
