@@ -188,11 +188,6 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 		deps = observed(n.Dependents)
 	}
 	r.noteUnlistedDependents()
-	if o.HasFinalizer(rules.FinalizerOrphan) {
-		n := r.ix.g.Node(o.Metadata.UID)
-		r.foregroundAfterOrphan(o, deps, n != nil && n.DeletingDependents, b)
-		return
-	}
 	if len(deps) == 0 {
 		b.WaitingFor = "the garbage collector to remove the finalizer (no dependent references it any more)"
 		b.RootCause = r.inProgress(o, rules.FinalizerOrphan, rules.ActorGC,
