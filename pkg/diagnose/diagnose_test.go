@@ -184,10 +184,11 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			want:   []wantRC{{uid: liveClaim.Metadata.UID, reason: ReasonVolumeBound, actions: []string{ActionDelete}}},
 		},
 		{
-			name:   "namespace content waits for the pods: only the pod is a root cause",
+			name:   "namespace content waits for the pods, and what will hold it once deleted is a root cause too",
 			snap:   testobj.Snapshot(podsFirstNS, podsFirstPod, podsFirstCM, node("n2", "False")).Build(),
 			target: podsFirstNS.Metadata.UID,
-			want:   []wantRC{{uid: podsFirstPod.Metadata.UID, reason: ReasonNodeNotReady, removedBy: rules.ActorKubelet}},
+			want: []wantRC{{uid: podsFirstPod.Metadata.UID, reason: ReasonNodeNotReady, removedBy: rules.ActorKubelet},
+				{uid: podsFirstCM.Metadata.UID, finalizer: "example.com/keep", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown}},
 		},
 		{
 			name:   "a pod blocking two owners is one root cause with an edge to each",

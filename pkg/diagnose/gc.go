@@ -2,8 +2,10 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -118,9 +120,16 @@ func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker 
 	if ns := r.ix.byName("", "Namespace", "", d.Metadata.Namespace); d.Metadata.Namespace != "" && ns != nil && ns.Terminating() {
 		// The namespace controller deletes it whatever the collector can do.
 		b.RemovedBy = rules.ActorNamespace
+		if !isKind(d, "", "Pod") && r.holdsPods(ns) {
+			// Only once every pod is gone: what holds the pods holds it.
+			b.WaitingFor = "the namespace controller to delete it once every pod of namespace " + ns.Metadata.Name + " is gone"
+			b.Blockers = r.explainHeld(ns, owner, nil)
+			return b
+		}
 		b.WaitingFor = "the namespace controller to delete it with namespace " + ns.Metadata.Name
 		b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorNamespace,
 			Message: r.staleMsg(owner, "its namespace "+ns.Metadata.Name+" is terminating: the namespace controller deletes it", rules.ActorNamespace)}}, owner, edge)
+		b.Blockers = r.afterDeletion(d, owner, edge)
 		return b
 	}
 	if c.Verdict == VerdictNeverCollected {
@@ -142,7 +151,47 @@ func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker 
 	b.WaitingFor = "the garbage collector to delete it or drop its reference"
 	// The staleness of a dependent's pending deletion is the owner's.
 	b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorGC, Message: r.staleMsg(owner, msg, rules.ActorGC)}}, owner, edge)
+	b.Blockers = r.afterDeletion(d, owner, edge)
 	return b
+}
+
+// holdsPods reports whether namespace ns still holds pods: the namespace
+// controller deletes its other content only once they are gone.
+func (r *run) holdsPods(ns *snapshot.Object) bool {
+	for _, o := range r.ix.byNS[ns.Metadata.Name] {
+		if isKind(o, "", "Pod") {
+			return true
+		}
+	}
+	return false
+}
+
+// afterDeletion explains what will hold d once it is deleted: its
+// finalizers, and for a pod its graceful termination. It explains a copy of
+// d as the DELETE leaves it (deletionTimestamp set, a pod's grace period
+// started), so that an in-progress deletion shows where it will stop next
+// instead of promising an end it will not reach.
+func (r *run) afterDeletion(d, parent *snapshot.Object, edge *fgEdge) []Blocker {
+	if len(d.Metadata.Finalizers) == 0 && !isKind(d, "", "Pod") {
+		return nil
+	}
+	c := *d
+	c.Metadata.Finalizers = slices.Clone(d.Metadata.Finalizers)
+	at := r.ix.snap.CapturedAt
+	if isKind(d, "", "Pod") {
+		grace := rules.PodDeleteGrace(d, nil)
+		c.Metadata.DeletionGracePeriodSeconds = &grace
+		at = at.Add(time.Duration(grace) * time.Second)
+	}
+	c.Metadata.DeletionTimestamp = &at
+	first := len(r.leaves)
+	bs := r.explainHeld(&c, parent, edge)
+	for _, l := range r.leaves[first:] {
+		if l.rc.Object.UID == d.Metadata.UID {
+			l.rc.Message = "once it is deleted: " + l.rc.Message
+		}
+	}
+	return bs
 }
 
 // staleMsg appends "probably failing" to msg once o has waited too long.

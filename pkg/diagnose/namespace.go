@@ -136,10 +136,15 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 		b.Blockers = append(b.Blockers, r.pendingContent(ns, pendingPods, conds))
 	}
 	if len(waitingForPods) > 0 {
-		// Not a leaf: these go as soon as the pods above are gone.
-		b.Blockers = append(b.Blockers, Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
+		// Not a leaf: these go as soon as the pods above are gone, and
+		// then what holds them holds the namespace.
+		wb := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
 			WaitingFor: "the pods to be gone: the namespace controller deletes the other " + plural(len(waitingForPods), "object") + " (" + countKinds(waitingForPods) + ") only after every pod" + willHold(waitingForPods),
-			Objects:    refsOf(waitingForPods)})
+			Objects:    refsOf(waitingForPods)}
+		for _, o := range waitingForPods {
+			wb.Blockers = append(wb.Blockers, r.afterDeletion(o, ns, nil)...)
+		}
+		b.Blockers = append(b.Blockers, wb)
 	}
 	if len(pendingOther) > 0 {
 		b.Blockers = append(b.Blockers, r.pendingContent(ns, pendingOther, conds))
@@ -208,6 +213,9 @@ func (r *run) pendingContent(ns *snapshot.Object, objs []*snapshot.Object, conds
 	}
 	b.RootCause = r.inProgress(ns, rules.FinalizerNamespace, rules.ActorNamespace, msg, ns, nil)
 	r.leaves[b.RootCause-1].rc.Related = refsOf(objs)
+	for _, o := range objs {
+		b.Blockers = append(b.Blockers, r.afterDeletion(o, ns, nil)...)
+	}
 	return b
 }
 

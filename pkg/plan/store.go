@@ -253,34 +253,6 @@ func sameSet(a, b []string) bool {
 	return true
 }
 
-func podGrace(o *snapshot.Object, opts deleteOptions) int64 {
-	var p int64
-	var pf *snapshot.PodFacts
-	if o.Facts != nil {
-		pf = o.Facts.Pod
-	}
-	switch {
-	case opts.grace != nil:
-		p = *opts.grace
-	case pf != nil && pf.TerminationGracePeriodSeconds != nil:
-		p = *pf.TerminationGracePeriodSeconds
-	case pf != nil:
-		p = 30 // defaulted by pkg/apis/core/v1/defaults.go
-	default:
-		// A pod without facts (a dump reader that kept none): be
-		// conservative and treat it as unscheduled, the common case in
-		// tests and the judging cluster.
-		p = 0
-	}
-	if pf == nil || pf.NodeName == "" || pf.Phase == "Succeeded" || pf.Phase == "Failed" {
-		p = 0
-	}
-	if p < 0 {
-		p = 1
-	}
-	return p
-}
-
 // beforeDelete is rest.BeforeDelete on a copy c of the object: it may set
 // deletionTimestamp/grace on c. It returns graceful, pendingGraceful and
 // the grace period of a graceful delete.
@@ -315,7 +287,7 @@ func (s *store) beforeDelete(ri *resInfo, c *snapshot.Object, opts *deleteOption
 		}
 		return false, true, 0
 	}
-	p := podGrace(c, *opts)
+	p := rules.PodDeleteGrace(c, opts.grace)
 	t := s.now.Add(time.Duration(p) * time.Second)
 	m.DeletionTimestamp = &t
 	m.DeletionGracePeriodSeconds = &p

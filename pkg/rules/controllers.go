@@ -104,6 +104,32 @@ func PodTermination(pod *snapshot.Object, nodes NodeLookup) PodEnd {
 	return end
 }
 
+// PodDeleteGrace is the grace period a DELETE of pod gets (the pod
+// strategy's CheckGracefulDelete): the requested one, else the pod's
+// terminationGracePeriodSeconds (30 by default); 0 for a pod that is not
+// scheduled or has finished, since no kubelet has to stop it, and for a pod
+// the input has no spec for (treated as unscheduled); a negative one
+// becomes 1.
+func PodDeleteGrace(pod *snapshot.Object, requested *int64) int64 {
+	f := PodFacts(pod)
+	var p int64
+	switch {
+	case requested != nil:
+		p = *requested
+	case f != nil && f.TerminationGracePeriodSeconds != nil:
+		p = *f.TerminationGracePeriodSeconds
+	case f != nil:
+		p = 30 // defaulted by pkg/apis/core/v1/defaults.go
+	}
+	if f == nil || f.NodeName == "" || f.Phase == "Succeeded" || f.Phase == "Failed" {
+		p = 0
+	}
+	if p < 0 {
+		p = 1
+	}
+	return p
+}
+
 // HasTaint reports whether taints ("key", "key=value:effect" or
 // "key:effect", as the snapshot keeps them) include key.
 func HasTaint(taints []string, key string) bool {
