@@ -90,10 +90,11 @@ func TestKgcFindsTheDocumentedHazards(t *testing.T) {
 		return diag.RootCauses
 	}
 
-	t.Run("legacy waits on a pod of the unreachable node", func(t *testing.T) {
+	t.Run("legacy waits on a pod of the unreachable node, then on a Backup whose controller is absent", func(t *testing.T) {
 		rcs := rootCause(t, "Namespace", "", "legacy")
-		if len(rcs) != 1 || rcs[0].Object.Name != "report-runner" || rcs[0].Reason != diagnose.ReasonNodeNotReady {
-			t.Errorf("root causes of ns/legacy = %+v, want Pod report-runner (%s)", rcs, diagnose.ReasonNodeNotReady)
+		if len(rcs) != 2 || rcs[0].Object.Name != "report-runner" || rcs[0].Reason != diagnose.ReasonNodeNotReady ||
+			rcs[1].Object.Name != "nightly" || rcs[1].Reason != diagnose.ReasonControllerAbsent || !strings.HasPrefix(rcs[1].Message, "once it is deleted: ") {
+			t.Errorf("root causes of ns/legacy = %+v, want Pod report-runner (%s), then Backup nightly once deleted (%s)", rcs, diagnose.ReasonNodeNotReady, diagnose.ReasonControllerAbsent)
 		}
 	})
 	t.Run("archive waits on a Backup whose controller is absent", func(t *testing.T) {
