@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,16 +9,9 @@ import (
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-)
 
-// The -update flag is shared by every golden test of the package; whichever
-// test file registers it first wins, so two files can both ask for it.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite testdata/*.golden with the current output")
-	}
-	return true
-}()
+	"github.com/kgc-dev/kgc/internal/golden"
+)
 
 // graphFixture copies a dump into a temporary folder with a fixed
 // modification time: an offline dump's capture time is its file's, and the
@@ -79,7 +71,7 @@ func TestGraphCommandGolden(t *testing.T) {
 			if tt.wantStderr != "" && !strings.Contains(stderr, tt.wantStderr) {
 				t.Errorf("stderr %q does not say %q", stderr, tt.wantStderr)
 			}
-			assertCmdGolden(t, tt.golden, stdout)
+			golden.Assert(t, filepath.Join("testdata", tt.golden), stdout)
 		})
 	}
 }
@@ -123,24 +115,6 @@ func TestGraphCommandUnknownUIDWarnsAndPrintsAnEmptyGraph(t *testing.T) {
 	}
 	if !strings.Contains(stdout, `"nodes": []`) {
 		t.Errorf("stdout = %q, want an empty Graph document, as the debug handler prints for an unknown uid", stdout)
-	}
-}
-
-func assertCmdGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading %s (go test -update creates it): %v", path, err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 

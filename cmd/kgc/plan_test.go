@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/internal/golden"
 )
 
 // runPlanCmd runs the whole program offline, without colour.
@@ -20,24 +20,6 @@ func runPlanCmd(t *testing.T, args ...string) (stdout, stderr string, code int) 
 	var out, errOut bytes.Buffer
 	code = Run(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
 	return out.String(), errOut.String(), code
-}
-
-func assertPlanCmdGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if f := flagUpdate(); f {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading %s (go test -update creates it): %v", path, err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
 }
 
 func TestPlanCommand(t *testing.T) {
@@ -73,7 +55,7 @@ func TestPlanCommand(t *testing.T) {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantCode, out, errOut)
 			}
 			if tc.golden != "" {
-				assertPlanCmdGolden(t, tc.golden, out)
+				golden.Assert(t, filepath.Join("testdata", tc.golden), out)
 			}
 			for _, w := range tc.wantOut {
 				if !strings.Contains(out, w) {
@@ -129,16 +111,3 @@ func TestPlanCommandJSONContract(t *testing.T) {
 		t.Errorf("summary %v", doc.Summary)
 	}
 }
-
-func flagUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// Register -update unless another test file of the package already did.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite testdata/*.golden with the current output")
-	}
-	return true
-}()
