@@ -84,11 +84,11 @@ func TestGraphCommandErrors(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"unknown format", []string{"graph", "-f", hazards, "-o", "svg"}, exitUsage, `unknown output format "svg": use one of tree, table, dot, json, yaml`},
+		{"unknown format", []string{"graph", "-f", hazards, "-o", "svg"}, exitUsage, `invalid argument "svg" for "-o, --output" flag: use one of tree, table, dot, json, yaml`},
 		{"object and uid", []string{"graph", "-f", hazards, "deploy/api", "--uid", "x"}, exitUsage, "give the object as TYPE/NAME or with --uid, not both"},
 		{"-A and -n", []string{"graph", "-f", hazards, "-A", "-n", "team"}, exitUsage, "-A and -n contradict each other"},
 		{"no such object", []string{"graph", "-f", hazards, "deploy/nope", "-n", "team"}, exitError, `deployments.apps "nope" not found in namespace "team"`},
-		{"unknown gate", []string{"graph", "-f", hazards, "--fail-if", "dangling"}, exitUsage, `unknown --fail-if "dangling": use any or a finding type`},
+		{"unknown gate", []string{"graph", "-f", hazards, "--fail-if", "dangling"}, exitUsage, `invalid argument "dangling" for "--fail-if" flag: use one of any, cycle, dangling-owner,`},
 		{"no such file", []string{"graph", "-f", filepath.Join(t.TempDir(), "missing.yaml")}, exitError, "missing.yaml"},
 	}
 	for _, tt := range tests {

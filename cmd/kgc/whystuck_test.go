@@ -178,12 +178,12 @@ func TestWhyStuckErrors(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"why-stuck", "-o", "dot", "-f", dump}, exitUsage, `unknown output format "dot"`},
+		{[]string{"why-stuck", "-o", "dot", "-f", dump}, exitUsage, `invalid argument "dot" for "-o, --output" flag: use one of tree, table, json, yaml`},
 		{[]string{"why-stuck", "ns/team-a", "--uid", "x", "-f", dump}, exitUsage, "not both"},
 		{[]string{"why-stuck", "-A", "-n", "shop", "-f", dump}, exitUsage, "contradict"},
 		{[]string{"why-stuck", "-A", "ns/team-a", "-f", dump}, exitUsage, "drop it"},
 		{[]string{"why-stuck", "a", "b", "c", "-f", dump}, exitUsage, "expected one object"},
-		{[]string{"why-stuck", "-A", "--fail-if", "blocked", "-f", dump}, exitUsage, `unknown --fail-if "blocked"`},
+		{[]string{"why-stuck", "-A", "--fail-if", "blocked", "-f", dump}, exitUsage, `invalid argument "blocked" for "--fail-if" flag: use one of stuck`},
 		{[]string{"why-stuck", "deploy/nope", "-n", "shop", "-f", dump}, exitError, `"nope" not found`},
 		{[]string{"why-stuck", "--uid", "nope", "-f", dump}, exitError, `"nope"`},
 	}
