@@ -35,10 +35,16 @@ func graphFixture(t *testing.T, src string, captured time.Time) string {
 // runKGC runs the whole program as a user would, without colour.
 func runKGC(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runAs(t, "kgc", args...)
+}
+
+// runAs runs the program installed as program (kgc or kubectl-kgc).
+func runAs(t *testing.T, program string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
 	var out, errOut bytes.Buffer
-	code = Run(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
+	code = Run(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{program}, args...))
 	return out.String(), errOut.String(), code
 }
 
