@@ -9,9 +9,13 @@ import (
 // and returns the candidates and the directive line.
 func complete(t *testing.T, args ...string) (candidates []string, directive string) {
 	t.Helper()
-	out, _, code := runKGC(t, append([]string{"__complete"}, args...)...)
+	out, stderr, code := runKGC(t, append([]string{"__complete"}, args...)...)
 	if code != exitOK {
 		t.Fatalf("__complete %q: exit %d", args, code)
+	}
+	// cobra's one line of debug output; anything else would be noise.
+	if !strings.HasPrefix(stderr, "Completion ended with directive:") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("__complete %q printed on stderr %q", args, stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	return lines[:len(lines)-1], lines[len(lines)-1]

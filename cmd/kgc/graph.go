@@ -79,6 +79,7 @@ when a finding of that type is shown, for CI gates.`,
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf(append([]string{"any"}, graphFindingTypes()...)...),
 		"exit 3 when a shown finding has this type, or any (repeatable)")
 	o.source.AddFlags(cmd.Flags())
+	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
 }
 

@@ -109,6 +109,7 @@ plan when the condition holds, for CI gates; an alternative outcome counts as we
 	enumArrayVar(cmd, &o.gates, "fail-if", enum[gate]{choices: []string{"blocked", "orphans", "deletes-more-than=N"}, parse: parseGate},
 		"exit 3 after printing the plan when it holds (repeatable)")
 	o.source.AddInputFlags(fs)
+	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
 }
 

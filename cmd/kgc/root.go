@@ -50,6 +50,7 @@ Every analysis command reads the live cluster, or dumps and snapshots with -f.`,
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	configFlags.AddFlags(root.PersistentFlags())
+	registerConfigFlagCompletion(root, configFlags)
 	root.SetFlagErrorFunc(flagError)
 
 	for _, add := range commandFactories() {

@@ -92,6 +92,7 @@ deletion in progress), so a pipeline can stop on it.`,
 	cmd.Flags().BoolVar(&o.simulate, "simulate", true, "simulate each remedy to say which terminating objects it finishes")
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf("stuck"), "exit 3 after printing when a root cause is stuck, not in progress")
 	o.source.AddFlags(cmd.Flags())
+	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
 }
 
