@@ -43,7 +43,7 @@ func registerConfigFlagCompletion(root *cobra.Command, cf *genericclioptions.Con
 	}
 	for name, f := range complete {
 		// The only error is a flag that does not exist or is
-		// registered twice, which TestConfigFlagsComplete catches.
+		// registered twice, which TestCompletionFromTheLiveCluster catches.
 		_ = root.RegisterFlagCompletionFunc(name, f)
 	}
 }

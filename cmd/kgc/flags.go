@@ -92,7 +92,9 @@ func (v *enumValue[T]) Set(s string) error {
 	}
 	v.store(t)
 	v.text = s
-	v.given = append(v.given, s)
+	if v.repeated {
+		v.given = append(v.given, s)
+	}
 	return nil
 }
 
