@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // Exit codes. They are decided here and nowhere else, so that scripts can
@@ -27,6 +30,19 @@ func (e *codedError) Unwrap() error { return e.err }
 // usageErrorf marks a command-line mistake (exit 2).
 func usageErrorf(format string, a ...any) error {
 	return &codedError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+// unknownCommandError is the usage error for an argument that names no
+// subcommand of cmd, in cobra's (and kubectl's) words, with cobra's
+// suggestions of what was meant.
+func unknownCommandError(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	} else {
+		msg += fmt.Sprintf(": run '%s --help' for its commands", cmd.CommandPath())
+	}
+	return usageErrorf("%s", msg)
 }
 
 // gateError marks a matched --fail-if condition (exit 3); the result has

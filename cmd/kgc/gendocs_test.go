@@ -2,27 +2,18 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-)
 
-// The -update flag is shared by every golden test of the package; whichever
-// test file registers it first wins.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite testdata/*.golden and docs/reference with the current output")
-	}
-	return true
-}()
+	"github.com/kgc-dev/kgc/internal/golden"
+)
 
 // referenceDir holds the command reference generated from the cobra tree
 // (kgc.md, kgc_graph.md, …) next to hand-written pages such as
@@ -98,7 +89,7 @@ func TestCommandReferenceUpToDate(t *testing.T) {
 		existing[e.Name()] = b
 	}
 
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+	if golden.Update() {
 		if err := os.MkdirAll(referenceDir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +116,7 @@ func TestCommandReferenceUpToDate(t *testing.T) {
 			continue
 		}
 		if got := pages[name]; !bytes.Equal(got, want) {
-			t.Errorf("docs/reference/%s is out of date (%s):\n%s", name, fix, firstDifference(string(want), string(got)))
+			t.Errorf("docs/reference/%s is out of date (%s):\n%s", name, fix, golden.FirstDifference(string(want), string(got)))
 		}
 	}
 	for _, name := range sortedNames(existing) {
@@ -176,22 +167,4 @@ func sortedNames(m map[string][]byte) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// firstDifference shows the first line that differs, enough to see what changed.
-func firstDifference(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n  committed: " + w + "\n  generated: " + g
-		}
-	}
-	return "(only trailing whitespace differs)"
 }

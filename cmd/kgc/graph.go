@@ -16,13 +16,15 @@ import (
 )
 
 // graphOutputs are the formats of kgc graph, default first.
-var graphOutputs = []string{"tree", "table", "dot", "json", "yaml"}
+func graphOutputs() enum[outputFormat] {
+	return oneOf(outputTree, outputTable, outputDOT, outputJSON, outputYAML)
+}
 
 // graphOptions draws the owner graph the garbage collector keeps.
 type graphOptions struct {
 	streams genericiooptions.IOStreams
 	source  *sourceOptions
-	output  string
+	output  outputFormat
 	uids    []string
 	args    []string
 	failIf  []string
@@ -72,10 +74,12 @@ when a finding of that type is shown, for CI gates.`,
 			return o.Run(cmd.Context())
 		},
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "tree", "output format: "+strings.Join(graphOutputs, ", "))
+	enumVar(cmd, &o.output, "output", "o", string(outputTree), graphOutputs(), "output format")
 	cmd.Flags().StringArrayVar(&o.uids, "uid", nil, "show the connected component of the object with this UID (repeatable)")
-	cmd.Flags().StringArrayVar(&o.failIf, "fail-if", nil, "exit 3 when a shown finding has this type, or any (repeatable): "+strings.Join(graphFindingTypes, ", "))
+	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf(append([]string{"any"}, graphFindingTypes()...)...),
+		"exit 3 when a shown finding has this type, or any (repeatable)")
 	o.source.AddFlags(cmd.Flags())
+	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
 }
 
@@ -89,9 +93,6 @@ func (o *graphOptions) Complete() error {
 }
 
 func (o *graphOptions) Validate() error {
-	if !slices.Contains(graphOutputs, o.output) {
-		return usageErrorf("unknown output format %q: use one of %s", o.output, strings.Join(graphOutputs, ", "))
-	}
 	if len(o.args) > 2 {
 		return usageErrorf("expected at most one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
 	}
@@ -106,19 +107,16 @@ func (o *graphOptions) Validate() error {
 			return usageErrorf("--uid needs a UID")
 		}
 	}
-	for _, f := range o.failIf {
-		if f != "any" && !slices.Contains(graphFindingTypes, f) {
-			return usageErrorf("unknown --fail-if %q: use any or a finding type: %s", f, strings.Join(graphFindingTypes, ", "))
-		}
-	}
 	return nil
 }
 
 // graphFindingTypes are the finding types --fail-if accepts.
-var graphFindingTypes = []string{
-	graph.FindingCycle, graph.FindingDanglingOwner, graph.FindingUnknownOwner, graph.FindingCrossNamespaceOwner,
-	graph.FindingNamespacedOwnerOfGlobal, graph.FindingUnresolvableOwnerKind, graph.FindingOwnerIdentityMismatch,
-	graph.FindingDuplicateUID, graph.FindingStuckFinalizer, graph.FindingInvalidOwnerReference,
+func graphFindingTypes() []string {
+	return []string{
+		graph.FindingCycle, graph.FindingDanglingOwner, graph.FindingUnknownOwner, graph.FindingCrossNamespaceOwner,
+		graph.FindingNamespacedOwnerOfGlobal, graph.FindingUnresolvableOwnerKind, graph.FindingOwnerIdentityMismatch,
+		graph.FindingDuplicateUID, graph.FindingStuckFinalizer, graph.FindingInvalidOwnerReference,
+	}
 }
 
 // checkGates fails with exit 3 when a shown finding matches --fail-if,
@@ -162,14 +160,14 @@ func (o *graphOptions) Run(ctx context.Context) error {
 		return err
 	}
 	switch o.output {
-	case "tree":
+	case outputTree:
 		err = render.GraphTree(o.streams.Out, view, styleFor(o.streams.Out))
-	case "table":
+	case outputTable:
 		err = render.GraphTable(o.streams.Out, view, styleFor(o.streams.Out))
-	case "dot":
+	case outputDOT:
 		err = render.GraphDOT(o.streams.Out, view)
 	default:
-		err = render.GraphDocumentTo(o.streams.Out, o.output, view)
+		err = render.GraphDocumentTo(o.streams.Out, string(o.output), view)
 	}
 	if err != nil {
 		return err

@@ -17,24 +17,25 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-var planOutputs = []string{"text", "json", "yaml", "dot"}
+// planOutputs are the formats of kgc plan delete, default first.
+func planOutputs() enum[outputFormat] {
+	return oneOf(outputText, outputJSON, outputYAML, outputDOT)
+}
 
 // planOptions is `kgc plan delete`.
 type planOptions struct {
 	streams     genericiooptions.IOStreams
 	source      *sourceOptions
-	cascade     string
+	policy      plan.Policy
 	uid         string
-	assume      string
+	assume      plan.FinalizerAssumption
 	controllers []string
 	showSteps   bool
-	output      string
-	failIf      []string
+	output      outputFormat
+	gates       []gate
 	args        []string
 
 	namespace string
-	policy    string
-	gates     []gate
 }
 
 type gate struct {
@@ -96,14 +97,19 @@ plan when the condition holds, for CI gates; an alternative outcome counts as we
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.cascade, "cascade", "background", "propagation policy: background, foreground, orphan, or default (send none)")
+	enumVar(cmd, &o.policy, "cascade", "", "background", enum[plan.Policy]{choices: plan.PolicyChoices(), parse: plan.ParsePolicy},
+		"propagation policy; default sends none")
 	fs.StringVar(&o.uid, "uid", "", "the object to delete, by UID, instead of TYPE/NAME")
-	fs.StringVar(&o.assume, "assume-finalizers", plan.AssumeHang, "finalizers no simulated controller removes: hang (stay) or remove (assume their controller finishes)")
+	enumVar(cmd, &o.assume, "assume-finalizers", "", plan.AssumeHang,
+		enum[plan.FinalizerAssumption]{choices: plan.FinalizerAssumptions(), parse: plan.ParseFinalizerAssumption},
+		"finalizers no simulated controller removes: stay (hang) or are removed, as if their controller finished (remove)")
 	fs.StringSliceVar(&o.controllers, "controllers", nil, "simulate only these controllers besides the garbage collector (default all): "+strings.Join(plan.AllControllers(), ","))
 	fs.BoolVar(&o.showSteps, "show-steps", false, "list every numbered step instead of the cascade by waves")
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(planOutputs, ", "))
-	fs.StringArrayVar(&o.failIf, "fail-if", nil, "exit 3 when: blocked, orphans, deletes-more-than=N (repeatable)")
+	enumVar(cmd, &o.output, "output", "o", string(outputText), planOutputs(), "output format")
+	enumArrayVar(cmd, &o.gates, "fail-if", enum[gate]{choices: []string{"blocked", "orphans", "deletes-more-than=N"}, parse: parseGate},
+		"exit 3 after printing the plan when it holds (repeatable)")
 	o.source.AddInputFlags(fs)
+	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
 }
 
@@ -113,28 +119,10 @@ func (o *planOptions) Complete() error {
 		return err
 	}
 	o.namespace = ns
-	switch strings.ToLower(o.cascade) {
-	case "background", "true":
-		o.policy = plan.PolicyBackground
-	case "foreground":
-		o.policy = plan.PolicyForeground
-	case "orphan", "false":
-		o.policy = plan.PolicyOrphan
-	case "default", "none":
-		o.policy = ""
-	default:
-		return usageErrorf("unknown --cascade %q: use background, foreground, orphan or default", o.cascade)
-	}
-	for _, f := range o.failIf {
-		g, err := parseGate(f)
-		if err != nil {
-			return err
-		}
-		o.gates = append(o.gates, g)
-	}
 	return nil
 }
 
+// parseGate reads a --fail-if value.
 func parseGate(s string) (gate, error) {
 	switch {
 	case s == "blocked" || s == "orphans":
@@ -142,20 +130,14 @@ func parseGate(s string) (gate, error) {
 	case strings.HasPrefix(s, "deletes-more-than="):
 		n, err := strconv.Atoi(strings.TrimPrefix(s, "deletes-more-than="))
 		if err != nil || n < 0 {
-			return gate{}, usageErrorf("--fail-if %q: N must be a non-negative number", s)
+			return gate{}, errors.New("N in deletes-more-than=N must be a non-negative number")
 		}
 		return gate{kind: "deletes-more-than", n: n}, nil
 	}
-	return gate{}, usageErrorf("unknown --fail-if %q: use blocked, orphans or deletes-more-than=N", s)
+	return gate{}, fmt.Errorf("unknown --fail-if %q: use blocked, orphans or deletes-more-than=N", s)
 }
 
 func (o *planOptions) Validate() error {
-	if !slices.Contains(planOutputs, o.output) {
-		return usageErrorf("unknown output format %q: use one of %s", o.output, strings.Join(planOutputs, ", "))
-	}
-	if o.assume != plan.AssumeHang && o.assume != plan.AssumeRemove {
-		return usageErrorf("unknown --assume-finalizers %q: use hang or remove", o.assume)
-	}
 	for _, c := range o.controllers {
 		if !slices.Contains(plan.AllControllers(), c) {
 			return usageErrorf("unknown controller %q in --controllers: use some of %s", c, strings.Join(plan.AllControllers(), ","))
@@ -189,7 +171,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := plan.Options{Target: target.Metadata.UID, Policy: o.policy, AssumeFinalizers: o.assume}
+	opts := plan.Options{Target: target.Metadata.UID, Policy: string(o.policy), AssumeFinalizers: string(o.assume)}
 	if len(o.controllers) > 0 {
 		opts.Controllers = o.controllers
 	}
@@ -205,9 +187,9 @@ func (o *planOptions) Run(ctx context.Context) error {
 
 func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
 	switch o.output {
-	case "json", "yaml":
-		return render.Document(o.streams.Out, o.output, p)
-	case "dot":
+	case outputJSON, outputYAML:
+		return render.Document(o.streams.Out, string(o.output), p)
+	case outputDOT:
 		byUID := make(map[string]*snapshot.Object, len(p.Objects)+1)
 		want := map[string]bool{p.Target.UID: true}
 		for _, of := range p.Objects {

@@ -50,12 +50,50 @@ Every analysis command reads the live cluster, or dumps and snapshots with -f.`,
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	configFlags.AddFlags(root.PersistentFlags())
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%w", err) })
+	registerConfigFlagCompletion(root, configFlags)
+	root.SetFlagErrorFunc(flagError)
 
 	for _, add := range commandFactories() {
 		root.AddCommand(add(streams, configFlags))
 	}
+	// cobra adds its completion command only when executing; adding it
+	// now lets requireKnownSubcommands guard it too, and documents it.
+	root.InitDefaultCompletionCmd()
+	requireKnownSubcommands(root)
 	return root
+}
+
+// requireKnownSubcommands makes every command that only groups others
+// (kgc, kgc plan, kgc completion) reject an argument that names none of
+// them: cobra would print the help and exit 0 for `kgc plan delte`, and a
+// script would carry on. Without arguments the help is still printed.
+func requireKnownSubcommands(c *cobra.Command) {
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommandError(cmd, args[0])
+			}
+			return nil
+		}
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		// "kgc [flags]" would suggest flags alone do something.
+		c.DisableFlagsInUseLine = true
+		// cobra's own default, which it sets only on its own path.
+		c.SuggestionsMinimumDistance = 2
+	}
+	for _, sub := range c.Commands() {
+		requireKnownSubcommands(sub)
+	}
+}
+
+// flagError makes a flag mistake a usage error. On a command that only
+// groups others, a mistyped subcommand comes first: in `kgc plan delte
+// deploy/x -f dump`, -f is unknown only because delte is.
+func flagError(cmd *cobra.Command, err error) error {
+	if args := cmd.Flags().Args(); cmd.HasSubCommands() && len(args) > 0 {
+		return unknownCommandError(cmd, args[0])
+	}
+	return usageErrorf("%w", err)
 }
 
 // commandFactory builds one subcommand; each lives in its own file.

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -17,16 +16,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/golden"
 	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
-
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite testdata/*.golden with the current output")
-	}
-	return true
-}()
 
 const snapshotDump = "testdata/snapshot-dump.yaml"
 
@@ -46,23 +39,6 @@ var capturedAtRE = regexp.MustCompile(`"capturedAt":"[^"]*"`)
 
 func normalizeSnapshot(b []byte) []byte {
 	return capturedAtRE.ReplaceAll(b, []byte(`"capturedAt":"2026-01-02T03:04:05Z"`))
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", name, got)
-	}
 }
 
 var elapsedRE = regexp.MustCompile(` in [0-9.]+s`)
@@ -91,7 +67,7 @@ func TestSnapshotCommandFromDumps(t *testing.T) {
 			t.Errorf("the snapshot file contains %q", leak)
 		}
 	}
-	checkGolden(t, "snapshot_dump.json.golden", normalizeSnapshot(data))
+	golden.Assert(t, filepath.Join("testdata", "snapshot_dump.json.golden"), normalizeSnapshot(data))
 
 	// The file is a valid input for every command.
 	back, err := snapshot.ReadFiles([]string{out}, nil, snapshot.ReadOptions{})

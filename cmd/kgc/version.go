@@ -16,7 +16,7 @@ var version = "dev"
 
 type versionOptions struct {
 	streams genericiooptions.IOStreams
-	output  string
+	output  outputFormat
 }
 
 type versionInfo struct {
@@ -34,22 +34,11 @@ func newVersionCmd(streams genericiooptions.IOStreams, _ *genericclioptions.Conf
 		Short: "Print the kgc version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
 			return o.Run()
 		},
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output format: json or yaml (default: one line of text)")
+	enumVar(cmd, &o.output, "output", "o", string(outputAuto), oneOf(outputJSON, outputYAML), "output format, one line of text by default")
 	return cmd
-}
-
-func (o *versionOptions) Validate() error {
-	switch o.output {
-	case "", "json", "yaml":
-		return nil
-	}
-	return usageErrorf("unknown output format %q: use json or yaml", o.output)
 }
 
 func (o *versionOptions) Run() error {
@@ -62,8 +51,8 @@ func (o *versionOptions) Run() error {
 			}
 		}
 	}
-	if o.output != "" {
-		return render.Document(o.streams.Out, o.output, info)
+	if o.output.isDocument() {
+		return render.Document(o.streams.Out, string(o.output), info)
 	}
 	_, err := fmt.Fprintf(o.streams.Out, "kgc %s (%s)\n", info.Version, info.GoVersion)
 	return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,9 +16,11 @@ import (
 	"github.com/kgc-dev/kgc/pkg/render"
 )
 
-// whyStuckOutputs are the formats of kgc why-stuck; the default is tree
-// for one object and table for many.
-var whyStuckOutputs = []string{"tree", "table", "json", "yaml"}
+// whyStuckOutputs are the formats of kgc why-stuck; the default,
+// outputAuto, is tree for one object and table for many.
+func whyStuckOutputs() enum[outputFormat] {
+	return oneOf(outputTree, outputTable, outputJSON, outputYAML)
+}
 
 // whyStuckSimSteps bounds each remedy simulation: a stuck chain settles in
 // a few hundred work items, and a diagnosis must answer quickly even on a
@@ -30,7 +31,7 @@ const whyStuckSimSteps = 200000
 type whyStuckOptions struct {
 	streams  genericiooptions.IOStreams
 	source   *sourceOptions
-	output   string
+	output   outputFormat
 	uid      string
 	simulate bool
 	failIf   []string
@@ -86,11 +87,12 @@ deletion in progress), so a pipeline can stop on it.`,
 			return o.Run(cmd.Context())
 		},
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output format: "+strings.Join(whyStuckOutputs, ", ")+" (default tree for one object, table for many)")
+	enumVar(cmd, &o.output, "output", "o", string(outputAuto), whyStuckOutputs(), "output format, tree for one object and table for many by default")
 	cmd.Flags().StringVar(&o.uid, "uid", "", "explain the object with this UID")
 	cmd.Flags().BoolVar(&o.simulate, "simulate", true, "simulate each remedy to say which terminating objects it finishes")
-	cmd.Flags().StringArrayVar(&o.failIf, "fail-if", nil, "exit 3 after printing when: stuck (a root cause other than in-progress)")
+	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf("stuck"), "exit 3 after printing when a root cause is stuck, not in progress")
 	o.source.AddFlags(cmd.Flags())
+	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
 }
 
@@ -104,9 +106,6 @@ func (o *whyStuckOptions) Complete() error {
 }
 
 func (o *whyStuckOptions) Validate() error {
-	if o.output != "" && !slices.Contains(whyStuckOutputs, o.output) {
-		return usageErrorf("unknown output format %q: use one of %s", o.output, strings.Join(whyStuckOutputs, ", "))
-	}
 	if len(o.args) > 2 {
 		return usageErrorf("expected one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
 	}
@@ -118,11 +117,6 @@ func (o *whyStuckOptions) Validate() error {
 	}
 	if o.source.AllNamespaces && (len(o.args) > 0 || o.uid != "") {
 		return usageErrorf("-A lists every terminating object: drop it to explain one object")
-	}
-	for _, f := range o.failIf {
-		if f != "stuck" {
-			return usageErrorf("unknown --fail-if %q: use stuck", f)
-		}
 	}
 	return nil
 }
@@ -198,12 +192,12 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		}
 	}
 	switch o.output {
-	case "", "tree":
+	case outputAuto, outputTree:
 		err = render.DiagnosisTree(o.streams.Out, diag, style)
-	case "table":
+	case outputTable:
 		err = render.DiagnosisTable(o.streams.Out, singleList(diag, snap.CapturedAt), style)
 	default:
-		err = render.Document(o.streams.Out, o.output, diag)
+		err = render.Document(o.streams.Out, string(o.output), diag)
 	}
 	if err != nil {
 		return err
@@ -213,9 +207,9 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 
 func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.Style) error {
 	switch o.output {
-	case "", "table":
+	case outputAuto, outputTable:
 		return render.DiagnosisTable(o.streams.Out, list, style)
-	case "tree":
+	case outputTree:
 		if len(list.Items) == 0 {
 			_, err := fmt.Fprintln(o.streams.Out, "No terminating objects.")
 			return err
@@ -230,7 +224,7 @@ func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.S
 		}
 		return nil
 	}
-	return render.Document(o.streams.Out, o.output, list)
+	return render.Document(o.streams.Out, string(o.output), list)
 }
 
 // singleList is the -o table view of one diagnosis: its root causes, each

@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kgc-dev/kgc/internal/golden"
 )
 
 // whyStuckDump is the fixture dump, captured (file mtime) at 10:00:00Z.
@@ -35,26 +35,8 @@ func TestWhyStuckGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
-			assertWhyStuckGolden(t, tc.golden, out)
+			golden.Assert(t, filepath.Join("testdata", tc.golden), out)
 		})
-	}
-}
-
-func assertWhyStuckGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if f := flagValue("update"); f == "true" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading %s (go test -update creates it): %v", path, err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 
@@ -196,12 +178,12 @@ func TestWhyStuckErrors(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"why-stuck", "-o", "dot", "-f", dump}, exitUsage, `unknown output format "dot"`},
+		{[]string{"why-stuck", "-o", "dot", "-f", dump}, exitUsage, `invalid argument "dot" for "-o, --output" flag: use one of tree, table, json, yaml`},
 		{[]string{"why-stuck", "ns/team-a", "--uid", "x", "-f", dump}, exitUsage, "not both"},
 		{[]string{"why-stuck", "-A", "-n", "shop", "-f", dump}, exitUsage, "contradict"},
 		{[]string{"why-stuck", "-A", "ns/team-a", "-f", dump}, exitUsage, "drop it"},
 		{[]string{"why-stuck", "a", "b", "c", "-f", dump}, exitUsage, "expected one object"},
-		{[]string{"why-stuck", "-A", "--fail-if", "blocked", "-f", dump}, exitUsage, `unknown --fail-if "blocked"`},
+		{[]string{"why-stuck", "-A", "--fail-if", "blocked", "-f", dump}, exitUsage, `invalid argument "blocked" for "--fail-if" flag: use one of stuck`},
 		{[]string{"why-stuck", "deploy/nope", "-n", "shop", "-f", dump}, exitError, `"nope" not found`},
 		{[]string{"why-stuck", "--uid", "nope", "-f", dump}, exitError, `"nope"`},
 	}
@@ -216,11 +198,4 @@ func TestWhyStuckErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-func flagValue(name string) string {
-	if f := flag.Lookup(name); f != nil {
-		return f.Value.String()
-	}
-	return ""
 }

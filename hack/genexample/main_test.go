@@ -2,46 +2,27 @@ package main
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
-)
 
-var update = flag.Bool("update", false, "rewrite examples/cluster.yaml from the generator")
+	"github.com/kgc-dev/kgc/internal/golden"
+)
 
 var committed = filepath.Join("..", "..", "examples", "cluster.yaml")
 
 // TestCommittedExampleIsUpToDate keeps examples/cluster.yaml and this
-// generator from drifting: edit the generator, then run
-// `go run ./hack/genexample > examples/cluster.yaml` (or this test with -update).
+// generator from drifting: edit the generator, then run this test with
+// -update (or `go run ./hack/genexample > examples/cluster.yaml`).
 func TestCommittedExampleIsUpToDate(t *testing.T) {
 	got, err := generate()
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}
-	if *update {
-		if err := os.WriteFile(committed, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(committed)
-	if err != nil {
-		t.Fatalf("reading the committed example: %v (run: go run ./hack/genexample > examples/cluster.yaml)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("examples/cluster.yaml differs from the generator at line %d:\n committed: %s\n generated: %s\nrun: go run ./hack/genexample > examples/cluster.yaml", i+1, wl[i], gl[i])
-			}
-		}
-		t.Fatalf("examples/cluster.yaml has %d lines, the generator %d; run: go run ./hack/genexample > examples/cluster.yaml", len(wl), len(gl))
-	}
+	golden.Assert(t, committed, got)
 }
 
 func TestGeneratorIsDeterministic(t *testing.T) {

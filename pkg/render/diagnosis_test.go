@@ -2,10 +2,12 @@ package render
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/golden"
 	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -89,7 +91,7 @@ func TestDiagnosisGoldens(t *testing.T) {
 			if err := tc.render(&b); err != nil {
 				t.Fatal(err)
 			}
-			assertGraphGolden(t, tc.golden, b.Bytes())
+			golden.Assert(t, filepath.Join("testdata", tc.golden), b.Bytes())
 		})
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/golden"
 	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -84,7 +86,7 @@ func TestGraphRenderersGolden(t *testing.T) {
 			if err := tt.render(&b); err != nil {
 				t.Fatal(err)
 			}
-			assertGraphGolden(t, tt.golden, b.Bytes())
+			golden.Assert(t, filepath.Join("testdata", tt.golden), b.Bytes())
 		})
 	}
 }

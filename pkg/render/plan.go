@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -40,7 +39,7 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 
 	if opts.ShowSteps {
 		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Steps:"))
-		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		var t columns
 		for _, step := range p.Steps {
 			mark := ""
 			if step.Baseline {
@@ -50,27 +49,28 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 			if pol == "" {
 				pol = "-"
 			}
-			fmt.Fprintf(tw, "  %d.\twave %d%s\t%s\t%s\t%s\t%s\t%s\n", step.Step, step.Wave, mark, step.Actor, actionText(step.Action, st), refText(step.Object), pol, st.Paint(Dim, step.Detail))
+			t.add(text(fmt.Sprintf("  %d.", step.Step)), text(fmt.Sprintf("wave %d%s", step.Wave, mark)), text(step.Actor),
+				painted(actionColor(step.Action), step.Action), text(refText(step.Object)), text(pol), painted(Dim, step.Detail))
 		}
-		tw.Flush()
+		t.flush(bw, st)
 	} else {
 		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Cascade:"))
 		wave := -1
-		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		var t columns
 		shown := 0
 		for _, step := range p.Steps {
 			if step.Baseline || step.Action == plan.ActionWait {
 				continue
 			}
 			if step.Wave != wave {
-				tw.Flush()
+				t.flush(bw, st)
 				wave = step.Wave
 				fmt.Fprintf(bw, "  wave %d\n", wave)
 			}
-			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", step.Actor, actionText(step.Action, st), refText(step.Object), st.Paint(Dim, step.Detail))
+			t.add(text("    "+step.Actor), painted(actionColor(step.Action), step.Action), text(refText(step.Object)), painted(Dim, step.Detail))
 			shown++
 		}
-		tw.Flush()
+		t.flush(bw, st)
 		if shown == 0 {
 			fmt.Fprintln(bw, "  nothing happens")
 		}
@@ -80,11 +80,11 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 	if len(p.Objects) == 0 {
 		fmt.Fprintln(bw, "  no object changes")
 	}
-	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	var t columns
 	for _, of := range p.Objects {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", fateText(of.Fate, st), refText(of.Object), finalText(of.Final))
+		t.add(text("  ").then(fateSpan(of.Fate)), text(refText(of.Object)), text(finalText(of.Final)))
 	}
-	tw.Flush()
+	t.flush(bw, st)
 	for _, of := range p.Objects {
 		if of.Fate != plan.FateBlocked {
 			continue
@@ -119,14 +119,14 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 	}
 	if len(raced) > 0 {
 		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Depends on which garbage collector worker acts first:"))
-		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		var t columns
 		for _, of := range raced {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", refText(of.Object), fateText(of.Fate, st), finalText(of.Final))
+			t.add(text("  "+refText(of.Object)), cell{fateSpan(of.Fate)}, text(finalText(of.Final)))
 			for _, a := range of.Alternatives {
-				fmt.Fprintf(tw, "  \t%s %s\t%s\n", st.Paint(Dim, "or"), fateText(a.Fate, st), finalText(a.Final))
+				t.add(text("  "), painted(Dim, "or").then(span{text: " "}, fateSpan(a.Fate)), text(finalText(a.Final)))
 			}
 		}
-		tw.Flush()
+		t.flush(bw, st)
 	}
 	if !p.Complete {
 		fmt.Fprintf(bw, "\n%s the plan is incomplete: it depends on something the input does not show\n", st.Paint(Yellow, "warning:"))
@@ -147,16 +147,17 @@ func refText(r snapshot.ObjectRef) string {
 	return r.Kind + " " + r.Namespace + "/" + r.Name
 }
 
-func actionText(a string, st Style) string {
+// actionColor is the palette entry of a step's action.
+func actionColor(a string) string {
 	switch a {
 	case plan.ActionDelete:
-		return st.Paint(Red, a)
+		return Red
 	case plan.ActionMarkDeleting:
-		return st.Paint(Yellow, a)
+		return Yellow
 	case plan.ActionRemoveOwner:
-		return st.Paint(Cyan, a)
+		return Cyan
 	}
-	return a
+	return ""
 }
 
 // FateColor is the palette entry of a fate: red deleted, cyan orphaned,
@@ -175,7 +176,7 @@ func FateColor(fate string) string {
 	return ""
 }
 
-func fateText(f string, st Style) string { return st.Paint(FateColor(f), f) }
+func fateSpan(f string) span { return span{code: FateColor(f), text: f} }
 
 func finalText(f plan.FinalState) string {
 	if !f.Exists {

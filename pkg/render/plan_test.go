@@ -2,33 +2,15 @@ package render
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kgc-dev/kgc/internal/golden"
 	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
-
-func assertPlanGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updatingGoldens() {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatalf("updating %s: %v", path, err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading %s (run go test -update to create it): %v", path, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // planFixture: a Deployment deleted in the foreground whose ReplicaSet has
 // one plain pod and one pod held by a custom finalizer, plus a ConfigMap
@@ -71,7 +53,7 @@ func TestPlanTextGolden(t *testing.T) {
 			if !c.style.Color && strings.Contains(buf.String(), "\x1b[") {
 				t.Errorf("plain output has escape codes")
 			}
-			assertPlanGolden(t, c.name, buf.Bytes())
+			golden.Assert(t, filepath.Join("testdata", c.name), buf.Bytes())
 		})
 	}
 }
@@ -83,7 +65,7 @@ func TestPlanDocumentGolden(t *testing.T) {
 		if err := Document(&buf, f, p); err != nil {
 			t.Fatal(err)
 		}
-		assertPlanGolden(t, "plan."+f+".golden", buf.Bytes())
+		golden.Assert(t, filepath.Join("testdata", "plan."+f+".golden"), buf.Bytes())
 	}
 }
 
@@ -101,7 +83,7 @@ func TestPlanDOTGolden(t *testing.T) {
 	if err := PlanDOT(&buf, p, owners); err != nil {
 		t.Fatal(err)
 	}
-	assertPlanGolden(t, "plan.dot.golden", buf.Bytes())
+	golden.Assert(t, filepath.Join("testdata", "plan.dot.golden"), buf.Bytes())
 }
 
 // raceFixture: a ConfigMap deleted in the foreground with no blocking
@@ -129,7 +111,7 @@ func TestPlanRaceGolden(t *testing.T) {
 	if !strings.Contains(buf.String(), "Depends on which garbage collector worker acts first:") {
 		t.Errorf("the text does not show the timing-dependent outcome:\n%s", buf.String())
 	}
-	assertPlanGolden(t, "plan_race.golden", buf.Bytes())
+	golden.Assert(t, filepath.Join("testdata", "plan_race.golden"), buf.Bytes())
 	buf.Reset()
 	if err := Document(&buf, "json", p); err != nil {
 		t.Fatal(err)
@@ -137,7 +119,7 @@ func TestPlanRaceGolden(t *testing.T) {
 	if !strings.Contains(buf.String(), `"alternatives"`) {
 		t.Errorf("the document has no alternative outcome:\n%s", buf.String())
 	}
-	assertPlanGolden(t, "plan_race.json.golden", buf.Bytes())
+	golden.Assert(t, filepath.Join("testdata", "plan_race.json.golden"), buf.Bytes())
 	buf.Reset()
 	owners := func(uid string) []snapshot.OwnerReference {
 		for _, o := range snap.Objects {
@@ -150,5 +132,5 @@ func TestPlanRaceGolden(t *testing.T) {
 	if err := PlanDOT(&buf, p, owners); err != nil {
 		t.Fatal(err)
 	}
-	assertPlanGolden(t, "plan_race.dot.golden", buf.Bytes())
+	golden.Assert(t, filepath.Join("testdata", "plan_race.dot.golden"), buf.Bytes())
 }

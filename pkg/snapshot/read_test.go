@@ -3,35 +3,16 @@ package snapshot
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kgc-dev/kgc/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
 var fixedTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it); got:\n%s", name, got)
-	}
-}
 
 // writeFiles creates files (path → content) in a temp dir and returns it.
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -83,7 +64,7 @@ func TestReadKubectlListGolden(t *testing.T) {
 			t.Errorf("snapshot leaks %q", secret)
 		}
 	}
-	golden(t, "kubectl-list.golden", buf.Bytes())
+	golden.Assert(t, filepath.Join("testdata", "kubectl-list.golden"), buf.Bytes())
 
 	// What a user of the snapshot sees through the catalog.
 	cat := s.Catalog()

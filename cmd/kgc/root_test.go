@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A mistyped subcommand must fail a script (exit 2, nothing on stdout),
+// never print the help and exit 0 as cobra does for `kgc plan delte`.
+func TestUnknownSubcommandsAreUsageErrors(t *testing.T) {
+	tests := []struct {
+		args       []string
+		wantStderr string
+	}{
+		{[]string{"plan", "delte", "deploy/x"},
+			"error: unknown command \"delte\" for \"kgc plan\"\n\nDid you mean this?\n\tdelete\n"},
+		{[]string{"bogus"},
+			"error: unknown command \"bogus\" for \"kgc\": run 'kgc --help' for its commands\n"},
+		{[]string{"grahp", "-A"},
+			"error: unknown command \"grahp\" for \"kgc\"\n\nDid you mean this?\n\tgraph\n"},
+		// -f belongs to plan delete: the mistyped command is the mistake to report.
+		{[]string{"plan", "delte", "deploy/x", "-f", "dump.yaml"},
+			"error: unknown command \"delte\" for \"kgc plan\"\n\nDid you mean this?\n\tdelete\n"},
+		{[]string{"completion", "bsah"},
+			"error: unknown command \"bsah\" for \"kgc completion\"\n\nDid you mean this?\n\tbash\n\tzsh\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			stdout, stderr, code := runKGC(t, tt.args...)
+			if code != exitUsage || stderr != tt.wantStderr || stdout != "" {
+				t.Errorf("exit %d, stderr %q, stdout %q; want exit %d, stderr %q and no stdout", code, stderr, stdout, exitUsage, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// As kubectl plugin the command path is what the user typed.
+func TestUnknownSubcommandAsKubectlPlugin(t *testing.T) {
+	stdout, stderr, code := runAs(t, "kubectl-kgc", "plan", "delte")
+	if code != exitUsage || !strings.HasPrefix(stderr, "error: unknown command \"delte\" for \"kubectl kgc plan\"\n") || stdout != "" {
+		t.Errorf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+}
+
+// A group command alone still shows its help and succeeds.
+func TestGroupCommandsWithoutArgumentsShowHelp(t *testing.T) {
+	for _, args := range [][]string{{}, {"plan"}} {
+		stdout, stderr, code := runKGC(t, args...)
+		if code != exitOK || stderr != "" || !strings.Contains(stdout, "Available Commands:") {
+			t.Errorf("kgc %s: exit %d, stderr %q, stdout %q; want the help", strings.Join(args, " "), code, stderr, stdout)
+		}
+	}
+}
