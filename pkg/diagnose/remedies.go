@@ -29,14 +29,24 @@ var actionRank = map[string]int{
 	ActionRemoveFinalizer:       8,
 }
 
-// remedies derives a root cause's ways out, least destructive first.
+// remedies derives a root cause's ways out, least destructive first: what
+// its reason suggests, the remedies its finder added, those that detach
+// the object from the owners it blocks, and the last resorts.
 func (r *run) remedies(l *leaf) []Remedy {
+	out := r.reasonRemedies(l)
+	out = append(out, l.extra...)
+	out = append(out, r.edgeRemedies(l)...)
+	out = append(out, r.lastResorts(l)...)
+	sort.SliceStable(out, func(i, j int) bool { return actionRank[out[i].Action] < actionRank[out[j].Action] })
+	return out
+}
+
+// reasonRemedies are the remedies a root cause's reason suggests.
+func (r *run) reasonRemedies(l *leaf) []Remedy {
 	rc := l.rc
 	o := l.obj
 	var out []Remedy
 	add := func(rem Remedy) { out = append(out, rem) }
-	stale := o != nil && o.Terminating() && r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp) > staleAfter
-
 	switch rc.Reason {
 	case ReasonInProgress, ReasonNoFinalizers:
 		who := rc.RemovedBy
@@ -106,7 +116,16 @@ func (r *run) remedies(l *leaf) []Remedy {
 			}
 		}
 	}
-	out = append(out, l.extra...)
+	return out
+}
+
+// edgeRemedies delete a dependent the collector is about to delete anyway,
+// or unblock or remove its owner references to the owners it holds up.
+func (r *run) edgeRemedies(l *leaf) []Remedy {
+	rc := l.rc
+	o := l.obj
+	var out []Remedy
+	add := func(rem Remedy) { out = append(out, rem) }
 
 	if o != nil && !o.Terminating() && rc.Reason == ReasonInProgress && len(l.edges) > 0 {
 		add(Remedy{Action: ActionDelete, Description: "Delete " + rc.Object.String() + " yourself, as the garbage collector is about to",
@@ -127,7 +146,19 @@ func (r *run) remedies(l *leaf) []Remedy {
 				Risk:        removeRefRisk(o)})
 		}
 	}
+	return out
+}
 
+// lastResorts skip the responsible party: removing the finalizer (through
+// /finalize for a namespace's spec finalizer) or force-deleting a pod. They
+// are offered for stuck root causes, and for in-progress ones that have
+// waited too long.
+func (r *run) lastResorts(l *leaf) []Remedy {
+	rc := l.rc
+	o := l.obj
+	var out []Remedy
+	add := func(rem Remedy) { out = append(out, rem) }
+	stale := o != nil && o.Terminating() && r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp) > staleAfter
 	offerRemoval := rc.Reason != ReasonInProgress && rc.Reason != ReasonNoFinalizers || stale
 	if o != nil && offerRemoval && o.Terminating() {
 		switch {
@@ -154,7 +185,6 @@ func (r *run) remedies(l *leaf) []Remedy {
 				Risk:        "skips the kubelet's confirmation: if the node still runs the containers they keep running, and a StatefulSet may start a replacement with the same identity alongside"})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return actionRank[out[i].Action] < actionRank[out[j].Action] })
 	return out
 }
 
