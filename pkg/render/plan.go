@@ -24,6 +24,21 @@ type PlanOptions struct {
 // warnings when the plan is incomplete.
 func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 	bw := bufio.NewWriter(w)
+	planHeader(bw, p, st)
+	if opts.ShowSteps {
+		planSteps(bw, p, st)
+	} else {
+		planCascade(bw, p, st)
+	}
+	planFinalState(bw, p, st)
+	planBlocked(bw, p, st)
+	planRaces(bw, p, st)
+	planWarnings(bw, p, st)
+	return bw.Flush()
+}
+
+// planHeader is the request and the summary counts.
+func planHeader(bw *bufio.Writer, p *plan.Plan, st Style) {
 	policy := p.PropagationPolicy
 	if policy == "" {
 		policy = "none (the resource's default"
@@ -36,46 +51,54 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 	s := p.Summary
 	fmt.Fprintf(bw, "%s deleted, %s orphaned, %s updated, %s blocked\n",
 		st.Paint(Red, fmt.Sprint(s.Deleted)), st.Paint(Cyan, fmt.Sprint(s.Orphaned)), fmt.Sprint(s.Updated), st.Paint(Yellow, fmt.Sprint(s.Blocked)))
+}
 
-	if opts.ShowSteps {
-		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Steps:"))
-		var t columns
-		for _, step := range p.Steps {
-			mark := ""
-			if step.Baseline {
-				mark = " (baseline)"
-			}
-			pol := step.PropagationPolicy
-			if pol == "" {
-				pol = "-"
-			}
-			t.add(text(fmt.Sprintf("  %d.", step.Step)), text(fmt.Sprintf("wave %d%s", step.Wave, mark)), text(step.Actor),
-				painted(actionColor(step.Action), step.Action), text(refText(step.Object)), text(pol), painted(Dim, step.Detail))
+// planSteps lists every step, baseline ones included (--show-steps).
+func planSteps(bw *bufio.Writer, p *plan.Plan, st Style) {
+	fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Steps:"))
+	var t columns
+	for _, step := range p.Steps {
+		mark := ""
+		if step.Baseline {
+			mark = " (baseline)"
 		}
-		t.flush(bw, st)
-	} else {
-		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Cascade:"))
-		wave := -1
-		var t columns
-		shown := 0
-		for _, step := range p.Steps {
-			if step.Baseline || step.Action == plan.ActionWait {
-				continue
-			}
-			if step.Wave != wave {
-				t.flush(bw, st)
-				wave = step.Wave
-				fmt.Fprintf(bw, "  wave %d\n", wave)
-			}
-			t.add(text("    "+step.Actor), painted(actionColor(step.Action), step.Action), text(refText(step.Object)), painted(Dim, step.Detail))
-			shown++
+		pol := step.PropagationPolicy
+		if pol == "" {
+			pol = "-"
 		}
-		t.flush(bw, st)
-		if shown == 0 {
-			fmt.Fprintln(bw, "  nothing happens")
-		}
+		t.add(text(fmt.Sprintf("  %d.", step.Step)), text(fmt.Sprintf("wave %d%s", step.Wave, mark)), text(step.Actor),
+			painted(actionColor(step.Action), step.Action), text(refText(step.Object)), text(pol), painted(Dim, step.Detail))
 	}
+	t.flush(bw, st)
+}
 
+// planCascade groups what the delete changes by wave, leaving out the
+// baseline and the waits.
+func planCascade(bw *bufio.Writer, p *plan.Plan, st Style) {
+	fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Cascade:"))
+	wave := -1
+	var t columns
+	shown := 0
+	for _, step := range p.Steps {
+		if step.Baseline || step.Action == plan.ActionWait {
+			continue
+		}
+		if step.Wave != wave {
+			t.flush(bw, st)
+			wave = step.Wave
+			fmt.Fprintf(bw, "  wave %d\n", wave)
+		}
+		t.add(text("    "+step.Actor), painted(actionColor(step.Action), step.Action), text(refText(step.Object)), painted(Dim, step.Detail))
+		shown++
+	}
+	t.flush(bw, st)
+	if shown == 0 {
+		fmt.Fprintln(bw, "  nothing happens")
+	}
+}
+
+// planFinalState is every object the plan changes, with its fate.
+func planFinalState(bw *bufio.Writer, p *plan.Plan, st Style) {
 	fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Final state:"))
 	if len(p.Objects) == 0 {
 		fmt.Fprintln(bw, "  no object changes")
@@ -85,49 +108,65 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 		t.add(text("  ").then(fateSpan(of.Fate)), text(refText(of.Object)), text(finalText(of.Final)))
 	}
 	t.flush(bw, st)
+}
+
+// planBlocked says, for each blocked object, what holds it and who should
+// remove it.
+func planBlocked(bw *bufio.Writer, p *plan.Plan, st Style) {
 	for _, of := range p.Objects {
 		if of.Fate != plan.FateBlocked {
 			continue
 		}
 		fmt.Fprintf(bw, "  %s %s:\n", st.Paint(Yellow, "blocked"), refText(of.Object))
 		for _, b := range of.BlockedBy {
-			var parts []string
-			if b.Finalizer != "" {
-				parts = append(parts, "finalizer "+st.Paint(Yellow, b.Finalizer))
-			}
-			if b.RemovedBy != "" {
-				parts = append(parts, "removed by "+b.RemovedBy)
-			}
-			line := strings.Join(parts, ", ")
-			if b.WaitingFor != "" {
-				if line != "" {
-					line += ": "
-				}
-				line += "waits for " + b.WaitingFor
-			}
-			fmt.Fprintf(bw, "    - %s\n", line)
+			fmt.Fprintf(bw, "    - %s\n", blockerLine(b, st))
 			for _, o := range b.Objects {
 				fmt.Fprintf(bw, "        %s %s\n", st.Paint(Yellow, "blocker"), refText(o))
 			}
 		}
 	}
-	var raced []plan.ObjectFate
+}
+
+func blockerLine(b plan.Blocker, st Style) string {
+	var parts []string
+	if b.Finalizer != "" {
+		parts = append(parts, "finalizer "+st.Paint(Yellow, b.Finalizer))
+	}
+	if b.RemovedBy != "" {
+		parts = append(parts, "removed by "+b.RemovedBy)
+	}
+	line := strings.Join(parts, ", ")
+	if b.WaitingFor != "" {
+		if line != "" {
+			line += ": "
+		}
+		line += "waits for " + b.WaitingFor
+	}
+	return line
+}
+
+// planRaces lists the objects whose outcome depends on which garbage
+// collector worker acts first, with each alternative.
+func planRaces(bw *bufio.Writer, p *plan.Plan, st Style) {
+	var t columns
 	for _, of := range p.Objects {
-		if len(of.Alternatives) > 0 {
-			raced = append(raced, of)
+		if len(of.Alternatives) == 0 {
+			continue
+		}
+		t.add(text("  "+refText(of.Object)), cell{fateSpan(of.Fate)}, text(finalText(of.Final)))
+		for _, a := range of.Alternatives {
+			t.add(text("  "), painted(Dim, "or").then(span{text: " "}, fateSpan(a.Fate)), text(finalText(a.Final)))
 		}
 	}
-	if len(raced) > 0 {
-		fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Depends on which garbage collector worker acts first:"))
-		var t columns
-		for _, of := range raced {
-			t.add(text("  "+refText(of.Object)), cell{fateSpan(of.Fate)}, text(finalText(of.Final)))
-			for _, a := range of.Alternatives {
-				t.add(text("  "), painted(Dim, "or").then(span{text: " "}, fateSpan(a.Fate)), text(finalText(a.Final)))
-			}
-		}
-		t.flush(bw, st)
+	if len(t.rows) == 0 {
+		return
 	}
+	fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Depends on which garbage collector worker acts first:"))
+	t.flush(bw, st)
+}
+
+// planWarnings are the plan's completeness, warnings and notes.
+func planWarnings(bw *bufio.Writer, p *plan.Plan, st Style) {
 	if !p.Complete {
 		fmt.Fprintf(bw, "\n%s the plan is incomplete: it depends on something the input does not show\n", st.Paint(Yellow, "warning:"))
 	}
@@ -137,7 +176,6 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 	for _, n := range p.Notes {
 		fmt.Fprintf(bw, "%s %s\n", st.Paint(Dim, "note:"), n)
 	}
-	return bw.Flush()
 }
 
 func refText(r snapshot.ObjectRef) string {
