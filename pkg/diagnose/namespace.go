@@ -92,63 +92,11 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 	}
 	b.Objects = refsOf(content)
 
-	// Discovery: any failing group makes deleteAllContent return an error,
-	// so the namespace is never finalized even once it is empty.
-	failures := r.ix.cat.DiscoveryFailures()
-	for _, f := range failures {
-		waits = append(waits, "discovery of "+f.GroupVersion+" to succeed")
-		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, f.GroupVersion, f.Error))
-	}
-	if c, ok := conds[condDiscoveryFailure]; ok && c.Status == "True" && len(failures) == 0 {
-		// An offline dump has no discovery of its own: the condition's
-		// message names the failing group versions.
-		gvs := failingGroupVersions(c.Message)
-		for _, gv := range gvs {
-			waits = append(waits, "discovery of "+gv+" to succeed")
-			b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, gv, "reported by the namespace's "+condDiscoveryFailure+" condition"))
-		}
-		if len(gvs) == 0 {
-			waits = append(waits, "discovery of every API group to succeed")
-			b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, "", c.Message))
-		}
-	}
-	if c, ok := conds[condGVParsingFailure]; ok && c.Status == "True" {
-		waits = append(waits, "every group/version to parse")
-		b.Blockers = append(b.Blockers, r.discoveryBlocker(ns, "", c.Message))
-	}
+	dw, db := r.discoveryBlockers(ns, conds)
+	waits = append(waits, dw...)
+	b.Blockers = append(b.Blockers, db...)
 
-	var pendingPods, waitingForPods, pendingOther []*snapshot.Object
-	for _, o := range content {
-		if o.Terminating() {
-			b.Blockers = append(b.Blockers, r.explainHeld(o, ns, nil)...)
-			continue
-		}
-		switch {
-		case isKind(o, "", "Pod"):
-			pendingPods = append(pendingPods, o)
-		case len(pods) > 0:
-			waitingForPods = append(waitingForPods, o)
-		default:
-			pendingOther = append(pendingOther, o)
-		}
-	}
-	if len(pendingPods) > 0 {
-		b.Blockers = append(b.Blockers, r.pendingContent(ns, pendingPods, conds))
-	}
-	if len(waitingForPods) > 0 {
-		// Not a leaf: these go as soon as the pods above are gone, and
-		// then what holds them holds the namespace.
-		wb := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
-			WaitingFor: "the pods to be gone: the namespace controller deletes the other " + plural(len(waitingForPods), "object") + " (" + countKinds(waitingForPods) + ") only after every pod" + willHold(waitingForPods),
-			Objects:    refsOf(waitingForPods)}
-		for _, o := range waitingForPods {
-			wb.Blockers = append(wb.Blockers, r.afterDeletion(o, ns, nil)...)
-		}
-		b.Blockers = append(b.Blockers, wb)
-	}
-	if len(pendingOther) > 0 {
-		b.Blockers = append(b.Blockers, r.pendingContent(ns, pendingOther, conds))
-	}
+	b.Blockers = append(b.Blockers, r.contentBlockers(ns, content, len(pods) > 0, conds)...)
 	b.Blockers = append(b.Blockers, r.unseenContent(ns, conds, content)...)
 	r.noteUnlistedContent()
 
@@ -199,6 +147,75 @@ func apiServiceName(gv string) string {
 		return gv
 	}
 	return v + "." + g
+}
+
+// discoveryBlockers: any failing group makes deleteAllContent return an
+// error, so the namespace is never finalized even once it is empty.
+func (r *run) discoveryBlockers(ns *snapshot.Object, conds map[string]snapshot.Condition) (waits []string, bs []Blocker) {
+	failures := r.ix.cat.DiscoveryFailures()
+	for _, f := range failures {
+		waits = append(waits, "discovery of "+f.GroupVersion+" to succeed")
+		bs = append(bs, r.discoveryBlocker(ns, f.GroupVersion, f.Error))
+	}
+	if c, ok := conds[condDiscoveryFailure]; ok && c.Status == "True" && len(failures) == 0 {
+		// An offline dump has no discovery of its own: the condition's
+		// message names the failing group versions.
+		gvs := failingGroupVersions(c.Message)
+		for _, gv := range gvs {
+			waits = append(waits, "discovery of "+gv+" to succeed")
+			bs = append(bs, r.discoveryBlocker(ns, gv, "reported by the namespace's "+condDiscoveryFailure+" condition"))
+		}
+		if len(gvs) == 0 {
+			waits = append(waits, "discovery of every API group to succeed")
+			bs = append(bs, r.discoveryBlocker(ns, "", c.Message))
+		}
+	}
+	if c, ok := conds[condGVParsingFailure]; ok && c.Status == "True" {
+		waits = append(waits, "every group/version to parse")
+		bs = append(bs, r.discoveryBlocker(ns, "", c.Message))
+	}
+
+	return waits, bs
+}
+
+// contentBlockers explains the namespace's content: what is terminating,
+// the pods the namespace controller deletes first, and the rest, which it
+// deletes once every pod is gone.
+func (r *run) contentBlockers(ns *snapshot.Object, content []*snapshot.Object, hasPods bool, conds map[string]snapshot.Condition) []Blocker {
+	var bs []Blocker
+	var pendingPods, waitingForPods, pendingOther []*snapshot.Object
+	for _, o := range content {
+		if o.Terminating() {
+			bs = append(bs, r.explainHeld(o, ns, nil)...)
+			continue
+		}
+		switch {
+		case isKind(o, "", "Pod"):
+			pendingPods = append(pendingPods, o)
+		case hasPods:
+			waitingForPods = append(waitingForPods, o)
+		default:
+			pendingOther = append(pendingOther, o)
+		}
+	}
+	if len(pendingPods) > 0 {
+		bs = append(bs, r.pendingContent(ns, pendingPods, conds))
+	}
+	if len(waitingForPods) > 0 {
+		// Not a leaf: these go as soon as the pods above are gone, and
+		// then what holds them holds the namespace.
+		wb := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
+			WaitingFor: "the pods to be gone: the namespace controller deletes the other " + plural(len(waitingForPods), "object") + " (" + countKinds(waitingForPods) + ") only after every pod" + willHold(waitingForPods),
+			Objects:    refsOf(waitingForPods)}
+		for _, o := range waitingForPods {
+			wb.Blockers = append(wb.Blockers, r.afterDeletion(o, ns, nil)...)
+		}
+		bs = append(bs, wb)
+	}
+	if len(pendingOther) > 0 {
+		bs = append(bs, r.pendingContent(ns, pendingOther, conds))
+	}
+	return bs
 }
 
 // pendingContent is content the namespace controller has yet to delete:
