@@ -3,7 +3,7 @@
 // diagnoses why a deletion is stuck. It is a pure function of a snapshot:
 // no cluster access, no clock, no randomness, so a plan is the same every
 // time for the same input. The rules it follows are traced to upstream in
-// ../shared/spec/gc-semantics.md (and docs/architecture.md).
+// docs/gc-semantics.md (and docs/architecture.md).
 package plan
 
 import "strings"
