@@ -1,12 +1,15 @@
-// Package release holds no code, only the test that keeps the release
+// Package release holds no code, only the tests that keep the release
 // configuration (.goreleaser.yaml) and the krew manifest template
-// (plugins/kgc.yaml) in agreement: every platform built is installable
-// through krew, from an archive of the name goreleaser gives it, with the
-// kubectl-kgc binary it contains.
+// (plugins/kgc.yaml) right: the manifest follows krew's rules (krew_test.go),
+// every platform built is installable through krew, from an archive of the
+// name goreleaser gives it, with the kubectl-kgc binary and the LICENSE it
+// contains, and (archive_test.go, run by `make release-check`) the archive a
+// snapshot release really produces installs and runs that way.
 package release
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,8 +49,15 @@ type goreleaser struct {
 	Checksum struct {
 		NameTemplate string `json:"name_template"`
 	} `json:"checksum"`
+	Release struct {
+		GitHub struct {
+			Owner string `json:"owner"`
+			Name  string `json:"name"`
+		} `json:"github"`
+	} `json:"release"`
 }
 
+// krewPlugin is krew's Plugin manifest (sigs.k8s.io/krew pkg/index).
 type krewPlugin struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
@@ -55,17 +65,39 @@ type krewPlugin struct {
 		Name string `json:"name"`
 	} `json:"metadata"`
 	Spec struct {
-		Version          string `json:"version"`
-		ShortDescription string `json:"shortDescription"`
-		Platforms        []struct {
-			Selector struct {
-				MatchLabels map[string]string `json:"matchLabels"`
-			} `json:"selector"`
-			URI    string `json:"uri"`
-			Sha256 string `json:"sha256"`
-			Bin    string `json:"bin"`
-		} `json:"platforms"`
+		Version          string         `json:"version"`
+		Homepage         string         `json:"homepage"`
+		ShortDescription string         `json:"shortDescription"`
+		Description      string         `json:"description"`
+		Caveats          string         `json:"caveats"`
+		Platforms        []krewPlatform `json:"platforms"`
 	} `json:"spec"`
+}
+
+type krewPlatform struct {
+	Selector *krewSelector `json:"selector"`
+	URI      string        `json:"uri"`
+	Sha256   string        `json:"sha256"`
+	// Files nil means unspecified (krew copies everything); an empty
+	// list is an error.
+	Files []krewFile `json:"files"`
+	Bin   string     `json:"bin"`
+}
+
+type krewSelector struct {
+	MatchLabels      map[string]string `json:"matchLabels"`
+	MatchExpressions []krewRequirement `json:"matchExpressions"`
+}
+
+type krewRequirement struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values"`
+}
+
+type krewFile struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 func loadGoreleaser(t *testing.T) goreleaser {
@@ -82,8 +114,16 @@ func loadGoreleaser(t *testing.T) goreleaser {
 }
 
 // renderKrew renders the template the way krew-release-bot does for tag:
-// addURIAndSha becomes the uri (with the tag substituted) and a checksum.
+// addURIAndSha becomes the uri (with the tag substituted) and, standing in
+// for the archive's checksum, the SHA-256 of the uri.
 func renderKrew(t *testing.T, tag string) krewPlugin {
+	t.Helper()
+	return renderKrewWith(t, tag, func(uri string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(uri))) })
+}
+
+// renderKrewWith renders the template for tag with the checksum sha gives
+// each archive's uri.
+func renderKrewWith(t *testing.T, tag string, sha func(uri string) string) krewPlugin {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "plugins", "kgc.yaml"))
 	if err != nil {
@@ -91,7 +131,8 @@ func renderKrew(t *testing.T, tag string) krewPlugin {
 	}
 	tpl, err := template.New("kgc.yaml").Funcs(template.FuncMap{
 		"addURIAndSha": func(uri, tag string) string {
-			return fmt.Sprintf("uri: %s\n    sha256: %s", strings.ReplaceAll(uri, "{{ .TagName }}", tag), strings.Repeat("0", 64))
+			uri = strings.ReplaceAll(uri, "{{ .TagName }}", tag)
+			return fmt.Sprintf("uri: %s\n    sha256: %s", uri, sha(uri))
 		},
 	}).Parse(string(b))
 	if err != nil {
@@ -144,6 +185,10 @@ func TestBuildsStampTheVersionTheCLIPrints(t *testing.T) {
 	}
 }
 
+// TestKrewManifestMatchesTheArchives: every archive goreleaser builds has
+// a krew platform that downloads it from the release (same repository, tag
+// and name, a format krew unpacks), and installing it the way krew does
+// puts the plugin binary and the LICENSE in place.
 func TestKrewManifestMatchesTheArchives(t *testing.T) {
 	g := loadGoreleaser(t)
 	if len(g.Archives) != 1 {
@@ -159,20 +204,40 @@ func TestKrewManifestMatchesTheArchives(t *testing.T) {
 			t.Errorf("archive file pattern %q matches nothing: goreleaser would fail", f)
 		}
 	}
+	gh := g.Release.GitHub
+	if gh.Owner == "" || gh.Name == "" {
+		t.Fatalf("release.github is %+v: goreleaser check fails on a clone without a git remote", gh)
+	}
+	repo := "https://github.com/" + gh.Owner + "/" + gh.Name
 	name := template.Must(template.New("name").Parse(a.NameTemplate))
 
 	const tag = "v1.2.3"
 	p := renderKrew(t, tag)
-	if p.APIVersion != "krew.googlecontainertools.github.com/v1alpha2" || p.Kind != "Plugin" || p.Metadata.Name != "kgc" {
-		t.Errorf("krew manifest is %s %s %q, want a v1alpha2 Plugin named kgc", p.APIVersion, p.Kind, p.Metadata.Name)
+	if p.Spec.Version != tag {
+		t.Errorf("krew manifest version %q for release %s", p.Spec.Version, tag)
 	}
-	if p.Spec.Version != tag || p.Spec.ShortDescription == "" {
-		t.Errorf("krew manifest version %q (want %q), shortDescription %q", p.Spec.Version, tag, p.Spec.ShortDescription)
+	if p.Spec.Homepage != repo {
+		t.Errorf("krew homepage %s, but goreleaser releases to %s", p.Spec.Homepage, repo)
+	}
+	built := map[string]bool{}
+	for _, b := range g.Builds {
+		for _, goos := range b.Goos {
+			for _, goarch := range b.Goarch {
+				built[goos+"/"+goarch] = true
+			}
+		}
 	}
 	seen := map[string]bool{}
-	for _, pl := range p.Spec.Platforms {
-		goos, goarch := pl.Selector.MatchLabels["os"], pl.Selector.MatchLabels["arch"]
+	for i, pl := range p.Spec.Platforms {
+		if pl.Selector == nil || len(pl.Selector.selects()) != 1 {
+			t.Errorf("spec.platforms[%d] selects %s: each platform installs the archive of one os/arch", i, pl.Selector)
+			continue
+		}
+		goos, goarch := pl.Selector.selects()[0][0], pl.Selector.selects()[0][1]
 		seen[goos+"/"+goarch] = true
+		if !built[goos+"/"+goarch] {
+			t.Errorf("krew installs %s/%s, which goreleaser does not build", goos, goarch)
+		}
 		var archive bytes.Buffer
 		if err := name.Execute(&archive, map[string]string{"ProjectName": g.ProjectName, "Tag": tag, "Os": goos, "Arch": goarch}); err != nil {
 			t.Fatalf("archive name_template: %v", err)
@@ -183,7 +248,10 @@ func TestKrewManifestMatchesTheArchives(t *testing.T) {
 				format = o.Formats[0]
 			}
 		}
-		want := "https://github.com/kgc-dev/kgc/releases/download/" + tag + "/" + archive.String() + "." + format
+		if format != "tar.gz" && format != "zip" {
+			t.Errorf("%s/%s: goreleaser makes a %s archive, krew unpacks tar.gz and zip", goos, goarch, format)
+		}
+		want := repo + "/releases/download/" + tag + "/" + archive.String() + "." + format
 		if pl.URI != want {
 			t.Errorf("%s/%s: krew downloads %s, goreleaser uploads %s", goos, goarch, pl.URI, want)
 		}
@@ -192,16 +260,67 @@ func TestKrewManifestMatchesTheArchives(t *testing.T) {
 			wantBin += ".exe"
 		}
 		if pl.Bin != wantBin {
-			t.Errorf("%s/%s: krew runs %q, the archive holds %q", goos, goarch, pl.Bin, wantBin)
+			t.Errorf("%s/%s: krew runs %q, want %q: the binary named for the plugin", goos, goarch, pl.Bin, wantBin)
+		}
+
+		entries := archiveEntries(t, g, goos)
+		installed, err := krewMoves(entries, pl.files())
+		if err != nil {
+			t.Errorf("%s/%s: krew install of %s fails: %v (the archive holds %s)", goos, goarch, archive.String(), err, strings.Join(entries, ", "))
+			continue
+		}
+		if _, ok := installed[pl.Bin]; !ok {
+			t.Errorf("%s/%s: installing %s puts no %s in place, only %s", goos, goarch, archive.String(), pl.Bin, strings.Join(keys(installed), ", "))
+		}
+		if !installsAny(keys(installed), krewLicenseFiles...) {
+			t.Errorf("%s/%s: installing %s puts no license file in place, only %s", goos, goarch, archive.String(), strings.Join(keys(installed), ", "))
 		}
 	}
-	for _, goos := range []string{"darwin", "linux", "windows"} {
-		for _, goarch := range []string{"amd64", "arm64"} {
-			if !seen[goos+"/"+goarch] {
-				t.Errorf("no krew platform for %s/%s, which goreleaser builds", goos, goarch)
+	for pair := range built {
+		if !seen[pair] {
+			t.Errorf("no krew platform for %s, which goreleaser builds", pair)
+		}
+	}
+}
+
+// archiveEntries lists what goreleaser puts in the archive for goos: the
+// archive's binaries and its files, by their paths in the repository.
+func archiveEntries(t *testing.T, g goreleaser, goos string) []string {
+	t.Helper()
+	var entries []string
+	a := g.Archives[0]
+	for _, b := range g.Builds {
+		for _, id := range a.IDs {
+			if b.ID == id {
+				if goos == "windows" {
+					entries = append(entries, b.Binary+".exe")
+				} else {
+					entries = append(entries, b.Binary)
+				}
 			}
 		}
 	}
+	for _, f := range a.Files {
+		matches, _ := filepath.Glob(filepath.Join(root, f))
+		for _, m := range matches {
+			rel, err := filepath.Rel(root, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries = append(entries, filepath.ToSlash(rel))
+		}
+	}
+	sort.Strings(entries)
+	return entries
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func sorted(xs []string) []string {

@@ -9,8 +9,8 @@
 // Like the rest of pkg/plan it is a pure function of a snapshot (and the
 // graph built from it): no cluster access and no wall clock; ages are
 // measured against the snapshot's capturedAt. The rules are those of
-// ../shared/spec/gc-semantics.md sections 2.7–2.9, 3, 4 and 5, checked
-// against k8s.io/kubernetes v1.36.3.
+// docs/gc-semantics.md (foreground deletion, orphaning, pods, namespaces
+// and the well-known finalizers), checked against k8s.io/kubernetes v1.36.3.
 package diagnose
 
 import (

@@ -16,7 +16,7 @@ import (
 	"github.com/kgc-dev/kgc/test/e2e/framework"
 )
 
-// The scenarios of shared/spec/gc-semantics.md §6 (upstream's integration
+// The scenarios of docs/gc-semantics.md (its scenario table) (upstream's integration
 // and e2e tests), replayed against the real control plane: each builds the
 // objects, asks kgc for a plan (live and from a snapshot file), performs the
 // delete, waits for the GC to settle and compares. Only the garbage

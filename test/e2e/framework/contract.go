@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// The documents below mirror shared/spec/output-contract.md. They are
+// The documents below mirror docs/output-contract.md. They are
 // declared here rather than imported from kgc so that the suite checks the
 // published contract, not whatever the implementation's structs say.
 
