@@ -118,24 +118,6 @@ type gcEvent struct {
 	wave    int
 }
 
-var (
-	errEnqueuedVirtualDelete = errors.New("enqueued virtual delete event")
-	errNamespacedOwnerOfCS   = errors.New("cluster-scoped object refers to a namespaced owner")
-	errNotObserved           = errors.New("owner not yet observed by an informer")
-)
-
-type restMappingError struct{ kind, apiVersion string }
-
-func (e *restMappingError) Error() string {
-	return fmt.Sprintf("unable to get REST mapping for %s/%s", e.apiVersion, e.kind)
-}
-
-type unknownTypeError struct{ kind, apiVersion string }
-
-func (e *unknownTypeError) Error() string {
-	return fmt.Sprintf("%s/%s could not be listed when the snapshot was taken, so whether the object exists is unknown", e.apiVersion, e.kind)
-}
-
 type gc struct {
 	sim          *sim
 	uidToNode    map[string]*node
@@ -517,8 +499,6 @@ func getAlternateOwnerIdentity(deps []*node, absent identity) *identity {
 	}
 	return first
 }
-
-// --- workers ---
 
 // handleAttemptToDelete runs one attemptToDelete item (attemptToDeleteWorker).
 func (g *gc) handleAttemptToDelete(n *node, w int) {
