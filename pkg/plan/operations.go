@@ -1,0 +1,210 @@
+// This file mirrors pkg/controller/garbagecollector/operations.go of
+// k8s.io/kubernetes v1.36.3, and the patching of patch.go: the collector's
+// API calls, each one or more round trips of the running worker (sched.go)
+// served by the store.
+
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/kgc-dev/kgc/pkg/rules"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why string, w int) error {
+	ri := g.sim.res.mapping(item.id.APIVersion, item.id.Kind)
+	if ri == nil {
+		return &restMappingError{item.id.Kind, item.id.APIVersion}
+	}
+	i, o := g.sim.st.getByName(ri, item.id.Namespace, item.id.Name)
+	if o == nil {
+		g.enqueueVirtualDeleteEvent(item.id, w)
+		return errEnqueuedVirtualDelete
+	}
+	opts := deleteOptions{policy: policy, precondUID: item.id.UID, precondRV: latest.Metadata.ResourceVersion}
+	g.call(true, item.id)
+	i, o = g.sim.st.getByName(ri, item.id.Namespace, item.id.Name)
+	if o == nil {
+		g.enqueueVirtualDeleteEvent(item.id, w)
+		return errEnqueuedVirtualDelete
+	}
+	_, err := g.sim.st.delete(rules.ActorGC, i, opts, why)
+	if errors.Is(err, errConflict) && opts.precondRV != "" {
+		g.call(false, item.id)
+		live := g.sim.st.objs[i]
+		if live != nil && live.Metadata.UID == item.id.UID && live.Metadata.ResourceVersion != opts.precondRV &&
+			reflect.DeepEqual(live.Metadata.OwnerReferences, latest.Metadata.OwnerReferences) {
+			opts.precondRV = ""
+			g.call(true, item.id)
+			if g.sim.st.objs[i] == nil {
+				g.enqueueVirtualDeleteEvent(item.id, w)
+				return errEnqueuedVirtualDelete
+			}
+			_, err = g.sim.st.delete(rules.ActorGC, i, opts, why)
+		}
+	}
+	return err
+}
+
+// getObject is a GET through the item's identity.
+func (g *gc) getObject(id identity) (int32, *snapshot.Object, error) {
+	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
+	if ri == nil {
+		return -1, nil, &restMappingError{id.Kind, id.APIVersion}
+	}
+	if ri.namespaced && id.Namespace == "" {
+		return -1, nil, errNamespacedOwnerOfCS
+	}
+	g.call(false, id)
+	return g.lookup(ri, id)
+}
+
+// lookup finds the object of id as a call the caller has made would.
+func (g *gc) lookup(ri *resInfo, id identity) (int32, *snapshot.Object, error) {
+	i, o := g.sim.st.getByName(ri, id.Namespace, id.Name)
+	if o == nil {
+		if !ri.listed {
+			g.sim.unknown(id.ref())
+			return -1, nil, &unknownTypeError{id.Kind, id.APIVersion}
+		}
+		return -1, nil, errNotFound
+	}
+	return i, o, nil
+}
+
+// removeFinalizer is GET + JSON merge patch of the finalizer list.
+func (g *gc) removeFinalizer(n *node, f, why string) error {
+	i, o, err := g.getObject(n.id)
+	if err == errNotFound {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot finalize owner %s: %w", n.id.ref(), err)
+	}
+	if !hasFin(o, f) {
+		return nil
+	}
+	g.call(true, n.id)
+	if i, o, err = g.lookup(g.sim.res.mapping(n.id.APIVersion, n.id.Kind), n.id); err != nil {
+		if err == errNotFound {
+			return nil
+		}
+		return fmt.Errorf("cannot finalize owner %s: %w", n.id.ref(), err)
+	}
+	// A JSON merge patch of the list read one round trip earlier: what
+	// another worker changed in between is overwritten, as upstream.
+	c := clone(o)
+	c.Metadata.Finalizers = slices.DeleteFunc(c.Metadata.Finalizers, func(x string) bool { return x == f })
+	g.sim.st.record(rules.ActorGC, ActionRemoveFin, c, "", joinWhy(f, why))
+	g.sim.st.update(rules.ActorGC, i, c)
+	return nil
+}
+
+// patchObject finds the item through its identity and checks the uid the
+// strategic merge patch carries.
+func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
+	ri := g.sim.res.mapping(n.id.APIVersion, n.id.Kind)
+	if ri == nil {
+		return -1, nil, &restMappingError{n.id.Kind, n.id.APIVersion}
+	}
+	g.call(true, n.id)
+	if !g.sim.res.strategicMerge(ri) {
+		// 415, then GET and a JSON merge patch (gc.patch).
+		g.call(false, n.id)
+		g.call(true, n.id)
+	}
+	return g.patchTargetNoCall(n)
+}
+
+// patchTargetNoCall is patchTarget for a caller that accounted for the
+// round trips itself.
+func (g *gc) patchTargetNoCall(n *node) (int32, *snapshot.Object, error) {
+	ri := g.sim.res.mapping(n.id.APIVersion, n.id.Kind)
+	if ri == nil {
+		return -1, nil, &restMappingError{n.id.Kind, n.id.APIVersion}
+	}
+	i, o, err := g.lookup(ri, n.id)
+	if err != nil {
+		return -1, nil, err
+	}
+	if o.Metadata.UID != n.id.UID {
+		return -1, nil, fmt.Errorf("%w: uid %s in the patch does not match %s", errConflict, n.id.UID, o.Metadata.UID)
+	}
+	return i, o, nil
+}
+
+func (g *gc) patchRemoveOwnerRefs(n *node, uids []string, why string) error {
+	i, o, err := g.patchTarget(n)
+	if err != nil {
+		return err
+	}
+	c := clone(o)
+	c.Metadata.OwnerReferences = slices.DeleteFunc(c.Metadata.OwnerReferences, func(r snapshot.OwnerReference) bool { return slices.Contains(uids, r.UID) })
+	if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
+		return nil
+	}
+	g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, "", fmt.Sprintf("removes the reference to %s: %s", strList(uidsToNames(o, uids)), why))
+	g.sim.st.update(rules.ActorGC, i, c)
+	return nil
+}
+
+func uidsToNames(o *snapshot.Object, uids []string) []string {
+	var out []string
+	for _, r := range o.Metadata.OwnerReferences {
+		if slices.Contains(uids, r.UID) {
+			out = append(out, refName(r))
+		}
+	}
+	return out
+}
+
+func strList(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// unblockOwnerReferences sets blockOwnerDeletion=false on the refs the
+// graph node has as blocking (the cycle heuristic).
+func (g *gc) unblockOwnerReferences(n *node, dep *node) error {
+	var blocking []string
+	for _, r := range n.owners {
+		if r.Blocking() {
+			blocking = append(blocking, r.UID)
+		}
+	}
+	i, o, err := g.patchTarget(n)
+	if err != nil {
+		return err
+	}
+	if len(blocking) == 0 {
+		return nil
+	}
+	c := clone(o)
+	f := false
+	changed := false
+	for k := range c.Metadata.OwnerReferences {
+		r := &c.Metadata.OwnerReferences[k]
+		if slices.Contains(blocking, r.UID) && r.Blocking() {
+			r.BlockOwnerDeletion = &f
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	g.sim.st.record(rules.ActorGC, ActionUnblockOwner, c, "",
+		fmt.Sprintf("its dependent %s is itself deleting dependents: a possible cycle, so the garbage collector stops this object from blocking its owners", dep.id.ref()))
+	g.sim.note(fmt.Sprintf("the garbage collector's cycle heuristic fired on %s; it has false positives and depends on worker timing in a real cluster", n.id.ref()))
+	g.sim.st.update(rules.ActorGC, i, c)
+	return nil
+}
