@@ -1,3 +1,7 @@
+// This file mirrors pkg/controller/garbagecollector/garbagecollector.go of
+// k8s.io/kubernetes v1.36.3: the attemptToDelete and attemptToOrphan
+// workers and what they decide, transcribed rule by rule (spec §2).
+
 package plan
 
 import (
@@ -8,12 +12,6 @@ import (
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
-
-// This file is the kube-controller-manager garbage collector
-// (pkg/controller/garbagecollector): the graph builder's event processing
-// and the attemptToDelete and attemptToOrphan workers, transcribed rule by
-// rule (spec §2). Function names follow upstream so the two can be read
-// side by side.
 
 type gc struct {
 	sim          *sim
@@ -64,6 +62,88 @@ func (g *gc) handleAttemptToDelete(n *node, w int) {
 	default:
 		g.attemptToDel.forget(n)
 	}
+}
+
+// classifyReferences sorts the refs into solid, dangling and waiting by
+// the live owners (isDangling: absent cache, REST mapping, GET by ref.name
+// in the dependent's namespace).
+func (g *gc) classifyReferences(item *node, refs []snapshot.OwnerReference) (solid, dangling, waiting []snapshot.OwnerReference, err error) {
+	for _, r := range refs {
+		dang, owner, err := g.isDangling(r, item)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if dang {
+			dangling = append(dangling, r)
+			continue
+		}
+		if owner != nil && owner.Metadata.DeletionTimestamp != nil && hasFin(owner, rules.FinalizerForeground) {
+			waiting = append(waiting, r)
+		} else {
+			solid = append(solid, r)
+		}
+	}
+	return solid, dangling, waiting, nil
+}
+
+// isDangling is upstream's isDangling: the absent-owner cache first, then
+// the owner judged by rules.ClassifyReference, whose GET by name is one
+// round trip (ownerGet). An owner of a type kgc could not list, or of a
+// kind it cannot tell is served, may exist: it counts as solid (the safe
+// side) and the plan says it is incomplete; a kind kgc cannot map fails
+// the item as the RESTMapper would.
+func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.Object, error) {
+	key := coords(r, "")
+	if _, ok := g.absent[key]; ok {
+		return true, nil, nil
+	}
+	key.Namespace = item.id.Namespace
+	if _, ok := g.absent[key]; ok {
+		return true, nil, nil
+	}
+	dep := rules.Dependent{Namespace: item.id.Namespace, Namespaced: item.id.Namespace != ""}
+	v := rules.ClassifyReference(g.sim.res.cat, ownerGet{g, r}, dep, r)
+	key.Namespace = v.Namespace
+	switch {
+	case v.Class == rules.Unresolvable || v.KindUnknown():
+		// A kind the catalog cannot map fails the collector's RESTMapping
+		// whether or not the cluster might serve it: the item errors and is
+		// retried, as the real collector does while discovery lacks it.
+		return false, nil, &restMappingError{r.Kind, r.APIVersion}
+	case v.Class == rules.NamespacedOwnerOfClusterScoped:
+		return false, nil, errNamespacedOwnerOfCS
+	case v.Class == rules.Unknown:
+		g.sim.unknown(key.ref())
+		return false, nil, nil
+	case v.Class == rules.Dangling:
+		g.absent[key] = struct{}{}
+		return true, nil, nil
+	}
+	return false, v.Owner, nil
+}
+
+// ownerGet is the store seen through the collector's GET of an owner
+// reference: reading it takes one round trip.
+type ownerGet struct {
+	g   *gc
+	ref snapshot.OwnerReference
+}
+
+func (l ownerGet) ByName(group, kind, namespace, name string) *snapshot.Object {
+	l.g.call(false, coords(l.ref, namespace))
+	ri := l.g.sim.res.byGK[gk{group, kind}]
+	if ri == nil {
+		return nil
+	}
+	_, o := l.g.sim.st.getByName(ri, namespace, name)
+	return o
+}
+
+// ByUID only explains a dangling reference; the collector makes no such
+// call.
+func (l ownerGet) ByUID(uid string) *snapshot.Object {
+	_, o := l.g.sim.st.get(uid)
+	return o
 }
 
 func (g *gc) attemptToDeleteItem(item *node, w int) error {
@@ -147,88 +227,6 @@ func (g *gc) attemptToDeleteItem(item *node, w int) error {
 }
 
 func refName(r snapshot.OwnerReference) string { return r.Kind + "/" + r.Name }
-
-// classifyReferences sorts the refs into solid, dangling and waiting by
-// the live owners (isDangling: absent cache, REST mapping, GET by ref.name
-// in the dependent's namespace).
-func (g *gc) classifyReferences(item *node, refs []snapshot.OwnerReference) (solid, dangling, waiting []snapshot.OwnerReference, err error) {
-	for _, r := range refs {
-		dang, owner, err := g.isDangling(r, item)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if dang {
-			dangling = append(dangling, r)
-			continue
-		}
-		if owner != nil && owner.Metadata.DeletionTimestamp != nil && hasFin(owner, rules.FinalizerForeground) {
-			waiting = append(waiting, r)
-		} else {
-			solid = append(solid, r)
-		}
-	}
-	return solid, dangling, waiting, nil
-}
-
-// isDangling is upstream's isDangling: the absent-owner cache first, then
-// the owner judged by rules.ClassifyReference, whose GET by name is one
-// round trip (ownerGet). An owner of a type kgc could not list, or of a
-// kind it cannot tell is served, may exist: it counts as solid (the safe
-// side) and the plan says it is incomplete; a kind kgc cannot map fails
-// the item as the RESTMapper would.
-func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.Object, error) {
-	key := coords(r, "")
-	if _, ok := g.absent[key]; ok {
-		return true, nil, nil
-	}
-	key.Namespace = item.id.Namespace
-	if _, ok := g.absent[key]; ok {
-		return true, nil, nil
-	}
-	dep := rules.Dependent{Namespace: item.id.Namespace, Namespaced: item.id.Namespace != ""}
-	v := rules.ClassifyReference(g.sim.res.cat, ownerGet{g, r}, dep, r)
-	key.Namespace = v.Namespace
-	switch {
-	case v.Class == rules.Unresolvable || v.KindUnknown():
-		// A kind the catalog cannot map fails the collector's RESTMapping
-		// whether or not the cluster might serve it: the item errors and is
-		// retried, as the real collector does while discovery lacks it.
-		return false, nil, &restMappingError{r.Kind, r.APIVersion}
-	case v.Class == rules.NamespacedOwnerOfClusterScoped:
-		return false, nil, errNamespacedOwnerOfCS
-	case v.Class == rules.Unknown:
-		g.sim.unknown(key.ref())
-		return false, nil, nil
-	case v.Class == rules.Dangling:
-		g.absent[key] = struct{}{}
-		return true, nil, nil
-	}
-	return false, v.Owner, nil
-}
-
-// ownerGet is the store seen through the collector's GET of an owner
-// reference: reading it takes one round trip.
-type ownerGet struct {
-	g   *gc
-	ref snapshot.OwnerReference
-}
-
-func (l ownerGet) ByName(group, kind, namespace, name string) *snapshot.Object {
-	l.g.call(false, coords(l.ref, namespace))
-	ri := l.g.sim.res.byGK[gk{group, kind}]
-	if ri == nil {
-		return nil
-	}
-	_, o := l.g.sim.st.getByName(ri, namespace, name)
-	return o
-}
-
-// ByUID only explains a dangling reference; the collector makes no such
-// call.
-func (l ownerGet) ByUID(uid string) *snapshot.Object {
-	_, o := l.g.sim.st.get(uid)
-	return o
-}
 
 func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 	blocking := item.blockingDependents()
