@@ -11,15 +11,19 @@ import (
 )
 
 var (
-	errEnqueuedVirtualDelete = errors.New("enqueued virtual delete event")
-	errNamespacedOwnerOfCS   = errors.New("cluster-scoped object refers to a namespaced owner")
-	errNotObserved           = errors.New("owner not yet observed by an informer")
+	enqueuedVirtualDeleteEventErr           = errors.New("enqueued virtual delete event")
+	namespacedOwnerOfClusterScopedObjectErr = errors.New("cluster-scoped object refers to a namespaced owner")
+	errNotObserved                          = errors.New("owner not yet observed by an informer")
 )
 
 type restMappingError struct{ kind, apiVersion string }
 
 func (e *restMappingError) Error() string {
 	return fmt.Sprintf("unable to get REST mapping for %s/%s", e.apiVersion, e.kind)
+}
+
+func newRESTMappingError(kind, apiVersion string) *restMappingError {
+	return &restMappingError{kind, apiVersion}
 }
 
 type unknownTypeError struct{ kind, apiVersion string }

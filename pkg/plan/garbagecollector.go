@@ -14,19 +14,17 @@ import (
 )
 
 type gc struct {
-	sim          *sim
-	uidToNode    map[string]*node
-	graphChanges []gcEvent
-	gcHead       int
-	attemptToDel *queue[*node]
-	attemptToOrp *queue[*node]
+	sim             *sim
+	uidToNode       map[string]*node
+	graphChanges    []event
+	gcHead          int
+	attemptToDelete *queue[*node]
+	attemptToOrphan *queue[*node]
 	// absentOwnerCache is a set here; upstream it is an LRU of 500
 	// entries, which only matters when more than 500 distinct absent
 	// owners are looked up between two hits (a miss costs a GET, the
 	// result is the same).
-	absent map[identity]struct{}
-	// lastErr remembers why an item was last requeued, for "retrying forever".
-	lastErr map[*node]string
+	absentOwnerCache map[objectReference]struct{}
 	// rotations counts identity switches of virtual nodes by UID.
 	rotations map[string]rotation
 
@@ -35,32 +33,34 @@ type gc struct {
 }
 
 func newGC(s *sim, n int) *gc {
-	return &gc{sim: s, uidToNode: make(map[string]*node, n), attemptToDel: newQueue[*node]("attemptToDelete"),
-		attemptToOrp: newQueue[*node]("attemptToOrphan"), absent: map[identity]struct{}{}, lastErr: map[*node]string{}, rotations: map[string]rotation{}, sc: newSched()}
+	return &gc{sim: s, uidToNode: make(map[string]*node, n), attemptToDelete: newQueue[*node]("attemptToDelete"),
+		attemptToOrphan: newQueue[*node]("attemptToOrphan"), absentOwnerCache: map[objectReference]struct{}{}, rotations: map[string]rotation{}, sc: newSched()}
 }
 
-// handleAttemptToDelete runs one attemptToDelete item (attemptToDeleteWorker).
-func (g *gc) handleAttemptToDelete(n *node, w int) {
+// attemptToDeleteWorker runs one attemptToDelete item and forgets or
+// requeues it (upstream's attemptToDeleteWorker with
+// processAttemptToDeleteWorker, garbagecollector.go).
+func (g *gc) attemptToDeleteWorker(n *node, w int) {
 	if n.virtual {
-		gn, ok := g.uidToNode[n.id.UID]
+		gn, ok := g.uidToNode[n.identity.UID]
 		if !ok || !gn.virtual {
-			g.attemptToDel.forget(n)
+			g.attemptToDelete.forget(n)
 			return
 		}
 	}
 	err := g.attemptToDeleteItem(n, w)
 	switch {
-	case err == errEnqueuedVirtualDelete || err == errNamespacedOwnerOfCS:
-		if err == errNamespacedOwnerOfCS {
-			g.sim.note(fmt.Sprintf("%s is cluster-scoped but refers to a namespaced owner: the garbage collector never collects it", n.id.ref()))
+	case err == enqueuedVirtualDeleteEventErr || err == namespacedOwnerOfClusterScopedObjectErr:
+		if err == namespacedOwnerOfClusterScopedObjectErr {
+			g.sim.note(fmt.Sprintf("%s is cluster-scoped but refers to a namespaced owner: the garbage collector never collects it", n.identity.ref()))
 		}
-		g.attemptToDel.forget(n)
+		g.attemptToDelete.forget(n)
 	case err != nil:
-		g.attemptToDel.requeue(n, w, g.sim.st.writes, err.Error())
+		g.attemptToDelete.requeue(n, w, g.sim.st.writes, err.Error())
 	case n.virtual:
-		g.attemptToDel.requeue(n, w, g.sim.st.writes, errNotObserved.Error())
+		g.attemptToDelete.requeue(n, w, g.sim.st.writes, errNotObserved.Error())
 	default:
-		g.attemptToDel.forget(n)
+		g.attemptToDelete.forget(n)
 	}
 }
 
@@ -94,14 +94,14 @@ func (g *gc) classifyReferences(item *node, refs []snapshot.OwnerReference) (sol
 // the item as the RESTMapper would.
 func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.Object, error) {
 	key := coords(r, "")
-	if _, ok := g.absent[key]; ok {
+	if _, ok := g.absentOwnerCache[key]; ok {
 		return true, nil, nil
 	}
-	key.Namespace = item.id.Namespace
-	if _, ok := g.absent[key]; ok {
+	key.Namespace = item.identity.Namespace
+	if _, ok := g.absentOwnerCache[key]; ok {
 		return true, nil, nil
 	}
-	dep := rules.Dependent{Namespace: item.id.Namespace, Namespaced: item.id.Namespace != ""}
+	dep := rules.Dependent{Namespace: item.identity.Namespace, Namespaced: item.identity.Namespace != ""}
 	v := rules.ClassifyReference(g.sim.res.cat, ownerGet{g, r}, dep, r)
 	key.Namespace = v.Namespace
 	switch {
@@ -109,14 +109,14 @@ func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.
 		// A kind the catalog cannot map fails the collector's RESTMapping
 		// whether or not the cluster might serve it: the item errors and is
 		// retried, as the real collector does while discovery lacks it.
-		return false, nil, &restMappingError{r.Kind, r.APIVersion}
+		return false, nil, newRESTMappingError(r.Kind, r.APIVersion)
 	case v.Class == rules.NamespacedOwnerOfClusterScoped:
-		return false, nil, errNamespacedOwnerOfCS
+		return false, nil, namespacedOwnerOfClusterScopedObjectErr
 	case v.Class == rules.Unknown:
 		g.sim.unknown(key.ref())
 		return false, nil, nil
 	case v.Class == rules.Dangling:
-		g.absent[key] = struct{}{}
+		g.absentOwnerCache[key] = struct{}{}
 		return true, nil, nil
 	}
 	return false, v.Owner, nil
@@ -150,17 +150,17 @@ func (g *gc) attemptToDeleteItem(item *node, w int) error {
 	if item.beingDeleted && !item.deletingDependents {
 		return nil
 	}
-	_, latest, err := g.getObject(item.id)
+	_, latest, err := g.getObject(item.identity)
 	switch {
 	case err == errNotFound:
-		g.enqueueVirtualDeleteEvent(item.id, w)
-		return errEnqueuedVirtualDelete
+		g.enqueueVirtualDeleteEvent(item.identity, w)
+		return enqueuedVirtualDeleteEventErr
 	case err != nil:
 		return err
 	}
-	if latest.Metadata.UID != item.id.UID {
-		g.enqueueVirtualDeleteEvent(item.id, w)
-		return errEnqueuedVirtualDelete
+	if latest.Metadata.UID != item.identity.UID {
+		g.enqueueVirtualDeleteEvent(item.identity, w)
+		return enqueuedVirtualDeleteEventErr
 	}
 	if item.deletingDependents {
 		return g.processDeletingDependentsItem(item, w)
@@ -193,8 +193,8 @@ func (g *gc) attemptToDeleteItem(item *node, w int) error {
 			why += fmt.Sprintf("; owner %s is waiting for its dependents (foreground deletion)", refName(waiting[0]))
 		}
 		return g.patchRemoveOwnerRefs(item, uids, why)
-	case len(waiting) != 0 && len(item.deps) != 0:
-		for _, d := range item.deps {
+	case len(waiting) != 0 && len(item.dependents) != 0:
+		for _, d := range item.dependents {
 			if d.deletingDependents {
 				if err := g.unblockOwnerReferences(item, d); err != nil {
 					return err
@@ -235,22 +235,23 @@ func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 	}
 	for _, d := range blocking {
 		if !d.deletingDependents {
-			g.attemptToDel.add(d, w)
+			g.attemptToDelete.add(d, w)
 		}
 	}
 	return nil
 }
 
-// handleAttemptToOrphan runs one attemptToOrphan item.
-func (g *gc) handleAttemptToOrphan(owner *node, w int) {
-	deps := slices.Clone(owner.deps)
+// attemptToOrphanWorker runs one attemptToOrphan item (upstream's
+// attemptToOrphanWorker with processAttemptToOrphanWorker).
+func (g *gc) attemptToOrphanWorker(owner *node, w int) {
+	deps := slices.Clone(owner.dependents)
 	var errs []error
 	// orphanDependents patches every dependent at once, one goroutine each:
 	// one round trip for the lot (three where a type needs the JSON merge
 	// patch fallback).
 	fallback := false
 	for _, d := range deps {
-		if ri := g.sim.res.mapping(d.id.APIVersion, d.id.Kind); ri != nil && !g.sim.res.strategicMerge(ri) {
+		if ri := g.sim.res.mapping(d.identity.APIVersion, d.identity.Kind); ri != nil && !g.sim.res.strategicMerge(ri) {
 			fallback = true
 		}
 	}
@@ -262,7 +263,7 @@ func (g *gc) handleAttemptToOrphan(owner *node, w int) {
 		}
 	}
 	for _, d := range deps {
-		g.touch(true, d.id)
+		g.touch(true, d.identity)
 		i, o, err := g.patchTargetNoCall(d)
 		if err == errNotFound {
 			continue
@@ -272,11 +273,11 @@ func (g *gc) handleAttemptToOrphan(owner *node, w int) {
 			continue
 		}
 		c := clone(o)
-		c.Metadata.OwnerReferences = slices.DeleteFunc(c.Metadata.OwnerReferences, func(r snapshot.OwnerReference) bool { return r.UID == owner.id.UID })
+		c.Metadata.OwnerReferences = slices.DeleteFunc(c.Metadata.OwnerReferences, func(r snapshot.OwnerReference) bool { return r.UID == owner.identity.UID })
 		if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
 			continue
 		}
-		g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, PolicyOrphan, fmt.Sprintf("orphans it: its owner %s is deleted with propagationPolicy Orphan", owner.id.ref()))
+		g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, PolicyOrphan, fmt.Sprintf("orphans it: its owner %s is deleted with propagationPolicy Orphan", owner.identity.ref()))
 		g.sim.orphaned[c.Metadata.UID] = true
 		g.sim.st.update(rules.ActorGC, i, c)
 	}
@@ -286,8 +287,8 @@ func (g *gc) handleAttemptToOrphan(owner *node, w int) {
 		}
 	}
 	if len(errs) > 0 {
-		g.attemptToOrp.requeue(owner, w, g.sim.st.writes, errors.Join(errs...).Error())
+		g.attemptToOrphan.requeue(owner, w, g.sim.st.writes, errors.Join(errs...).Error())
 		return
 	}
-	g.attemptToOrp.forget(owner)
+	g.attemptToOrphan.forget(owner)
 }

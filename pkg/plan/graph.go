@@ -11,21 +11,21 @@ import (
 )
 
 // identity is objectReference: owner-reference coordinates plus namespace.
-type identity struct {
+type objectReference struct {
 	APIVersion, Kind, Name, UID, Namespace string
 }
 
-func (id identity) ref() snapshot.ObjectRef {
+func (id objectReference) ref() snapshot.ObjectRef {
 	return snapshot.ObjectRef{APIVersion: id.APIVersion, Kind: id.Kind, Namespace: id.Namespace, Name: id.Name, UID: id.UID}
 }
 
 // node is the GC graph node (GC/graph.go). Dependents keep insertion
 // order so that the simulation is deterministic (upstream uses a map).
 type node struct {
-	id                 identity
+	identity           objectReference
 	owners             []snapshot.OwnerReference
-	deps               []*node
-	depSet             map[*node]struct{} // built once deps grows large
+	dependents         []*node
+	depSet             map[*node]struct{} // built once dependents grows large
 	beingDeleted       bool
 	deletingDependents bool
 	virtual            bool
@@ -35,7 +35,7 @@ const depSetThreshold = 32
 
 func (n *node) clone() *node {
 	c := *n
-	c.deps = slices.Clone(n.deps)
+	c.dependents = slices.Clone(n.dependents)
 	if n.depSet != nil {
 		c.depSet = make(map[*node]struct{}, len(n.depSet))
 		for k := range n.depSet {
@@ -53,18 +53,18 @@ func (n *node) addDependent(d *node) {
 		}
 		n.depSet[d] = struct{}{}
 	} else {
-		if slices.Contains(n.deps, d) {
+		if slices.Contains(n.dependents, d) {
 			return
 		}
-		if len(n.deps) >= depSetThreshold {
-			n.depSet = make(map[*node]struct{}, len(n.deps)*2)
-			for _, x := range n.deps {
+		if len(n.dependents) >= depSetThreshold {
+			n.depSet = make(map[*node]struct{}, len(n.dependents)*2)
+			for _, x := range n.dependents {
 				n.depSet[x] = struct{}{}
 			}
 			n.depSet[d] = struct{}{}
 		}
 	}
-	n.deps = append(n.deps, d)
+	n.dependents = append(n.dependents, d)
 }
 
 func (n *node) deleteDependent(d *node) {
@@ -74,8 +74,8 @@ func (n *node) deleteDependent(d *node) {
 		}
 		delete(n.depSet, d)
 	}
-	if i := slices.Index(n.deps, d); i >= 0 {
-		n.deps = slices.Delete(n.deps, i, i+1)
+	if i := slices.Index(n.dependents, d); i >= 0 {
+		n.dependents = slices.Delete(n.dependents, i, i+1)
 	}
 }
 
@@ -83,9 +83,9 @@ func (n *node) deleteDependent(d *node) {
 // blockOwnerDeletion=true, whether or not they are being deleted.
 func (n *node) blockingDependents() []*node {
 	var out []*node
-	for _, d := range n.deps {
+	for _, d := range n.dependents {
 		for _, r := range d.owners {
-			if r.UID == n.id.UID && r.Blocking() {
+			if r.UID == n.identity.UID && r.Blocking() {
 				out = append(out, d)
 				break
 			}
@@ -94,11 +94,11 @@ func (n *node) blockingDependents() []*node {
 	return out
 }
 
-func coords(r snapshot.OwnerReference, ns string) identity {
-	return identity{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: r.UID, Namespace: ns}
+func coords(r snapshot.OwnerReference, ns string) objectReference {
+	return objectReference{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: r.UID, Namespace: ns}
 }
 
 // ownerReferenceMatchesCoordinates compares uid, name, kind and apiVersion.
-func matchesCoordinates(r snapshot.OwnerReference, id identity) bool {
+func ownerReferenceMatchesCoordinates(r snapshot.OwnerReference, id objectReference) bool {
 	return r.UID == id.UID && r.Name == id.Name && r.Kind == id.Kind && r.APIVersion == id.APIVersion
 }

@@ -12,13 +12,13 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-type gcEvent struct {
-	typ     eventType
-	virtual bool
-	id      identity // identityFromEvent
-	obj     *snapshot.Object
-	old     *snapshot.Object
-	wave    int
+type event struct {
+	eventType eventType
+	virtual   bool
+	identity  objectReference // identityFromEvent
+	obj       *snapshot.Object
+	oldObj    *snapshot.Object
+	wave      int
 }
 
 // observe turns a store change into an informer event when the type is
@@ -32,12 +32,12 @@ func (g *gc) observe(ri *resInfo, typ eventType, old, new *snapshot.Object, wave
 		o = old
 		old = nil
 	}
-	id := identity{APIVersion: ri.apiVersion, Kind: ri.kind, Name: o.Metadata.Name, UID: o.Metadata.UID, Namespace: o.Metadata.Namespace}
-	g.graphChanges = append(g.graphChanges, gcEvent{typ: typ, id: id, obj: o, old: old, wave: wave})
+	id := objectReference{APIVersion: ri.apiVersion, Kind: ri.kind, Name: o.Metadata.Name, UID: o.Metadata.UID, Namespace: o.Metadata.Namespace}
+	g.graphChanges = append(g.graphChanges, event{eventType: typ, identity: id, obj: o, oldObj: old, wave: wave})
 }
 
-func (g *gc) enqueueVirtualDeleteEvent(id identity, wave int) {
-	g.graphChanges = append(g.graphChanges, gcEvent{typ: deleteEvent, virtual: true, id: id, wave: wave})
+func (g *gc) enqueueVirtualDeleteEvent(id objectReference, wave int) {
+	g.graphChanges = append(g.graphChanges, event{eventType: deleteEvent, virtual: true, identity: id, wave: wave})
 }
 
 func (g *gc) addDependentToOwners(n *node, owners []snapshot.OwnerReference, w int) {
@@ -45,29 +45,29 @@ func (g *gc) addDependentToOwners(n *node, owners []snapshot.OwnerReference, w i
 	for _, r := range owners {
 		on, ok := g.uidToNode[r.UID]
 		if !ok {
-			on = &node{id: coords(r, n.id.Namespace), virtual: true}
+			on = &node{identity: coords(r, n.identity.Namespace), virtual: true}
 			g.uidToNode[r.UID] = on
 		}
 		on.addDependent(n)
 		if !ok {
-			g.attemptToDel.add(on, w)
+			g.attemptToDelete.add(on, w)
 		} else if !invalid {
-			ownerNamespaced := on.id.Namespace != ""
+			ownerNamespaced := on.identity.Namespace != ""
 			switch {
-			case ownerNamespaced && on.id.Namespace != n.id.Namespace:
+			case ownerNamespaced && on.identity.Namespace != n.identity.Namespace:
 				if !on.virtual {
 					g.reportInvalidNamespaceOwnerRef(n, r.UID)
 				}
 				invalid = true
-			case !matchesCoordinates(r, on.id):
+			case !ownerReferenceMatchesCoordinates(r, on.identity):
 				invalid = true
-			case !ownerNamespaced && on.id.Namespace != n.id.Namespace && on.virtual:
+			case !ownerNamespaced && on.identity.Namespace != n.identity.Namespace && on.virtual:
 				invalid = true
 			}
 		}
 	}
 	if invalid {
-		g.attemptToDel.add(n, w)
+		g.attemptToDelete.add(n, w)
 	}
 }
 
@@ -75,7 +75,7 @@ func (g *gc) reportInvalidNamespaceOwnerRef(n *node, ownerUID string) {
 	for _, r := range n.owners {
 		if r.UID == ownerUID {
 			g.sim.note(fmt.Sprintf("Warning OwnerRefInvalidNamespace on %s: ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
-				n.id.ref(), r.APIVersion, r.Kind, n.id.Namespace, r.Name, r.UID, n.id.Namespace))
+				n.identity.ref(), r.APIVersion, r.Kind, n.identity.Namespace, r.Name, r.UID, n.identity.Namespace))
 			return
 		}
 	}
@@ -90,13 +90,13 @@ func (g *gc) removeDependentFromOwners(n *node, owners []snapshot.OwnerReference
 }
 
 func (g *gc) removeNode(n *node) {
-	delete(g.uidToNode, n.id.UID)
+	delete(g.uidToNode, n.identity.UID)
 	g.removeDependentFromOwners(n, n.owners)
 }
 
-type refPair struct{ old, new snapshot.OwnerReference }
+type ownerRefPair struct{ oldRef, newRef snapshot.OwnerReference }
 
-func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snapshot.OwnerReference, changed []refPair) {
+func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snapshot.OwnerReference, changed []ownerRefPair) {
 	if len(old) == 0 {
 		return new, nil, nil
 	}
@@ -111,7 +111,7 @@ func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snaps
 	for _, nr := range new {
 		if left[nr.UID] {
 			if or := oldByUID[nr.UID]; !reflect.DeepEqual(or, nr) {
-				changed = append(changed, refPair{or, nr})
+				changed = append(changed, ownerRefPair{or, nr})
 			}
 			delete(left, nr.UID)
 		} else {
@@ -137,18 +137,18 @@ func deletionStartsWithFinalizer(old, new *snapshot.Object, f string) bool {
 	return old.Metadata.DeletionTimestamp == nil || !hasFin(old, f)
 }
 
-func (g *gc) addUnblockedOwnersToDeleteQueue(removed []snapshot.OwnerReference, changed []refPair, w int) {
+func (g *gc) addUnblockedOwnersToDeleteQueue(removed []snapshot.OwnerReference, changed []ownerRefPair, w int) {
 	for _, r := range removed {
 		if r.Blocking() {
 			if on, ok := g.uidToNode[r.UID]; ok {
-				g.attemptToDel.add(on, w)
+				g.attemptToDelete.add(on, w)
 			}
 		}
 	}
 	for _, c := range changed {
-		if c.old.Blocking() && !c.new.Blocking() {
-			if on, ok := g.uidToNode[c.new.UID]; ok {
-				g.attemptToDel.add(on, w)
+		if c.oldRef.Blocking() && !c.newRef.Blocking() {
+			if on, ok := g.uidToNode[c.newRef.UID]; ok {
+				g.attemptToDelete.add(on, w)
 			}
 		}
 	}
@@ -156,7 +156,7 @@ func (g *gc) addUnblockedOwnersToDeleteQueue(removed []snapshot.OwnerReference, 
 
 func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
 	if deletionStartsWithFinalizer(old, new, rules.FinalizerOrphan) {
-		g.attemptToOrp.add(n, w)
+		g.attemptToOrphan.add(n, w)
 		return
 	}
 	if deletionStartsWithFinalizer(old, new, rules.FinalizerForeground) {
@@ -165,10 +165,10 @@ func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
 		// at once (sched.go): whether a dependent with a non-blocking
 		// reference reads n before or after n drops foregroundDeletion
 		// depends on how many round trips each needs.
-		for _, d := range n.deps {
-			g.attemptToDel.add(d, w)
+		for _, d := range n.dependents {
+			g.attemptToDelete.add(d, w)
 		}
-		g.attemptToDel.add(n, w)
+		g.attemptToDelete.add(n, w)
 	}
 }
 
@@ -179,7 +179,7 @@ func (g *gc) drain() bool {
 	did := false
 	for g.gcHead < len(g.graphChanges) {
 		ev := g.graphChanges[g.gcHead]
-		g.graphChanges[g.gcHead] = gcEvent{}
+		g.graphChanges[g.gcHead] = event{}
 		g.gcHead++
 		g.processGraphChange(ev)
 		did = true
@@ -189,34 +189,34 @@ func (g *gc) drain() bool {
 	return did
 }
 
-func (g *gc) processGraphChange(ev gcEvent) {
+func (g *gc) processGraphChange(ev event) {
 	w := ev.wave
-	existing, found := g.uidToNode[ev.id.UID]
+	existing, found := g.uidToNode[ev.identity.UID]
 	if found && !ev.virtual && existing.virtual {
-		observed := ev.id
-		if observed != existing.id {
-			_, invalid := partitionDependents(existing.deps, observed)
+		observed := ev.identity
+		if observed != existing.identity {
+			_, invalid := partitionDependents(existing.dependents, observed)
 			for _, dep := range invalid {
-				if observed.Namespace != "" && dep.id.Namespace != observed.Namespace {
+				if observed.Namespace != "" && dep.identity.Namespace != observed.Namespace {
 					g.reportInvalidNamespaceOwnerRef(dep, observed.UID)
 				}
-				g.attemptToDel.add(dep, w)
+				g.attemptToDelete.add(dep, w)
 			}
 			existing = existing.clone()
-			existing.id = observed
+			existing.identity = observed
 			g.uidToNode[observed.UID] = existing
 		}
 		existing.virtual = false
 	}
 	switch {
-	case (ev.typ == addEvent || ev.typ == updateEvent) && !found:
+	case (ev.eventType == addEvent || ev.eventType == updateEvent) && !found:
 		m := &ev.obj.Metadata
-		n := &node{id: ev.id, owners: m.OwnerReferences, beingDeleted: m.DeletionTimestamp != nil}
+		n := &node{identity: ev.identity, owners: m.OwnerReferences, beingDeleted: m.DeletionTimestamp != nil}
 		n.deletingDependents = n.beingDeleted && hasFin(ev.obj, rules.FinalizerForeground)
-		g.uidToNode[n.id.UID] = n
+		g.uidToNode[n.identity.UID] = n
 		g.addDependentToOwners(n, n.owners, w)
-		g.processTransitions(ev.old, ev.obj, n, w)
-	case (ev.typ == addEvent || ev.typ == updateEvent) && found:
+		g.processTransitions(ev.oldObj, ev.obj, n, w)
+	case (ev.eventType == addEvent || ev.eventType == updateEvent) && found:
 		newRefs := ev.obj.Metadata.OwnerReferences
 		added, removed, changed := referencesDiffs(existing.owners, newRefs)
 		if len(added) != 0 || len(removed) != 0 || len(changed) != 0 {
@@ -228,71 +228,71 @@ func (g *gc) processGraphChange(ev gcEvent) {
 		if ev.obj.Metadata.DeletionTimestamp != nil {
 			existing.beingDeleted = true
 		}
-		g.processTransitions(ev.old, ev.obj, existing, w)
-	case ev.typ == deleteEvent:
+		g.processTransitions(ev.oldObj, ev.obj, existing, w)
+	case ev.eventType == deleteEvent:
 		if !found {
 			return
 		}
 		removeExisting := true
 		if ev.virtual {
-			deleted := ev.id
+			deleted := ev.identity
 			if existing.virtual {
-				matching, nonmatching := partitionDependents(existing.deps, deleted)
+				matching, nonmatching := partitionDependents(existing.dependents, deleted)
 				if len(nonmatching) > 0 {
 					removeExisting = false
 					if len(matching) > 0 {
-						g.absent[deleted] = struct{}{}
+						g.absentOwnerCache[deleted] = struct{}{}
 						for _, dep := range matching {
-							g.attemptToDel.add(dep, w)
+							g.attemptToDelete.add(dep, w)
 						}
 					}
-					if existing.id == deleted {
+					if existing.identity == deleted {
 						if alt := getAlternateOwnerIdentity(nonmatching, deleted); alt != nil {
 							repl := existing.clone()
-							repl.id = *alt
-							g.uidToNode[repl.id.UID] = repl
+							repl.identity = *alt
+							g.uidToNode[repl.identity.UID] = repl
 							g.requeueReplacement(repl, w)
 						}
 					}
 				}
-			} else if existing.id != deleted {
+			} else if existing.identity != deleted {
 				removeExisting = false
-				matching, _ := partitionDependents(existing.deps, deleted)
+				matching, _ := partitionDependents(existing.dependents, deleted)
 				if len(matching) > 0 {
-					g.absent[deleted] = struct{}{}
+					g.absentOwnerCache[deleted] = struct{}{}
 					for _, dep := range matching {
-						g.attemptToDel.add(dep, w)
+						g.attemptToDelete.add(dep, w)
 					}
 				}
 			}
 		}
 		if removeExisting {
 			g.removeNode(existing)
-			if len(existing.deps) > 0 {
-				g.absent[ev.id] = struct{}{}
+			if len(existing.dependents) > 0 {
+				g.absentOwnerCache[ev.identity] = struct{}{}
 			}
-			for _, dep := range existing.deps {
-				g.attemptToDel.add(dep, w)
+			for _, dep := range existing.dependents {
+				g.attemptToDelete.add(dep, w)
 			}
 			for _, r := range existing.owners {
 				if on, ok := g.uidToNode[r.UID]; ok && on.deletingDependents {
-					g.attemptToDel.add(on, w)
+					g.attemptToDelete.add(on, w)
 				}
 			}
 		}
 	}
 }
 
-func partitionDependents(deps []*node, id identity) (matching, nonmatching []*node) {
+func partitionDependents(dependents []*node, id objectReference) (matching, nonmatching []*node) {
 	namespaced := id.Namespace != ""
-	for _, d := range deps {
+	for _, d := range dependents {
 		match, mismatch := false, false
-		if namespaced && id.Namespace != d.id.Namespace {
+		if namespaced && id.Namespace != d.identity.Namespace {
 			mismatch = true
 		} else {
 			for _, r := range d.owners {
 				if r.UID == id.UID {
-					if matchesCoordinates(r, id) {
+					if ownerReferenceMatchesCoordinates(r, id) {
 						match = true
 					} else {
 						mismatch = true
@@ -312,21 +312,21 @@ func partitionDependents(deps []*node, id identity) (matching, nonmatching []*no
 
 // referenceLessThan is upstream's order of identities (kind, apiVersion,
 // namespace, name, uid).
-func referenceLessThan(a, b identity) bool { return a.ref().ReferenceLess(b.ref()) }
+func referenceLessThan(a, b objectReference) bool { return a.ref().ReferenceLess(b.ref()) }
 
-func getAlternateOwnerIdentity(deps []*node, absent identity) *identity {
+func getAlternateOwnerIdentity(deps []*node, absent objectReference) *objectReference {
 	clusterScoped := absent.Namespace == ""
-	seen := map[identity]bool{absent: true}
-	var first, firstFollowing *identity
+	seen := map[objectReference]bool{absent: true}
+	var first, firstFollowing *objectReference
 	for _, d := range deps {
 		for _, r := range d.owners {
 			if r.UID != absent.UID {
 				continue
 			}
-			if matchesCoordinates(r, absent) && (clusterScoped || absent.Namespace == d.id.Namespace) {
+			if ownerReferenceMatchesCoordinates(r, absent) && (clusterScoped || absent.Namespace == d.identity.Namespace) {
 				continue
 			}
-			ref := coords(r, d.id.Namespace)
+			ref := coords(r, d.identity.Namespace)
 			if clusterScoped && ref.APIVersion == absent.APIVersion && ref.Kind == absent.Kind {
 				ref.Namespace = ""
 			}
@@ -359,18 +359,18 @@ func getAlternateOwnerIdentity(deps []*node, absent identity) *identity {
 // parked until the store changes, as a failing item is.
 func (g *gc) requeueReplacement(repl *node, w int) {
 	writes := g.sim.st.writes
-	r := g.rotations[repl.id.UID]
+	r := g.rotations[repl.identity.UID]
 	if r.writes == writes {
 		r.count++
 	} else {
 		r = rotation{writes: writes}
 	}
-	g.rotations[repl.id.UID] = r
+	g.rotations[repl.identity.UID] = r
 	if r.count >= strikesToPark {
-		g.attemptToDel.park(repl, w, writes, "dependents in several namespaces name this absent owner: the garbage collector keeps switching its identity between theirs")
+		g.attemptToDelete.park(repl, w, writes, "dependents in several namespaces name this absent owner: the garbage collector keeps switching its identity between theirs")
 		return
 	}
-	g.attemptToDel.requeue(repl, w, writes, "")
+	g.attemptToDelete.requeue(repl, w, writes, "")
 }
 
 // rotation counts identity switches of one virtual node since the store

@@ -16,33 +16,33 @@ import (
 )
 
 func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why string, w int) error {
-	ri := g.sim.res.mapping(item.id.APIVersion, item.id.Kind)
+	ri := g.sim.res.mapping(item.identity.APIVersion, item.identity.Kind)
 	if ri == nil {
-		return &restMappingError{item.id.Kind, item.id.APIVersion}
+		return newRESTMappingError(item.identity.Kind, item.identity.APIVersion)
 	}
-	i, o := g.sim.st.getByName(ri, item.id.Namespace, item.id.Name)
+	i, o := g.sim.st.getByName(ri, item.identity.Namespace, item.identity.Name)
 	if o == nil {
-		g.enqueueVirtualDeleteEvent(item.id, w)
-		return errEnqueuedVirtualDelete
+		g.enqueueVirtualDeleteEvent(item.identity, w)
+		return enqueuedVirtualDeleteEventErr
 	}
-	opts := deleteOptions{policy: policy, precondUID: item.id.UID, precondRV: latest.Metadata.ResourceVersion}
-	g.call(true, item.id)
-	i, o = g.sim.st.getByName(ri, item.id.Namespace, item.id.Name)
+	opts := deleteOptions{policy: policy, precondUID: item.identity.UID, precondRV: latest.Metadata.ResourceVersion}
+	g.call(true, item.identity)
+	i, o = g.sim.st.getByName(ri, item.identity.Namespace, item.identity.Name)
 	if o == nil {
-		g.enqueueVirtualDeleteEvent(item.id, w)
-		return errEnqueuedVirtualDelete
+		g.enqueueVirtualDeleteEvent(item.identity, w)
+		return enqueuedVirtualDeleteEventErr
 	}
 	_, err := g.sim.st.delete(rules.ActorGC, i, opts, why)
 	if errors.Is(err, errConflict) && opts.precondRV != "" {
-		g.call(false, item.id)
+		g.call(false, item.identity)
 		live := g.sim.st.objs[i]
-		if live != nil && live.Metadata.UID == item.id.UID && live.Metadata.ResourceVersion != opts.precondRV &&
+		if live != nil && live.Metadata.UID == item.identity.UID && live.Metadata.ResourceVersion != opts.precondRV &&
 			reflect.DeepEqual(live.Metadata.OwnerReferences, latest.Metadata.OwnerReferences) {
 			opts.precondRV = ""
-			g.call(true, item.id)
+			g.call(true, item.identity)
 			if g.sim.st.objs[i] == nil {
-				g.enqueueVirtualDeleteEvent(item.id, w)
-				return errEnqueuedVirtualDelete
+				g.enqueueVirtualDeleteEvent(item.identity, w)
+				return enqueuedVirtualDeleteEventErr
 			}
 			_, err = g.sim.st.delete(rules.ActorGC, i, opts, why)
 		}
@@ -51,20 +51,20 @@ func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why strin
 }
 
 // getObject is a GET through the item's identity.
-func (g *gc) getObject(id identity) (int32, *snapshot.Object, error) {
+func (g *gc) getObject(id objectReference) (int32, *snapshot.Object, error) {
 	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
 	if ri == nil {
-		return -1, nil, &restMappingError{id.Kind, id.APIVersion}
+		return -1, nil, newRESTMappingError(id.Kind, id.APIVersion)
 	}
 	if ri.namespaced && id.Namespace == "" {
-		return -1, nil, errNamespacedOwnerOfCS
+		return -1, nil, namespacedOwnerOfClusterScopedObjectErr
 	}
 	g.call(false, id)
 	return g.lookup(ri, id)
 }
 
 // lookup finds the object of id as a call the caller has made would.
-func (g *gc) lookup(ri *resInfo, id identity) (int32, *snapshot.Object, error) {
+func (g *gc) lookup(ri *resInfo, id objectReference) (int32, *snapshot.Object, error) {
 	i, o := g.sim.st.getByName(ri, id.Namespace, id.Name)
 	if o == nil {
 		if !ri.listed {
@@ -78,22 +78,22 @@ func (g *gc) lookup(ri *resInfo, id identity) (int32, *snapshot.Object, error) {
 
 // removeFinalizer is GET + JSON merge patch of the finalizer list.
 func (g *gc) removeFinalizer(n *node, f, why string) error {
-	i, o, err := g.getObject(n.id)
+	i, o, err := g.getObject(n.identity)
 	if err == errNotFound {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot finalize owner %s: %w", n.id.ref(), err)
+		return fmt.Errorf("cannot finalize owner %s: %w", n.identity.ref(), err)
 	}
 	if !hasFin(o, f) {
 		return nil
 	}
-	g.call(true, n.id)
-	if i, o, err = g.lookup(g.sim.res.mapping(n.id.APIVersion, n.id.Kind), n.id); err != nil {
+	g.call(true, n.identity)
+	if i, o, err = g.lookup(g.sim.res.mapping(n.identity.APIVersion, n.identity.Kind), n.identity); err != nil {
 		if err == errNotFound {
 			return nil
 		}
-		return fmt.Errorf("cannot finalize owner %s: %w", n.id.ref(), err)
+		return fmt.Errorf("cannot finalize owner %s: %w", n.identity.ref(), err)
 	}
 	// A JSON merge patch of the list read one round trip earlier: what
 	// another worker changed in between is overwritten, as upstream.
@@ -107,15 +107,15 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 // patchObject finds the item through its identity and checks the uid the
 // strategic merge patch carries.
 func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
-	ri := g.sim.res.mapping(n.id.APIVersion, n.id.Kind)
+	ri := g.sim.res.mapping(n.identity.APIVersion, n.identity.Kind)
 	if ri == nil {
-		return -1, nil, &restMappingError{n.id.Kind, n.id.APIVersion}
+		return -1, nil, newRESTMappingError(n.identity.Kind, n.identity.APIVersion)
 	}
-	g.call(true, n.id)
+	g.call(true, n.identity)
 	if !g.sim.res.strategicMerge(ri) {
 		// 415, then GET and a JSON merge patch (gc.patch).
-		g.call(false, n.id)
-		g.call(true, n.id)
+		g.call(false, n.identity)
+		g.call(true, n.identity)
 	}
 	return g.patchTargetNoCall(n)
 }
@@ -123,16 +123,16 @@ func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
 // patchTargetNoCall is patchTarget for a caller that accounted for the
 // round trips itself.
 func (g *gc) patchTargetNoCall(n *node) (int32, *snapshot.Object, error) {
-	ri := g.sim.res.mapping(n.id.APIVersion, n.id.Kind)
+	ri := g.sim.res.mapping(n.identity.APIVersion, n.identity.Kind)
 	if ri == nil {
-		return -1, nil, &restMappingError{n.id.Kind, n.id.APIVersion}
+		return -1, nil, newRESTMappingError(n.identity.Kind, n.identity.APIVersion)
 	}
-	i, o, err := g.lookup(ri, n.id)
+	i, o, err := g.lookup(ri, n.identity)
 	if err != nil {
 		return -1, nil, err
 	}
-	if o.Metadata.UID != n.id.UID {
-		return -1, nil, fmt.Errorf("%w: uid %s in the patch does not match %s", errConflict, n.id.UID, o.Metadata.UID)
+	if o.Metadata.UID != n.identity.UID {
+		return -1, nil, fmt.Errorf("%w: uid %s in the patch does not match %s", errConflict, n.identity.UID, o.Metadata.UID)
 	}
 	return i, o, nil
 }
@@ -203,8 +203,8 @@ func (g *gc) unblockOwnerReferences(n *node, dep *node) error {
 		return nil
 	}
 	g.sim.st.record(rules.ActorGC, ActionUnblockOwner, c, "",
-		fmt.Sprintf("its dependent %s is itself deleting dependents: a possible cycle, so the garbage collector stops this object from blocking its owners", dep.id.ref()))
-	g.sim.note(fmt.Sprintf("the garbage collector's cycle heuristic fired on %s; it has false positives and depends on worker timing in a real cluster", n.id.ref()))
+		fmt.Sprintf("its dependent %s is itself deleting dependents: a possible cycle, so the garbage collector stops this object from blocking its owners", dep.identity.ref()))
+	g.sim.note(fmt.Sprintf("the garbage collector's cycle heuristic fired on %s; it has false positives and depends on worker timing in a real cluster", n.identity.ref()))
 	g.sim.st.update(rules.ActorGC, i, c)
 	return nil
 }

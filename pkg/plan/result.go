@@ -173,11 +173,11 @@ func nsName(r snapshot.ObjectRef) string {
 
 // parkedNotes turns items still retrying at quiescence into notes.
 func (s *sim) parkedNotes() {
-	for _, p := range s.gc.attemptToDel.parked {
-		s.note(fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.id.ref(), p.reason))
+	for _, p := range s.gc.attemptToDelete.parked {
+		s.note(fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.identity.ref(), p.reason))
 	}
-	for _, p := range s.gc.attemptToOrp.parked {
-		s.note(fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.id.ref(), p.reason))
+	for _, p := range s.gc.attemptToOrphan.parked {
+		s.note(fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.identity.ref(), p.reason))
 	}
 }
 
@@ -293,10 +293,10 @@ func (s *sim) blockingDependentsOf(o *snapshot.Object) []snapshot.ObjectRef {
 	var out []snapshot.ObjectRef
 	if n, ok := s.gc.uidToNode[o.Metadata.UID]; ok {
 		for _, d := range n.blockingDependents() {
-			if _, live := s.st.get(d.id.UID); live != nil {
+			if _, live := s.st.get(d.identity.UID); live != nil {
 				out = append(out, live.Ref())
 			} else {
-				out = append(out, d.id.ref())
+				out = append(out, d.identity.ref())
 			}
 		}
 	}
