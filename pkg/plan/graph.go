@@ -10,17 +10,23 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// identity is objectReference: owner-reference coordinates plus namespace.
+// objectReference follows upstream's objectReference (graph.go): the
+// coordinates of an owner reference plus a namespace. Upstream embeds a
+// metav1.OwnerReference; the fields are the same.
 type objectReference struct {
 	APIVersion, Kind, Name, UID, Namespace string
 }
 
+// ref is objectReference.String (graph.go), as a snapshot reference.
 func (id objectReference) ref() snapshot.ObjectRef {
 	return snapshot.ObjectRef{APIVersion: id.APIVersion, Kind: id.Kind, Namespace: id.Namespace, Name: id.Name, UID: id.UID}
 }
 
-// node is the GC graph node (GC/graph.go). Dependents keep insertion
-// order so that the simulation is deterministic (upstream uses a map).
+// node follows upstream's node (graph.go). Its fields are read directly,
+// without upstream's locks and getters (isBeingDeleted,
+// isDeletingDependents, isObserved, getDependents): only one worker task
+// runs at a time (sched.go). dependents keeps insertion order so the
+// simulation is deterministic where upstream ranges over a map.
 type node struct {
 	identity           objectReference
 	owners             []snapshot.OwnerReference
@@ -31,8 +37,12 @@ type node struct {
 	virtual            bool
 }
 
+// depSetThreshold is how many dependents a node keeps in a slice alone
+// before it indexes them: a namespace of a million pods would make
+// addDependent quadratic.
 const depSetThreshold = 32
 
+// clone follows node.clone (graph.go).
 func (n *node) clone() *node {
 	c := *n
 	c.dependents = slices.Clone(n.dependents)
@@ -46,6 +56,7 @@ func (n *node) clone() *node {
 	return &c
 }
 
+// addDependent follows node.addDependent (graph.go).
 func (n *node) addDependent(d *node) {
 	if n.depSet != nil {
 		if _, ok := n.depSet[d]; ok {
@@ -67,6 +78,7 @@ func (n *node) addDependent(d *node) {
 	n.dependents = append(n.dependents, d)
 }
 
+// deleteDependent follows node.deleteDependent (graph.go).
 func (n *node) deleteDependent(d *node) {
 	if n.depSet != nil {
 		if _, ok := n.depSet[d]; !ok {
@@ -79,8 +91,11 @@ func (n *node) deleteDependent(d *node) {
 	}
 }
 
-// blockingDependents: dependents with an ownerRef to n with
-// blockOwnerDeletion=true, whether or not they are being deleted.
+// blockingDependents follows node.blockingDependents (graph.go): the
+// dependents with an ownerRef to n with blockOwnerDeletion=true, whether
+// or not they are being deleted. A dependent is listed once, where
+// upstream lists it once per such reference: only whether the list is
+// empty, and which dependents it names, matter.
 func (n *node) blockingDependents() []*node {
 	var out []*node
 	for _, d := range n.dependents {
@@ -94,11 +109,14 @@ func (n *node) blockingDependents() []*node {
 	return out
 }
 
+// coords is upstream's objectReference{OwnerReference:
+// ownerReferenceCoordinates(r), Namespace: ns} (graph.go).
 func coords(r snapshot.OwnerReference, ns string) objectReference {
 	return objectReference{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: r.UID, Namespace: ns}
 }
 
-// ownerReferenceMatchesCoordinates compares uid, name, kind and apiVersion.
+// ownerReferenceMatchesCoordinates follows its namesake (graph.go): uid,
+// name, kind and apiVersion agree.
 func ownerReferenceMatchesCoordinates(r snapshot.OwnerReference, id objectReference) bool {
 	return r.UID == id.UID && r.Name == id.Name && r.Kind == id.Kind && r.APIVersion == id.APIVersion
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
+// event follows upstream's event (graph_builder.go). identity is what
+// upstream's identityFromEvent computes from the event; wave is the causal
+// depth of the change, for the plan's steps.
 type event struct {
 	eventType eventType
 	virtual   bool
@@ -21,8 +24,9 @@ type event struct {
 	wave      int
 }
 
-// observe turns a store change into an informer event when the type is
-// monitored.
+// observe is the event handlers of upstream's controllerFor
+// (graph_builder.go): a store change to a monitored type becomes an event
+// on graphChanges.
 func (g *gc) observe(ri *resInfo, typ eventType, old, new *snapshot.Object, wave int) {
 	if !ri.monitored {
 		return
@@ -36,10 +40,15 @@ func (g *gc) observe(ri *resInfo, typ eventType, old, new *snapshot.Object, wave
 	g.graphChanges = append(g.graphChanges, event{eventType: typ, identity: id, obj: o, oldObj: old, wave: wave})
 }
 
+// enqueueVirtualDeleteEvent follows its namesake (graph_builder.go).
 func (g *gc) enqueueVirtualDeleteEvent(id objectReference, wave int) {
 	g.graphChanges = append(g.graphChanges, event{eventType: deleteEvent, virtual: true, identity: id, wave: wave})
 }
 
+// addDependentToOwners follows its namesake (graph_builder.go): an owner
+// not in the graph gets a virtual node, queued so that a worker checks
+// whether it exists; a dependent whose reference disagrees with an owner
+// already there is queued to be checked.
 func (g *gc) addDependentToOwners(n *node, owners []snapshot.OwnerReference, w int) {
 	invalid := false
 	for _, r := range owners {
@@ -71,6 +80,8 @@ func (g *gc) addDependentToOwners(n *node, owners []snapshot.OwnerReference, w i
 	}
 }
 
+// reportInvalidNamespaceOwnerRef follows its namesake (graph_builder.go);
+// the Warning event becomes a note of the plan.
 func (g *gc) reportInvalidNamespaceOwnerRef(n *node, ownerUID string) {
 	for _, r := range n.owners {
 		if r.UID == ownerUID {
@@ -81,6 +92,13 @@ func (g *gc) reportInvalidNamespaceOwnerRef(n *node, ownerUID string) {
 	}
 }
 
+// insertNode follows its namesake (graph_builder.go).
+func (g *gc) insertNode(n *node, w int) {
+	g.uidToNode[n.identity.UID] = n
+	g.addDependentToOwners(n, n.owners, w)
+}
+
+// removeDependentFromOwners follows its namesake (graph_builder.go).
 func (g *gc) removeDependentFromOwners(n *node, owners []snapshot.OwnerReference) {
 	for _, r := range owners {
 		if on, ok := g.uidToNode[r.UID]; ok {
@@ -89,13 +107,17 @@ func (g *gc) removeDependentFromOwners(n *node, owners []snapshot.OwnerReference
 	}
 }
 
+// removeNode follows its namesake (graph_builder.go).
 func (g *gc) removeNode(n *node) {
 	delete(g.uidToNode, n.identity.UID)
 	g.removeDependentFromOwners(n, n.owners)
 }
 
+// ownerRefPair follows its namesake (graph_builder.go).
 type ownerRefPair struct{ oldRef, newRef snapshot.OwnerReference }
 
+// referencesDiffs follows its namesake (graph_builder.go); removed keeps
+// the old list's order where upstream ranges over a set.
 func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snapshot.OwnerReference, changed []ownerRefPair) {
 	if len(old) == 0 {
 		return new, nil, nil
@@ -127,6 +149,7 @@ func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snaps
 	return added, removed, changed
 }
 
+// deletionStartsWithFinalizer follows its namesake (graph_builder.go).
 func deletionStartsWithFinalizer(old, new *snapshot.Object, f string) bool {
 	if new.Metadata.DeletionTimestamp == nil || !hasFin(new, f) {
 		return false
@@ -137,6 +160,9 @@ func deletionStartsWithFinalizer(old, new *snapshot.Object, f string) bool {
 	return old.Metadata.DeletionTimestamp == nil || !hasFin(old, f)
 }
 
+// addUnblockedOwnersToDeleteQueue follows its namesake (graph_builder.go):
+// an owner waiting for its dependents is checked again when a blocking
+// reference to it goes or stops blocking.
 func (g *gc) addUnblockedOwnersToDeleteQueue(removed []snapshot.OwnerReference, changed []ownerRefPair, w int) {
 	for _, r := range removed {
 		if r.Blocking() {
@@ -154,6 +180,7 @@ func (g *gc) addUnblockedOwnersToDeleteQueue(removed []snapshot.OwnerReference, 
 	}
 }
 
+// processTransitions follows its namesake (graph_builder.go).
 func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
 	if deletionStartsWithFinalizer(old, new, rules.FinalizerOrphan) {
 		g.attemptToOrphan.add(n, w)
@@ -172,16 +199,15 @@ func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
 	}
 }
 
+// pendingEvents is how many events wait on graphChanges.
 func (g *gc) pendingEvents() int { return len(g.graphChanges) - g.gcHead }
 
-// drain processes every pending graph change (processGraphChanges).
-func (g *gc) drain() bool {
+// runProcessGraphChanges follows its namesake (graph_builder.go), but
+// returns once graphChanges is empty, saying whether there was anything:
+// the simulation interleaves it with the workers (sim.run).
+func (g *gc) runProcessGraphChanges() bool {
 	did := false
-	for g.gcHead < len(g.graphChanges) {
-		ev := g.graphChanges[g.gcHead]
-		g.graphChanges[g.gcHead] = event{}
-		g.gcHead++
-		g.processGraphChange(ev)
+	for g.processGraphChanges() {
 		did = true
 	}
 	g.graphChanges = g.graphChanges[:0]
@@ -189,32 +215,27 @@ func (g *gc) drain() bool {
 	return did
 }
 
-func (g *gc) processGraphChange(ev event) {
+// processGraphChanges follows its namesake (graph_builder.go): it takes
+// one event off graphChanges and updates the graph; false when there is
+// none.
+func (g *gc) processGraphChanges() bool {
+	if g.gcHead == len(g.graphChanges) {
+		return false
+	}
+	ev := g.graphChanges[g.gcHead]
+	g.graphChanges[g.gcHead] = event{} // drop the objects it holds
+	g.gcHead++
 	w := ev.wave
 	existing, found := g.uidToNode[ev.identity.UID]
 	if found && !ev.virtual && existing.virtual {
-		observed := ev.identity
-		if observed != existing.identity {
-			_, invalid := partitionDependents(existing.dependents, observed)
-			for _, dep := range invalid {
-				if observed.Namespace != "" && dep.identity.Namespace != observed.Namespace {
-					g.reportInvalidNamespaceOwnerRef(dep, observed.UID)
-				}
-				g.attemptToDelete.add(dep, w)
-			}
-			existing = existing.clone()
-			existing.identity = observed
-			g.uidToNode[observed.UID] = existing
-		}
-		existing.virtual = false
+		existing = g.observeVirtualNode(existing, ev.identity, w)
 	}
 	switch {
 	case (ev.eventType == addEvent || ev.eventType == updateEvent) && !found:
 		m := &ev.obj.Metadata
 		n := &node{identity: ev.identity, owners: m.OwnerReferences, beingDeleted: m.DeletionTimestamp != nil}
 		n.deletingDependents = n.beingDeleted && hasFin(ev.obj, rules.FinalizerForeground)
-		g.uidToNode[n.identity.UID] = n
-		g.addDependentToOwners(n, n.owners, w)
+		g.insertNode(n, w)
 		g.processTransitions(ev.oldObj, ev.obj, n, w)
 	case (ev.eventType == addEvent || ev.eventType == updateEvent) && found:
 		newRefs := ev.obj.Metadata.OwnerReferences
@@ -229,60 +250,97 @@ func (g *gc) processGraphChange(ev event) {
 			existing.beingDeleted = true
 		}
 		g.processTransitions(ev.oldObj, ev.obj, existing, w)
-	case ev.eventType == deleteEvent:
-		if !found {
-			return
-		}
-		removeExisting := true
+	case ev.eventType == deleteEvent && found:
+		removeExistingNode := true
 		if ev.virtual {
-			deleted := ev.identity
-			if existing.virtual {
-				matching, nonmatching := partitionDependents(existing.dependents, deleted)
-				if len(nonmatching) > 0 {
-					removeExisting = false
-					if len(matching) > 0 {
-						g.absentOwnerCache[deleted] = struct{}{}
-						for _, dep := range matching {
-							g.attemptToDelete.add(dep, w)
-						}
-					}
-					if existing.identity == deleted {
-						if alt := getAlternateOwnerIdentity(nonmatching, deleted); alt != nil {
-							repl := existing.clone()
-							repl.identity = *alt
-							g.uidToNode[repl.identity.UID] = repl
-							g.requeueReplacement(repl, w)
-						}
-					}
-				}
-			} else if existing.identity != deleted {
-				removeExisting = false
-				matching, _ := partitionDependents(existing.dependents, deleted)
-				if len(matching) > 0 {
-					g.absentOwnerCache[deleted] = struct{}{}
-					for _, dep := range matching {
-						g.attemptToDelete.add(dep, w)
-					}
-				}
-			}
+			removeExistingNode = g.processVirtualDeleteEvent(existing, ev.identity, w)
 		}
-		if removeExisting {
+		if removeExistingNode {
 			g.removeNode(existing)
-			if len(existing.dependents) > 0 {
-				g.absentOwnerCache[ev.identity] = struct{}{}
+			g.addAbsentOwner(ev.identity, existing.dependents, w)
+			g.addDeletingOwnersToDeleteQueue(existing, w)
+		}
+	}
+	return true
+}
+
+// observeVirtualNode is the block of upstream's processGraphChanges that
+// marks a virtual node observed when an informer event for its uid comes:
+// the dependents that name it by other coordinates are checked again, and
+// a copy of the node takes the observed identity.
+func (g *gc) observeVirtualNode(existing *node, observed objectReference, w int) *node {
+	if observed != existing.identity {
+		_, invalid := partitionDependents(existing.dependents, observed)
+		for _, dep := range invalid {
+			if observed.Namespace != "" && dep.identity.Namespace != observed.Namespace {
+				g.reportInvalidNamespaceOwnerRef(dep, observed.UID)
 			}
-			for _, dep := range existing.dependents {
-				g.attemptToDelete.add(dep, w)
-			}
-			for _, r := range existing.owners {
-				if on, ok := g.uidToNode[r.UID]; ok && on.deletingDependents {
-					g.attemptToDelete.add(on, w)
-				}
-			}
+			g.attemptToDelete.add(dep, w)
+		}
+		existing = existing.clone()
+		existing.identity = observed
+		g.uidToNode[observed.UID] = existing
+	}
+	existing.virtual = false
+	return existing
+}
+
+// processVirtualDeleteEvent is the event.virtual block of upstream's
+// processGraphChanges: a worker found no object at deleted. It says
+// whether the node goes (removeExistingNode): not while dependents name
+// its uid by other coordinates, nor when it was observed under others.
+func (g *gc) processVirtualDeleteEvent(existing *node, deleted objectReference, w int) bool {
+	if !existing.virtual {
+		if existing.identity == deleted {
+			return true
+		}
+		matching, _ := partitionDependents(existing.dependents, deleted)
+		g.addAbsentOwner(deleted, matching, w)
+		return false
+	}
+	matching, nonmatching := partitionDependents(existing.dependents, deleted)
+	if len(nonmatching) == 0 {
+		return true
+	}
+	g.addAbsentOwner(deleted, matching, w)
+	if existing.identity == deleted {
+		if alt := getAlternateOwnerIdentity(nonmatching, deleted); alt != nil {
+			repl := existing.clone()
+			repl.identity = *alt
+			g.uidToNode[repl.identity.UID] = repl
+			g.requeueReplacement(repl, w)
+		}
+	}
+	return false
+}
+
+// addAbsentOwner records that nothing exists at id and queues the
+// dependents that name it so: what upstream's processGraphChanges writes
+// out each time it learns of an absent owner.
+func (g *gc) addAbsentOwner(id objectReference, dependents []*node, w int) {
+	if len(dependents) == 0 {
+		return
+	}
+	g.absentOwnerCache[id] = struct{}{}
+	for _, dep := range dependents {
+		g.attemptToDelete.add(dep, w)
+	}
+}
+
+// addDeletingOwnersToDeleteQueue is the end of upstream's deleteEvent
+// case: a removed node's owners that wait for their dependents are checked
+// again, as one of those may have been it.
+func (g *gc) addDeletingOwnersToDeleteQueue(n *node, w int) {
+	for _, r := range n.owners {
+		if on, ok := g.uidToNode[r.UID]; ok && on.deletingDependents {
+			g.attemptToDelete.add(on, w)
 		}
 	}
 }
 
+// partitionDependents follows its namesake (graph_builder.go): the
+// dependents whose reference to id's uid matches id, and those with one
+// that does not (a dependent can be in both).
 func partitionDependents(dependents []*node, id objectReference) (matching, nonmatching []*node) {
 	namespaced := id.Namespace != ""
 	for _, d := range dependents {
@@ -310,10 +368,13 @@ func partitionDependents(dependents []*node, id objectReference) (matching, nonm
 	return matching, nonmatching
 }
 
-// referenceLessThan is upstream's order of identities (kind, apiVersion,
-// namespace, name, uid).
+// referenceLessThan follows its namesake (graph_builder.go): kind,
+// apiVersion, namespace, name, uid.
 func referenceLessThan(a, b objectReference) bool { return a.ref().ReferenceLess(b.ref()) }
 
+// getAlternateOwnerIdentity follows its namesake (graph_builder.go): the
+// other identity the dependents give an absent owner's uid, the first after
+// absent in referenceLessThan order, else the first.
 func getAlternateOwnerIdentity(deps []*node, absent objectReference) *objectReference {
 	clusterScoped := absent.Namespace == ""
 	seen := map[objectReference]bool{absent: true}
@@ -350,8 +411,9 @@ func getAlternateOwnerIdentity(deps []*node, absent objectReference) *objectRefe
 	return first
 }
 
-// requeueReplacement requeues a virtual node whose identity the collector
-// switched to another dependent's (getAlternateOwnerIdentity). When
+// requeueReplacement is upstream's attemptToDelete.AddRateLimited of the
+// replacement node in processGraphChanges: a virtual node whose identity
+// the collector switched to another dependent's. When
 // dependents in several namespaces name an absent owner and cannot go away
 // (they are held by finalizers), upstream switches between their identities
 // for ever, one rate-limited GET each, changing nothing: after

@@ -157,7 +157,7 @@ func (s *sim) run() {
 			s.gc.drainTasks()
 			return
 		}
-		did := s.gc.drain()
+		did := s.gc.runProcessGraphChanges()
 		if s.gc.step() {
 			did = true
 		}
@@ -192,7 +192,7 @@ func (s *sim) observeAll() {
 		if k%1024 == 1023 {
 			// The graph builder keeps up with the informers: do not hold
 			// a million pending events.
-			s.gc.drain()
+			s.gc.runProcessGraphChanges()
 		}
 	}
 }
