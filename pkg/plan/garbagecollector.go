@@ -13,6 +13,10 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
+// gc is upstream's GarbageCollector and its GraphBuilder in one
+// (garbagecollector.go, graph_builder.go): the graph, the graphChanges
+// queue the graph builder drains and the two work queues the workers take
+// items from.
 type gc struct {
 	sim             *sim
 	uidToNode       map[string]*node
@@ -64,34 +68,12 @@ func (g *gc) attemptToDeleteWorker(n *node, w int) {
 	}
 }
 
-// classifyReferences sorts the refs into solid, dangling and waiting by
-// the live owners (isDangling: absent cache, REST mapping, GET by ref.name
-// in the dependent's namespace).
-func (g *gc) classifyReferences(item *node, refs []snapshot.OwnerReference) (solid, dangling, waiting []snapshot.OwnerReference, err error) {
-	for _, r := range refs {
-		dang, owner, err := g.isDangling(r, item)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if dang {
-			dangling = append(dangling, r)
-			continue
-		}
-		if owner != nil && owner.Metadata.DeletionTimestamp != nil && hasFin(owner, rules.FinalizerForeground) {
-			waiting = append(waiting, r)
-		} else {
-			solid = append(solid, r)
-		}
-	}
-	return solid, dangling, waiting, nil
-}
-
-// isDangling is upstream's isDangling: the absent-owner cache first, then
-// the owner judged by rules.ClassifyReference, whose GET by name is one
-// round trip (ownerGet). An owner of a type kgc could not list, or of a
-// kind it cannot tell is served, may exist: it counts as solid (the safe
-// side) and the plan says it is incomplete; a kind kgc cannot map fails
-// the item as the RESTMapper would.
+// isDangling follows its namesake (garbagecollector.go): the absent-owner
+// cache first, then the owner judged by rules.ClassifyReference, whose GET
+// by name is one round trip (ownerGet). An owner of a type kgc could not
+// list, or of a kind it cannot tell is served, may exist: it counts as
+// solid (the safe side) and the plan says it is incomplete; a kind kgc
+// cannot map fails the item as the RESTMapper would.
 func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.Object, error) {
 	key := coords(r, "")
 	if _, ok := g.absentOwnerCache[key]; ok {
@@ -122,7 +104,7 @@ func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.
 	return false, v.Owner, nil
 }
 
-// ownerGet is the store seen through the collector's GET of an owner
+// ownerGet is the store seen through isDangling's GET of an owner
 // reference: reading it takes one round trip.
 type ownerGet struct {
 	g   *gc
@@ -146,6 +128,39 @@ func (l ownerGet) ByUID(uid string) *snapshot.Object {
 	return o
 }
 
+// classifyReferences follows its namesake (garbagecollector.go): solid,
+// dangling and waitingForDependentsDeletion by the live owners.
+func (g *gc) classifyReferences(item *node, refs []snapshot.OwnerReference) (solid, dangling, waiting []snapshot.OwnerReference, err error) {
+	for _, r := range refs {
+		dang, owner, err := g.isDangling(r, item)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if dang {
+			dangling = append(dangling, r)
+			continue
+		}
+		if owner != nil && owner.Metadata.DeletionTimestamp != nil && hasFin(owner, rules.FinalizerForeground) {
+			waiting = append(waiting, r)
+		} else {
+			solid = append(solid, r)
+		}
+	}
+	return solid, dangling, waiting, nil
+}
+
+// ownerRefsToUIDs follows its namesake (garbagecollector.go).
+func ownerRefsToUIDs(refs []snapshot.OwnerReference) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.UID)
+	}
+	return out
+}
+
+// attemptToDeleteItem follows its namesake (garbagecollector.go): it
+// deletes the item when no owner is solid, and otherwise drops its
+// references to owners that are gone or waiting for their dependents.
 func (g *gc) attemptToDeleteItem(item *node, w int) error {
 	if item.beingDeleted && !item.deletingDependents {
 		return nil
@@ -178,56 +193,56 @@ func (g *gc) attemptToDeleteItem(item *node, w int) error {
 		if len(dangling) == 0 && len(waiting) == 0 {
 			return nil
 		}
-		var uids []string
-		for _, r := range dangling {
-			uids = append(uids, r.UID)
-		}
-		for _, r := range waiting {
-			uids = append(uids, r.UID)
-		}
-		why := fmt.Sprintf("it still has the solid owner %s", refName(solid[0]))
-		if len(dangling) > 0 {
-			why += fmt.Sprintf("; owner %s is gone", refName(dangling[0]))
-		}
-		if len(waiting) > 0 {
-			why += fmt.Sprintf("; owner %s is waiting for its dependents (foreground deletion)", refName(waiting[0]))
-		}
-		return g.patchRemoveOwnerRefs(item, uids, why)
+		// The waiting references go too, or those owners would wait for
+		// this dependent for ever.
+		ownerUIDs := append(ownerRefsToUIDs(dangling), ownerRefsToUIDs(waiting)...)
+		return g.patchRemoveOwnerRefs(item, ownerUIDs, solidOwnerWhy(solid, dangling, waiting))
 	case len(waiting) != 0 && len(item.dependents) != 0:
-		for _, d := range item.dependents {
-			if d.deletingDependents {
-				if err := g.unblockOwnerReferences(item, d); err != nil {
+		for _, dep := range item.dependents {
+			if dep.deletingDependents {
+				if err := g.unblockOwnerReferences(item, dep); err != nil {
 					return err
 				}
 				break
 			}
 		}
-		pol := PolicyForeground
 		why := fmt.Sprintf("its owner %s is deleting its dependents in the foreground and it has dependents of its own", refName(waiting[0]))
-		return g.deleteObject(item, latest, pol, why, w)
+		return g.deleteObject(item, latest, PolicyForeground, why, w)
 	default:
-		pol := PolicyBackground
-		switch {
-		case hasFin(latest, rules.FinalizerOrphan):
-			pol = PolicyOrphan
-		case hasFin(latest, rules.FinalizerForeground):
-			pol = PolicyForeground
-		}
-		var why string
-		switch {
-		case len(waiting) != 0:
-			why = fmt.Sprintf("its owner %s is deleting its dependents in the foreground", refName(waiting[0]))
-		case len(dangling) == 1:
-			why = fmt.Sprintf("its owner %s no longer exists", refName(dangling[0]))
-		default:
-			why = fmt.Sprintf("none of its %d owners exists any more", len(dangling))
-		}
-		return g.deleteObject(item, latest, pol, why, w)
+		// A GC finalizer already on the item is honoured.
+		policy := effectivePolicy(latest.Metadata.Finalizers)
+		return g.deleteObject(item, latest, policy, noSolidOwnerWhy(dangling, waiting), w)
 	}
+}
+
+// solidOwnerWhy says why attemptToDeleteItem only drops references.
+func solidOwnerWhy(solid, dangling, waiting []snapshot.OwnerReference) string {
+	why := fmt.Sprintf("it still has the solid owner %s", refName(solid[0]))
+	if len(dangling) > 0 {
+		why += fmt.Sprintf("; owner %s is gone", refName(dangling[0]))
+	}
+	if len(waiting) > 0 {
+		why += fmt.Sprintf("; owner %s is waiting for its dependents (foreground deletion)", refName(waiting[0]))
+	}
+	return why
+}
+
+// noSolidOwnerWhy says why attemptToDeleteItem deletes an item.
+func noSolidOwnerWhy(dangling, waiting []snapshot.OwnerReference) string {
+	switch {
+	case len(waiting) != 0:
+		return fmt.Sprintf("its owner %s is deleting its dependents in the foreground", refName(waiting[0]))
+	case len(dangling) == 1:
+		return fmt.Sprintf("its owner %s no longer exists", refName(dangling[0]))
+	}
+	return fmt.Sprintf("none of its %d owners exists any more", len(dangling))
 }
 
 func refName(r snapshot.OwnerReference) string { return r.Kind + "/" + r.Name }
 
+// processDeletingDependentsItem follows its namesake
+// (garbagecollector.go): foregroundDeletion goes once no dependent blocks
+// the item; until then the blocking dependents are pushed along.
 func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 	blocking := item.blockingDependents()
 	if len(blocking) == 0 {
@@ -241,46 +256,62 @@ func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 	return nil
 }
 
-// attemptToOrphanWorker runs one attemptToOrphan item (upstream's
-// attemptToOrphanWorker with processAttemptToOrphanWorker).
-func (g *gc) attemptToOrphanWorker(owner *node, w int) {
-	deps := slices.Clone(owner.dependents)
-	var errs []error
-	// orphanDependents patches every dependent at once, one goroutine each:
-	// one round trip for the lot (three where a type needs the JSON merge
-	// patch fallback).
+// orphanDependents follows its namesake (garbagecollector.go): it patches
+// every dependent at once, one goroutine each, so the lot takes one round
+// trip (three where a type needs the JSON merge patch fallback).
+func (g *gc) orphanDependents(owner objectReference, dependents []*node) []error {
 	fallback := false
-	for _, d := range deps {
+	for _, d := range dependents {
 		if ri := g.sim.res.mapping(d.identity.APIVersion, d.identity.Kind); ri != nil && !g.sim.res.strategicMerge(ri) {
 			fallback = true
 		}
 	}
-	if len(deps) > 0 {
+	if len(dependents) > 0 {
 		g.yield(true)
 		if fallback {
 			g.yield(false)
 			g.yield(true)
 		}
 	}
-	for _, d := range deps {
-		g.touch(true, d.identity)
-		i, o, err := g.patchTargetNoCall(d)
-		if err == errNotFound {
-			continue
-		}
-		if err != nil {
+	var errs []error
+	for _, d := range dependents {
+		if err := g.orphanDependent(owner, d); err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		c := clone(o)
-		c.Metadata.OwnerReferences = slices.DeleteFunc(c.Metadata.OwnerReferences, func(r snapshot.OwnerReference) bool { return r.UID == owner.identity.UID })
-		if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
-			continue
-		}
-		g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, PolicyOrphan, fmt.Sprintf("orphans it: its owner %s is deleted with propagationPolicy Orphan", owner.identity.ref()))
-		g.sim.orphaned[c.Metadata.UID] = true
-		g.sim.st.update(rules.ActorGC, i, c)
 	}
+	return errs
+}
+
+// orphanDependent is one goroutine of upstream's orphanDependents: the
+// patch removing the reference to owner from dependent d, the round trip
+// already taken. A dependent that is gone is no error.
+func (g *gc) orphanDependent(owner objectReference, d *node) error {
+	g.touch(true, d.identity)
+	i, o, err := g.patchTargetNoCall(d)
+	if err == errNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c := clone(o)
+	c.Metadata.OwnerReferences = slices.DeleteFunc(c.Metadata.OwnerReferences, func(r snapshot.OwnerReference) bool { return r.UID == owner.UID })
+	if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
+		return nil
+	}
+	g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, PolicyOrphan, fmt.Sprintf("orphans it: its owner %s is deleted with propagationPolicy Orphan", owner.ref()))
+	g.sim.orphaned[c.Metadata.UID] = true
+	g.sim.st.update(rules.ActorGC, i, c)
+	return nil
+}
+
+// attemptToOrphanWorker runs one attemptToOrphan item and forgets or
+// requeues it (upstream's attemptToOrphanWorker with
+// processAttemptToOrphanWorker, garbagecollector.go): orphan the
+// dependents, then remove the orphan finalizer.
+func (g *gc) attemptToOrphanWorker(owner *node, w int) {
+	dependents := slices.Clone(owner.dependents)
+	errs := g.orphanDependents(owner.identity, dependents)
 	if len(errs) == 0 {
 		if err := g.removeFinalizer(owner, rules.FinalizerOrphan, "its dependents are orphaned"); err != nil {
 			errs = append(errs, err)
