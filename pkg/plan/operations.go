@@ -10,11 +10,14 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
+// deleteObject follows its namesake (operations.go): a DELETE with the
+// uid and resourceVersion of latest as preconditions.
 func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why string, w int) error {
 	ri := g.sim.res.mapping(item.identity.APIVersion, item.identity.Kind)
 	if ri == nil {
@@ -34,23 +37,35 @@ func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why strin
 	}
 	_, err := g.sim.st.delete(rules.ActorGC, i, opts, why)
 	if errors.Is(err, errConflict) && opts.precondRV != "" {
-		g.call(false, item.identity)
-		live := g.sim.st.objs[i]
-		if live != nil && live.Metadata.UID == item.identity.UID && live.Metadata.ResourceVersion != opts.precondRV &&
-			reflect.DeepEqual(live.Metadata.OwnerReferences, latest.Metadata.OwnerReferences) {
-			opts.precondRV = ""
-			g.call(true, item.identity)
-			if g.sim.st.objs[i] == nil {
-				g.enqueueVirtualDeleteEvent(item.identity, w)
-				return enqueuedVirtualDeleteEventErr
-			}
-			_, err = g.sim.st.delete(rules.ActorGC, i, opts, why)
-		}
+		return g.retryDeleteOnConflict(item, i, latest, opts, why, w, err)
 	}
 	return err
 }
 
-// getObject is a GET through the item's identity.
+// retryDeleteOnConflict is deleteObject's answer to a conflict, upstream's
+// recursive deleteObject without a resourceVersion: GET the object and,
+// when what changed left the owner references alone, DELETE it again
+// without that precondition, so that unrelated updates cannot starve the
+// collector. Otherwise the conflict stands.
+func (g *gc) retryDeleteOnConflict(item *node, i int32, latest *snapshot.Object, opts deleteOptions, why string, w int, conflict error) error {
+	g.call(false, item.identity)
+	live := g.sim.st.objs[i]
+	if live == nil || live.Metadata.UID != item.identity.UID || live.Metadata.ResourceVersion == opts.precondRV ||
+		!reflect.DeepEqual(live.Metadata.OwnerReferences, latest.Metadata.OwnerReferences) {
+		return conflict
+	}
+	opts.precondRV = ""
+	g.call(true, item.identity)
+	if g.sim.st.objs[i] == nil {
+		g.enqueueVirtualDeleteEvent(item.identity, w)
+		return enqueuedVirtualDeleteEventErr
+	}
+	_, err := g.sim.st.delete(rules.ActorGC, i, opts, why)
+	return err
+}
+
+// getObject follows its namesake (operations.go): a GET through the
+// item's identity.
 func (g *gc) getObject(id objectReference) (int32, *snapshot.Object, error) {
 	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
 	if ri == nil {
@@ -63,7 +78,8 @@ func (g *gc) getObject(id objectReference) (int32, *snapshot.Object, error) {
 	return g.lookup(ri, id)
 }
 
-// lookup finds the object of id as a call the caller has made would.
+// lookup finds the object of id as a call the caller has made would: an
+// object of a type kgc could not list is unknown, not absent.
 func (g *gc) lookup(ri *resInfo, id objectReference) (int32, *snapshot.Object, error) {
 	i, o := g.sim.st.getByName(ri, id.Namespace, id.Name)
 	if o == nil {
@@ -76,7 +92,8 @@ func (g *gc) lookup(ri *resInfo, id objectReference) (int32, *snapshot.Object, e
 	return i, o, nil
 }
 
-// removeFinalizer is GET + JSON merge patch of the finalizer list.
+// removeFinalizer follows its namesake (operations.go): a GET, then a JSON
+// merge patch of the finalizer list.
 func (g *gc) removeFinalizer(n *node, f, why string) error {
 	i, o, err := g.getObject(n.identity)
 	if err == errNotFound {
@@ -95,8 +112,10 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 		}
 		return fmt.Errorf("cannot finalize owner %s: %w", n.identity.ref(), err)
 	}
-	// A JSON merge patch of the list read one round trip earlier: what
-	// another worker changed in between is overwritten, as upstream.
+	// Upstream's patch carries the resourceVersion it read, so a write in
+	// between conflicts and RetryOnConflict reads and patches again: the
+	// finalizer goes from the object as it is now, which is what this does
+	// without the retry's round trips.
 	c := clone(o)
 	c.Metadata.Finalizers = slices.DeleteFunc(c.Metadata.Finalizers, func(x string) bool { return x == f })
 	g.sim.st.record(rules.ActorGC, ActionRemoveFin, c, "", joinWhy(f, why))
@@ -104,8 +123,10 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 	return nil
 }
 
-// patchObject finds the item through its identity and checks the uid the
-// strategic merge patch carries.
+// patchTarget is the round trips of upstream's patch (patch.go): a
+// strategic merge patch or, for a type that answers it 415, a GET and a
+// JSON merge patch. It returns the object the patch applies to, checked
+// against the uid precondition the patch carries.
 func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
 	ri := g.sim.res.mapping(n.identity.APIVersion, n.identity.Kind)
 	if ri == nil {
@@ -137,6 +158,9 @@ func (g *gc) patchTargetNoCall(n *node) (int32, *snapshot.Object, error) {
 	return i, o, nil
 }
 
+// patchRemoveOwnerRefs is upstream's patch with
+// GenerateDeleteOwnerRefStrategicMergeBytes and deleteOwnerRefJSONMergePatch
+// (garbagecollector.go, patch.go): the references to uids go.
 func (g *gc) patchRemoveOwnerRefs(n *node, uids []string, why string) error {
 	i, o, err := g.patchTarget(n)
 	if err != nil {
@@ -147,11 +171,12 @@ func (g *gc) patchRemoveOwnerRefs(n *node, uids []string, why string) error {
 	if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
 		return nil
 	}
-	g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, "", fmt.Sprintf("removes the reference to %s: %s", strList(uidsToNames(o, uids)), why))
+	g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, "", fmt.Sprintf("removes the reference to %s: %s", strings.Join(uidsToNames(o, uids), ", "), why))
 	g.sim.st.update(rules.ActorGC, i, c)
 	return nil
 }
 
+// uidsToNames names o's references to uids, for the step.
 func uidsToNames(o *snapshot.Object, uids []string) []string {
 	var out []string
 	for _, r := range o.Metadata.OwnerReferences {
@@ -162,19 +187,10 @@ func uidsToNames(o *snapshot.Object, uids []string) []string {
 	return out
 }
 
-func strList(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
-}
-
-// unblockOwnerReferences sets blockOwnerDeletion=false on the refs the
-// graph node has as blocking (the cycle heuristic).
+// unblockOwnerReferences is upstream's patch with
+// unblockOwnerReferencesStrategicMergePatch (patch.go), the cycle
+// heuristic of attemptToDeleteItem: blockOwnerDeletion=false on the
+// references the graph node has as blocking.
 func (g *gc) unblockOwnerReferences(n *node, dep *node) error {
 	var blocking []string
 	for _, r := range n.owners {
