@@ -20,6 +20,24 @@ func (s *sim) buildPlan(actions []Action, base []*snapshot.Object, nBase int) *P
 	p := &Plan{APIVersion: snapshot.APIVersion, Kind: "Plan",
 		Assumptions: Assumptions{UnknownFinalizers: s.opts.AssumeFinalizers, Controllers: append([]string{"garbagecollector"}, s.opts.Controllers...)},
 		Steps:       []Step{}, Objects: []ObjectFate{}, Complete: true}
+	s.planTarget(p, actions, nBase)
+	s.planSteps(p, nBase)
+	s.planFates(p, base)
+	for _, of := range p.Objects {
+		p.Summary.add(of.Fate)
+	}
+	s.planCompleteness(p)
+	s.parkedNotes()
+	p.Warnings = append(p.Warnings, s.warnings...)
+	p.Notes = append(p.Notes, s.notes...)
+	p.Stats = &SimulateStat{Objects: len(s.st.objs), GraphNodes: len(s.gc.uidToNode), WorkItems: s.workItems, StoreWrites: s.st.writes}
+	return p
+}
+
+// planTarget names the plan's target, the object of the first delete (or
+// of the first action when none is a delete), and the policy the API
+// server applied to it: that of the first step on it.
+func (s *sim) planTarget(p *Plan, actions []Action, nBase int) {
 	var targetUID string
 	for _, a := range actions {
 		if d, ok := a.(Delete); ok {
@@ -39,41 +57,51 @@ func (s *sim) buildPlan(actions []Action, base []*snapshot.Object, nBase int) *P
 	if i, ok := s.st.byUID[targetUID]; ok {
 		p.Target = s.st.orig[i].Ref()
 	}
-	// The policy the API server applied to the target: the first step on it.
 	for _, st := range s.steps[nBase:] {
 		if st.Object.UID == targetUID && st.PropagationPolicy != "" {
 			p.EffectivePolicy = st.PropagationPolicy
 			break
 		}
 	}
+}
 
-	// Steps: baseline first (capped), then the plan's own.
-	n := 0
-	if nBase > 0 {
-		shown := min(nBase, maxBaselineSteps)
-		for _, st := range s.steps[:shown] {
-			n++
-			st.Step = n
-			p.Steps = append(p.Steps, st)
-		}
-		objs := map[string]bool{}
-		for _, st := range s.steps[:nBase] {
-			objs[st.Object.UID] = true
-		}
-		w := fmt.Sprintf("the input is not settled: even without this delete the controllers would take %d step(s) on %d object(s) (steps marked baseline", nBase, len(objs))
-		if shown < nBase {
-			w += fmt.Sprintf(", the first %d shown", shown)
-		}
-		w += "); the objects below are what the delete changes on top of that"
-		p.Warnings = append(p.Warnings, w)
-	}
-	for _, st := range s.steps[nBase:] {
-		n++
-		st.Step = n
+// planSteps numbers the steps, the baseline's first (capped, with a
+// warning that the input is not settled), then the plan's own.
+func (s *sim) planSteps(p *Plan, nBase int) {
+	add := func(st Step) {
+		st.Step = len(p.Steps) + 1
 		p.Steps = append(p.Steps, st)
 	}
+	shown := min(nBase, maxBaselineSteps)
+	for _, st := range s.steps[:shown] {
+		add(st)
+	}
+	if nBase > 0 {
+		p.Warnings = append(p.Warnings, s.unsettledWarning(nBase, shown))
+	}
+	for _, st := range s.steps[nBase:] {
+		add(st)
+	}
+}
 
-	// Objects the plan changed.
+// unsettledWarning says how much the controllers would do without the
+// plan's actions, so that a reader does not blame the delete for it.
+func (s *sim) unsettledWarning(nBase, shown int) string {
+	objs := map[string]bool{}
+	for _, st := range s.steps[:nBase] {
+		objs[st.Object.UID] = true
+	}
+	w := fmt.Sprintf("the input is not settled: even without this delete the controllers would take %d step(s) on %d object(s) (steps marked baseline", nBase, len(objs))
+	if shown < nBase {
+		w += fmt.Sprintf(", the first %d shown", shown)
+	}
+	return w + "); the objects below are what the delete changes on top of that"
+}
+
+// planFates lists every object the plan changed with its fate, and the
+// blockers of blocked objects that did not change themselves, in
+// contract order.
+func (s *sim) planFates(p *Plan, base []*snapshot.Object) {
 	listed := map[int32]int{}
 	for i := range s.st.objs {
 		if s.st.orig[i] == nil || s.st.objs[i] == base[i] {
@@ -82,7 +110,14 @@ func (s *sim) buildPlan(actions []Action, base []*snapshot.Object, nBase int) *P
 		listed[int32(i)] = len(p.Objects)
 		p.Objects = append(p.Objects, s.fate(int32(i), base[i]))
 	}
-	// Blockers that did not change themselves.
+	s.addUnchangedBlockers(p, listed)
+	sort.SliceStable(p.Objects, func(a, b int) bool { return p.Objects[a].Object.Less(p.Objects[b].Object) })
+}
+
+// addUnchangedBlockers lists with fate unchanged what blocked objects wait
+// for and the plan did not change (listed holds what is listed already):
+// those are what a reader has to look at.
+func (s *sim) addUnchangedBlockers(p *Plan, listed map[int32]int) {
 	for k := 0; k < len(p.Objects); k++ {
 		of := &p.Objects[k]
 		if of.Fate != FateBlocked {
@@ -104,64 +139,61 @@ func (s *sim) buildPlan(actions []Action, base []*snapshot.Object, nBase int) *P
 			}
 		}
 	}
-	sort.SliceStable(p.Objects, func(a, b int) bool { return p.Objects[a].Object.Less(p.Objects[b].Object) })
-	for _, of := range p.Objects {
-		switch of.Fate {
-		case FateDeleted:
-			p.Summary.Deleted++
-		case FateOrphaned:
-			p.Summary.Orphaned++
-		case FateUpdated:
-			p.Summary.Updated++
-		case FateBlocked:
-			p.Summary.Blocked++
-		}
-	}
+}
 
-	if len(s.unknownRefs) > 0 {
-		p.Complete = false
-		var refs []snapshot.ObjectRef
-		for r := range s.unknownRefs {
-			refs = append(refs, r)
-		}
-		sort.Slice(refs, func(a, b int) bool { return refs[a].Less(refs[b]) })
-		for _, r := range refs {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s/%s %s: its type could not be listed when the snapshot was taken, so whether it exists is unknown; the plan assumes it does", r.APIVersion, r.Kind, nsName(r)))
-		}
-	}
-	// A type whose list failed may hold dependents of what the plan
-	// deletes or orphans; the real GC would act on them (its monitor for
-	// the type lists through its own cache), kgc cannot see them. A dump
-	// that holds no objects of a type says nothing about it (listErr is
-	// empty): dumps rarely hold every type, and a warning per type would
-	// bury the plan.
+// planCompleteness marks the plan incomplete, with a warning each, where
+// it rests on objects kgc could not see or the simulation was cut short.
+func (s *sim) planCompleteness(p *Plan) {
+	s.warnUnknownRefs(p)
 	if p.Summary.Deleted+p.Summary.Orphaned+p.Summary.Blocked > 0 {
-		var names []string
-		for _, ri := range s.res.byGK {
-			if !ri.listed && ri.monitored && ri.listErr != "" {
-				n := ri.plural
-				if ri.group != "" {
-					n += "." + ri.group
-				}
-				n += " (" + ri.listErr + ")"
-				names = append(names, n)
-			}
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			p.Complete = false
-			p.Warnings = append(p.Warnings, "could not list "+n+": objects of that type may be dependents of what this plan deletes or orphans, and the plan cannot show what happens to them")
-		}
+		s.warnUnlistedTypes(p)
 	}
 	if s.limitHit {
 		p.Complete = false
 		p.Warnings = append(p.Warnings, fmt.Sprintf("the simulation stopped after %d work items without settling: the plan is cut short", s.maxItems))
 	}
-	s.parkedNotes()
-	p.Warnings = append(p.Warnings, s.warnings...)
-	p.Notes = append(p.Notes, s.notes...)
-	p.Stats = &SimulateStat{Objects: len(s.st.objs), GraphNodes: len(s.gc.uidToNode), WorkItems: s.workItems, StoreWrites: s.st.writes}
-	return p
+}
+
+// warnUnknownRefs names the objects the plan assumed exist because their
+// type could not be listed.
+func (s *sim) warnUnknownRefs(p *Plan) {
+	if len(s.unknownRefs) == 0 {
+		return
+	}
+	p.Complete = false
+	var refs []snapshot.ObjectRef
+	for r := range s.unknownRefs {
+		refs = append(refs, r)
+	}
+	sort.Slice(refs, func(a, b int) bool { return refs[a].Less(refs[b]) })
+	for _, r := range refs {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s/%s %s: its type could not be listed when the snapshot was taken, so whether it exists is unknown; the plan assumes it does", r.APIVersion, r.Kind, nsName(r)))
+	}
+}
+
+// warnUnlistedTypes names the watched types whose list failed. They may
+// hold dependents of what the plan deletes or orphans; the real GC would
+// act on them (its monitor for the type lists through its own cache), kgc
+// cannot see them. A dump that holds no objects of a type says nothing
+// about it (listErr is empty): dumps rarely hold every type, and a warning
+// per type would bury the plan.
+func (s *sim) warnUnlistedTypes(p *Plan) {
+	var names []string
+	for _, ri := range s.res.byGK {
+		if !ri.listed && ri.monitored && ri.listErr != "" {
+			n := ri.plural
+			if ri.group != "" {
+				n += "." + ri.group
+			}
+			n += " (" + ri.listErr + ")"
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p.Complete = false
+		p.Warnings = append(p.Warnings, "could not list "+n+": objects of that type may be dependents of what this plan deletes or orphans, and the plan cannot show what happens to them")
+	}
 }
 
 func nsName(r snapshot.ObjectRef) string {
@@ -173,11 +205,11 @@ func nsName(r snapshot.ObjectRef) string {
 
 // parkedNotes turns items still retrying at quiescence into notes.
 func (s *sim) parkedNotes() {
-	for _, p := range s.gc.attemptToDel.parked {
-		s.note(fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.id.ref(), p.reason))
+	for _, p := range s.gc.attemptToDelete.parked {
+		s.note(fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.identity.ref(), p.reason))
 	}
-	for _, p := range s.gc.attemptToOrp.parked {
-		s.note(fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.id.ref(), p.reason))
+	for _, p := range s.gc.attemptToOrphan.parked {
+		s.note(fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.identity.ref(), p.reason))
 	}
 }
 
@@ -293,10 +325,10 @@ func (s *sim) blockingDependentsOf(o *snapshot.Object) []snapshot.ObjectRef {
 	var out []snapshot.ObjectRef
 	if n, ok := s.gc.uidToNode[o.Metadata.UID]; ok {
 		for _, d := range n.blockingDependents() {
-			if _, live := s.st.get(d.id.UID); live != nil {
+			if _, live := s.st.get(d.identity.UID); live != nil {
 				out = append(out, live.Ref())
 			} else {
-				out = append(out, d.id.ref())
+				out = append(out, d.identity.ref())
 			}
 		}
 	}

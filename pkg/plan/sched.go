@@ -148,8 +148,8 @@ func (g *gc) startTasks() {
 	if g.sc.draining {
 		return
 	}
-	g.startFrom(g.attemptToDel, g.sc.running, false, g.handleAttemptToDelete)
-	g.startFrom(g.attemptToOrp, g.sc.orphans, true, g.handleAttemptToOrphan)
+	g.startFrom(g.attemptToDelete, g.sc.running, false, g.attemptToDeleteWorker)
+	g.startFrom(g.attemptToOrphan, g.sc.orphans, true, g.attemptToOrphanWorker)
 }
 
 func (g *gc) startFrom(q *queue[*node], running map[*node]*task, orphan bool, handle func(*node, int)) {
@@ -170,7 +170,7 @@ func (g *gc) start(t *task, fn func()) {
 	sc := g.sc
 	sc.seq++
 	t.seq, t.round, t.resume = sc.seq, sc.clock, make(chan struct{})
-	if g.sim.slow[t.item.id.UID] && !g.sim.baseline {
+	if g.sim.slow[t.item.identity.UID] && !g.sim.baseline {
 		t.round++
 	}
 	if t.orphan {
@@ -193,10 +193,10 @@ func (g *gc) start(t *task, fn func()) {
 func (g *gc) finish(t *task) {
 	sc := g.sc
 	sc.tasks = slices.DeleteFunc(sc.tasks, func(x *task) bool { return x == t })
-	q := g.attemptToDel
+	q := g.attemptToDelete
 	if t.orphan {
 		delete(sc.orphans, t.item)
-		q = g.attemptToOrp
+		q = g.attemptToOrphan
 	} else {
 		delete(sc.running, t.item)
 	}
@@ -219,7 +219,7 @@ func (g *gc) servedBefore(a, b *task) bool {
 // call is one API round trip of the running task on the object id: the
 // task waits for the next round. Outside the scheduler (tests driving the
 // collector directly) it returns at once.
-func (g *gc) call(write bool, id identity) {
+func (g *gc) call(write bool, id objectReference) {
 	g.yield(write)
 	g.touch(write, id)
 }
@@ -240,7 +240,7 @@ func (g *gc) yield(write bool) {
 // and notes a race when another task writes the same object in the round
 // of a read or the round after it (or reads it in the round of a write or
 // the round before).
-func (g *gc) touch(write bool, id identity) {
+func (g *gc) touch(write bool, id objectReference) {
 	sc := g.sc
 	t := sc.cur
 	if t == nil {
@@ -262,10 +262,10 @@ func (g *gc) touch(write bool, id identity) {
 			when := "in the same round trip as"
 			if writeAt != readAt {
 				when = "one round trip before"
-				g.sim.nearReaders[reader.item.id.UID] = true
+				g.sim.nearReaders[reader.item.identity.UID] = true
 			}
 			g.sim.note(fmt.Sprintf("the garbage collector's worker for %s reads %s %s the worker for %s changes it: which lands first is timing, so the plan gives the outcomes either way",
-				reader.item.id.ref(), id.ref(), when, writer.item.id.ref()))
+				reader.item.identity.ref(), id.ref(), when, writer.item.identity.ref()))
 		}
 	}
 	sc.ops[id.UID] = append(sc.ops[id.UID], recentCall{task: t, round: t.round, write: write})

@@ -157,7 +157,7 @@ func (s *sim) run() {
 			s.gc.drainTasks()
 			return
 		}
-		did := s.gc.drain()
+		did := s.gc.runProcessGraphChanges()
 		if s.gc.step() {
 			did = true
 		}
@@ -168,14 +168,14 @@ func (s *sim) run() {
 		if did || s.gc.pendingEvents() > 0 {
 			continue
 		}
-		if s.gc.attemptToDel.flush() || s.gc.attemptToOrp.flush() || s.ctrl.q.flush() {
+		if s.gc.attemptToDelete.flush() || s.gc.attemptToOrphan.flush() || s.ctrl.q.flush() {
 			continue
 		}
 		if s.fireTimer() {
 			continue
 		}
 		w := s.st.writes
-		if s.gc.attemptToDel.wake(w) || s.gc.attemptToOrp.wake(w) || s.ctrl.wake(w) {
+		if s.gc.attemptToDelete.wake(w) || s.gc.attemptToOrphan.wake(w) || s.ctrl.wake(w) {
 			continue
 		}
 		return
@@ -192,7 +192,7 @@ func (s *sim) observeAll() {
 		if k%1024 == 1023 {
 			// The graph builder keeps up with the informers: do not hold
 			// a million pending events.
-			s.gc.drain()
+			s.gc.runProcessGraphChanges()
 		}
 	}
 }

@@ -346,84 +346,128 @@ func (s *store) delete(actor string, i int32, opts deleteOptions, why string) (d
 		}
 	case ri.isCRD:
 		if o.Metadata.DeletionTimestamp == nil {
-			c := clone(o)
-			t := s.now
-			c.Metadata.DeletionTimestamp = &t
-			if !hasFin(c, rules.FinalizerCRD) {
-				c.Metadata.Finalizers = append(c.Metadata.Finalizers, rules.FinalizerCRD)
-			}
-			s.record(actor, ActionMarkDeleting, c, "", joinWhy(why, "the CRD registry ignores the propagation policy and adds "+rules.FinalizerCRD))
-			s.persist(i, c)
-			return deleteResult{changed: true}, nil
+			return s.crdFirstDelete(actor, i, why)
 		}
 	}
+	return s.genericDelete(actor, i, opts, why)
+}
 
+// genericDelete is the generic registry's Store.Delete once the request
+// is checked: BeforeDelete, then the update that marks the object as
+// being deleted while finalizers or a grace period hold it, or its
+// removal.
+func (s *store) genericDelete(actor string, i int32, opts deleteOptions, why string) (deleteResult, error) {
+	o, ri := s.objs[i], s.info[i]
 	c := clone(o)
-	graceful, pending, p := s.beforeDelete(ri, c, &opts)
+	graceful, pending, grace := s.beforeDelete(ri, c, &opts)
 	if pending {
 		return deleteResult{}, nil
 	}
 	nf, gcChange := deletionFinalizers(ri, o, opts)
-	if graceful || len(o.Metadata.Finalizers) > 0 || gcChange {
-		c.Metadata.Finalizers = slices.Clone(nf)
-		if !graceful {
-			if len(nf) > 0 {
-				s.markAsDeleting(c)
-				wasDeleting := o.Metadata.DeletionTimestamp != nil
-				action := ActionMarkDeleting
-				if wasDeleting {
-					action = ActionAddFinalizer
-					if len(nf) <= len(o.Metadata.Finalizers) {
-						action = ActionRemoveFin
-					}
-					if !gcChange {
-						// A repeated DELETE that changes nothing the
-						// contract shows: no step, but the write happens.
-						action = ""
-					}
-				}
-				if action != "" {
-					s.record(actor, action, c, sentPolicy(opts, nf), joinWhy(why, "finalizers "+finList(nf)))
-				}
-				s.persist(i, c)
-				return deleteResult{changed: true}, nil
-			}
-			s.record(actor, ActionDelete, o, sentPolicy(opts, nf), why)
-			s.remove(i)
-			return deleteResult{deleted: true}, nil
-		}
-		// Graceful (a pod): persist the timestamp, then delete now when
-		// nothing is pending.
-		if len(nf) > 0 || p > 0 {
-			detail := fmt.Sprintf("grace period %ds", p)
-			if len(nf) > 0 {
-				detail += ", finalizers " + finList(nf)
-			}
-			s.record(actor, ActionMarkDeleting, c, sentPolicy(opts, nf), joinWhy(why, detail))
-			s.persist(i, c)
-			return deleteResult{changed: true}, nil
-		}
-		s.persist(i, c)
-		s.record(actor, ActionDelete, o, sentPolicy(opts, nf), why)
-		s.remove(i)
-		return deleteResult{deleted: true}, nil
+	policy := sentPolicy(opts, nf)
+	if !graceful && len(o.Metadata.Finalizers) == 0 && !gcChange {
+		return s.removeDeleted(actor, i, o, policy, why)
 	}
-	s.record(actor, ActionDelete, o, sentPolicy(opts, nf), why)
+	c.Metadata.Finalizers = slices.Clone(nf)
+	switch {
+	case graceful && (len(nf) > 0 || grace > 0):
+		return s.persistDeleting(actor, i, c, ActionMarkDeleting, policy, joinWhy(why, graceDetail(grace, nf)))
+	case graceful:
+		// A pod with nothing pending: the timestamp is persisted, then it
+		// goes at once.
+		s.persist(i, c)
+		return s.removeDeleted(actor, i, o, policy, why)
+	case len(nf) == 0:
+		return s.removeDeleted(actor, i, o, policy, why)
+	}
+	s.markAsDeleting(c)
+	return s.persistDeleting(actor, i, c, deletingAction(o, nf, gcChange), policy, joinWhy(why, "finalizers "+finList(nf)))
+}
+
+// persistDeleting ends a DELETE that leaves object i in storage as c,
+// marked as being deleted or with its GC finalizers changed: the step is
+// recorded (none when action is ""), then c is written with its watch
+// event.
+func (s *store) persistDeleting(actor string, i int32, c *snapshot.Object, action, policy, detail string) (deleteResult, error) {
+	if action != "" {
+		s.record(actor, action, c, policy, detail)
+	}
+	s.persist(i, c)
+	return deleteResult{changed: true}, nil
+}
+
+// removeDeleted ends a DELETE that removes object i, o before the
+// request: the step is recorded, then the object goes with its watch
+// event.
+func (s *store) removeDeleted(actor string, i int32, o *snapshot.Object, policy, why string) (deleteResult, error) {
+	s.record(actor, ActionDelete, o, policy, why)
 	s.remove(i)
 	return deleteResult{deleted: true}, nil
 }
 
+// deletingAction names the step of a non-graceful DELETE that leaves o in
+// storage with finalizers nf: marked deleting or, when it already was, a
+// GC finalizer added or removed. A repeated DELETE that changes nothing
+// the contract shows gets no step (""), though the write happens.
+func deletingAction(o *snapshot.Object, nf []string, gcChange bool) string {
+	switch {
+	case o.Metadata.DeletionTimestamp == nil:
+		return ActionMarkDeleting
+	case !gcChange:
+		return ""
+	case len(nf) <= len(o.Metadata.Finalizers):
+		return ActionRemoveFin
+	}
+	return ActionAddFinalizer
+}
+
+// graceDetail says what holds a pod a graceful DELETE marked.
+func graceDetail(grace int64, nf []string) string {
+	detail := fmt.Sprintf("grace period %ds", grace)
+	if len(nf) > 0 {
+		detail += ", finalizers " + finList(nf)
+	}
+	return detail
+}
+
+// crdFirstDelete is the CRD REST Delete of a CRD without
+// deletionTimestamp (apiextensions-apiserver's
+// customresourcedefinition/etcd.go): whatever the options, it sets the
+// timestamp and adds the cleanup finalizer.
+func (s *store) crdFirstDelete(actor string, i int32, why string) (deleteResult, error) {
+	c := clone(s.objs[i])
+	t := s.now
+	c.Metadata.DeletionTimestamp = &t
+	if !hasFin(c, rules.FinalizerCRD) {
+		c.Metadata.Finalizers = append(c.Metadata.Finalizers, rules.FinalizerCRD)
+	}
+	return s.persistDeleting(actor, i, c, ActionMarkDeleting, "", joinWhy(why, "the CRD registry ignores the propagation policy and adds "+rules.FinalizerCRD))
+}
+
 // namespaceFirstDelete is the Namespace REST Delete of a namespace without
 // deletionTimestamp: set it and phase Terminating, and add or drop the GC
-// finalizers by the options (pkg/registry/core/namespace/storage). Upstream
-// rebuilds the list from a map (random order); kgc keeps the existing
-// order and appends orphan then foregroundDeletion, so plans are stable.
+// finalizers by the options (pkg/registry/core/namespace/storage).
 func (s *store) namespaceFirstDelete(actor string, i int32, opts deleteOptions, why string) (deleteResult, error) {
 	o := s.objs[i]
 	c := clone(o)
 	t := s.now
 	c.Metadata.DeletionTimestamp = &t
 	c.Facts = withNamespacePhase(o.Facts, "Terminating")
+	if fins := namespaceDeleteFinalizers(o, opts); !sameSet(fins, o.Metadata.Finalizers) {
+		c.Metadata.Finalizers = fins
+	}
+	detail := "phase Terminating; the namespace controller deletes its content"
+	if len(c.Metadata.Finalizers) > 0 {
+		detail += "; finalizers " + finList(c.Metadata.Finalizers)
+	}
+	return s.persistDeleting(actor, i, c, ActionMarkDeleting, effectivePolicy(c.Metadata.Finalizers), joinWhy(why, detail))
+}
+
+// namespaceDeleteFinalizers is the finalizer list the Namespace REST
+// Delete asks for. Upstream rebuilds the list from a map (random order);
+// kgc keeps the existing order and appends orphan then foregroundDeletion,
+// so plans are stable.
+func namespaceDeleteFinalizers(o *snapshot.Object, opts deleteOptions) []string {
 	wantOrphan, wantFg := hasFin(o, rules.FinalizerOrphan), hasFin(o, rules.FinalizerForeground)
 	switch {
 	case opts.orphanDependents != nil:
@@ -443,16 +487,7 @@ func (s *store) namespaceFirstDelete(actor string, i int32, opts deleteOptions, 
 	if wantFg {
 		fins = append(fins, rules.FinalizerForeground)
 	}
-	if !sameSet(fins, o.Metadata.Finalizers) {
-		c.Metadata.Finalizers = fins
-	}
-	detail := "phase Terminating; the namespace controller deletes its content"
-	if len(c.Metadata.Finalizers) > 0 {
-		detail += "; finalizers " + finList(c.Metadata.Finalizers)
-	}
-	s.record(actor, ActionMarkDeleting, c, effectivePolicy(c.Metadata.Finalizers), joinWhy(why, detail))
-	s.persist(i, c)
-	return deleteResult{changed: true}, nil
+	return fins
 }
 
 func nsSpecFinalizers(o *snapshot.Object) []string {

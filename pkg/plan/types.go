@@ -190,19 +190,24 @@ func (p *Plan) WorstCase() Summary {
 			}
 		}
 		for _, f := range fates {
-			switch f {
-			case FateDeleted:
-				s.Deleted++
-			case FateOrphaned:
-				s.Orphaned++
-			case FateUpdated:
-				s.Updated++
-			case FateBlocked:
-				s.Blocked++
-			}
+			s.add(f)
 		}
 	}
 	return s
+}
+
+// add counts one object of fate f; unchanged objects are not counted.
+func (s *Summary) add(f string) {
+	switch f {
+	case FateDeleted:
+		s.Deleted++
+	case FateOrphaned:
+		s.Orphaned++
+	case FateUpdated:
+		s.Updated++
+	case FateBlocked:
+		s.Blocked++
+	}
 }
 
 // SimulateStat says how much work a simulation did (for benchmarks and -v).
