@@ -140,19 +140,10 @@ func (b *SnapshotBuilder) Build() *snapshot.Snapshot {
 		r := &s.Resources[i]
 		r.Count = 0
 		for _, o := range s.Objects {
-			if o.Kind == r.Kind && groupOf(o.APIVersion) == r.Group {
+			if o.Kind == r.Kind && snapshot.GroupOf(o.APIVersion) == r.Group {
 				r.Count++
 			}
 		}
 	}
 	return &s
-}
-
-func groupOf(apiVersion string) string {
-	for i := 0; i < len(apiVersion); i++ {
-		if apiVersion[i] == '/' {
-			return apiVersion[:i]
-		}
-	}
-	return ""
 }

@@ -142,8 +142,8 @@ func (r *run) discoveryBlocker(ns *snapshot.Object, gv, detail string) Blocker {
 
 // apiServiceName is the APIService that serves group/version: "v1beta1.metrics.k8s.io".
 func apiServiceName(gv string) string {
-	g, v, ok := strings.Cut(gv, "/")
-	if !ok {
+	g, v := snapshot.SplitAPIVersion(gv)
+	if g == "" {
 		return gv
 	}
 	return v + "." + g

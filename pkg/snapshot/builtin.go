@@ -126,7 +126,7 @@ var builtinTable = []builtinSpec{
 func BuiltinResources() []Resource {
 	out := make([]Resource, 0, len(builtinTable))
 	for _, b := range builtinTable {
-		group, version := splitGroupVersion(b.gv)
+		group, version := SplitAPIVersion(b.gv)
 		r := Resource{
 			Group: group, Version: version, Resource: b.resource, Kind: b.kind,
 			Namespaced: b.namespaced, Singular: strings.ToLower(b.kind),
@@ -145,12 +145,4 @@ func BuiltinResources() []Resource {
 		out = append(out, r)
 	}
 	return out
-}
-
-// splitGroupVersion splits "apps/v1" into ("apps", "v1") and "v1" into ("", "v1").
-func splitGroupVersion(gv string) (group, version string) {
-	if i := strings.LastIndexByte(gv, '/'); i >= 0 {
-		return gv[:i], gv[i+1:]
-	}
-	return "", gv
 }

@@ -28,7 +28,7 @@ type groupKind struct{ group, kind string }
 func NewCatalog(resources []Resource) *Catalog {
 	c := &Catalog{resources: resources, byGK: make(map[groupKind]int, len(resources)), priority: map[string]int{}}
 	for i, b := range builtinTable {
-		g, _ := splitGroupVersion(b.gv)
+		g, _ := SplitAPIVersion(b.gv)
 		if _, ok := c.priority[g]; !ok {
 			c.priority[g] = i
 		}
@@ -62,7 +62,7 @@ func (c *Catalog) ForGroupKind(group, kind string) (Resource, bool) {
 // reference through a version the group no longer serves cannot be
 // resolved by the GC (restMappingError), even if the kind exists.
 func (c *Catalog) ForAPIVersionKind(apiVersion, kind string) (Resource, bool) {
-	group, version := splitGroupVersion(apiVersion)
+	group, version := SplitAPIVersion(apiVersion)
 	if version == "" || strings.Count(apiVersion, "/") > 1 {
 		return Resource{}, false
 	}

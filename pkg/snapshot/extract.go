@@ -262,7 +262,7 @@ func HasFacts(group, kind string) bool { return factKinds[groupKind{group, kind}
 // big dumps and are scanned by hand; the rare kinds go through
 // encoding/json into small structs.
 func (x *Extractor) facts(o *Object, f topFields, mirror bool) error {
-	group, _ := splitGroupVersion(o.APIVersion)
+	group, _ := SplitAPIVersion(o.APIVersion)
 	var err error
 	switch {
 	case group == "" && o.Kind == "Pod":

@@ -105,7 +105,7 @@ func (rd *reader) count(c *inputCatalog) []unknownKind {
 	at := map[groupKind]int{}
 	for i := range rd.objs.Len() {
 		o := rd.objs.At(i)
-		g, _ := splitGroupVersion(o.APIVersion)
+		g, _ := SplitAPIVersion(o.APIVersion)
 		gk := groupKind{g, o.Kind}
 		if j, ok := c.index[gk]; ok {
 			c.res[j].Count++
