@@ -199,3 +199,24 @@ func TestWhyStuckErrors(t *testing.T) {
 		})
 	}
 }
+
+// A garbage collector finalizer held an hour after nothing is left to wait
+// for is not "in progress": kgc names the stalled controller, and
+// --fail-if stuck fires.
+func TestWhyStuckStalledGarbageCollector(t *testing.T) {
+	args := []string{"why-stuck", "deploy/api", "-n", "shop", "-f", "testdata/stalled-gc.yaml", "--captured-at", "2026-11-20T10:00:00Z"}
+	out, stderr, code := runKGC(t, append(args, "--fail-if", "stuck")...)
+	if code != exitGate {
+		t.Fatalf("exit %d, want %d (the gate): stderr %q", code, exitGate, stderr)
+	}
+	for _, want := range []string{"(controller-stalled)", "it has waited 1h", "the garbagecollector is not acting", "kube-controller-manager"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Simulating the remedies must not act on a state in which the
+	// simulated collector already removed the object.
+	if strings.Contains(stderr, "not in the snapshot") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}

@@ -369,11 +369,60 @@ func (r *run) finalizer(o *snapshot.Object, f string) Blocker {
 // inProgress records a leaf where nothing is stuck yet: actor should act
 // on its next pass. Past staleAfter, the message says it probably is not.
 func (r *run) inProgress(o *snapshot.Object, finalizer, actor, msg string, held *snapshot.Object, edge *fgEdge) int {
-	if o.Terminating() && r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp) > staleAfter {
-		msg += fmt.Sprintf("; it has been %s since the deletion, so the %s is probably not running or failing: check its logs",
-			Age(r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp)), actor)
+	if age, stale := r.staleFor(o); stale {
+		msg += fmt.Sprintf("; it has been %s since the deletion, so the %s is probably not running or failing: check its logs", Age(age), actor)
 	}
 	return r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: finalizer, Reason: ReasonInProgress, RemovedBy: actor, Message: msg}}, held, edge)
+}
+
+// progress is a step the deletion of since started and that its actor
+// takes within seconds, nothing standing in its way: the garbage collector
+// removing its finalizers or deleting dependents, the namespace controller
+// deleting content, the pod garbage collector deleting an unscheduled pod,
+// the CRD finalizer deleting instances. Past staleAfter it is not in
+// progress: the actor is stalled. (Steps that wait for something whose
+// time the input does not show, such as a pod that stopped using a claim
+// or a taint added later, stay inProgress.)
+func (r *run) progress(o, since *snapshot.Object, finalizer, actor, msg string, held *snapshot.Object, edge *fgEdge) int {
+	rc := RootCause{Object: o.Ref(), Finalizer: finalizer, Reason: ReasonInProgress, RemovedBy: actor, Message: msg}
+	if age, stale := r.staleFor(since); stale {
+		rc.Reason = ReasonControllerStalled
+		rc.Message = msg + fmt.Sprintf(", yet it has waited %s since %s was deleted, where this takes seconds: the %s is not acting%s",
+			Age(age), since.Ref(), actor, r.stallEvidence(actor))
+	}
+	return r.addLeaf(leaf{obj: o, rc: rc}, held, edge)
+}
+
+// staleFor says how long o has been terminating, and whether that is past
+// staleAfter.
+func (r *run) staleFor(o *snapshot.Object) (time.Duration, bool) {
+	if !o.Terminating() {
+		return 0, false
+	}
+	age := r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp)
+	return age, age > staleAfter
+}
+
+// stallEvidence is what in the input explains a stalled actor: for the
+// garbage collector and the namespace controller, the types that cannot be
+// listed or discovered, which keep the collector's informers from syncing
+// and the namespace controller from finishing a pass.
+func (r *run) stallEvidence(actor string) string {
+	var gone []string
+	for _, f := range r.ix.cat.DiscoveryFailures() {
+		gone = append(gone, f.GroupVersion+" (discovery fails)")
+	}
+	if actor == rules.ActorGC {
+		for _, res := range r.ix.snap.Resources {
+			if !res.Listed && res.Error != "" && res.MonitoredByGC() && !rules.IsDiscoveryError(res.Error) {
+				gone = append(gone, qualifiedResource(res)+" ("+res.Error+")")
+			}
+		}
+	}
+	if len(gone) == 0 || (actor != rules.ActorGC && actor != rules.ActorNamespace) {
+		return " (kube-controller-manager down, or failing: its logs say why)"
+	}
+	return " (kube-controller-manager down, or blocked on types that cannot be read: " + shortList(gone) + ")"
 }
 
 func refsOf(objs []*snapshot.Object) []snapshot.ObjectRef {

@@ -218,8 +218,10 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			want: []wantRC{
 				{uid: badDep.Metadata.UID, reason: ReasonGCCannotResolve, removedBy: rules.ActorGC,
 					actions: []string{ActionDelete, ActionUnblockOwnerReference, ActionRemoveOwnerReference}},
-				{uid: okDep.Metadata.UID, reason: ReasonInProgress, removedBy: rules.ActorGC,
-					actions: []string{ActionWait, ActionDelete, ActionUnblockOwnerReference, ActionRemoveOwnerReference}},
+				// Ten minutes after the owner's deletion, a dependent the
+				// collector deletes "on its next pass" means it is stalled.
+				{uid: okDep.Metadata.UID, reason: ReasonControllerStalled, removedBy: rules.ActorGC,
+					actions: []string{ActionFixController, ActionDelete, ActionUnblockOwnerReference, ActionRemoveOwnerReference}},
 			},
 		},
 		{

@@ -32,7 +32,7 @@ func (r *run) foreground(o *snapshot.Object, b *Blocker) {
 	}
 	if len(deps) == 0 {
 		b.WaitingFor = "the garbage collector to see that no dependent blocks it any more"
-		b.RootCause = r.inProgress(o, rules.FinalizerForeground, rules.ActorGC,
+		b.RootCause = r.progress(o, o, rules.FinalizerForeground, rules.ActorGC,
 			"no dependent has blockOwnerDeletion=true on it any more: the garbage collector removes foregroundDeletion on its next pass", o, nil)
 		return
 	}
@@ -127,8 +127,7 @@ func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker 
 			return b
 		}
 		b.WaitingFor = "the namespace controller to delete it with namespace " + ns.Metadata.Name
-		b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorNamespace,
-			Message: r.staleMsg(owner, "its namespace "+ns.Metadata.Name+" is terminating: the namespace controller deletes it", rules.ActorNamespace)}}, owner, edge)
+		b.RootCause = r.progress(d, owner, "", rules.ActorNamespace, "its namespace "+ns.Metadata.Name+" is terminating: the namespace controller deletes it", owner, edge)
 		b.Blockers = r.afterDeletion(d, owner, edge)
 		return b
 	}
@@ -150,7 +149,7 @@ func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker 
 	}
 	b.WaitingFor = "the garbage collector to delete it or drop its reference"
 	// The staleness of a dependent's pending deletion is the owner's.
-	b.RootCause = r.addLeaf(leaf{obj: d, rc: RootCause{Object: d.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorGC, Message: r.staleMsg(owner, msg, rules.ActorGC)}}, owner, edge)
+	b.RootCause = r.progress(d, owner, "", rules.ActorGC, msg, owner, edge)
 	b.Blockers = r.afterDeletion(d, owner, edge)
 	return b
 }
@@ -194,15 +193,6 @@ func (r *run) afterDeletion(d, parent *snapshot.Object, edge *fgEdge) []Blocker 
 	return bs
 }
 
-// staleMsg appends "probably failing" to msg once o has waited too long.
-func (r *run) staleMsg(o *snapshot.Object, msg, actor string) string {
-	if o.Terminating() && r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp) > staleAfter {
-		msg += fmt.Sprintf("; it has been %s since %s was deleted, so the %s is probably not running or failing: check its logs",
-			Age(r.ix.snap.CapturedAt.Sub(*o.Metadata.DeletionTimestamp)), o.Ref(), actor)
-	}
-	return msg
-}
-
 // unmonitored: the garbage collector has no informer for the type, so it
 // never sees the object and never removes its GC finalizers (spec §2.9).
 func (r *run) unmonitored(o *snapshot.Object, f string, b *Blocker) {
@@ -239,7 +229,7 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 	r.noteUnlistedDependents()
 	if len(deps) == 0 {
 		b.WaitingFor = "the garbage collector to remove the finalizer (no dependent references it any more)"
-		b.RootCause = r.inProgress(o, rules.FinalizerOrphan, rules.ActorGC,
+		b.RootCause = r.progress(o, o, rules.FinalizerOrphan, rules.ActorGC,
 			"no dependent references it: the garbage collector removes orphan on its next pass", o, nil)
 		return
 	}

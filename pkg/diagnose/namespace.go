@@ -228,7 +228,7 @@ func (r *run) pendingContent(ns *snapshot.Object, objs []*snapshot.Object, conds
 	if c, ok := conds[condContentFailure]; ok && c.Status == "True" {
 		msg += "; its last pass failed: " + c.Message
 	}
-	b.RootCause = r.inProgress(ns, rules.FinalizerNamespace, rules.ActorNamespace, msg, ns, nil)
+	b.RootCause = r.progress(ns, ns, rules.FinalizerNamespace, rules.ActorNamespace, msg, ns, nil)
 	r.leaves[b.RootCause-1].rc.Related = refsOf(objs)
 	for _, o := range objs {
 		b.Blockers = append(b.Blockers, r.afterDeletion(o, ns, nil)...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -96,6 +97,8 @@ func (r *run) reasonRemedies(l *leaf) []Remedy {
 	case ReasonGCCannotResolve:
 		add(Remedy{Action: ActionDelete, Description: "Delete " + rc.Object.String() + " yourself: the foreground deletion was going to delete it, but the garbage collector cannot",
 			Command: "kubectl delete " + r.ix.kubectlTarget(rc.Object) + " --wait=false"})
+	case ReasonControllerStalled:
+		add(stalledRemedy(rc.RemovedBy))
 	case ReasonForegroundNotQueued:
 		add(Remedy{Action: ActionFixController, Description: "Restart kube-controller-manager: a freshly started garbage collector sees foregroundDeletion alone on the object and removes it, as nothing blocks it",
 			Command: "kubectl -n kube-system delete pod -l component=kube-controller-manager",
@@ -127,7 +130,7 @@ func (r *run) edgeRemedies(l *leaf) []Remedy {
 	var out []Remedy
 	add := func(rem Remedy) { out = append(out, rem) }
 
-	if o != nil && !o.Terminating() && rc.Reason == ReasonInProgress && len(l.edges) > 0 {
+	if o != nil && !o.Terminating() && (rc.Reason == ReasonInProgress || rc.Reason == ReasonControllerStalled) && len(l.edges) > 0 {
 		add(Remedy{Action: ActionDelete, Description: "Delete " + rc.Object.String() + " yourself, as the garbage collector is about to",
 			Command: "kubectl delete " + r.ix.kubectlTarget(rc.Object) + " --wait=false"})
 	}
@@ -186,6 +189,19 @@ func (r *run) lastResorts(l *leaf) []Remedy {
 		}
 	}
 	return out
+}
+
+// stalledRemedy points at the component that runs a stalled actor: the
+// CRD finalizer runs in kube-apiserver, every other controller kgc names
+// in kube-controller-manager.
+func stalledRemedy(actor string) Remedy {
+	component := "kube-controller-manager"
+	if actor == rules.ActorCRDFinalizer {
+		component = "kube-apiserver"
+	}
+	return Remedy{Action: ActionFixController,
+		Description: "Check that " + component + " runs and what its " + actor + " reports (sync errors, a type it cannot list); restart it if it is wedged",
+		Command:     "kubectl -n kube-system logs -l component=" + component + " --tail=500 | grep -i -e " + strings.Fields(actor)[0] + " -e error"}
 }
 
 // isSpecFinalizer reports whether f is one of a namespace's

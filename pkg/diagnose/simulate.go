@@ -59,6 +59,12 @@ func (s *Simulator) simulate(mod *snapshot.Snapshot, actions []plan.Action, rc R
 	if s.err != nil {
 		return nil
 	}
+	if st, ok := s.base.State(rc.Object.UID); ok && !st.Exists && len(actions) > 0 {
+		// The simulated controllers already finish the object (the root
+		// cause says the real ones do not act): the remedy has nothing
+		// left to act on, and finishes nothing the baseline does not.
+		return nil
+	}
 	out, err := plan.SimulateActions(mod, actions, s.opts)
 	if err != nil {
 		s.Errors = append(s.Errors, "simulating "+r.Action+" on "+rc.Object.String()+": "+err.Error())

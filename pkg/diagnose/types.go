@@ -66,6 +66,11 @@ const (
 	// ReasonVolumeBound: a PersistentVolume is still Bound to a claim
 	// that is not being deleted.
 	ReasonVolumeBound = "volume-bound"
+	// ReasonControllerStalled: the step is one its actor takes within
+	// seconds, nothing stands in its way, yet the object has waited far
+	// longer: the actor is not acting (not running, or, for the garbage
+	// collector, not synced).
+	ReasonControllerStalled = "controller-stalled"
 	// ReasonInProgress: nothing is stuck at this leaf; the named actor
 	// should act on its next pass. Persisting means that actor is down.
 	ReasonInProgress = "in-progress"

@@ -28,7 +28,7 @@ func (r *run) kubelet(pod *snapshot.Object) (Blocker, bool) {
 	case rules.PodGCUnscheduled:
 		b.RemovedBy = rules.ActorPodGC
 		b.WaitingFor = "the pod garbage collector to delete the unscheduled pod"
-		b.RootCause = r.inProgress(pod, "", rules.ActorPodGC, "the pod was never scheduled: the pod garbage collector deletes it with grace 0 on its next pass (every 20s)", pod, nil)
+		b.RootCause = r.progress(pod, pod, "", rules.ActorPodGC, "the pod was never scheduled: the pod garbage collector deletes it with grace 0 on its next pass (every 20s)", pod, nil)
 	case rules.PodGCOrphaned:
 		r.nodeMissing(pod, end, &b)
 	case rules.PodGCOutOfService:
@@ -212,7 +212,7 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 	if len(pending) > 0 {
 		nb := Blocker{Object: crd.Ref(), Finalizer: rules.FinalizerCRD, RemovedBy: rules.ActorCRDFinalizer,
 			WaitingFor: "the CRD finalizer to delete " + plural(len(pending), kind), Objects: refsOf(pending)}
-		nb.RootCause = r.inProgress(crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "the CRD finalizer has yet to delete "+plural(len(pending), kind), crd, nil)
+		nb.RootCause = r.progress(crd, crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "the CRD finalizer has yet to delete "+plural(len(pending), kind), crd, nil)
 		r.leaves[nb.RootCause-1].rc.Related = refsOf(pending)
 		b.Blockers = append(b.Blockers, nb)
 	}
@@ -414,4 +414,13 @@ func (r *run) loadBalancer(o *snapshot.Object, info rules.FinalizerInfo, b *Bloc
 			Command: "kubectl get events -n " + o.Metadata.Namespace + " --field-selector involvedObject.name=" + o.Metadata.Name})
 	}
 	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: extra}, o, nil)
+}
+
+// staleMsg appends, once o has waited past staleAfter, that its actor is
+// probably not running or failing.
+func (r *run) staleMsg(o *snapshot.Object, msg, actor string) string {
+	if age, stale := r.staleFor(o); stale {
+		msg += fmt.Sprintf("; it has been %s since %s was deleted, so the %s is probably not running or failing: check its logs", Age(age), o.Ref(), actor)
+	}
+	return msg
 }
