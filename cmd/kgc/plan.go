@@ -163,9 +163,11 @@ func (o *planOptions) Run(ctx context.Context) error {
 		return err
 	}
 	var target *snapshot.Object
+	assumed := ""
 	if o.uid != "" {
 		target, err = o.source.ResolveUID(snap, o.uid)
 	} else {
+		assumed = assumeNamespace(snap, o.args)
 		target, err = o.source.Resolve(snap, o.args, o.namespace)
 	}
 	if err != nil {
@@ -178,6 +180,10 @@ func (o *planOptions) Run(ctx context.Context) error {
 	p, err := plan.Simulate(snap, opts)
 	if err != nil {
 		return fmt.Errorf("planning the delete of %s: %w", target.Ref(), err)
+	}
+	if assumed != "" {
+		p.Complete = false
+		p.Warnings = append([]string{assumed}, p.Warnings...)
 	}
 	if err := o.print(snap, p); err != nil {
 		return err

@@ -119,3 +119,21 @@ func TestPlanCommandJSONContract(t *testing.T) {
 		t.Errorf("summary %v", doc.Summary)
 	}
 }
+
+// A dump of a namespace's objects without the Namespace (`kubectl get
+// all,cm -n team -o yaml`) still plans the namespace's deletion, on an
+// assumed active Namespace, and says so.
+func TestPlanNamespaceMissingFromDump(t *testing.T) {
+	out, stderr, code := runKGC(t, "plan", "delete", "namespace/team", "-f", "testdata/namespace-without-namespace.yaml", "--captured-at", "2026-11-20T10:00:00Z")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Plan: delete Namespace team", "blocked    Pod team/worker", "planning on an assumed active Namespace team", "the plan is incomplete"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, stderr, code := runKGC(t, "plan", "delete", "namespace/other", "-f", "testdata/namespace-without-namespace.yaml"); code == exitOK {
+		t.Errorf("a namespace nothing in the input belongs to planned with exit 0: %s", stderr)
+	}
+}
