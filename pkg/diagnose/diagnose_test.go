@@ -512,3 +512,41 @@ func TestUnlistedContentWording(t *testing.T) {
 		})
 	}
 }
+
+// Removing a finalizer skips its cleanup: a remedy that may leave a cloud
+// load balancer or a disk behind says so, and comes after every remedy that
+// does not.
+func TestRemediesSayWhatLeaks(t *testing.T) {
+	svc := testobj.Service("shop", "lb").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerLB).Build()
+	deleteDisk := testobj.PV("pv-delete").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerExtProv).
+		Facts(&snapshot.Facts{PV: &snapshot.PVFacts{Phase: "Released", ReclaimPolicy: "Delete"}}).Build()
+	keepDisk := testobj.PV("pv-retain").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerExtProv).
+		Facts(&snapshot.Facts{PV: &snapshot.PVFacts{Phase: "Released", ReclaimPolicy: "Retain"}}).Build()
+	d := New(testobj.Snapshot(svc, deleteDisk, keepDisk).Build(), nil, Options{})
+	cases := []struct {
+		obj  snapshot.Object
+		leak string
+	}{{svc, "cloud load balancer"}, {deleteDisk, "disk"}, {keepDisk, ""}}
+	for _, c := range cases {
+		diag, err := d.Diagnose(c.obj.Metadata.UID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rems := diag.Remedies
+		if len(rems) == 0 {
+			t.Fatalf("%s: no remedies", c.obj.Ref())
+		}
+		last := rems[len(rems)-1]
+		if last.Action != ActionRemoveFinalizer {
+			t.Errorf("%s: last remedy is %s, want remove-finalizer", c.obj.Ref(), last.Action)
+		}
+		if !strings.Contains(last.Leaks, c.leak) || (c.leak == "") != (last.Leaks == "") {
+			t.Errorf("%s: leaks %q, want one naming %q", c.obj.Ref(), last.Leaks, c.leak)
+		}
+		for _, r := range rems[:len(rems)-1] {
+			if r.Leaks != "" {
+				t.Errorf("%s: %s leaks but is not last", c.obj.Ref(), r.Action)
+			}
+		}
+	}
+}

@@ -38,7 +38,12 @@ func (r *run) remedies(l *leaf) []Remedy {
 	out = append(out, l.extra...)
 	out = append(out, r.edgeRemedies(l)...)
 	out = append(out, r.lastResorts(l)...)
-	sort.SliceStable(out, func(i, j int) bool { return actionRank[out[i].Action] < actionRank[out[j].Action] })
+	sort.SliceStable(out, func(i, j int) bool {
+		if li, lj := out[i].Leaks != "", out[j].Leaks != ""; li != lj {
+			return lj
+		}
+		return actionRank[out[i].Action] < actionRank[out[j].Action]
+	})
 	return out
 }
 
@@ -175,7 +180,7 @@ func (r *run) lastResorts(l *leaf) []Remedy {
 		case rc.Finalizer != "":
 			if i := slices.Index(o.Metadata.Finalizers, rc.Finalizer); i >= 0 {
 				info := rules.LookupFinalizer(rc.Finalizer)
-				add(Remedy{Action: ActionRemoveFinalizer,
+				add(Remedy{Action: ActionRemoveFinalizer, Leaks: rules.Leaks(rc.Finalizer, o),
 					Description: "Last resort: remove finalizer " + rc.Finalizer + " from " + rc.Object.String(),
 					Command: fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"test","path":"/metadata/finalizers/%d","value":"%s"},{"op":"remove","path":"/metadata/finalizers/%d"}]'`,
 						r.ix.kubectlTarget(rc.Object), i, rc.Finalizer, i),

@@ -187,6 +187,10 @@ type Remedy struct {
 	Description string `json:"description"`
 	Command     string `json:"command,omitempty"`
 	Risk        string `json:"risk,omitempty"`
+	// Leaks says what the remedy may leave behind that no Kubernetes API
+	// cleans up any more (a cloud load balancer, a disk, instances in
+	// etcd); remedies that leak come after those that do not.
+	Leaks string `json:"leaks,omitempty"`
 	// Finishes lists the terminating objects that would be gone once the
 	// remedy is applied and every controller has done its part, as the
 	// plan simulator computes it.

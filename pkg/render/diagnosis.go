@@ -217,6 +217,9 @@ func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, s Style) {
 		if r.Risk != "" {
 			b.WriteString("         " + s.Paint(Yellow, "risk: ") + r.Risk + "\n")
 		}
+		if r.Leaks != "" {
+			b.WriteString("         " + s.Paint(Red, "may leak: ") + r.Leaks + "\n")
+		}
 		if len(r.Finishes) > 0 {
 			b.WriteString("         " + s.Paint(Green, "finishes: ") + listRefs(r.Finishes) + "\n")
 		}
