@@ -41,7 +41,8 @@ func newRootCmd(streams genericiooptions.IOStreams, name string) *cobra.Command 
   graph         the owner graph the garbage collector keeps, with its hazards flagged
   snapshot      capture a metadata-only snapshot of a cluster for offline analysis
 
-Every analysis command reads the live cluster, or dumps and snapshots with -f.`,
+Every analysis command reads the live cluster, or dumps and snapshots with -f.
+Use "kgc options" for the cluster-connection flags (--kubeconfig, --context, ...) every command accepts.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: name},
@@ -50,6 +51,7 @@ Every analysis command reads the live cluster, or dumps and snapshots with -f.`,
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	configFlags.AddFlags(root.PersistentFlags())
+	hideConfigFlags(root.PersistentFlags())
 	registerConfigFlagCompletion(root, configFlags)
 	root.SetFlagErrorFunc(flagError)
 
@@ -59,6 +61,7 @@ Every analysis command reads the live cluster, or dumps and snapshots with -f.`,
 	// cobra adds its completion command only when executing; adding it
 	// now lets requireKnownSubcommands guard it too, and documents it.
 	root.InitDefaultCompletionCmd()
+	strictHelp(root)
 	requireKnownSubcommands(root)
 	return root
 }
@@ -107,5 +110,6 @@ func commandFactories() []commandFactory {
 		newSnapshotCmd,
 		newWhyStuckCmd,
 		newVersionCmd,
+		newOptionsCmd,
 	}
 }

@@ -21,6 +21,10 @@ func TestUnknownSubcommandsAreUsageErrors(t *testing.T) {
 		// -f belongs to plan delete: the mistyped command is the mistake to report.
 		{[]string{"plan", "delte", "deploy/x", "-f", "dump.yaml"},
 			"error: unknown command \"delte\" for \"kgc plan\"\n\nDid you mean this?\n\tdelete\n"},
+		{[]string{"help", "bogus"},
+			"error: unknown command \"bogus\" for \"kgc\": run 'kgc --help' for its commands\n"},
+		{[]string{"help", "plan", "delte"},
+			"error: unknown command \"delte\" for \"kgc plan\"\n\nDid you mean this?\n\tdelete\n"},
 		{[]string{"completion", "bsah"},
 			"error: unknown command \"bsah\" for \"kgc completion\"\n\nDid you mean this?\n\tbash\n\tzsh\n"},
 	}
@@ -49,5 +53,23 @@ func TestGroupCommandsWithoutArgumentsShowHelp(t *testing.T) {
 		if code != exitOK || stderr != "" || !strings.Contains(stdout, "Available Commands:") {
 			t.Errorf("kgc %s: exit %d, stderr %q, stdout %q; want the help", strings.Join(args, " "), code, stderr, stdout)
 		}
+	}
+}
+
+// The cluster-connection flags are listed once, by kgc options, not under
+// every command's help; -n stays, and the flags keep working everywhere.
+func TestConnectionFlagsListedOnce(t *testing.T) {
+	help, _, code := runKGC(t, "why-stuck", "--help")
+	if code != exitOK || strings.Contains(help, "--kubeconfig") || strings.Contains(help, "--as-group") || !strings.Contains(help, "--namespace") {
+		t.Errorf("why-stuck --help (exit %d) lists the connection flags, or lost -n:\n%s", code, help)
+	}
+	opts, _, code := runKGC(t, "options")
+	for _, want := range []string{"--kubeconfig", "--context", "--as ", "--token", "--namespace"} {
+		if code != exitOK || !strings.Contains(opts, want) {
+			t.Errorf("kgc options (exit %d) lacks %s:\n%s", code, want, opts)
+		}
+	}
+	if _, stderr, code := runKGC(t, "graph", "-A", "--kubeconfig", "/nonexistent/kubeconfig"); code == exitOK || code == exitUsage {
+		t.Errorf("--kubeconfig on a command: exit %d (%s), want it accepted as a flag and the missing file reported", code, stderr)
 	}
 }
