@@ -63,6 +63,9 @@ Use "kgc options" for the cluster-connection flags (--kubeconfig, --context, ...
 	root.InitDefaultCompletionCmd()
 	strictHelp(root)
 	requireKnownSubcommands(root)
+	if name != "kgc" {
+		renameExamples(root, name)
+	}
 	return root
 }
 
@@ -111,5 +114,15 @@ func commandFactories() []commandFactory {
 		newWhyStuckCmd,
 		newVersionCmd,
 		newOptionsCmd,
+	}
+}
+
+// renameExamples makes every example say what the user runs: `kubectl kgc
+// why-stuck …` when kgc runs as the kubectl plugin.
+func renameExamples(c *cobra.Command, name string) {
+	c.Example = strings.ReplaceAll(c.Example, "  kgc ", "  "+name+" ")
+	c.Long = strings.ReplaceAll(c.Long, "\"kgc ", "\""+name+" ")
+	for _, sub := range c.Commands() {
+		renameExamples(sub, name)
 	}
 }

@@ -73,3 +73,11 @@ func TestConnectionFlagsListedOnce(t *testing.T) {
 		t.Errorf("--kubeconfig on a command: exit %d (%s), want it accepted as a flag and the missing file reported", code, stderr)
 	}
 }
+
+// Run as the kubectl plugin, the help's examples say kubectl kgc.
+func TestPluginHelpSaysKubectlKgc(t *testing.T) {
+	help, _, code := runAs(t, "kubectl-kgc", "why-stuck", "--help")
+	if code != exitOK || !strings.Contains(help, "  kubectl kgc why-stuck ns/team-a") || strings.Contains(help, "\n  kgc why-stuck") {
+		t.Errorf("exit %d, help:\n%s", code, help)
+	}
+}
