@@ -39,7 +39,7 @@ func TestEnumFlagsComplete(t *testing.T) {
 		{[]string{"graph", "--fail-if", "dangling"}, "dangling-owner", noFiles},
 		{[]string{"why-stuck", "-o", ""}, "tree table json yaml", noFiles},
 		{[]string{"why-stuck", "--fail-if", ""}, "stuck", noFiles},
-		{[]string{"version", "-o", ""}, "json yaml", noFiles},
+		{[]string{"version", "-o", ""}, "text json yaml", noFiles},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

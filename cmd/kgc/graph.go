@@ -99,9 +99,7 @@ func (o *graphOptions) Validate() error {
 	if len(o.args) > 0 && len(o.uids) > 0 {
 		return usageErrorf("give the object as TYPE/NAME or with --uid, not both")
 	}
-	if o.source.AllNamespaces && o.explicit {
-		return usageErrorf("-A and -n contradict each other: give one")
-	}
+	// -A wins over -n, as in kubectl: the namespace is ignored.
 	for _, u := range o.uids {
 		if strings.TrimSpace(u) == "" {
 			return usageErrorf("--uid needs a UID")

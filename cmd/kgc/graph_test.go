@@ -92,7 +92,6 @@ func TestGraphCommandErrors(t *testing.T) {
 	}{
 		{"unknown format", []string{"graph", "-f", hazards, "-o", "svg"}, exitUsage, `invalid argument "svg" for "-o, --output" flag: use one of tree, table, dot, json, yaml`},
 		{"object and uid", []string{"graph", "-f", hazards, "deploy/api", "--uid", "x"}, exitUsage, "give the object as TYPE/NAME or with --uid, not both"},
-		{"-A and -n", []string{"graph", "-f", hazards, "-A", "-n", "team"}, exitUsage, "-A and -n contradict each other"},
 		{"no such object", []string{"graph", "-f", hazards, "deploy/nope", "-n", "team"}, exitError, `deployments.apps "nope" not found in namespace "team"`},
 		{"unknown gate", []string{"graph", "-f", hazards, "--fail-if", "dangling"}, exitUsage, `invalid argument "dangling" for "--fail-if" flag: use one of any, cycle, dangling-owner,`},
 		{"no such file", []string{"graph", "-f", filepath.Join(t.TempDir(), "missing.yaml")}, exitError, "missing.yaml"},
@@ -153,5 +152,14 @@ func TestGraphCommandFailIf(t *testing.T) {
 				t.Errorf("the graph must be printed before the gate fails; stdout %q", stdout)
 			}
 		})
+	}
+}
+
+// -A wins over -n, as in kubectl: every namespace is shown.
+func TestAllNamespacesWinsOverNamespace(t *testing.T) {
+	all, _, code := runKGC(t, "graph", "-f", "../../examples", "-A")
+	both, stderr, code2 := runKGC(t, "graph", "-f", "../../examples", "-A", "-n", "shop")
+	if code != exitOK || code2 != exitOK || all != both {
+		t.Errorf("graph -A -n shop (exit %d, %s) differs from graph -A (exit %d)", code2, stderr, code)
 	}
 }

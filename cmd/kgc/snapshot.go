@@ -76,6 +76,9 @@ func (o *snapshotOptions) Validate() error {
 	if o.output == "" {
 		return usageErrorf("-o FILE is required (FILE.gz is gzipped, - writes to stdout)")
 	}
+	if ext := strings.ToLower(strings.TrimSuffix(o.output, ".gz")); strings.HasSuffix(ext, ".yaml") || strings.HasSuffix(ext, ".yml") {
+		return usageErrorf("%s: snapshots are written as JSON, so name the file .json or .json.gz", o.output)
+	}
 	return nil
 }
 

@@ -321,3 +321,11 @@ func TestCapturedAt(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot is JSON: a .yaml name is refused rather than given JSON.
+func TestSnapshotRefusesYAMLName(t *testing.T) {
+	_, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", filepath.Join(t.TempDir(), "s.yaml"))
+	if code != exitUsage || !strings.Contains(stderr, "snapshots are written as JSON") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

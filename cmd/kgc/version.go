@@ -37,7 +37,7 @@ func newVersionCmd(streams genericiooptions.IOStreams, _ *genericclioptions.Conf
 			return o.Run()
 		},
 	}
-	enumVar(cmd, &o.output, "output", "o", string(outputAuto), oneOf(outputJSON, outputYAML), "output format, one line of text by default")
+	enumVar(cmd, &o.output, "output", "o", string(outputAuto), oneOf(outputText, outputJSON, outputYAML), "output format, one line of text by default")
 	return cmd
 }
 

@@ -112,9 +112,7 @@ func (o *whyStuckOptions) Validate() error {
 	if len(o.args) > 0 && o.uid != "" {
 		return usageErrorf("give the object as TYPE/NAME or with --uid, not both")
 	}
-	if o.source.AllNamespaces && o.explicit {
-		return usageErrorf("-A and -n contradict each other: give one")
-	}
+	// -A wins over -n, as in kubectl: the namespace is ignored.
 	if o.source.AllNamespaces && (len(o.args) > 0 || o.uid != "") {
 		return usageErrorf("-A lists every terminating object: drop it to explain one object")
 	}

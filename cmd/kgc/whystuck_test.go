@@ -180,7 +180,6 @@ func TestWhyStuckErrors(t *testing.T) {
 	}{
 		{[]string{"why-stuck", "-o", "dot", "-f", dump}, exitUsage, `invalid argument "dot" for "-o, --output" flag: use one of tree, table, json, yaml`},
 		{[]string{"why-stuck", "ns/team-a", "--uid", "x", "-f", dump}, exitUsage, "not both"},
-		{[]string{"why-stuck", "-A", "-n", "shop", "-f", dump}, exitUsage, "contradict"},
 		{[]string{"why-stuck", "-A", "ns/team-a", "-f", dump}, exitUsage, "drop it"},
 		{[]string{"why-stuck", "a", "b", "c", "-f", dump}, exitUsage, "expected one object"},
 		{[]string{"why-stuck", "-A", "--fail-if", "blocked", "-f", dump}, exitUsage, `invalid argument "blocked" for "--fail-if" flag: use one of stuck`},
