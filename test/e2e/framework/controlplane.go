@@ -409,3 +409,25 @@ func writeKubeconfig(path, server, token string) error {
 	}
 	return nil
 }
+
+// StopComponent stops one component (for example "kube-controller-manager")
+// and leaves the others running: a test can then watch what the cluster
+// does without it. It reports whether the component was running.
+func (cp *ControlPlane) StopComponent(name string) bool {
+	for i, p := range cp.procs {
+		if p.name != name {
+			continue
+		}
+		pgid := p.cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-p.done
+		}
+		cp.procs = append(cp.procs[:i], cp.procs[i+1:]...)
+		return true
+	}
+	return false
+}
