@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -119,7 +120,7 @@ func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 		b.RootCause = r.inProgress(claim, rules.FinalizerPVC, rules.ActorPVCProtection, "no scheduled pod uses the claim: the pvc-protection controller removes the finalizer on its next pass", claim, nil)
 		return
 	}
-	b.WaitingFor = plural(len(users), "pod") + " that use the claim to be gone (a scheduled pod counts whatever its phase)"
+	b.WaitingFor = plural(len(users), "pod") + " that " + words.Agree(len(users), "uses", "use") + " the claim to be gone (a scheduled pod counts whatever its phase)"
 	b.Objects = refsOf(users)
 	for _, p := range users {
 		if p.Terminating() {
@@ -199,7 +200,7 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 		b.RootCause = r.inProgress(crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd, nil)
 		return
 	}
-	b.WaitingFor = "every " + kind + " to be gone: " + plural(len(instances), "instance") + " remain"
+	b.WaitingFor = "every " + kind + " to be gone: " + plural(len(instances), "instance") + " " + words.Agree(len(instances), "remains", "remain")
 	b.Objects = refsOf(instances)
 	var pending []*snapshot.Object
 	for _, o := range instances {

@@ -3,8 +3,10 @@ package plan
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -435,8 +437,21 @@ func finishAlternatives(p *Plan) {
 		}
 		return 0
 	})
-	p.Notes = append(p.Notes, fmt.Sprintf("%d object(s) may end otherwise, depending on which of the garbage collector's concurrent calls lands first; each lists its alternatives", n))
+	p.Notes = append(p.Notes, RaceNote(n))
 }
+
+// raceNoteMiddle is the part of RaceNote that does not depend on the count.
+const raceNoteMiddle = " may end otherwise, depending on which of the garbage collector's concurrent calls lands first; "
+
+// RaceNote is the note of a plan in which n objects list alternatives
+// (n > 0). A view that shows the alternatives in a section of its own
+// leaves the note out (IsRaceNote).
+func RaceNote(n int) string {
+	return words.Count(n, "object") + raceNoteMiddle + words.Agree(n, "it lists its alternatives", "each lists its alternatives")
+}
+
+// IsRaceNote reports whether a plan note is the one RaceNote writes.
+func IsRaceNote(note string) bool { return strings.Contains(note, raceNoteMiddle) }
 
 func finalState(o *snapshot.Object) FinalState {
 	if o == nil {

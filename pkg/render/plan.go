@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -230,7 +231,7 @@ func finalText(f plan.FinalState) string {
 		parts = append(parts, "finalizers ["+strings.Join(f.Finalizers, ", ")+"]")
 	}
 	if len(f.OwnerReferences) > 0 {
-		parts = append(parts, fmt.Sprintf("%d owner reference(s)", len(f.OwnerReferences)))
+		parts = append(parts, words.Count(len(f.OwnerReferences), "owner reference"))
 	} else {
 		parts = append(parts, "no owners")
 	}
