@@ -319,6 +319,10 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 		}
 		finishAlternatives(p)
 	}
+	// A race in the baseline, or one whose orders all end the same, leaves
+	// nothing to choose between: its notes would promise alternatives the
+	// plan does not list.
+	dropTimingNotes(p)
 	state := func(uid string) (ObjectState, bool) {
 		i, ok := s.st.byUID[uid]
 		if !ok {
@@ -438,6 +442,15 @@ func finishAlternatives(p *Plan) {
 		return 0
 	})
 	p.Notes = append(p.Notes, RaceNote(n))
+}
+
+// dropTimingNotes removes the notes on races when every order ends the
+// same: they promise outcomes either way, and there is only one.
+func dropTimingNotes(p *Plan) {
+	if slices.ContainsFunc(p.Objects, func(of ObjectFate) bool { return len(of.Alternatives) > 0 }) {
+		return
+	}
+	p.Notes = slices.DeleteFunc(p.Notes, func(n string) bool { return strings.HasSuffix(n, timingNoteEnd) })
 }
 
 // raceNoteMiddle is the part of RaceNote that does not depend on the count.
