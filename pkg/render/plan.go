@@ -34,7 +34,7 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 	planFinalState(bw, p, st)
 	planBlocked(bw, p, st)
 	planRaces(bw, p, st)
-	planWarnings(bw, p, st)
+	planWarnings(bw, p, opts, st)
 	return bw.Flush()
 }
 
@@ -71,31 +71,6 @@ func planSteps(bw *bufio.Writer, p *plan.Plan, st Style) {
 			painted(actionColor(step.Action), step.Action), text(refText(step.Object)), text(pol), painted(Dim, step.Detail))
 	}
 	t.flush(bw, st)
-}
-
-// planCascade groups what the delete changes by wave, leaving out the
-// baseline and the waits.
-func planCascade(bw *bufio.Writer, p *plan.Plan, st Style) {
-	fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Cascade:"))
-	wave := -1
-	var t columns
-	shown := 0
-	for _, step := range p.Steps {
-		if step.Baseline || step.Action == plan.ActionWait {
-			continue
-		}
-		if step.Wave != wave {
-			t.flush(bw, st)
-			wave = step.Wave
-			fmt.Fprintf(bw, "  wave %d\n", wave)
-		}
-		t.add(text("    "+step.Actor), painted(actionColor(step.Action), step.Action), text(refText(step.Object)), painted(Dim, step.Detail))
-		shown++
-	}
-	t.flush(bw, st)
-	if shown == 0 {
-		fmt.Fprintln(bw, "  nothing happens")
-	}
 }
 
 // planFinalState is every object the plan changes, with its fate.
@@ -164,19 +139,6 @@ func planRaces(bw *bufio.Writer, p *plan.Plan, st Style) {
 	}
 	fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Depends on which garbage collector worker acts first:"))
 	t.flush(bw, st)
-}
-
-// planWarnings are the plan's completeness, warnings and notes.
-func planWarnings(bw *bufio.Writer, p *plan.Plan, st Style) {
-	if !p.Complete {
-		fmt.Fprintf(bw, "\n%s the plan is incomplete: it depends on something the input does not show\n", st.Paint(Yellow, "warning:"))
-	}
-	for _, w := range p.Warnings {
-		fmt.Fprintf(bw, "%s %s\n", st.Paint(Yellow, "warning:"), w)
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(bw, "%s %s\n", st.Paint(Dim, "note:"), n)
-	}
 }
 
 func refText(r snapshot.ObjectRef) string {
