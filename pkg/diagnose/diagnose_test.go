@@ -517,7 +517,7 @@ func TestUnlistedContentWording(t *testing.T) {
 func TestGenericDomainKeepsTheGuess(t *testing.T) {
 	for _, c := range []struct {
 		finalizer, controller string
-		says, never          []string
+		says, never           []string
 	}{
 		{"kubernetes.io/custom-cleanup", "the kubernetes.io controller",
 			[]string{"whether the kubernetes.io controller (guessed from the finalizer's domain) runs", "kubernetes.io is too generic"},
