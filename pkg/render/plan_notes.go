@@ -50,9 +50,11 @@ type baselineObject struct {
 
 // planUnsettled says what the controllers would do anyway, in two parts: a
 // warning naming the objects this plan concerns (the ones it lists, the
-// target, its namespace's content), since their final state is measured on
-// top of that; and a note counting the rest, which has nothing to do with
-// the question. capped says the plan lists only the first baseline steps.
+// target, and a namespace target's content), since their final state is
+// measured on top of that; and a note naming the first few others, which
+// have nothing to do with the question (on a live cluster, work pending in
+// unrelated namespaces). capped says the plan lists only the first
+// baseline steps.
 func planUnsettled(bw *bufio.Writer, p *plan.Plan, opts PlanOptions, st Style, capped bool) {
 	related, other := splitBaseline(p)
 	where := "--show-steps lists them, marked baseline"
@@ -86,7 +88,9 @@ func splitBaseline(p *plan.Plan) (related, other []baselineObject) {
 	for _, of := range p.Objects {
 		concerns[of.Object.UID] = true
 	}
-	ns := p.Target.Namespace
+	// A namespace's delete concerns its content; any other delete, only
+	// the objects it changes, whatever namespace they share.
+	ns := ""
 	if p.Target.Namespace == "" && p.Target.Kind == "Namespace" {
 		ns = p.Target.Name
 	}
@@ -104,8 +108,7 @@ func splitBaseline(p *plan.Plan) (related, other []baselineObject) {
 		all = append(all, baselineObject{ref: s.Object, last: s})
 	}
 	for _, o := range all {
-		inScope := ns != "" && (o.ref.Namespace == ns || (o.ref.Kind == "Namespace" && o.ref.Namespace == "" && o.ref.Name == ns))
-		if concerns[o.ref.UID] || inScope {
+		if concerns[o.ref.UID] || (ns != "" && o.ref.Namespace == ns) {
 			related = append(related, o)
 		} else {
 			other = append(other, o)

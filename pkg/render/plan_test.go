@@ -152,6 +152,7 @@ func cascadePlan() *plan.Plan {
 	steps := []plan.Step{
 		baseline(step(2, "namespace-controller", plan.ActionWait, snapshot.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "legacy", UID: "ns-legacy"})),
 		baseline(step(2, "garbagecollector", plan.ActionDelete, ref("ConfigMap", "shop", "shared"))),
+		baseline(step(2, "garbagecollector", plan.ActionMarkDeleting, ref("ReplicaSet", "shop", "web-2"))),
 		baseline(step(2, "garbagecollector", plan.ActionDelete, ref("ConfigMap", "ops", "stale"))),
 		step(1, "apiserver", plan.ActionMarkDeleting, dep),
 		step(2, "garbagecollector", plan.ActionMarkDeleting, rs1),
@@ -207,26 +208,36 @@ func TestPlanCascadeWavesInOrder(t *testing.T) {
 }
 
 // The warning about an unsettled input names only what the plan concerns
-// (the target's namespace, the objects it lists) and says where to see the
-// steps; the work pending elsewhere is one note. The race note is left to
-// the races section, which this plan has none of.
+// (the objects it lists; for a namespace, its content) and says where to
+// see the steps; the work pending elsewhere is one note. The race note is
+// left to the races section, which this plan has none of.
 func TestPlanUnsettledWarningIsScoped(t *testing.T) {
+	nsPlan := cascadePlan()
+	nsPlan.Target = snapshot.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "shop", UID: "ns-shop"}
 	for _, c := range []struct {
-		opts  PlanOptions
-		where string
+		p    *plan.Plan
+		opts PlanOptions
+		want []string
 	}{
-		{PlanOptions{}, "--show-steps lists them, marked baseline"},
-		{PlanOptions{ShowSteps: true}, "the steps marked baseline above"},
+		{cascadePlan(), PlanOptions{}, []string{
+			"warning: the input is not settled: even without this delete the controllers would act on 1 object this plan concerns: ReplicaSet shop/web-2 (garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (--show-steps lists them, marked baseline)\n",
+			"note: the controllers also have work pending on 3 other objects that this delete does not touch: Namespace legacy, ConfigMap shop/shared, ConfigMap ops/stale (--show-steps lists them, marked baseline)\n",
+		}},
+		{cascadePlan(), PlanOptions{ShowSteps: true}, []string{
+			"(garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (the steps marked baseline above)\n",
+			"ConfigMap ops/stale (the steps marked baseline above)\n",
+		}},
+		{nsPlan, PlanOptions{}, []string{
+			"this plan concerns: ConfigMap shop/shared (garbagecollector: delete), ReplicaSet shop/web-2 (garbagecollector: mark-deleting);",
+			"note: the controllers also have work pending on 2 other objects that this delete does not touch: Namespace legacy, ConfigMap ops/stale (",
+		}},
 	} {
 		var buf bytes.Buffer
-		if err := PlanText(&buf, cascadePlan(), c.opts, Style{}); err != nil {
+		if err := PlanText(&buf, c.p, c.opts, Style{}); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
-		for _, want := range []string{
-			"warning: the input is not settled: even without this delete the controllers would act on 1 object this plan concerns: ConfigMap shop/shared (garbagecollector: delete); the final state shows what the delete changes on top of that (" + c.where + ")\n",
-			"note: the controllers also have work pending on 2 other objects that this delete does not touch: Namespace legacy, ConfigMap ops/stale (" + c.where + ")\n",
-		} {
+		for _, want := range c.want {
 			if !strings.Contains(out, want) {
 				t.Errorf("the plan lacks\n%s\ngot:\n%s", want, out)
 			}
