@@ -265,15 +265,18 @@ func (sh *docShell) copyInputs(args []string) {
 		if sh.copied[p] || filepath.IsAbs(p) {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(sh.repo, p)); err != nil {
+		st, err := os.Stat(filepath.Join(sh.repo, p))
+		if err != nil {
 			continue // written by an earlier command
 		}
 		if sh.copied == nil {
 			sh.copied = map[string]bool{}
 		}
 		sh.copied[p] = true
-		if err := os.CopyFS(filepath.Join(sh.dir, p), os.DirFS(filepath.Join(sh.repo, p))); err != nil {
+		if !st.IsDir() {
 			sh.copyFile(p)
+		} else if err := os.CopyFS(filepath.Join(sh.dir, p), os.DirFS(filepath.Join(sh.repo, p))); err != nil {
+			sh.t.Fatalf("copying %s: %v", p, err)
 		}
 	}
 }
