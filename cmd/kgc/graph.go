@@ -53,8 +53,11 @@ handler's ?uid= does: owners and dependents in any namespace are included. Witho
 namespace's objects (-n, or the context's namespace) are shown with everything connected to them,
 wherever it lives; -A (the default offline when -n is not given) shows the whole graph.
 
-Output formats: tree (the default: owners above dependents, then the findings), table, dot
-(Graphviz, attribute names as the debug handler's), json and yaml (the Graph document).
+Output formats: tree (the default: owners above dependents, then the findings), table (the
+findings about each object in FLAGS), dot (Graphviz, attribute names as the debug handler's, each
+hazard drawn in its own style, with a legend and the finding as tooltip), json and yaml (the
+Graph document). The format is chosen by -o alone, never by whether stdout is a terminal: to
+draw, pipe -o dot into Graphviz (kgc graph … -o dot | dot -Tsvg > graph.svg).
 
 --fail-if TYPE (repeatable; a finding type, or any) makes kgc exit 3 after printing the graph
 when a finding of that type is shown, for CI gates.`,

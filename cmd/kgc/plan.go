@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/render"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -226,15 +227,15 @@ func (o *planOptions) checkGates(p *plan.Plan) error {
 		switch g.kind {
 		case "blocked":
 			if s.Blocked > 0 {
-				msgs = append(msgs, fmt.Sprintf("%d object(s) would be left blocked", s.Blocked))
+				msgs = append(msgs, words.Count(s.Blocked, "object")+" would be left blocked")
 			}
 		case "orphans":
 			if s.Orphaned > 0 {
-				msgs = append(msgs, fmt.Sprintf("%d object(s) would be orphaned", s.Orphaned))
+				msgs = append(msgs, words.Count(s.Orphaned, "object")+" would be orphaned")
 			}
 		case "deletes-more-than":
 			if s.Deleted > g.n {
-				msgs = append(msgs, fmt.Sprintf("%d object(s) would be deleted, more than %d", s.Deleted, g.n))
+				msgs = append(msgs, fmt.Sprintf("%s would be deleted, more than %d", words.Count(s.Deleted, "object"), g.n))
 			}
 		}
 	}

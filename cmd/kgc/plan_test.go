@@ -33,6 +33,8 @@ func TestPlanCommand(t *testing.T) {
 		wantErr  string
 	}{
 		{name: "foreground text", args: []string{"plan", "delete", "deploy/web", "-n", "shop", "--cascade=foreground", "-f", dump}, golden: "plan_shop_foreground.golden"},
+		{name: "the example's foreground cascade: waves in order, the wave of grace periods named", args: []string{"plan", "delete", "deployment/web", "-n", "shop", "-f", "../../examples", "--cascade=foreground"},
+			golden: "plan_example_foreground.golden", wantOut: []string{"  wave 4 (waits only; --show-steps lists each)\n    kubelet  wait  5 Pods  until the grace period ends at 2026-11-20T10:00:54Z\n  wave 5\n"}},
 		{name: "default policy on an RC orphans", args: []string{"plan", "delete", "rc/legacy", "-n", "shop", "--cascade=default", "-f", dump}, golden: "plan_shop_rc_default.golden"},
 		{name: "by uid, json", args: []string{"plan", "delete", "--uid", "dep-web", "-f", dump, "-o", "json"}, golden: "plan_shop_background.json.golden"},
 		{name: "namespace with a stuck pod, steps", args: []string{"plan", "delete", "ns/shop", "-f", dump, "--show-steps"}, golden: "plan_shop_namespace.golden"},

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -160,13 +161,13 @@ func summary(snap *snapshot.Snapshot, elapsed time.Duration) string {
 	if snap.Source.Type == "files" {
 		verb = "read"
 	}
-	s := fmt.Sprintf("%s %d objects of %d types in %.1fs", verb, len(snap.Objects), listed, elapsed.Seconds())
+	s := fmt.Sprintf("%s %s of %s in %.1fs", verb, words.Count(len(snap.Objects), "object"), words.Count(listed, "type"), elapsed.Seconds())
 	if len(notListed) > 0 {
 		shown := notListed
 		if len(shown) > 10 {
 			shown = append(shown[:10:10], "…")
 		}
-		s += fmt.Sprintf(" (%d types not listed: %s)", len(notListed), strings.Join(shown, ", "))
+		s += fmt.Sprintf(" (%s not listed: %s)", words.Count(len(notListed), "type"), strings.Join(shown, ", "))
 	}
 	return s
 }

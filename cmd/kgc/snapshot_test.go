@@ -269,7 +269,7 @@ func TestSnapshotSummary(t *testing.T) {
 	}
 	s.Resources = append(s.Resources, snapshot.Resource{Resource: "pods", Listed: true}, snapshot.Resource{Resource: "bindings"})
 	got := summary(s, 1500*time.Millisecond)
-	want := "captured 3 objects of 1 types in 1.5s (14 types not listed: t00, t01, t02, t03, t04, t05, t06, t07, t08, t09, …)"
+	want := "captured 3 objects of 1 type in 1.5s (14 types not listed: t00, t01, t02, t03, t04, t05, t06, t07, t08, t09, …)"
 	if got != want {
 		t.Errorf("summary = %q\nwant      %q", got, want)
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -135,7 +136,7 @@ func (o *whyStuckOptions) gate(diags []diagnose.Diagnosis) error {
 	if len(stuck) == 0 {
 		return nil
 	}
-	return gateError(fmt.Errorf("--fail-if stuck: %d stuck root causes", len(stuck)))
+	return gateError(fmt.Errorf("--fail-if stuck: %s", words.Count(len(stuck), "stuck root cause")))
 }
 
 func (o *whyStuckOptions) Run(ctx context.Context) error {

@@ -5,15 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kgc-dev/kgc/internal/golden"
 )
 
-// whyStuckDump is the fixture dump, captured (file mtime) at 10:00:00Z.
+// whyStuckDump is the fixture dump, captured at 10:00:00Z by its own account.
 func whyStuckDump(t *testing.T) string {
 	t.Helper()
-	return graphFixture(t, "testdata/whystuck-cluster.yaml", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
+	return copyFixture(t, "testdata/whystuck-cluster.yaml")
 }
 
 func TestWhyStuckGolden(t *testing.T) {

@@ -11,8 +11,7 @@ import (
 )
 
 // readCommittedExample reads examples/cluster.yaml the way `kgc … -f`
-// does, with the capture time pinned to the dump's (offline, it is the
-// file's modification time, which a checkout resets).
+// does; the dump declares its own capture time.
 func readCommittedExample(t *testing.T) (*snapshot.Snapshot, *graph.Graph) {
 	t.Helper()
 	snap, err := snapshot.ReadFiles([]string{committed}, nil, snapshot.ReadOptions{})
@@ -24,7 +23,9 @@ func readCommittedExample(t *testing.T) (*snapshot.Snapshot, *graph.Graph) {
 			t.Errorf("reading the example warns: %s", w)
 		}
 	}
-	snap.CapturedAt = dumpTime
+	if !snap.CapturedAt.Equal(dumpTime) {
+		t.Errorf("the example is read as captured at %s, want %s (its List's capturedAt)", snap.CapturedAt, dumpTime)
+	}
 	return snap, graph.Build(snap)
 }
 

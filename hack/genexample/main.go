@@ -13,8 +13,11 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 func main() {
@@ -95,12 +98,16 @@ func generate() ([]byte, error) {
 	// The same shape kubectl prints for several types at once: a v1 List
 	// with an empty list resourceVersion. sigs.k8s.io/yaml goes through
 	// JSON exactly as kubectl's YAML printer does, so keys are sorted the
-	// same way.
+	// same way. capturedAt is kgc's addition (kubectl does not write it):
+	// it pins the dump's ages, which would otherwise count from the file's
+	// modification time, to the moment the objects are dated from, so every
+	// clone reproduces the documented output.
 	list := map[string]any{
-		"apiVersion": "v1",
-		"kind":       "List",
-		"items":      objs,
-		"metadata":   map[string]any{"resourceVersion": ""},
+		"apiVersion":             "v1",
+		"kind":                   "List",
+		snapshot.CapturedAtField: dumpTime.Format(time.RFC3339),
+		"items":                  objs,
+		"metadata":               map[string]any{"resourceVersion": ""},
 	}
 	return yaml.Marshal(list)
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -137,38 +138,12 @@ func rootCauseTitle(rc RootCause) string {
 	return s + " (" + rc.Reason + ")"
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+// plural is n and the noun, in the one wording every command uses.
+func plural(n int, noun string) string { return words.Count(n, noun) }
 
-// Age renders a duration the way kubectl shows ages: the two largest units.
-func Age(d time.Duration) string {
-	if d < 0 {
-		d = -d
-	}
-	s := int64(d / time.Second)
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		if s%60 == 0 {
-			return fmt.Sprintf("%dm", s/60)
-		}
-		return fmt.Sprintf("%dm%ds", s/60, s%60)
-	case s < 86400:
-		if (s%3600)/60 == 0 {
-			return fmt.Sprintf("%dh", s/3600)
-		}
-		return fmt.Sprintf("%dh%dm", s/3600, (s%3600)/60)
-	}
-	if (s%86400)/3600 == 0 {
-		return fmt.Sprintf("%dd", s/86400)
-	}
-	return fmt.Sprintf("%dd%dh", s/86400, (s%86400)/3600)
-}
+// Age renders a duration the way kubectl shows ages: the two largest units
+// (words.Age, which every command uses for ages).
+func Age(d time.Duration) string { return words.Age(d) }
 
 // fgEdge is a blocking owner reference: dependent's ownerReferences[index]
 // points at owner with blockOwnerDeletion=true, holding the owner's

@@ -550,3 +550,43 @@ func TestRemediesSayWhatLeaks(t *testing.T) {
 		}
 	}
 }
+
+// A finalizer whose domain is too generic to search for (kubernetes.io)
+// still names the controller it guesses, and the root cause must not then
+// claim it cannot tell which controller that is.
+func TestGenericDomainKeepsTheGuess(t *testing.T) {
+	for _, c := range []struct {
+		finalizer, controller string
+		says, never           []string
+	}{
+		{"kubernetes.io/custom-cleanup", "the kubernetes.io controller",
+			[]string{"whether the kubernetes.io controller (guessed from the finalizer's domain) runs", "kubernetes.io is too generic"},
+			[]string{"which controller"}},
+		{"custom-cleanup", "",
+			[]string{"names no domain, so kgc cannot tell which controller"},
+			[]string{"probably", "guessed"}},
+	} {
+		cm := gone(testobj.ConfigMap("shop", "c").Deleting(ago(time.Hour)).Finalizers(c.finalizer).Build())
+		d, err := New(testobj.Snapshot(cm).Build(), nil, Options{}).Diagnose(cm.Metadata.UID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.RootCauses) != 1 {
+			t.Fatalf("%s: %d root causes:\n%s", c.finalizer, len(d.RootCauses), describe(d.RootCauses))
+		}
+		rc := d.RootCauses[0]
+		if rc.Reason != ReasonControllerUnknown || rc.Controller != c.controller {
+			t.Errorf("%s: reason %q, controller %q; want %q, %q", c.finalizer, rc.Reason, rc.Controller, ReasonControllerUnknown, c.controller)
+		}
+		for _, s := range c.says {
+			if !strings.Contains(rc.Message, s) {
+				t.Errorf("%s: message %q does not say %q", c.finalizer, rc.Message, s)
+			}
+		}
+		for _, s := range c.never {
+			if strings.Contains(rc.Message, s) {
+				t.Errorf("%s: message %q says %q", c.finalizer, rc.Message, s)
+			}
+		}
+	}
+}

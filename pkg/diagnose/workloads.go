@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -119,7 +120,7 @@ func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 		b.RootCause = r.inProgress(claim, rules.FinalizerPVC, rules.ActorPVCProtection, "no scheduled pod uses the claim: the pvc-protection controller removes the finalizer on its next pass", claim, nil)
 		return
 	}
-	b.WaitingFor = plural(len(users), "pod") + " that use the claim to be gone (a scheduled pod counts whatever its phase)"
+	b.WaitingFor = plural(len(users), "pod") + " that " + words.Agree(len(users), "uses", "use") + " the claim to be gone (a scheduled pod counts whatever its phase)"
 	b.Objects = refsOf(users)
 	for _, p := range users {
 		if p.Terminating() {
@@ -199,7 +200,7 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 		b.RootCause = r.inProgress(crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd, nil)
 		return
 	}
-	b.WaitingFor = "every " + kind + " to be gone: " + plural(len(instances), "instance") + " remain"
+	b.WaitingFor = "every " + kind + " to be gone: " + plural(len(instances), "instance") + " " + words.Agree(len(instances), "remains", "remain")
 	b.Objects = refsOf(instances)
 	var pending []*snapshot.Object
 	for _, o := range instances {
@@ -287,16 +288,12 @@ func (r *run) findController(o *snapshot.Object, f string) presence {
 	}
 	tokens := domainTokens(domain)
 	removedBy := rules.LookupFinalizer(f).RemovedBy
-	if removedBy == rules.ActorUnknown {
+	guessed := removedBy != rules.ActorUnknown
+	if !guessed {
 		removedBy = "the controller that added " + f
 	}
-	fix := func(msg string) Remedy {
-		return Remedy{Action: ActionFixController, Description: msg}
-	}
 	if len(tokens) == 0 {
-		return presence{reason: ReasonControllerUnknown,
-			message:  "finalizer " + f + " names no domain, so kgc cannot tell which controller should remove it or whether it runs",
-			remedies: []Remedy{fix("Find the controller that adds " + f + " (its documentation or the operator that created this object) and make sure it runs")}}
+		return unsearchable(f, domain, removedBy, guessed)
 	}
 	anyListed := false
 	for _, gk := range workloadKinds {
@@ -326,7 +323,7 @@ func (r *run) findController(o *snapshot.Object, f string) presence {
 		w := dying[0]
 		return presence{reason: ReasonControllerTerminating, related: refsOf(dying),
 			message:  removedBy + " is probably gone: the only workloads matching " + quoted + " (" + w.Ref().String() + ") are being deleted themselves, typically with the namespace they run in, so nothing will remove " + f,
-			remedies: []Remedy{fix("Run " + removedBy + " again outside the namespace being deleted (reinstall it), so it can finish its cleanup and remove " + f)}}
+			remedies: []Remedy{{Action: ActionFixController, Description: "Run " + removedBy + " again outside the namespace being deleted (reinstall it), so it can finish its cleanup and remove " + f}}}
 	case !anyListed:
 		return presence{reason: ReasonControllerUnknown,
 			message:  "workloads could not be listed, so whether " + removedBy + " runs is unknown",
@@ -336,6 +333,22 @@ func (r *run) findController(o *snapshot.Object, f string) presence {
 		message: removedBy + " is probably not running: no Deployment, StatefulSet, DaemonSet or Pod in the snapshot has a name, namespace or label matching " + quoted + " (from the finalizer's domain " + domain + ")",
 		remedies: []Remedy{{Action: ActionFixController, Description: "Reinstall or restart " + removedBy + " so that it finishes its cleanup and removes " + f + " itself (confirm it is really absent first)",
 			Command: grep}}}
+}
+
+// unsearchable is the presence of a controller kgc cannot look for: the
+// finalizer has no domain, or one too generic to match a workload
+// (kubernetes.io). When the domain named a controller (the blocker says
+// "probably the kubernetes.io controller"), the message keeps that guess
+// rather than contradict it; it only says the guess cannot be checked.
+func unsearchable(f, domain, removedBy string, guessed bool) presence {
+	msg := "finalizer " + f + " names no domain, so kgc cannot tell which controller should remove it or whether it runs"
+	if guessed {
+		msg = "kgc cannot tell whether " + removedBy + " (guessed from the finalizer's domain) runs: " + domain +
+			" is too generic to match a workload's name, namespace or labels"
+	}
+	return presence{reason: ReasonControllerUnknown, message: msg,
+		remedies: []Remedy{{Action: ActionFixController,
+			Description: "Find the controller that adds " + f + " (its documentation or the operator that created this object) and make sure it runs"}}}
 }
 
 // workloadKinds are where a controller runs.

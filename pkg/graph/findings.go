@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -397,12 +398,12 @@ func (g *Graph) stuckFinalizers() []Finding {
 			if d <= StuckAfter {
 				continue
 			}
-			since = " for " + d.Round(time.Second).String()
+			since = " for " + words.Age(d)
 		}
 		ref := o.Ref()
 		out = append(out, Finding{Type: FindingStuckFinalizer, Objects: []snapshot.ObjectRef{ref},
 			Message: fmt.Sprintf("%s has been terminating%s and is still held by %s; `kgc why-stuck` on it says who should remove %s",
-				name(ref), since, plural(len(fins), "finalizer", "finalizers")+" "+strings.Join(fins, ", "), plural(len(fins), "it", "them"))})
+				name(ref), since, words.Agree(len(fins), "finalizer", "finalizers")+" "+strings.Join(fins, ", "), words.Agree(len(fins), "it", "them"))})
 	}
 	return out
 }
@@ -423,11 +424,4 @@ func sortFindings(fs []Finding) {
 		}
 		return a.Message < b.Message
 	})
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -254,7 +255,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 	}
 	if pods := existing(isPod); len(pods) > 0 {
 		c.setConditions(i, pods)
-		c.waitStep(i, fmt.Sprintf("%d pod(s) remain; other content is deleted only after every pod is gone", len(pods)))
+		c.waitStep(i, words.Count(len(pods), "pod")+" "+words.Agree(len(pods), "remains", "remain")+"; other content is deleted only after every pod is gone")
 		return "pods remain", c.podEstimate(o, pods)
 	}
 	// Every other type, in catalog order, as discovery lists them.
@@ -267,7 +268,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 	}
 	if left := existing(func(ri *resInfo) bool { return true }); len(left) > 0 {
 		c.setConditions(i, left)
-		c.waitStep(i, fmt.Sprintf("%d object(s) remain", len(left)))
+		c.waitStep(i, words.Count(len(left), "object")+" "+words.Agree(len(left), "remains", "remain"))
 		return "content remains", 8 * time.Second // estimate 15 s: requeue after 15/2+1
 	}
 	o = c.obj(i)
@@ -371,16 +372,29 @@ func (c *controllers) setConditions(i int32, left []int32) {
 		parts = append(parts, fmt.Sprintf("%s in %d", f, k))
 	}
 	sort.Strings(parts)
-	c.why[i] = "its content to be deleted: " + countList(counts, "object(s) left")
+	c.why[i] = "its content to be deleted: " + countLeft(counts)
 	if len(parts) > 0 {
 		c.why[i] += " (finalizers: " + strings.Join(parts, ", ") + ")"
 	}
 }
 
+// countList words counts as the namespace controller's conditions do,
+// upstream's grammar included ("has 1 resource instances").
 func countList(m map[string]int, what string) string {
 	var parts []string
 	for k, v := range m {
 		parts = append(parts, fmt.Sprintf("%s has %d %s", k, v, what))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// countLeft says in kgc's words how many objects of each type are left:
+// "pods has 1 object left".
+func countLeft(m map[string]int) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, k+" has "+words.Count(v, "object")+" left")
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
@@ -420,7 +434,7 @@ func (c *controllers) syncCRD(i int32) (string, time.Duration) {
 			}
 		}
 		if len(left) > 0 {
-			c.why[i] = fmt.Sprintf("%d instance(s) remain", len(left))
+			c.why[i] = "its instances to be deleted: " + words.Count(len(left), "instance") + " " + words.Agree(len(left), "remains", "remain")
 			return "instances remain", 5 * time.Second
 		}
 	}

@@ -566,7 +566,7 @@ func TestForegroundRaceGivesBothOutcomes(t *testing.T) {
 		t.Errorf("updated: summary %d, worst case %d; want 0 and 1 (a gate counts the alternative)", p.Summary.Updated, p.WorstCase().Updated)
 	}
 	notes := strings.Join(p.Notes, "\n")
-	for _, want := range []string{"the garbage collector's worker for Widget/ns/o2 reads ConfigMap/ns/o0 in the same round trip as the worker for ConfigMap/ns/o0 changes it", "1 object(s) may end otherwise"} {
+	for _, want := range []string{"the garbage collector's worker for Widget/ns/o2 reads ConfigMap/ns/o0 in the same round trip as the worker for ConfigMap/ns/o0 changes it", "1 object may end otherwise"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("no note says %q: %q", want, p.Notes)
 		}

@@ -236,6 +236,10 @@ func (g *gc) yield(write bool) {
 	<-t.resume
 }
 
+// timingNoteEnd ends the note on each race, so that the notes of races
+// that change no outcome can be dropped (dropTimingNotes).
+const timingNoteEnd = ": which lands first is timing, so the plan gives the outcomes either way"
+
 // touch records that the running task's current call reads or writes id,
 // and notes a race when another task writes the same object in the round
 // of a read or the round after it (or reads it in the round of a write or
@@ -264,7 +268,7 @@ func (g *gc) touch(write bool, id objectReference) {
 				when = "one round trip before"
 				g.sim.nearReaders[reader.item.identity.UID] = true
 			}
-			g.sim.note(fmt.Sprintf("the garbage collector's worker for %s reads %s %s the worker for %s changes it: which lands first is timing, so the plan gives the outcomes either way",
+			g.sim.note(fmt.Sprintf("the garbage collector's worker for %s reads %s %s the worker for %s changes it"+timingNoteEnd,
 				reader.item.identity.ref(), id.ref(), when, writer.item.identity.ref()))
 		}
 	}

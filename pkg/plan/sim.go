@@ -3,8 +3,10 @@ package plan
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -317,6 +319,10 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 		}
 		finishAlternatives(p)
 	}
+	// A race in the baseline, or one whose orders all end the same, leaves
+	// nothing to choose between: its notes would promise alternatives the
+	// plan does not list.
+	dropTimingNotes(p)
 	state := func(uid string) (ObjectState, bool) {
 		i, ok := s.st.byUID[uid]
 		if !ok {
@@ -435,8 +441,30 @@ func finishAlternatives(p *Plan) {
 		}
 		return 0
 	})
-	p.Notes = append(p.Notes, fmt.Sprintf("%d object(s) may end otherwise, depending on which of the garbage collector's concurrent calls lands first; each lists its alternatives", n))
+	p.Notes = append(p.Notes, RaceNote(n))
 }
+
+// dropTimingNotes removes the notes on races when every order ends the
+// same: they promise outcomes either way, and there is only one.
+func dropTimingNotes(p *Plan) {
+	if slices.ContainsFunc(p.Objects, func(of ObjectFate) bool { return len(of.Alternatives) > 0 }) {
+		return
+	}
+	p.Notes = slices.DeleteFunc(p.Notes, func(n string) bool { return strings.HasSuffix(n, timingNoteEnd) })
+}
+
+// raceNoteMiddle is the part of RaceNote that does not depend on the count.
+const raceNoteMiddle = " may end otherwise, depending on which of the garbage collector's concurrent calls lands first; "
+
+// RaceNote is the note of a plan in which n objects list alternatives
+// (n > 0). A view that shows the alternatives in a section of its own
+// leaves the note out (IsRaceNote).
+func RaceNote(n int) string {
+	return words.Count(n, "object") + raceNoteMiddle + words.Agree(n, "it lists its alternatives", "each lists its alternatives")
+}
+
+// IsRaceNote reports whether a plan note is the one RaceNote writes.
+func IsRaceNote(note string) bool { return strings.Contains(note, raceNoteMiddle) }
 
 func finalState(o *snapshot.Object) FinalState {
 	if o == nil {

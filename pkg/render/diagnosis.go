@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -275,16 +276,9 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 		}
 	}
 	_, err := fmt.Fprintf(w, "\n%s, %s (%d stuck, %d in progress). %s\n",
-		countOf(terminating, "terminating object"), countOf(len(l.Groups), "root cause"), stuck, len(l.Groups)-stuck,
+		words.Count(terminating, "terminating object"), words.Count(len(l.Groups), "root cause"), stuck, len(l.Groups)-stuck,
 		s.Paint(Dim, "kgc why-stuck TYPE/NAME explains one and lists its remedies."))
 	return err
-}
-
-func countOf(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // removedBy names the remover, with the guessed controller of an unknown

@@ -20,51 +20,95 @@ import (
 // dependents, virtual nodes dashed, terminating nodes filled red,
 // deletingDependents orange, blockOwnerDeletion edges bold.
 //
+// The hazards kgc finds are drawn on the elements they concern: each
+// finding's node and owner-reference edge take the hazard's colour and
+// style (hazardStyleOf), name it in a hazards attribute and in the label,
+// and carry the finding's message as their tooltip (shown on hover in
+// SVG); an owner reference too malformed for the graph is drawn as a
+// dotted edge to a note. A legend names every hazard drawn.
+//
 // It is written with fmt rather than github.com/emicklei/dot because that
 // library names nodes n1, n2, … by creation order, and the contract wants
 // UIDs as node IDs.
 func GraphDOT(w io.Writer, v GraphView) error {
 	bw := bufio.NewWriter(w)
+	h := v.hazards()
+	d := &dotWriter{w: bw, h: h}
 	fmt.Fprintln(bw, "strict digraph kgc {")
 	fmt.Fprintln(bw, `  graph [rankdir="BT", fontname="Helvetica"];`)
 	fmt.Fprintln(bw, `  node [shape="box", style="rounded", fontname="Helvetica", fontsize="10"];`)
-	fmt.Fprintln(bw, `  edge [color="gray40"];`)
-	if len(v.Nodes) > 0 {
+	fmt.Fprintln(bw, `  edge [color="gray40", fontname="Helvetica", fontsize="8"];`)
+	nodes := d.nodesToDraw(v)
+	if len(nodes) > 0 {
 		fmt.Fprintln(bw, "  // Node definitions.")
 	}
-	// Sorted by UID, as the handler sorts its vertices, so the two diff.
-	nodes := slices.Clone(v.Nodes)
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i].UID() < nodes[j].UID() })
 	for _, n := range nodes {
-		graphDOTNode(bw, n)
+		d.node(n)
 	}
+	d.invalidNotes()
 	edges := v.edges()
-	if len(edges) > 0 {
+	if len(edges) > 0 || len(h.invalid) > 0 {
 		fmt.Fprintln(bw, "  // Edge definitions.")
 	}
 	for _, e := range edges {
-		fmt.Fprintf(bw, "  %q -> %q", e.From, e.To)
-		if e.BlockOwnerDeletion {
-			fmt.Fprint(bw, ` [style="bold", penwidth="2", color="black"]`)
-		}
-		fmt.Fprintln(bw, ";")
+		d.edge(e)
 	}
+	d.invalidEdges()
+	d.legend()
 	fmt.Fprintln(bw, "}")
 	return bw.Flush()
 }
 
-func graphDOTNode(w io.Writer, n *graph.Node) {
+// dotWriter draws one view and remembers which hazards it drew.
+type dotWriter struct {
+	w     *bufio.Writer
+	h     hazards
+	drawn []string
+}
+
+func (d *dotWriter) drew(types ...string) {
+	for _, t := range types {
+		if !slices.Contains(d.drawn, t) {
+			d.drawn = append(d.drawn, t)
+		}
+	}
+}
+
+// nodesToDraw are the view's nodes, plus the dependents of malformed owner
+// references that the view leaves out (the graph never links them), sorted
+// by UID as the handler sorts its vertices, so the two diff.
+func (d *dotWriter) nodesToDraw(v GraphView) []*graph.Node {
+	nodes := slices.Clone(v.Nodes)
+	in := v.uidSet()
+	for _, f := range d.h.invalid {
+		uid := f.Objects[0].UID
+		if in[uid] {
+			continue
+		}
+		in[uid] = true
+		if n := v.Graph.Node(uid); n != nil {
+			nodes = append(nodes, n)
+		} else {
+			nodes = append(nodes, &graph.Node{Identity: f.Objects[0]})
+		}
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].UID() < nodes[j].UID() })
+	return nodes
+}
+
+func (d *dotWriter) node(n *graph.Node) {
 	id := n.Identity
 	group, version := "", id.APIVersion
 	if g, v, ok := strings.Cut(id.APIVersion, "/"); ok {
 		group, version = g, v
 	}
+	fs := d.h.nodes[id.UID]
 	label := id.Kind + "/" + id.Name + "\n"
 	if id.Namespace != "" {
 		label += "namespace " + id.Namespace + "\n"
 	}
 	label += "uid " + id.UID + "\n"
-	if fl := graphFlags(n); len(fl) > 0 {
+	if fl := append(graphFlags(n), hazardTypes(fs)...); len(fl) > 0 {
 		label += strings.Join(fl, ",") + "\n"
 	}
 	if n.BeingDeleted && len(n.Finalizers()) > 0 {
@@ -83,6 +127,15 @@ func graphDOTNode(w io.Writer, n *graph.Node) {
 		{"deletingDependents", fmt.Sprint(n.DeletingDependents)},
 		{"virtual", fmt.Sprint(n.Virtual)},
 	}
+	attrs = append(attrs, nodeDrawing(n, fs)...)
+	d.drew(hazardTypes(fs)...)
+	writeDOTAttrs(d.w, id.UID, attrs)
+}
+
+// nodeDrawing is a node's fill, outline and tooltip: the outline takes the
+// colour of its first hazard.
+func nodeDrawing(n *graph.Node, fs []graph.Finding) [][2]string {
+	var attrs [][2]string
 	style := []string{"rounded"}
 	switch {
 	case n.DeletingDependents:
@@ -92,14 +145,117 @@ func graphDOTNode(w io.Writer, n *graph.Node) {
 		style = append(style, "filled")
 		attrs = append(attrs, [2]string{"fillcolor", "#f4cccc"})
 	}
-	if n.Virtual {
-		style = append(style, "dashed")
+	switch {
+	case len(fs) > 0:
+		attrs = append(attrs, [2]string{"color", hazardStyleOf(fs[0].Type).color}, [2]string{"penwidth", "2"})
+	case n.Virtual:
 		attrs = append(attrs, [2]string{"color", "darkcyan"})
 	}
+	if n.Virtual {
+		style = append(style, "dashed")
+	}
 	attrs = append(attrs, [2]string{"style", strings.Join(style, ",")})
-	fmt.Fprintf(w, "  %q [\n", id.UID)
+	if len(fs) > 0 {
+		attrs = append(attrs, [2]string{"hazards", strings.Join(hazardTypes(fs), ",")}, [2]string{"tooltip", hazardTooltip(fs)})
+	}
+	return attrs
+}
+
+func writeDOTAttrs(w io.Writer, id string, attrs [][2]string) {
+	fmt.Fprintf(w, "  %q [\n", id)
 	for _, a := range attrs {
 		fmt.Fprintf(w, "    %s=%q\n", a[0], a[1])
 	}
 	fmt.Fprintln(w, "  ];")
+}
+
+// edge draws one owner reference: bold when blockOwnerDeletion, and in
+// its hazard's colour and style, labelled with it, when a finding judges it.
+func (d *dotWriter) edge(e graph.Edge) {
+	fs := d.h.edges[[2]string{e.From, e.To}]
+	fmt.Fprintf(d.w, "  %q -> %q", e.From, e.To)
+	if len(fs) == 0 {
+		if e.BlockOwnerDeletion {
+			fmt.Fprint(d.w, ` [style="bold", penwidth="2", color="black"]`)
+		}
+		fmt.Fprintln(d.w, ";")
+		return
+	}
+	hs := hazardStyleOf(fs[0].Type)
+	style := hs.edge
+	if e.BlockOwnerDeletion && style != "bold" {
+		style += ",bold"
+	}
+	types := strings.Join(hazardTypes(fs), ",")
+	fmt.Fprintf(d.w, " [style=%q, penwidth=\"2\", color=%q, fontcolor=%q, label=%q, hazards=%q, tooltip=%q];\n",
+		style, hs.color, hs.color, types, types, hazardTooltip(fs))
+	d.drew(hazardTypes(fs)...)
+}
+
+// invalidID is the node of the i-th malformed owner reference: it has no
+// UID of its own to be named by.
+func invalidID(i int) string { return fmt.Sprintf("invalid-owner-reference-%d", i+1) }
+
+// invalidNotes draws each malformed owner reference as a note saying what
+// it names and what it lacks.
+func (d *dotWriter) invalidNotes() {
+	for i, f := range d.h.invalid {
+		hs := hazardStyleOf(f.Type)
+		owner := f.Objects[1]
+		label := "owner reference\n" + orUnknown(owner.Kind) + "/" + orUnknown(owner.Name) + "\n" + f.Type + "\n"
+		writeDOTAttrs(d.w, invalidID(i), [][2]string{{"label", label}, {"shape", "note"}, {"style", "dashed"},
+			{"color", hs.color}, {"fontcolor", hs.color}, {"hazards", f.Type}, {"tooltip", hazardTooltip([]graph.Finding{f})}})
+	}
+}
+
+func (d *dotWriter) invalidEdges() {
+	for i, f := range d.h.invalid {
+		hs := hazardStyleOf(f.Type)
+		fmt.Fprintf(d.w, "  %q -> %q [style=%q, penwidth=\"2\", color=%q, hazards=%q, tooltip=%q];\n",
+			f.Objects[0].UID, invalidID(i), hs.edge, hs.color, f.Type, hazardTooltip([]graph.Finding{f}))
+		d.drew(f.Type)
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+// legend names every hazard drawn, in the style it is drawn with: an edge
+// for a reference's hazard, a box for an object's. Entries are chained by
+// invisible edges so that they stack in one column beside the graph.
+func (d *dotWriter) legend() {
+	if len(d.drawn) == 0 {
+		return
+	}
+	types := slices.Clone(d.drawn)
+	// Reverse order: the graph is drawn bottom to top, so the chain puts
+	// the first type at the top.
+	slices.Sort(types)
+	slices.Reverse(types)
+	fmt.Fprintln(d.w, "  // Legend: the hazards drawn.")
+	fmt.Fprintln(d.w, `  subgraph "cluster_legend" {`)
+	fmt.Fprintln(d.w, `    label="Hazards"; fontname="Helvetica"; fontsize="10"; style="dashed"; color="gray60";`)
+	prev := ""
+	for _, t := range types {
+		hs := hazardStyleOf(t)
+		text := t + ": " + hs.meaning
+		key, first := "legend-"+t, "legend-"+t
+		if hs.edge == "" {
+			fmt.Fprintf(d.w, "    %q [label=%q, shape=\"box\", style=\"rounded\", color=%q, penwidth=\"2\", fontsize=\"9\", tooltip=%q];\n", key, text, hs.color, text)
+		} else {
+			first = key + "-from"
+			fmt.Fprintf(d.w, "    { rank=\"same\"; %q [label=\"\", shape=\"point\", width=\"0.05\", color=%q]; %q [label=%q, shape=\"plaintext\", fontsize=\"9\"]; }\n",
+				first, hs.color, key, text)
+			fmt.Fprintf(d.w, "    %q -> %q [style=%q, penwidth=\"2\", color=%q, minlen=\"2\", tooltip=%q];\n", first, key, hs.edge, hs.color, text)
+		}
+		if prev != "" {
+			fmt.Fprintf(d.w, "    %q -> %q [style=\"invis\"];\n", prev, first)
+		}
+		prev = key
+	}
+	fmt.Fprintln(d.w, "  }")
 }

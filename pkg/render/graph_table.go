@@ -10,7 +10,9 @@ import (
 
 // GraphTable lists v's nodes one per row, kubectl style, then the
 // findings. OWNERS names each owner reference as KIND/NAME; DEPENDENTS
-// counts the drawn dependents.
+// counts the drawn dependents; FLAGS has the collector's flags and then
+// the type of every finding about the object (a cycle it is on, a broken
+// owner reference it has, a finalizer it is stuck on).
 func GraphTable(w io.Writer, v GraphView, s Style) error {
 	if len(v.Nodes) == 0 {
 		if _, err := io.WriteString(w, "No objects with owners or dependents.\n"); err != nil {
@@ -20,6 +22,7 @@ func GraphTable(w io.Writer, v GraphView, s Style) error {
 		return nil
 	}
 	in := v.uidSet()
+	h := v.hazards()
 	rows := make([][]string, 0, len(v.Nodes))
 	for _, n := range v.Nodes {
 		var owners []string
@@ -33,7 +36,7 @@ func GraphTable(w io.Writer, v GraphView, s Style) error {
 			}
 		}
 		rows = append(rows, []string{graphOrNone(n.Identity.Namespace), n.Identity.Kind, n.Identity.Name, n.UID(),
-			graphOrNone(strings.Join(owners, ",")), strconv.Itoa(deps), graphOrNone(strings.Join(graphFlags(n), ","))})
+			graphOrNone(strings.Join(owners, ",")), strconv.Itoa(deps), graphOrNone(strings.Join(append(graphFlags(n), hazardTypes(h.nodes[n.UID()])...), ","))})
 	}
 	if err := plainTable(w, []string{"NAMESPACE", "KIND", "NAME", "UID", "OWNERS", "DEPENDENTS", "FLAGS"}, rows); err != nil {
 		return err

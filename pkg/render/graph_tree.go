@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/graph"
 )
 
@@ -166,15 +167,8 @@ func writeGraphFindings(w io.Writer, fs []graph.Finding, s Style) {
 	if len(fs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s:\n", graphPlural(len(fs), "1 finding", fmt.Sprintf("%d findings", len(fs))))
+	fmt.Fprintf(w, "\n%s:\n", words.Count(len(fs), "finding"))
 	for _, f := range fs {
 		fmt.Fprintf(w, "  %s %s\n", s.Paint(graphFindingColor(f.Type), f.Type+":"), f.Message)
 	}
-}
-
-func graphPlural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

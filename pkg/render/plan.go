@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -33,7 +34,7 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 	planFinalState(bw, p, st)
 	planBlocked(bw, p, st)
 	planRaces(bw, p, st)
-	planWarnings(bw, p, st)
+	planWarnings(bw, p, opts, st)
 	return bw.Flush()
 }
 
@@ -70,31 +71,6 @@ func planSteps(bw *bufio.Writer, p *plan.Plan, st Style) {
 			painted(actionColor(step.Action), step.Action), text(refText(step.Object)), text(pol), painted(Dim, step.Detail))
 	}
 	t.flush(bw, st)
-}
-
-// planCascade groups what the delete changes by wave, leaving out the
-// baseline and the waits.
-func planCascade(bw *bufio.Writer, p *plan.Plan, st Style) {
-	fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Cascade:"))
-	wave := -1
-	var t columns
-	shown := 0
-	for _, step := range p.Steps {
-		if step.Baseline || step.Action == plan.ActionWait {
-			continue
-		}
-		if step.Wave != wave {
-			t.flush(bw, st)
-			wave = step.Wave
-			fmt.Fprintf(bw, "  wave %d\n", wave)
-		}
-		t.add(text("    "+step.Actor), painted(actionColor(step.Action), step.Action), text(refText(step.Object)), painted(Dim, step.Detail))
-		shown++
-	}
-	t.flush(bw, st)
-	if shown == 0 {
-		fmt.Fprintln(bw, "  nothing happens")
-	}
 }
 
 // planFinalState is every object the plan changes, with its fate.
@@ -165,19 +141,6 @@ func planRaces(bw *bufio.Writer, p *plan.Plan, st Style) {
 	t.flush(bw, st)
 }
 
-// planWarnings are the plan's completeness, warnings and notes.
-func planWarnings(bw *bufio.Writer, p *plan.Plan, st Style) {
-	if !p.Complete {
-		fmt.Fprintf(bw, "\n%s the plan is incomplete: it depends on something the input does not show\n", st.Paint(Yellow, "warning:"))
-	}
-	for _, w := range p.Warnings {
-		fmt.Fprintf(bw, "%s %s\n", st.Paint(Yellow, "warning:"), w)
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(bw, "%s %s\n", st.Paint(Dim, "note:"), n)
-	}
-}
-
 func refText(r snapshot.ObjectRef) string {
 	if r.Namespace == "" {
 		return r.Kind + " " + r.Name
@@ -230,7 +193,7 @@ func finalText(f plan.FinalState) string {
 		parts = append(parts, "finalizers ["+strings.Join(f.Finalizers, ", ")+"]")
 	}
 	if len(f.OwnerReferences) > 0 {
-		parts = append(parts, fmt.Sprintf("%d owner reference(s)", len(f.OwnerReferences)))
+		parts = append(parts, words.Count(len(f.OwnerReferences), "owner reference"))
 	} else {
 		parts = append(parts, "no owners")
 	}

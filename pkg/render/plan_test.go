@@ -134,3 +134,118 @@ func TestPlanRaceGolden(t *testing.T) {
 	}
 	golden.Assert(t, filepath.Join("testdata", "plan_race.dot.golden"), buf.Bytes())
 }
+
+// cascadePlan is a plan whose steps come in the order the simulator's
+// interleaved workers record them (waves 1, 2, 3, 5, 6, 5, 6, 7), with a
+// wave of waits only (4) and baseline steps of other namespaces and of the
+// target's (wave 2 of the baseline run).
+func cascadePlan() *plan.Plan {
+	ref := func(kind, ns, name string) snapshot.ObjectRef {
+		return snapshot.ObjectRef{APIVersion: "v1", Kind: kind, Namespace: ns, Name: name, UID: ns + "-" + name}
+	}
+	dep, rs1, rs2 := ref("Deployment", "shop", "web"), ref("ReplicaSet", "shop", "web-1"), ref("ReplicaSet", "shop", "web-2")
+	p1, p2 := ref("Pod", "shop", "web-1-a"), ref("Pod", "shop", "web-2-a")
+	step := func(wave int, actor, action string, o snapshot.ObjectRef) plan.Step {
+		return plan.Step{Wave: wave, Actor: actor, Action: action, Object: o, Detail: action + " " + o.Name}
+	}
+	baseline := func(s plan.Step) plan.Step { s.Baseline = true; return s }
+	steps := []plan.Step{
+		baseline(step(2, "namespace-controller", plan.ActionWait, snapshot.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "legacy", UID: "ns-legacy"})),
+		baseline(step(2, "garbagecollector", plan.ActionDelete, ref("ConfigMap", "shop", "shared"))),
+		baseline(step(2, "garbagecollector", plan.ActionMarkDeleting, ref("ReplicaSet", "shop", "web-2"))),
+		baseline(step(2, "garbagecollector", plan.ActionDelete, ref("ConfigMap", "ops", "stale"))),
+		step(1, "apiserver", plan.ActionMarkDeleting, dep),
+		step(2, "garbagecollector", plan.ActionMarkDeleting, rs1),
+		step(2, "garbagecollector", plan.ActionMarkDeleting, rs2),
+		step(3, "garbagecollector", plan.ActionMarkDeleting, p1),
+		step(3, "garbagecollector", plan.ActionMarkDeleting, p2),
+		{Wave: 4, Actor: "kubelet", Action: plan.ActionWait, Object: p1, Detail: "until the grace period ends"},
+		{Wave: 4, Actor: "kubelet", Action: plan.ActionWait, Object: p2, Detail: "until the grace period ends"},
+		step(5, "kubelet", plan.ActionDelete, p1),
+		step(6, "garbagecollector", plan.ActionRemoveFin, rs1),
+		step(5, "kubelet", plan.ActionDelete, p2),
+		step(6, "garbagecollector", plan.ActionRemoveFin, rs2),
+		step(7, "garbagecollector", plan.ActionRemoveFin, dep),
+	}
+	for i := range steps {
+		steps[i].Step = i + 1
+	}
+	p := &plan.Plan{Target: dep, PropagationPolicy: plan.PolicyForeground, Steps: steps, Complete: true, Summary: plan.Summary{Deleted: 5},
+		Warnings: []string{"the input is not settled: even without this delete the controllers would take 3 step(s) on 3 object(s) (steps marked baseline); the objects below are what the delete changes on top of that"},
+		Notes:    []string{plan.RaceNote(2)}}
+	for _, o := range []snapshot.ObjectRef{dep, p1, p2, rs1, rs2} {
+		p.Objects = append(p.Objects, plan.ObjectFate{Object: o, Fate: plan.FateDeleted})
+	}
+	return p
+}
+
+// The cascade prints each wave once, in order, steps in step order within
+// it; a wave of waits is named with what it waits for rather than skipped.
+func TestPlanCascadeWavesInOrder(t *testing.T) {
+	var buf bytes.Buffer
+	if err := PlanText(&buf, cascadePlan(), PlanOptions{}, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	var waves []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "  wave ") {
+			waves = append(waves, strings.Fields(line)[1])
+		}
+	}
+	if got := strings.Join(waves, " "); got != "1 2 3 4 5 6 7" {
+		t.Errorf("waves printed as %q, want 1 2 3 4 5 6 7:\n%s", got, out)
+	}
+	for _, want := range []string{
+		"  wave 4 (waits only; --show-steps lists each)\n    kubelet  wait  2 Pods  until the grace period ends\n",
+		"  wave 5\n    kubelet  delete  Pod shop/web-1-a  delete web-1-a\n    kubelet  delete  Pod shop/web-2-a  delete web-2-a\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the cascade lacks\n%s\ngot:\n%s", want, out)
+		}
+	}
+	golden.Assert(t, filepath.Join("testdata", "plan_cascade.golden"), buf.Bytes())
+}
+
+// The warning about an unsettled input names only what the plan concerns
+// (the objects it lists; for a namespace, its content) and says where to
+// see the steps; the work pending elsewhere is one note. The race note is
+// left to the races section, which this plan has none of.
+func TestPlanUnsettledWarningIsScoped(t *testing.T) {
+	nsPlan := cascadePlan()
+	nsPlan.Target = snapshot.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "shop", UID: "ns-shop"}
+	for _, c := range []struct {
+		p    *plan.Plan
+		opts PlanOptions
+		want []string
+	}{
+		{cascadePlan(), PlanOptions{}, []string{
+			"warning: the input is not settled: even without this delete the controllers would act on 1 object this plan concerns: ReplicaSet shop/web-2 (garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (--show-steps lists them, marked baseline)\n",
+			"note: the controllers also have work pending on 3 other objects that this delete does not touch: Namespace legacy, ConfigMap shop/shared, ConfigMap ops/stale (--show-steps lists them, marked baseline)\n",
+		}},
+		{cascadePlan(), PlanOptions{ShowSteps: true}, []string{
+			"(garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (the steps marked baseline above)\n",
+			"ConfigMap ops/stale (the steps marked baseline above)\n",
+		}},
+		{nsPlan, PlanOptions{}, []string{
+			"this plan concerns: ConfigMap shop/shared (garbagecollector: delete), ReplicaSet shop/web-2 (garbagecollector: mark-deleting);",
+			"note: the controllers also have work pending on 2 other objects that this delete does not touch: Namespace legacy, ConfigMap ops/stale (",
+		}},
+	} {
+		var buf bytes.Buffer
+		if err := PlanText(&buf, c.p, c.opts, Style{}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		for _, want := range c.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("the plan lacks\n%s\ngot:\n%s", want, out)
+			}
+		}
+		for _, never := range []string{"step(s)", "may end otherwise"} {
+			if strings.Contains(out, never) {
+				t.Errorf("the plan says %q:\n%s", never, out)
+			}
+		}
+	}
+}

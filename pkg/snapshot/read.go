@@ -35,7 +35,8 @@ type reader struct {
 	dups     []Object
 
 	snapshots []Snapshot // headers (source, resources, capturedAt) of kgc snapshot files
-	newest    time.Time
+	newest    time.Time  // the newest file's capture time (endFile)
+	declared  time.Time  // the capture time the current file declares, if any
 	skipped   int
 	skippedEx string
 	readFiles int

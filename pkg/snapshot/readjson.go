@@ -246,9 +246,12 @@ func (rd *reader) endTopObject(fields map[string][]byte, streamed bool, start in
 	kind := fieldString(fields["kind"])
 	apiVersion := fieldString(fields["apiVersion"])
 	if kind == "Snapshot" && apiVersion == APIVersion {
-		return rd.snapshotHeader(fields)
+		return rd.snapshotHeader(file, fields)
 	}
 	rd.plainDocs++
+	if raw, ok := fields[CapturedAtField]; ok && strings.HasSuffix(kind, "List") {
+		rd.declareCapturedAt(file, raw)
+	}
 	if streamed {
 		// Items typed only by their list's kind, which may come after them.
 		if strings.HasSuffix(kind, "List") && kind != "List" {
@@ -282,7 +285,7 @@ func fieldString(raw []byte) string {
 	return v
 }
 
-func (rd *reader) snapshotHeader(fields map[string][]byte) error {
+func (rd *reader) snapshotHeader(file string, fields map[string][]byte) error {
 	var h Snapshot
 	for key, dst := range map[string]any{"capturedAt": &h.CapturedAt, "source": &h.Source, "resources": &h.Resources, "discoveryErrors": &h.DiscoveryErrors} {
 		if raw, ok := fields[key]; ok {
@@ -292,5 +295,8 @@ func (rd *reader) snapshotHeader(fields map[string][]byte) error {
 		}
 	}
 	rd.snapshots = append(rd.snapshots, h)
+	if raw, ok := fields["capturedAt"]; ok {
+		rd.declareCapturedAt(file, raw)
+	}
 	return nil
 }

@@ -21,11 +21,9 @@ func (rd *reader) readArg(p string, stdin io.Reader) error {
 		if stdin == nil {
 			return errors.New("-f -: no standard input to read")
 		}
-		if err := rd.readOne("-", "stdin", stdin); err != nil {
-			return err
-		}
-		rd.newest = time.Now()
-		return nil
+		err := rd.readOne("-", "stdin", stdin)
+		rd.endFile(time.Now())
+		return err
 	}
 	st, err := os.Stat(p)
 	if err != nil {
@@ -43,10 +41,9 @@ func (rd *reader) readPath(path string, st fs.FileInfo) error {
 		return fmt.Errorf("cannot read %s: %w", path, err)
 	}
 	defer f.Close()
-	if mt := st.ModTime(); mt.After(rd.newest) {
-		rd.newest = mt
-	}
-	return rd.readOne(path, path, f)
+	err = rd.readOne(path, path, f)
+	rd.endFile(st.ModTime())
+	return err
 }
 
 // readDir walks a folder in lexical order. Files that are not JSON or YAML

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -178,6 +179,9 @@ func (rd *reader) yamlDocument(y *yamlLines, file string, hint typeHint, doc int
 		kind, apiVersion = fieldString(f.kind), fieldString(f.apiVersion)
 	}
 	rd.plainDocs++
+	if strings.HasSuffix(kind, "List") {
+		rd.listCapturedAt(file, js)
+	}
 	if len(kind) > 4 && kind[len(kind)-4:] == "List" {
 		for _, i := range rd.listHinted {
 			if o := rd.objs.At(i); i >= start && o.Kind == "" {

@@ -81,10 +81,15 @@ func ParseGCDOT(data []byte) (*GCGraph, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	var cur map[string]string
-	lineNo := 0
+	lineNo, legend := 0, 0
 	for sc.Scan() {
 		lineNo++
 		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "subgraph ") || legend > 0 {
+			// kgc's legend of the hazards it draws: not part of the graph.
+			legend += strings.Count(line, "{") - strings.Count(line, "}")
+			continue
+		}
 		switch {
 		case line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "strict digraph") || line == "}":
 		case cur != nil && line == "];":

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -83,5 +84,28 @@ func TestParseGCDOT(t *testing.T) {
 func TestParseGCDOTRejectsGarbage(t *testing.T) {
 	if _, err := ParseGCDOT([]byte("strict digraph full {\n  what is this\n}\n")); err == nil {
 		t.Error("want an error for an unexpected line")
+	}
+}
+
+// kgc's own DOT draws the hazards it finds and a legend of them: the legend
+// is not part of the graph, and hazard styling is per-edge styling.
+func TestParseGCDOTSkipsKGCLegend(t *testing.T) {
+	withLegend := strings.Replace(sampleDOT, `  "0003" -> "0001" [style="bold"];
+}`, `  "0003" -> "0001" [style="dashed", penwidth="2", color="#c0392b", label="dangling-owner", hazards="dangling-owner", tooltip="dangling-owner: it does not exist"];
+  // Legend: the hazards drawn.
+  subgraph "cluster_legend" {
+    label="Hazards"; fontname="Helvetica"; fontsize="10"; style="dashed"; color="gray60";
+    { rank="same"; "legend-dangling-owner-from" [label="", shape="point"]; "legend-dangling-owner" [label="dangling-owner: gone", shape="plaintext"]; }
+    "legend-dangling-owner-from" -> "legend-dangling-owner" [style="dashed"];
+    "legend-stuck-finalizer" [label="stuck-finalizer: held", shape="box"];
+    "legend-stuck-finalizer" -> "legend-dangling-owner-from" [style="invis"];
+  }
+}`, 1)
+	g, err := ParseGCDOT([]byte(withLegend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 3 || len(g.Edges) != 2 {
+		t.Fatalf("got %d nodes, %d edges; want 3, 2 (the legend is not the graph): %+v", len(g.Nodes), len(g.Edges), g.Edges)
 	}
 }
