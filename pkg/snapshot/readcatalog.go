@@ -140,12 +140,19 @@ func (rd *reader) warnUnknownKinds(unknown []unknownKind, discovered bool) {
 }
 
 // markListed sets listed on the entries no snapshot file gave. A dump
-// shows a type only through its objects: a type with none is "not
-// listed", so owners of that type are unknown, not dangling.
-func (c *inputCatalog) markListed() {
+// shows a type through its objects, or through a typed list of it
+// (kubectl cluster-info dump writes an empty ReplicaSetList for a
+// namespace without ReplicaSets): a type with neither is "not listed", so
+// owners of that type are unknown, not dangling.
+func (c *inputCatalog) markListed(typedLists []groupKind) {
+	typed := make(map[groupKind]bool, len(typedLists))
+	for _, gk := range typedLists {
+		typed[gk] = true
+	}
 	for i := range c.res {
-		if !c.fromSnapshot[groupKind{c.res[i].Group, c.res[i].Kind}] {
-			c.res[i].Listed = c.res[i].Count > 0
+		gk := groupKind{c.res[i].Group, c.res[i].Kind}
+		if !c.fromSnapshot[gk] {
+			c.res[i].Listed = c.res[i].Count > 0 || typed[gk]
 		}
 	}
 }
