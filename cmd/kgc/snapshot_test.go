@@ -177,7 +177,7 @@ func TestSourceResolve(t *testing.T) {
 		{[]string{"deploy/web"}, "", `error: deployments.apps "web" exists in namespaces "shop", "staging" (in testdata/snapshot-dump.yaml): choose one with -n`},
 		{[]string{"deploy/web"}, "prod", `error: deployments.apps "web" not found in namespace "prod" (in testdata/snapshot-dump.yaml); it exists in namespace "shop", "staging": use -n`},
 		{[]string{"deploy/nope"}, "shop", `error: deployments.apps "nope" not found in namespace "shop" (in testdata/snapshot-dump.yaml)`},
-		{[]string{"cm/x"}, "shop", `error: configmaps "x" not found in namespace "shop" (in testdata/snapshot-dump.yaml); the type configmaps was not listed`},
+		{[]string{"cm/x"}, "shop", `error: configmaps "x" not found in namespace "shop" (in testdata/snapshot-dump.yaml); the input holds no configmaps objects`},
 		{[]string{"pv/none"}, "", `error: persistentvolumes "none" not found (in testdata/snapshot-dump.yaml)`},
 		{[]string{"deploymnt/web"}, "", `error: unknown resource type "deploymnt": did you mean deployments.apps?`},
 		{[]string{"web"}, "", `error: expected TYPE/NAME or TYPE NAME, got "web"`},

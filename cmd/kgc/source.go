@@ -185,10 +185,7 @@ func (o *sourceOptions) Resolve(snap *snapshot.Snapshot, args []string, namespac
 	}
 	notListed := ""
 	if !r.Listed {
-		notListed = fmt.Sprintf("; the type %s was not listed", r.QualifiedName())
-		if r.Error != "" {
-			notListed += ": " + r.Error
-		}
+		notListed = "; " + snap.Unlisted(r)
 	}
 	if !r.Namespaced {
 		if len(matches) == 0 {

@@ -17,9 +17,11 @@
 // is much faster: YAML parsing dominates). A dump has no discovery, so its catalog is the built-in
 // table of Kubernetes 1.36 types plus the CRDs found in it, and the rule
 // for "listed" is: a type counts as listed when at least one object of it
-// appears in the input. A type absent from a dump is "not listed": its
-// missing owners are unknown, not dangling. A kgc snapshot of a live
-// cluster keeps its own, discovered, catalog.
+// appears in the input, or a typed list of it (an empty ReplicaSetList, as
+// kubectl cluster-info dump writes). A type absent from a dump is "not
+// listed": its missing owners are unknown, not dangling. A kgc snapshot of
+// a live cluster keeps its own, discovered, catalog. An input with no
+// object at all is an error, not an empty cluster.
 //
 // Read objects share memory (label maps, strings, ownerReference
 // booleans) to keep big snapshots small: treat them as read-only.
@@ -93,6 +95,27 @@ type Resource struct {
 	Listed   bool     `json:"listed"`
 	Count    int      `json:"count"`
 	Error    string   `json:"error,omitempty"`
+}
+
+// ListFailed reports whether the snapshot lacks r's objects because kgc
+// failed to list r (an error, or a live capture that did not list it), as
+// opposed to a dump that simply holds none: dumps rarely hold every type.
+func (s *Snapshot) ListFailed(r Resource) bool { return r.Error != "" || s.Source.Type != "files" }
+
+// Unlisted words, for messages, why a type that is not listed has no
+// objects in the snapshot: "kgc could not list deployments.apps (…)" when
+// a list failed, "the input holds no deployments.apps objects" for a dump
+// without them. Blaming the cluster for what a dump left out would send
+// the user after a permission problem that does not exist.
+func (s *Snapshot) Unlisted(r Resource) string {
+	if !s.ListFailed(r) {
+		return "the input holds no " + r.QualifiedName() + " objects"
+	}
+	msg := "kgc could not list " + r.QualifiedName()
+	if r.Error != "" {
+		msg += " (" + r.Error + ")"
+	}
+	return msg
 }
 
 // GroupVersion returns "v1" for the core group and "group/version" otherwise.
