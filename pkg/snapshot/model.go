@@ -28,6 +28,8 @@
 package snapshot
 
 import (
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -95,6 +97,25 @@ type Resource struct {
 	Listed   bool     `json:"listed"`
 	Count    int      `json:"count"`
 	Error    string   `json:"error,omitempty"`
+	// Namespaces, when set on a listed type, are the only namespaces it
+	// was read in: its list at cluster scope was forbidden (Error says
+	// why) and kgc listed it namespace by namespace, as kubectl get -n
+	// succeeds where kubectl get -A is forbidden. For the namespaces type
+	// itself, the Namespace objects of those names were read. Its objects
+	// elsewhere are missing; owners of objects read are not, for an owner
+	// reference never leaves its dependent's namespace.
+	Namespaces []string `json:"namespaces,omitempty"`
+}
+
+// Forbidden reports whether the API server refused to list the type, at
+// cluster scope or everywhere kgc tried (RBAC, HTTP 403): a permission
+// gap of the user, not a problem of the cluster.
+func (r Resource) Forbidden() bool { return strings.Contains(r.Error, "(HTTP 403)") }
+
+// Covers reports whether the type's objects in namespace ns were read: it
+// was listed at cluster scope, or in ns.
+func (r Resource) Covers(ns string) bool {
+	return r.Listed && (len(r.Namespaces) == 0 || slices.Contains(r.Namespaces, ns))
 }
 
 // ListFailed reports whether the snapshot lacks r's objects because kgc

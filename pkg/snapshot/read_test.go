@@ -660,3 +660,37 @@ func TestReadSameObjectsTwiceKeepsTheNewer(t *testing.T) {
 		})
 	}
 }
+
+// Snapshot files of one cluster taken by users allowed into different
+// namespaces read together: a type is listed in every namespace either
+// listed it in, and at cluster scope if either did.
+func TestReadSnapshotsMergeListedNamespaces(t *testing.T) {
+	snap := func(uid, ns, listedIn string) string {
+		res := `{"group":"","version":"v1","resource":"configmaps","kind":"ConfigMap","namespaced":true,"listed":true,"count":1`
+		if listedIn != "" {
+			res += `,"error":"forbidden (HTTP 403)","namespaces":["` + listedIn + `"]`
+		}
+		return `{"apiVersion":"kgc.dev/v1alpha1","kind":"Snapshot","capturedAt":"2026-01-02T00:00:00Z","source":{"type":"live","server":"https://k"},"resources":[` + res + `}],"objects":[` +
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"` + ns + `","uid":"` + uid + `"}}]}`
+	}
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		want    []string
+		wantErr string
+	}{
+		{"two namespaces", map[string]string{"a.json": snap("u1", "a", "a"), "b.json": snap("u2", "b", "b")}, []string{"a", "b"}, "forbidden (HTTP 403)"},
+		{"one at cluster scope", map[string]string{"a.json": snap("u1", "a", "a"), "b.json": snap("u2", "b", "")}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ReadFiles([]string{writeFiles(t, tc.files)}, nil, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cm, _ := s.Catalog().ForGroupKind("", "ConfigMap")
+			if !cm.Listed || strings.Join(cm.Namespaces, ",") != strings.Join(tc.want, ",") || cm.Error != tc.wantErr {
+				t.Errorf("configmaps = %+v, want listed in %v", cm, tc.want)
+			}
+		})
+	}
+}
