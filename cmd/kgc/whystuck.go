@@ -144,7 +144,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	snap, err := o.source.Load(ctx)
+	snap, err := o.source.Load(ctx, askedNamespaces(o.namespace, o.source.AllNamespaces, o.args))
 	if err != nil {
 		return err
 	}
@@ -164,6 +164,9 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		scope := o.namespace
 		if o.source.AllNamespaces {
 			scope = ""
+		}
+		if err := checkNamespace(snap, scope, o.explicit); err != nil {
+			return err
 		}
 		list := d.All(scope)
 		if err := o.printList(list, style); err != nil {

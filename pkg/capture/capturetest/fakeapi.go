@@ -216,7 +216,11 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Computed on every request, as kube-apiserver does: no UID.
 		page("cs", []any{obj(map[string]any{"name": "etcd-0"}), obj(map[string]any{"name": "scheduler"})}, true)
 	case "/api/v1/secrets", "/api/v1/namespaces/shop/secrets":
-		status(w, 403, "Forbidden", `secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" at the cluster scope`)
+		user, scope := "viewer", "at the cluster scope"
+		if f.NamespaceUser != "" {
+			user, scope = f.NamespaceUser, fmt.Sprintf("in the namespace %q", f.UserNamespace)
+		}
+		status(w, 403, "Forbidden", fmt.Sprintf("secrets is forbidden: User %q cannot list resource \"secrets\" in API group \"\" %s", user, scope))
 	case "/apis/apps/v1/deployments", "/apis/apps/v1/namespaces/shop/deployments":
 		page("dep", []any{obj(meta("shop", "web", "dep-1", nil))}, true)
 	case "/apis/apps/v1/replicasets", "/apis/apps/v1/namespaces/shop/replicasets":
@@ -224,6 +228,12 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/apis/example.com/v1/widgets", "/apis/example.com/v1/namespaces/shop/widgets":
 		page("wd", []any{obj(meta("shop", "w", "wd-1", nil))}, true)
 	default:
+		// A list in a namespace holding none of the type, or in one that
+		// does not exist, is an empty list, as kube-apiserver serves it.
+		if segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(segs) >= 5 && segs[len(segs)-3] == "namespaces" {
+			page("none", nil, true)
+			return
+		}
 		status(w, 404, "NotFound", "the server could not find the requested resource "+r.URL.Path)
 	}
 }
