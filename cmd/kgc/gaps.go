@@ -116,12 +116,37 @@ func (g rbacGaps) readWhere() string {
 // claims are bound to. What those objects do depends on what kgc could
 // not see; the other gaps do not touch the answer.
 func (g rbacGaps) mattering(snap *snapshot.Snapshot) string {
-	uses := map[string]int{}
-	why := map[string]func(int) string{}
-	note := func(group, kind string, what func(int) string) {
+	uses := dependencies(snap)
+	var named []string
+	for _, r := range g.unread {
+		if u := uses[r.Group+"/"+r.Kind]; u != nil {
+			named = append(named, r.QualifiedName()+" ("+u.word(u.n)+")")
+		}
+	}
+	if len(named) > 0 {
+		return "what depends on these is unknown: " + strings.Join(named, ", ")
+	}
+	if len(g.unread) == 1 {
+		return "no object read depends on it"
+	}
+	return "no object read depends on those not read"
+}
+
+// dependency is how often, and how, the objects read depend on a type.
+type dependency struct {
+	n    int
+	word func(n int) string
+}
+
+// dependencies maps group/kind to how the objects read depend on it.
+func dependencies(snap *snapshot.Snapshot) map[string]*dependency {
+	out := map[string]*dependency{}
+	note := func(group, kind string, word func(int) string) {
 		k := group + "/" + kind
-		uses[k]++
-		why[k] = what
+		if out[k] == nil {
+			out[k] = &dependency{word: word}
+		}
+		out[k].n++
 	}
 	owners := func(n int) string { return "owner in " + countOf(n, "reference") }
 	nodes := func(n int) string { return countOf(n, "pod") + " read run on them" }
@@ -138,20 +163,7 @@ func (g rbacGaps) mattering(snap *snapshot.Snapshot) string {
 			note("", "PersistentVolume", volumes)
 		}
 	}
-	var named []string
-	for _, r := range g.unread {
-		k := r.Group + "/" + r.Kind
-		if uses[k] > 0 {
-			named = append(named, r.QualifiedName()+" ("+why[k](uses[k])+")")
-		}
-	}
-	if len(named) == 0 {
-		if len(g.unread) == 1 {
-			return "no object read depends on it"
-		}
-		return "no object read depends on those not read"
-	}
-	return "what depends on these is unknown: " + strings.Join(named, ", ")
+	return out
 }
 
 func countOf(n int, noun string) string {

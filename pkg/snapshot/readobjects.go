@@ -90,11 +90,18 @@ func (rd *reader) settleRepeats() {
 				kept.Ref().String(), rd.files[rd.objFile[j]], keepRule)})
 	}
 	rd.repeats = nil
-	if same > 0 {
-		rd.warnings = append(rd.warnings, Warning{Message: fmt.Sprintf(
-			"%d %s read more than once (same UID, kind and name) from %s: kept one copy of each (%s)",
-			same, plural(same, "object was", "objects were"), rd.fileList(files), keepRule)})
+	rd.warnRepeated(same, files)
+}
+
+// warnRepeated sums up, in one warning, the objects read more than once
+// from files.
+func (rd *reader) warnRepeated(same int, files map[int32]bool) {
+	if same == 0 {
+		return
 	}
+	rd.warnings = append(rd.warnings, Warning{Message: fmt.Sprintf(
+		"%d %s read more than once (same UID, kind and name) from %s: kept one copy of each (%s)",
+		same, plural(same, "object was", "objects were"), rd.fileList(files), keepRule)})
 }
 
 // keepRule is which of two copies with one UID stays, for messages.
