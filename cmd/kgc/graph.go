@@ -151,7 +151,7 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	snap, err := o.source.Load(ctx)
+	snap, err := o.source.Load(ctx, askedNamespaces(o.namespace, o.source.AllNamespaces, o.args))
 	if err != nil {
 		return err
 	}
@@ -201,6 +201,9 @@ func (o *graphOptions) view(snap *snapshot.Snapshot, g *graph.Graph) (render.Gra
 	}
 	if o.source.AllNamespaces || o.namespace == "" {
 		return render.GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.Findings}, nil
+	}
+	if err := checkNamespace(snap, o.namespace, o.explicit); err != nil {
+		return render.GraphView{}, err
 	}
 	nodes := g.InNamespaces(o.namespace)
 	return render.GraphView{Graph: g, Nodes: nodes, Namespace: o.namespace,

@@ -159,7 +159,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	snap, err := o.source.Load(ctx)
+	snap, err := o.source.Load(ctx, askedNamespaces(o.namespace, false, o.args))
 	if err != nil {
 		return err
 	}

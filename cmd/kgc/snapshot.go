@@ -96,9 +96,12 @@ func (o *snapshotOptions) Run(ctx context.Context) error {
 			limitToNamespace(snap, o.namespace)
 		}
 	} else if err = o.source.checkLive(); err == nil {
-		snap, err = o.source.capture(ctx, o.namespace)
+		snap, err = o.source.capture(ctx, o.namespace, nil)
 	}
 	if err != nil {
+		return err
+	}
+	if err := checkNamespace(snap, o.namespace, true); err != nil {
 		return err
 	}
 	o.source.printWarnings(snap)
@@ -135,7 +138,11 @@ func limitToNamespace(snap *snapshot.Snapshot, ns string) {
 		}
 	}
 	for i := range snap.Resources {
-		snap.Resources[i].Count = counts[snap.Resources[i].Group+"/"+snap.Resources[i].Kind]
+		r := &snap.Resources[i]
+		r.Count = counts[r.Group+"/"+r.Kind]
+		if r.Namespaced && r.Listed {
+			r.Namespaces = []string{ns}
+		}
 	}
 	snap.Source.Namespace = ns
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -26,6 +27,9 @@ type sourceOptions struct {
 	ConsistentRead bool
 	// CapturedAt overrides an offline input's capture time (RFC 3339).
 	CapturedAt string
+	// Verbosity is -v: 1 and up lists every type RBAC kept kgc from
+	// reading instead of a summary.
+	Verbosity int
 }
 
 func newSourceOptions(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *sourceOptions {
@@ -45,6 +49,7 @@ func (o *sourceOptions) AddInputFlags(fs *pflag.FlagSet) {
 		"live: read from etcd with quorum reads instead of the API server's watch cache (the garbage collector's own view, milliseconds behind, several times cheaper)")
 	fs.StringSliceVarP(&o.Filenames, "filename", "f", nil,
 		"read dumps or snapshots instead of the cluster: kubectl get -o yaml|json output, kubectl cluster-info dump folders, kgc snapshot files (.gz too); a folder is read recursively, - is stdin; repeatable")
+	fs.IntVarP(&o.Verbosity, "v", "v", 0, "verbosity, as kubectl's -v: 1 and up lists every type kgc could not read instead of a summary")
 	fs.StringVar(&o.CapturedAt, "captured-at", "",
 		"with -f: when the dump was taken (RFC 3339, e.g. 2026-11-20T10:00:00Z), which ages and grace periods count from; default: a snapshot file's own time, else the newest file's modification time")
 }
@@ -81,14 +86,17 @@ func (o *sourceOptions) Offline() bool { return len(o.Filenames) > 0 }
 
 // Load reads the files, or captures the whole cluster (owners can live in
 // any namespace, so a namespace-limited capture would call them missing).
-// Warnings go to stderr; the progress line only to a terminal.
-func (o *sourceOptions) Load(ctx context.Context) (*snapshot.Snapshot, error) {
+// asked are the namespaces the command asks about (askedNamespaces): where
+// RBAC forbids reading the whole cluster, a capture reads those, as
+// kubectl get -n does, and fails if it can read none of them. Warnings go
+// to stderr; the progress line only to a terminal.
+func (o *sourceOptions) Load(ctx context.Context, asked []string) (*snapshot.Snapshot, error) {
 	var snap *snapshot.Snapshot
 	var err error
 	if o.Offline() {
 		snap, err = o.readFiles()
 	} else if err = o.checkLive(); err == nil {
-		snap, err = o.capture(ctx, "")
+		snap, err = o.capture(ctx, "", asked)
 	}
 	if err != nil {
 		return nil, err
@@ -97,13 +105,18 @@ func (o *sourceOptions) Load(ctx context.Context) (*snapshot.Snapshot, error) {
 	return snap, nil
 }
 
-// capture runs a live capture with progress on a terminal stderr.
-func (o *sourceOptions) capture(ctx context.Context, namespace string) (*snapshot.Snapshot, error) {
+// capture runs a live capture with progress on a terminal stderr:
+// namespaced types limited to namespace if given, and read in the asked
+// namespaces where RBAC forbids the cluster scope.
+func (o *sourceOptions) capture(ctx context.Context, namespace string, asked []string) (*snapshot.Snapshot, error) {
+	if err := o.checkKubeconfig(); err != nil {
+		return nil, err
+	}
 	cfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig, or read dumps with -f", err)
 	}
-	opts := capture.Options{Namespace: namespace, Context: o.contextName(), ConsistentRead: o.ConsistentRead}
+	opts := capture.Options{Namespace: namespace, Namespaces: asked, Context: o.contextName(), ConsistentRead: o.ConsistentRead}
 	if isTerminal(o.streams.ErrOut) {
 		opts.Progress = o.streams.ErrOut
 	}
@@ -125,6 +138,28 @@ func (o *sourceOptions) printWarnings(snap *snapshot.Snapshot) {
 	for _, w := range snap.Warnings {
 		fmt.Fprintf(o.streams.ErrOut, "warning: %s\n", w.String())
 	}
+	if snap.Source.Type == "live" {
+		for _, line := range rbacWarnings(snap, o.Verbosity) {
+			fmt.Fprintf(o.streams.ErrOut, "warning: %s\n", line)
+		}
+	}
+}
+
+// checkKubeconfig fails when --kubeconfig names a file that is not there:
+// client-go would go on without it and fail later with a message about
+// whatever it needed first (the namespace, the server), not the file.
+func (o *sourceOptions) checkKubeconfig() error {
+	path := ""
+	if o.configFlags.KubeConfig != nil {
+		path = *o.configFlags.KubeConfig
+	}
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("cannot read the kubeconfig file given with --kubeconfig: %w; give an existing file, or read dumps with -f", err)
+	}
+	return nil
 }
 
 // Namespace is -n when given (explicit), else the kubeconfig context's
@@ -136,11 +171,19 @@ func (o *sourceOptions) Namespace() (ns string, explicit bool, err error) {
 	if o.Offline() {
 		return "", false, nil
 	}
+	if err := o.checkKubeconfig(); err != nil {
+		return "", false, err
+	}
 	ns, _, err = o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return "", false, fmt.Errorf("cannot read the namespace from the kubeconfig: %w", err)
 	}
 	return ns, false, nil
+}
+
+// explicitNamespace reports whether -n was given.
+func (o *sourceOptions) explicitNamespace() bool {
+	return o.configFlags.Namespace != nil && *o.configFlags.Namespace != ""
 }
 
 // where names the input in messages.
@@ -185,10 +228,7 @@ func (o *sourceOptions) Resolve(snap *snapshot.Snapshot, args []string, namespac
 	}
 	notListed := ""
 	if !r.Listed {
-		notListed = fmt.Sprintf("; the type %s was not listed", r.QualifiedName())
-		if r.Error != "" {
-			notListed += ": " + r.Error
-		}
+		notListed = "; " + snap.Unlisted(r)
 	}
 	if !r.Namespaced {
 		if len(matches) == 0 {
@@ -211,6 +251,11 @@ func (o *sourceOptions) Resolve(snap *snapshot.Snapshot, args []string, namespac
 	for _, m := range matches {
 		if m.Metadata.Namespace == namespace {
 			return m, nil
+		}
+	}
+	if len(matches) == 0 {
+		if err := checkNamespace(snap, namespace, o.explicitNamespace() || o.Offline()); err != nil {
+			return nil, err
 		}
 	}
 	msg := fmt.Sprintf("%s %q not found in namespace %q (%s)%s", r.QualifiedName(), name, namespace, where(snap), notListed)

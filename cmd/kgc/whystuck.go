@@ -143,7 +143,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	snap, err := o.source.Load(ctx)
+	snap, err := o.source.Load(ctx, askedNamespaces(o.namespace, o.source.AllNamespaces, o.args))
 	if err != nil {
 		return err
 	}
@@ -163,6 +163,9 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		scope := o.namespace
 		if o.source.AllNamespaces {
 			scope = ""
+		}
+		if err := checkNamespace(snap, scope, o.explicit); err != nil {
+			return err
 		}
 		list := d.All(scope)
 		if err := o.printList(list, style); err != nil {

@@ -10,7 +10,12 @@ import (
 type listResult struct {
 	objs   []snapshot.Object
 	listed bool
-	err    error
+	// namespaces, for a listed type, are the only namespaces it was read
+	// in (snapshot.Resource.Namespaces).
+	namespaces []string
+	// err is why the type was not listed or, listed in namespaces only,
+	// why not at cluster scope.
+	err error
 }
 
 // assembly builds a snapshot from discovery and the list results.
@@ -42,13 +47,18 @@ func assemble(d *discovered, results []listResult, src snapshot.Source) *snapsho
 
 // addType files the objects of one type and counts them in res.
 func (a *assembly) addType(res *snapshot.Resource, r listResult) {
+	res.Listed, res.Namespaces = r.listed, r.namespaces
 	if r.err != nil {
-		res.Listed = false
 		res.Error = r.err.Error()
-		a.warnings = append(a.warnings, snapshot.Warning{Object: res.QualifiedName(), Message: fmt.Sprintf("not listed (owners of this type are unknown): %v", r.err)})
+	}
+	if !r.listed {
+		// RBAC refusals are a permission gap of the user, often dozens
+		// of types: the caller sums them up (Resource.Forbidden).
+		if r.err != nil && !res.Forbidden() {
+			a.warnings = append(a.warnings, snapshot.Warning{Object: res.QualifiedName(), Message: fmt.Sprintf("not listed (owners of this type are unknown): %v", r.err)})
+		}
 		return
 	}
-	res.Listed = r.listed
 	noUID := 0
 	for _, o := range r.objs {
 		if o.Metadata.UID == "" {

@@ -9,13 +9,24 @@
 // whose facts live in spec or status (snapshot.HasFacts) are listed in
 // full and reduced by the same scanner as dumps. A type that cannot be
 // listed (RBAC, a failing aggregated API) stays in the catalog with
-// listed=false and its error, and becomes a warning.
+// listed=false and its error; a failure other than RBAC's also becomes a
+// warning, while RBAC refusals, often dozens of types for a user bound in
+// one namespace, are left to the caller to sum up (Resource.Forbidden).
+//
+// A user allowed into some namespaces only is served as kubectl serves
+// them: a cluster-scope list RBAC forbids is retried in each namespace the
+// caller asks about (Options.Namespaces), and such a type is marked listed
+// in those namespaces only (Resource.Namespaces). A capture that could
+// read nothing of what was asked fails, as kubectl's Forbidden does,
+// rather than return a snapshot of nothing that analysis would take for
+// an empty cluster.
 package capture
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,6 +50,13 @@ type Options struct {
 	// Namespace limits namespaced types to one namespace ("" = all).
 	// Cluster-scoped types are always listed in full.
 	Namespace string
+	// Namespaces are the namespaces the caller asks about. When RBAC
+	// forbids listing a namespaced type at cluster scope, it is listed in
+	// each of these instead; when it forbids listing namespaces, these
+	// are read by name. Capture fails when none of them (with Namespace)
+	// could be read, or, when none is given, when no namespaced type
+	// could be listed at cluster scope.
+	Namespaces []string
 	// ConsistentRead asks for quorum reads from etcd. By default the
 	// first page of every list is served from the API server's watch
 	// cache (resourceVersion=0): the view the garbage collector's own
@@ -77,6 +95,9 @@ func Capture(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot.Sna
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("capture interrupted: %w", err)
 	}
+	if err := checkReadable(d.resources, results, c.fallback, cfg.Host); err != nil {
+		return nil, err
+	}
 	src := snapshot.Source{Type: "live", Server: cfg.Host, ServerVersion: d.serverVersion, Context: opts.Context, Namespace: opts.Namespace}
 	return assemble(d, results, src), nil
 }
@@ -109,7 +130,7 @@ func clientConfig(cfg *rest.Config) *rest.Config {
 // newCapturer makes the two list clients: the metadata client for most
 // types, and a raw JSON client for the kinds listed in full.
 func newCapturer(cfg *rest.Config, opts Options) (*capturer, error) {
-	c := &capturer{opts: opts}
+	c := &capturer{opts: opts, fallback: askedNamespaces(opts)}
 	var err error
 	if c.meta, err = metadata.NewForConfig(metadata.ConfigFor(cfg)); err != nil {
 		return nil, fmt.Errorf("cannot create a metadata client: %w", err)
@@ -124,4 +145,16 @@ func newCapturer(cfg *rest.Config, opts Options) (*capturer, error) {
 		return nil, fmt.Errorf("cannot create a REST client: %w", err)
 	}
 	return c, nil
+}
+
+// askedNamespaces are the namespaces the caller asks about, sorted, once.
+func askedNamespaces(opts Options) []string {
+	var out []string
+	for _, ns := range append(slices.Clone(opts.Namespaces), opts.Namespace) {
+		if ns != "" && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

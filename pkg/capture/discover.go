@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -36,19 +37,35 @@ func discover(cfg *rest.Config) (*discovered, error) {
 	}
 	info, err := dc.ServerVersion()
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach the cluster at %s: %w; check --kubeconfig and --context, or use -f to read dumps", cfg.Host, err)
+		return nil, unreachable(cfg.Host, err)
 	}
 	d := &discovered{serverVersion: info.GitVersion, startedAt: time.Now().UTC().Truncate(time.Second)}
 	groups, lists, err := dc.ServerGroupsAndResources()
 	if err != nil {
 		failed, ok := discovery.GroupDiscoveryFailedErrorGroups(err)
 		if !ok {
+			if apierrors.IsUnauthorized(err) {
+				return nil, unreachable(cfg.Host, err)
+			}
 			return nil, fmt.Errorf("discovery of the cluster's API types failed: %w", err)
 		}
 		d.recordFailures(failed)
 	}
 	d.resources = resourcesFromDiscovery(groups, lists)
 	return d, nil
+}
+
+// unreachable words the failure of the first request to the cluster by
+// its cause: a server that answered 401 was reached, and sending the user
+// after the network would waste their time.
+func unreachable(host string, err error) error {
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("the cluster at %s rejected the credentials (401 Unauthorized): %w; log in again or renew the token, and check --kubeconfig, --context and --user", host, err)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("the cluster at %s refused the request (403 Forbidden): %w; check the user of --context, or --as", host, err)
+	}
+	return fmt.Errorf("cannot reach the cluster at %s: %w; check --kubeconfig and --context, or use -f to read dumps", host, err)
 }
 
 // recordFailures keeps each failed group version as a discovery error and

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,9 @@ type capturer struct {
 	opts Options
 	meta metadata.Interface
 	raw  rest.Interface
+	// fallback are the namespaces asked about (Options.Namespaces and
+	// Options.Namespace), where a type forbidden at cluster scope is read.
+	fallback []string
 
 	doneTypes atomic.Int64
 	objects   atomic.Int64
@@ -59,8 +63,7 @@ func (c *capturer) listAll(ctx context.Context, res []snapshot.Resource) []listR
 			defer wg.Done()
 			x := snapshot.NewExtractor()
 			for i := range work {
-				objs, err := c.listType(ctx, x, res[i])
-				results[i] = listResult{objs: objs, listed: err == nil, err: err}
+				results[i] = c.listResource(ctx, x, res[i])
 				c.doneTypes.Add(1)
 			}
 		}()
@@ -120,28 +123,113 @@ func (c *capturer) startProgress(total int) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
-// listType lists one resource page by page, relisting from scratch when
-// the continue token expires (410 Gone), as a reflector does.
-func (c *capturer) listType(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource) ([]snapshot.Object, error) {
+// listResource lists r where the capture asks: at cluster scope, or in
+// Options.Namespace for a namespaced type. A cluster-scope list that RBAC
+// forbids falls back to the namespaces asked about, as kubectl get -n
+// succeeds where kubectl get -A is forbidden: namespaced types are listed
+// in each, and the Namespace objects are read by name.
+func (c *capturer) listResource(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource) listResult {
+	if r.Namespaced && c.opts.Namespace != "" {
+		objs, err := c.listType(ctx, x, r, c.opts.Namespace)
+		if err != nil {
+			return listResult{err: describeListError(err)}
+		}
+		return listResult{objs: objs, listed: true, namespaces: []string{c.opts.Namespace}}
+	}
+	objs, err := c.listType(ctx, x, r, "")
+	switch {
+	case err == nil:
+		return listResult{objs: objs, listed: true}
+	case !apierrors.IsForbidden(err) || len(c.fallback) == 0:
+		return listResult{err: describeListError(err)}
+	case r.Namespaced:
+		return c.listInNamespaces(ctx, x, r, err)
+	case r.Group == "" && r.Resource == "namespaces":
+		return c.getNamespaces(ctx, x, r, err)
+	}
+	return listResult{err: describeListError(err)}
+}
+
+// listInNamespaces lists r in each namespace asked about, after its list
+// at cluster scope was forbidden. It is listed where a list succeeded; if
+// none did, the namespace's refusal is the error, as it is what the user
+// asked for and what kubectl get -n would print.
+func (c *capturer) listInNamespaces(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, clusterErr error) listResult {
+	res := listResult{err: describeListError(clusterErr)}
+	var refused error
+	for _, ns := range c.fallback {
+		objs, err := c.listType(ctx, x, r, ns)
+		if err != nil {
+			if refused == nil {
+				refused = err
+			}
+			continue
+		}
+		res.objs = append(res.objs, objs...)
+		res.namespaces = append(res.namespaces, ns)
+	}
+	if len(res.namespaces) == 0 {
+		return listResult{err: describeListError(refused)}
+	}
+	res.listed = true
+	return res
+}
+
+// getNamespaces reads the Namespace objects asked about by name, after the
+// list of namespaces was forbidden: RBAC lets a user bound in a namespace
+// GET that namespace. A namespace that does not exist (404) was read too:
+// its absence is known.
+func (c *capturer) getNamespaces(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, clusterErr error) listResult {
+	res := listResult{err: describeListError(clusterErr)}
+	for _, ns := range c.fallback {
+		var body []byte
+		err := c.retry(ctx, func() error {
+			var err error
+			body, err = c.raw.Get().AbsPath("/api/" + r.Version + "/namespaces/" + ns).DoRaw(ctx)
+			return statusFromBody(body, err)
+		})
+		if apierrors.IsNotFound(err) {
+			res.namespaces = append(res.namespaces, ns)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		o, err := x.ReadObject(body, r.GroupVersion(), r.Kind)
+		if err != nil {
+			continue
+		}
+		res.objs = append(res.objs, o)
+		res.namespaces = append(res.namespaces, ns)
+		c.objects.Add(1)
+	}
+	res.listed = len(res.namespaces) > 0
+	return res
+}
+
+// listType lists one resource in namespace ns ("" = cluster scope) page
+// by page, relisting from scratch when the continue token expires (410
+// Gone), as a reflector does.
+func (c *capturer) listType(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns string) ([]snapshot.Object, error) {
 	for relist := 0; ; relist++ {
-		objs, err := c.listPages(ctx, x, r)
+		objs, err := c.listPages(ctx, x, r, ns)
 		if err == nil {
 			return objs, nil
 		}
 		if (apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) && relist < maxRelists {
 			continue
 		}
-		return nil, describeListError(err)
+		return nil, err
 	}
 }
 
 // listPages lists every page of r once. On an error the objects already
 // counted in the progress line are taken back: a relist counts them again.
-func (c *capturer) listPages(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource) ([]snapshot.Object, error) {
+func (c *capturer) listPages(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns string) ([]snapshot.Object, error) {
 	var objs []snapshot.Object
 	cont := ""
 	for {
-		page, next, err := c.listPage(ctx, x, r, cont)
+		page, next, err := c.listPage(ctx, x, r, ns, cont)
 		if err != nil {
 			c.objects.Add(-int64(len(objs)))
 			return nil, err
@@ -157,11 +245,7 @@ func (c *capturer) listPages(ctx context.Context, x *snapshot.Extractor, r snaps
 
 // listPage lists the page of r that cont points to, retrying transient
 // failures; a retry asks for the same page again.
-func (c *capturer) listPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, cont string) (page []snapshot.Object, next string, err error) {
-	ns := ""
-	if r.Namespaced {
-		ns = c.opts.Namespace
-	}
+func (c *capturer) listPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns, cont string) (page []snapshot.Object, next string, err error) {
 	err = c.retry(ctx, func() error {
 		var err error
 		if snapshot.HasFacts(r.Group, r.Kind) {
@@ -172,6 +256,21 @@ func (c *capturer) listPage(ctx context.Context, x *snapshot.Extractor, r snapsh
 		return err
 	})
 	return page, next, err
+}
+
+// statusFromBody turns the error of a raw request into the API server's
+// own Status when the body holds one: client-go's raw requests keep only
+// the HTTP code, and the Status message is what names the user and the
+// permission missing ("User "bob" cannot list resource "pods" …").
+func statusFromBody(body []byte, err error) error {
+	if err == nil || len(body) == 0 {
+		return err
+	}
+	var st metav1.Status
+	if json.Unmarshal(body, &st) != nil || st.Kind != "Status" || st.Code == 0 {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: st}
 }
 
 // describeListError keeps the API server's message but drops the Go noise.
@@ -301,7 +400,7 @@ func (c *capturer) listFullPage(ctx context.Context, x *snapshot.Extractor, r sn
 	}
 	body, err := req.DoRaw(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, "", statusFromBody(body, err)
 	}
 	return x.ReadListPage(body, r.GroupVersion(), r.Kind)
 }

@@ -513,6 +513,46 @@ func TestUnlistedContentWording(t *testing.T) {
 	}
 }
 
+// An owner of a type kgc failed to list and one of a type a dump does not
+// hold are both unknown; only the first is kgc's failure, and the owner's
+// message says which, as the namespace status's remaining content does.
+func TestUnknownOwnerWording(t *testing.T) {
+	owner := testobj.ReplicaSet("shop", "web-1").UID("rs-gone").Build()
+	pod := testobj.Pod("shop", "web-1-x").UID("p").OwnedBy(owner).Build()
+	hidden := terminatingNS("team-c", ago(time.Hour),
+		snapshot.Condition{Type: condContentRemaining, Status: "True", Reason: "SomeResourcesRemain", Message: "Some resources are remaining: replicasets.apps has 2 resource instances"})
+	for _, c := range []struct {
+		name, reason, owner, content string
+	}{
+		{"capture failed", "forbidden", "Owner ReplicaSet/web-1 is of a type kgc could not list, so whether it exists is unknown.",
+			"the namespace status reports 2 replicasets.apps remaining that kgc could not list"},
+		{"not in the dump", "", "Owner ReplicaSet/web-1 is not in the input, which holds no replicasets.apps objects, so whether it exists is unknown.",
+			"the namespace status reports 2 replicasets.apps remaining, which the input does not hold"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := testobj.Snapshot(pod, hidden).Unlisted("apps", "ReplicaSet", c.reason).Build()
+			d, err := New(snap, graph.Build(snap), Options{}).Diagnose(pod.Metadata.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gc := d.GarbageCollection; gc == nil || len(gc.Owners) != 1 || gc.Owners[0].Message != c.owner {
+				t.Errorf("owners = %+v\nwant the message %q", gc, c.owner)
+			}
+			d, err = New(snap, graph.Build(snap), Options{}).Diagnose(hidden.Metadata.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var msgs []string
+			for _, rc := range d.RootCauses {
+				msgs = append(msgs, rc.Message)
+			}
+			if !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, c.content) }) {
+				t.Errorf("root causes %q; want one starting %q", msgs, c.content)
+			}
+		})
+	}
+}
+
 // Removing a finalizer skips its cleanup: a remedy that may leave a cloud
 // load balancer or a disk behind says so, and comes after every remedy that
 // does not.

@@ -283,7 +283,7 @@ func (r *run) noteUnlisted(what string, relevant func(snapshot.Resource) bool) {
 		if res.Listed || !relevant(res) {
 			continue
 		}
-		if res.Error != "" || r.ix.snap.Source.Type != "files" {
+		if r.ix.snap.ListFailed(res) {
 			failed = append(failed, qualifiedResource(res))
 		} else {
 			absent = append(absent, qualifiedResource(res))
@@ -409,18 +409,20 @@ func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) O
 	case v.Class == rules.Solid:
 		oc.Message = fmt.Sprintf("Owner %s exists.", v.Owner.Ref())
 	default:
-		oc.Message = danglingMessage(v, name)
+		oc.Message = danglingMessage(r.ix.snap, v, name)
 	}
 	return oc
 }
 
 // danglingMessage words a reference the collector's GET does not find.
-func danglingMessage(v rules.Reference, name string) string {
+func danglingMessage(snap *snapshot.Snapshot, v rules.Reference, name string) string {
 	switch {
 	case v.Why == rules.WhyReplaced:
 		return fmt.Sprintf("Owner %s has been replaced by another object with the same name (uid %s, not %s).", name, v.Owner.Metadata.UID, v.Ref.UID)
 	case v.Owner != nil && v.Owner.Metadata.Namespace != v.Namespace:
 		return fmt.Sprintf("Owner %s lives in namespace %q; the garbage collector looks it up in %q, finds nothing and treats the reference as dangling.", v.Owner.Ref(), v.Owner.Metadata.Namespace, v.Namespace)
+	case v.Why == rules.WhyUnlisted && !snap.ListFailed(v.Type):
+		return fmt.Sprintf("Owner %s is not in the input, which holds no %s objects, so whether it exists is unknown.", name, v.Type.QualifiedName())
 	case v.Why == rules.WhyUnlisted:
 		return fmt.Sprintf("Owner %s is of a type kgc could not list, so whether it exists is unknown.", name)
 	}

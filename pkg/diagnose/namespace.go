@@ -289,6 +289,9 @@ func (r *run) unseenContent(ns *snapshot.Object, conds map[string]snapshot.Condi
 			qr += "." + group
 		}
 		msg := fmt.Sprintf("the namespace status reports %d %s remaining that kgc could not list", n, qr)
+		if res != nil && !r.ix.snap.ListFailed(*res) {
+			msg = fmt.Sprintf("the namespace status reports %d %s remaining, which the input does not hold", n, qr)
+		}
 		if len(fins) > 0 {
 			msg += "; finalizers remaining in the namespace: " + strings.Join(fins, ", ")
 		}

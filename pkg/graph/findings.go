@@ -180,6 +180,8 @@ func (g *Graph) ownerFindings(n *Node, ix *rules.Index) []Finding {
 		fate = fmt.Sprintf("the garbage collector gives up on %s and never collects it, whatever its other owners", name(dep))
 	case solid != nil:
 		fate = fmt.Sprintf("the garbage collector keeps %s, because its owner %s exists, and removes the broken owner reference", name(dep), name(solid.owner))
+	case unknown && !g.listFailed(checks):
+		fate = fmt.Sprintf("whether the garbage collector deletes %s depends on owners whose type the input does not hold", name(dep))
 	case unknown:
 		fate = fmt.Sprintf("whether the garbage collector deletes %s depends on owners whose type kgc could not list", name(dep))
 	default:
@@ -208,6 +210,18 @@ func (g *Graph) ownerFindings(n *Node, ix *rules.Index) []Finding {
 		out = append(out, Finding{Type: c.typ, Objects: []snapshot.ObjectRef{dep, c.owner}, Message: msg})
 	}
 	return out
+}
+
+// listFailed reports whether an unknown owner among checks is unknown
+// because kgc failed to list its type, rather than because a dump holds
+// no objects of it.
+func (g *Graph) listFailed(checks []refCheck) bool {
+	for _, c := range checks {
+		if c.Class == rules.Unknown && g.snap.ListFailed(c.Type) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkRef classifies ref as the collector would (rules.ClassifyReference)
@@ -256,12 +270,8 @@ func (g *Graph) danglingFinding(dep snapshot.ObjectRef, c refCheck) (string, str
 		return FindingDanglingOwner, fmt.Sprintf("%s names owner %s with UID %s, but the %s of that name has UID %s (it was deleted and recreated)",
 			name(dep), name(c.owner), ref.UID, ref.Kind, c.Owner.Metadata.UID)
 	case rules.WhyUnlisted:
-		reason := ""
-		if c.Type.Error != "" {
-			reason = " (" + c.Type.Error + ")"
-		}
-		return FindingUnknownOwner, fmt.Sprintf("%s names owner %s, which is not in the input, but kgc could not list %s%s, so it cannot tell whether the owner exists",
-			name(dep), name(c.owner), c.Type.QualifiedName(), reason)
+		return FindingUnknownOwner, fmt.Sprintf("%s names owner %s, which is not in the input, but %s, so kgc cannot tell whether the owner exists",
+			name(dep), name(c.owner), g.snap.Unlisted(c.Type))
 	}
 	return FindingDanglingOwner, fmt.Sprintf("%s names owner %s, which does not exist", name(dep), name(c.owner))
 }

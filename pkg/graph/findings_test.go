@@ -60,7 +60,22 @@ func TestFindings(t *testing.T) {
 			name: "an absent owner of a type kgc could not list is unknown",
 			snap: testobj.Snapshot(testobj.Pod("web", "p").UID("p").OwnedBy(gone).Build()).
 				Unlisted("apps", "ReplicaSet", "forbidden").Build(),
-			want: "unknown-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which is not in the input, but kgc could not list replicasets.apps (forbidden), so it cannot tell whether the owner exists\n",
+			want: "unknown-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which is not in the input, but kgc could not list replicasets.apps (forbidden), so kgc cannot tell whether the owner exists\n",
+		},
+		{
+			// A dump that holds no ReplicaSets says nothing about them: the
+			// finding must not blame a list that never happened.
+			name: "an absent owner of a type a dump does not hold is unknown, and said so",
+			snap: testobj.Snapshot(testobj.Pod("web", "p").UID("p").OwnedBy(gone).Build()).
+				Unlisted("apps", "ReplicaSet", "").Build(),
+			want: "unknown-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which is not in the input, but the input holds no replicasets.apps objects, so kgc cannot tell whether the owner exists\n",
+		},
+		{
+			name: "a dangling owner next to one of a type the dump does not hold: the fate says what the input lacks",
+			snap: testobj.Snapshot(testobj.Pod("web", "p").UID("p").OwnedBy(gone).Owner(testobj.RefTo("v1", "ConfigMap", "cm", "cm-gone")).Build()).
+				Unlisted("apps", "ReplicaSet", "").Build(),
+			want: "dangling-owner [Pod web/p(p); ConfigMap web/cm(cm-gone)] Pod web/p names owner ConfigMap web/cm, which does not exist; whether the garbage collector deletes Pod web/p depends on owners whose type the input does not hold\n" +
+				"unknown-owner [Pod web/p(p); ReplicaSet web/gone(gone)] Pod web/p names owner ReplicaSet web/gone, which is not in the input, but the input holds no replicasets.apps objects, so kgc cannot tell whether the owner exists\n",
 		},
 		{
 			name: "an owner in another namespace is looked up in the dependent's namespace: dangling",

@@ -57,3 +57,18 @@ func (x *Extractor) listItem(s *scanner, apiVersion, kind string) (Object, error
 	}
 	return o, nil
 }
+
+// ReadObject reads one object of an API server's JSON GET response,
+// reduced by the same scanner as dumps and typed apiVersion and kind.
+func (x *Extractor) ReadObject(body []byte, apiVersion, kind string) (Object, error) {
+	f, err := splitTop(body)
+	if err != nil {
+		return Object{}, fmt.Errorf("cannot parse the response: %w", err)
+	}
+	f.apiVersion, f.kind = nil, nil
+	o, err := x.extract(f, apiVersion, kind)
+	if err != nil {
+		return Object{}, fmt.Errorf("%s %s: %w", kind, o.Metadata.Name, err)
+	}
+	return o, nil
+}

@@ -17,15 +17,19 @@
 // is much faster: YAML parsing dominates). A dump has no discovery, so its catalog is the built-in
 // table of Kubernetes 1.36 types plus the CRDs found in it, and the rule
 // for "listed" is: a type counts as listed when at least one object of it
-// appears in the input. A type absent from a dump is "not listed": its
-// missing owners are unknown, not dangling. A kgc snapshot of a live
-// cluster keeps its own, discovered, catalog.
+// appears in the input, or a typed list of it (an empty ReplicaSetList, as
+// kubectl cluster-info dump writes). A type absent from a dump is "not
+// listed": its missing owners are unknown, not dangling. A kgc snapshot of
+// a live cluster keeps its own, discovered, catalog. An input with no
+// object at all is an error, not an empty cluster.
 //
 // Read objects share memory (label maps, strings, ownerReference
 // booleans) to keep big snapshots small: treat them as read-only.
 package snapshot
 
 import (
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -93,6 +97,46 @@ type Resource struct {
 	Listed   bool     `json:"listed"`
 	Count    int      `json:"count"`
 	Error    string   `json:"error,omitempty"`
+	// Namespaces, when set on a listed type, are the only namespaces it
+	// was read in: its list at cluster scope was forbidden (Error says
+	// why) and kgc listed it namespace by namespace, as kubectl get -n
+	// succeeds where kubectl get -A is forbidden. For the namespaces type
+	// itself, the Namespace objects of those names were read. Its objects
+	// elsewhere are missing; owners of objects read are not, for an owner
+	// reference never leaves its dependent's namespace.
+	Namespaces []string `json:"namespaces,omitempty"`
+}
+
+// Forbidden reports whether the API server refused to list the type, at
+// cluster scope or everywhere kgc tried (RBAC, HTTP 403): a permission
+// gap of the user, not a problem of the cluster.
+func (r Resource) Forbidden() bool { return strings.Contains(r.Error, "(HTTP 403)") }
+
+// Covers reports whether the type's objects in namespace ns were read: it
+// was listed at cluster scope, or in ns.
+func (r Resource) Covers(ns string) bool {
+	return r.Listed && (len(r.Namespaces) == 0 || slices.Contains(r.Namespaces, ns))
+}
+
+// ListFailed reports whether the snapshot lacks r's objects because kgc
+// failed to list r (an error, or a live capture that did not list it), as
+// opposed to a dump that simply holds none: dumps rarely hold every type.
+func (s *Snapshot) ListFailed(r Resource) bool { return r.Error != "" || s.Source.Type != "files" }
+
+// Unlisted words, for messages, why a type that is not listed has no
+// objects in the snapshot: "kgc could not list deployments.apps (…)" when
+// a list failed, "the input holds no deployments.apps objects" for a dump
+// without them. Blaming the cluster for what a dump left out would send
+// the user after a permission problem that does not exist.
+func (s *Snapshot) Unlisted(r Resource) string {
+	if !s.ListFailed(r) {
+		return "the input holds no " + r.QualifiedName() + " objects"
+	}
+	msg := "kgc could not list " + r.QualifiedName()
+	if r.Error != "" {
+		msg += " (" + r.Error + ")"
+	}
+	return msg
 }
 
 // GroupVersion returns "v1" for the core group and "group/version" otherwise.

@@ -45,6 +45,18 @@ type reader struct {
 	yamlStreamAt int
 	curFile      int32
 	listHinted   []int
+
+	// fileTimes is, per file, when its content was captured: a kgc
+	// snapshot's capturedAt, else the file's modification time. It decides
+	// which copy of an object read twice is the newer.
+	fileTimes []time.Time
+	// repeats are objects whose UID was already read, judged once every
+	// file's time is known.
+	repeats    []repeat
+	emptyFiles []string
+	// typedLists are the types of typed lists read (ReplicaSetList), in
+	// the order met: a typed list proves its type was listed, even empty.
+	typedLists []groupKind
 }
 
 // ReadFiles reads dumps and snapshot files: paths are files, folders
@@ -66,6 +78,10 @@ func ReadFiles(paths []string, stdin io.Reader, opts ReadOptions) (*Snapshot, er
 	if rd.readFiles == 0 {
 		return nil, rd.nothingRead(paths)
 	}
+	if rd.objs.Len() == 0 {
+		return nil, rd.noObjects(paths)
+	}
+	rd.warnEmptyFiles()
 	return rd.finish(paths), nil
 }
 
@@ -107,10 +123,11 @@ func newReader(opts ReadOptions) *reader {
 // finish builds the snapshot from what was read: its source, the catalog
 // with each type's count, and the objects in the contract's order.
 func (rd *reader) finish(paths []string) *Snapshot {
+	rd.settleRepeats()
 	s, discovered := rd.header(paths)
 	cat := rd.catalog(discovered)
 	rd.warnUnknownKinds(rd.count(cat), discovered)
-	cat.markListed()
+	cat.markListed(rd.typedLists)
 	s.Resources = cat.sorted()
 	s.Objects = rd.objs.Sorted()
 	s.Duplicates = rd.dups

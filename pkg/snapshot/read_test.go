@@ -109,8 +109,6 @@ func TestReadFormats(t *testing.T) {
 		{"multi-document YAML", "m.yaml", "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ns, uid: u1}\n---\n# comment only\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns, uid: u5}\n", []string{"v1 Pod/ns/a", "v1 Secret/ns/s"}},
 		{"YAML List", "l.yml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a, namespace: ns, uid: u1}\n", []string{"v1 Pod/ns/a"}},
 		{"byte order mark", "bom.json", "\xef\xbb\xbf" + pod("a", "u1"), []string{"v1 Pod/ns/a"}},
-		{"empty file", "e.yaml", "", nil},
-		{"list with null items", "n.json", `{"apiVersion":"v1","kind":"List","items":null}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,9 +175,63 @@ func TestReadClusterInfoDump(t *testing.T) {
 	if n := s.Objects[0].Facts; n == nil || n.Node == nil || n.Node.Ready != "True" {
 		t.Errorf("node facts = %+v", n)
 	}
-	events, _ := s.Catalog().ForGroupKind("", "Event")
-	if events.Listed {
-		t.Error("events marked listed with no event in the dump")
+	// cluster-info dump writes an empty EventList for a namespace without
+	// events: the type was listed and is empty, so an absent owner of that
+	// type is gone, not unknown. A type with no list in the dump is not.
+	cat := s.Catalog()
+	if events, _ := cat.ForGroupKind("", "Event"); !events.Listed || events.Count != 0 {
+		t.Errorf("events = %+v, want listed (the dump holds an empty EventList), 0 objects", events)
+	}
+	if deploys, _ := cat.ForGroupKind("apps", "Deployment"); deploys.Listed {
+		t.Errorf("deployments = %+v, want not listed: the dump has no DeploymentList", deploys)
+	}
+}
+
+// An input with no object is an error naming the input, not an empty
+// cluster: analysing it would answer "nothing here" about a cluster kgc
+// never saw.
+func TestReadNoObjects(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		arg   string // relative to the folder; "" reads the folder
+		want  string
+	}{
+		{"empty file", map[string]string{"e.yaml": ""}, "e.yaml", "no objects in DIR/e.yaml: the file is empty"},
+		{"blank file", map[string]string{"e.json": "\n\n  \n"}, "e.json", "no objects in DIR/e.json: the file is empty"},
+		{"folder of empty files", map[string]string{"a.yaml": "", "b.json": ""}, "", "no objects in DIR: every file is empty"},
+		{"typed empty lists", map[string]string{"rs.json": `{"kind":"ReplicaSetList","apiVersion":"apps/v1","items":[]}`,
+			"pods.json": `{"kind":"PodList","apiVersion":"v1","items":[]}`}, "", "no objects in DIR: it holds only empty lists (PodList, ReplicaSetList)"},
+		{"list with null items", map[string]string{"n.json": `{"apiVersion":"v1","kind":"List","items":null}`}, "n.json", "no objects in DIR/n.json: it holds no Kubernetes objects"},
+		{"templates only", map[string]string{"t.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: tmpl}\n"}, "t.yaml",
+			"no objects in DIR/t.yaml: every object was skipped, such as DIR/t.yaml: Pod/tmpl: skipped: no metadata.uid; templates are not cluster state"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeFiles(t, tt.files)
+			_, err := ReadFiles([]string{filepath.Join(dir, tt.arg)}, nil, ReadOptions{})
+			want := strings.ReplaceAll(tt.want, "DIR", dir) + "; give a dump of the cluster (kubectl get -A -o yaml) or a kgc snapshot"
+			if err == nil || err.Error() != want {
+				t.Errorf("error = %v\nwant    %s", err, want)
+			}
+		})
+	}
+	_, err := ReadFiles([]string{"-"}, strings.NewReader(""), ReadOptions{})
+	if want := "no objects in standard input: the file is empty"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("empty stdin: error = %v, want %s…", err, want)
+	}
+}
+
+// An empty file next to files with objects is read as nothing, with a
+// warning naming it: the user may have meant another file.
+func TestReadEmptyFileAmongOthers(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"empty.yaml": "", "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ns, uid: u1}\n"})
+	s, err := ReadFiles([]string{filepath.Join(dir, "pod.yaml"), filepath.Join(dir, "empty.yaml")}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(warnings(s), "\n"), filepath.Join(dir, "empty.yaml")+": empty file, holds no objects"; got != want {
+		t.Errorf("warnings = %q, want %q", got, want)
 	}
 }
 
@@ -254,14 +306,15 @@ func TestReadBadInput(t *testing.T) {
 		},
 		{
 			name:     "nameless object is named by its position",
-			files:    map[string]string{"a.json": `{"kind":"List","apiVersion":"v1","items":[{"kind":"Pod","apiVersion":"v1","metadata":{}}]}`},
+			files:    map[string]string{"a.json": `{"kind":"List","apiVersion":"v1","items":[{"kind":"Pod","apiVersion":"v1","metadata":{}},` + obj("Pod", "real", "u1", "") + `]}`},
+			objects:  []string{"v1 Pod/ns/real"},
 			warnings: []string{"a.json: items[0]: skipped: no metadata.uid; templates are not cluster state"},
 		},
 		{
-			name:     "duplicate uid keeps the first and names both",
-			files:    map[string]string{"a.json": obj("Pod", "one", "dup", ""), "b.json": obj("Pod", "two", "dup", "")},
-			objects:  []string{"v1 Pod/ns/one"},
-			warnings: []string{"b.json: Pod/ns/two: duplicate uid dup: already read as Pod/ns/one in a.json; kept the first"},
+			name:     "two objects sharing a uid: the higher resourceVersion is kept, both are named",
+			files:    map[string]string{"a.json": obj("Pod", "one", "dup", `,"resourceVersion":"9"`), "b.json": obj("Pod", "two", "dup", `,"resourceVersion":"12"`)},
+			objects:  []string{"v1 Pod/ns/two"},
+			warnings: []string{"a.json: Pod/ns/one: duplicate uid dup: Pod/ns/two in b.json has it too; kept that one (the higher resourceVersion, else the later capture, else the first read)"},
 			dups:     1,
 		},
 		{
@@ -551,6 +604,92 @@ func TestReadYAMLListStreamed(t *testing.T) {
 			}
 			if tt.want != "" && s.Objects[0].Metadata.Labels["note"] != "one\n\nthree\n" {
 				t.Errorf("block scalar = %q", s.Objects[0].Metadata.Labels["note"])
+			}
+		})
+	}
+}
+
+// A folder holding a dump and a kgc snapshot of the same cluster repeats
+// every object: each is kept once, the newer copy (the higher
+// resourceVersion, else the later capture), with one warning for all,
+// and none of them is a duplicate-uid hazard.
+func TestReadSameObjectsTwiceKeepsTheNewer(t *testing.T) {
+	pod := func(name, uid, rv, from string) string {
+		m := `"name":"` + name + `","namespace":"ns","uid":"` + uid + `","labels":{"from":"` + from + `"}`
+		if rv != "" {
+			m += `,"resourceVersion":"` + rv + `"`
+		}
+		return `{"apiVersion":"v1","kind":"Pod","metadata":{` + m + `}}`
+	}
+	dump := `{"apiVersion":"v1","kind":"List","items":[` + pod("a", "ua", "5", "dump") + `,` + pod("b", "ub", "7", "dump") + `,` + pod("c", "uc", "", "dump") + `]}`
+	snap := func(at string) string {
+		return `{"apiVersion":"kgc.dev/v1alpha1","kind":"Snapshot","capturedAt":"` + at + `","source":{"type":"live","server":"https://k"},"resources":[],"objects":[` +
+			pod("a", "ua", "6", "snapshot") + `,` + pod("b", "ub", "7", "snapshot") + `,` + pod("c", "uc", "", "snapshot") + `]}`
+	}
+	dumpTime := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name, snapAt string
+		want         string // the copy kept of a, b and c
+	}{
+		{"snapshot taken after the dump", "2026-01-03T00:00:00Z", "a=snapshot b=dump c=snapshot"},
+		{"snapshot taken before the dump", "2026-01-01T00:00:00Z", "a=snapshot b=dump c=dump"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"dump.json": dump, "snapshot.json": snap(tt.snapAt)})
+			if err := os.Chtimes(filepath.Join(dir, "dump.json"), dumpTime, dumpTime); err != nil {
+				t.Fatal(err)
+			}
+			s, err := ReadFiles([]string{dir}, nil, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, o := range s.Objects {
+				got = append(got, o.Metadata.Name+"="+o.Metadata.Labels["from"])
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("kept %s, want %s", strings.Join(got, " "), tt.want)
+			}
+			wantW := "3 objects were read more than once (same UID, kind and name) from DIR/dump.json and DIR/snapshot.json: kept one copy of each (the higher resourceVersion, else the later capture, else the first read)"
+			if w := strings.Join(warnings(s), "\n"); w != strings.ReplaceAll(wantW, "DIR", dir) {
+				t.Errorf("warnings =\n%s\nwant one summary:\n%s", w, strings.ReplaceAll(wantW, "DIR", dir))
+			}
+			if len(s.Duplicates) != 0 {
+				t.Errorf("duplicates = %d, want none: the same object read twice is not a duplicate UID", len(s.Duplicates))
+			}
+		})
+	}
+}
+
+// Snapshot files of one cluster taken by users allowed into different
+// namespaces read together: a type is listed in every namespace either
+// listed it in, and at cluster scope if either did.
+func TestReadSnapshotsMergeListedNamespaces(t *testing.T) {
+	snap := func(uid, ns, listedIn string) string {
+		res := `{"group":"","version":"v1","resource":"configmaps","kind":"ConfigMap","namespaced":true,"listed":true,"count":1`
+		if listedIn != "" {
+			res += `,"error":"forbidden (HTTP 403)","namespaces":["` + listedIn + `"]`
+		}
+		return `{"apiVersion":"kgc.dev/v1alpha1","kind":"Snapshot","capturedAt":"2026-01-02T00:00:00Z","source":{"type":"live","server":"https://k"},"resources":[` + res + `}],"objects":[` +
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"` + ns + `","uid":"` + uid + `"}}]}`
+	}
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		want    []string
+		wantErr string
+	}{
+		{"two namespaces", map[string]string{"a.json": snap("u1", "a", "a"), "b.json": snap("u2", "b", "b")}, []string{"a", "b"}, "forbidden (HTTP 403)"},
+		{"one at cluster scope", map[string]string{"a.json": snap("u1", "a", "a"), "b.json": snap("u2", "b", "")}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ReadFiles([]string{writeFiles(t, tc.files)}, nil, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cm, _ := s.Catalog().ForGroupKind("", "ConfigMap")
+			if !cm.Listed || strings.Join(cm.Namespaces, ",") != strings.Join(tc.want, ",") || cm.Error != tc.wantErr {
+				t.Errorf("configmaps = %+v, want listed in %v", cm, tc.want)
 			}
 		})
 	}

@@ -51,6 +51,9 @@ func (rd *reader) endFile(fallback time.Time) {
 	at := rd.declared
 	if at.IsZero() {
 		at = fallback
+	} else if int(rd.curFile) < len(rd.fileTimes) {
+		// Of two copies of an object, the later capture is kept.
+		rd.fileTimes[rd.curFile] = at
 	}
 	if at.After(rd.newest) {
 		rd.newest = at

@@ -28,7 +28,7 @@ func TestReadCapturedAt(t *testing.T) {
 		{name: "JSON List, capturedAt after the items", files: map[string]string{"a.json": `{"apiVersion":"v1","kind":"List","items":[` + item + `],"capturedAt":"` + declared + `"}`}, want: declared},
 		{name: "YAML List read whole", files: map[string]string{"a.yaml": yamlList}, want: declared},
 		{name: "YAML List read item by item", files: map[string]string{"a.yaml": yamlList}, stream: 30, want: declared},
-		{name: "typed List", files: map[string]string{"a.json": `{"apiVersion":"v1","kind":"ConfigMapList","capturedAt":"` + declared + `","items":[]}`}, want: declared},
+		{name: "typed List", files: map[string]string{"a.json": `{"apiVersion":"v1","kind":"ConfigMapList","capturedAt":"` + declared + `","items":[` + item + `]}`}, want: declared},
 		{name: "no declaration: the modification time", files: map[string]string{"a.json": `{"apiVersion":"v1","kind":"List","items":[` + item + `]}`}, want: mtime.Format(time.RFC3339)},
 		{name: "a single object cannot declare", files: map[string]string{"a.json": `{"apiVersion":"v1","kind":"ConfigMap","capturedAt":"` + declared + `","metadata":{"name":"c","namespace":"ns","uid":"u1"}}`}, want: mtime.Format(time.RFC3339)},
 		{name: "the newest declaration wins", files: map[string]string{
@@ -67,7 +67,7 @@ func TestReadCapturedAt(t *testing.T) {
 
 // On standard input, a List's declaration wins over the time of reading.
 func TestReadStdinCapturedAt(t *testing.T) {
-	s, err := ReadFiles([]string{"-"}, strings.NewReader(`{"apiVersion":"v1","kind":"List","capturedAt":"2026-11-20T10:00:00Z","items":[]}`), ReadOptions{})
+	s, err := ReadFiles([]string{"-"}, strings.NewReader(`{"apiVersion":"v1","kind":"List","capturedAt":"2026-11-20T10:00:00Z","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","uid":"u1"}}]}`), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,12 +49,13 @@ type inputCatalog struct {
 }
 
 // add adds r unless its group/kind has an entry. A type listed by one
-// snapshot file is listed, whatever another file said.
+// snapshot file is listed, whatever another file said, and in every
+// namespace either file listed it in.
 func (c *inputCatalog) add(r Resource, fromSnapshot bool) {
 	gk := groupKind{r.Group, r.Kind}
 	if i, ok := c.index[gk]; ok {
-		if fromSnapshot && c.res[i].Listed != r.Listed && r.Listed {
-			c.res[i].Listed, c.res[i].Error = true, ""
+		if fromSnapshot && r.Listed {
+			c.res[i] = listedInEither(c.res[i], r)
 		}
 		return
 	}
@@ -62,6 +64,21 @@ func (c *inputCatalog) add(r Resource, fromSnapshot bool) {
 		c.fromSnapshot[gk] = true
 	}
 	c.res = append(c.res, r)
+}
+
+// listedInEither is entry a once the listed entry b is merged into it:
+// listed at cluster scope if either was, else in both's namespaces.
+func listedInEither(a, b Resource) Resource {
+	switch {
+	case !a.Listed:
+		a.Listed, a.Error, a.Namespaces = true, b.Error, slices.Clone(b.Namespaces)
+	case len(a.Namespaces) == 0:
+	case len(b.Namespaces) == 0:
+		a.Error, a.Namespaces = "", nil
+	default:
+		a.Namespaces = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a.Namespaces), b.Namespaces...))))
+	}
+	return a
 }
 
 // catalog gathers the snapshot files' own catalogs (live discovery)
@@ -140,12 +157,19 @@ func (rd *reader) warnUnknownKinds(unknown []unknownKind, discovered bool) {
 }
 
 // markListed sets listed on the entries no snapshot file gave. A dump
-// shows a type only through its objects: a type with none is "not
-// listed", so owners of that type are unknown, not dangling.
-func (c *inputCatalog) markListed() {
+// shows a type through its objects, or through a typed list of it
+// (kubectl cluster-info dump writes an empty ReplicaSetList for a
+// namespace without ReplicaSets): a type with neither is "not listed", so
+// owners of that type are unknown, not dangling.
+func (c *inputCatalog) markListed(typedLists []groupKind) {
+	typed := make(map[groupKind]bool, len(typedLists))
+	for _, gk := range typedLists {
+		typed[gk] = true
+	}
 	for i := range c.res {
-		if !c.fromSnapshot[groupKind{c.res[i].Group, c.res[i].Kind}] {
-			c.res[i].Listed = c.res[i].Count > 0
+		gk := groupKind{c.res[i].Group, c.res[i].Kind}
+		if !c.fromSnapshot[gk] {
+			c.res[i].Listed = c.res[i].Count > 0 || typed[gk]
 		}
 	}
 }

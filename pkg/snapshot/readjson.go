@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -252,6 +253,7 @@ func (rd *reader) endTopObject(fields map[string][]byte, streamed bool, start in
 	if raw, ok := fields[CapturedAtField]; ok && strings.HasSuffix(kind, "List") {
 		rd.declareCapturedAt(file, raw)
 	}
+	rd.noteTypedList(apiVersion, kind)
 	if streamed {
 		// Items typed only by their list's kind, which may come after them.
 		if strings.HasSuffix(kind, "List") && kind != "List" {
@@ -299,4 +301,17 @@ func (rd *reader) snapshotHeader(file string, fields map[string][]byte) error {
 		rd.declareCapturedAt(file, raw)
 	}
 	return nil
+}
+
+// noteTypedList records the type of a typed list (ReplicaSetList, not
+// List): the list proves the type was listed, even when it has no items.
+func (rd *reader) noteTypedList(apiVersion, kind string) {
+	if !strings.HasSuffix(kind, "List") || kind == "List" || apiVersion == "" {
+		return
+	}
+	group, _ := SplitAPIVersion(apiVersion)
+	gk := groupKind{group, strings.TrimSuffix(kind, "List")}
+	if !slices.Contains(rd.typedLists, gk) {
+		rd.typedLists = append(rd.typedLists, gk)
+	}
 }

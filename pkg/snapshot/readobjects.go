@@ -6,7 +6,9 @@ package snapshot
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // noUIDMessage explains why objects without a UID are dropped: they come
@@ -41,16 +43,110 @@ func (rd *reader) add(file string, desc func() string, f topFields, hint typeHin
 				Message: fmt.Sprintf("ownerReferences[%d] has no %s; kept, the garbage collector cannot resolve it", i, strings.Join(missing, ", "))})
 		}
 	}
-	if j, dup := rd.uids[o.Metadata.UID]; dup {
-		first := rd.objs.At(int(j))
-		rd.warnings = append(rd.warnings, Warning{File: file, Object: name(),
-			Message: fmt.Sprintf("duplicate uid %s: already read as %s in %s; kept the first", o.Metadata.UID, first.Ref().String(), rd.files[rd.objFile[j]])})
-		rd.dups = append(rd.dups, o)
+	if _, dup := rd.uids[o.Metadata.UID]; dup {
+		// Which copy stays is decided once every file's capture time is
+		// known: a snapshot file's comes after its objects.
+		rd.repeats = append(rd.repeats, repeat{obj: o, file: rd.curFile})
 		return
 	}
 	rd.uids[o.Metadata.UID] = int32(rd.objs.Len())
 	rd.objs.Append(o)
 	rd.objFile = append(rd.objFile, rd.curFile)
+}
+
+// repeat is an object whose UID was read before: the same object in two
+// inputs (a dump and a snapshot of one cluster), or two objects sharing a
+// UID (mixed or edited input).
+type repeat struct {
+	obj  Object
+	file int32
+}
+
+// settleRepeats keeps the newer copy of each UID read more than once. The
+// same object read again is summed up in one warning: a folder holding a
+// dump and a snapshot of one cluster repeats every object, and a line per
+// object would bury the warnings that matter. Different objects sharing a
+// UID are a hazard: each is warned about and kept in Duplicates, which
+// pkg/graph reports as duplicate-uid.
+func (rd *reader) settleRepeats() {
+	same := 0
+	files := map[int32]bool{}
+	for _, r := range rd.repeats {
+		j := rd.uids[r.obj.Metadata.UID]
+		kept, keptFile := rd.objs.At(int(j)), rd.objFile[j]
+		older, olderFile := r.obj, r.file
+		if rd.newer(&r.obj, r.file, kept, keptFile) {
+			older, olderFile = *kept, keptFile
+			*kept, rd.objFile[j] = r.obj, r.file
+		}
+		if sameObject(&older, kept) {
+			same++
+			files[olderFile], files[rd.objFile[j]] = true, true
+			continue
+		}
+		rd.dups = append(rd.dups, older)
+		rd.warnings = append(rd.warnings, Warning{File: rd.files[olderFile], Object: older.Ref().String(),
+			Message: fmt.Sprintf("duplicate uid %s: %s in %s has it too; kept that one (%s)", older.Metadata.UID,
+				kept.Ref().String(), rd.files[rd.objFile[j]], keepRule)})
+	}
+	rd.repeats = nil
+	rd.warnRepeated(same, files)
+}
+
+// warnRepeated sums up, in one warning, the objects read more than once
+// from files.
+func (rd *reader) warnRepeated(same int, files map[int32]bool) {
+	if same == 0 {
+		return
+	}
+	rd.warnings = append(rd.warnings, Warning{Message: fmt.Sprintf(
+		"%d %s read more than once (same UID, kind and name) from %s: kept one copy of each (%s)",
+		same, plural(same, "object was", "objects were"), rd.fileList(files), keepRule)})
+}
+
+// keepRule is which of two copies with one UID stays, for messages.
+const keepRule = "the higher resourceVersion, else the later capture, else the first read"
+
+// newer reports whether a (read from file fa) is a later state than b: a
+// higher resourceVersion (etcd's revision: opaque by contract, a number in
+// practice), else a later capture of its file. A tie keeps b, read first.
+func (rd *reader) newer(a *Object, fa int32, b *Object, fb int32) bool {
+	ra, errA := strconv.ParseUint(a.Metadata.ResourceVersion, 10, 64)
+	rb, errB := strconv.ParseUint(b.Metadata.ResourceVersion, 10, 64)
+	if errA == nil && errB == nil {
+		return ra > rb
+	}
+	return rd.fileTimes[fa].Truncate(time.Second).After(rd.fileTimes[fb].Truncate(time.Second))
+}
+
+// sameObject reports whether two copies with one UID are one object: same
+// kind, group, namespace and name.
+func sameObject(a, b *Object) bool {
+	return a.Kind == b.Kind && GroupOf(a.APIVersion) == GroupOf(b.APIVersion) &&
+		a.Metadata.Namespace == b.Metadata.Namespace && a.Metadata.Name == b.Metadata.Name
+}
+
+// fileList names up to three of the files, sorted.
+func (rd *reader) fileList(files map[int32]bool) string {
+	var names []string
+	for f := range files {
+		names = append(names, inputName(rd.files[f]))
+	}
+	slices.Sort(names)
+	if len(names) > 3 {
+		return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more files", len(names)-3)
+	}
+	if len(names) > 1 {
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return names[0]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // objStore holds objects in fixed-size chunks while reading: appending to

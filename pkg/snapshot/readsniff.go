@@ -13,6 +13,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // fileError names the file in an error that stops reading it.
@@ -24,9 +25,12 @@ type fileError struct {
 func (e *fileError) Error() string { return e.file + ": " + e.err.Error() }
 func (e *fileError) Unwrap() error { return e.err }
 
-// readOne reads one input: gzip is recognised by its magic bytes, JSON by
-// its first character, anything else is YAML.
-func (rd *reader) readOne(display, name string, r io.Reader) error {
+// readOne reads one input, captured at at: gzip is recognised by its
+// magic bytes, JSON by its first character, anything else is YAML.
+func (rd *reader) readOne(display, name string, at time.Time, r io.Reader) error {
+	rd.files = append(rd.files, display)
+	rd.fileTimes = append(rd.fileTimes, at)
+	rd.curFile = int32(len(rd.files) - 1)
 	if err := rd.parse(display, name, r); err != nil {
 		return err
 	}
@@ -35,8 +39,6 @@ func (rd *reader) readOne(display, name string, r io.Reader) error {
 }
 
 func (rd *reader) parse(display, name string, r io.Reader) error {
-	rd.files = append(rd.files, display)
-	rd.curFile = int32(len(rd.files) - 1)
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -54,7 +56,10 @@ func (rd *reader) parse(display, name string, r io.Reader) error {
 	first, err := firstNonSpace(br)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil // an empty file holds no objects
+			// Not an error here: a folder may hold an empty file among
+			// dumps. An input with no object at all is (noObjects).
+			rd.emptyFiles = append(rd.emptyFiles, display)
+			return nil
 		}
 		return &fileError{display, err}
 	}

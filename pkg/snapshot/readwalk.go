@@ -21,8 +21,9 @@ func (rd *reader) readArg(p string, stdin io.Reader) error {
 		if stdin == nil {
 			return errors.New("-f -: no standard input to read")
 		}
-		err := rd.readOne("-", "stdin", stdin)
-		rd.endFile(time.Now())
+		now := time.Now()
+		err := rd.readOne("-", "stdin", now, stdin)
+		rd.endFile(now)
 		return err
 	}
 	st, err := os.Stat(p)
@@ -41,8 +42,9 @@ func (rd *reader) readPath(path string, st fs.FileInfo) error {
 		return fmt.Errorf("cannot read %s: %w", path, err)
 	}
 	defer f.Close()
-	err = rd.readOne(path, path, f)
-	rd.endFile(st.ModTime())
+	mt := st.ModTime()
+	err = rd.readOne(path, path, mt, f)
+	rd.endFile(mt)
 	return err
 }
 
@@ -131,4 +133,57 @@ func (rd *reader) nothingRead(paths []string) error {
 		}
 	}
 	return fmt.Errorf("nothing could be read from %s: no JSON or YAML files", strings.Join(paths, ", "))
+}
+
+// noObjects is the error when the input holds no object at all: an empty
+// file or an empty list is not an empty cluster, and answering "nothing
+// here" about a cluster kgc never saw would be a false all-clear.
+func (rd *reader) noObjects(paths []string) error {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = inputName(p)
+	}
+	in := strings.Join(names, ", ")
+	why := "it holds no Kubernetes objects"
+	switch {
+	case len(rd.emptyFiles) == rd.readFiles && rd.readFiles == 1:
+		why = "the file is empty"
+	case len(rd.emptyFiles) == rd.readFiles:
+		why = "every file is empty"
+	case rd.firstSkip() != "":
+		why = "every object was skipped, such as " + rd.firstSkip()
+	case len(rd.typedLists) > 0:
+		var kinds []string
+		for _, gk := range rd.typedLists {
+			kinds = append(kinds, gk.kind+"List")
+		}
+		why = "it holds only empty lists (" + strings.Join(kinds, ", ") + ")"
+	}
+	return fmt.Errorf("no objects in %s: %s; give a dump of the cluster (kubectl get -A -o yaml) or a kgc snapshot", in, why)
+}
+
+// firstSkip is the first warning about an object left out, if any.
+func (rd *reader) firstSkip() string {
+	for _, w := range rd.warnings {
+		if w.Object != "" && strings.HasPrefix(w.Message, "skipped") {
+			return w.String()
+		}
+	}
+	return ""
+}
+
+// warnEmptyFiles names each empty file of an input that holds objects
+// elsewhere: the user may have meant to give another file.
+func (rd *reader) warnEmptyFiles() {
+	for _, f := range rd.emptyFiles {
+		rd.warnings = append(rd.warnings, Warning{File: inputName(f), Message: "empty file, holds no objects"})
+	}
+}
+
+// inputName names an input argument in messages.
+func inputName(p string) string {
+	if p == "-" {
+		return "standard input"
+	}
+	return p
 }

@@ -182,6 +182,7 @@ func (rd *reader) yamlDocument(y *yamlLines, file string, hint typeHint, doc int
 	if strings.HasSuffix(kind, "List") {
 		rd.listCapturedAt(file, js)
 	}
+	rd.noteTypedList(apiVersion, kind)
 	if len(kind) > 4 && kind[len(kind)-4:] == "List" {
 		for _, i := range rd.listHinted {
 			if o := rd.objs.At(i); i >= start && o.Kind == "" {

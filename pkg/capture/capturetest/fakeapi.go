@@ -12,6 +12,13 @@
 // once (410) and is then throttled once (429). Lists page two items at a
 // time. Every object carries a last-applied annotation holding "hunter2"
 // and managedFields, which a snapshot must not keep.
+//
+// Set NamespaceUser to serve a user bound in one namespace (a RoleBinding
+// of the admin ClusterRole in UserNamespace): RBAC then refuses, as 403s
+// naming the user, every list at cluster scope and everything in another
+// namespace, while lists in UserNamespace and a GET of that Namespace are
+// served. Set Unauthorized to answer 401 to everything, as a server does
+// to an expired token.
 package capturetest
 
 import (
@@ -32,6 +39,49 @@ type FakeAPIServer struct {
 	Expired, Throttled bool
 	// Lists records every list request, in arrival order.
 	Lists []ListRequest
+
+	// NamespaceUser, when set, is the only user, allowed into
+	// UserNamespace only.
+	NamespaceUser, UserNamespace string
+	// Unauthorized answers every request 401.
+	Unauthorized bool
+}
+
+// refuse answers what RBAC or authentication would refuse, and reports
+// whether it did.
+func (f *FakeAPIServer) refuse(w http.ResponseWriter, path string) bool {
+	if f.Unauthorized {
+		status(w, 401, "Unauthorized", "Unauthorized")
+		return true
+	}
+	if f.NamespaceUser == "" {
+		return false
+	}
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	group, rest := "", segs
+	switch {
+	case segs[0] == "version", segs[0] == "api" && len(segs) <= 2, segs[0] == "apis" && len(segs) <= 3:
+		return false // discovery is every authenticated user's
+	case segs[0] == "api":
+		rest = segs[2:]
+	default:
+		group, rest = segs[1], segs[3:]
+	}
+	verb, scope := "list", "at the cluster scope"
+	resource := rest[0]
+	if rest[0] == "namespaces" && len(rest) > 1 {
+		if rest[1] == f.UserNamespace {
+			return false
+		}
+		scope = fmt.Sprintf("in the namespace %q", rest[1])
+		if len(rest) == 2 {
+			verb = "get"
+		} else {
+			resource = rest[2]
+		}
+	}
+	status(w, 403, "Forbidden", fmt.Sprintf("%s is forbidden: User %q cannot %s resource %q in API group %q %s", resource, f.NamespaceUser, verb, resource, group, scope))
+	return true
 }
 
 // ListRequest is what a list request asked for.
@@ -74,6 +124,9 @@ func owner(kind, name, uid string) map[string]any {
 func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.refuse(w, r.URL.Path) {
+		return
+	}
 	q := r.URL.Query()
 	// pageOf serves items two per page with "<prefix>-<n>" continue tokens.
 	page := func(prefix string, items []any, metadataOnly bool) {
@@ -103,6 +156,8 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, list)
 	}
 	obj := func(m map[string]any) any { return map[string]any{"metadata": m} }
+	shop := map[string]any{"kind": "Namespace", "apiVersion": "v1", "metadata": meta("", "shop", "ns-shop", nil),
+		"spec": map[string]any{"finalizers": []string{"kubernetes"}}, "status": map[string]any{"phase": "Active"}}
 	switch r.URL.Path {
 	case "/version":
 		writeJSON(w, 200, map[string]any{"major": "1", "minor": "36", "gitVersion": "v1.36.3"})
@@ -133,10 +188,9 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/apis/metrics.k8s.io/v1beta1":
 		status(w, 503, "ServiceUnavailable", "the server is currently unable to handle the request")
 	case "/api/v1/namespaces":
-		page("ns", []any{
-			map[string]any{"metadata": meta("", "shop", "ns-shop", nil), "spec": map[string]any{"finalizers": []string{"kubernetes"}}, "status": map[string]any{"phase": "Active"}},
-			map[string]any{"metadata": meta("", "kube-system", "ns-ks", nil), "status": map[string]any{"phase": "Active"}},
-		}, false)
+		page("ns", []any{shop, map[string]any{"metadata": meta("", "kube-system", "ns-ks", nil), "status": map[string]any{"phase": "Active"}}}, false)
+	case "/api/v1/namespaces/shop":
+		writeJSON(w, 200, shop)
 	case "/api/v1/pods", "/api/v1/namespaces/shop/pods":
 		page("po", []any{
 			map[string]any{"metadata": meta("shop", "web-1", "pod-1", owner("ReplicaSet", "web-1", "rs-1")), "spec": map[string]any{"nodeName": "node-a", "volumes": []any{map[string]any{"name": "d", "persistentVolumeClaim": map[string]any{"claimName": "data"}}}}, "status": map[string]any{"phase": "Running"}},
@@ -162,7 +216,11 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Computed on every request, as kube-apiserver does: no UID.
 		page("cs", []any{obj(map[string]any{"name": "etcd-0"}), obj(map[string]any{"name": "scheduler"})}, true)
 	case "/api/v1/secrets", "/api/v1/namespaces/shop/secrets":
-		status(w, 403, "Forbidden", `secrets is forbidden: User "viewer" cannot list resource "secrets" in API group "" at the cluster scope`)
+		user, scope := "viewer", "at the cluster scope"
+		if f.NamespaceUser != "" {
+			user, scope = f.NamespaceUser, fmt.Sprintf("in the namespace %q", f.UserNamespace)
+		}
+		status(w, 403, "Forbidden", fmt.Sprintf("secrets is forbidden: User %q cannot list resource \"secrets\" in API group \"\" %s", user, scope))
 	case "/apis/apps/v1/deployments", "/apis/apps/v1/namespaces/shop/deployments":
 		page("dep", []any{obj(meta("shop", "web", "dep-1", nil))}, true)
 	case "/apis/apps/v1/replicasets", "/apis/apps/v1/namespaces/shop/replicasets":
@@ -170,6 +228,12 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/apis/example.com/v1/widgets", "/apis/example.com/v1/namespaces/shop/widgets":
 		page("wd", []any{obj(meta("shop", "w", "wd-1", nil))}, true)
 	default:
+		// A list in a namespace holding none of the type, or in one that
+		// does not exist, is an empty list, as kube-apiserver serves it.
+		if segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(segs) >= 5 && segs[len(segs)-3] == "namespaces" {
+			page("none", nil, true)
+			return
+		}
 		status(w, 404, "NotFound", "the server could not find the requested resource "+r.URL.Path)
 	}
 }

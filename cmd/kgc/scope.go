@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// This file is the namespaces a command asks about: which to read when
+// the user may not list at cluster scope, and the error when the one
+// asked about is not there.
+
+// askedNamespaces are the namespaces a command asks about: its namespace
+// (-n, or the context's) unless -A, and the NAME of a namespace given as
+// TYPE/NAME (plan delete ns/team). A live capture reads these where RBAC
+// forbids reading the whole cluster, as kubectl get -n does.
+func askedNamespaces(namespace string, all bool, args []string) []string {
+	var out []string
+	if namespace != "" && !all {
+		out = append(out, namespace)
+	}
+	if name := namespaceArg(args); name != "" && name != namespace {
+		out = append(out, name)
+	}
+	return out
+}
+
+// namespaceArg is NAME when args name a Namespace (ns/NAME, namespace
+// NAME, …), resolved through the built-in types: the snapshot that would
+// tell is what is being captured.
+func namespaceArg(args []string) string {
+	var typ, name string
+	switch {
+	case len(args) == 1:
+		typ, name, _ = strings.Cut(args[0], "/")
+	case len(args) == 2:
+		typ, name = args[0], args[1]
+	}
+	if name == "" {
+		return ""
+	}
+	r, err := snapshot.NewCatalog(snapshot.BuiltinResources()).Resolve(typ)
+	if err != nil || r.Group != "" || r.Kind != "Namespace" {
+		return ""
+	}
+	return name
+}
+
+// checkNamespace fails when the snapshot shows that namespace ns, which
+// the user asked about, is not there: answering "no objects" or "no
+// terminating objects" for a mistyped namespace would be a false
+// all-clear. explicit says whether -n gave it (else the context did).
+func checkNamespace(snap *snapshot.Snapshot, ns string, explicit bool) error {
+	if ns == "" || !snap.NamespaceAbsent(ns) {
+		return nil
+	}
+	what := fmt.Sprintf("namespace %q", ns)
+	if !explicit {
+		what += " (the kubeconfig context's namespace)"
+	}
+	msg := what + " does not exist " + where(snap)
+	if snap.Source.Type == "files" {
+		msg = fmt.Sprintf("%s is not in the input: no object %s lives in it", what, where(snap))
+		if snap.Source.Namespace != "" && snap.Source.Namespace != ns {
+			msg += fmt.Sprintf(" (it was captured with -n %s)", snap.Source.Namespace)
+		}
+	}
+	if close := snapshot.Similar(ns, snap.Namespaces()); len(close) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", quoteAll(close))
+	} else {
+		msg += "; give an existing namespace with -n"
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
