@@ -1,11 +1,17 @@
 # The README's commands. `make test` is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: test unit e2e example build release-check
+.PHONY: help test unit e2e example build lint verify release-check release-check
+
+## help: list the targets
+help:
+	@awk '/^## [a-z0-9-]+: / { name = $$2; sub(/:$$/, "", name); desc[name] = substr($$0, length(name) + 6); next } \
+	  /^[a-z0-9-]+:/ { t = $$1; sub(/:.*/, "", t); if (t in desc) printf "  %-14s %s\n", t, desc[t] }' $(MAKEFILE_LIST)
 
 ## test: unit tests, then the end-to-end suite on a real control plane
 test: unit e2e
 
+## unit: go vet and the unit tests; no cluster needed
 unit:
 	$(GO) vet ./...
 	$(GO) test ./...
@@ -20,8 +26,17 @@ e2e:
 example:
 	$(GO) run ./cmd/kgc plan delete deployment/web -n shop -f examples
 
+## build: the kgc binary into bin/kgc
 build:
 	$(GO) build -o bin/kgc ./cmd/kgc
+
+## lint: golangci-lint (pinned, installed into the user cache once) on both modules
+lint:
+	GO=$(GO) hack/make-rules/lint.sh
+
+## verify: lint, gofmt, go mod tidy in both modules, the command reference up to date
+verify:
+	GO=$(GO) hack/make-rules/verify.sh
 
 ## release-check: the release configuration works, offline and publishing
 ## nothing: goreleaser check, then a snapshot release of this platform's

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Lints both Go modules (the product and test/e2e) with the pinned
+# golangci-lint, installed through the Go module proxy into the user cache
+# the first time (shared by every clone).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+GO=${GO:-go}
+VERSION=v2.15.0
+TOOLS=${TOOLS:-$(dirname "$($GO env GOCACHE)")/kgc-tools}
+BIN=$TOOLS/golangci-lint-$VERSION/golangci-lint
+if [[ ! -x $BIN ]]; then
+  echo "lint: installing golangci-lint $VERSION into $(dirname "$BIN") (once)" >&2
+  GOBIN=$(dirname "$BIN") "$GO" install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$VERSION"
+fi
+"$BIN" run ./...
+(cd test/e2e && "$BIN" run --config ../../.golangci.yml ./...)
