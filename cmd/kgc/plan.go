@@ -131,7 +131,7 @@ func parseGate(s string) (gate, error) {
 	case strings.HasPrefix(s, "deletes-more-than="):
 		n, err := strconv.Atoi(strings.TrimPrefix(s, "deletes-more-than="))
 		if err != nil || n < 0 {
-			return gate{}, errors.New("N in deletes-more-than=N must be a non-negative number")
+			return gate{}, errors.New("deletes-more-than=N needs a non-negative number N")
 		}
 		return gate{kind: "deletes-more-than", n: n}, nil
 	}

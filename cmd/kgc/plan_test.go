@@ -50,7 +50,7 @@ func TestPlanCommand(t *testing.T) {
 		{name: "bad gate", args: []string{"plan", "delete", "deploy/web", "-f", dump, "--fail-if", "sometimes"}, wantCode: exitUsage,
 			wantErr: `error: invalid argument "sometimes" for "--fail-if" flag: use one of blocked, orphans, deletes-more-than=N`},
 		{name: "bad gate number", args: []string{"plan", "delete", "deploy/web", "-f", dump, "--fail-if", "deletes-more-than=many"}, wantCode: exitUsage,
-			wantErr: "N in deletes-more-than=N must be a non-negative number"},
+			wantErr: "deletes-more-than=N needs a non-negative number N"},
 		{name: "bad assumption", args: []string{"plan", "delete", "deploy/web", "-f", dump, "--assume-finalizers=forget"}, wantCode: exitUsage,
 			wantErr: `invalid argument "forget" for "--assume-finalizers" flag: use one of hang, remove`},
 		{name: "kubectl's deprecated cascade=false orphans", args: []string{"plan", "delete", "deploy/web", "-n", "shop", "-f", dump, "--cascade=false", "-o", "json"},

@@ -97,11 +97,11 @@ func nodeObject(n nodeInfo) item {
 		}
 		spec.Unschedulable = false
 		m.ManagedFields = []metav1.ManagedFieldsEntry{
-			managedFieldsEntry("kube-controller-manager", "Update", "v1", "2026-11-19T22:14:10Z", "", nil,
+			managedFieldsEntry("kube-controller-manager", "v1", "2026-11-19T22:14:10Z", "", nil,
 				map[string][]string{"spec": {"taints"}}),
-			managedFieldsEntry("kube-controller-manager", "Update", "v1", nodeUnreachableSince, "status", nil,
+			managedFieldsEntry("kube-controller-manager", "v1", nodeUnreachableSince, "status", nil,
 				map[string][]string{"status": {"conditions"}}),
-			managedFieldsEntry("kubelet", "Update", "v1", n.lastHeartbeat, "status", nil,
+			managedFieldsEntry("kubelet", "v1", n.lastHeartbeat, "status", nil,
 				map[string][]string{"status": {"addresses", "allocatable", "capacity", "daemonEndpoints", "nodeInfo"}}),
 		}
 	}
@@ -568,8 +568,9 @@ func endpoints(ns, name, created, changed string, svcLabels map[string]string, p
 			notReady = append(notReady, a)
 		}
 	}
-	return item{resource: "endpoints", namespace: ns, name: name, obj: &corev1.Endpoints{TypeMeta: typeEndpoints, ObjectMeta: m,
-		Subsets: []corev1.EndpointSubset{{Addresses: ready, NotReadyAddresses: notReady,
+	// Deprecated in v1.33, yet every cluster still serves and dumps them.
+	return item{resource: "endpoints", namespace: ns, name: name, obj: &corev1.Endpoints{TypeMeta: typeEndpoints, ObjectMeta: m, //nolint:staticcheck // see above
+		Subsets: []corev1.EndpointSubset{{Addresses: ready, NotReadyAddresses: notReady, //nolint:staticcheck // see above
 			Ports: []corev1.EndpointPort{{Name: portName, Port: port, Protocol: corev1.ProtocolTCP}}}}}}
 }
 

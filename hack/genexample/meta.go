@@ -142,9 +142,10 @@ func fieldSet(fields map[string][]string) string {
 	return strings.Join(out, ",")
 }
 
-// managedFieldsEntry builds one managedFields entry the way the API server
-// records it. withMeta includes the object's metadata maps in the set.
-func managedFieldsEntry(manager, operation, apiVersion, when, subresource string, m *metav1.ObjectMeta, fields map[string][]string) metav1.ManagedFieldsEntry {
+// managedFieldsEntry builds one Update entry of managedFields the way the
+// API server records it. withMeta includes the object's metadata maps in
+// the set.
+func managedFieldsEntry(manager, apiVersion, when, subresource string, m *metav1.ObjectMeta, fields map[string][]string) metav1.ManagedFieldsEntry {
 	var parts []string
 	if m != nil {
 		parts = append(parts, metadataFields(*m))
@@ -154,11 +155,11 @@ func managedFieldsEntry(manager, operation, apiVersion, when, subresource string
 	}
 	return metav1.ManagedFieldsEntry{
 		Manager:     manager,
-		Operation:   metav1.ManagedFieldsOperationType(operation),
+		Operation:   metav1.ManagedFieldsOperationUpdate,
 		APIVersion:  apiVersion,
 		Time:        atp(when),
 		FieldsType:  "FieldsV1",
-		FieldsV1:    &metav1.FieldsV1{Raw: []byte("{" + strings.Join(parts, ",") + "}")},
+		FieldsV1:    &metav1.FieldsV1{Raw: []byte("{" + strings.Join(parts, ",") + "}")}, //nolint:staticcheck // kubectl's output holds this very field; the example carries it to prove kgc drops it
 		Subresource: subresource,
 	}
 }

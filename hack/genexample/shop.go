@@ -42,7 +42,7 @@ func shop() []item {
 			"username": base64.StdEncoding.EncodeToString([]byte("shop")),
 		},
 	})}
-	secret.ManagedFields = []metav1.ManagedFieldsEntry{managedFieldsEntry("kubectl-client-side-apply", "Update", "v1", "2026-10-02T09:05:12Z", "", &secret.ObjectMeta,
+	secret.ManagedFields = []metav1.ManagedFieldsEntry{managedFieldsEntry("kubectl-client-side-apply", "v1", "2026-10-02T09:05:12Z", "", &secret.ObjectMeta,
 		map[string][]string{"data": {"password", "username"}, "type": nil})}
 	items = append(items, item{resource: "secrets", namespace: ns, name: secret.Name, obj: secret})
 
@@ -63,7 +63,7 @@ func shop() []item {
 		"metadata": map[string]any{"annotations": map[string]any{}, "labels": map[string]any{"app.kubernetes.io/part-of": "shop"}, "name": "shared-config", "namespace": ns,
 			"ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner-config", "uid": string(uid("ConfigMap", "ops", "owner-config"))}}},
 	})}
-	shared.ManagedFields = []metav1.ManagedFieldsEntry{managedFieldsEntry("kubectl-client-side-apply", "Update", "v1", "2026-11-20T09:55:31Z", "", &shared.ObjectMeta,
+	shared.ManagedFields = []metav1.ManagedFieldsEntry{managedFieldsEntry("kubectl-client-side-apply", "v1", "2026-11-20T09:55:31Z", "", &shared.ObjectMeta,
 		map[string][]string{"data": {"feature-flags"}})}
 	items = append(items, item{resource: "configmaps", namespace: ns, name: shared.Name, obj: shared})
 	return items
@@ -100,22 +100,22 @@ func web(ns string) []item {
 					"ports": []any{map[string]any{"name": "http", "containerPort": 8080}}}}}}},
 	})
 	d.ManagedFields = []metav1.ManagedFieldsEntry{
-		managedFieldsEntry("kubectl-client-side-apply", "Update", "apps/v1", "2026-11-20T09:40:02Z", "", &metav1.ObjectMeta{Annotations: map[string]string{lastApplied: ""}, Labels: appLabels},
+		managedFieldsEntry("kubectl-client-side-apply", "apps/v1", "2026-11-20T09:40:02Z", "", &metav1.ObjectMeta{Annotations: map[string]string{lastApplied: ""}, Labels: appLabels},
 			map[string][]string{"spec": {"progressDeadlineSeconds", "replicas", "revisionHistoryLimit", "selector", "strategy", "template"}}),
-		managedFieldsEntry("kube-controller-manager", "Update", "apps/v1", "2026-11-20T09:41:18Z", "status", &metav1.ObjectMeta{Annotations: map[string]string{"deployment.kubernetes.io/revision": ""}},
+		managedFieldsEntry("kube-controller-manager", "apps/v1", "2026-11-20T09:41:18Z", "status", &metav1.ObjectMeta{Annotations: map[string]string{"deployment.kubernetes.io/revision": ""}},
 			map[string][]string{"status": {"availableReplicas", "conditions", "observedGeneration", "readyReplicas", "replicas", "unavailableReplicas", "updatedReplicas"}}),
 	}
 	items := []item{{resource: "deployments.apps", namespace: ns, name: "web", obj: d}}
 
 	nrs := replicaSet(ns, "web", newHash, "2026-11-20T09:40:02Z", 2, 3, 2, 5, 4, "3", newTpl)
 	nrs.ManagedFields = []metav1.ManagedFieldsEntry{
-		managedFieldsEntry("kube-controller-manager", "Update", "apps/v1", "2026-11-20T09:41:18Z", "", &nrs.ObjectMeta, map[string][]string{"spec": {"replicas", "selector", "template"}}),
-		managedFieldsEntry("kube-controller-manager", "Update", "apps/v1", "2026-11-20T09:41:18Z", "status", nil,
+		managedFieldsEntry("kube-controller-manager", "apps/v1", "2026-11-20T09:41:18Z", "", &nrs.ObjectMeta, map[string][]string{"spec": {"replicas", "selector", "template"}}),
+		managedFieldsEntry("kube-controller-manager", "apps/v1", "2026-11-20T09:41:18Z", "status", nil,
 			map[string][]string{"status": {"availableReplicas", "fullyLabeledReplicas", "observedGeneration", "readyReplicas", "replicas"}}),
 	}
 	ors := replicaSet(ns, "web", oldHash, "2026-11-05T14:22:37Z", 4, 2, 2, 5, 4, "2", oldTpl)
 	ors.ManagedFields = []metav1.ManagedFieldsEntry{
-		managedFieldsEntry("kube-controller-manager", "Update", "apps/v1", "2026-11-20T09:41:18Z", "", &ors.ObjectMeta, map[string][]string{"spec": {"replicas", "selector", "template"}}),
+		managedFieldsEntry("kube-controller-manager", "apps/v1", "2026-11-20T09:41:18Z", "", &ors.ObjectMeta, map[string][]string{"spec": {"replicas", "selector", "template"}}),
 	}
 	items = append(items,
 		item{resource: "replicasets.apps", namespace: ns, name: newRS, obj: nrs},
@@ -142,8 +142,8 @@ func web(ns string) []item {
 		if i == 0 {
 			po := it.obj.(*corev1.Pod)
 			po.ManagedFields = []metav1.ManagedFieldsEntry{
-				managedFieldsEntry("kube-controller-manager", "Update", "v1", p.created, "", &po.ObjectMeta, map[string][]string{"spec": {"containers", "dnsPolicy", "enableServiceLinks", "restartPolicy", "schedulerName", "securityContext", "serviceAccount", "serviceAccountName", "terminationGracePeriodSeconds"}}),
-				managedFieldsEntry("kubelet", "Update", "v1", p.started, "status", nil, map[string][]string{"status": {"conditions", "containerStatuses", "hostIP", "hostIPs", "phase", "podIP", "podIPs", "startTime"}}),
+				managedFieldsEntry("kube-controller-manager", "v1", p.created, "", &po.ObjectMeta, map[string][]string{"spec": {"containers", "dnsPolicy", "enableServiceLinks", "restartPolicy", "schedulerName", "securityContext", "serviceAccount", "serviceAccountName", "terminationGracePeriodSeconds"}}),
+				managedFieldsEntry("kubelet", "v1", p.started, "status", nil, map[string][]string{"status": {"conditions", "containerStatuses", "hostIP", "hostIPs", "phase", "podIP", "podIPs", "startTime"}}),
 			}
 		}
 		items = append(items, it)
@@ -268,8 +268,8 @@ func gizmo(ns string) []item {
 		spec: spec, status: map[string]any{"phase": "Ready", "observedGeneration": 1}}
 	wm := metav1.ObjectMeta{Labels: w.labels, Annotations: map[string]string{lastApplied: ""}}
 	w.managedFields = []metav1.ManagedFieldsEntry{
-		managedFieldsEntry("kubectl-client-side-apply", "Update", "example.com/v1", "2026-10-20T14:05:33Z", "", &wm, map[string][]string{"spec": {"color", "size"}}),
-		managedFieldsEntry("widget-operator", "Update", "example.com/v1", "2026-10-20T14:05:34Z", "", &metav1.ObjectMeta{Finalizers: w.finalizers}, nil),
+		managedFieldsEntry("kubectl-client-side-apply", "example.com/v1", "2026-10-20T14:05:33Z", "", &wm, map[string][]string{"spec": {"color", "size"}}),
+		managedFieldsEntry("widget-operator", "example.com/v1", "2026-10-20T14:05:34Z", "", &metav1.ObjectMeta{Finalizers: w.finalizers}, nil),
 	}
 	settings := configMap(ns, "gizmo-settings", "2026-10-20T14:05:34Z", map[string]string{"widget.properties": "color=teal\nsize=large\n"})
 	settings.Labels = labels("example.com/widget", "gizmo")

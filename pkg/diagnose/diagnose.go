@@ -343,11 +343,11 @@ func (r *run) finalizer(o *snapshot.Object, f string) Blocker {
 
 // inProgress records a leaf where nothing is stuck yet: actor should act
 // on its next pass. Past staleAfter, the message says it probably is not.
-func (r *run) inProgress(o *snapshot.Object, finalizer, actor, msg string, held *snapshot.Object, edge *fgEdge) int {
+func (r *run) inProgress(o *snapshot.Object, finalizer, actor, msg string, held *snapshot.Object) int {
 	if age, stale := r.staleFor(o); stale {
 		msg += fmt.Sprintf("; it has been %s since the deletion, so the %s is probably not running or failing: check its logs", Age(age), actor)
 	}
-	return r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: finalizer, Reason: ReasonInProgress, RemovedBy: actor, Message: msg}}, held, edge)
+	return r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: finalizer, Reason: ReasonInProgress, RemovedBy: actor, Message: msg}}, held, nil)
 }
 
 // progress is a step the deletion of since started and that its actor

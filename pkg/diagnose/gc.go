@@ -69,7 +69,8 @@ func (r *run) foregroundAfterOrphan(o *snapshot.Object, deps []*snapshot.Object,
 		b.WaitingFor = "the garbage collector to orphan its blocking dependents (" + countKinds(deps) + "), which requeues it"
 		b.Objects = refsOf(deps)
 		b.RootCause = r.inProgress(o, rules.FinalizerForeground, rules.ActorGC,
-			"it also has orphan, which the garbage collector handles first: orphaning its "+plural(len(deps), "blocking dependent")+" requeues it, and it then removes foregroundDeletion", o, nil)
+			"it also has orphan, which the garbage collector handles first: orphaning its "+plural(len(deps), "blocking dependent")+" requeues it, and it then removes foregroundDeletion", o)
+
 		return
 	}
 	b.WaitingFor = "the garbage collector to look at it again, which nothing will make it do"
@@ -253,7 +254,8 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 			Message: fmt.Sprintf("%s still reference it %s after its deletion: the garbage collector's patches of these dependents are probably failing (an admission webhook rejecting them, or the garbage collector is not running); kube-controller-manager logs say which", countKinds(deps), Age(age))}}, o, nil)
 	default:
 		b.RootCause = r.inProgress(o, rules.FinalizerOrphan, rules.ActorGC,
-			"the garbage collector is removing its owner reference from "+plural(len(deps), "dependent")+", then removes orphan", o, nil)
+			"the garbage collector is removing its owner reference from "+plural(len(deps), "dependent")+", then removes orphan", o)
+
 	}
 }
 

@@ -103,7 +103,8 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 	if len(waits) == 0 && len(b.Blockers) == 0 {
 		b.WaitingFor = "nothing left: the namespace controller finalizes it on its next pass"
 		b.RootCause = r.inProgress(ns, rules.FinalizerNamespace, rules.ActorNamespace,
-			"the namespace is empty: the namespace controller removes the kubernetes finalizer on its next pass", ns, nil)
+			"the namespace is empty: the namespace controller removes the kubernetes finalizer on its next pass", ns)
+
 		return b
 	}
 	if len(waits) == 0 {

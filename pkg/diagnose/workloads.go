@@ -35,7 +35,7 @@ func (r *run) kubelet(pod *snapshot.Object) (Blocker, bool) {
 	case rules.PodGCOutOfService:
 		b.RemovedBy = rules.ActorPodGC
 		b.WaitingFor = "the pod garbage collector to force-delete it: node " + end.Node + " is NotReady and out-of-service"
-		b.RootCause = r.inProgress(pod, "", rules.ActorPodGC, "node "+end.Node+" is NotReady and tainted out-of-service: the pod garbage collector force-deletes its terminating pods", pod, nil)
+		b.RootCause = r.inProgress(pod, "", rules.ActorPodGC, "node "+end.Node+" is NotReady and tainted out-of-service: the pod garbage collector force-deletes its terminating pods", pod)
 	default:
 		b.WaitingFor = "the kubelet on node " + end.Node + " (Ready=" + end.Ready + ") to confirm that its containers stopped"
 		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonNodeNotReady, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},
@@ -58,15 +58,15 @@ func (r *run) kubeletConfirms(pod *snapshot.Object, end rules.PodEnd, b *Blocker
 	case end.Node == "":
 		r.note("the snapshot holds no spec for %s: its node is unknown", pod.Ref())
 		b.WaitingFor = "its kubelet to confirm that its containers stopped"
-		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet of its node (unknown: the snapshot has no spec for the pod) confirms termination once its containers stop", pod, nil)
+		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet of its node (unknown: the snapshot has no spec for the pod) confirms termination once its containers stop", pod)
 	case end.NodeObject == nil:
 		r.note("nodes could not be listed: whether node %s is Ready is unknown", end.Node)
 		b.WaitingFor = "the kubelet on node " + end.Node + " to confirm that its containers stopped"
-		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+end.Node+" confirms termination once its containers stop (the node's state is unknown)", pod, nil)
+		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+end.Node+" confirms termination once its containers stop (the node's state is unknown)", pod)
 	case end.Ready == "":
 		r.note("the snapshot holds no status for %s: whether it is Ready is unknown", end.NodeObject.Ref())
 		b.WaitingFor = "the kubelet on node " + end.Node + " to confirm that its containers stopped"
-		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+end.Node+" confirms termination once its containers stop (the node's Ready condition is unknown)", pod, nil)
+		b.RootCause = r.inProgress(pod, "", rules.ActorKubelet, "the kubelet on node "+end.Node+" confirms termination once its containers stop (the node's Ready condition is unknown)", pod)
 	case at.Before(deadline):
 		b.WaitingFor = "the kubelet on node " + end.Node + " to stop its containers (grace period ends in " + Age(deadline.Sub(at)) + ")"
 		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},
@@ -117,7 +117,7 @@ func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 	}
 	if len(users) == 0 {
 		b.WaitingFor = "the pvc-protection controller to see that no pod uses the claim"
-		b.RootCause = r.inProgress(claim, rules.FinalizerPVC, rules.ActorPVCProtection, "no scheduled pod uses the claim: the pvc-protection controller removes the finalizer on its next pass", claim, nil)
+		b.RootCause = r.inProgress(claim, rules.FinalizerPVC, rules.ActorPVCProtection, "no scheduled pod uses the claim: the pvc-protection controller removes the finalizer on its next pass", claim)
 		return
 	}
 	b.WaitingFor = plural(len(users), "pod") + " that " + words.Agree(len(users), "uses", "use") + " the claim to be gone (a scheduled pod counts whatever its phase)"
@@ -151,7 +151,7 @@ func (r *run) pv(vol *snapshot.Object, b *Blocker) {
 			r.note("the snapshot holds no status for %s: its phase is unknown", vol.Ref())
 		}
 		b.WaitingFor = "the pv-protection controller to see that the volume is not Bound"
-		b.RootCause = r.inProgress(vol, rules.FinalizerPV, rules.ActorPVProtection, "the volume is not Bound: the pv-protection controller removes the finalizer on its next pass", vol, nil)
+		b.RootCause = r.inProgress(vol, rules.FinalizerPV, rules.ActorPVProtection, "the volume is not Bound: the pv-protection controller removes the finalizer on its next pass", vol)
 		return
 	}
 	b.WaitingFor = "the volume to be released by its claim"
@@ -160,7 +160,8 @@ func (r *run) pv(vol *snapshot.Object, b *Blocker) {
 	})
 	if claim == nil {
 		b.RootCause = r.inProgress(vol, rules.FinalizerPV, rules.ActorPVController,
-			"the volume is Bound to a claim that no longer exists: the persistentvolume controller releases it, then the pv-protection controller removes the finalizer", vol, nil)
+			"the volume is Bound to a claim that no longer exists: the persistentvolume controller releases it, then the pv-protection controller removes the finalizer", vol)
+
 		return
 	}
 	b.Objects = []snapshot.ObjectRef{claim.Ref()}
@@ -197,7 +198,7 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 	instances := r.ix.byGK[[2]string{group, kind}]
 	if kind == "" || len(instances) == 0 {
 		b.WaitingFor = "the CRD finalizer to see that no instance remains"
-		b.RootCause = r.inProgress(crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd, nil)
+		b.RootCause = r.inProgress(crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd)
 		return
 	}
 	b.WaitingFor = "every " + kind + " to be gone: " + plural(len(instances), "instance") + " " + words.Agree(len(instances), "remains", "remain")

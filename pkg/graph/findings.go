@@ -350,7 +350,7 @@ func (g *Graph) cycles() []Finding {
 					break
 				}
 			}
-			if f := cycleFinding(g, scc); f != nil {
+			if f := cycleFinding(scc); f != nil {
 				out = append(out, *f)
 			}
 		}
@@ -358,7 +358,7 @@ func (g *Graph) cycles() []Finding {
 	return out
 }
 
-func cycleFinding(g *Graph, scc []*Node) *Finding {
+func cycleFinding(scc []*Node) *Finding {
 	if len(scc) == 1 {
 		n := scc[0]
 		self := false

@@ -226,7 +226,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 	}
 	if o.Facts == nil || o.Facts.Namespace == nil || o.Facts.Namespace.Phase != "Terminating" {
 		n := clone(o)
-		n.Facts = withNamespacePhase(o.Facts, "Terminating")
+		n.Facts = terminatingNamespaceFacts(o.Facts)
 		c.s.st.persist(i, n)
 		o = n
 	}
@@ -250,7 +250,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 	why := fmt.Sprintf("namespace %s is being deleted (DeleteCollection, propagationPolicy Background)", name)
 	for _, k := range existing(isPod) {
 		if c.s.st.info[k].hasDelete {
-			_, _ = c.s.st.delete(rules.ActorNamespace, k, bg, why)
+			_ = c.s.st.delete(rules.ActorNamespace, k, bg, why)
 		}
 	}
 	if pods := existing(isPod); len(pods) > 0 {
@@ -264,7 +264,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 		return c.resOrder(c.s.st.info[others[a]]) < c.resOrder(c.s.st.info[others[b]])
 	})
 	for _, k := range others {
-		_, _ = c.s.st.delete(rules.ActorNamespace, k, bg, why)
+		_ = c.s.st.delete(rules.ActorNamespace, k, bg, why)
 	}
 	if left := existing(func(ri *resInfo) bool { return true }); len(left) > 0 {
 		c.setConditions(i, left)
@@ -273,7 +273,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 	}
 	o = c.obj(i)
 	n := clone(o)
-	nf := *withNamespacePhase(o.Facts, "Terminating")
+	nf := *terminatingNamespaceFacts(o.Facts)
 	ns := *nf.Namespace
 	ns.SpecFinalizers = slices.DeleteFunc(slices.Clone(ns.SpecFinalizers), func(f string) bool { return f == rules.FinalizerNamespace })
 	ns.Conditions = nil
@@ -361,7 +361,7 @@ func (c *controllers) setConditions(i int32, left []int32) {
 		return
 	}
 	n := clone(o)
-	nf := *withNamespacePhase(o.Facts, "Terminating")
+	nf := *terminatingNamespaceFacts(o.Facts)
 	ns := *nf.Namespace
 	ns.Conditions = conds
 	nf.Namespace = &ns
@@ -425,7 +425,7 @@ func (c *controllers) syncCRD(i int32) (string, time.Duration) {
 	if established && len(instances) > 0 {
 		why := fmt.Sprintf("its CustomResourceDefinition %s is being deleted", o.Metadata.Name)
 		for _, k := range instances {
-			_, _ = c.s.st.delete(rules.ActorCRDFinalizer, k, deleteOptions{}, why)
+			_ = c.s.st.delete(rules.ActorCRDFinalizer, k, deleteOptions{}, why)
 		}
 		var left []int32
 		for _, k := range instances {
@@ -507,7 +507,7 @@ func (c *controllers) finishPod(i int32, ctl string, actor, done string, at time
 		if cur == nil {
 			return
 		}
-		_, _ = c.s.st.delete(actor, k, deleteOptions{grace: &zero, precondUID: uid}, done)
+		_ = c.s.st.delete(actor, k, deleteOptions{grace: &zero, precondUID: uid}, done)
 	}
 	if at.After(c.s.st.now) {
 		c.s.record(actor, ActionWait, o, "", fmt.Sprintf("until the grace period ends at %s", at.UTC().Format(time.RFC3339)))

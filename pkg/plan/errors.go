@@ -15,8 +15,8 @@ import (
 // (garbagecollector.go); errNotObserved is kgc's reason for requeueing a
 // virtual node, which upstream only logs.
 var (
-	enqueuedVirtualDeleteEventErr           = errors.New("enqueued virtual delete event")
-	namespacedOwnerOfClusterScopedObjectErr = errors.New("cluster-scoped object refers to a namespaced owner")
+	enqueuedVirtualDeleteEventErr           = errors.New("enqueued virtual delete event")                      //nolint:staticcheck // upstream's name, kept to read side by side
+	namespacedOwnerOfClusterScopedObjectErr = errors.New("cluster-scoped object refers to a namespaced owner") //nolint:staticcheck // upstream's name, kept to read side by side
 	errNotObserved                          = errors.New("owner not yet observed by an informer")
 )
 

@@ -165,7 +165,7 @@ func (g *gc) attemptToDeleteItem(item *node, w int) error {
 	if item.beingDeleted && !item.deletingDependents {
 		return nil
 	}
-	_, latest, err := g.getObject(item.identity)
+	latest, err := g.getObject(item.identity)
 	switch {
 	case err == errNotFound:
 		g.enqueueVirtualDeleteEvent(item.identity, w)

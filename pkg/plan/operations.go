@@ -23,19 +23,18 @@ func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why strin
 	if ri == nil {
 		return newRESTMappingError(item.identity.Kind, item.identity.APIVersion)
 	}
-	i, o := g.sim.st.getByName(ri, item.identity.Namespace, item.identity.Name)
-	if o == nil {
+	if _, o := g.sim.st.getByName(ri, item.identity.Namespace, item.identity.Name); o == nil {
 		g.enqueueVirtualDeleteEvent(item.identity, w)
 		return enqueuedVirtualDeleteEventErr
 	}
 	opts := deleteOptions{policy: policy, precondUID: item.identity.UID, precondRV: latest.Metadata.ResourceVersion}
 	g.call(true, item.identity)
-	i, o = g.sim.st.getByName(ri, item.identity.Namespace, item.identity.Name)
+	i, o := g.sim.st.getByName(ri, item.identity.Namespace, item.identity.Name)
 	if o == nil {
 		g.enqueueVirtualDeleteEvent(item.identity, w)
 		return enqueuedVirtualDeleteEventErr
 	}
-	_, err := g.sim.st.delete(rules.ActorGC, i, opts, why)
+	err := g.sim.st.delete(rules.ActorGC, i, opts, why)
 	if errors.Is(err, errConflict) && opts.precondRV != "" {
 		return g.retryDeleteOnConflict(item, i, latest, opts, why, w, err)
 	}
@@ -60,22 +59,23 @@ func (g *gc) retryDeleteOnConflict(item *node, i int32, latest *snapshot.Object,
 		g.enqueueVirtualDeleteEvent(item.identity, w)
 		return enqueuedVirtualDeleteEventErr
 	}
-	_, err := g.sim.st.delete(rules.ActorGC, i, opts, why)
+	err := g.sim.st.delete(rules.ActorGC, i, opts, why)
 	return err
 }
 
 // getObject follows its namesake (operations.go): a GET through the
 // item's identity.
-func (g *gc) getObject(id objectReference) (int32, *snapshot.Object, error) {
+func (g *gc) getObject(id objectReference) (*snapshot.Object, error) {
 	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
 	if ri == nil {
-		return -1, nil, newRESTMappingError(id.Kind, id.APIVersion)
+		return nil, newRESTMappingError(id.Kind, id.APIVersion)
 	}
 	if ri.namespaced && id.Namespace == "" {
-		return -1, nil, namespacedOwnerOfClusterScopedObjectErr
+		return nil, namespacedOwnerOfClusterScopedObjectErr
 	}
 	g.call(false, id)
-	return g.lookup(ri, id)
+	_, o, err := g.lookup(ri, id)
+	return o, err
 }
 
 // lookup finds the object of id as a call the caller has made would: an
@@ -95,7 +95,7 @@ func (g *gc) lookup(ri *resInfo, id objectReference) (int32, *snapshot.Object, e
 // removeFinalizer follows its namesake (operations.go): a GET, then a JSON
 // merge patch of the finalizer list.
 func (g *gc) removeFinalizer(n *node, f, why string) error {
-	i, o, err := g.getObject(n.identity)
+	o, err := g.getObject(n.identity)
 	if err == errNotFound {
 		return nil
 	}
@@ -106,6 +106,7 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 		return nil
 	}
 	g.call(true, n.identity)
+	var i int32
 	if i, o, err = g.lookup(g.sim.res.mapping(n.identity.APIVersion, n.identity.Kind), n.identity); err != nil {
 		if err == errNotFound {
 			return nil

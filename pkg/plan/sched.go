@@ -99,9 +99,9 @@ func (g *gc) step() bool {
 		r = min(r, t.round)
 	}
 	sc.clock = r
-	switch {
-	case r == sc.opsClock:
-	case r == sc.opsClock+1:
+	switch r {
+	case sc.opsClock:
+	case sc.opsClock + 1:
 		sc.prevOps, sc.ops = sc.ops, sc.prevOps
 		clear(sc.ops)
 		sc.opsClock = r

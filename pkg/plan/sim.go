@@ -221,7 +221,7 @@ func (s *sim) apply(a Action) error {
 			return fmt.Errorf("the API server does not allow delete on %s (no delete verb in discovery)", o.Ref())
 		}
 		opts := deleteOptions{policy: a.Policy, orphanDependents: a.OrphanDependents, grace: a.GracePeriodSeconds}
-		why := "requested"
+		var why string
 		switch {
 		case a.Policy != "":
 			why = "requested with propagationPolicy " + a.Policy
@@ -230,7 +230,7 @@ func (s *sim) apply(a Action) error {
 		default:
 			why = "requested without a propagation policy (the resource's default applies)"
 		}
-		if _, err := s.st.delete(rules.ActorAPIServer, i, opts, why); err != nil {
+		if err := s.st.delete(rules.ActorAPIServer, i, opts, why); err != nil {
 			return fmt.Errorf("the API server would reject the delete of %s: %w", o.Ref(), err)
 		}
 	case RemoveFinalizer:
@@ -241,7 +241,7 @@ func (s *sim) apply(a Action) error {
 		if s.st.info[i].isNamespace && a.Finalizer == rules.FinalizerNamespace && slices.Contains(nsSpecFinalizers(o), rules.FinalizerNamespace) {
 			// spec.finalizers through /finalize, as the namespace controller does.
 			c := clone(o)
-			nf := *withNamespacePhase(o.Facts, "Terminating")
+			nf := *terminatingNamespaceFacts(o.Facts)
 			if o.Metadata.DeletionTimestamp == nil && o.Facts != nil && o.Facts.Namespace != nil {
 				nf.Namespace.Phase = o.Facts.Namespace.Phase
 			}

@@ -160,12 +160,6 @@ type deleteOptions struct {
 	precondRV        string
 }
 
-// deleteResult says what a DELETE did.
-type deleteResult struct {
-	deleted bool // removed from storage
-	changed bool // persisted a change (deletionTimestamp, finalizers)
-}
-
 func hasFin(o *snapshot.Object, f string) bool { return slices.Contains(o.Metadata.Finalizers, f) }
 
 func shouldOrphanDependents(ri *resInfo, o *snapshot.Object, opts deleteOptions) bool {
@@ -324,17 +318,17 @@ func checkPreconditions(o *snapshot.Object, opts deleteOptions) error {
 
 // delete is the DELETE verb on object i (STORE Delete, with the Namespace
 // and CRD REST overrides).
-func (s *store) delete(actor string, i int32, opts deleteOptions, why string) (deleteResult, error) {
+func (s *store) delete(actor string, i int32, opts deleteOptions, why string) error {
 	o := s.objs[i]
 	if o == nil {
-		return deleteResult{}, errNotFound
+		return errNotFound
 	}
 	ri := s.info[i]
 	if opts.orphanDependents != nil && opts.policy != "" {
-		return deleteResult{}, fmt.Errorf("%w: orphanDependents and propagationPolicy may not both be set", errInvalid)
+		return fmt.Errorf("%w: orphanDependents and propagationPolicy may not both be set", errInvalid)
 	}
 	if err := checkPreconditions(o, opts); err != nil {
-		return deleteResult{}, err
+		return err
 	}
 	switch {
 	case ri.isNamespace:
@@ -342,7 +336,7 @@ func (s *store) delete(actor string, i int32, opts deleteOptions, why string) (d
 			return s.namespaceFirstDelete(actor, i, opts, why)
 		}
 		if nsSpecFinalizers(o) != nil {
-			return deleteResult{}, nil
+			return nil
 		}
 	case ri.isCRD:
 		if o.Metadata.DeletionTimestamp == nil {
@@ -356,12 +350,12 @@ func (s *store) delete(actor string, i int32, opts deleteOptions, why string) (d
 // is checked: BeforeDelete, then the update that marks the object as
 // being deleted while finalizers or a grace period hold it, or its
 // removal.
-func (s *store) genericDelete(actor string, i int32, opts deleteOptions, why string) (deleteResult, error) {
+func (s *store) genericDelete(actor string, i int32, opts deleteOptions, why string) error {
 	o, ri := s.objs[i], s.info[i]
 	c := clone(o)
 	graceful, pending, grace := s.beforeDelete(ri, c, &opts)
 	if pending {
-		return deleteResult{}, nil
+		return nil
 	}
 	nf, gcChange := deletionFinalizers(ri, o, opts)
 	policy := sentPolicy(opts, nf)
@@ -388,21 +382,21 @@ func (s *store) genericDelete(actor string, i int32, opts deleteOptions, why str
 // marked as being deleted or with its GC finalizers changed: the step is
 // recorded (none when action is ""), then c is written with its watch
 // event.
-func (s *store) persistDeleting(actor string, i int32, c *snapshot.Object, action, policy, detail string) (deleteResult, error) {
+func (s *store) persistDeleting(actor string, i int32, c *snapshot.Object, action, policy, detail string) error {
 	if action != "" {
 		s.record(actor, action, c, policy, detail)
 	}
 	s.persist(i, c)
-	return deleteResult{changed: true}, nil
+	return nil
 }
 
 // removeDeleted ends a DELETE that removes object i, o before the
 // request: the step is recorded, then the object goes with its watch
 // event.
-func (s *store) removeDeleted(actor string, i int32, o *snapshot.Object, policy, why string) (deleteResult, error) {
+func (s *store) removeDeleted(actor string, i int32, o *snapshot.Object, policy, why string) error {
 	s.record(actor, ActionDelete, o, policy, why)
 	s.remove(i)
-	return deleteResult{deleted: true}, nil
+	return nil
 }
 
 // deletingAction names the step of a non-graceful DELETE that leaves o in
@@ -434,7 +428,7 @@ func graceDetail(grace int64, nf []string) string {
 // deletionTimestamp (apiextensions-apiserver's
 // customresourcedefinition/etcd.go): whatever the options, it sets the
 // timestamp and adds the cleanup finalizer.
-func (s *store) crdFirstDelete(actor string, i int32, why string) (deleteResult, error) {
+func (s *store) crdFirstDelete(actor string, i int32, why string) error {
 	c := clone(s.objs[i])
 	t := s.now
 	c.Metadata.DeletionTimestamp = &t
@@ -447,12 +441,12 @@ func (s *store) crdFirstDelete(actor string, i int32, why string) (deleteResult,
 // namespaceFirstDelete is the Namespace REST Delete of a namespace without
 // deletionTimestamp: set it and phase Terminating, and add or drop the GC
 // finalizers by the options (pkg/registry/core/namespace/storage).
-func (s *store) namespaceFirstDelete(actor string, i int32, opts deleteOptions, why string) (deleteResult, error) {
+func (s *store) namespaceFirstDelete(actor string, i int32, opts deleteOptions, why string) error {
 	o := s.objs[i]
 	c := clone(o)
 	t := s.now
 	c.Metadata.DeletionTimestamp = &t
-	c.Facts = withNamespacePhase(o.Facts, "Terminating")
+	c.Facts = terminatingNamespaceFacts(o.Facts)
 	if fins := namespaceDeleteFinalizers(o, opts); !sameSet(fins, o.Metadata.Finalizers) {
 		c.Metadata.Finalizers = fins
 	}
@@ -497,7 +491,9 @@ func nsSpecFinalizers(o *snapshot.Object) []string {
 	return o.Facts.Namespace.SpecFinalizers
 }
 
-func withNamespacePhase(f *snapshot.Facts, phase string) *snapshot.Facts {
+// terminatingNamespaceFacts are a namespace's facts once its deletion has
+// begun: phase Terminating, the rest kept.
+func terminatingNamespaceFacts(f *snapshot.Facts) *snapshot.Facts {
 	var nf snapshot.Facts
 	var ns snapshot.NamespaceFacts
 	if f != nil {
@@ -510,7 +506,7 @@ func withNamespacePhase(f *snapshot.Facts, phase string) *snapshot.Facts {
 		// spec finalizer every namespace gets at creation.
 		ns.SpecFinalizers = []string{rules.FinalizerNamespace}
 	}
-	ns.Phase = phase
+	ns.Phase = "Terminating"
 	nf.Namespace = &ns
 	return &nf
 }

@@ -117,9 +117,9 @@ func (t *graphTreeWriter) label(n, parent *graph.Node, contextNS string) string 
 		text = t.s.Paint(Bold, text)
 	}
 	parts := []string{text}
-	switch {
-	case id.Namespace == contextNS:
-	case id.Namespace == "":
+	switch id.Namespace {
+	case contextNS:
+	case "":
 		parts = append(parts, t.s.Paint(Dim, "(cluster-scoped)"))
 	default:
 		parts = append(parts, t.s.Paint(Dim, "(namespace "+id.Namespace+")"))

@@ -39,7 +39,9 @@ func fuzzRead(t *testing.T, data []byte) {
 	}
 	back.CapturedAt, back.Source = s.CapturedAt, s.Source
 	var again bytes.Buffer
-	Write(&again, back)
+	if err := Write(&again, back); err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Equal(out.Bytes(), again.Bytes()) {
 		t.Fatalf("round trip changed the snapshot:\n%s\n%s", out.Bytes(), again.Bytes())
 	}
@@ -167,8 +169,12 @@ func streamedLikeWhole(t *testing.T, data []byte) {
 	}
 	streamed.CapturedAt = whole.CapturedAt // stdin is stamped with the time it was read
 	var a, b bytes.Buffer
-	Write(&a, whole)
-	Write(&b, streamed)
+	if err := Write(&a, whole); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&b, streamed); err != nil {
+		t.Fatal(err)
+	}
 	if a.String() != b.String() {
 		t.Fatalf("streamed YAML differs from whole YAML:\n%s\nvs\n%s", b.String(), a.String())
 	}

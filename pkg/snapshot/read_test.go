@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,8 +91,12 @@ func TestReadFormats(t *testing.T) {
 	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(`{"apiVersion":"v1","kind":"List","items":[` + pod("a", "u1") + `]}`))
-	zw.Close()
+	if _, err := zw.Write([]byte(`{"apiVersion":"v1","kind":"List","items":[` + pod("a", "u1") + `]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name    string
@@ -453,9 +458,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		var a, b bytes.Buffer
-		Write(&a, s)
+		mustWrite(t, &a, s)
 		back.Source.Type, back.Source.Files = "live", nil
-		Write(&b, back)
+		mustWrite(t, &b, back)
 		if a.String() != b.String() {
 			t.Errorf("%s: reading a written snapshot changed it:\n%s\nvs\n%s", name, a.String(), b.String())
 		}
@@ -468,13 +473,13 @@ func TestWriteDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	var a, b bytes.Buffer
-	Write(&a, s)
+	mustWrite(t, &a, s)
 	// Shuffle the input order: the document must not change.
 	for i, j := 0, len(s.Objects)-1; i < j; i, j = i+1, j-1 {
 		s.Objects[i], s.Objects[j] = s.Objects[j], s.Objects[i]
 		s.Resources[i], s.Resources[j] = s.Resources[j], s.Resources[i]
 	}
-	Write(&b, s)
+	mustWrite(t, &b, s)
 	if a.String() != b.String() {
 		t.Error("Write depends on the order of objects or resources")
 	}
@@ -566,8 +571,8 @@ func TestReadYAMLListStreamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var a, b bytes.Buffer
-	Write(&a, whole)
-	Write(&b, streamed)
+	mustWrite(t, &a, whole)
+	mustWrite(t, &b, streamed)
 	if a.String() != b.String() || len(streamed.Warnings) != 0 {
 		t.Errorf("streamed YAML differs from whole YAML (warnings %q):\n%s\nvs\n%s", warnings(streamed), b.String(), a.String())
 	}
@@ -692,5 +697,12 @@ func TestReadSnapshotsMergeListedNamespaces(t *testing.T) {
 				t.Errorf("configmaps = %+v, want listed in %v", cm, tc.want)
 			}
 		})
+	}
+}
+
+func mustWrite(t *testing.T, w io.Writer, s *Snapshot) {
+	t.Helper()
+	if err := Write(w, s); err != nil {
+		t.Fatal(err)
 	}
 }

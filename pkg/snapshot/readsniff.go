@@ -50,7 +50,7 @@ func (rd *reader) parse(display, name string, r io.Reader) error {
 		name = strings.TrimSuffix(name, ".gz")
 	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xef, 0xbb, 0xbf}) {
-		br.Discard(3)
+		_, _ = br.Discard(3) // peeked above: they are buffered
 	}
 	hint := hintFromFileName(name)
 	first, err := firstNonSpace(br)

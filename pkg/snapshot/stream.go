@@ -26,7 +26,7 @@ func newStream(r io.Reader, maxVal int) *stream {
 		// Data already in memory (a YAML document converted to JSON) is
 		// scanned in place.
 		data := make([]byte, br.Len())
-		br.Read(data)
+		_, _ = br.Read(data) // cannot fail: the bytes are in memory
 		return &stream{r: br, buf: data, end: len(data), eof: true, maxVal: maxVal}
 	}
 	size := 256 << 10

@@ -225,7 +225,7 @@ func generate(seed int64) *randCase {
 	if n >= 3 && r.IntN(6) == 0 {
 		a := r.IntN(n - 1)
 		b := a + 1 + r.IntN(n-1-a)
-		if !(c.Objs[a].Kind == "Gadget" && c.Objs[b].Kind != "Gadget") {
+		if c.Objs[a].Kind != "Gadget" || c.Objs[b].Kind == "Gadget" {
 			c.Cycles = append(c.Cycles, [2]int{a, b})
 		}
 	}
