@@ -190,9 +190,22 @@ func (s *sim) warnUnlistedTypes(p *Plan) {
 		}
 	}
 	sort.Strings(names)
-	for _, n := range names {
+	switch {
+	case len(names) == 1:
+		p.Warnings = append(p.Warnings, "could not list "+names[0]+": objects of that type may be dependents of what this plan deletes or orphans, and the plan cannot show what happens to them")
+	case len(names) > 1:
+		// One line for all: a user allowed into one namespace may miss
+		// dozens of types, and a line each would bury the plan.
+		shown := names
+		more := ""
+		if len(names) > 4 {
+			shown, more = names[:4], fmt.Sprintf(" and %d more", len(names)-4)
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("could not list %d types, whose objects may be dependents of what this plan deletes or orphans, so the plan cannot show what happens to them: %s%s",
+			len(names), strings.Join(shown, ", "), more))
+	}
+	if len(names) > 0 {
 		p.Complete = false
-		p.Warnings = append(p.Warnings, "could not list "+n+": objects of that type may be dependents of what this plan deletes or orphans, and the plan cannot show what happens to them")
 	}
 }
 

@@ -666,3 +666,25 @@ func TestPrimaryOnly(t *testing.T) {
 		t.Errorf("the full plan has no alternatives: the test does not exercise PrimaryOnly")
 	}
 }
+
+// Types that could not be listed are one warning, however many: a user
+// allowed into one namespace may miss dozens.
+func TestUnlistedTypesAreOneWarning(t *testing.T) {
+	owner := cm("ns", "owner").UID("O").Build()
+	dep := cm("ns", "dep").Owner(ref(owner)).Build()
+	snap := world(owner, dep).Unlisted("", "Secret", "forbidden").Unlisted("apps", "ReplicaSet", "forbidden").
+		Unlisted("apps", "Deployment", "forbidden").Unlisted("batch", "Job", "forbidden").Unlisted("", "Service", "forbidden").Build()
+	p, err := Simulate(snap, Options{Target: "O", Policy: PolicyBackground})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, w := range p.Warnings {
+		if strings.Contains(w, "could not list") {
+			lines = append(lines, w)
+		}
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "could not list 5 types") || !strings.Contains(lines[0], "and 1 more") || p.Complete {
+		t.Errorf("complete=%v, warnings %q: want one incomplete warning counting 5 types", p.Complete, lines)
+	}
+}
