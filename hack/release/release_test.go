@@ -10,6 +10,7 @@ package release
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,7 +45,7 @@ type goreleaser struct {
 			Goos    string   `json:"goos"`
 			Formats []string `json:"formats"`
 		} `json:"format_overrides"`
-		Files []string `json:"files"`
+		Files []goreleaserFile `json:"files"`
 	} `json:"archives"`
 	Checksum struct {
 		NameTemplate string `json:"name_template"`
@@ -199,9 +200,9 @@ func TestKrewManifestMatchesTheArchives(t *testing.T) {
 		t.Errorf("the archive holds builds %s, want kgc and kubectl-kgc", got)
 	}
 	for _, f := range a.Files {
-		matches, err := filepath.Glob(filepath.Join(root, f))
+		matches, err := filepath.Glob(filepath.Join(root, f.Src))
 		if err != nil || len(matches) == 0 {
-			t.Errorf("archive file pattern %q matches nothing: goreleaser would fail", f)
+			t.Errorf("archive file pattern %q matches nothing: goreleaser would fail", f.Src)
 		}
 	}
 	gh := g.Release.GitHub
@@ -301,11 +302,14 @@ func archiveEntries(t *testing.T, g goreleaser, goos string) []string {
 		}
 	}
 	for _, f := range a.Files {
-		matches, _ := filepath.Glob(filepath.Join(root, f))
+		matches, _ := filepath.Glob(filepath.Join(root, f.Src))
 		for _, m := range matches {
 			rel, err := filepath.Rel(root, m)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if f.Dst != "" {
+				rel = f.Dst
 			}
 			entries = append(entries, filepath.ToSlash(rel))
 		}
@@ -327,4 +331,19 @@ func sorted(xs []string) []string {
 	c := append([]string(nil), xs...)
 	sort.Strings(c)
 	return c
+}
+
+// goreleaserFile is one entry of a goreleaser archive's files: a glob, or
+// {src, dst} to place a file under another name.
+type goreleaserFile struct {
+	Src string `json:"src"`
+	Dst string `json:"dst"`
+}
+
+func (f *goreleaserFile) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &f.Src)
+	}
+	type plain goreleaserFile
+	return json.Unmarshal(b, (*plain)(f))
 }
