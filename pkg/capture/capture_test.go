@@ -46,6 +46,9 @@ func TestCapture(t *testing.T) {
 	if s.Source.Type != "live" || s.Source.Server != srv.URL || s.Source.ServerVersion != "v1.36.3" || s.Source.Context != "test" {
 		t.Errorf("source = %+v", s.Source)
 	}
+	if ks := namespaceUID(s, "kube-system"); ks == "" || s.Source.KubeSystemUID != ks {
+		t.Errorf("source.kubeSystemUID = %q, want the kube-system namespace's UID %q", s.Source.KubeSystemUID, ks)
+	}
 
 	cat := s.Catalog()
 	sec, _ := cat.ForGroupKind("", "Secret")
@@ -152,4 +155,14 @@ func warnings(s *snapshot.Snapshot) []string {
 		out = append(out, w.String())
 	}
 	return out
+}
+
+// namespaceUID is the UID of the Namespace name in s, or "".
+func namespaceUID(s *snapshot.Snapshot, name string) string {
+	for _, o := range s.Objects {
+		if o.Kind == "Namespace" && o.Metadata.Name == name {
+			return o.Metadata.UID
+		}
+	}
+	return ""
 }
