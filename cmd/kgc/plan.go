@@ -185,9 +185,13 @@ func (o *planOptions) Run(ctx context.Context) error {
 		p.Complete = false
 		p.Warnings = append([]string{assumed}, p.Warnings...)
 	}
+	plan.Seal(p, snap)
 	if err := o.print(snap, p); err != nil {
 		return err
 	}
+	// The digest is what `kgc apply --confirm` takes: on stderr, so that a
+	// person reviewing the text plan sees it and the document stays clean.
+	fmt.Fprintf(o.streams.ErrOut, "plan digest: %s\n", p.Digest)
 	return o.checkGates(p)
 }
 
