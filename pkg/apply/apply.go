@@ -85,7 +85,7 @@ type Applier struct {
 // caller can print both.
 func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*Report, error) {
 	rep := newReport(saved)
-	if err := CheckDocument(saved); err != nil {
+	if err := Precheck(saved); err != nil {
 		return rep.refused(err)
 	}
 	snap, err := a.Cluster.Capture(ctx)
@@ -103,6 +103,26 @@ func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*Report, error) 
 		return rep.refused(err)
 	}
 	return a.run(ctx, saved, fresh, rep)
+}
+
+// Precheck refuses what no cluster can make right: a plan without a basis,
+// edited, or made from files. It needs no connection, so a caller can run
+// it before connecting.
+func Precheck(p *plan.Plan) error {
+	if err := CheckDocument(p); err != nil {
+		return err
+	}
+	if p.Cluster == nil {
+		return CheckCluster(p, snapshot.Source{})
+	}
+	return nil
+}
+
+// RefusedReport is the report of a plan refused by err before anything
+// was read from the cluster.
+func RefusedReport(p *plan.Plan, err error) *Report {
+	rep, _ := newReport(p).refused(err)
+	return rep
 }
 
 // ApplyFresh applies a plan just made from snap: nothing to re-plan, but
