@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kgc-dev/kgc/test/e2e/framework"
 )
@@ -243,5 +246,98 @@ func TestApplyDeleteOneGo(t *testing.T) {
 	}
 	if got := c.exist(t); len(got) != 0 {
 		t.Errorf("real control plane: %v still exist after a foreground apply", got)
+	}
+}
+
+// TestApplyOrphanAsPlanned: an orphaning apply keeps the dependents and
+// removes their owner references, as planned.
+func TestApplyOrphanAsPlanned(t *testing.T) {
+	c := newApplyCase(t, "apply-orphan")
+	path := filepath.Join(t.TempDir(), "plan.json")
+	out := c.env.KGC(t, "plan", "delete", "cm/owner", "-n", c.ns, "--cascade=orphan", "-o", "json")
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep := c.apply(t, 0, path, "--yes", "--timeout", "90s")
+	if rep.Outcome != "as-planned" {
+		t.Fatalf("outcome %s, want as-planned", rep.Outcome)
+	}
+	if got := c.exist(t); strings.Join(got, ",") != "dep-a,dep-b" {
+		t.Errorf("real control plane: %v exist after an orphaning apply, want the two dependents", got)
+	}
+	s, err := c.env.Client.CoreV1().Secrets(c.ns).Get(context.Background(), "dep-a", metav1.GetOptions{})
+	if err != nil || len(s.OwnerReferences) != 0 {
+		t.Errorf("real control plane: dep-a owner references %v (%v), want none", s.GetOwnerReferences(), err)
+	}
+}
+
+// TestApplyStaleTargetRecreated: the target deleted and re-created with
+// the same name is another object: refused, and the new one is untouched.
+func TestApplyStaleTargetRecreated(t *testing.T) {
+	c := newApplyCase(t, "apply-recreate")
+	path := c.plan(t)
+	ctx := context.Background()
+	orphan := metav1.DeletePropagationOrphan
+	if err := c.env.Client.CoreV1().ConfigMaps(c.ns).Delete(ctx, "owner", metav1.DeleteOptions{PropagationPolicy: &orphan}); err != nil {
+		t.Fatal(err)
+	}
+	// The orphan finalizer holds the old owner until the collector has
+	// removed the references; only then can the name be used again.
+	waitOwnerGone(t, ctx, c)
+	c.env.MustCreate(t, ctx, framework.ConfigMaps, framework.Obj("v1", "ConfigMap", c.ns, "owner"))
+	rep := c.apply(t, applyExitStale, path, "--yes")
+	if rep.Refusal == nil || rep.Refusal.Reason != "stale" || len(rep.Requests) != 0 {
+		t.Errorf("refusal %+v, %d requests; want stale before any request", rep.Refusal, len(rep.Requests))
+	}
+	c.requireUntouched(t)
+}
+
+// TestApplyPredictedToHang: a plan that leaves a held dependent
+// terminating is refused unless --allow-blocked, and then ends as
+// planned: the dependent terminating, held by its finalizer.
+func TestApplyPredictedToHang(t *testing.T) {
+	c := newApplyCase(t, "apply-hang")
+	ctx := context.Background()
+	s, err := c.env.Client.CoreV1().Secrets(c.ns).Get(ctx, "dep-a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Finalizers = []string{"kgc.dev/hold"}
+	if _, err := c.env.Client.CoreV1().Secrets(c.ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { releaseHold(t, c, "dep-a") })
+	path := c.plan(t)
+	rep := c.apply(t, applyExitLimit, path, "--yes")
+	if rep.Refusal == nil || rep.Refusal.Reason != "blocked" || len(rep.Requests) != 0 {
+		t.Fatalf("refusal %+v, %d requests; want blocked before any request", rep.Refusal, len(rep.Requests))
+	}
+	c.requireUntouched(t)
+	rep = c.apply(t, 0, path, "--yes", "--allow-blocked", "--timeout", "90s")
+	if rep.Outcome != "as-planned" {
+		t.Fatalf("outcome %s, want as-planned", rep.Outcome)
+	}
+	if got := c.exist(t); strings.Join(got, ",") != "dep-a" {
+		t.Errorf("real control plane: %v exist, want only the held dep-a", got)
+	}
+}
+
+func waitOwnerGone(t *testing.T, ctx context.Context, c *applyCase) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := c.env.Client.CoreV1().ConfigMaps(c.ns).Get(ctx, "owner", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("real control plane: the orphaned owner was not deleted: %v", err)
+	}
+}
+
+// releaseHold removes the test's finalizer so that the namespace can go.
+func releaseHold(t *testing.T, c *applyCase, name string) {
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	_, err := c.env.Client.CoreV1().Secrets(c.ns).Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Logf("releasing %s: %v", name, err)
 	}
 }
