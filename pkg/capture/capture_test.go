@@ -157,6 +157,36 @@ func warnings(s *snapshot.Snapshot) []string {
 	return out
 }
 
+// TestCaptureFingerprintWithoutNamespaceList: when namespaces cannot be
+// listed, the fingerprint comes from one GET of kube-system; when that is
+// forbidden too, there is none, and a warning says what that costs.
+func TestCaptureFingerprintWithoutNamespaceList(t *testing.T) {
+	for name, tc := range map[string]struct {
+		fake    *capturetest.FakeAPIServer
+		want    string
+		warning string
+	}{
+		"from a GET":    {&capturetest.FakeAPIServer{NamespacesForbidden: true}, "ns-ks", ""},
+		"not readable":  {&capturetest.FakeAPIServer{NamespacesForbidden: true, KubeSystemForbidden: true}, "", "cannot read the cluster's fingerprint (plans made from this capture cannot be applied)"},
+		"from the list": {&capturetest.FakeAPIServer{KubeSystemForbidden: true}, "ns-ks", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.fake)
+			defer srv.Close()
+			s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{PageSize: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Source.KubeSystemUID != tc.want {
+				t.Errorf("kubeSystemUID = %q, want %q", s.Source.KubeSystemUID, tc.want)
+			}
+			if got := strings.Join(warnings(s), "\n"); !strings.Contains(got, tc.warning) {
+				t.Errorf("warnings lack %q:\n%s", tc.warning, got)
+			}
+		})
+	}
+}
+
 // namespaceUID is the UID of the Namespace name in s, or "".
 func namespaceUID(s *snapshot.Snapshot, name string) string {
 	for _, o := range s.Objects {

@@ -32,6 +32,9 @@ type FakeAPIServer struct {
 	Expired, Throttled bool
 	// Lists records every list request, in arrival order.
 	Lists []ListRequest
+	// NamespacesForbidden forbids listing namespaces, as a namespace-scoped
+	// role does; KubeSystemForbidden forbids the GET of kube-system too.
+	NamespacesForbidden, KubeSystemForbidden bool
 }
 
 // ListRequest is what a list request asked for.
@@ -132,7 +135,17 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"kind": "APIResourceList", "groupVersion": gv, "resources": []any{apiResource("widgets", "Widget", true, "wd")}})
 	case "/apis/metrics.k8s.io/v1beta1":
 		status(w, 503, "ServiceUnavailable", "the server is currently unable to handle the request")
+	case "/api/v1/namespaces/kube-system":
+		if f.KubeSystemForbidden {
+			status(w, 403, "Forbidden", `namespaces "kube-system" is forbidden: User "viewer" cannot get resource "namespaces"`)
+			return
+		}
+		writeJSON(w, 200, map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta("", "kube-system", "ns-ks", nil)})
 	case "/api/v1/namespaces":
+		if f.NamespacesForbidden {
+			status(w, 403, "Forbidden", `namespaces is forbidden: User "viewer" cannot list resource "namespaces" at the cluster scope`)
+			return
+		}
 		page("ns", []any{
 			map[string]any{"metadata": meta("", "shop", "ns-shop", nil), "spec": map[string]any{"finalizers": []string{"kubernetes"}}, "status": map[string]any{"phase": "Active"}},
 			map[string]any{"metadata": meta("", "kube-system", "ns-ks", nil), "status": map[string]any{"phase": "Active"}},
