@@ -341,3 +341,35 @@ func releaseHold(t *testing.T, c *applyCase, name string) {
 		t.Logf("releasing %s: %v", name, err)
 	}
 }
+
+// TestApplyConfirmDigest: --confirm with the digest kgc plan printed
+// approves that plan; --timeout=0 sends the DELETE and returns.
+func TestApplyConfirmDigest(t *testing.T) {
+	c := newApplyCase(t, "apply-confirm")
+	path := c.plan(t)
+	var doc struct {
+		Digest string `json:"digest"`
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || !strings.HasPrefix(doc.Digest, "sha256:") {
+		t.Fatalf("plan digest %q (%v)", doc.Digest, err)
+	}
+	rep := c.apply(t, applyExitNotConfirmed, path, "--confirm", "sha256:0000")
+	if len(rep.Requests) != 0 {
+		t.Fatalf("a wrong --confirm sent %d requests", len(rep.Requests))
+	}
+	c.requireUntouched(t)
+	rep = c.apply(t, 0, path, "--confirm", doc.Digest, "--timeout", "0")
+	if rep.Outcome != "sent" || len(rep.Requests) != 1 || len(rep.Objects) != 0 {
+		t.Errorf("outcome %s, %d requests, %d objects; want sent, one DELETE, not followed", rep.Outcome, len(rep.Requests), len(rep.Objects))
+	}
+	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return len(c.exist(t)) == 0, nil
+	})
+	if err != nil {
+		t.Errorf("real control plane: %v still exist after the applied delete", c.exist(t))
+	}
+}
