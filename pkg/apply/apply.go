@@ -29,6 +29,9 @@ type Cluster interface {
 	Capture(ctx context.Context) (*snapshot.Snapshot, error)
 	// Delete sends one DELETE and returns the response's status.
 	Delete(ctx context.Context, req DeleteRequest) Response
+	// Identity is the user the API server sees, for the report; "" when
+	// it cannot say.
+	Identity(ctx context.Context) string
 	// Watch reports the state of objs, each at least once (nil when it
 	// does not exist), then every change, until ctx ends.
 	Watch(ctx context.Context, objs []snapshot.ObjectRef) (<-chan Event, error)
@@ -193,6 +196,7 @@ func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report)
 		return rep.refused(err)
 	}
 	req := deleteRequest(saved, a.Options.DryRun)
+	rep.Identity = a.Cluster.Identity(ctx)
 	resp := a.Cluster.Delete(ctx, req)
 	rep.Requests = append(rep.Requests, a.record(req, resp))
 	if err := judgeResponse(rep, req, resp); err != nil || a.Options.DryRun {

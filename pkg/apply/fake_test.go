@@ -22,6 +22,8 @@ type fakeCluster struct {
 	after   map[string]*plan.FinalState
 }
 
+func (f *fakeCluster) Identity(context.Context) string { return "system:admin" }
+
 func (f *fakeCluster) Capture(context.Context) (*snapshot.Snapshot, error) { return f.snap, nil }
 
 func (f *fakeCluster) Delete(_ context.Context, req DeleteRequest) Response {

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/metadata"
@@ -84,6 +87,37 @@ func (l *Live) Delete(ctx context.Context, req DeleteRequest) Response {
 		return Response{Message: err.Error()}
 	}
 	return Response{Status: 200, Message: "OK"}
+}
+
+// Identity asks the API server who kgc acts as, with a SelfSubjectReview
+// (GA since Kubernetes 1.28), for the report: the user name, or "" when
+// the cluster does not say. It never fails the apply.
+func (l *Live) Identity(ctx context.Context) string {
+	cfg := rest.CopyConfig(l.cfg)
+	cfg.APIPath = "/"
+	cfg.GroupVersion = &schema.GroupVersion{}
+	cfg.ContentType = "application/json"
+	cfg.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	rc, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		return ""
+	}
+	body := []byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
+	raw, err := rc.Post().AbsPath("/apis/authentication.k8s.io/v1/selfsubjectreviews").Body(body).DoRaw(ctx)
+	if err != nil {
+		return ""
+	}
+	var review struct {
+		Status struct {
+			UserInfo struct {
+				Username string `json:"username"`
+			} `json:"userInfo"`
+		} `json:"status"`
+	}
+	if json.Unmarshal(raw, &review) != nil {
+		return ""
+	}
+	return review.Status.UserInfo.Username
 }
 
 // watchKey is one watch: a resource in one namespace ("" for cluster

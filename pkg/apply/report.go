@@ -17,6 +17,9 @@ type Report struct {
 	Digest            string             `json:"digest"`
 	Cluster           *plan.Cluster      `json:"cluster,omitempty"`
 	DryRun            bool               `json:"dryRun,omitempty"`
+	// Identity is the user the requests were sent as (a SelfSubjectReview),
+	// when the API server says.
+	Identity string `json:"identity,omitempty"`
 	// Outcome is one of the Outcome* constants.
 	Outcome  string          `json:"outcome"`
 	Refusal  *Refusal        `json:"refusal,omitempty"`

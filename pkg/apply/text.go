@@ -20,7 +20,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "  %s\n", d)
 		}
 	}
-	writeRequests(&b, r.Requests)
+	writeRequests(&b, r.Requests, r.Identity)
 	writeObjects(&b, r.Objects)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\nNote: %s\n", n)
@@ -51,12 +51,16 @@ func outcomeText(r *Report) string {
 	return r.Outcome
 }
 
-func writeRequests(b *strings.Builder, reqs []RequestRecord) {
+func writeRequests(b *strings.Builder, reqs []RequestRecord, identity string) {
 	if len(reqs) == 0 {
 		b.WriteString("\nNo request was sent.\n")
 		return
 	}
-	b.WriteString("\nRequests sent:\n")
+	b.WriteString("\nRequests sent")
+	if identity != "" {
+		fmt.Fprintf(b, " as %s", identity)
+	}
+	b.WriteString(":\n")
 	for _, q := range reqs {
 		dry := ""
 		if q.DryRun {

@@ -27,9 +27,10 @@ const (
 
 // applyReport is the part of the ApplyReport document the tests read.
 type applyReport struct {
-	Kind    string `json:"kind"`
-	Outcome string `json:"outcome"`
-	Refusal *struct {
+	Kind     string `json:"kind"`
+	Outcome  string `json:"outcome"`
+	Identity string `json:"identity"`
+	Refusal  *struct {
 		Reason string `json:"reason"`
 		Diff   []struct {
 			Object  framework.ObjectRef `json:"object"`
@@ -145,6 +146,9 @@ func TestApplyBackgroundAsPlanned(t *testing.T) {
 	if len(rep.Requests) != 1 || rep.Requests[0].Verb != "DELETE" || rep.Requests[0].Status != 200 ||
 		rep.Requests[0].Preconditions.UID == "" || rep.Requests[0].Preconditions.ResourceVersion == "" {
 		t.Errorf("requests %+v, want one DELETE with uid and resourceVersion preconditions, 200", rep.Requests)
+	}
+	if rep.Identity == "" {
+		t.Errorf("the report does not say who sent the DELETE (SelfSubjectReview)")
 	}
 	if got := c.exist(t); len(got) != 0 {
 		t.Errorf("real control plane: %v still exist after an as-planned background apply", got)
