@@ -170,7 +170,17 @@ func (l *Live) Watch(ctx context.Context, objs []snapshot.ObjectRef) (<-chan Eve
 // watchUntilDone relists and rewatches until ctx ends.
 func watchUntilDone(ctx context.Context, r metadata.ResourceInterface, uids map[string]bool, out chan<- Event) {
 	for ctx.Err() == nil {
-		if err := listAndWatch(ctx, r, uids, out); err != nil {
+		err := listAndWatch(ctx, r, uids, out)
+		if apierrors.IsNotFound(err) {
+			// The type itself is gone (its CRD was deleted, as a CRD's
+			// plan says): so are its objects.
+			for uid := range uids {
+				send(ctx, out, Event{UID: uid})
+			}
+			<-ctx.Done()
+			return
+		}
+		if err != nil {
 			select { // an API error: retry after a pause, not in a tight loop
 			case <-ctx.Done():
 			case <-time.After(time.Second):
