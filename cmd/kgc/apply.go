@@ -124,6 +124,7 @@ func (o *applyOptions) addFlags(cmd *cobra.Command) {
 	// -f is accepted only to refuse it clearly: apply changes a cluster,
 	// and a dump is not one.
 	fs.StringSliceVarP(&o.filenames, "filename", "f", nil, "not supported: kgc apply works on a live cluster only")
+	_ = fs.MarkHidden("filename") // only fails for an unknown flag name
 }
 
 func (o *applyOptions) Validate() error {
