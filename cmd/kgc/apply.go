@@ -61,6 +61,11 @@ deleted), and follows the planned objects with watches until every one is in its
 state or --timeout passes, reporting each as planned, diverged or still in progress, and every
 request sent. --dry-run=server sends the DELETE with dryRun=All instead and deletes nothing.
 
+The report goes to stdout in every case, refusals included (-o json|yaml: an ApplyReport document).
+Exit codes: 0 as planned (or a dry run the server accepts), 4 stale, 5 another cluster or a plan
+from files, 6 over --max-deletions or predicted to hang, 7 not confirmed, 8 diverged, 9 timed out.
+A refusal deletes nothing.
+
 kgc apply works on a live cluster only.`,
 		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground -o json > plan.json
   kgc apply plan.json
