@@ -115,7 +115,7 @@ func Precheck(p *plan.Plan) error {
 	if err := CheckDocument(p); err != nil {
 		return err
 	}
-	if p.Cluster == nil {
+	if p.Cluster == nil || p.Cluster.KubeSystemUID == "" {
 		return CheckCluster(p, snapshot.Source{})
 	}
 	return nil

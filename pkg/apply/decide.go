@@ -31,6 +31,9 @@ func CheckCluster(p *plan.Plan, src snapshot.Source) error {
 	if p.Cluster == nil {
 		return refuse(ReasonOtherCluster, "the plan was made from files, not against a cluster: plan live (without -f) on the cluster to change, then apply that plan")
 	}
+	if p.Cluster.KubeSystemUID == "" {
+		return refuse(ReasonOtherCluster, "the plan has no cluster fingerprint (the kube-system namespace could not be read when it was made): plan again with get access to namespaces/kube-system")
+	}
 	if src.KubeSystemUID == "" {
 		return refuse(ReasonOtherCluster, "cannot read this cluster's fingerprint (the kube-system namespace): apply needs get on namespaces/kube-system")
 	}

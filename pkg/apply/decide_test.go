@@ -41,6 +41,9 @@ func TestCheckCluster(t *testing.T) {
 	files := shop()
 	files.Source = snapshot.Source{Type: "files", Files: []string{"dump.yaml"}}
 	fromFiles := mustPlan(t, files, plan.PolicyBackground)
+	blind := shop()
+	blind.Source.KubeSystemUID = ""
+	noPrint := mustPlan(t, blind, plan.PolicyBackground)
 	renamed := snapshot.Source{Type: "live", Server: "https://renamed:6443", Context: "other-name", KubeSystemUID: ksUID}
 	for name, tc := range map[string]struct {
 		p    *plan.Plan
@@ -52,6 +55,7 @@ func TestCheckCluster(t *testing.T) {
 		"another cluster":                   {live, snapshot.Source{Type: "live", Server: "https://b", KubeSystemUID: "ks-2"}, ReasonOtherCluster},
 		"a plan from files":                 {fromFiles, shop().Source, ReasonOtherCluster},
 		"a cluster hiding kube-system":      {live, snapshot.Source{Type: "live", Server: "https://b"}, ReasonOtherCluster},
+		"a plan without fingerprint":        {noPrint, shop().Source, ReasonOtherCluster},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := reason(CheckCluster(tc.p, tc.src)); got != tc.want {

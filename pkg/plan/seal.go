@@ -35,12 +35,13 @@ type BasisEntry struct {
 const DigestPrefix = "sha256:"
 
 // Seal records in p what applying it needs: the cluster (live snapshots
-// only: a plan from files has none and cannot be applied), when the state
+// only: a plan from files has none and cannot be applied; without a
+// fingerprint, kube-system being unreadable, neither can a live one), when the state
 // was read, the request, the basis and the digest that approves exactly
 // this plan. It is separate from Simulate because only a plan that is
 // printed needs it; the simulations behind diagnoses do not.
 func Seal(p *Plan, snap *snapshot.Snapshot) {
-	if snap.Source.Type == "live" && snap.Source.KubeSystemUID != "" {
+	if snap.Source.Type == "live" {
 		p.Cluster = &Cluster{Server: snap.Source.Server, KubeSystemUID: snap.Source.KubeSystemUID}
 	}
 	at := snap.CapturedAt.UTC()
