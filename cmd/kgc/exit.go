@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kgc-dev/kgc/pkg/apply"
 )
 
 // Exit codes. They are decided here and nowhere else, so that scripts can
@@ -16,7 +18,48 @@ const (
 	exitError = 1 // the command could not do its job (bad input, cluster unreachable)
 	exitUsage = 2 // the command line is wrong
 	exitGate  = 3 // a --fail-if condition matched: the result is valid but a pipeline should stop
+
+	// kgc apply. A refusal deleted nothing; each reason has its own code
+	// so that a pipeline can tell "re-plan" from "raise the cap".
+	exitStale        = 4 // the plan no longer holds (or has no basis): re-plan
+	exitOtherCluster = 5 // the plan was made against another cluster, or from files
+	exitLimit        = 6 // --max-deletions exceeded, or the plan leaves objects terminating
+	exitNotConfirmed = 7 // no --yes, no matching --confirm, no terminal, or a wrong answer
+	exitDiverged     = 8 // the DELETE was sent and reality differs from the plan
+	exitTimedOut     = 9 // the DELETE was sent and --timeout passed with objects in progress
 )
+
+// applyError gives an apply's error its exit code: refusals by reason, and
+// a cascade that diverged or did not finish as errors of their own, after
+// the report was printed.
+func applyError(rep *apply.Report, err error) error {
+	var ref *apply.Refusal
+	switch {
+	case errors.As(err, &ref):
+		return &codedError{code: refusalCode(ref.Reason), err: err}
+	case err != nil:
+		return err
+	case rep.Outcome == apply.OutcomeDiverged:
+		return &codedError{code: exitDiverged, err: fmt.Errorf("%d object(s) diverged from the plan: see the report, and kgc why-stuck for objects still terminating", rep.Summary.Diverged)}
+	case rep.Outcome == apply.OutcomeTimedOut:
+		return &codedError{code: exitTimedOut, err: fmt.Errorf("%d object(s) still in progress at --timeout: follow up with kgc why-stuck, or apply with a longer --timeout next time", rep.Summary.InProgress)}
+	}
+	return nil
+}
+
+func refusalCode(reason string) int {
+	switch reason {
+	case apply.ReasonStale, apply.ReasonNoBasis:
+		return exitStale
+	case apply.ReasonOtherCluster:
+		return exitOtherCluster
+	case apply.ReasonMaxDeletions, apply.ReasonBlocked:
+		return exitLimit
+	case apply.ReasonNotConfirmed:
+		return exitNotConfirmed
+	}
+	return exitError
+}
 
 // exitError carries an exit code through cobra's error return.
 type codedError struct {

@@ -98,13 +98,7 @@ plan when the condition holds, for CI gates; an alternative outcome counts as we
 		},
 	}
 	fs := cmd.Flags()
-	enumVar(cmd, &o.policy, "cascade", "", "background", enum[plan.Policy]{choices: plan.PolicyChoices(), parse: plan.ParsePolicy},
-		"propagation policy; default sends none")
-	fs.StringVar(&o.uid, "uid", "", "the object to delete, by UID, instead of TYPE/NAME")
-	enumVar(cmd, &o.assume, "assume-finalizers", "", plan.AssumeHang,
-		enum[plan.FinalizerAssumption]{choices: plan.FinalizerAssumptions(), parse: plan.ParseFinalizerAssumption},
-		"finalizers no simulated controller removes: stay (hang) or are removed, as if their controller finished (remove)")
-	fs.StringSliceVar(&o.controllers, "controllers", nil, "simulate only these controllers besides the garbage collector (default all): "+strings.Join(plan.AllControllers(), ","))
+	o.addDeleteFlags(cmd)
 	fs.BoolVar(&o.showSteps, "show-steps", false, "list every numbered step instead of the cascade by waves")
 	enumVar(cmd, &o.output, "output", "o", string(outputText), planOutputs(), "output format")
 	enumArrayVar(cmd, &o.gates, "fail-if", enum[gate]{choices: []string{"blocked", "orphans", "deletes-more-than=N"}, parse: parseGate},
@@ -112,6 +106,19 @@ plan when the condition holds, for CI gates; an alternative outcome counts as we
 	o.source.AddInputFlags(fs)
 	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
+}
+
+// addDeleteFlags adds the flags that say which delete to plan, shared
+// with kgc apply delete.
+func (o *planOptions) addDeleteFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	enumVar(cmd, &o.policy, "cascade", "", "background", enum[plan.Policy]{choices: plan.PolicyChoices(), parse: plan.ParsePolicy},
+		"propagation policy; default sends none")
+	fs.StringVar(&o.uid, "uid", "", "the object to delete, by UID, instead of TYPE/NAME")
+	enumVar(cmd, &o.assume, "assume-finalizers", "", plan.AssumeHang,
+		enum[plan.FinalizerAssumption]{choices: plan.FinalizerAssumptions(), parse: plan.ParseFinalizerAssumption},
+		"finalizers no simulated controller removes: stay (hang) or are removed, as if their controller finished (remove)")
+	fs.StringSliceVar(&o.controllers, "controllers", nil, "simulate only these controllers besides the garbage collector (default all): "+strings.Join(plan.AllControllers(), ","))
 }
 
 func (o *planOptions) Complete() error {
@@ -156,12 +163,34 @@ func (o *planOptions) Validate() error {
 }
 
 func (o *planOptions) Run(ctx context.Context) error {
+	snap, p, err := o.makePlan(ctx)
+	if err != nil {
+		return err
+	}
+	if err := o.print(snap, p); err != nil {
+		return err
+	}
+	// The digest is what `kgc apply --confirm` takes: on stderr, so that a
+	// person reviewing the text plan sees it and the document stays clean.
+	// A plan made from files cannot be applied, so it has none to show.
+	switch {
+	case p.Cluster != nil && p.Cluster.KubeSystemUID != "":
+		fmt.Fprintf(o.streams.ErrOut, "plan digest: %s\n", p.Digest)
+	case snap.Source.Type == "live":
+		fmt.Fprintln(o.streams.ErrOut, "note: kgc apply will refuse this plan: these credentials cannot read the kube-system namespace, whose UID identifies the cluster")
+	}
+	return o.checkGates(p)
+}
+
+// makePlan loads the input, resolves the target and simulates the delete;
+// kgc apply delete plans through it too.
+func (o *planOptions) makePlan(ctx context.Context) (*snapshot.Snapshot, *plan.Plan, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	snap, err := o.source.Load(ctx, askedNamespaces(o.namespace, false, o.args))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var target *snapshot.Object
 	assumed := ""
@@ -172,7 +201,7 @@ func (o *planOptions) Run(ctx context.Context) error {
 		target, err = o.source.Resolve(snap, o.args, o.namespace)
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	opts := plan.Options{Target: target.Metadata.UID, Policy: string(o.policy), AssumeFinalizers: string(o.assume)}
 	if len(o.controllers) > 0 {
@@ -180,16 +209,14 @@ func (o *planOptions) Run(ctx context.Context) error {
 	}
 	p, err := plan.Simulate(snap, opts)
 	if err != nil {
-		return fmt.Errorf("planning the delete of %s: %w", target.Ref(), err)
+		return nil, nil, fmt.Errorf("planning the delete of %s: %w", target.Ref(), err)
 	}
 	if assumed != "" {
 		p.Complete = false
 		p.Warnings = append([]string{assumed}, p.Warnings...)
 	}
-	if err := o.print(snap, p); err != nil {
-		return err
-	}
-	return o.checkGates(p)
+	plan.Seal(p, snap)
+	return snap, p, nil
 }
 
 func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -22,8 +24,28 @@ func runPlanCmd(t *testing.T, args ...string) (stdout, stderr string, code int) 
 	return out.String(), errOut.String(), code
 }
 
+// fixedDump copies a dump into a temporary directory with a fixed
+// modification time: a dump's capturedAt is its mtime, which a checkout
+// sets to whenever it ran, and the plan document records it.
+func fixedDump(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(out, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(out, at, at); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestPlanCommand(t *testing.T) {
-	const dump = "testdata/plan-shop.yaml"
+	dump := fixedDump(t, "testdata/plan-shop.yaml")
 	tests := []struct {
 		name     string
 		args     []string

@@ -37,6 +37,7 @@ func newRootCmd(streams genericiooptions.IOStreams, name string) *cobra.Command 
 		Long: `kgc explains what the Kubernetes garbage collector will do and why deletions get stuck.
 
   plan delete   what a delete would take with it, step by step, as the API server and GC would do it
+  apply         carry out a reviewed plan live, refusing when the cluster moved, and check the cascade
   why-stuck     which finalizers hold a terminating object, who should remove them, and the way out
   graph         the owner graph the garbage collector keeps, with its hazards flagged
   snapshot      capture a metadata-only snapshot of a cluster for offline analysis
@@ -110,6 +111,7 @@ func commandFactories() []commandFactory {
 	return []commandFactory{
 		newGraphCmd,
 		newPlanCmd,
+		newApplyCmd,
 		newSnapshotCmd,
 		newWhyStuckCmd,
 		newVersionCmd,

@@ -28,6 +28,7 @@ import (
 	"io"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -99,7 +100,30 @@ func Capture(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot.Sna
 		return nil, err
 	}
 	src := snapshot.Source{Type: "live", Server: cfg.Host, ServerVersion: d.serverVersion, Context: opts.Context, Namespace: opts.Namespace}
-	return assemble(d, results, src), nil
+	snap := assemble(d, results, src)
+	snap.Source.KubeSystemUID = c.kubeSystemUID(ctx, snap)
+	return snap, nil
+}
+
+// kubeSystemUID finds the kube-system namespace's UID, the cluster's
+// fingerprint: from the capture when namespaces were listed, else with one
+// GET. A cluster that hides it gets no fingerprint, and plans made on it
+// cannot be applied (kgc plan says so), rather than a guess.
+func (c *capturer) kubeSystemUID(ctx context.Context, snap *snapshot.Snapshot) string {
+	for i := range snap.Objects {
+		o := &snap.Objects[i]
+		if o.APIVersion == "v1" && o.Kind == "Namespace" && o.Metadata.Name == "kube-system" {
+			return o.Metadata.UID
+		}
+	}
+	ns := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	m, err := c.meta.Resource(ns).Get(ctx, "kube-system", metav1.GetOptions{})
+	if err != nil {
+		// Only applying a plan needs it; kgc plan says so when it is missing,
+		// and every other command would only be warned about nothing.
+		return ""
+	}
+	return string(m.UID)
 }
 
 func (o Options) withDefaults() Options {

@@ -47,6 +47,9 @@ func TestCapture(t *testing.T) {
 	if s.Source.Type != "live" || s.Source.Server != srv.URL || s.Source.ServerVersion != "v1.36.3" || s.Source.Context != "test" {
 		t.Errorf("source = %+v", s.Source)
 	}
+	if ks := namespaceUID(s, "kube-system"); ks == "" || s.Source.KubeSystemUID != ks {
+		t.Errorf("source.kubeSystemUID = %q, want the kube-system namespace's UID %q", s.Source.KubeSystemUID, ks)
+	}
 
 	cat := s.Catalog()
 	sec, _ := cat.ForGroupKind("", "Secret")
@@ -153,4 +156,44 @@ func warnings(s *snapshot.Snapshot) []string {
 		out = append(out, w.String())
 	}
 	return out
+}
+
+// TestCaptureFingerprintWithoutNamespaceList: when namespaces cannot be
+// listed, the fingerprint comes from one GET of kube-system; when that is
+// forbidden too, there is none (kgc plan says what that costs; a capture
+// for any other command warns about nothing).
+func TestCaptureFingerprintWithoutNamespaceList(t *testing.T) {
+	for name, tc := range map[string]struct {
+		fake *capturetest.FakeAPIServer
+		want string
+	}{
+		"from a GET":    {&capturetest.FakeAPIServer{NamespacesForbidden: true}, "ns-ks"},
+		"not readable":  {&capturetest.FakeAPIServer{NamespacesForbidden: true, KubeSystemForbidden: true}, ""},
+		"from the list": {&capturetest.FakeAPIServer{KubeSystemForbidden: true}, "ns-ks"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.fake)
+			defer srv.Close()
+			s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{PageSize: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Source.KubeSystemUID != tc.want {
+				t.Errorf("kubeSystemUID = %q, want %q", s.Source.KubeSystemUID, tc.want)
+			}
+			if got := strings.Join(warnings(s), "\n"); strings.Contains(got, "fingerprint") {
+				t.Errorf("a capture warns about the fingerprint:\n%s", got)
+			}
+		})
+	}
+}
+
+// namespaceUID is the UID of the Namespace name in s, or "".
+func namespaceUID(s *snapshot.Snapshot, name string) string {
+	for _, o := range s.Objects {
+		if o.Kind == "Namespace" && o.Metadata.Name == name {
+			return o.Metadata.UID
+		}
+	}
+	return ""
 }

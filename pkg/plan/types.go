@@ -2,6 +2,7 @@ package plan
 
 import (
 	"slices"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -82,6 +83,14 @@ type Plan struct {
 	Warnings        []string      `json:"warnings,omitempty"`
 	Notes           []string      `json:"notes,omitempty"`
 	Stats           *SimulateStat `json:"-"`
+
+	// What apply needs (see Seal); absent from plans written before apply
+	// existed, which apply refuses.
+	Cluster    *Cluster     `json:"cluster,omitempty"`
+	CapturedAt *time.Time   `json:"capturedAt,omitempty"`
+	Request    *Request     `json:"request,omitempty"`
+	Basis      []BasisEntry `json:"basis,omitempty"`
+	Digest     string       `json:"digest,omitempty"`
 }
 
 // Assumptions the plan was made under.

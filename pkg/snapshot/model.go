@@ -65,10 +65,15 @@ type DiscoveryError struct {
 
 // Source says where a snapshot came from.
 type Source struct {
-	Type          string   `json:"type"` // "live" or "files"
-	Server        string   `json:"server,omitempty"`
-	ServerVersion string   `json:"serverVersion,omitempty"`
-	Context       string   `json:"context,omitempty"`
+	Type          string `json:"type"` // "live" or "files"
+	Server        string `json:"server,omitempty"`
+	ServerVersion string `json:"serverVersion,omitempty"`
+	Context       string `json:"context,omitempty"`
+	// KubeSystemUID is the UID of the kube-system namespace, for live
+	// captures: it identifies the cluster however the kubeconfig names
+	// its context or server, so a plan can be checked against the cluster
+	// it was made for.
+	KubeSystemUID string   `json:"kubeSystemUID,omitempty"`
 	Files         []string `json:"files,omitempty"`
 	// Namespace is set when namespaced types were listed in this namespace
 	// only: their objects elsewhere are missing, though the types are

@@ -45,6 +45,9 @@ type FakeAPIServer struct {
 	NamespaceUser, UserNamespace string
 	// Unauthorized answers every request 401.
 	Unauthorized bool
+	// NamespacesForbidden forbids listing namespaces, as a namespace-scoped
+	// role does; KubeSystemForbidden forbids the GET of kube-system too.
+	NamespacesForbidden, KubeSystemForbidden bool
 }
 
 // refuse answers what RBAC or authentication would refuse, and reports
@@ -188,7 +191,17 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"kind": "APIResourceList", "groupVersion": gv, "resources": []any{apiResource("widgets", "Widget", true, "wd")}})
 	case "/apis/metrics.k8s.io/v1beta1":
 		status(w, 503, "ServiceUnavailable", "the server is currently unable to handle the request")
+	case "/api/v1/namespaces/kube-system":
+		if f.KubeSystemForbidden {
+			status(w, 403, "Forbidden", `namespaces "kube-system" is forbidden: User "viewer" cannot get resource "namespaces"`)
+			return
+		}
+		writeJSON(w, 200, map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta("", "kube-system", "ns-ks", nil)})
 	case "/api/v1/namespaces":
+		if f.NamespacesForbidden {
+			status(w, 403, "Forbidden", `namespaces is forbidden: User "viewer" cannot list resource "namespaces" at the cluster scope`)
+			return
+		}
 		page("ns", []any{shop, map[string]any{"metadata": meta("", "kube-system", "ns-ks", nil), "status": map[string]any{"phase": "Active"}}}, false)
 	case "/api/v1/namespaces/shop":
 		writeJSON(w, 200, shop)

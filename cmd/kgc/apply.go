@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kgc-dev/kgc/pkg/apply"
+	"github.com/kgc-dev/kgc/pkg/capture"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/render"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// applyOutputs are the formats of the apply report, default first.
+func applyOutputs() enum[outputFormat] { return oneOf(outputText, outputJSON, outputYAML) }
+
+// applyOptions is `kgc apply PLAN` and `kgc apply delete`.
+type applyOptions struct {
+	streams      genericiooptions.IOStreams
+	configFlags  *genericclioptions.ConfigFlags
+	yes          bool
+	confirm      string
+	maxDeletions int
+	allowBlocked bool
+	dryRun       string
+	timeout      time.Duration
+	output       outputFormat
+	filenames    []string
+}
+
+func newApplyCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &applyOptions{streams: streams, configFlags: cf}
+	cmd := &cobra.Command{
+		Use:   "apply PLAN_FILE",
+		Short: "Carry out a reviewed plan live, refusing when the cluster moved, and check the cascade against it",
+		Long: `Apply a plan written by kgc plan delete … -o json (or -o yaml; - reads stdin) to the live cluster,
+exactly as reviewed. Before anything is sent, kgc checks, in this order:
+
+  1. the plan was made against this cluster (the kube-system namespace's UID), not from files;
+  2. the plan still holds: kgc captures the cluster again and plans again, and refuses the plan as
+     stale, with the difference object by object, when the target changed or any object would now
+     be deleted, orphaned or blocked otherwise than planned;
+  3. --max-deletions N: the fresh plan deletes at most N objects, alternatives included;
+  4. the plan leaves nothing terminating, unless --allow-blocked;
+  5. confirmation: --yes, --confirm DIGEST (the digest kgc plan printed), or, on a terminal, the
+     target's name typed; with no terminal and neither flag, kgc refuses.
+
+Then kgc sends one DELETE with the planned propagationPolicy and the preconditions {uid,
+resourceVersion} of the target as planned (a 409 Conflict means the target changed: stale, nothing
+deleted), and follows the planned objects with watches until every one is in its planned final
+state or --timeout passes, reporting each as planned, diverged or still in progress, and every
+request sent. --dry-run=server sends the DELETE with dryRun=All instead and deletes nothing.
+
+The report goes to stdout in every case, refusals included (-o json|yaml: an ApplyReport document).
+Exit codes: 0 as planned (or a dry run the server accepts), 4 stale, 5 another cluster or a plan
+from files, 6 over --max-deletions or predicted to hang, 7 not confirmed, 8 diverged, 9 timed out.
+A refusal deletes nothing.
+
+kgc apply works on a live cluster only.`,
+		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground -o json > plan.json
+  kgc apply plan.json
+  kgc apply plan.json --confirm sha256:5be1… --max-deletions 20 -o json
+  kgc apply delete deploy/web -n shop --cascade=foreground --dry-run=server --yes`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				return usageErrorf("which plan? give a file written by kgc plan delete … -o json (- for stdin), or use kgc apply delete TYPE/NAME")
+			}
+			return o.runSaved(cmd.Context(), args[0])
+		},
+	}
+	o.addFlags(cmd)
+	cmd.AddCommand(newApplyDeleteCmd(streams, cf, o))
+	return cmd
+}
+
+func newApplyDeleteCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags, ao *applyOptions) *cobra.Command {
+	po := &planOptions{streams: streams, source: newSourceOptions(streams, cf), output: outputText}
+	cmd := &cobra.Command{
+		Use:   "delete (TYPE/NAME | TYPE NAME | --uid UID)",
+		Short: "Plan a delete and apply it in one go: the plan is printed, then confirmed",
+		Long: `Plan the delete as kgc plan delete does, print the plan on stderr, then apply it as kgc apply does:
+every check but the re-plan (the plan was just made), the confirmation, one guarded DELETE, and the
+cascade followed against the plan.`,
+		Example: `  kgc apply delete deploy/web -n shop --cascade=foreground
+  kgc apply delete cm/settings -n shop --yes --timeout 1m -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			po.args = args
+			if err := ao.Validate(); err != nil {
+				return err
+			}
+			if err := po.Complete(); err != nil {
+				return err
+			}
+			if err := po.Validate(); err != nil {
+				return err
+			}
+			return ao.runDelete(cmd.Context(), po)
+		},
+	}
+	po.addDeleteFlags(cmd)
+	ao.addFlags(cmd)
+	cmd.ValidArgsFunction = objectArgs(cf, po.source)
+	return cmd
+}
+
+func (o *applyOptions) addFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
+	fs.StringVar(&o.confirm, "confirm", "", "approve exactly the plan with this digest (printed by kgc plan), instead of --yes")
+	fs.IntVar(&o.maxDeletions, "max-deletions", -1, "refuse when the plan deletes more than N objects, alternatives included (-1: no cap)")
+	fs.BoolVar(&o.allowBlocked, "allow-blocked", false, "proceed even though the plan leaves objects terminating")
+	fs.StringVar(&o.dryRun, "dry-run", "none", `"server": send the DELETE with dryRun=All and report what the API server said, deleting nothing`)
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long to follow the cascade; 0 sends the DELETE and returns")
+	enumVar(cmd, &o.output, "output", "o", string(outputText), applyOutputs(), "report format")
+	// -f is accepted only to refuse it clearly: apply changes a cluster,
+	// and a dump is not one.
+	fs.StringSliceVarP(&o.filenames, "filename", "f", nil, "not supported: kgc apply works on a live cluster only")
+	_ = fs.MarkHidden("filename") // only fails for an unknown flag name
+}
+
+func (o *applyOptions) Validate() error {
+	switch {
+	case len(o.filenames) > 0:
+		return usageErrorf("kgc apply works on a live cluster only, not on files (-f): plan with kgc plan delete on the live cluster, then apply that plan")
+	case o.dryRun != "none" && o.dryRun != "server":
+		return usageErrorf("--dry-run=%s: use --dry-run=server (the API server checks the DELETE), or kgc plan for a client-side dry run", o.dryRun)
+	case o.timeout < 0:
+		return usageErrorf("--timeout must not be negative")
+	case o.maxDeletions < -1:
+		return usageErrorf("--max-deletions must be a number of objects, or -1 for no cap")
+	}
+	return nil
+}
+
+// runSaved applies a plan file.
+func (o *applyOptions) runSaved(ctx context.Context, path string) error {
+	p, err := readPlan(path, o.streams.In)
+	if err != nil {
+		return err
+	}
+	// A plan that no cluster can make right is refused before connecting.
+	if err := apply.Precheck(p); err != nil {
+		return o.finish(apply.RefusedReport(p, err), err)
+	}
+	a, err := o.applier()
+	if err != nil {
+		return err
+	}
+	rep, err := a.Apply(ctx, p)
+	return o.finish(rep, err)
+}
+
+// runDelete plans the delete live, shows the plan, and applies it.
+func (o *applyOptions) runDelete(ctx context.Context, po *planOptions) error {
+	snap, p, err := po.makePlan(ctx)
+	if err != nil {
+		return err
+	}
+	// The plan goes to stderr: it is there to be reviewed, and stdout
+	// carries the report.
+	if err := render.PlanText(o.streams.ErrOut, p, render.PlanOptions{}, styleFor(o.streams.ErrOut)); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.streams.ErrOut, "plan digest: %s\n\n", p.Digest)
+	a, err := o.applier()
+	if err != nil {
+		return err
+	}
+	rep, err := a.ApplyFresh(ctx, p, snap)
+	return o.finish(rep, err)
+}
+
+func (o *applyOptions) applier() (*apply.Applier, error) {
+	cfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig", err)
+	}
+	mapper, err := o.configFlags.ToRESTMapper()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the cluster's API types: %w", err)
+	}
+	live, err := apply.NewLive(cfg, mapper)
+	if err != nil {
+		return nil, err
+	}
+	src := &sourceOptions{configFlags: o.configFlags, streams: o.streams}
+	live.CaptureOptions = capture.Options{Context: src.contextName()}
+	opts := apply.Options{
+		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked},
+		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: isTerminalReader(o.streams.In) && isTerminal(o.streams.ErrOut)},
+		In:      o.streams.In, Out: o.streams.ErrOut,
+		DryRun: o.dryRun == "server", Timeout: o.timeout,
+	}
+	if isTerminal(o.streams.ErrOut) {
+		live.CaptureOptions.Progress = o.streams.ErrOut
+		opts.Progress = o.streams.ErrOut
+	}
+	return &apply.Applier{Cluster: live, Options: opts}, nil
+}
+
+// finish prints the report, whatever happened, and turns the outcome into
+// the command's error and exit code.
+func (o *applyOptions) finish(rep *apply.Report, err error) error {
+	if rep != nil {
+		var perr error
+		if o.output.isDocument() {
+			perr = render.Document(o.streams.Out, string(o.output), rep)
+		} else {
+			perr = apply.WriteText(o.streams.Out, rep)
+		}
+		if perr != nil {
+			return perr
+		}
+	}
+	return applyError(rep, err)
+}
+
+// readPlan reads a Plan document, JSON or YAML, from a file or stdin.
+func readPlan(path string, stdin io.Reader) (*plan.Plan, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the plan: %w", err)
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a plan document (JSON or YAML): %w; write one with kgc plan delete … -o json", path, err)
+	}
+	var p plan.Plan
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s is not a plan document: %w; write one with kgc plan delete … -o json", path, err)
+	}
+	if p.Kind != "Plan" || p.APIVersion != snapshot.APIVersion {
+		return nil, fmt.Errorf("%s is a %q document of %q, not a %s Plan: write one with kgc plan delete … -o json", path, p.Kind, p.APIVersion, snapshot.APIVersion)
+	}
+	return &p, nil
+}
+
+// isTerminalReader reports whether r is a terminal, to ask on.
+func isTerminalReader(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && isTerminal(f)
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/pkg/apply"
+)
+
+// writePlan plans a delete from the shop dump and writes the document.
+func writePlan(t *testing.T, edit func(map[string]any)) string {
+	t.Helper()
+	out, errOut, code := runPlanCmd(t, "plan", "delete", "deploy/web", "-n", "shop", "-f", fixedDump(t, "testdata/plan-shop.yaml"), "-o", "json")
+	if code != 0 {
+		t.Fatalf("plan: exit %d\n%s", code, errOut)
+	}
+	// A plan from files cannot be applied: no digest is offered for it
+	// (the e2e suite checks that a live plan prints one).
+	if strings.Contains(errOut, "plan digest:") {
+		t.Errorf("kgc plan offered a digest for a plan made from files:\n%s", errOut)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(doc)
+	}
+	b, _ := json.Marshal(doc)
+	path := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func runApplyCmd(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
+	var out, errOut strings.Builder
+	code = Run(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
+	return out.String(), errOut.String(), code
+}
+
+func TestApplyCommandOffline(t *testing.T) {
+	fromFiles := writePlan(t, nil)
+	old := writePlan(t, func(d map[string]any) { delete(d, "basis"); delete(d, "digest"); delete(d, "request") })
+	yamlPlan, _, _ := runPlanCmd(t, "plan", "delete", "deploy/web", "-n", "shop", "-f", fixedDump(t, "testdata/plan-shop.yaml"), "-o", "yaml")
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		wantCode int
+		wantOut  []string
+		wantErr  string
+	}{
+		{name: "-f is refused", args: []string{"apply", "delete", "deploy/web", "-n", "shop", "-f", "dump.yaml"}, wantCode: exitUsage, wantErr: "live cluster only"},
+		{name: "client dry run", args: []string{"apply", fromFiles, "--dry-run=client"}, wantCode: exitUsage, wantErr: "use --dry-run=server"},
+		{name: "no plan", args: []string{"apply"}, wantCode: exitUsage, wantErr: "which plan?"},
+		{name: "a plan from files", args: []string{"apply", fromFiles, "--yes"}, wantCode: exitOtherCluster,
+			wantOut: []string{"Outcome: refused; nothing was deleted", "Refused (other-cluster)", "No request was sent."}, wantErr: "made from files"},
+		{name: "a YAML plan from files on stdin", stdin: yamlPlan, args: []string{"apply", "-", "--yes"}, wantCode: exitOtherCluster, wantErr: "made from files"},
+		{name: "a plan without basis", args: []string{"apply", old, "--yes"}, wantCode: exitStale, wantErr: "re-plan"},
+		{name: "a plan without basis, json", args: []string{"apply", old, "-o", "json"}, wantCode: exitStale,
+			wantOut: []string{`"kind": "ApplyReport"`, `"outcome": "refused"`, `"reason": "no-basis"`, `"requests": []`}},
+		{name: "not a plan", args: []string{"apply", "testdata/plan-shop.yaml"}, wantCode: exitError, wantErr: "not a kgc.dev/v1alpha1 Plan"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runApplyCmd(t, tc.stdin, tc.args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantCode, out, errOut)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			if !strings.Contains(errOut, tc.wantErr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.wantErr, errOut)
+			}
+		})
+	}
+}
+
+func TestApplyExitCodes(t *testing.T) {
+	refusal := func(reason string) error { return &apply.Refusal{Reason: reason, Message: "m"} }
+	for name, tc := range map[string]struct {
+		rep  apply.Report
+		err  error
+		want int
+	}{
+		"as planned":         {apply.Report{Outcome: apply.OutcomeAsPlanned}, nil, exitOK},
+		"dry run accepted":   {apply.Report{Outcome: apply.OutcomeDryRunAccepted}, nil, exitOK},
+		"sent, not followed": {apply.Report{Outcome: apply.OutcomeSent}, nil, exitOK},
+		"stale":              {apply.Report{}, refusal(apply.ReasonStale), exitStale},
+		"no basis":           {apply.Report{}, refusal(apply.ReasonNoBasis), exitStale},
+		"other cluster":      {apply.Report{}, refusal(apply.ReasonOtherCluster), exitOtherCluster},
+		"cap":                {apply.Report{}, refusal(apply.ReasonMaxDeletions), exitLimit},
+		"predicted to hang":  {apply.Report{}, refusal(apply.ReasonBlocked), exitLimit},
+		"not confirmed":      {apply.Report{}, refusal(apply.ReasonNotConfirmed), exitNotConfirmed},
+		"diverged":           {apply.Report{Outcome: apply.OutcomeDiverged}, nil, exitDiverged},
+		"timed out":          {apply.Report{Outcome: apply.OutcomeTimedOut}, nil, exitTimedOut},
+		"server refused":     {apply.Report{Outcome: apply.OutcomeRejected}, errors.New("forbidden"), exitError},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rep := tc.rep
+			var sink strings.Builder
+			if got := exitCode(applyError(&rep, tc.err), &sink); got != tc.want {
+				t.Errorf("exit %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

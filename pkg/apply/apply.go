@@ -1,0 +1,273 @@
+// Package apply carries out a saved plan on the live cluster, and checks
+// the plan while the real controllers carry it out: it refuses a plan made
+// elsewhere or on a state that has moved, caps the blast radius, asks for
+// confirmation, sends one DELETE guarded by the plan's preconditions, then
+// follows the planned objects with watches and compares reality with the
+// plan object by object.
+//
+// Like pkg/capture it talks to a cluster, through the Cluster interface;
+// the decisions (decide.go, follow.go) are plain functions of plans and
+// observed states, so tests drive them with fakes.
+package apply
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Cluster is what apply needs from the API server.
+type Cluster interface {
+	// Capture reads the live state to plan again from. Today a whole
+	// capture (pkg/capture); reading only the basis and new dependents is
+	// a later optimisation.
+	Capture(ctx context.Context) (*snapshot.Snapshot, error)
+	// Delete sends one DELETE and returns the response's status.
+	Delete(ctx context.Context, req DeleteRequest) Response
+	// Identity is the user the API server sees, for the report; "" when
+	// it cannot say.
+	Identity(ctx context.Context) string
+	// Watch reports the state of objs, each at least once (nil when it
+	// does not exist), then every change, until ctx ends.
+	Watch(ctx context.Context, objs []snapshot.ObjectRef) (<-chan Event, error)
+}
+
+// DeleteRequest is a guarded DELETE.
+type DeleteRequest struct {
+	Object            snapshot.ObjectRef
+	Preconditions     Preconditions
+	PropagationPolicy string // "" sends none
+	DryRun            bool
+}
+
+// Response is what the API server answered.
+type Response struct {
+	Status  int
+	Message string
+}
+
+// Event is an observed state of a watched object; State nil means gone.
+type Event struct {
+	UID   string
+	State *plan.FinalState
+}
+
+// Options of one apply.
+type Options struct {
+	Limits  Limits
+	Consent Consent
+	// Prompt asks on the terminal: it writes the question to Out and
+	// reads the answer from In.
+	In     io.Reader
+	Out    io.Writer
+	DryRun bool
+	// Timeout bounds how long the cascade is followed; 0 sends the
+	// DELETE and returns.
+	Timeout time.Duration
+	// Progress, when set (a terminal), gets one updating progress line
+	// while the cascade is followed.
+	Progress io.Writer
+	// Now is the clock for request records; nil is time.Now.
+	Now func() time.Time
+}
+
+// Applier applies plans to one cluster.
+type Applier struct {
+	Cluster Cluster
+	Options Options
+}
+
+// Apply checks saved against the cluster as it is now and, if it still
+// holds and is confirmed, sends its DELETE and follows the cascade. The
+// report is returned even with a refusal (as the error), so that the
+// caller can print both.
+func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*Report, error) {
+	rep := newReport(saved)
+	if err := Precheck(saved); err != nil {
+		return rep.refused(err)
+	}
+	snap, err := a.Cluster.Capture(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("reading the cluster to check the plan: %w", err)
+	}
+	if err := CheckCluster(saved, snap.Source); err != nil {
+		return rep.refused(err)
+	}
+	fresh, err := Replan(saved, snap)
+	if err != nil {
+		return rep, err
+	}
+	if err := CheckStale(saved, fresh); err != nil {
+		return rep.refused(err)
+	}
+	return a.run(ctx, saved, fresh, rep)
+}
+
+// Precheck refuses what no cluster can make right: a plan without a basis,
+// edited, or made from files. It needs no connection, so a caller can run
+// it before connecting.
+func Precheck(p *plan.Plan) error {
+	if err := CheckDocument(p); err != nil {
+		return err
+	}
+	if p.Cluster == nil || p.Cluster.KubeSystemUID == "" {
+		return CheckCluster(p, snapshot.Source{})
+	}
+	return nil
+}
+
+// RefusedReport is the report of a plan refused by err before anything
+// was read from the cluster.
+func RefusedReport(p *plan.Plan, err error) *Report {
+	rep, _ := newReport(p).refused(err)
+	return rep
+}
+
+// ApplyFresh applies a plan just made from snap: nothing to re-plan, but
+// every other check holds.
+func (a *Applier) ApplyFresh(ctx context.Context, p *plan.Plan, snap *snapshot.Snapshot) (*Report, error) {
+	rep := newReport(p)
+	if err := CheckDocument(p); err != nil {
+		return rep.refused(err)
+	}
+	if err := CheckCluster(p, snap.Source); err != nil {
+		return rep.refused(err)
+	}
+	return a.run(ctx, p, p, rep)
+}
+
+// Replan simulates saved's request again on snap, under saved's
+// assumptions.
+func Replan(saved *plan.Plan, snap *snapshot.Snapshot) (*plan.Plan, error) {
+	opts := plan.Options{Target: saved.Request.Target.UID, Policy: saved.Request.PropagationPolicy,
+		AssumeFinalizers: saved.Assumptions.UnknownFinalizers, Controllers: simulated(saved.Assumptions.Controllers)}
+	if basisOfSnap(snap, saved.Request.Target.UID) == nil {
+		// The target is gone: an empty fresh plan makes CheckStale say so.
+		return &plan.Plan{Request: saved.Request}, nil
+	}
+	fresh, err := plan.Simulate(snap, opts)
+	if err != nil {
+		return nil, fmt.Errorf("planning the delete again on the live state: %w", err)
+	}
+	plan.Seal(fresh, snap)
+	return fresh, nil
+}
+
+// simulated is the plan's controllers as Options takes them: the document
+// also names the garbage collector, which always runs.
+func simulated(controllers []string) []string {
+	if controllers == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range controllers {
+		if slices.Contains(plan.AllControllers(), c) {
+			out = append(out, c)
+		}
+	}
+	if out == nil {
+		return []string{} // none besides the collector, not "all"
+	}
+	return out
+}
+
+func basisOfSnap(snap *snapshot.Snapshot, uid string) *snapshot.Object {
+	for i := range snap.Objects {
+		if snap.Objects[i].Metadata.UID == uid {
+			return &snap.Objects[i]
+		}
+	}
+	return nil
+}
+
+// run is everything after the plan is known to hold: the limits, the
+// confirmation, the DELETE and following it.
+func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report) (*Report, error) {
+	rep.DryRun = a.Options.DryRun
+	if err := CheckLimits(fresh, a.Options.Limits); err != nil {
+		return rep.refused(err)
+	}
+	if err := a.confirm(saved); err != nil {
+		return rep.refused(err)
+	}
+	req := deleteRequest(saved, a.Options.DryRun)
+	rep.Identity = a.Cluster.Identity(ctx)
+	resp := a.Cluster.Delete(ctx, req)
+	rep.Requests = append(rep.Requests, a.record(req, resp))
+	if err := judgeResponse(rep, req, resp); err != nil || a.Options.DryRun {
+		return rep, err
+	}
+	if a.Options.Timeout == 0 {
+		rep.Outcome = OutcomeSent
+		rep.Notes = append(rep.Notes, "--timeout=0: the cascade was not followed")
+		return rep, nil
+	}
+	return rep, a.follow(ctx, saved, rep)
+}
+
+func (a *Applier) confirm(p *plan.Plan) error {
+	ask, err := a.Options.Consent.NeedsPrompt(p.Digest)
+	if err != nil || !ask {
+		return err
+	}
+	return Prompt(a.Options.In, a.Options.Out, p)
+}
+
+func deleteRequest(p *plan.Plan, dryRun bool) DeleteRequest {
+	t := p.Request.Target
+	return DeleteRequest{Object: t, PropagationPolicy: p.Request.PropagationPolicy, DryRun: dryRun,
+		Preconditions: Preconditions{UID: t.UID, ResourceVersion: basisOf(p, t.UID).ResourceVersion}}
+}
+
+func (a *Applier) record(req DeleteRequest, resp Response) RequestRecord {
+	now := time.Now
+	if a.Options.Now != nil {
+		now = a.Options.Now
+	}
+	return RequestRecord{Time: now().UTC(), Verb: "DELETE", Object: req.Object, Preconditions: req.Preconditions,
+		PropagationPolicy: req.PropagationPolicy, DryRun: req.DryRun, Status: resp.Status, Message: resp.Message}
+}
+
+// judgeResponse sets the outcome the DELETE's response decides: a 409 is
+// the target changing between the check and the request (stale, nothing
+// deleted); any other failure is the server's refusal.
+func judgeResponse(rep *Report, req DeleteRequest, resp Response) error {
+	ok := resp.Status >= 200 && resp.Status < 300
+	switch {
+	case resp.Status == 409:
+		_, err := rep.refused(refuse(ReasonStale, "the API server refused the DELETE: %s changed since it was checked (%s); nothing was deleted: re-plan", refString(req.Object), resp.Message))
+		return err
+	case req.DryRun && ok:
+		rep.Outcome = OutcomeDryRunAccepted
+		return nil
+	case req.DryRun:
+		rep.Outcome = OutcomeDryRunRejected
+	case ok:
+		return nil
+	default:
+		rep.Outcome = OutcomeRejected
+	}
+	return fmt.Errorf("the API server refused the DELETE of %s (HTTP %d): %s", refString(req.Object), resp.Status, resp.Message)
+}
+
+func newReport(p *plan.Plan) *Report {
+	rep := &Report{APIVersion: snapshot.APIVersion, Kind: "ApplyReport", Target: p.Target, PropagationPolicy: p.PropagationPolicy,
+		Digest: p.Digest, Cluster: p.Cluster, Requests: []RequestRecord{}, Objects: []ObjectResult{}}
+	if p.Request != nil {
+		rep.Target, rep.PropagationPolicy = p.Request.Target, p.Request.PropagationPolicy
+	}
+	return rep
+}
+
+func (r *Report) refused(err error) (*Report, error) {
+	if ref, ok := err.(*Refusal); ok {
+		r.Outcome = OutcomeRefused
+		r.Refusal = ref
+	}
+	return r, err
+}

@@ -1,0 +1,176 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/golden"
+	"github.com/kgc-dev/kgc/pkg/plan"
+)
+
+var at = time.Date(2026, 11, 20, 10, 5, 0, 0, time.UTC)
+
+func applier(f *fakeCluster, o Options) *Applier {
+	o.Now = func() time.Time { return at }
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Second
+	}
+	if o.Limits == (Limits{}) {
+		o.Limits.MaxDeletions = -1
+	}
+	return &Applier{Cluster: f, Options: o}
+}
+
+var yes = Consent{Yes: true}
+
+func TestApplyAsPlanned(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	f := &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{}} // everything planned is gone
+	rep, err := applier(f, Options{Consent: yes}).Apply(context.Background(), saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Outcome != OutcomeAsPlanned || rep.Summary.AsPlanned != 3 {
+		t.Errorf("outcome %s, summary %+v; want as-planned, 3", rep.Outcome, rep.Summary)
+	}
+	if len(f.deletes) != 1 {
+		t.Fatalf("sent %d DELETEs, want 1", len(f.deletes))
+	}
+	d := f.deletes[0]
+	if d.Preconditions != (Preconditions{UID: ownerUID, ResourceVersion: "10"}) || d.PropagationPolicy != plan.PolicyBackground || d.DryRun {
+		t.Errorf("DELETE %+v, want preconditions uid and resourceVersion 10 from the basis, Background, not a dry run", d)
+	}
+	var out bytes.Buffer
+	if err := WriteText(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, filepath.Join("testdata", "as-planned.golden"), out.String())
+}
+
+func TestApplyRefusesBeforeAnyRequest(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	other := shop()
+	other.Source.KubeSystemUID = "ks-2"
+	for name, tc := range map[string]struct {
+		cluster *fakeCluster
+		opts    Options
+		want    string
+	}{
+		"another cluster":       {&fakeCluster{snap: other}, Options{Consent: yes}, ReasonOtherCluster},
+		"target relabelled":     {&fakeCluster{snap: withRV(shop(), ownerUID, "14")}, Options{Consent: yes}, ReasonStale},
+		"cap below the plan":    {&fakeCluster{snap: shop()}, Options{Consent: yes, Limits: Limits{MaxDeletions: 1}}, ReasonMaxDeletions},
+		"no terminal, no --yes": {&fakeCluster{snap: shop()}, Options{}, ReasonNotConfirmed},
+		"wrong --confirm":       {&fakeCluster{snap: shop()}, Options{Consent: Consent{Digest: "sha256:0"}}, ReasonNotConfirmed},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rep, err := applier(tc.cluster, tc.opts).Apply(context.Background(), saved)
+			if got := reason(err); got != tc.want {
+				t.Fatalf("refusal %s, want %s", got, tc.want)
+			}
+			if len(tc.cluster.deletes) != 0 {
+				t.Errorf("a refused apply sent %+v", tc.cluster.deletes)
+			}
+			if rep.Outcome != OutcomeRefused || rep.Refusal == nil || len(rep.Requests) != 0 {
+				t.Errorf("report outcome %s, refusal %+v, requests %d", rep.Outcome, rep.Refusal, len(rep.Requests))
+			}
+		})
+	}
+}
+
+func TestApplyConfirmDigest(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	f := &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{}}
+	if _, err := applier(f, Options{Consent: Consent{Digest: saved.Digest}}).Apply(context.Background(), saved); err != nil {
+		t.Fatalf("--confirm with the plan's digest: %v", err)
+	}
+	if len(f.deletes) != 1 {
+		t.Errorf("sent %d DELETEs, want 1", len(f.deletes))
+	}
+}
+
+func TestApplyConflictIsStale(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	f := &fakeCluster{snap: shop(), status: 409, message: "Precondition failed: ResourceVersion in precondition: 10, ResourceVersion in object meta: 15"}
+	rep, err := applier(f, Options{Consent: yes}).Apply(context.Background(), saved)
+	if reason(err) != ReasonStale {
+		t.Fatalf("refusal %s, want stale", reason(err))
+	}
+	if len(rep.Requests) != 1 || rep.Requests[0].Status != 409 {
+		t.Errorf("requests %+v, want the one DELETE answered 409", rep.Requests)
+	}
+	mustContain(t, "refusal", err.Error(), "nothing was deleted", "re-plan")
+}
+
+func TestApplyDryRun(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyForeground)
+	f := &fakeCluster{snap: shop()}
+	rep, err := applier(f, Options{Consent: yes, DryRun: true}).Apply(context.Background(), saved)
+	if err != nil || rep.Outcome != OutcomeDryRunAccepted {
+		t.Fatalf("outcome %s, err %v; want dry-run-accepted", rep.Outcome, err)
+	}
+	if len(f.deletes) != 1 || !f.deletes[0].DryRun || f.deletes[0].PropagationPolicy != plan.PolicyForeground {
+		t.Errorf("DELETEs %+v, want one dry run with Foreground", f.deletes)
+	}
+	f = &fakeCluster{snap: shop(), status: 403, message: `configmaps "owner" is forbidden`}
+	rep, err = applier(f, Options{Consent: yes, DryRun: true}).Apply(context.Background(), saved)
+	if err == nil || rep.Outcome != OutcomeDryRunRejected {
+		t.Errorf("outcome %s, err %v; want dry-run-rejected with an error", rep.Outcome, err)
+	}
+}
+
+func TestApplyDivergedAndTimedOut(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyOrphan)
+	// The plan orphans both Secrets: a, gone, diverged; b, still owned, in progress.
+	b := &plan.FinalState{Exists: true, Finalizers: []string{}, OwnerReferences: []string{ownerUID}}
+	f := &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{"secret-shop-b": b}}
+	rep, err := applier(f, Options{Consent: yes, Timeout: 200 * time.Millisecond}).Apply(context.Background(), saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Outcome != OutcomeDiverged || rep.Summary != (ResultSummary{AsPlanned: 1, Diverged: 1, InProgress: 1}) {
+		t.Errorf("outcome %s, summary %+v; want diverged, 1/1/1", rep.Outcome, rep.Summary)
+	}
+	var out bytes.Buffer
+	if err := WriteText(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, filepath.Join("testdata", "diverged.golden"), out.String())
+
+	f = &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{"secret-shop-a": b, "secret-shop-b": b}}
+	rep, _ = applier(f, Options{Consent: yes, Timeout: 100 * time.Millisecond}).Apply(context.Background(), saved)
+	if rep.Outcome != OutcomeTimedOut {
+		t.Errorf("outcome %s, want timed-out", rep.Outcome)
+	}
+}
+
+func TestApplyStaleReportGolden(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	owner := shop().Objects[0]
+	late := shop().Objects[1]
+	late.Metadata.Name, late.Metadata.UID = "c", "secret-shop-c"
+	late.Metadata.OwnerReferences[0].UID = owner.Metadata.UID
+	f := &fakeCluster{snap: shop(late)}
+	rep, err := applier(f, Options{Consent: yes}).Apply(context.Background(), saved)
+	if reason(err) != ReasonStale {
+		t.Fatalf("refusal %s, want stale", reason(err))
+	}
+	var out bytes.Buffer
+	if err := WriteText(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, filepath.Join("testdata", "stale.golden"), out.String())
+}
+
+func TestApplySendOnly(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	f := &fakeCluster{snap: shop()}
+	a := applier(f, Options{Consent: yes})
+	a.Options.Timeout = 0
+	rep, err := a.Apply(context.Background(), saved)
+	if err != nil || rep.Outcome != OutcomeSent || len(rep.Objects) != 0 {
+		t.Errorf("outcome %s, err %v, objects %d; want sent, not followed", rep.Outcome, err, len(rep.Objects))
+	}
+}

@@ -1,0 +1,229 @@
+package apply
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// CheckDocument refuses a plan that cannot be applied whatever the
+// cluster: one written before plans carried a basis, or one whose digest
+// does not match its content (edited by hand).
+func CheckDocument(p *plan.Plan) error {
+	if p.Request == nil || len(p.Basis) == 0 || p.Digest == "" {
+		return refuse(ReasonNoBasis, "the plan has no basis (it was written by an older kgc): re-plan with kgc plan delete … -o json")
+	}
+	if got := plan.Digest(p); got != p.Digest {
+		return refuse(ReasonNoBasis, "the plan's digest %s does not match its content (%s): it was edited; re-plan", p.Digest, got)
+	}
+	if basisOf(p, p.Request.Target.UID) == nil {
+		return refuse(ReasonNoBasis, "the plan's basis lacks its target %s: re-plan", refString(p.Request.Target))
+	}
+	return nil
+}
+
+// CheckCluster refuses a plan made from files or against another cluster
+// than the one src was captured from.
+func CheckCluster(p *plan.Plan, src snapshot.Source) error {
+	if p.Cluster == nil {
+		return refuse(ReasonOtherCluster, "the plan was made from files, not against a cluster: plan live (without -f) on the cluster to change, then apply that plan")
+	}
+	if p.Cluster.KubeSystemUID == "" {
+		return refuse(ReasonOtherCluster, "the plan has no cluster fingerprint (the kube-system namespace could not be read when it was made): plan again with get access to namespaces/kube-system")
+	}
+	if src.KubeSystemUID == "" {
+		return refuse(ReasonOtherCluster, "cannot read this cluster's fingerprint (the kube-system namespace): apply needs get on namespaces/kube-system")
+	}
+	if p.Cluster.KubeSystemUID != src.KubeSystemUID {
+		return refuse(ReasonOtherCluster, "the plan was made against another cluster (%s, kube-system %s), this is %s (kube-system %s): switch context, or plan on this cluster",
+			p.Cluster.Server, p.Cluster.KubeSystemUID, src.Server, src.KubeSystemUID)
+	}
+	return nil
+}
+
+// CheckStale refuses the saved plan when the fresh one, made from the
+// cluster as it is now, no longer holds: the target was replaced or
+// changed, or an object's outcome differs. Alternatives count only where
+// the fresh plan shows an outcome the saved one did not allow.
+func CheckStale(saved, fresh *plan.Plan) error {
+	target := saved.Request.Target
+	now := basisOf(fresh, target.UID)
+	if now == nil {
+		return refuse(ReasonStale, "%s (uid %s) no longer exists: the plan was already applied, or the object was deleted or re-created; re-plan", refString(target), target.UID)
+	}
+	if was := basisOf(saved, target.UID); was.ResourceVersion != now.ResourceVersion {
+		r := refuse(ReasonStale, "%s changed since it was planned (resourceVersion %s, now %s): review it and re-plan", refString(target), was.ResourceVersion, now.ResourceVersion)
+		r.Diff = DiffPlans(saved, fresh)
+		return r
+	}
+	if d := DiffPlans(saved, fresh); len(d) > 0 {
+		r := refuse(ReasonStale, "the cluster changed since the plan was made, and the delete would now end differently for %d object(s): review the difference and re-plan", len(d))
+		r.Diff = d
+		return r
+	}
+	return nil
+}
+
+// kept is the outcome of an object the plan leaves alone.
+const kept = "kept"
+
+// outcomes is an object's fate and alternative fates, with the fates that
+// leave the object in place folded into "kept": apply holds the plan to
+// what it deletes, orphans and leaves blocked.
+type outcomes struct {
+	fate string
+	all  []string
+}
+
+func fateClass(f string) string {
+	switch f {
+	case plan.FateDeleted, plan.FateOrphaned, plan.FateBlocked:
+		return f
+	}
+	return kept
+}
+
+func outcomesOf(p *plan.Plan) map[string]outcomes {
+	m := make(map[string]outcomes, len(p.Objects))
+	for _, of := range p.Objects {
+		o := outcomes{fate: fateClass(of.Fate), all: []string{fateClass(of.Fate)}}
+		for _, a := range of.Alternatives {
+			if f := fateClass(a.Fate); !slices.Contains(o.all, f) {
+				o.all = append(o.all, f)
+			}
+		}
+		m[of.Object.UID] = o
+	}
+	return m
+}
+
+func (o outcomes) String() string {
+	if len(o.all) == 1 {
+		return o.fate
+	}
+	return strings.Join(o.all, "|")
+}
+
+// DiffPlans lists, object by object, where the fresh plan's outcome is not
+// the saved one's: a fate the saved plan did not allow (alternatives
+// included), or a saved fate the fresh plan no longer allows.
+func DiffPlans(saved, fresh *plan.Plan) []ObjectDiff {
+	was, now := outcomesOf(saved), outcomesOf(fresh)
+	refs := map[string]snapshot.ObjectRef{}
+	for _, of := range saved.Objects {
+		refs[of.Object.UID] = of.Object
+	}
+	for _, of := range fresh.Objects {
+		refs[of.Object.UID] = of.Object
+	}
+	keptOnly := outcomes{fate: kept, all: []string{kept}}
+	var out []ObjectDiff
+	for uid, ref := range refs {
+		w, ok := was[uid]
+		if !ok {
+			w = keptOnly
+		}
+		n, ok := now[uid]
+		if !ok {
+			n = keptOnly
+		}
+		if d := diffOutcomes(w, n); d != "" {
+			out = append(out, ObjectDiff{Object: ref, Planned: w.String(), Now: n.String(), Detail: d})
+		}
+	}
+	slices.SortFunc(out, func(a, b ObjectDiff) int {
+		switch {
+		case a.Object.Less(b.Object):
+			return -1
+		case b.Object.Less(a.Object):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func diffOutcomes(was, now outcomes) string {
+	for _, f := range now.all {
+		if f != kept && !slices.Contains(was.all, f) {
+			return "newly " + f
+		}
+	}
+	if !slices.Contains(now.all, was.fate) {
+		return "no longer " + was.fate
+	}
+	if !slices.Contains(was.all, kept) && slices.Contains(now.all, kept) {
+		return "may now be kept"
+	}
+	return ""
+}
+
+// Limits are the blast-radius checks on the fresh plan.
+type Limits struct {
+	// MaxDeletions refuses a plan deleting more (alternatives included);
+	// negative means no cap.
+	MaxDeletions int
+	// AllowBlocked lets a plan proceed that leaves objects terminating.
+	AllowBlocked bool
+}
+
+// CheckLimits refuses the fresh plan when it deletes more than the cap or
+// is predicted to hang, counting every alternative outcome: what could
+// happen is what a safety check must assume.
+func CheckLimits(fresh *plan.Plan, l Limits) error {
+	worst := fresh.WorstCase()
+	if l.MaxDeletions >= 0 && worst.Deleted > l.MaxDeletions {
+		return refuse(ReasonMaxDeletions, "the delete would delete %d object(s), more than --max-deletions=%d: review the plan and raise the cap if that is intended", worst.Deleted, l.MaxDeletions)
+	}
+	if worst.Blocked > 0 && !l.AllowBlocked {
+		return refuse(ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh))
+	}
+	return nil
+}
+
+func blockedNames(p *plan.Plan) string {
+	var names []string
+	for _, of := range p.Objects {
+		if of.Fate == plan.FateBlocked {
+			names = append(names, refString(of.Object))
+		}
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Consent is how the person or pipeline running apply approved it.
+type Consent struct {
+	Yes     bool   // --yes
+	Digest  string // --confirm DIGEST
+	Prompts bool   // a terminal is there to ask on
+}
+
+// NeedsPrompt says whether to ask on the terminal, or refuses: --confirm
+// must name this plan's digest, and without --yes or --confirm someone
+// has to be there to answer.
+func (c Consent) NeedsPrompt(digest string) (bool, error) {
+	switch {
+	case c.Digest != "" && c.Digest != digest:
+		return false, refuse(ReasonNotConfirmed, "--confirm %s does not approve this plan, whose digest is %s: the plan or the cluster changed since it was approved; review it again", c.Digest, digest)
+	case c.Digest != "" || c.Yes:
+		return false, nil
+	case c.Prompts:
+		return true, nil
+	}
+	return false, refuse(ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes, or --confirm %s to approve exactly this plan", digest)
+}
+
+func basisOf(p *plan.Plan, uid string) *plan.BasisEntry {
+	for i := range p.Basis {
+		if p.Basis[i].Object.UID == uid {
+			return &p.Basis[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package apply
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+func TestCheckDocument(t *testing.T) {
+	good := mustPlan(t, shop(), plan.PolicyBackground)
+	old := mustPlan(t, shop(), plan.PolicyBackground)
+	old.Request, old.Basis, old.Digest = nil, nil, ""
+	edited := mustPlan(t, shop(), plan.PolicyBackground)
+	edited.Request.PropagationPolicy = plan.PolicyOrphan
+	for name, tc := range map[string]struct {
+		p    *plan.Plan
+		want string
+		msg  string
+	}{
+		"sealed":            {good, "none", ""},
+		"older, no basis":   {old, ReasonNoBasis, "re-plan"},
+		"edited after seal": {edited, ReasonNoBasis, "edited"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := CheckDocument(tc.p)
+			if got := reason(err); got != tc.want {
+				t.Fatalf("refusal %s, want %s", got, tc.want)
+			}
+			if err != nil {
+				mustContain(t, "message", err.Error(), tc.msg)
+			}
+		})
+	}
+}
+
+func TestCheckCluster(t *testing.T) {
+	live := mustPlan(t, shop(), plan.PolicyBackground)
+	files := shop()
+	files.Source = snapshot.Source{Type: "files", Files: []string{"dump.yaml"}}
+	fromFiles := mustPlan(t, files, plan.PolicyBackground)
+	blind := shop()
+	blind.Source.KubeSystemUID = ""
+	noPrint := mustPlan(t, blind, plan.PolicyBackground)
+	renamed := snapshot.Source{Type: "live", Server: "https://renamed:6443", Context: "other-name", KubeSystemUID: ksUID}
+	for name, tc := range map[string]struct {
+		p    *plan.Plan
+		src  snapshot.Source
+		want string
+	}{
+		"same cluster":                      {live, shop().Source, "none"},
+		"same cluster, renamed context/url": {live, renamed, "none"},
+		"another cluster":                   {live, snapshot.Source{Type: "live", Server: "https://b", KubeSystemUID: "ks-2"}, ReasonOtherCluster},
+		"a plan from files":                 {fromFiles, shop().Source, ReasonOtherCluster},
+		"a cluster hiding kube-system":      {live, snapshot.Source{Type: "live", Server: "https://b"}, ReasonOtherCluster},
+		"a plan without fingerprint":        {noPrint, shop().Source, ReasonOtherCluster},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := reason(CheckCluster(tc.p, tc.src)); got != tc.want {
+				t.Errorf("refusal %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckStale(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	owner := testobj.ConfigMap("shop", "owner").Build()
+	newDep := testobj.Secret("shop", "c").ResourceVersion("20").OwnedBy(owner).Build()
+	recreated := shop()
+	recreated.Objects[0].Metadata.UID = "another-uid"
+	for name, tc := range map[string]struct {
+		fresh *snapshot.Snapshot
+		want  string
+		msg   []string
+	}{
+		"nothing changed":             {shop(), "none", nil},
+		"an unrelated object changed": {withRV(shop(), "configmap-shop-other", "99"), "none", nil},
+		"a dependent's version only":  {withRV(shop(), "secret-shop-a", "99"), "none", nil},
+		"target relabelled":           {withRV(shop(), ownerUID, "14"), ReasonStale, []string{"ConfigMap/owner -n shop changed", "resourceVersion 10, now 14"}},
+		"a new dependent":             {shop(newDep), ReasonStale, []string{"1 object(s)", "Secret/c -n shop: planned kept, now deleted (newly deleted)"}},
+		"target re-created":           {recreated, ReasonStale, []string{"no longer exists", "already applied"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fresh, err := Replan(saved, tc.fresh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = CheckStale(saved, fresh)
+			if got := reason(err); got != tc.want {
+				t.Fatalf("refusal %s, want %s", got, tc.want)
+			}
+			if err != nil {
+				mustContain(t, "refusal", err.Error(), tc.msg...)
+			}
+		})
+	}
+}
+
+// fates builds a plan whose objects have the given fates; "a|b" gives
+// fate a with alternative b.
+func fates(m map[string]string) *plan.Plan {
+	p := &plan.Plan{}
+	for name, f := range m {
+		parts := strings.Split(f, "|")
+		of := plan.ObjectFate{Object: snapshot.ObjectRef{APIVersion: "v1", Kind: "Secret", Namespace: "ns", Name: name, UID: name}, Fate: parts[0]}
+		for _, a := range parts[1:] {
+			of.Alternatives = append(of.Alternatives, plan.Alternative{Fate: a})
+		}
+		p.Objects = append(p.Objects, of)
+	}
+	return p
+}
+
+func TestDiffPlans(t *testing.T) {
+	for name, tc := range map[string]struct {
+		saved, fresh map[string]string
+		want         string
+	}{
+		"same":                           {map[string]string{"a": "deleted"}, map[string]string{"a": "deleted"}, ""},
+		"updated and unchanged are kept": {map[string]string{"a": "updated"}, map[string]string{"a": "unchanged"}, ""},
+		"newly deleted":                  {map[string]string{}, map[string]string{"a": "deleted"}, "Secret/a -n ns: planned kept, now deleted (newly deleted)"},
+		"no longer deleted":              {map[string]string{"a": "deleted"}, map[string]string{}, "Secret/a -n ns: planned deleted, now kept (no longer deleted)"},
+		"orphaned instead":               {map[string]string{"a": "deleted"}, map[string]string{"a": "orphaned"}, "Secret/a -n ns: planned deleted, now orphaned (newly orphaned)"},
+		"alternative became the fate":    {map[string]string{"a": "deleted|orphaned"}, map[string]string{"a": "orphaned|deleted"}, ""},
+		"an alternative went away":       {map[string]string{"a": "deleted|orphaned"}, map[string]string{"a": "deleted"}, ""},
+		"a new alternative":              {map[string]string{"a": "deleted"}, map[string]string{"a": "deleted|blocked"}, "Secret/a -n ns: planned deleted, now deleted|blocked (newly blocked)"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, d := range DiffPlans(fates(tc.saved), fates(tc.fresh)) {
+				got = append(got, d.String())
+			}
+			if strings.Join(got, "\n") != tc.want {
+				t.Errorf("diff:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckLimits(t *testing.T) {
+	bg := mustPlan(t, shop(), plan.PolicyBackground) // deletes the owner and both Secrets
+	held := shop()
+	held.Objects[1].Metadata.Finalizers = []string{"example.com/hold"}
+	blocked := mustPlan(t, held, plan.PolicyBackground)
+	for name, tc := range map[string]struct {
+		p    *plan.Plan
+		l    Limits
+		want string
+	}{
+		"no cap":                  {bg, Limits{MaxDeletions: -1}, "none"},
+		"cap at the plan":         {bg, Limits{MaxDeletions: 3}, "none"},
+		"cap below the plan":      {bg, Limits{MaxDeletions: 2}, ReasonMaxDeletions},
+		"predicted to hang":       {blocked, Limits{MaxDeletions: -1}, ReasonBlocked},
+		"hang allowed":            {blocked, Limits{MaxDeletions: -1, AllowBlocked: true}, "none"},
+		"cap checked before hang": {blocked, Limits{MaxDeletions: 0, AllowBlocked: true}, ReasonMaxDeletions},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := reason(CheckLimits(tc.p, tc.l)); got != tc.want {
+				t.Errorf("refusal %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestConsent(t *testing.T) {
+	const digest = "sha256:abc"
+	for name, tc := range map[string]struct {
+		c       Consent
+		prompt  bool
+		refusal string
+	}{
+		"--yes":                         {Consent{Yes: true}, false, "none"},
+		"--confirm with the digest":     {Consent{Digest: digest}, false, "none"},
+		"--confirm with another digest": {Consent{Digest: "sha256:old", Yes: true}, false, ReasonNotConfirmed},
+		"a terminal":                    {Consent{Prompts: true}, true, "none"},
+		"no terminal, no --yes":         {Consent{}, false, ReasonNotConfirmed},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ask, err := tc.c.NeedsPrompt(digest)
+			if ask != tc.prompt || reason(err) != tc.refusal {
+				t.Errorf("prompt %v, refusal %s; want %v, %s", ask, reason(err), tc.prompt, tc.refusal)
+			}
+		})
+	}
+}
+
+func TestPrompt(t *testing.T) {
+	p := mustPlan(t, shop(), plan.PolicyBackground)
+	for name, tc := range map[string]struct {
+		answer string
+		want   string
+	}{
+		"the target's name": {"owner\n", "none"},
+		"another name":      {"other\n", ReasonNotConfirmed},
+		"y":                 {"y\n", ReasonNotConfirmed},
+		"no answer":         {"", ReasonNotConfirmed},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var out strings.Builder
+			err := Prompt(strings.NewReader(tc.answer), &out, p)
+			if got := reason(err); got != tc.want {
+				t.Errorf("refusal %s, want %s", got, tc.want)
+			}
+			mustContain(t, "prompt", out.String(), "kgc will delete ConfigMap/owner -n shop", "3 deleted", p.Digest, "Type the name of the ConfigMap (owner)")
+		})
+	}
+}

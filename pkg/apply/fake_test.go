@@ -1,0 +1,109 @@
+package apply
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// fakeCluster serves a snapshot, records DELETEs and answers them with
+// status, and, once a DELETE succeeded, reports the states in after to
+// watches (objects absent from after report as gone).
+type fakeCluster struct {
+	snap    *snapshot.Snapshot
+	status  int
+	message string
+	deletes []DeleteRequest
+	after   map[string]*plan.FinalState
+}
+
+func (f *fakeCluster) Identity(context.Context) string { return "system:admin" }
+
+func (f *fakeCluster) Capture(context.Context) (*snapshot.Snapshot, error) { return f.snap, nil }
+
+func (f *fakeCluster) Delete(_ context.Context, req DeleteRequest) Response {
+	f.deletes = append(f.deletes, req)
+	if f.status == 0 {
+		return Response{Status: 200, Message: "OK"}
+	}
+	return Response{Status: f.status, Message: f.message}
+}
+
+func (f *fakeCluster) Watch(ctx context.Context, objs []snapshot.ObjectRef) (<-chan Event, error) {
+	out := make(chan Event)
+	go func() {
+		defer close(out)
+		for _, o := range objs {
+			select {
+			case out <- Event{UID: o.UID, State: f.after[o.UID]}:
+			case <-ctx.Done():
+				return
+			}
+		}
+		<-ctx.Done() // a watch stays open until the caller is done
+	}()
+	return out, nil
+}
+
+const ksUID = "ks-1"
+
+// shop is a live snapshot: ConfigMap owner with two Secrets depending on
+// it, and an unrelated ConfigMap.
+func shop(extra ...snapshot.Object) *snapshot.Snapshot {
+	owner := testobj.ConfigMap("shop", "owner").ResourceVersion("10").Build()
+	objs := []snapshot.Object{
+		owner,
+		testobj.Secret("shop", "a").ResourceVersion("11").OwnedBy(owner).Build(),
+		testobj.Secret("shop", "b").ResourceVersion("12").OwnedBy(owner).Build(),
+		testobj.ConfigMap("shop", "other").ResourceVersion("13").Build(),
+	}
+	s := testobj.Snapshot(append(objs, extra...)...).Live().At(time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)).Build()
+	s.Source.KubeSystemUID = ksUID
+	return s
+}
+
+const ownerUID = "configmap-shop-owner"
+
+func mustPlan(t *testing.T, snap *snapshot.Snapshot, policy string) *plan.Plan {
+	t.Helper()
+	p, err := plan.Simulate(snap, plan.Options{Target: ownerUID, Policy: policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan.Seal(p, snap)
+	return p
+}
+
+// withRV returns snap with the object uid at resourceVersion rv.
+func withRV(snap *snapshot.Snapshot, uid, rv string) *snapshot.Snapshot {
+	for i := range snap.Objects {
+		if snap.Objects[i].Metadata.UID == uid {
+			snap.Objects[i].Metadata.ResourceVersion = rv
+		}
+	}
+	return snap
+}
+
+func reason(err error) string {
+	if r, ok := err.(*Refusal); ok {
+		return r.Reason
+	}
+	if err == nil {
+		return "none"
+	}
+	return "error: " + err.Error()
+}
+
+func mustContain(t *testing.T, what, s string, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			t.Errorf("%s lacks %q:\n%s", what, sub, s)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// follow watches the planned objects until each is as planned or has
+// diverged for good, or until the timeout, and fills in the report.
+func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
+	ctx, cancel := context.WithTimeout(ctx, a.Options.Timeout)
+	defer cancel()
+	refs := make([]snapshot.ObjectRef, 0, len(p.Objects))
+	for _, of := range p.Objects {
+		refs = append(refs, of.Object)
+	}
+	events, err := a.Cluster.Watch(ctx, refs)
+	if err != nil {
+		rep.Outcome = OutcomeSent
+		return fmt.Errorf("the DELETE was accepted, but following the cascade failed: %w; check with kgc why-stuck", err)
+	}
+	seen := map[string]plan.FinalState{}
+	for settled := false; !settled; {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				settled = true
+				break
+			}
+			seen[ev.UID] = observed(ev.State)
+			rep.Objects = Judge(p, seen)
+			settled = allSettled(rep.Objects)
+			a.progress(rep.Objects)
+		case <-ctx.Done():
+			settled = true
+		}
+	}
+	if a.Options.Progress != nil {
+		fmt.Fprintln(a.Options.Progress)
+	}
+	rep.Objects = Judge(p, seen)
+	rep.Summary = summarize(rep.Objects)
+	rep.Outcome = outcome(rep.Summary)
+	return nil
+}
+
+func observed(s *plan.FinalState) plan.FinalState {
+	if s == nil {
+		return plan.FinalState{Finalizers: []string{}, OwnerReferences: []string{}}
+	}
+	return *s
+}
+
+// progress prints one updating line, on a terminal only.
+func (a *Applier) progress(objs []ObjectResult) {
+	if a.Options.Progress == nil {
+		return
+	}
+	s := summarize(objs)
+	fmt.Fprintf(a.Options.Progress, "\r\033[Kfollowing the cascade: %d/%d as planned, %d diverged", s.AsPlanned, len(objs), s.Diverged)
+}
+
+// Judge compares each planned object with its last observed state: as
+// planned when it is in its planned final state (or an alternative's);
+// diverged when it is gone but was planned to stay, which cannot be
+// undone; otherwise still in progress.
+func Judge(p *plan.Plan, seen map[string]plan.FinalState) []ObjectResult {
+	out := make([]ObjectResult, 0, len(p.Objects))
+	for _, of := range p.Objects {
+		r := ObjectResult{Object: of.Object, PlannedFate: of.Fate, Planned: of.Final}
+		obs, ok := seen[of.Object.UID]
+		switch {
+		case !ok:
+			r.Result, r.Detail = ResultInProgress, "not observed yet"
+		case matches(of.Final, obs):
+			r.Result = ResultAsPlanned
+		case matchesAlternative(of, obs):
+			r.Result, r.Detail = ResultAsPlanned, "as an alternative outcome of the plan"
+		case !obs.Exists:
+			r.Result, r.Detail = ResultDiverged, "deleted, but the plan keeps it"
+		default:
+			r.Result, r.Detail = ResultInProgress, inProgressDetail(of.Final, obs)
+		}
+		if ok {
+			o := obs
+			r.Observed = &o
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func matchesAlternative(of plan.ObjectFate, obs plan.FinalState) bool {
+	for _, a := range of.Alternatives {
+		if matches(a.Final, obs) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches compares states as sets: the order of finalizers and owner
+// references is not part of the plan.
+func matches(planned, obs plan.FinalState) bool {
+	if planned.Exists != obs.Exists {
+		return false
+	}
+	if !planned.Exists {
+		return true
+	}
+	return planned.Terminating == obs.Terminating && sameSet(planned.Finalizers, obs.Finalizers) &&
+		sameSet(planned.OwnerReferences, obs.OwnerReferences)
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
+func inProgressDetail(planned, obs plan.FinalState) string {
+	switch {
+	case !planned.Exists && obs.Terminating:
+		return fmt.Sprintf("terminating, finalizers %v", obs.Finalizers)
+	case !planned.Exists:
+		return "still exists, planned to be deleted"
+	case planned.Terminating && !obs.Terminating:
+		return "not terminating yet"
+	case !sameSet(planned.OwnerReferences, obs.OwnerReferences):
+		return fmt.Sprintf("owner references %v, planned %v", obs.OwnerReferences, planned.OwnerReferences)
+	}
+	return fmt.Sprintf("finalizers %v, planned %v", obs.Finalizers, planned.Finalizers)
+}
+
+func allSettled(objs []ObjectResult) bool {
+	for _, o := range objs {
+		if o.Result == ResultInProgress {
+			return false
+		}
+	}
+	return true
+}
+
+func summarize(objs []ObjectResult) ResultSummary {
+	var s ResultSummary
+	for _, o := range objs {
+		switch o.Result {
+		case ResultAsPlanned:
+			s.AsPlanned++
+		case ResultDiverged:
+			s.Diverged++
+		default:
+			s.InProgress++
+		}
+	}
+	return s
+}
+
+// outcome: a divergence is reported over a timeout, because it is the
+// surprise that needs a person; objects still in progress may yet finish.
+func outcome(s ResultSummary) string {
+	switch {
+	case s.Diverged > 0:
+		return OutcomeDiverged
+	case s.InProgress > 0:
+		return OutcomeTimedOut
+	}
+	return OutcomeAsPlanned
+}

@@ -1,0 +1,245 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+
+	"github.com/kgc-dev/kgc/pkg/capture"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Live is the Cluster of a real API server.
+type Live struct {
+	cfg    *rest.Config
+	mapper meta.RESTMapper
+	meta   metadata.Interface
+	// CaptureOptions are used for the fresh capture (context name,
+	// progress).
+	CaptureOptions capture.Options
+}
+
+// NewLive connects to the API server of cfg; mapper resolves the plan's
+// kinds to resources.
+func NewLive(cfg *rest.Config, mapper meta.RESTMapper) (*Live, error) {
+	mc, err := metadata.NewForConfig(metadata.ConfigFor(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("cannot create a metadata client: %w", err)
+	}
+	return &Live{cfg: cfg, mapper: mapper, meta: mc}, nil
+}
+
+// Capture takes a whole snapshot with pkg/capture, as kgc plan does, so
+// that the fresh plan is made exactly as the saved one was.
+func (l *Live) Capture(ctx context.Context) (*snapshot.Snapshot, error) {
+	return capture.Capture(ctx, l.cfg, l.CaptureOptions)
+}
+
+func (l *Live) resource(ref snapshot.ObjectRef) (metadata.ResourceInterface, error) {
+	group, version := snapshot.SplitAPIVersion(ref.APIVersion)
+	m, err := l.mapper.RESTMapping(schema.GroupKind{Group: group, Kind: ref.Kind}, version)
+	if err != nil {
+		return nil, fmt.Errorf("cannot map %s %s to an API resource: %w", ref.APIVersion, ref.Kind, err)
+	}
+	r := l.meta.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		return r.Namespace(ref.Namespace), nil
+	}
+	return r, nil
+}
+
+// Delete sends the DELETE with its preconditions and policy.
+func (l *Live) Delete(ctx context.Context, req DeleteRequest) Response {
+	r, err := l.resource(req.Object)
+	if err != nil {
+		return Response{Message: err.Error()}
+	}
+	uid, rv := types.UID(req.Preconditions.UID), req.Preconditions.ResourceVersion
+	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}}
+	if req.PropagationPolicy != "" {
+		pp := metav1.DeletionPropagation(req.PropagationPolicy)
+		opts.PropagationPolicy = &pp
+	}
+	if req.DryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if err := r.Delete(ctx, req.Object.Name, opts); err != nil {
+		var st apierrors.APIStatus
+		if errors.As(err, &st) {
+			return Response{Status: int(st.Status().Code), Message: st.Status().Message}
+		}
+		return Response{Message: err.Error()}
+	}
+	return Response{Status: 200, Message: "OK"}
+}
+
+// Identity asks the API server who kgc acts as, with a SelfSubjectReview
+// (GA since Kubernetes 1.28), for the report: the user name, or "" when
+// the cluster does not say. It never fails the apply.
+func (l *Live) Identity(ctx context.Context) string {
+	cfg := rest.CopyConfig(l.cfg)
+	cfg.APIPath = "/"
+	cfg.GroupVersion = &schema.GroupVersion{}
+	cfg.ContentType = "application/json"
+	cfg.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	rc, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		return ""
+	}
+	body := []byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
+	raw, err := rc.Post().AbsPath("/apis/authentication.k8s.io/v1/selfsubjectreviews").Body(body).DoRaw(ctx)
+	if err != nil {
+		return ""
+	}
+	var review struct {
+		Status struct {
+			UserInfo struct {
+				Username string `json:"username"`
+			} `json:"userInfo"`
+		} `json:"status"`
+	}
+	if json.Unmarshal(raw, &review) != nil {
+		return ""
+	}
+	return review.Status.UserInfo.Username
+}
+
+// watchKey is one watch: a resource in one namespace ("" for cluster
+// scope or all).
+type watchKey struct {
+	ref snapshot.ObjectRef // apiVersion, kind, namespace of the group
+}
+
+// Watch lists and watches every type of objs, one watch per type and
+// namespace, and reports the objects of objs. A watch that ends (the
+// server closes them after a while, or its resourceVersion expires) is
+// re-listed and restarted, so no change is missed.
+func (l *Live) Watch(ctx context.Context, objs []snapshot.ObjectRef) (<-chan Event, error) {
+	groups := map[watchKey]map[string]bool{}
+	for _, o := range objs {
+		k := watchKey{snapshot.ObjectRef{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace}}
+		if groups[k] == nil {
+			groups[k] = map[string]bool{}
+		}
+		groups[k][o.UID] = true
+	}
+	type watcher struct {
+		r    metadata.ResourceInterface
+		uids map[string]bool
+	}
+	var ws []watcher
+	for k, uids := range groups {
+		r, err := l.resource(k.ref)
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, watcher{r, uids})
+	}
+	out := make(chan Event)
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			watchUntilDone(ctx, w.r, w.uids, out)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out, nil
+}
+
+// watchUntilDone relists and rewatches until ctx ends.
+func watchUntilDone(ctx context.Context, r metadata.ResourceInterface, uids map[string]bool, out chan<- Event) {
+	for ctx.Err() == nil {
+		err := listAndWatch(ctx, r, uids, out)
+		if apierrors.IsNotFound(err) {
+			// The type itself is gone (its CRD was deleted, as a CRD's
+			// plan says): so are its objects.
+			for uid := range uids {
+				send(ctx, out, Event{UID: uid})
+			}
+			<-ctx.Done()
+			return
+		}
+		if err != nil {
+			select { // an API error: retry after a pause, not in a tight loop
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+func listAndWatch(ctx context.Context, r metadata.ResourceInterface, uids map[string]bool, out chan<- Event) error {
+	list, err := r.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	present := map[string]bool{}
+	for i := range list.Items {
+		if uid := string(list.Items[i].UID); uids[uid] {
+			present[uid] = true
+			send(ctx, out, Event{UID: uid, State: stateOf(&list.Items[i])})
+		}
+	}
+	for uid := range uids {
+		if !present[uid] {
+			send(ctx, out, Event{UID: uid})
+		}
+	}
+	w, err := r.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		m, ok := ev.Object.(*metav1.PartialObjectMetadata)
+		if ev.Type == watch.Error || !ok {
+			return io.EOF
+		}
+		if !uids[string(m.UID)] {
+			continue
+		}
+		e := Event{UID: string(m.UID)}
+		if ev.Type != watch.Deleted {
+			e.State = stateOf(m)
+		}
+		send(ctx, out, e)
+	}
+	return nil
+}
+
+func send(ctx context.Context, out chan<- Event, e Event) {
+	select {
+	case out <- e:
+	case <-ctx.Done():
+	}
+}
+
+func stateOf(m *metav1.PartialObjectMetadata) *plan.FinalState {
+	s := &plan.FinalState{Exists: true, Terminating: m.DeletionTimestamp != nil,
+		Finalizers: append([]string{}, m.Finalizers...), OwnerReferences: []string{}}
+	for _, o := range m.OwnerReferences {
+		s.OwnerReferences = append(s.OwnerReferences, string(o.UID))
+	}
+	return s
+}

@@ -1,0 +1,67 @@
+package apply
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Reasons for refusing. Each refusal deletes nothing; the command maps
+// the reason to an exit code.
+const (
+	ReasonNoBasis      = "no-basis"      // the plan document predates apply: re-plan
+	ReasonOtherCluster = "other-cluster" // planned against another cluster, or from files
+	ReasonStale        = "stale"         // the cluster moved since the plan was made
+	ReasonMaxDeletions = "max-deletions" // --max-deletions is below what the plan deletes
+	ReasonBlocked      = "blocked"       // the plan leaves objects terminating; --allow-blocked
+	ReasonNotConfirmed = "not-confirmed" // no --yes, no matching --confirm, no terminal, or a wrong answer
+)
+
+// Refusal is why apply did not send the DELETE. It is an error, and part
+// of the report.
+type Refusal struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	// Diff is the difference between the saved plan and the fresh one,
+	// object by object, for a stale plan.
+	Diff []ObjectDiff `json:"diff,omitempty"`
+}
+
+func (r *Refusal) Error() string {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	for _, d := range r.Diff {
+		fmt.Fprintf(&b, "\n  %s", d)
+	}
+	return b.String()
+}
+
+// ObjectDiff is one object whose outcome the fresh plan changes.
+type ObjectDiff struct {
+	Object snapshot.ObjectRef `json:"object"`
+	// Planned and Now are the outcomes, fate first, alternatives after a
+	// "|"; "kept" when the plan leaves the object alone.
+	Planned string `json:"planned"`
+	Now     string `json:"now"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+func (d ObjectDiff) String() string {
+	s := fmt.Sprintf("%s: planned %s, now %s", refString(d.Object), d.Planned, d.Now)
+	if d.Detail != "" {
+		s += " (" + d.Detail + ")"
+	}
+	return s
+}
+
+func refString(r snapshot.ObjectRef) string {
+	if r.Namespace != "" {
+		return r.Kind + "/" + r.Name + " -n " + r.Namespace
+	}
+	return r.Kind + "/" + r.Name
+}
+
+func refuse(reason, format string, a ...any) *Refusal {
+	return &Refusal{Reason: reason, Message: fmt.Sprintf(format, a...)}
+}

@@ -1,0 +1,87 @@
+package apply
+
+import (
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Report is the ApplyReport document of the output contract: what apply
+// decided, every request it sent, and reality compared with the plan.
+type Report struct {
+	APIVersion        string             `json:"apiVersion"`
+	Kind              string             `json:"kind"`
+	Target            snapshot.ObjectRef `json:"target"`
+	PropagationPolicy string             `json:"propagationPolicy"`
+	Digest            string             `json:"digest"`
+	Cluster           *plan.Cluster      `json:"cluster,omitempty"`
+	DryRun            bool               `json:"dryRun,omitempty"`
+	// Identity is the user the requests were sent as (a SelfSubjectReview),
+	// when the API server says.
+	Identity string `json:"identity,omitempty"`
+	// Outcome is one of the Outcome* constants.
+	Outcome  string          `json:"outcome"`
+	Refusal  *Refusal        `json:"refusal,omitempty"`
+	Requests []RequestRecord `json:"requests"`
+	Objects  []ObjectResult  `json:"objects"`
+	Summary  ResultSummary   `json:"summary"`
+	Notes    []string        `json:"notes,omitempty"`
+}
+
+// Outcomes of an apply.
+const (
+	OutcomeAsPlanned      = "as-planned"       // every planned object reached its planned final state
+	OutcomeDiverged       = "diverged"         // reality differs from the plan for at least one object
+	OutcomeTimedOut       = "timed-out"        // --timeout passed with objects still in progress
+	OutcomeSent           = "sent"             // --timeout=0: the DELETE was accepted, not followed
+	OutcomeRefused        = "refused"          // a check failed; nothing was deleted
+	OutcomeDryRunAccepted = "dry-run-accepted" // --dry-run=server: the API server would accept the DELETE
+	OutcomeDryRunRejected = "dry-run-rejected" // --dry-run=server: the API server refused it
+	OutcomeRejected       = "rejected"         // the API server refused the DELETE (not a precondition)
+)
+
+// RequestRecord is one request apply sent.
+type RequestRecord struct {
+	Time              time.Time          `json:"time"`
+	Verb              string             `json:"verb"`
+	Object            snapshot.ObjectRef `json:"object"`
+	Preconditions     Preconditions      `json:"preconditions"`
+	PropagationPolicy string             `json:"propagationPolicy,omitempty"`
+	DryRun            bool               `json:"dryRun,omitempty"`
+	// Status is the HTTP status code of the response.
+	Status  int    `json:"status"`
+	Message string `json:"message,omitempty"`
+}
+
+// Preconditions of a DELETE: the server refuses it with 409 Conflict when
+// the object is not this one any more.
+type Preconditions struct {
+	UID             string `json:"uid"`
+	ResourceVersion string `json:"resourceVersion"`
+}
+
+// Results of one object, reality against the plan.
+const (
+	ResultAsPlanned  = "as-planned"
+	ResultDiverged   = "diverged"
+	ResultInProgress = "in-progress"
+)
+
+// ObjectResult compares one planned object with what was observed.
+type ObjectResult struct {
+	Object      snapshot.ObjectRef `json:"object"`
+	PlannedFate string             `json:"plannedFate"`
+	Planned     plan.FinalState    `json:"planned"`
+	// Observed is the last state seen; Exists false once it is gone.
+	Observed *plan.FinalState `json:"observed,omitempty"`
+	Result   string           `json:"result"`
+	Detail   string           `json:"detail,omitempty"`
+}
+
+// ResultSummary counts objects by result.
+type ResultSummary struct {
+	AsPlanned  int `json:"asPlanned"`
+	Diverged   int `json:"diverged"`
+	InProgress int `json:"inProgress"`
+}

@@ -1,0 +1,92 @@
+package apply
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteText prints the report for a person: the outcome, the requests
+// sent, and each object against the plan, surprises first.
+func WriteText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Apply of the delete of %s (propagationPolicy %s)\n", refString(r.Target), policyName(r.PropagationPolicy))
+	fmt.Fprintf(&b, "Plan digest: %s\n", r.Digest)
+	fmt.Fprintf(&b, "Outcome: %s\n", outcomeText(r))
+	if r.Refusal != nil {
+		fmt.Fprintf(&b, "\nRefused (%s): %s\n", r.Refusal.Reason, r.Refusal.Message)
+		for _, d := range r.Refusal.Diff {
+			fmt.Fprintf(&b, "  %s\n", d)
+		}
+	}
+	writeRequests(&b, r.Requests, r.Identity)
+	writeObjects(&b, r.Objects)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\nNote: %s\n", n)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func outcomeText(r *Report) string {
+	switch r.Outcome {
+	case OutcomeAsPlanned:
+		return "as planned: every object reached its planned state"
+	case OutcomeDiverged:
+		return fmt.Sprintf("DIVERGED: %d object(s) did not end as planned", r.Summary.Diverged)
+	case OutcomeTimedOut:
+		return fmt.Sprintf("timed out: %d object(s) still in progress", r.Summary.InProgress)
+	case OutcomeSent:
+		return "the DELETE was accepted; the cascade was not followed"
+	case OutcomeDryRunAccepted:
+		return "dry run: the API server would accept the DELETE; nothing was deleted"
+	case OutcomeDryRunRejected:
+		return "dry run: the API server would refuse the DELETE; nothing was deleted"
+	case OutcomeRefused:
+		return "refused; nothing was deleted"
+	case OutcomeRejected:
+		return "the API server refused the DELETE; nothing was deleted"
+	}
+	return r.Outcome
+}
+
+func writeRequests(b *strings.Builder, reqs []RequestRecord, identity string) {
+	if len(reqs) == 0 {
+		b.WriteString("\nNo request was sent.\n")
+		return
+	}
+	b.WriteString("\nRequests sent")
+	if identity != "" {
+		fmt.Fprintf(b, " as %s", identity)
+	}
+	b.WriteString(":\n")
+	for _, q := range reqs {
+		dry := ""
+		if q.DryRun {
+			dry = " dryRun=All"
+		}
+		fmt.Fprintf(b, "  %s %s %s preconditions uid=%s resourceVersion=%s propagationPolicy=%s%s -> %d %s\n",
+			q.Time.Format(time.RFC3339), q.Verb, refString(q.Object), q.Preconditions.UID, q.Preconditions.ResourceVersion,
+			policyName(q.PropagationPolicy), dry, q.Status, q.Message)
+	}
+}
+
+func writeObjects(b *strings.Builder, objs []ObjectResult) {
+	if len(objs) == 0 {
+		return
+	}
+	b.WriteString("\nObjects:\n")
+	for _, want := range []string{ResultDiverged, ResultInProgress, ResultAsPlanned} {
+		for _, o := range objs {
+			if o.Result != want {
+				continue
+			}
+			fmt.Fprintf(b, "  %-11s %s (planned %s)", o.Result, refString(o.Object), o.PlannedFate)
+			if o.Detail != "" {
+				fmt.Fprintf(b, ": %s", o.Detail)
+			}
+			b.WriteString("\n")
+		}
+	}
+}
