@@ -134,15 +134,7 @@ func DiffPlans(saved, fresh *plan.Plan) []ObjectDiff {
 			out = append(out, ObjectDiff{Object: ref, Planned: w.String(), Now: n.String(), Detail: d})
 		}
 	}
-	slices.SortFunc(out, func(a, b ObjectDiff) int {
-		switch {
-		case a.Object.Less(b.Object):
-			return -1
-		case b.Object.Less(a.Object):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b ObjectDiff) int { return a.Object.Compare(b.Object) })
 	return out
 }
 

@@ -89,15 +89,7 @@ func (s *Simulator) simulate(mod *snapshot.Snapshot, actions []plan.Action, rc R
 			finished = append(finished, o.Ref())
 		}
 	}
-	slices.SortFunc(finished, func(a, b snapshot.ObjectRef) int {
-		if a.Less(b) {
-			return -1
-		}
-		if b.Less(a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(finished, snapshot.ObjectRef.Compare)
 	return finished
 }
 

@@ -40,7 +40,6 @@ package graph
 import (
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -470,19 +469,5 @@ func (g *Graph) InNamespaces(namespaces ...string) []*Node {
 }
 
 func sortNodes(nodes []*Node) {
-	slices.SortFunc(nodes, func(a, b *Node) int { return compareRefs(a.Identity, b.Identity) })
-}
-
-// compareRefs is ObjectRef.Less as a three-way comparison.
-func compareRefs(a, b snapshot.ObjectRef) int {
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Kind, b.Kind); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return strings.Compare(a.UID, b.UID)
+	slices.SortFunc(nodes, func(a, b *Node) int { return a.Identity.Compare(b.Identity) })
 }

@@ -72,15 +72,7 @@ func basis(p *Plan, snap *snapshot.Snapshot) []BasisEntry {
 			delete(want, o.Metadata.UID) // a duplicate UID counts once
 		}
 	}
-	slices.SortFunc(out, func(a, b BasisEntry) int {
-		switch {
-		case a.Object.Less(b.Object):
-			return -1
-		case b.Object.Less(a.Object):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b BasisEntry) int { return a.Object.Compare(b.Object) })
 	return out
 }
 

@@ -432,15 +432,7 @@ func finishAlternatives(p *Plan) {
 	if n == 0 {
 		return
 	}
-	slices.SortStableFunc(p.Objects, func(a, b ObjectFate) int {
-		switch {
-		case a.Object.Less(b.Object):
-			return -1
-		case b.Object.Less(a.Object):
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(p.Objects, func(a, b ObjectFate) int { return a.Object.Compare(b.Object) })
 	p.Notes = append(p.Notes, RaceNote(n))
 }
 

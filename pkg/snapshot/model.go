@@ -247,17 +247,21 @@ type ObjectRef struct {
 }
 
 // Less orders refs by (namespace, kind, name, uid), the contract's order.
-func (r ObjectRef) Less(o ObjectRef) bool {
-	if r.Namespace != o.Namespace {
-		return r.Namespace < o.Namespace
+func (r ObjectRef) Less(o ObjectRef) bool { return r.Compare(o) < 0 }
+
+// Compare is the contract order as a three-way comparison, for
+// slices.SortFunc.
+func (r ObjectRef) Compare(o ObjectRef) int {
+	if c := strings.Compare(r.Namespace, o.Namespace); c != 0 {
+		return c
 	}
-	if r.Kind != o.Kind {
-		return r.Kind < o.Kind
+	if c := strings.Compare(r.Kind, o.Kind); c != 0 {
+		return c
 	}
-	if r.Name != o.Name {
-		return r.Name < o.Name
+	if c := strings.Compare(r.Name, o.Name); c != 0 {
+		return c
 	}
-	return r.UID < o.UID
+	return strings.Compare(r.UID, o.UID)
 }
 
 // ReferenceLess is the garbage collector's referenceLessThan order (kind,
