@@ -54,53 +54,70 @@ type FinalizerInfo struct {
 	WellKnown bool
 }
 
-var wellKnownFinalizers = map[string]FinalizerInfo{
-	FinalizerOrphan: {RemovedBy: ActorGC, WellKnown: true,
-		Condition: "the garbage collector has removed this object's owner reference from every dependent it has observed",
-		Risk:      "dependents keep an owner reference to a deleted object and are then garbage collected as dangling instead of orphaned"},
-	FinalizerForeground: {RemovedBy: ActorGC, WellKnown: true,
-		Condition: "no dependent has an owner reference to it with blockOwnerDeletion=true (terminating dependents still count)",
-		Risk:      "the owner disappears before its dependents; the garbage collector then deletes them in the background"},
-	FinalizerNamespace: {RemovedBy: ActorNamespace, WellKnown: true,
-		Condition: "every namespaced object in the namespace is gone",
-		Risk:      "objects left in the namespace become invisible orphans in etcd and reappear if a namespace of the same name is created"},
-	FinalizerCRD: {RemovedBy: "apiextensions-apiserver crd-finalizer", WellKnown: true,
-		Condition: "every instance of the custom resource is gone",
-		Risk:      "instances stay in etcd and reappear if the CRD is recreated; their controllers' cleanup never runs"},
-	FinalizerPVC: {RemovedBy: ActorPVCProtection, WellKnown: true,
-		Condition: "no scheduled pod uses the claim (any phase) and no running pod owns it as an ephemeral volume",
-		Risk:      "a pod still mounting the volume can lose its data or fail"},
-	FinalizerPV: {RemovedBy: ActorPVProtection, WellKnown: true,
-		Condition: "the volume is no longer Bound to a claim",
-		Risk:      "the claim bound to it is left pointing at a deleted volume"},
-	FinalizerVAC: {RemovedBy: "vac-protection-controller", WellKnown: true,
-		Condition: "no PersistentVolume or PersistentVolumeClaim references the VolumeAttributesClass",
-		Risk:      "volumes referencing the class can no longer be modified"},
-	FinalizerJob: {RemovedBy: ActorJob, WellKnown: true,
-		Condition: "the Job is deleted or finished, or the pod succeeded or failed, or the pod is an orphan",
-		Risk:      "the Job's success and failure counts miss this pod"},
-	FinalizerLB: {RemovedBy: "service-controller (cloud-controller-manager)", WellKnown: true,
-		Condition: "the cloud load balancer has been deleted",
-		Risk:      "the cloud load balancer leaks and keeps costing money"},
-	FinalizerPVCtrl: {RemovedBy: ActorPVController, WellKnown: true,
-		Condition: "the backing volume has been deleted (reclaimPolicy Delete), or the reclaim policy changed to Retain",
-		Risk:      "the backing storage volume leaks"},
-	FinalizerExtProv: {RemovedBy: "external CSI provisioner", WellKnown: true,
-		Condition: "the CSI driver has deleted the backing volume",
-		Risk:      "the backing storage volume leaks"},
-	FinalizerDRA: {RemovedBy: "resourceclaim-controller", WellKnown: true,
-		Condition: "the claim is deallocated (no pod uses it any more)",
-		Risk:      "a device still in use by a pod may be handed to another"},
-	FinalizerSvcCIDR: {RemovedBy: "servicecidrs-controller", WellKnown: true,
-		Condition: "no Service IP depends only on this ServiceCIDR",
-		Risk:      "Services keep IPs from a range that no longer exists"},
+// wellKnownFinalizer describes the finalizers whose controller kgc knows.
+func wellKnownFinalizer(name string) (FinalizerInfo, bool) {
+	switch name {
+	case FinalizerOrphan:
+		return FinalizerInfo{RemovedBy: ActorGC, WellKnown: true,
+			Condition: "the garbage collector has removed this object's owner reference from every dependent it has observed",
+			Risk:      "dependents keep an owner reference to a deleted object and are then garbage collected as dangling instead of orphaned"}, true
+	case FinalizerForeground:
+		return FinalizerInfo{RemovedBy: ActorGC, WellKnown: true,
+			Condition: "no dependent has an owner reference to it with blockOwnerDeletion=true (terminating dependents still count)",
+			Risk:      "the owner disappears before its dependents; the garbage collector then deletes them in the background"}, true
+	case FinalizerNamespace:
+		return FinalizerInfo{RemovedBy: ActorNamespace, WellKnown: true,
+			Condition: "every namespaced object in the namespace is gone",
+			Risk:      "objects left in the namespace become invisible orphans in etcd and reappear if a namespace of the same name is created"}, true
+	case FinalizerCRD:
+		return FinalizerInfo{RemovedBy: "apiextensions-apiserver crd-finalizer", WellKnown: true,
+			Condition: "every instance of the custom resource is gone",
+			Risk:      "instances stay in etcd and reappear if the CRD is recreated; their controllers' cleanup never runs"}, true
+	case FinalizerPVC:
+		return FinalizerInfo{RemovedBy: ActorPVCProtection, WellKnown: true,
+			Condition: "no scheduled pod uses the claim (any phase) and no running pod owns it as an ephemeral volume",
+			Risk:      "a pod still mounting the volume can lose its data or fail"}, true
+	case FinalizerPV:
+		return FinalizerInfo{RemovedBy: ActorPVProtection, WellKnown: true,
+			Condition: "the volume is no longer Bound to a claim",
+			Risk:      "the claim bound to it is left pointing at a deleted volume"}, true
+	case FinalizerVAC:
+		return FinalizerInfo{RemovedBy: "vac-protection-controller", WellKnown: true,
+			Condition: "no PersistentVolume or PersistentVolumeClaim references the VolumeAttributesClass",
+			Risk:      "volumes referencing the class can no longer be modified"}, true
+	case FinalizerJob:
+		return FinalizerInfo{RemovedBy: ActorJob, WellKnown: true,
+			Condition: "the Job is deleted or finished, or the pod succeeded or failed, or the pod is an orphan",
+			Risk:      "the Job's success and failure counts miss this pod"}, true
+	case FinalizerLB:
+		return FinalizerInfo{RemovedBy: "service-controller (cloud-controller-manager)", WellKnown: true,
+			Condition: "the cloud load balancer has been deleted",
+			Risk:      "the cloud load balancer leaks and keeps costing money"}, true
+	case FinalizerPVCtrl:
+		return FinalizerInfo{RemovedBy: ActorPVController, WellKnown: true,
+			Condition: "the backing volume has been deleted (reclaimPolicy Delete), or the reclaim policy changed to Retain",
+			Risk:      "the backing storage volume leaks"}, true
+	case FinalizerExtProv:
+		return FinalizerInfo{RemovedBy: "external CSI provisioner", WellKnown: true,
+			Condition: "the CSI driver has deleted the backing volume",
+			Risk:      "the backing storage volume leaks"}, true
+	case FinalizerDRA:
+		return FinalizerInfo{RemovedBy: "resourceclaim-controller", WellKnown: true,
+			Condition: "the claim is deallocated (no pod uses it any more)",
+			Risk:      "a device still in use by a pod may be handed to another"}, true
+	case FinalizerSvcCIDR:
+		return FinalizerInfo{RemovedBy: "servicecidrs-controller", WellKnown: true,
+			Condition: "no Service IP depends only on this ServiceCIDR",
+			Risk:      "Services keep IPs from a range that no longer exists"}, true
+	}
+	return FinalizerInfo{}, false
 }
 
 // LookupFinalizer describes a finalizer. Unknown finalizers get the
 // controller guessed from the finalizer's domain (for example
 // "example.com/cleanup" → "the example.com controller"), marked not well known.
 func LookupFinalizer(name string) FinalizerInfo {
-	if fi, ok := wellKnownFinalizers[name]; ok {
+	if fi, ok := wellKnownFinalizer(name); ok {
 		fi.Name = name
 		return fi
 	}
