@@ -70,7 +70,7 @@ func wellKnownFinalizer(name string) (FinalizerInfo, bool) {
 			Condition: "every namespaced object in the namespace is gone",
 			Risk:      "objects left in the namespace become invisible orphans in etcd and reappear if a namespace of the same name is created"}, true
 	case FinalizerCRD:
-		return FinalizerInfo{RemovedBy: "apiextensions-apiserver crd-finalizer", WellKnown: true,
+		return FinalizerInfo{RemovedBy: ActorCRDFinalizer, WellKnown: true,
 			Condition: "every instance of the custom resource is gone",
 			Risk:      "instances stay in etcd and reappear if the CRD is recreated; their controllers' cleanup never runs"}, true
 	case FinalizerPVC:
