@@ -342,14 +342,7 @@ func (cp *ControlPlane) waitHTTP(ctx context.Context, what, url, token string, t
 func (cp *ControlPlane) Stop(keep bool) {
 	for i := len(cp.procs) - 1; i >= 0; i-- {
 		p := cp.procs[i]
-		pgid := p.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.done
-		}
+		p.stop()
 		if p.cleanup != "" {
 			os.RemoveAll(p.cleanup)
 		}
@@ -418,16 +411,21 @@ func (cp *ControlPlane) StopComponent(name string) bool {
 		if p.name != name {
 			continue
 		}
-		pgid := p.cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			<-p.done
-		}
+		p.stop()
 		cp.procs = append(cp.procs[:i], cp.procs[i+1:]...)
 		return true
 	}
 	return false
+}
+
+// stop ends the process's group: SIGTERM, then SIGKILL after 10 s.
+func (p *process) stop() {
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
 }
