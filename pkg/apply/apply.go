@@ -98,6 +98,9 @@ func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*Report, error) 
 	if err := CheckCluster(saved, snap.Source); err != nil {
 		return rep.refused(err)
 	}
+	if err := CheckApplied(saved, snap); err != nil {
+		return rep.refused(err)
+	}
 	fresh, err := Replan(saved, snap)
 	if err != nil {
 		return rep, err
@@ -211,7 +214,7 @@ func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report)
 }
 
 func (a *Applier) confirm(p *plan.Plan) error {
-	ask, err := a.Options.Consent.NeedsPrompt(p.Digest)
+	ask, err := a.Options.Consent.NeedsPrompt(p.Digest, typedOnly(p))
 	if err != nil || !ask {
 		return err
 	}

@@ -44,6 +44,32 @@ func CheckCluster(p *plan.Plan, src snapshot.Source) error {
 	return nil
 }
 
+// CheckApplied refuses a plan whose delete has already happened: its
+// target and every object it deletes are gone from snap. A plan is single
+// use; saying "stale" there would send the user to re-plan a delete that
+// is done.
+func CheckApplied(saved *plan.Plan, snap *snapshot.Snapshot) error {
+	live := make(map[string]bool, len(snap.Objects))
+	for i := range snap.Objects {
+		live[snap.Objects[i].Metadata.UID] = true
+	}
+	if live[saved.Request.Target.UID] {
+		return nil
+	}
+	gone := 0
+	for _, of := range saved.Objects {
+		if of.Fate != plan.FateDeleted || of.Object.UID == saved.Request.Target.UID {
+			continue
+		}
+		if live[of.Object.UID] {
+			return nil // partly done: CheckStale says what is left
+		}
+		gone++
+	}
+	return refuse(ReasonApplied, "the plan was already applied: %s and the %d object(s) it deletes are gone (plan digest %s); nothing to do",
+		refString(saved.Request.Target), gone, saved.Digest)
+}
+
 // CheckStale refuses the saved plan when the fresh one, made from the
 // cluster as it is now, no longer holds: the target was replaced or
 // changed, or an object's outcome differs. Alternatives count only where
@@ -198,17 +224,39 @@ type Consent struct {
 
 // NeedsPrompt says whether to ask on the terminal, or refuses: --confirm
 // must name this plan's digest, and without --yes or --confirm someone
-// has to be there to answer.
-func (c Consent) NeedsPrompt(digest string) (bool, error) {
+// has to be there to answer. typed, when not empty, says why --yes is not
+// enough for this plan: only the typed name or the digest approves it.
+func (c Consent) NeedsPrompt(digest, typed string) (bool, error) {
 	switch {
 	case c.Digest != "" && c.Digest != digest:
 		return false, refuse(ReasonNotConfirmed, "--confirm %s does not approve this plan, whose digest is %s: the plan or the cluster changed since it was approved; review it again", c.Digest, digest)
-	case c.Digest != "" || c.Yes:
+	case c.Digest != "":
+		return false, nil
+	case c.Yes && typed != "" && !c.Prompts:
+		return false, refuse(ReasonNotConfirmed, "not confirmed: %s, so --yes is not enough: type its name on a terminal, or pass --confirm %s to approve exactly this plan", typed, digest)
+	case c.Yes && typed == "":
 		return false, nil
 	case c.Prompts:
 		return true, nil
 	}
 	return false, refuse(ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes, or --confirm %s to approve exactly this plan", digest)
+}
+
+// typedOnly says why a plan needs the typed name (or its digest) even
+// with --yes: deleting a CustomResourceDefinition deletes every instance
+// of it, in every namespace, with no owner reference to show for it.
+func typedOnly(p *plan.Plan) string {
+	t := p.Request.Target
+	if snapshot.GroupOf(t.APIVersion) != "apiextensions.k8s.io" || t.Kind != "CustomResourceDefinition" {
+		return ""
+	}
+	n := 0
+	for _, of := range p.Objects {
+		if of.Fate == plan.FateDeleted && of.Object.UID != t.UID {
+			n++
+		}
+	}
+	return fmt.Sprintf("deleting CustomResourceDefinition %s deletes every instance of it (%d in the plan)", t.Name, n)
 }
 
 func basisOf(p *plan.Plan, uid string) *plan.BasisEntry {

@@ -179,9 +179,65 @@ func TestConsent(t *testing.T) {
 		"no terminal, no --yes":         {Consent{}, false, ReasonNotConfirmed},
 	} {
 		t.Run(name, func(t *testing.T) {
-			ask, err := tc.c.NeedsPrompt(digest)
+			ask, err := tc.c.NeedsPrompt(digest, "")
 			if ask != tc.prompt || reason(err) != tc.refusal {
 				t.Errorf("prompt %v, refusal %s; want %v, %s", ask, reason(err), tc.prompt, tc.refusal)
+			}
+		})
+	}
+}
+
+func TestConsentForACRD(t *testing.T) {
+	const digest = "sha256:abc"
+	crd := snapshot.ObjectRef{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: "widgets.example.com", UID: "crd-1"}
+	widget := snapshot.ObjectRef{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "shop", Name: "gizmo", UID: "w-1"}
+	p := &plan.Plan{Request: &plan.Request{Target: crd}, Objects: []plan.ObjectFate{
+		{Object: crd, Fate: plan.FateDeleted}, {Object: widget, Fate: plan.FateDeleted}}}
+	typed := typedOnly(p)
+	mustContain(t, "reason", typed, "CustomResourceDefinition widgets.example.com deletes every instance of it (1 in the plan)")
+	if got := typedOnly(mustPlan(t, shop(), plan.PolicyBackground)); got != "" {
+		t.Errorf("a ConfigMap's plan needs a typed confirmation: %q", got)
+	}
+	for name, tc := range map[string]struct {
+		c       Consent
+		prompt  bool
+		refusal string
+	}{
+		"--yes alone":               {Consent{Yes: true}, false, ReasonNotConfirmed},
+		"--yes on a terminal":       {Consent{Yes: true, Prompts: true}, true, "none"},
+		"--confirm with the digest": {Consent{Digest: digest, Yes: true}, false, "none"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ask, err := tc.c.NeedsPrompt(digest, typed)
+			if ask != tc.prompt || reason(err) != tc.refusal {
+				t.Errorf("prompt %v, refusal %s; want %v, %s", ask, reason(err), tc.prompt, tc.refusal)
+			}
+			if err != nil {
+				mustContain(t, "refusal", err.Error(), "--yes is not enough", "--confirm "+digest)
+			}
+		})
+	}
+}
+
+func TestCheckApplied(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	done := testobj.Snapshot(shop().Objects[3]).Live().Build()
+	partly := testobj.Snapshot(shop().Objects[2:]...).Live().Build()
+	for name, tc := range map[string]struct {
+		now  *snapshot.Snapshot
+		want string
+	}{
+		"nothing deleted yet":              {shop(), "none"},
+		"target and its dependents gone":   {done, ReasonApplied},
+		"target gone, a dependent is left": {partly, "none"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := CheckApplied(saved, tc.now)
+			if got := reason(err); got != tc.want {
+				t.Fatalf("refusal %s, want %s", got, tc.want)
+			}
+			if err != nil {
+				mustContain(t, "refusal", err.Error(), "already applied", "ConfigMap/owner -n shop and the 2 object(s) it deletes are gone", saved.Digest)
 			}
 		})
 	}
