@@ -32,6 +32,7 @@ type applyOptions struct {
 	confirm      string
 	maxDeletions int
 	allowBlocked bool
+	allowKept    []string
 	dryRun       string
 	timeout      time.Duration
 	output       outputFormat
@@ -51,9 +52,13 @@ exactly as reviewed. Before anything is sent, kgc checks, in this order:
      stale, with the difference object by object, when the target changed or any object would now
      be deleted, orphaned or blocked otherwise than planned;
   3. --max-deletions N: the fresh plan deletes at most N objects, alternatives included;
-  4. the plan leaves nothing terminating, unless --allow-blocked;
+  4. the plan leaves nothing terminating, unless --allow-blocked, and deletes nothing marked to be
+     kept (helm.sh/resource-policy=keep, Argo CD Delete=false or Prune=false, Flux prune=disabled)
+     unless --allow-kept names it;
   5. confirmation: --yes, --confirm DIGEST (the digest kgc plan printed), or, on a terminal, the
-     target's name typed; with no terminal and neither flag, kgc refuses.
+     target's name typed; with no terminal and neither flag, kgc refuses. Deleting a
+     CustomResourceDefinition (every instance goes with it) needs the typed name or --confirm:
+     --yes is not enough.
 
 Then kgc sends one DELETE with the planned propagationPolicy and the preconditions {uid,
 resourceVersion} of the target as planned (a 409 Conflict means the target changed: stale, nothing
@@ -62,8 +67,9 @@ state or --timeout passes, reporting each as planned, diverged or still in progr
 request sent. --dry-run=server sends the DELETE with dryRun=All instead and deletes nothing.
 
 The report goes to stdout in every case, refusals included (-o json|yaml: an ApplyReport document).
-Exit codes: 0 as planned (or a dry run the server accepts), 4 stale, 5 another cluster or a plan
-from files, 6 over --max-deletions or predicted to hang, 7 not confirmed, 8 diverged, 9 timed out.
+Exit codes: 0 as planned (or a dry run the server accepts), 4 stale or already applied, 5 another
+cluster or a plan from files, 6 over --max-deletions, predicted to hang or deleting what is marked
+to be kept, 7 not confirmed, 8 diverged, 9 timed out.
 A refusal deletes nothing.
 
 kgc apply works on a live cluster only.`,
@@ -123,6 +129,7 @@ func (o *applyOptions) addFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.confirm, "confirm", "", "approve exactly the plan with this digest (printed by kgc plan), instead of --yes")
 	fs.IntVar(&o.maxDeletions, "max-deletions", -1, "refuse when the plan deletes more than N objects, alternatives included (-1: no cap)")
 	fs.BoolVar(&o.allowBlocked, "allow-blocked", false, "proceed even though the plan leaves objects terminating")
+	fs.StringSliceVar(&o.allowKept, "allow-kept", nil, "delete this object although it is marked to be kept (helm.sh/resource-policy=keep, Argo CD Delete=false/Prune=false, Flux prune=disabled): KIND/NAMESPACE/NAME, or KIND/NAME if cluster-scoped; repeatable")
 	fs.StringVar(&o.dryRun, "dry-run", "none", `"server": send the DELETE with dryRun=All and report what the API server said, deleting nothing`)
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long to follow the cascade; 0 sends the DELETE and returns")
 	enumVar(cmd, &o.output, "output", "o", string(outputText), applyOutputs(), "report format")
@@ -200,7 +207,7 @@ func (o *applyOptions) applier() (*apply.Applier, error) {
 	src := &sourceOptions{configFlags: o.configFlags, streams: o.streams}
 	live.CaptureOptions = capture.Options{Context: src.contextName()}
 	opts := apply.Options{
-		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked},
+		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked, AllowKept: o.allowKept},
 		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: isTerminalReader(o.streams.In) && isTerminal(o.streams.ErrOut)},
 		In:      o.streams.In, Out: o.streams.ErrOut,
 		DryRun: o.dryRun == "server", Timeout: o.timeout,

@@ -186,6 +186,9 @@ type Limits struct {
 	MaxDeletions int
 	// AllowBlocked lets a plan proceed that leaves objects terminating.
 	AllowBlocked bool
+	// AllowKept names the objects (KeptName) that the plan may delete
+	// although they carry a keep marker.
+	AllowKept []string
 }
 
 // CheckLimits refuses the fresh plan when it deletes more than the cap or
@@ -199,7 +202,36 @@ func CheckLimits(fresh *plan.Plan, l Limits) error {
 	if worst.Blocked > 0 && !l.AllowBlocked {
 		return refuse(ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh))
 	}
-	return nil
+	return CheckKept(fresh, l.AllowKept)
+}
+
+// CheckKept refuses a plan that deletes an object marked to be kept
+// (Helm's resource-policy, Argo CD's or Flux's prune options) unless
+// --allow-kept names every such object: someone asked for it to survive
+// uninstalls and prunes, and the garbage collector does not ask.
+func CheckKept(fresh *plan.Plan, allowed []string) error {
+	var missing, flags []string
+	for _, of := range fresh.KeptAndDeleted() {
+		name := KeptName(of.Object)
+		if !slices.ContainsFunc(allowed, func(a string) bool { return strings.EqualFold(a, name) }) {
+			missing = append(missing, fmt.Sprintf("%s (%s)", refString(of.Object), of.Keep))
+			flags = append(flags, "--allow-kept "+name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return refuse(ReasonKept, "the delete would delete %d object(s) marked to be kept: %s; if that is intended, pass %s",
+		len(missing), strings.Join(missing, ", "), strings.Join(flags, " "))
+}
+
+// KeptName is how --allow-kept names an object: KIND/NAMESPACE/NAME, or
+// KIND/NAME for a cluster-scoped one (the kind matched in any case).
+func KeptName(r snapshot.ObjectRef) string {
+	if r.Namespace == "" {
+		return r.Kind + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Namespace + "/" + r.Name
 }
 
 func blockedNames(p *plan.Plan) string {

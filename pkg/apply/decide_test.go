@@ -264,3 +264,32 @@ func TestPrompt(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckKept(t *testing.T) {
+	kept := shop()
+	kept.Objects[1].Facts = &snapshot.Facts{Keep: "helm.sh/resource-policy=keep"}
+	p := mustPlan(t, kept, plan.PolicyBackground)
+	for name, tc := range map[string]struct {
+		allow []string
+		want  string
+	}{
+		"not named":               {nil, ReasonKept},
+		"another object named":    {[]string{"Secret/shop/b"}, ReasonKept},
+		"named":                   {[]string{"Secret/shop/a"}, "none"},
+		"named, kind in any case": {[]string{"secret/shop/a"}, "none"},
+		"named without namespace": {[]string{"Secret/a"}, ReasonKept},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := CheckLimits(p, Limits{MaxDeletions: -1, AllowKept: tc.allow})
+			if got := reason(err); got != tc.want {
+				t.Fatalf("refusal %s, want %s", got, tc.want)
+			}
+			if err != nil {
+				mustContain(t, "refusal", err.Error(), "Secret/a -n shop (helm.sh/resource-policy=keep)", "--allow-kept Secret/shop/a")
+			}
+		})
+	}
+	if err := CheckLimits(mustPlan(t, kept, plan.PolicyOrphan), Limits{MaxDeletions: -1}); err != nil {
+		t.Errorf("an orphan delete keeps the marked Secret, yet: %v", err)
+	}
+}

@@ -323,6 +323,7 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 	// nothing to choose between: its notes would promise alternatives the
 	// plan does not list.
 	dropTimingNotes(p)
+	markKept(p, s)
 	state := func(uid string) (ObjectState, bool) {
 		i, ok := s.st.byUID[uid]
 		if !ok {
