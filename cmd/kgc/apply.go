@@ -16,6 +16,7 @@ import (
 
 	"github.com/kgc-dev/kgc/pkg/apply"
 	"github.com/kgc-dev/kgc/pkg/capture"
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/render"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -33,6 +34,7 @@ type applyOptions struct {
 	maxDeletions int
 	allowBlocked bool
 	allowKept    []string
+	remedy       string
 	dryRun       string
 	timeout      time.Duration
 	output       outputFormat
@@ -42,7 +44,7 @@ type applyOptions struct {
 func newApplyCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
 	o := &applyOptions{streams: streams, configFlags: cf}
 	cmd := &cobra.Command{
-		Use:   "apply PLAN_FILE",
+		Use:   "apply (PLAN_FILE | WHY_FILE --remedy ID)",
 		Short: "Carry out a reviewed plan live, refusing when the cluster moved, and check the cascade against it",
 		Long: `Apply a plan written by kgc plan delete … -o json (or -o yaml; - reads stdin) to the live cluster,
 exactly as reviewed. Before anything is sent, kgc checks, in this order:
@@ -72,11 +74,23 @@ cluster or a plan from files, 6 over --max-deletions, predicted to hang or delet
 to be kept, 7 not confirmed, 8 diverged, 9 timed out.
 A refusal deletes nothing.
 
+With --remedy ID, the file is a kgc why-stuck -o json document made live, and kgc carries out that
+one remedy (the ids are in its remedies[]; kgc can itself remove a finalizer from the stuck object
+or force-delete its pod): it diagnoses the object again on the live cluster and refuses when the
+remedy is no longer offered or its root cause changed (exit 4), asks as above (a remedy that may
+leak something outside the cluster, such as a cloud load balancer, needs the typed name even with
+--yes), sends the remedy's request guarded by JSON-patch test operations on the object's uid,
+resourceVersion and whole finalizer list (or, for a force delete, preconditions), so that nothing
+but the named finalizer is removed and a concurrent change makes it fail, and follows what the
+remedy finishes until it is gone.
+
 kgc apply works on a live cluster only.`,
 		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground -o json > plan.json
   kgc apply plan.json
   kgc apply plan.json --confirm sha256:5be1… --max-deletions 20 -o json
-  kgc apply delete deploy/web -n shop --cascade=foreground --dry-run=server --yes`,
+  kgc apply delete deploy/web -n shop --cascade=foreground --dry-run=server --yes
+  kgc why-stuck widget/gizmo -n shop -o json > why.json
+  kgc apply why.json --remedy remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
@@ -85,10 +99,14 @@ kgc apply works on a live cluster only.`,
 			if len(args) == 0 {
 				return usageErrorf("which plan? give a file written by kgc plan delete … -o json (- for stdin), or use kgc apply delete TYPE/NAME")
 			}
+			if o.remedy != "" {
+				return o.runRemedy(cmd.Context(), args[0])
+			}
 			return o.runSaved(cmd.Context(), args[0])
 		},
 	}
 	o.addFlags(cmd)
+	cmd.Flags().StringVar(&o.remedy, "remedy", "", "apply this remedy (its id) of the kgc why-stuck -o json document given instead of a plan")
 	cmd.AddCommand(newApplyDeleteCmd(streams, cf, o))
 	return cmd
 }
@@ -171,6 +189,23 @@ func (o *applyOptions) runSaved(ctx context.Context, path string) error {
 	return o.finish(rep, err)
 }
 
+// runRemedy applies one remedy of a why-stuck document.
+func (o *applyOptions) runRemedy(ctx context.Context, path string) error {
+	diag, err := readDiagnosis(path, o.streams.In, o.remedy)
+	if err != nil {
+		return err
+	}
+	if err := apply.PrecheckRemedy(diag, o.remedy); err != nil {
+		return o.finish(apply.RefusedRemedyReport(diag, o.remedy, err), err)
+	}
+	a, err := o.applier()
+	if err != nil {
+		return err
+	}
+	rep, err := a.ApplyRemedy(ctx, diag, o.remedy)
+	return o.finish(rep, err)
+}
+
 // runDelete plans the delete live, shows the plan, and applies it.
 func (o *applyOptions) runDelete(ctx context.Context, po *planOptions) error {
 	snap, p, err := po.makePlan(ctx)
@@ -236,8 +271,9 @@ func (o *applyOptions) finish(rep *apply.Report, err error) error {
 	return applyError(rep, err)
 }
 
-// readPlan reads a Plan document, JSON or YAML, from a file or stdin.
-func readPlan(path string, stdin io.Reader) (*plan.Plan, error) {
+// readDocument reads a JSON or YAML document from a file or stdin (-), as
+// JSON.
+func readDocument(path string, stdin io.Reader) ([]byte, error) {
 	var data []byte
 	var err error
 	if path == "-" {
@@ -246,11 +282,20 @@ func readPlan(path string, stdin io.Reader) (*plan.Plan, error) {
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the plan: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a plan document (JSON or YAML): %w; write one with kgc plan delete … -o json", path, err)
+		return nil, fmt.Errorf("%s is not a JSON or YAML document: %w", path, err)
+	}
+	return js, nil
+}
+
+// readPlan reads a Plan document, JSON or YAML, from a file or stdin.
+func readPlan(path string, stdin io.Reader) (*plan.Plan, error) {
+	js, err := readDocument(path, stdin)
+	if err != nil {
+		return nil, err
 	}
 	var p plan.Plan
 	dec := json.NewDecoder(bytes.NewReader(js))
@@ -261,6 +306,43 @@ func readPlan(path string, stdin io.Reader) (*plan.Plan, error) {
 		return nil, fmt.Errorf("%s is a %q document of %q, not a %s Plan: write one with kgc plan delete … -o json", path, p.Kind, p.APIVersion, snapshot.APIVersion)
 	}
 	return &p, nil
+}
+
+// readDiagnosis reads a why-stuck document, a Diagnosis or a
+// DiagnosisList, and returns the diagnosis that offers remedy id (the
+// first, for a list; any other carries the same remedy only for the same
+// root cause).
+func readDiagnosis(path string, stdin io.Reader, id string) (*diagnose.Diagnosis, error) {
+	js, err := readDocument(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	var head struct{ APIVersion, Kind string }
+	if err := json.Unmarshal(js, &head); err != nil || head.APIVersion != snapshot.APIVersion {
+		return nil, fmt.Errorf("%s is not a %s why-stuck document: write one with kgc why-stuck … -o json", path, snapshot.APIVersion)
+	}
+	var items []diagnose.Diagnosis
+	switch head.Kind {
+	case diagnose.KindDiagnosis:
+		var d diagnose.Diagnosis
+		err = json.Unmarshal(js, &d)
+		items = []diagnose.Diagnosis{d}
+	case diagnose.KindDiagnosisList:
+		var l diagnose.DiagnosisList
+		err = json.Unmarshal(js, &l)
+		items = l.Items
+	default:
+		return nil, fmt.Errorf("%s is a %q document, not a why-stuck one: --remedy takes the output of kgc why-stuck … -o json", path, head.Kind)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a why-stuck document: %w", path, err)
+	}
+	for i := range items {
+		if _, _, ok := items[i].FindRemedy(id); ok {
+			return &items[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%s offers no remedy %q that kgc can apply: pick an id from its remedies[]", path, id)
 }
 
 // isTerminalReader reports whether r is a terminal, to ask on.

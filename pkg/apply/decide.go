@@ -28,18 +28,33 @@ func CheckDocument(p *plan.Plan) error {
 // CheckCluster refuses a plan made from files or against another cluster
 // than the one src was captured from.
 func CheckCluster(p *plan.Plan, src snapshot.Source) error {
-	if p.Cluster == nil {
-		return refuse(ReasonOtherCluster, "the plan was made from files, not against a cluster: plan live (without -f) on the cluster to change, then apply that plan")
-	}
-	if p.Cluster.KubeSystemUID == "" {
-		return refuse(ReasonOtherCluster, "the plan has no cluster fingerprint (the kube-system namespace could not be read when it was made): plan again with get access to namespaces/kube-system")
+	return checkFingerprint(p.Cluster, src, "plan")
+}
+
+// checkFingerprint refuses a document (a plan, a diagnosis) made from
+// files, or against another cluster than the one src was captured from.
+func checkFingerprint(c *plan.Cluster, src snapshot.Source, doc string) error {
+	if err := checkMadeLive(c, doc); err != nil {
+		return err
 	}
 	if src.KubeSystemUID == "" {
 		return refuse(ReasonOtherCluster, "cannot read this cluster's fingerprint (the kube-system namespace): apply needs get on namespaces/kube-system")
 	}
-	if p.Cluster.KubeSystemUID != src.KubeSystemUID {
-		return refuse(ReasonOtherCluster, "the plan was made against another cluster (%s, kube-system %s), this is %s (kube-system %s): switch context, or plan on this cluster",
-			p.Cluster.Server, p.Cluster.KubeSystemUID, src.Server, src.KubeSystemUID)
+	if c.KubeSystemUID != src.KubeSystemUID {
+		return refuse(ReasonOtherCluster, "the %s was made against another cluster (%s, kube-system %s), this is %s (kube-system %s): switch context, or make it on this cluster",
+			doc, c.Server, c.KubeSystemUID, src.Server, src.KubeSystemUID)
+	}
+	return nil
+}
+
+// checkMadeLive refuses a document that no cluster can accept: made from
+// files, or without a fingerprint.
+func checkMadeLive(c *plan.Cluster, doc string) error {
+	if c == nil {
+		return refuse(ReasonOtherCluster, "the %s was made from files, not against a cluster: make it live (without -f) on the cluster to change, then apply that %s", doc, doc)
+	}
+	if c.KubeSystemUID == "" {
+		return refuse(ReasonOtherCluster, "the %s has no cluster fingerprint (the kube-system namespace could not be read when it was made): make it again with get access to namespaces/kube-system", doc)
 	}
 	return nil
 }
