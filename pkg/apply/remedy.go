@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/diagnose"
@@ -44,9 +45,10 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 	if err != nil {
 		return rep.refused(err)
 	}
+	fresh.obj = objectOf(snap, fresh.rem.Request.Object.UID)
 	rep.Remedy = &RemedyApplied{ID: id, Action: fresh.rem.Action, Description: fresh.rem.Description,
 		Reason: fresh.rc.Reason, Message: fresh.rc.Message, Leaks: fresh.rem.Leaks}
-	return a.runRemedy(ctx, fresh.rem, rep)
+	return a.runRemedy(ctx, fresh, rep)
 }
 
 // PrecheckRemedy refuses what no cluster can make right: a remedy the
@@ -79,6 +81,16 @@ func newRemedyReport(saved *diagnose.Diagnosis, id string) *Report {
 type freshRemedy struct {
 	rem diagnose.Remedy
 	rc  diagnose.RootCause
+	obj *snapshot.Object // the remedy's object as it is now
+}
+
+func objectOf(snap *snapshot.Snapshot, uid string) *snapshot.Object {
+	for i := range snap.Objects {
+		if snap.Objects[i].Metadata.UID == uid {
+			return &snap.Objects[i]
+		}
+	}
+	return nil
 }
 
 // rediagnose diagnoses obj again on snap and returns the remedy id with
@@ -115,7 +127,8 @@ func summaryOf(d *diagnose.Diagnosis) string {
 
 // runRemedy asks, sends the remedy's request, and follows what it
 // finishes: the object itself and what the diagnosis says it unblocks.
-func (a *Applier) runRemedy(ctx context.Context, rem diagnose.Remedy, rep *Report) (*Report, error) {
+func (a *Applier) runRemedy(ctx context.Context, fresh freshRemedy, rep *Report) (*Report, error) {
+	rem := fresh.rem
 	rep.DryRun = a.Options.DryRun
 	c := a.Options.Consent
 	if c.Digest != "" {
@@ -148,13 +161,21 @@ func (a *Applier) runRemedy(ctx context.Context, rem diagnose.Remedy, rep *Repor
 		rep.Notes = append(rep.Notes, "--timeout=0: what the remedy unblocks was not followed")
 		return rep, nil
 	}
-	return rep, a.follow(ctx, finishedPlan(rem), rep)
+	return rep, a.follow(ctx, finishedPlan(fresh), rep)
 }
 
-// finishedPlan is the remedy's promise as a plan to follow: its object
-// and every object it finishes, gone.
-func finishedPlan(rem diagnose.Remedy) *plan.Plan {
+// finishedPlan is the remedy's promise as a plan to follow: every object
+// it finishes, gone; when it finishes nothing (another finalizer still
+// holds its object), its object without the finalizer removed.
+func finishedPlan(fresh freshRemedy) *plan.Plan {
+	rem := fresh.rem
 	p := &plan.Plan{}
+	if len(rem.Finishes) == 0 && rem.Request.Verb == diagnose.VerbPatch && fresh.obj != nil {
+		final := plan.StateOf(fresh.obj)
+		final.Finalizers = slices.DeleteFunc(final.Finalizers, func(f string) bool { return f == fresh.rc.Finalizer })
+		p.Objects = append(p.Objects, plan.ObjectFate{Object: rem.Request.Object, Fate: plan.FateUpdated, Final: final})
+		return p
+	}
 	gone := func(ref snapshot.ObjectRef) {
 		for _, of := range p.Objects {
 			if of.Object.UID == ref.UID {

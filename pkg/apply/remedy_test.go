@@ -67,6 +67,11 @@ func TestApplyRemedyRemovesOnlyTheFinalizer(t *testing.T) {
 	if rep.Remedy == nil || rep.Remedy.ID != removeHold {
 		t.Errorf("report remedy %+v", rep.Remedy)
 	}
+	// The other finalizer still holds the Widget: the remedy finishes
+	// nothing, and its promise is the Widget held by that one alone.
+	if rep.Outcome != OutcomeAsPlanned || len(rep.Objects) != 1 || rep.Objects[0].PlannedFate != plan.FateUpdated {
+		t.Errorf("outcome %s, objects %+v; want the Widget as planned, updated", rep.Outcome, rep.Objects)
+	}
 }
 
 func TestApplyRemedyFollowsWhatItFinishes(t *testing.T) {

@@ -459,6 +459,10 @@ func RaceNote(n int) string {
 // IsRaceNote reports whether a plan note is the one RaceNote writes.
 func IsRaceNote(note string) bool { return strings.Contains(note, raceNoteMiddle) }
 
+// StateOf is o's state in the shape of a plan's final states; a nil o is
+// gone.
+func StateOf(o *snapshot.Object) FinalState { return finalState(o) }
+
 func finalState(o *snapshot.Object) FinalState {
 	if o == nil {
 		return FinalState{Finalizers: []string{}, OwnerReferences: []string{}}
