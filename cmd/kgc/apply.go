@@ -16,6 +16,7 @@ import (
 
 	"github.com/kgc-dev/kgc/pkg/apply"
 	"github.com/kgc-dev/kgc/pkg/capture"
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/render"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -32,6 +33,8 @@ type applyOptions struct {
 	confirm      string
 	maxDeletions int
 	allowBlocked bool
+	allowKept    []string
+	remedy       string
 	dryRun       string
 	timeout      time.Duration
 	output       outputFormat
@@ -41,7 +44,7 @@ type applyOptions struct {
 func newApplyCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
 	o := &applyOptions{streams: streams, configFlags: cf}
 	cmd := &cobra.Command{
-		Use:   "apply PLAN_FILE",
+		Use:   "apply (PLAN_FILE | WHY_FILE --remedy ID)",
 		Short: "Carry out a reviewed plan live, refusing when the cluster moved, and check the cascade against it",
 		Long: `Apply a plan written by kgc plan delete … -o json (or -o yaml; - reads stdin) to the live cluster,
 exactly as reviewed. Before anything is sent, kgc checks, in this order:
@@ -51,9 +54,13 @@ exactly as reviewed. Before anything is sent, kgc checks, in this order:
      stale, with the difference object by object, when the target changed or any object would now
      be deleted, orphaned or blocked otherwise than planned;
   3. --max-deletions N: the fresh plan deletes at most N objects, alternatives included;
-  4. the plan leaves nothing terminating, unless --allow-blocked;
+  4. the plan leaves nothing terminating, unless --allow-blocked, and deletes nothing marked to be
+     kept (helm.sh/resource-policy=keep, Argo CD Delete=false or Prune=false, Flux prune=disabled)
+     unless --allow-kept names it;
   5. confirmation: --yes, --confirm DIGEST (the digest kgc plan printed), or, on a terminal, the
-     target's name typed; with no terminal and neither flag, kgc refuses.
+     target's name typed; with no terminal and neither flag, kgc refuses. Deleting a
+     CustomResourceDefinition (every instance goes with it) needs the typed name or --confirm:
+     --yes is not enough.
 
 Then kgc sends one DELETE with the planned propagationPolicy and the preconditions {uid,
 resourceVersion} of the target as planned (a 409 Conflict means the target changed: stale, nothing
@@ -62,15 +69,28 @@ state or --timeout passes, reporting each as planned, diverged or still in progr
 request sent. --dry-run=server sends the DELETE with dryRun=All instead and deletes nothing.
 
 The report goes to stdout in every case, refusals included (-o json|yaml: an ApplyReport document).
-Exit codes: 0 as planned (or a dry run the server accepts), 4 stale, 5 another cluster or a plan
-from files, 6 over --max-deletions or predicted to hang, 7 not confirmed, 8 diverged, 9 timed out.
+Exit codes: 0 as planned (or a dry run the server accepts), 4 stale or already applied, 5 another
+cluster or a plan from files, 6 over --max-deletions, predicted to hang or deleting what is marked
+to be kept, 7 not confirmed, 8 diverged, 9 timed out.
 A refusal deletes nothing.
+
+With --remedy ID, the file is a kgc why-stuck -o json document made live, and kgc carries out that
+one remedy (the ids are in its remedies[]; kgc can itself remove a finalizer from the stuck object
+or force-delete its pod): it diagnoses the object again on the live cluster and refuses when the
+remedy is no longer offered or its root cause changed (exit 4), asks as above (a remedy that may
+leak something outside the cluster, such as a cloud load balancer, needs the typed name even with
+--yes), sends the remedy's request guarded by JSON-patch test operations on the object's uid,
+resourceVersion and whole finalizer list (or, for a force delete, preconditions), so that nothing
+but the named finalizer is removed and a concurrent change makes it fail, and follows what the
+remedy finishes until it is gone.
 
 kgc apply works on a live cluster only.`,
 		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground -o json > plan.json
   kgc apply plan.json
   kgc apply plan.json --confirm sha256:5be1… --max-deletions 20 -o json
-  kgc apply delete deploy/web -n shop --cascade=foreground --dry-run=server --yes`,
+  kgc apply delete deploy/web -n shop --cascade=foreground --dry-run=server --yes
+  kgc why-stuck widget/gizmo -n shop -o json > why.json
+  kgc apply why.json --remedy remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
@@ -79,10 +99,14 @@ kgc apply works on a live cluster only.`,
 			if len(args) == 0 {
 				return usageErrorf("which plan? give a file written by kgc plan delete … -o json (- for stdin), or use kgc apply delete TYPE/NAME")
 			}
+			if o.remedy != "" {
+				return o.runRemedy(cmd.Context(), args[0])
+			}
 			return o.runSaved(cmd.Context(), args[0])
 		},
 	}
 	o.addFlags(cmd)
+	cmd.Flags().StringVar(&o.remedy, "remedy", "", "apply this remedy (its id) of the kgc why-stuck -o json document given instead of a plan")
 	cmd.AddCommand(newApplyDeleteCmd(streams, cf, o))
 	return cmd
 }
@@ -123,6 +147,7 @@ func (o *applyOptions) addFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.confirm, "confirm", "", "approve exactly the plan with this digest (printed by kgc plan), instead of --yes")
 	fs.IntVar(&o.maxDeletions, "max-deletions", -1, "refuse when the plan deletes more than N objects, alternatives included (-1: no cap)")
 	fs.BoolVar(&o.allowBlocked, "allow-blocked", false, "proceed even though the plan leaves objects terminating")
+	fs.StringSliceVar(&o.allowKept, "allow-kept", nil, "delete this object although it is marked to be kept (helm.sh/resource-policy=keep, Argo CD Delete=false/Prune=false, Flux prune=disabled): KIND/NAMESPACE/NAME, or KIND/NAME if cluster-scoped; repeatable")
 	fs.StringVar(&o.dryRun, "dry-run", "none", `"server": send the DELETE with dryRun=All and report what the API server said, deleting nothing`)
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long to follow the cascade; 0 sends the DELETE and returns")
 	enumVar(cmd, &o.output, "output", "o", string(outputText), applyOutputs(), "report format")
@@ -164,6 +189,23 @@ func (o *applyOptions) runSaved(ctx context.Context, path string) error {
 	return o.finish(rep, err)
 }
 
+// runRemedy applies one remedy of a why-stuck document.
+func (o *applyOptions) runRemedy(ctx context.Context, path string) error {
+	diag, err := readDiagnosis(path, o.streams.In, o.remedy)
+	if err != nil {
+		return err
+	}
+	if err := apply.PrecheckRemedy(diag, o.remedy); err != nil {
+		return o.finish(apply.RefusedRemedyReport(diag, o.remedy, err), err)
+	}
+	a, err := o.applier()
+	if err != nil {
+		return err
+	}
+	rep, err := a.ApplyRemedy(ctx, diag, o.remedy)
+	return o.finish(rep, err)
+}
+
 // runDelete plans the delete live, shows the plan, and applies it.
 func (o *applyOptions) runDelete(ctx context.Context, po *planOptions) error {
 	snap, p, err := po.makePlan(ctx)
@@ -200,7 +242,7 @@ func (o *applyOptions) applier() (*apply.Applier, error) {
 	src := &sourceOptions{configFlags: o.configFlags, streams: o.streams}
 	live.CaptureOptions = capture.Options{Context: src.contextName()}
 	opts := apply.Options{
-		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked},
+		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked, AllowKept: o.allowKept},
 		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: isTerminalReader(o.streams.In) && isTerminal(o.streams.ErrOut)},
 		In:      o.streams.In, Out: o.streams.ErrOut,
 		DryRun: o.dryRun == "server", Timeout: o.timeout,
@@ -229,8 +271,9 @@ func (o *applyOptions) finish(rep *apply.Report, err error) error {
 	return applyError(rep, err)
 }
 
-// readPlan reads a Plan document, JSON or YAML, from a file or stdin.
-func readPlan(path string, stdin io.Reader) (*plan.Plan, error) {
+// readDocument reads a JSON or YAML document from a file or stdin (-), as
+// JSON.
+func readDocument(path string, stdin io.Reader) ([]byte, error) {
 	var data []byte
 	var err error
 	if path == "-" {
@@ -239,11 +282,20 @@ func readPlan(path string, stdin io.Reader) (*plan.Plan, error) {
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the plan: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a plan document (JSON or YAML): %w; write one with kgc plan delete … -o json", path, err)
+		return nil, fmt.Errorf("%s is not a JSON or YAML document: %w", path, err)
+	}
+	return js, nil
+}
+
+// readPlan reads a Plan document, JSON or YAML, from a file or stdin.
+func readPlan(path string, stdin io.Reader) (*plan.Plan, error) {
+	js, err := readDocument(path, stdin)
+	if err != nil {
+		return nil, err
 	}
 	var p plan.Plan
 	dec := json.NewDecoder(bytes.NewReader(js))
@@ -254,6 +306,43 @@ func readPlan(path string, stdin io.Reader) (*plan.Plan, error) {
 		return nil, fmt.Errorf("%s is a %q document of %q, not a %s Plan: write one with kgc plan delete … -o json", path, p.Kind, p.APIVersion, snapshot.APIVersion)
 	}
 	return &p, nil
+}
+
+// readDiagnosis reads a why-stuck document, a Diagnosis or a
+// DiagnosisList, and returns the diagnosis that offers remedy id (the
+// first, for a list; any other carries the same remedy only for the same
+// root cause).
+func readDiagnosis(path string, stdin io.Reader, id string) (*diagnose.Diagnosis, error) {
+	js, err := readDocument(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	var head struct{ APIVersion, Kind string }
+	if err := json.Unmarshal(js, &head); err != nil || head.APIVersion != snapshot.APIVersion {
+		return nil, fmt.Errorf("%s is not a %s why-stuck document: write one with kgc why-stuck … -o json", path, snapshot.APIVersion)
+	}
+	var items []diagnose.Diagnosis
+	switch head.Kind {
+	case diagnose.KindDiagnosis:
+		var d diagnose.Diagnosis
+		err = json.Unmarshal(js, &d)
+		items = []diagnose.Diagnosis{d}
+	case diagnose.KindDiagnosisList:
+		var l diagnose.DiagnosisList
+		err = json.Unmarshal(js, &l)
+		items = l.Items
+	default:
+		return nil, fmt.Errorf("%s is a %q document, not a why-stuck one: --remedy takes the output of kgc why-stuck … -o json", path, head.Kind)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a why-stuck document: %w", path, err)
+	}
+	for i := range items {
+		if _, _, ok := items[i].FindRemedy(id); ok {
+			return &items[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%s offers no remedy %q that kgc can apply: pick an id from its remedies[]", path, id)
 }
 
 // isTerminalReader reports whether r is a terminal, to ask on.

@@ -90,6 +90,33 @@ func TestApplyCommandOffline(t *testing.T) {
 	}
 }
 
+// A why-stuck document made from files offers remedy ids, but apply
+// refuses them before connecting: nothing in a dump pins a live object.
+func TestApplyRemedyOffline(t *testing.T) {
+	why, errOut, code := runPlanCmd(t, "why-stuck", "-A", "-f", "../../examples", "-o", "json")
+	if code != 0 {
+		t.Fatalf("why-stuck: exit %d\n%s", code, errOut)
+	}
+	path := filepath.Join(t.TempDir(), "why.json")
+	if err := os.WriteFile(path, []byte(why), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const id = "remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup"
+	out, errOut, code := runApplyCmd(t, "", "apply", path, "--remedy", id, "--yes")
+	if code != exitOtherCluster || !strings.Contains(errOut, "the diagnosis was made from files") ||
+		!strings.Contains(out, "Apply of remedy "+id) || !strings.Contains(out, "No request was sent.") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	_, errOut, code = runApplyCmd(t, "", "apply", path, "--remedy", "remove-finalizer:widget:shop/gizmo:nope", "--yes")
+	if code != exitError || !strings.Contains(errOut, "offers no remedy") {
+		t.Errorf("unknown id: exit %d\n%s", code, errOut)
+	}
+	_, errOut, code = runApplyCmd(t, "", "apply", writePlan(t, nil), "--remedy", id, "--yes")
+	if code != exitError || !strings.Contains(errOut, `is a "Plan" document, not a why-stuck one`) {
+		t.Errorf("a plan given to --remedy: exit %d\n%s", code, errOut)
+	}
+}
+
 func TestApplyExitCodes(t *testing.T) {
 	refusal := func(reason string) error { return &apply.Refusal{Reason: reason, Message: "m"} }
 	for name, tc := range map[string]struct {

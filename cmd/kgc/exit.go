@@ -49,11 +49,11 @@ func applyError(rep *apply.Report, err error) error {
 
 func refusalCode(reason string) int {
 	switch reason {
-	case apply.ReasonStale, apply.ReasonNoBasis:
+	case apply.ReasonStale, apply.ReasonNoBasis, apply.ReasonApplied:
 		return exitStale
 	case apply.ReasonOtherCluster:
 		return exitOtherCluster
-	case apply.ReasonMaxDeletions, apply.ReasonBlocked:
+	case apply.ReasonMaxDeletions, apply.ReasonBlocked, apply.ReasonKept:
 		return exitLimit
 	case apply.ReasonNotConfirmed:
 		return exitNotConfirmed

@@ -23,11 +23,6 @@ func whyStuckOutputs() enum[outputFormat] {
 	return oneOf(outputTree, outputTable, outputJSON, outputYAML)
 }
 
-// whyStuckSimSteps bounds each remedy simulation: a stuck chain settles in
-// a few hundred work items, and a diagnosis must answer quickly even on a
-// pathological input.
-const whyStuckSimSteps = 200000
-
 // whyStuckOptions explains why objects are stuck in Terminating.
 type whyStuckOptions struct {
 	streams  genericiooptions.IOStreams
@@ -153,7 +148,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	// Simulating every remedy of every root cause of a whole cluster
 	// costs a simulation each; the list shows root causes, not remedies.
 	if o.simulate && one {
-		sim = diagnose.NewSimulator(snap, plan.Options{MaxSteps: whyStuckSimSteps})
+		sim = diagnose.NewSimulator(snap, plan.Options{MaxSteps: diagnose.RemedySimSteps})
 		opts.Finishes = sim.Finishes
 	}
 	d := diagnose.New(snap, graph.Build(snap), opts)
@@ -232,7 +227,7 @@ func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.S
 // singleList is the -o table view of one diagnosis: its root causes, each
 // holding the one object.
 func singleList(diag *diagnose.Diagnosis, at time.Time) *diagnose.DiagnosisList {
-	list := &diagnose.DiagnosisList{APIVersion: diag.APIVersion, Kind: diagnose.KindDiagnosisList, CapturedAt: at,
+	list := &diagnose.DiagnosisList{APIVersion: diag.APIVersion, Kind: diagnose.KindDiagnosisList, CapturedAt: at, Cluster: diag.Cluster,
 		Groups: []diagnose.Group{}, Items: []diagnose.Diagnosis{*diag}}
 	if diag.Since == nil {
 		return list

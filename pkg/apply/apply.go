@@ -17,6 +17,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -32,6 +33,8 @@ type Cluster interface {
 	// Identity is the user the API server sees, for the report; "" when
 	// it cannot say.
 	Identity(ctx context.Context) string
+	// Send sends a remedy's guarded request (dryRun: with dryRun=All).
+	Send(ctx context.Context, req diagnose.RemedyRequest, dryRun bool) Response
 	// Watch reports the state of objs, each at least once (nil when it
 	// does not exist), then every change, until ctx ends.
 	Watch(ctx context.Context, objs []snapshot.ObjectRef) (<-chan Event, error)
@@ -96,6 +99,9 @@ func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*Report, error) 
 		return rep, fmt.Errorf("reading the cluster to check the plan: %w", err)
 	}
 	if err := CheckCluster(saved, snap.Source); err != nil {
+		return rep.refused(err)
+	}
+	if err := CheckApplied(saved, snap); err != nil {
 		return rep.refused(err)
 	}
 	fresh, err := Replan(saved, snap)
@@ -211,7 +217,7 @@ func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report)
 }
 
 func (a *Applier) confirm(p *plan.Plan) error {
-	ask, err := a.Options.Consent.NeedsPrompt(p.Digest)
+	ask, err := a.Options.Consent.NeedsPrompt(p.Digest, typedOnly(p))
 	if err != nil || !ask {
 		return err
 	}
@@ -224,12 +230,15 @@ func deleteRequest(p *plan.Plan, dryRun bool) DeleteRequest {
 		Preconditions: Preconditions{UID: t.UID, ResourceVersion: basisOf(p, t.UID).ResourceVersion}}
 }
 
-func (a *Applier) record(req DeleteRequest, resp Response) RequestRecord {
-	now := time.Now
+func (a *Applier) now() time.Time {
 	if a.Options.Now != nil {
-		now = a.Options.Now
+		return a.Options.Now()
 	}
-	return RequestRecord{Time: now().UTC(), Verb: "DELETE", Object: req.Object, Preconditions: req.Preconditions,
+	return time.Now()
+}
+
+func (a *Applier) record(req DeleteRequest, resp Response) RequestRecord {
+	return RequestRecord{Time: a.now().UTC(), Verb: "DELETE", Object: req.Object, Preconditions: req.Preconditions,
 		PropagationPolicy: req.PropagationPolicy, DryRun: req.DryRun, Status: resp.Status, Message: resp.Message}
 }
 

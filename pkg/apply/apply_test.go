@@ -18,7 +18,7 @@ func applier(f *fakeCluster, o Options) *Applier {
 	if o.Timeout == 0 {
 		o.Timeout = 5 * time.Second
 	}
-	if o.Limits == (Limits{}) {
+	if o.Limits.MaxDeletions == 0 && !o.Limits.AllowBlocked && o.Limits.AllowKept == nil {
 		o.Limits.MaxDeletions = -1
 	}
 	return &Applier{Cluster: f, Options: o}

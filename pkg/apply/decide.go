@@ -28,20 +28,61 @@ func CheckDocument(p *plan.Plan) error {
 // CheckCluster refuses a plan made from files or against another cluster
 // than the one src was captured from.
 func CheckCluster(p *plan.Plan, src snapshot.Source) error {
-	if p.Cluster == nil {
-		return refuse(ReasonOtherCluster, "the plan was made from files, not against a cluster: plan live (without -f) on the cluster to change, then apply that plan")
-	}
-	if p.Cluster.KubeSystemUID == "" {
-		return refuse(ReasonOtherCluster, "the plan has no cluster fingerprint (the kube-system namespace could not be read when it was made): plan again with get access to namespaces/kube-system")
+	return checkFingerprint(p.Cluster, src, "plan")
+}
+
+// checkFingerprint refuses a document (a plan, a diagnosis) made from
+// files, or against another cluster than the one src was captured from.
+func checkFingerprint(c *plan.Cluster, src snapshot.Source, doc string) error {
+	if err := checkMadeLive(c, doc); err != nil {
+		return err
 	}
 	if src.KubeSystemUID == "" {
 		return refuse(ReasonOtherCluster, "cannot read this cluster's fingerprint (the kube-system namespace): apply needs get on namespaces/kube-system")
 	}
-	if p.Cluster.KubeSystemUID != src.KubeSystemUID {
-		return refuse(ReasonOtherCluster, "the plan was made against another cluster (%s, kube-system %s), this is %s (kube-system %s): switch context, or plan on this cluster",
-			p.Cluster.Server, p.Cluster.KubeSystemUID, src.Server, src.KubeSystemUID)
+	if c.KubeSystemUID != src.KubeSystemUID {
+		return refuse(ReasonOtherCluster, "the %s was made against another cluster (%s, kube-system %s), this is %s (kube-system %s): switch context, or make it on this cluster",
+			doc, c.Server, c.KubeSystemUID, src.Server, src.KubeSystemUID)
 	}
 	return nil
+}
+
+// checkMadeLive refuses a document that no cluster can accept: made from
+// files, or without a fingerprint.
+func checkMadeLive(c *plan.Cluster, doc string) error {
+	if c == nil {
+		return refuse(ReasonOtherCluster, "the %s was made from files, not against a cluster: make it live (without -f) on the cluster to change, then apply that %s", doc, doc)
+	}
+	if c.KubeSystemUID == "" {
+		return refuse(ReasonOtherCluster, "the %s has no cluster fingerprint (the kube-system namespace could not be read when it was made): make it again with get access to namespaces/kube-system", doc)
+	}
+	return nil
+}
+
+// CheckApplied refuses a plan whose delete has already happened: its
+// target and every object it deletes are gone from snap. A plan is single
+// use; saying "stale" there would send the user to re-plan a delete that
+// is done.
+func CheckApplied(saved *plan.Plan, snap *snapshot.Snapshot) error {
+	live := make(map[string]bool, len(snap.Objects))
+	for i := range snap.Objects {
+		live[snap.Objects[i].Metadata.UID] = true
+	}
+	if live[saved.Request.Target.UID] {
+		return nil
+	}
+	gone := 0
+	for _, of := range saved.Objects {
+		if of.Fate != plan.FateDeleted || of.Object.UID == saved.Request.Target.UID {
+			continue
+		}
+		if live[of.Object.UID] {
+			return nil // partly done: CheckStale says what is left
+		}
+		gone++
+	}
+	return refuse(ReasonApplied, "the plan was already applied: %s and the %d object(s) it deletes are gone (plan digest %s); nothing to do",
+		refString(saved.Request.Target), gone, saved.Digest)
 }
 
 // CheckStale refuses the saved plan when the fresh one, made from the
@@ -160,6 +201,9 @@ type Limits struct {
 	MaxDeletions int
 	// AllowBlocked lets a plan proceed that leaves objects terminating.
 	AllowBlocked bool
+	// AllowKept names the objects (KeptName) that the plan may delete
+	// although they carry a keep marker.
+	AllowKept []string
 }
 
 // CheckLimits refuses the fresh plan when it deletes more than the cap or
@@ -173,7 +217,36 @@ func CheckLimits(fresh *plan.Plan, l Limits) error {
 	if worst.Blocked > 0 && !l.AllowBlocked {
 		return refuse(ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh))
 	}
-	return nil
+	return CheckKept(fresh, l.AllowKept)
+}
+
+// CheckKept refuses a plan that deletes an object marked to be kept
+// (Helm's resource-policy, Argo CD's or Flux's prune options) unless
+// --allow-kept names every such object: someone asked for it to survive
+// uninstalls and prunes, and the garbage collector does not ask.
+func CheckKept(fresh *plan.Plan, allowed []string) error {
+	var missing, flags []string
+	for _, of := range fresh.KeptAndDeleted() {
+		name := KeptName(of.Object)
+		if !slices.ContainsFunc(allowed, func(a string) bool { return strings.EqualFold(a, name) }) {
+			missing = append(missing, fmt.Sprintf("%s (%s)", refString(of.Object), of.Keep))
+			flags = append(flags, "--allow-kept "+name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return refuse(ReasonKept, "the delete would delete %d object(s) marked to be kept: %s; if that is intended, pass %s",
+		len(missing), strings.Join(missing, ", "), strings.Join(flags, " "))
+}
+
+// KeptName is how --allow-kept names an object: KIND/NAMESPACE/NAME, or
+// KIND/NAME for a cluster-scoped one (the kind matched in any case).
+func KeptName(r snapshot.ObjectRef) string {
+	if r.Namespace == "" {
+		return r.Kind + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Namespace + "/" + r.Name
 }
 
 func blockedNames(p *plan.Plan) string {
@@ -198,17 +271,39 @@ type Consent struct {
 
 // NeedsPrompt says whether to ask on the terminal, or refuses: --confirm
 // must name this plan's digest, and without --yes or --confirm someone
-// has to be there to answer.
-func (c Consent) NeedsPrompt(digest string) (bool, error) {
+// has to be there to answer. typed, when not empty, says why --yes is not
+// enough for this plan: only the typed name or the digest approves it.
+func (c Consent) NeedsPrompt(digest, typed string) (bool, error) {
 	switch {
 	case c.Digest != "" && c.Digest != digest:
 		return false, refuse(ReasonNotConfirmed, "--confirm %s does not approve this plan, whose digest is %s: the plan or the cluster changed since it was approved; review it again", c.Digest, digest)
-	case c.Digest != "" || c.Yes:
+	case c.Digest != "":
+		return false, nil
+	case c.Yes && typed != "" && !c.Prompts:
+		return false, refuse(ReasonNotConfirmed, "not confirmed: %s, so --yes is not enough: type its name on a terminal, or pass --confirm %s to approve exactly this plan", typed, digest)
+	case c.Yes && typed == "":
 		return false, nil
 	case c.Prompts:
 		return true, nil
 	}
 	return false, refuse(ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes, or --confirm %s to approve exactly this plan", digest)
+}
+
+// typedOnly says why a plan needs the typed name (or its digest) even
+// with --yes: deleting a CustomResourceDefinition deletes every instance
+// of it, in every namespace, with no owner reference to show for it.
+func typedOnly(p *plan.Plan) string {
+	t := p.Request.Target
+	if snapshot.GroupOf(t.APIVersion) != "apiextensions.k8s.io" || t.Kind != "CustomResourceDefinition" {
+		return ""
+	}
+	n := 0
+	for _, of := range p.Objects {
+		if of.Fate == plan.FateDeleted && of.Object.UID != t.UID {
+			n++
+		}
+	}
+	return fmt.Sprintf("deleting CustomResourceDefinition %s deletes every instance of it (%d in the plan)", t.Name, n)
 }
 
 func basisOf(p *plan.Plan, uid string) *plan.BasisEntry {

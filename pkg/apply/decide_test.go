@@ -179,9 +179,65 @@ func TestConsent(t *testing.T) {
 		"no terminal, no --yes":         {Consent{}, false, ReasonNotConfirmed},
 	} {
 		t.Run(name, func(t *testing.T) {
-			ask, err := tc.c.NeedsPrompt(digest)
+			ask, err := tc.c.NeedsPrompt(digest, "")
 			if ask != tc.prompt || reason(err) != tc.refusal {
 				t.Errorf("prompt %v, refusal %s; want %v, %s", ask, reason(err), tc.prompt, tc.refusal)
+			}
+		})
+	}
+}
+
+func TestConsentForACRD(t *testing.T) {
+	const digest = "sha256:abc"
+	crd := snapshot.ObjectRef{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: "widgets.example.com", UID: "crd-1"}
+	widget := snapshot.ObjectRef{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "shop", Name: "gizmo", UID: "w-1"}
+	p := &plan.Plan{Request: &plan.Request{Target: crd}, Objects: []plan.ObjectFate{
+		{Object: crd, Fate: plan.FateDeleted}, {Object: widget, Fate: plan.FateDeleted}}}
+	typed := typedOnly(p)
+	mustContain(t, "reason", typed, "CustomResourceDefinition widgets.example.com deletes every instance of it (1 in the plan)")
+	if got := typedOnly(mustPlan(t, shop(), plan.PolicyBackground)); got != "" {
+		t.Errorf("a ConfigMap's plan needs a typed confirmation: %q", got)
+	}
+	for name, tc := range map[string]struct {
+		c       Consent
+		prompt  bool
+		refusal string
+	}{
+		"--yes alone":               {Consent{Yes: true}, false, ReasonNotConfirmed},
+		"--yes on a terminal":       {Consent{Yes: true, Prompts: true}, true, "none"},
+		"--confirm with the digest": {Consent{Digest: digest, Yes: true}, false, "none"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ask, err := tc.c.NeedsPrompt(digest, typed)
+			if ask != tc.prompt || reason(err) != tc.refusal {
+				t.Errorf("prompt %v, refusal %s; want %v, %s", ask, reason(err), tc.prompt, tc.refusal)
+			}
+			if err != nil {
+				mustContain(t, "refusal", err.Error(), "--yes is not enough", "--confirm "+digest)
+			}
+		})
+	}
+}
+
+func TestCheckApplied(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	done := testobj.Snapshot(shop().Objects[3]).Live().Build()
+	partly := testobj.Snapshot(shop().Objects[2:]...).Live().Build()
+	for name, tc := range map[string]struct {
+		now  *snapshot.Snapshot
+		want string
+	}{
+		"nothing deleted yet":              {shop(), "none"},
+		"target and its dependents gone":   {done, ReasonApplied},
+		"target gone, a dependent is left": {partly, "none"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := CheckApplied(saved, tc.now)
+			if got := reason(err); got != tc.want {
+				t.Fatalf("refusal %s, want %s", got, tc.want)
+			}
+			if err != nil {
+				mustContain(t, "refusal", err.Error(), "already applied", "ConfigMap/owner -n shop and the 2 object(s) it deletes are gone", saved.Digest)
 			}
 		})
 	}
@@ -206,5 +262,34 @@ func TestPrompt(t *testing.T) {
 			}
 			mustContain(t, "prompt", out.String(), "kgc will delete ConfigMap/owner -n shop", "3 deleted", p.Digest, "Type the name of the ConfigMap (owner)")
 		})
+	}
+}
+
+func TestCheckKept(t *testing.T) {
+	kept := shop()
+	kept.Objects[1].Facts = &snapshot.Facts{Keep: "helm.sh/resource-policy=keep"}
+	p := mustPlan(t, kept, plan.PolicyBackground)
+	for name, tc := range map[string]struct {
+		allow []string
+		want  string
+	}{
+		"not named":               {nil, ReasonKept},
+		"another object named":    {[]string{"Secret/shop/b"}, ReasonKept},
+		"named":                   {[]string{"Secret/shop/a"}, "none"},
+		"named, kind in any case": {[]string{"secret/shop/a"}, "none"},
+		"named without namespace": {[]string{"Secret/a"}, ReasonKept},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := CheckLimits(p, Limits{MaxDeletions: -1, AllowKept: tc.allow})
+			if got := reason(err); got != tc.want {
+				t.Fatalf("refusal %s, want %s", got, tc.want)
+			}
+			if err != nil {
+				mustContain(t, "refusal", err.Error(), "Secret/a -n shop (helm.sh/resource-policy=keep)", "--allow-kept Secret/shop/a")
+			}
+		})
+	}
+	if err := CheckLimits(mustPlan(t, kept, plan.PolicyOrphan), Limits{MaxDeletions: -1}); err != nil {
+		t.Errorf("an orphan delete keeps the marked Secret, yet: %v", err)
 	}
 }

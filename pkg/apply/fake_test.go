@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -19,7 +20,16 @@ type fakeCluster struct {
 	status  int
 	message string
 	deletes []DeleteRequest
+	sent    []diagnose.RemedyRequest
 	after   map[string]*plan.FinalState
+}
+
+func (f *fakeCluster) Send(_ context.Context, req diagnose.RemedyRequest, _ bool) Response {
+	f.sent = append(f.sent, req)
+	if f.status == 0 {
+		return Response{Status: 200, Message: "OK"}
+	}
+	return Response{Status: f.status, Message: f.message}
 }
 
 func (f *fakeCluster) Identity(context.Context) string { return "system:admin" }

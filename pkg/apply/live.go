@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kgc-dev/kgc/pkg/capture"
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -79,14 +80,52 @@ func (l *Live) Delete(ctx context.Context, req DeleteRequest) Response {
 	if req.DryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	if err := r.Delete(ctx, req.Object.Name, opts); err != nil {
-		var st apierrors.APIStatus
-		if errors.As(err, &st) {
-			return Response{Status: int(st.Status().Code), Message: st.Status().Message}
-		}
+	return response(r.Delete(ctx, req.Object.Name, opts))
+}
+
+// Send sends a remedy's request: a JSON patch (its test operations are
+// its guard) or a DELETE with preconditions and a grace period.
+func (l *Live) Send(ctx context.Context, req diagnose.RemedyRequest, dryRun bool) Response {
+	r, err := l.resource(req.Object)
+	if err != nil {
 		return Response{Message: err.Error()}
 	}
-	return Response{Status: 200, Message: "OK"}
+	var dry []string
+	if dryRun {
+		dry = []string{metav1.DryRunAll}
+	}
+	switch req.Verb {
+	case diagnose.VerbPatch:
+		body, err := json.Marshal(req.Patch)
+		if err != nil {
+			return Response{Message: err.Error()}
+		}
+		_, err = r.Patch(ctx, req.Object.Name, types.JSONPatchType, body, metav1.PatchOptions{DryRun: dry})
+		return response(err)
+	case diagnose.VerbDelete:
+		opts := metav1.DeleteOptions{DryRun: dry, GracePeriodSeconds: req.GracePeriodSeconds}
+		if p := req.Preconditions; p != nil {
+			uid := types.UID(p.UID)
+			opts.Preconditions = &metav1.Preconditions{UID: &uid}
+			if p.ResourceVersion != "" {
+				opts.Preconditions.ResourceVersion = &p.ResourceVersion
+			}
+		}
+		return response(r.Delete(ctx, req.Object.Name, opts))
+	}
+	return Response{Message: "kgc cannot send a " + req.Verb + " request"}
+}
+
+// response turns a client error into the response the server gave.
+func response(err error) Response {
+	if err == nil {
+		return Response{Status: 200, Message: "OK"}
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return Response{Status: int(st.Status().Code), Message: st.Status().Message}
+	}
+	return Response{Message: err.Error()}
 }
 
 // Identity asks the API server who kgc acts as, with a SelfSubjectReview

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 )
 
@@ -21,12 +22,17 @@ func Prompt(in io.Reader, out io.Writer, p *plan.Plan) error {
 	fmt.Fprintf(out, "kgc will delete %s (propagationPolicy %s): %d deleted, %d orphaned, %d updated, %d blocked.\n",
 		refString(t), policyName(p.Request.PropagationPolicy), s.Deleted, s.Orphaned, s.Updated, s.Blocked)
 	fmt.Fprintf(out, "Plan digest: %s\nType the name of the %s (%s) to confirm: ", p.Digest, t.Kind, t.Name)
+	return readName(in, t.Name)
+}
+
+// readName reads the typed answer and refuses anything but name.
+func readName(in io.Reader, name string) error {
 	answer, err := bufio.NewReader(in).ReadString('\n')
 	if err != nil && answer == "" {
-		return refuse(ReasonNotConfirmed, "not confirmed: no answer was given (%v); nothing was deleted", err)
+		return refuse(ReasonNotConfirmed, "not confirmed: no answer was given (%v); nothing was sent", err)
 	}
-	if strings.TrimSpace(answer) != t.Name {
-		return refuse(ReasonNotConfirmed, "not confirmed: %q is not %q; nothing was deleted", strings.TrimSpace(answer), t.Name)
+	if strings.TrimSpace(answer) != name {
+		return refuse(ReasonNotConfirmed, "not confirmed: %q is not %q; nothing was sent", strings.TrimSpace(answer), name)
 	}
 	return nil
 }
@@ -36,4 +42,21 @@ func policyName(p string) string {
 		return "none: the resource's default"
 	}
 	return p
+}
+
+// PromptRemedy shows the remedy and asks for its object's name.
+func PromptRemedy(in io.Reader, out io.Writer, rem diagnose.Remedy) error {
+	if in == nil || out == nil {
+		return refuse(ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes")
+	}
+	o := rem.Request.Object
+	fmt.Fprintf(out, "kgc will %s: %s.\n", strings.ToLower(rem.Request.Verb), rem.Description)
+	if rem.Risk != "" {
+		fmt.Fprintf(out, "Risk: %s\n", rem.Risk)
+	}
+	if rem.Leaks != "" {
+		fmt.Fprintf(out, "May leak: %s\n", rem.Leaks)
+	}
+	fmt.Fprintf(out, "Type the name of the %s (%s) to confirm: ", o.Kind, o.Name)
+	return readName(in, o.Name)
 }

@@ -13,6 +13,10 @@ const (
 	ReasonNoBasis      = "no-basis"      // the plan document predates apply: re-plan
 	ReasonOtherCluster = "other-cluster" // planned against another cluster, or from files
 	ReasonStale        = "stale"         // the cluster moved since the plan was made
+	// ReasonApplied: the plan's delete already happened (its target and
+	// everything it deletes are gone): the plan is single use.
+	ReasonApplied      = "already-applied"
+	ReasonKept         = "kept"          // the cascade reaches an object marked to keep; --allow-kept
 	ReasonMaxDeletions = "max-deletions" // --max-deletions is below what the plan deletes
 	ReasonBlocked      = "blocked"       // the plan leaves objects terminating; --allow-blocked
 	ReasonNotConfirmed = "not-confirmed" // no --yes, no matching --confirm, no terminal, or a wrong answer

@@ -3,6 +3,7 @@ package apply
 import (
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -27,6 +28,8 @@ type Report struct {
 	Objects  []ObjectResult  `json:"objects"`
 	Summary  ResultSummary   `json:"summary"`
 	Notes    []string        `json:"notes,omitempty"`
+	// Remedy is the why-stuck remedy applied (kgc apply --remedy).
+	Remedy *RemedyApplied `json:"remedy,omitempty"`
 }
 
 // Outcomes of an apply.
@@ -49,6 +52,10 @@ type RequestRecord struct {
 	Preconditions     Preconditions      `json:"preconditions"`
 	PropagationPolicy string             `json:"propagationPolicy,omitempty"`
 	DryRun            bool               `json:"dryRun,omitempty"`
+	// Patch is a PATCH's JSON patch, its test operations included.
+	Patch []diagnose.PatchOp `json:"patch,omitempty"`
+	// GracePeriodSeconds of a DELETE that sets one (a force delete).
+	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
 	// Status is the HTTP status code of the response.
 	Status  int    `json:"status"`
 	Message string `json:"message,omitempty"`

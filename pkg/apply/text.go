@@ -11,8 +11,13 @@ import (
 // sent, and each object against the plan, surprises first.
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Apply of the delete of %s (propagationPolicy %s)\n", refString(r.Target), policyName(r.PropagationPolicy))
-	fmt.Fprintf(&b, "Plan digest: %s\n", r.Digest)
+	if m := r.Remedy; m != nil {
+		fmt.Fprintf(&b, "Apply of remedy %s: %s\n", m.ID, m.Description)
+		fmt.Fprintf(&b, "Root cause: %s (%s)\n", m.Message, m.Reason)
+	} else {
+		fmt.Fprintf(&b, "Apply of the delete of %s (propagationPolicy %s)\n", refString(r.Target), policyName(r.PropagationPolicy))
+		fmt.Fprintf(&b, "Plan digest: %s\n", r.Digest)
+	}
 	fmt.Fprintf(&b, "Outcome: %s\n", outcomeText(r))
 	if r.Refusal != nil {
 		fmt.Fprintf(&b, "\nRefused (%s): %s\n", r.Refusal.Reason, r.Refusal.Message)
@@ -66,9 +71,16 @@ func writeRequests(b *strings.Builder, reqs []RequestRecord, identity string) {
 		if q.DryRun {
 			dry = " dryRun=All"
 		}
-		fmt.Fprintf(b, "  %s %s %s preconditions uid=%s resourceVersion=%s propagationPolicy=%s%s -> %d %s\n",
+		how := "propagationPolicy=" + policyName(q.PropagationPolicy)
+		switch {
+		case len(q.Patch) > 0:
+			how = fmt.Sprintf("JSON patch of %d operations", len(q.Patch))
+		case q.GracePeriodSeconds != nil:
+			how = fmt.Sprintf("gracePeriodSeconds=%d", *q.GracePeriodSeconds)
+		}
+		fmt.Fprintf(b, "  %s %s %s preconditions uid=%s resourceVersion=%s %s%s -> %d %s\n",
 			q.Time.Format(time.RFC3339), q.Verb, refString(q.Object), q.Preconditions.UID, q.Preconditions.ResourceVersion,
-			policyName(q.PropagationPolicy), dry, q.Status, q.Message)
+			how, dry, q.Status, q.Message)
 	}
 }
 

@@ -79,9 +79,11 @@ func TestCapture(t *testing.T) {
 		t.Error("a reference through a served non-preferred version must resolve")
 	}
 
-	var pod, ns *snapshot.Object
+	var pod, ns, kept *snapshot.Object
 	for i := range s.Objects {
 		switch s.Objects[i].Metadata.UID {
+		case "cm-b":
+			kept = &s.Objects[i]
 		case "pod-1":
 			pod = &s.Objects[i]
 		case "ns-shop":
@@ -96,6 +98,9 @@ func TestCapture(t *testing.T) {
 	}
 	if ns.Facts == nil || strings.Join(ns.Facts.Namespace.SpecFinalizers, ",") != "kubernetes" {
 		t.Errorf("namespace facts = %+v", ns.Facts)
+	}
+	if kept.Facts == nil || kept.Facts.Keep != "helm.sh/resource-policy=keep" {
+		t.Errorf("ConfigMap b's facts = %+v, want its Helm keep marker", kept.Facts)
 	}
 
 	var out bytes.Buffer

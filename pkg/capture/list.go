@@ -353,7 +353,7 @@ func (c *capturer) listOptions(cont string) metav1.ListOptions {
 }
 
 // fromObjectMeta copies the kept metadata; annotations and managedFields
-// are left behind.
+// are left behind, but for the keep markers found in annotations.
 func fromObjectMeta(x *snapshot.Extractor, apiVersion, kind string, m *metav1.ObjectMeta) snapshot.Object {
 	o := snapshot.Object{APIVersion: apiVersion, Kind: kind, Metadata: snapshot.ObjectMeta{
 		Name: m.Name, Namespace: x.Intern(m.Namespace), UID: string(m.UID), ResourceVersion: m.ResourceVersion,
@@ -376,6 +376,7 @@ func fromObjectMeta(x *snapshot.Extractor, apiVersion, kind string, m *metav1.Ob
 			Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion,
 		})
 	}
+	snapshot.SetKeep(&o, m.Annotations)
 	return o
 }
 

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -13,7 +14,7 @@ import (
 // deletions lead.
 func (d *Diagnoser) All(namespace string) *DiagnosisList {
 	at := d.ix.snap.CapturedAt
-	list := &DiagnosisList{APIVersion: snapshot.APIVersion, Kind: KindDiagnosisList, CapturedAt: at, Groups: []Group{}, Items: []Diagnosis{}}
+	list := &DiagnosisList{APIVersion: snapshot.APIVersion, Kind: KindDiagnosisList, CapturedAt: at, Groups: []Group{}, Items: []Diagnosis{}, Cluster: plan.ClusterOf(d.ix.snap)}
 	var targets []*snapshot.Object
 	seen := map[string]bool{}
 	for i := range d.ix.snap.Objects {

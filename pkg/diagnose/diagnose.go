@@ -21,6 +21,7 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/graph"
+	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -72,6 +73,7 @@ func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
 		Blockers:    []Blocker{},
 		RootCauses:  []RootCause{},
 		Remedies:    []Remedy{},
+		Cluster:     plan.ClusterOf(d.ix.snap),
 	}
 	if !o.Terminating() {
 		c := r.collection(o)

@@ -25,6 +25,11 @@ type Simulator struct {
 	Errors []string
 }
 
+// RemedySimSteps bounds each remedy simulation: a stuck chain settles in
+// a few hundred work items, and a diagnosis must answer quickly even on a
+// pathological input.
+const RemedySimSteps = 200000
+
 // NewSimulator prepares remedy simulations of snap.
 func NewSimulator(snap *snapshot.Snapshot, opts plan.Options) *Simulator {
 	// "finishes" compares final states only: the alternatives of

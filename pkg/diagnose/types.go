@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/graph"
+	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -124,6 +125,9 @@ type Diagnosis struct {
 	Complete bool `json:"complete"`
 	// Notes say what is missing when Complete is false.
 	Notes []string `json:"notes,omitempty"`
+	// Cluster is the cluster the diagnosis was made against (live only),
+	// so that kgc apply --remedy refuses it anywhere else.
+	Cluster *plan.Cluster `json:"cluster,omitempty"`
 }
 
 // Blocker is one thing holding an object: a finalizer (metadata or, for a
@@ -195,6 +199,11 @@ type Remedy struct {
 	// remedy is applied and every controller has done its part, as the
 	// plan simulator computes it.
 	Finishes []snapshot.ObjectRef `json:"finishes,omitempty"`
+	// ID names a remedy kgc can carry out itself (kgc apply --remedy ID),
+	// and Request is the guarded request it sends; both are empty for a
+	// remedy a person carries out.
+	ID      string         `json:"id,omitempty"`
+	Request *RemedyRequest `json:"request,omitempty"`
 }
 
 // Collection is the garbage-collection verdict for an object that is not
@@ -248,6 +257,8 @@ type DiagnosisList struct {
 	Groups []Group `json:"groups"`
 	// Items are the diagnoses of every terminating object, oldest first.
 	Items []Diagnosis `json:"items"`
+	// Cluster is the cluster the diagnoses were made against (live only).
+	Cluster *plan.Cluster `json:"cluster,omitempty"`
 }
 
 // Group is one root cause and the terminating objects it holds.

@@ -17,6 +17,15 @@ type Cluster struct {
 	KubeSystemUID string `json:"kubeSystemUID"`
 }
 
+// ClusterOf is the cluster snap was captured from, nil for a snapshot
+// read from files: a document made from files cannot be applied.
+func ClusterOf(snap *snapshot.Snapshot) *Cluster {
+	if snap.Source.Type != "live" {
+		return nil
+	}
+	return &Cluster{Server: snap.Source.Server, KubeSystemUID: snap.Source.KubeSystemUID}
+}
+
 // Request is the DELETE the plan simulates, as apply will send it.
 type Request struct {
 	Target snapshot.ObjectRef `json:"target"`
@@ -41,9 +50,7 @@ const DigestPrefix = "sha256:"
 // this plan. It is separate from Simulate because only a plan that is
 // printed needs it; the simulations behind diagnoses do not.
 func Seal(p *Plan, snap *snapshot.Snapshot) {
-	if snap.Source.Type == "live" {
-		p.Cluster = &Cluster{Server: snap.Source.Server, KubeSystemUID: snap.Source.KubeSystemUID}
-	}
+	p.Cluster = ClusterOf(snap)
 	at := snap.CapturedAt.UTC()
 	p.CapturedAt = &at
 	p.Request = &Request{Target: p.Target, PropagationPolicy: p.PropagationPolicy}

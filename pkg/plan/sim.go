@@ -323,6 +323,7 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 	// nothing to choose between: its notes would promise alternatives the
 	// plan does not list.
 	dropTimingNotes(p)
+	markKept(p, s)
 	state := func(uid string) (ObjectState, bool) {
 		i, ok := s.st.byUID[uid]
 		if !ok {
@@ -457,6 +458,10 @@ func RaceNote(n int) string {
 
 // IsRaceNote reports whether a plan note is the one RaceNote writes.
 func IsRaceNote(note string) bool { return strings.Contains(note, raceNoteMiddle) }
+
+// StateOf is o's state in the shape of a plan's final states; a nil o is
+// gone.
+func StateOf(o *snapshot.Object) FinalState { return finalState(o) }
 
 func finalState(o *snapshot.Object) FinalState {
 	if o == nil {

@@ -145,6 +145,9 @@ type ObjectFate struct {
 	// collector's concurrent calls land in another order (see the notes);
 	// empty when the object ends the same either way.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Keep is the object's keep markers (snapshot.KeepMarker): Helm, Argo
+	// CD or Flux were asked not to delete it; the collector ignores them.
+	Keep string `json:"keep,omitempty"`
 }
 
 // Alternative is an object's other possible outcome, decided by worker

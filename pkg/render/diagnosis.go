@@ -43,7 +43,7 @@ func DiagnosisTree(w io.Writer, d *diagnose.Diagnosis, s Style) error {
 	if len(d.RootCauses) > 0 {
 		b.WriteString("\n" + s.Paint(Bold, "Root causes") + "\n")
 		for i, rc := range d.RootCauses {
-			writeRootCause(&b, i+1, rc, s)
+			writeRootCause(&b, i+1, rc, d.Cluster != nil, s)
 		}
 	}
 	if len(d.Findings) > 0 {
@@ -193,7 +193,7 @@ func listRefs(refs []snapshot.ObjectRef) string {
 	return strings.Join(parts, ", ")
 }
 
-func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, s Style) {
+func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, live bool, s Style) {
 	title := rc.Object.String()
 	if rc.Finalizer != "" {
 		title += "  finalizer " + s.Paint(Yellow, rc.Finalizer)
@@ -214,6 +214,10 @@ func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, s Style) {
 		fmt.Fprintf(b, "      %c) %s\n", 'a'+rune(i%26), r.Description)
 		if r.Command != "" {
 			b.WriteString("         " + s.Paint(Cyan, "$ "+r.Command) + "\n")
+		}
+		if r.ID != "" && live {
+			// Only a live diagnosis can be applied: say how, guard included.
+			b.WriteString("         " + s.Paint(Cyan, "$ kgc apply WHY.json --remedy "+r.ID) + s.Paint(Dim, "  (WHY.json: this diagnosis, -o json; guarded by its uid, resourceVersion and finalizers)") + "\n")
 		}
 		if r.Risk != "" {
 			b.WriteString("         " + s.Paint(Yellow, "risk: ") + r.Risk + "\n")

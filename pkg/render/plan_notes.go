@@ -24,6 +24,10 @@ func planWarnings(bw *bufio.Writer, p *plan.Plan, opts PlanOptions, st Style) {
 	if !p.Complete {
 		fmt.Fprintf(bw, "\n%s the plan is incomplete: it depends on something the input does not show\n", st.Paint(Yellow, "warning:"))
 	}
+	for _, of := range p.KeptAndDeleted() {
+		fmt.Fprintf(bw, "%s %s is marked %s, but the cascade deletes it: the garbage collector ignores the markers of Helm, Argo CD and Flux (kgc apply refuses unless --allow-kept names it)\n",
+			st.Paint(Yellow, "warning:"), refText(of.Object), of.Keep)
+	}
 	for _, w := range p.Warnings {
 		if strings.HasPrefix(w, unsettledPrefix) {
 			planUnsettled(bw, p, opts, st, strings.Contains(w, " shown"))

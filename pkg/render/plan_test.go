@@ -249,3 +249,27 @@ func TestPlanUnsettledWarningIsScoped(t *testing.T) {
 		}
 	}
 }
+
+// A cascade that reaches an object marked to be kept says so, since the
+// garbage collector does not honour the marker; one that spares it is
+// silent.
+func TestPlanTextWarnsOfKeepMarkers(t *testing.T) {
+	dep := testobj.Deployment("shop", "web").UID("dep-web").Build()
+	keep := &snapshot.Facts{Keep: "helm.sh/resource-policy=keep"}
+	cm := testobj.ConfigMap("shop", "web-config").UID("cm-web").OwnedBy(dep).Facts(keep).Build()
+	snap := testobj.Snapshot(dep, cm).Build()
+	const want = "warning: ConfigMap shop/web-config is marked helm.sh/resource-policy=keep, but the cascade deletes it"
+	for policy, warned := range map[string]bool{plan.PolicyBackground: true, plan.PolicyOrphan: false} {
+		p, err := plan.Simulate(snap, plan.Options{Target: "dep-web", Policy: policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := PlanText(&buf, p, PlanOptions{}, Style{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(buf.String(), want); got != warned {
+			t.Errorf("%s: warned %v, want %v:\n%s", policy, got, warned, buf.String())
+		}
+	}
+}

@@ -102,9 +102,9 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 	if o.Kind == "" && o.APIVersion == "" {
 		o.APIVersion, o.Kind = hintAPIVersion, hintKind
 	}
-	mirror := false
+	var marks metaMarks
 	if f.metadata != nil {
-		if mirror, err = x.meta(f.metadata, &o.Metadata); err != nil {
+		if marks, err = x.meta(f.metadata, &o.Metadata); err != nil {
 			return o, err
 		}
 	}
@@ -116,14 +116,21 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 		o.Facts = &facts
 		return o, nil
 	}
-	if err := x.facts(&o, f, mirror); err != nil {
+	if err := x.facts(&o, f, marks.mirror); err != nil {
 		return o, err
 	}
+	withKeep(&o, marks.keep)
 	return o, nil
 }
 
+// metaMarks are the facts read from annotations, which are not kept.
+type metaMarks struct {
+	mirror bool   // the pod mirror annotation
+	keep   string // keep markers (KeepMarker)
+}
+
 // meta decodes metadata into m, keeping only the fields ObjectMeta has.
-func (x *Extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
+func (x *Extractor) meta(raw []byte, m *ObjectMeta) (marks metaMarks, err error) {
 	s := scanner{d: raw}
 	err = s.object(func(key []byte) error {
 		var err error
@@ -156,12 +163,9 @@ func (x *Extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 			m.Labels, err = x.labelMap(&s)
 		case "annotations":
 			// Annotations can carry secrets (last-applied-configuration):
-			// only the mirror-pod marker is looked at, and not kept.
+			// only the mirror-pod and keep markers are looked at.
 			err = s.object(func(k []byte) error {
-				if string(k) == mirrorAnnotation {
-					mirror = true
-				}
-				return s.skip()
+				return x.annotation(&s, string(k), &marks)
 			})
 		default:
 			return s.skip()
@@ -171,7 +175,30 @@ func (x *Extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 		}
 		return nil
 	})
-	return mirror, err
+	return marks, err
+}
+
+// annotation reads the annotation key's value into marks if it is one kgc
+// looks at, and skips it otherwise.
+func (x *Extractor) annotation(s *scanner, key string, marks *metaMarks) error {
+	switch {
+	case key == mirrorAnnotation:
+		marks.mirror = true
+	case isKeepAnnotation(key):
+		v, err := s.str()
+		if m := KeepMarker(key, v); m != "" && err == nil {
+			marks.keep = joinMarks(marks.keep, m)
+		}
+		return err
+	}
+	return s.skip()
+}
+
+func joinMarks(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ", " + b
 }
 
 func (x *Extractor) timep(s *scanner) (*time.Time, error) {

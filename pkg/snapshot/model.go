@@ -293,8 +293,11 @@ func (r ObjectRef) String() string {
 }
 
 // Facts holds the few non-metadata fields that deciding who finishes a
-// deletion needs. Exactly one of the kind-specific members is set.
+// deletion needs. At most one of the kind-specific members is set.
 type Facts struct {
+	// Keep is the object's keep markers (KeepMarker), of any kind: the
+	// annotation and its value, e.g. "helm.sh/resource-policy=keep".
+	Keep      string          `json:"keep,omitempty"`
 	Pod       *PodFacts       `json:"pod,omitempty"`
 	Namespace *NamespaceFacts `json:"namespace,omitempty"`
 	Node      *NodeFacts      `json:"node,omitempty"`

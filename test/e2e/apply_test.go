@@ -134,7 +134,8 @@ func (c *applyCase) requireUntouched(t *testing.T) {
 // ends as planned and the objects are gone.
 func TestApplyBackgroundAsPlanned(t *testing.T) {
 	c := newApplyCase(t, "apply-bg")
-	rep := c.apply(t, 0, c.plan(t), "--yes", "--timeout", "90s")
+	path := c.plan(t)
+	rep := c.apply(t, 0, path, "--yes", "--timeout", "90s")
 	if rep.Outcome != "as-planned" || len(rep.Objects) != 3 {
 		t.Fatalf("outcome %s with %d objects, want as-planned with 3", rep.Outcome, len(rep.Objects))
 	}
@@ -153,6 +154,13 @@ func TestApplyBackgroundAsPlanned(t *testing.T) {
 	if got := c.exist(t); len(got) != 0 {
 		t.Errorf("real control plane: %v still exist after an as-planned background apply", got)
 	}
+	// A plan is used once: applied again, it is refused as already
+	// applied, not as stale.
+	again := c.apply(t, applyExitStale, path, "--yes")
+	if again.Refusal == nil || again.Refusal.Reason != "already-applied" || len(again.Requests) != 0 {
+		t.Errorf("second apply: refusal %+v, %d requests; want already-applied before any request", again.Refusal, len(again.Requests))
+	}
+	t.Logf("%s", c.env.RunKGC(t, "apply", path, "--yes"))
 }
 
 // TestApplyStaleTargetRelabelled: the target changes after planning; the

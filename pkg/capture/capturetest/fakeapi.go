@@ -121,6 +121,13 @@ func meta(ns, name, uid string, extra map[string]any) map[string]any {
 	return m
 }
 
+// keepB marks ConfigMap b to be kept by Helm, beside the last-applied
+// annotation every object has.
+func keepB() map[string]any {
+	return map[string]any{"annotations": map[string]any{"helm.sh/resource-policy": "keep",
+		"kubectl.kubernetes.io/last-applied-configuration": "{\"secret\":\"hunter2\"}"}}
+}
+
 func owner(kind, name, uid string) map[string]any {
 	return map[string]any{"ownerReferences": []any{map[string]any{"apiVersion": "apps/v1", "kind": kind, "name": name, "uid": uid, "controller": true, "blockOwnerDeletion": true}}}
 }
@@ -222,10 +229,10 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			status(w, 429, "TooManyRequests", "too many requests")
 			return
 		}
-		page("cm", []any{obj(meta("shop", "a", "cm-a", nil)), obj(meta("shop", "b", "cm-b", nil)), obj(meta("other", "c", "cm-c", nil)),
+		page("cm", []any{obj(meta("shop", "a", "cm-a", nil)), obj(meta("shop", "b", "cm-b", keepB())), obj(meta("other", "c", "cm-c", nil)),
 			obj(meta("other", "d", "cm-d", map[string]any{"finalizers": []string{"example.com/keep"}, "deletionTimestamp": "2025-02-01T00:00:00Z"}))}, true)
 	case "/api/v1/namespaces/shop/configmaps":
-		page("cm", []any{obj(meta("shop", "a", "cm-a", nil)), obj(meta("shop", "b", "cm-b", nil))}, true)
+		page("cm", []any{obj(meta("shop", "a", "cm-a", nil)), obj(meta("shop", "b", "cm-b", keepB()))}, true)
 	case "/api/v1/componentstatuses":
 		// Computed on every request, as kube-apiserver does: no UID.
 		page("cs", []any{obj(map[string]any{"name": "etcd-0"}), obj(map[string]any{"name": "scheduler"})}, true)
