@@ -35,6 +35,7 @@ type applyOptions struct {
 	allowBlocked bool
 	allowKept    []string
 	remedy       string
+	backupDir    string
 	dryRun       string
 	timeout      time.Duration
 	output       outputFormat
@@ -61,6 +62,9 @@ exactly as reviewed. Before anything is sent, kgc checks, in this order:
      target's name typed; with no terminal and neither flag, kgc refuses. Deleting a
      CustomResourceDefinition (every instance goes with it) needs the typed name or --confirm:
      --yes is not enough.
+
+With --backup DIR, every object the plan deletes is first read in full and written to DIR (a
+failure stops the apply before anything is sent); a backup restores content, not identity.
 
 Then kgc sends one DELETE with the planned propagationPolicy and the preconditions {uid,
 resourceVersion} of the target as planned (a 409 Conflict means the target changed: stale, nothing
@@ -147,6 +151,7 @@ func (o *applyOptions) addFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.confirm, "confirm", "", "approve exactly the plan with this digest (printed by kgc plan), instead of --yes")
 	fs.IntVar(&o.maxDeletions, "max-deletions", -1, "refuse when the plan deletes more than N objects, alternatives included (-1: no cap)")
 	fs.BoolVar(&o.allowBlocked, "allow-blocked", false, "proceed even though the plan leaves objects terminating")
+	fs.StringVar(&o.backupDir, "backup", "", "before the DELETE, write every object the plan deletes to this directory, one YAML file each (as kubectl get -o yaml, without managedFields)")
 	fs.StringSliceVar(&o.allowKept, "allow-kept", nil, "delete this object although it is marked to be kept (helm.sh/resource-policy=keep, Argo CD Delete=false/Prune=false, Flux prune=disabled): KIND/NAMESPACE/NAME, or KIND/NAME if cluster-scoped; repeatable")
 	fs.StringVar(&o.dryRun, "dry-run", "none", `"server": send the DELETE with dryRun=All and report what the API server said, deleting nothing`)
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long to follow the cascade; 0 sends the DELETE and returns")
@@ -245,7 +250,7 @@ func (o *applyOptions) applier() (*apply.Applier, error) {
 		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked, AllowKept: o.allowKept},
 		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: isTerminalReader(o.streams.In) && isTerminal(o.streams.ErrOut)},
 		In:      o.streams.In, Out: o.streams.ErrOut,
-		DryRun: o.dryRun == "server", Timeout: o.timeout,
+		DryRun: o.dryRun == "server", Timeout: o.timeout, BackupDir: o.backupDir,
 	}
 	if isTerminal(o.streams.ErrOut) {
 		live.CaptureOptions.Progress = o.streams.ErrOut

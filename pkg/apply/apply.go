@@ -33,6 +33,9 @@ type Cluster interface {
 	// Identity is the user the API server sees, for the report; "" when
 	// it cannot say.
 	Identity(ctx context.Context) string
+	// Get reads one object in full, as kubectl get -o json shows it, for
+	// --backup.
+	Get(ctx context.Context, obj snapshot.ObjectRef) (map[string]any, error)
 	// Send sends a remedy's guarded request (dryRun: with dryRun=All).
 	Send(ctx context.Context, req diagnose.RemedyRequest, dryRun bool) Response
 	// Watch reports the state of objs, each at least once (nil when it
@@ -75,6 +78,9 @@ type Options struct {
 	// Progress, when set (a terminal), gets one updating progress line
 	// while the cascade is followed.
 	Progress io.Writer
+	// BackupDir, when set, receives every object the plan deletes before
+	// the DELETE is sent.
+	BackupDir string
 	// Now is the clock for request records; nil is time.Now.
 	Now func() time.Time
 }
@@ -152,7 +158,7 @@ func (a *Applier) ApplyFresh(ctx context.Context, p *plan.Plan, snap *snapshot.S
 func Replan(saved *plan.Plan, snap *snapshot.Snapshot) (*plan.Plan, error) {
 	opts := plan.Options{Target: saved.Request.Target.UID, Policy: saved.Request.PropagationPolicy,
 		AssumeFinalizers: saved.Assumptions.UnknownFinalizers, Controllers: simulated(saved.Assumptions.Controllers)}
-	if basisOfSnap(snap, saved.Request.Target.UID) == nil {
+	if objectByUID(snap, saved.Request.Target.UID) == nil {
 		// The target is gone: an empty fresh plan makes CheckStale say so.
 		return &plan.Plan{Request: saved.Request}, nil
 	}
@@ -182,7 +188,8 @@ func simulated(controllers []string) []string {
 	return out
 }
 
-func basisOfSnap(snap *snapshot.Snapshot, uid string) *snapshot.Object {
+// objectByUID is the object of snap with this uid, or nil.
+func objectByUID(snap *snapshot.Snapshot, uid string) *snapshot.Object {
 	for i := range snap.Objects {
 		if snap.Objects[i].Metadata.UID == uid {
 			return &snap.Objects[i]
@@ -200,6 +207,14 @@ func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report)
 	}
 	if err := a.confirm(saved); err != nil {
 		return rep.refused(err)
+	}
+	if dir := a.Options.BackupDir; dir != "" && !a.Options.DryRun {
+		b, err := a.backup(ctx, saved, dir)
+		rep.Backup = b
+		if err != nil {
+			return rep.refused(err)
+		}
+		rep.Notes = append(rep.Notes, backupNote)
 	}
 	req := deleteRequest(saved, a.Options.DryRun)
 	rep.Identity = a.Cluster.Identity(ctx)

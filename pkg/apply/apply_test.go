@@ -3,7 +3,9 @@ package apply
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,5 +174,36 @@ func TestApplySendOnly(t *testing.T) {
 	rep, err := a.Apply(context.Background(), saved)
 	if err != nil || rep.Outcome != OutcomeSent || len(rep.Objects) != 0 {
 		t.Errorf("outcome %s, err %v, objects %d; want sent, not followed", rep.Outcome, err, len(rep.Objects))
+	}
+}
+
+func TestApplyBackup(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	dir := t.TempDir()
+	f := &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{}}
+	rep, err := applier(f, Options{Consent: yes, BackupDir: dir}).Apply(context.Background(), saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"shop/configmap_owner.yaml", "shop/secret_a.yaml", "shop/secret_b.yaml"}
+	if rep.Backup == nil || strings.Join(rep.Backup.Files, ",") != strings.Join(want, ",") {
+		t.Fatalf("backup %+v, want %v", rep.Backup, want)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "shop", "secret_a.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(data); !strings.Contains(s, "uid: secret-shop-a") || !strings.Contains(s, "k: v") || strings.Contains(s, "managedFields") {
+		t.Errorf("backup of Secret a:\n%s", s)
+	}
+	if info, _ := os.Stat(filepath.Join(dir, "shop", "secret_a.yaml")); info.Mode().Perm() != 0o600 {
+		t.Errorf("backup mode %v, want 0600", info.Mode().Perm())
+	}
+	mustContain(t, "notes", strings.Join(rep.Notes, "\n"), "restores content, not identity", "new UIDs", "Secret data included")
+
+	f = &fakeCluster{snap: shop(), unreadable: "secret-shop-b"}
+	rep, err = applier(f, Options{Consent: yes, BackupDir: t.TempDir()}).Apply(context.Background(), saved)
+	if reason(err) != ReasonBackup || len(f.deletes) != 0 || rep.Outcome != OutcomeRefused {
+		t.Errorf("an unreadable object: refusal %s, %d DELETEs, outcome %s; want backup-failed before any DELETE", reason(err), len(f.deletes), rep.Outcome)
 	}
 }

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,17 @@ type fakeCluster struct {
 	message string
 	deletes []DeleteRequest
 	sent    []diagnose.RemedyRequest
-	after   map[string]*plan.FinalState
+	// unreadable is the uid Get refuses.
+	unreadable string
+	after      map[string]*plan.FinalState
+}
+
+func (f *fakeCluster) Get(_ context.Context, obj snapshot.ObjectRef) (map[string]any, error) {
+	if f.unreadable == obj.UID {
+		return nil, errors.New("forbidden")
+	}
+	return map[string]any{"apiVersion": obj.APIVersion, "kind": obj.Kind, "data": map[string]any{"k": "v"},
+		"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace, "uid": obj.UID, "managedFields": []any{map[string]any{"manager": "kubectl"}}}}, nil
 }
 
 func (f *fakeCluster) Send(_ context.Context, req diagnose.RemedyRequest, _ bool) Response {

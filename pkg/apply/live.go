@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
@@ -52,11 +53,19 @@ func (l *Live) Capture(ctx context.Context) (*snapshot.Snapshot, error) {
 	return capture.Capture(ctx, l.cfg, l.CaptureOptions)
 }
 
-func (l *Live) resource(ref snapshot.ObjectRef) (metadata.ResourceInterface, error) {
+func (l *Live) mapping(ref snapshot.ObjectRef) (*meta.RESTMapping, error) {
 	group, version := snapshot.SplitAPIVersion(ref.APIVersion)
 	m, err := l.mapper.RESTMapping(schema.GroupKind{Group: group, Kind: ref.Kind}, version)
 	if err != nil {
 		return nil, fmt.Errorf("cannot map %s %s to an API resource: %w", ref.APIVersion, ref.Kind, err)
+	}
+	return m, nil
+}
+
+func (l *Live) resource(ref snapshot.ObjectRef) (metadata.ResourceInterface, error) {
+	m, err := l.mapping(ref)
+	if err != nil {
+		return nil, err
 	}
 	r := l.meta.Resource(m.Resource)
 	if m.Scope.Name() == meta.RESTScopeNameNamespace {
@@ -81,6 +90,30 @@ func (l *Live) Delete(ctx context.Context, req DeleteRequest) Response {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
 	return response(r.Delete(ctx, req.Object.Name, opts))
+}
+
+// Get reads obj in full through the dynamic client.
+func (l *Live) Get(ctx context.Context, obj snapshot.ObjectRef) (map[string]any, error) {
+	dc, err := dynamic.NewForConfig(l.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create a dynamic client: %w", err)
+	}
+	m, err := l.mapping(obj)
+	if err != nil {
+		return nil, err
+	}
+	var r dynamic.ResourceInterface = dc.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		r = dc.Resource(m.Resource).Namespace(obj.Namespace)
+	}
+	u, err := r.Get(ctx, obj.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if string(u.GetUID()) != obj.UID {
+		return nil, fmt.Errorf("%s is another object now (uid %s, planned %s)", obj.Name, u.GetUID(), obj.UID)
+	}
+	return u.Object, nil
 }
 
 // Send sends a remedy's request: a JSON patch (its test operations are

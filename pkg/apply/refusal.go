@@ -17,6 +17,7 @@ const (
 	// everything it deletes are gone): the plan is single use.
 	ReasonApplied      = "already-applied"
 	ReasonKept         = "kept"          // the cascade reaches an object marked to keep; --allow-kept
+	ReasonBackup       = "backup-failed" // --backup could not read or write an object
 	ReasonMaxDeletions = "max-deletions" // --max-deletions is below what the plan deletes
 	ReasonBlocked      = "blocked"       // the plan leaves objects terminating; --allow-blocked
 	ReasonNotConfirmed = "not-confirmed" // no --yes, no matching --confirm, no terminal, or a wrong answer

@@ -45,7 +45,7 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 	if err != nil {
 		return rep.refused(err)
 	}
-	fresh.obj = objectOf(snap, fresh.rem.Request.Object.UID)
+	fresh.obj = objectByUID(snap, fresh.rem.Request.Object.UID)
 	rep.Remedy = &RemedyApplied{ID: id, Action: fresh.rem.Action, Description: fresh.rem.Description,
 		Reason: fresh.rc.Reason, Message: fresh.rc.Message, Leaks: fresh.rem.Leaks}
 	return a.runRemedy(ctx, fresh, rep)
@@ -82,15 +82,6 @@ type freshRemedy struct {
 	rem diagnose.Remedy
 	rc  diagnose.RootCause
 	obj *snapshot.Object // the remedy's object as it is now
-}
-
-func objectOf(snap *snapshot.Snapshot, uid string) *snapshot.Object {
-	for i := range snap.Objects {
-		if snap.Objects[i].Metadata.UID == uid {
-			return &snap.Objects[i]
-		}
-	}
-	return nil
 }
 
 // rediagnose diagnoses obj again on snap and returns the remedy id with

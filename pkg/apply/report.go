@@ -28,6 +28,8 @@ type Report struct {
 	Objects  []ObjectResult  `json:"objects"`
 	Summary  ResultSummary   `json:"summary"`
 	Notes    []string        `json:"notes,omitempty"`
+	// Backup is what --backup wrote before the DELETE.
+	Backup *Backup `json:"backup,omitempty"`
 	// Remedy is the why-stuck remedy applied (kgc apply --remedy).
 	Remedy *RemedyApplied `json:"remedy,omitempty"`
 }

@@ -25,6 +25,9 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "  %s\n", d)
 		}
 	}
+	if r.Backup != nil {
+		fmt.Fprintf(&b, "\nBackup: %d object(s) written to %s before the first request\n", len(r.Backup.Files), r.Backup.Dir)
+	}
 	writeRequests(&b, r.Requests, r.Identity)
 	writeObjects(&b, r.Objects)
 	for _, n := range r.Notes {

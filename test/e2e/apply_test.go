@@ -51,6 +51,9 @@ type applyReport struct {
 		Object framework.ObjectRef `json:"object"`
 		Result string              `json:"result"`
 	} `json:"objects"`
+	Backup *struct {
+		Files []string `json:"files"`
+	} `json:"backup"`
 }
 
 // applyCase is a ConfigMap owner with two Secrets depending on it.
@@ -161,6 +164,35 @@ func TestApplyBackgroundAsPlanned(t *testing.T) {
 		t.Errorf("second apply: refusal %+v, %d requests; want already-applied before any request", again.Refusal, len(again.Requests))
 	}
 	t.Logf("%s", c.env.RunKGC(t, "apply", path, "--yes"))
+}
+
+// TestApplyBackup: --backup writes the planned objects, read in full from
+// the real API server, before the DELETE; they are then gone from the
+// cluster but not from the backup.
+func TestApplyBackup(t *testing.T) {
+	c := newApplyCase(t, "apply-backup")
+	dir := t.TempDir()
+	rep := c.apply(t, 0, c.plan(t), "--yes", "--backup", dir, "--timeout", "90s")
+	want := "configmap_owner.yaml,secret_dep-a.yaml,secret_dep-b.yaml"
+	var got []string
+	if rep.Backup != nil {
+		for _, f := range rep.Backup.Files {
+			got = append(got, filepath.Base(f))
+		}
+	}
+	if strings.Join(got, ",") != want {
+		t.Fatalf("backup files %v, want %s", got, want)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, c.ns, "configmap_owner.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(data); !strings.Contains(s, "name: owner") || !strings.Contains(s, "resourceVersion:") || strings.Contains(s, "managedFields") {
+		t.Errorf("backup of the ConfigMap:\n%s", s)
+	}
+	if left := c.exist(t); len(left) != 0 {
+		t.Errorf("real control plane: %v still exist", left)
+	}
 }
 
 // TestApplyStaleTargetRelabelled: the target changes after planning; the
