@@ -33,7 +33,7 @@ const backupNote = "the backup restores content, not identity: objects re-create
 func (a *Applier) backup(ctx context.Context, p *plan.Plan, dir string) (*Backup, error) {
 	b := &Backup{Dir: dir, Files: []string{}}
 	for _, of := range p.Objects {
-		if !of.MayBe(plan.FateDeleted) {
+		if !of.MayBeDeleted() {
 			continue
 		}
 		obj, err := a.Cluster.Get(ctx, of.Object)

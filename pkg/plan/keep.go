@@ -21,7 +21,7 @@ func markKept(p *Plan, s *sim) {
 func (p *Plan) KeptAndDeleted() []ObjectFate {
 	var out []ObjectFate
 	for _, of := range p.Objects {
-		if of.Keep != "" && of.MayBe(FateDeleted) {
+		if of.Keep != "" && of.MayBeDeleted() {
 			out = append(out, of)
 		}
 	}
@@ -41,3 +41,8 @@ func (of ObjectFate) MayBe(fate string) bool {
 	}
 	return false
 }
+
+// MayBeDeleted reports whether the object may be deleted, in any outcome:
+// deleted, or deleted and recreated by its controller (the replacement is
+// a new object).
+func (of ObjectFate) MayBeDeleted() bool { return of.MayBe(FateDeleted) || of.MayBe(FateRecreated) }

@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -59,6 +61,17 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 // only the fact, never the annotations themselves.
 const mirrorAnnotation = "kubernetes.io/config.mirror"
 
+// revisionAnnotation is the revision the deployment controller writes on a
+// Deployment and on each of its ReplicaSets; a number, kept as a fact.
+const revisionAnnotation = "deployment.kubernetes.io/revision"
+
+// annotated are the facts kgc reads from annotations, which it never keeps.
+type annotated struct {
+	mirror   bool
+	revision string
+	keep     string // keep markers (KeepMarker)
+}
+
 // Extractor turns raw JSON objects into Objects, keeping only what the
 // model holds. Its objects share strings, label maps and times through
 // its tables, so it is not safe for concurrent use: give each goroutine
@@ -68,7 +81,13 @@ type Extractor struct {
 	ar     arena
 	times  timeSlab
 	labels map[string]map[string]string
+	// sel and tpl are reused for a workload's selector and template
+	// labels, which only need comparing, never keeping.
+	sel, tpl []labelPair
 }
+
+// labelPair is one label as raw bytes into the reader's buffer.
+type labelPair struct{ k, v []byte }
 
 // NewExtractor returns an Extractor with empty tables.
 func NewExtractor() *Extractor { return &Extractor{in: newInterner()} }
@@ -102,9 +121,9 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 	if o.Kind == "" && o.APIVersion == "" {
 		o.APIVersion, o.Kind = hintAPIVersion, hintKind
 	}
-	var marks metaMarks
+	var ann annotated
 	if f.metadata != nil {
-		if marks, err = x.meta(f.metadata, &o.Metadata); err != nil {
+		if ann, err = x.meta(f.metadata, &o.Metadata); err != nil {
 			return o, err
 		}
 	}
@@ -116,21 +135,15 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 		o.Facts = &facts
 		return o, nil
 	}
-	if err := x.facts(&o, f, marks.mirror); err != nil {
+	if err := x.facts(&o, f, ann); err != nil {
 		return o, err
 	}
-	withKeep(&o, marks.keep)
+	withKeep(&o, ann.keep)
 	return o, nil
 }
 
-// metaMarks are the facts read from annotations, which are not kept.
-type metaMarks struct {
-	mirror bool   // the pod mirror annotation
-	keep   string // keep markers (KeepMarker)
-}
-
 // meta decodes metadata into m, keeping only the fields ObjectMeta has.
-func (x *Extractor) meta(raw []byte, m *ObjectMeta) (marks metaMarks, err error) {
+func (x *Extractor) meta(raw []byte, m *ObjectMeta) (ann annotated, err error) {
 	s := scanner{d: raw}
 	err = s.object(func(key []byte) error {
 		var err error
@@ -163,10 +176,9 @@ func (x *Extractor) meta(raw []byte, m *ObjectMeta) (marks metaMarks, err error)
 			m.Labels, err = x.labelMap(&s)
 		case "annotations":
 			// Annotations can carry secrets (last-applied-configuration):
-			// only the mirror-pod and keep markers are looked at.
-			err = s.object(func(k []byte) error {
-				return x.annotation(&s, string(k), &marks)
-			})
+			// only the mirror-pod marker, a Deployment's revision and the
+			// keep markers are looked at, and kept as facts.
+			err = s.object(func(k []byte) error { return x.annotation(&s, string(k), &ann) })
 		default:
 			return s.skip()
 		}
@@ -175,19 +187,24 @@ func (x *Extractor) meta(raw []byte, m *ObjectMeta) (marks metaMarks, err error)
 		}
 		return nil
 	})
-	return marks, err
+	return ann, err
 }
 
-// annotation reads the annotation key's value into marks if it is one kgc
+// annotation reads the annotation key's value into ann if it is one kgc
 // looks at, and skips it otherwise.
-func (x *Extractor) annotation(s *scanner, key string, marks *metaMarks) error {
+func (x *Extractor) annotation(s *scanner, key string, ann *annotated) error {
 	switch {
 	case key == mirrorAnnotation:
-		marks.mirror = true
+		ann.mirror = true
+	case key == revisionAnnotation:
+		// Interned: a handful of values ("1", "2", …) repeat.
+		v, err := s.internStr(x.in)
+		ann.revision = v
+		return err
 	case isKeepAnnotation(key):
 		v, err := s.str()
 		if m := KeepMarker(key, v); m != "" && err == nil {
-			marks.keep = joinMarks(marks.keep, m)
+			ann.keep = joinMarks(ann.keep, m)
 		}
 		return err
 	}
@@ -278,6 +295,8 @@ var factKinds = map[groupKind]bool{
 	{"", "Pod"}: true, {"", "Namespace"}: true, {"", "Node"}: true, {"", "PersistentVolumeClaim"}: true,
 	{"", "PersistentVolume"}: true, {"", "Service"}: true, {"batch", "Job"}: true,
 	{"apiextensions.k8s.io", "CustomResourceDefinition"}: true,
+	{"apps", "Deployment"}:                               true, {"apps", "ReplicaSet"}: true, {"", "ReplicationController"}: true,
+	{"apps", "StatefulSet"}: true, {"apps", "DaemonSet"}: true, {"batch", "CronJob"}: true,
 }
 
 // HasFacts reports whether objects of group and kind carry Facts read
@@ -288,13 +307,13 @@ func HasFacts(group, kind string) bool { return factKinds[groupKind{group, kind}
 // facts extracts the kind-specific Facts. Pods and Services are common in
 // big dumps and are scanned by hand; the rare kinds go through
 // encoding/json into small structs.
-func (x *Extractor) facts(o *Object, f topFields, mirror bool) error {
+func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 	group, _ := SplitAPIVersion(o.APIVersion)
 	var err error
 	switch {
 	case group == "" && o.Kind == "Pod":
 		var p PodFacts
-		p.Mirror = mirror
+		p.Mirror = ann.mirror
 		if err = x.podSpec(f.spec, o.Metadata.Name, &p); err == nil {
 			err = x.podStatus(f.status, &p)
 		}
@@ -352,16 +371,34 @@ func (x *Extractor) facts(o *Object, f topFields, mirror bool) error {
 		o.Facts = &Facts{PV: &PVFacts{Phase: v.Status.Phase, ReclaimPolicy: v.Spec.PersistentVolumeReclaimPolicy, ClaimRef: v.Spec.ClaimRef}}
 	case group == "batch" && o.Kind == "Job":
 		var v struct {
-			Status struct{ Conditions []Condition }
+			Status struct {
+				Conditions        []Condition
+				Succeeded, Failed int32
+			}
 		}
-		err = unmarshalParts(f, nil, &v.Status)
-		j := &JobFacts{}
+		j := &JobFacts{Spec: f.spec != nil}
+		if err = x.jobSpec(f.spec, j); err == nil {
+			err = unmarshalParts(f, nil, &v.Status)
+		}
+		j.Succeeded, j.Failed = v.Status.Succeeded, v.Status.Failed
 		for _, c := range v.Status.Conditions {
 			if (c.Type == "Complete" || c.Type == "Failed") && c.Status == "True" {
 				j.Finished = true
 			}
 		}
 		o.Facts = &Facts{Job: j}
+	case group == "apps" && (o.Kind == "Deployment" || o.Kind == "ReplicaSet" || o.Kind == "StatefulSet" || o.Kind == "DaemonSet"),
+		group == "" && o.Kind == "ReplicationController", group == "batch" && o.Kind == "CronJob":
+		if f.spec == nil {
+			// Without its spec (a metadata-only input) nothing is known.
+			break
+		}
+		var wf *Facts
+		wf, err = x.workloadFacts(f.spec, o.Kind)
+		if wf != nil {
+			wf.Workload.Revision = ann.revision
+			o.Facts = wf
+		}
 	case group == "apiextensions.k8s.io" && o.Kind == "CustomResourceDefinition":
 		var v struct {
 			Spec struct {
@@ -486,6 +523,12 @@ func (x *Extractor) serviceSpec(raw []byte, sv *ServiceFacts) error {
 		switch string(key) {
 		case "type":
 			sv.Type, err = s.internStr(x.in)
+		case "selector":
+			has := !s.isNull()
+			sv.Selector = &has
+			if has {
+				err = s.skip()
+			}
 		case "loadBalancerClass":
 			sv.LoadBalancerClass, err = s.internStr(x.in)
 		default:
@@ -493,4 +536,259 @@ func (x *Extractor) serviceSpec(raw []byte, sv *ServiceFacts) error {
 		}
 		return err
 	})
+}
+
+// workloadFacts scans a workload's spec by hand, as podSpec does: its pod
+// template is skipped unread but for its labels (and, for a DaemonSet,
+// where it runs), so that big dumps full of ReplicaSets stay cheap. A
+// CronJob's template is a Job template: only suspend is read.
+func (x *Extractor) workloadFacts(raw []byte, kind string) (*Facts, error) {
+	// One allocation for the facts, their workload and its replica count:
+	// big dumps hold many ReplicaSets.
+	block := &struct {
+		f Facts
+		w WorkloadFacts
+		n int32
+	}{}
+	w := &block.w
+	rc := kind == "ReplicationController"
+	var (
+		replicas          int64
+		hasReplicas       bool
+		selSet            bool
+		exprs, dsTemplate []byte
+	)
+	x.sel, x.tpl = x.sel[:0], x.tpl[:0]
+	s := scanner{d: raw}
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "replicas":
+			replicas, hasReplicas, err = s.int64v()
+		case "paused":
+			var b *bool
+			b, err = s.boolp()
+			w.Paused = b != nil && *b
+		case "suspend":
+			var b *bool
+			b, err = s.boolp()
+			w.Suspend = b != nil && *b
+		case "ordinals":
+			err = s.object(func(k []byte) error {
+				if string(k) != "start" {
+					return s.skip()
+				}
+				v, _, err := s.int64v()
+				w.OrdinalsStart = int32(v)
+				return err
+			})
+		case "selector":
+			if s.isNull() {
+				return nil
+			}
+			selSet = true
+			if rc {
+				x.sel, err = labelPairs(&s, x.sel)
+				return err
+			}
+			err = s.object(func(k []byte) error {
+				var err error
+				switch string(k) {
+				case "matchLabels":
+					x.sel, err = labelPairs(&s, x.sel)
+				case "matchExpressions":
+					exprs, err = s.raw()
+				default:
+					err = s.skip()
+				}
+				return err
+			})
+		case "template":
+			if kind == "CronJob" {
+				return s.skip()
+			}
+			err = s.object(func(k []byte) error {
+				switch string(k) {
+				case "metadata":
+					return s.object(func(k2 []byte) error {
+						if string(k2) != "labels" {
+							return s.skip()
+						}
+						var err error
+						x.tpl, err = labelPairs(&s, x.tpl)
+						return err
+					})
+				case "spec":
+					if kind == "DaemonSet" {
+						var err error
+						dsTemplate, err = s.raw()
+						return err
+					}
+				}
+				return s.skip()
+			})
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	block.f.Workload = w
+	if kind == "CronJob" {
+		*w = WorkloadFacts{Suspend: w.Suspend}
+		return &block.f, nil
+	}
+	if kind != "DaemonSet" {
+		block.n = 1 // defaulted by the API server
+		if hasReplicas {
+			block.n = int32(replicas)
+		}
+		w.Replicas = &block.n
+	}
+	if dsTemplate != nil {
+		var v struct {
+			NodeSelector map[string]string
+			Tolerations  []struct{ Key, Operator, Effect string }
+			Affinity     *struct{ NodeAffinity json.RawMessage }
+		}
+		if err := json.Unmarshal(dsTemplate, &v); err != nil {
+			return nil, fmt.Errorf("spec.template.spec: %w", err)
+		}
+		w.NodeSelector = v.NodeSelector
+		for _, t := range v.Tolerations {
+			if t.Operator == "Exists" && t.Key == "" {
+				w.Tolerations = append(w.Tolerations, ":"+t.Effect)
+				continue
+			}
+			w.Tolerations = append(w.Tolerations, t.Key+":"+t.Effect)
+		}
+		w.NodeAffinity = v.Affinity != nil && len(v.Affinity.NodeAffinity) > 0 && string(v.Affinity.NodeAffinity) != "null"
+	}
+	w.SelectorMatchesTemplate = selectorMatches(selSet, rc, x.sel, exprs, x.tpl)
+	return &block.f, nil
+}
+
+// selectorMatches reports whether a workload's selector selects labels:
+// a ReplicationController's map (unset or empty: defaulted to the
+// template's labels), or a metav1.LabelSelector's matchLabels and
+// matchExpressions (unset or empty selects nothing for these kinds, and
+// is rejected by validation). It compares raw bytes: no allocation for
+// the common selector of matchLabels only.
+func selectorMatches(set, rc bool, matchLabels []labelPair, exprs []byte, labels []labelPair) bool {
+	if rc && len(matchLabels) == 0 {
+		return len(labels) > 0
+	}
+	hasExprs := len(bytes.TrimSpace(exprs)) > 2 // more than "[]"
+	if !set || len(matchLabels) == 0 && !hasExprs {
+		return false
+	}
+	for _, m := range matchLabels {
+		if lv, ok := lookupLabel(labels, m.k); !ok || !bytes.Equal(lv, m.v) {
+			return false
+		}
+	}
+	return !hasExprs || expressionsMatch(exprs, labels)
+}
+
+func lookupLabel(labels []labelPair, k []byte) ([]byte, bool) {
+	for _, l := range labels {
+		if bytes.Equal(l.k, k) {
+			return l.v, true
+		}
+	}
+	return nil, false
+}
+
+// expressionsMatch evaluates matchExpressions (rare: decoded with
+// encoding/json).
+func expressionsMatch(exprs []byte, labels []labelPair) bool {
+	var ex []struct {
+		Key, Operator string
+		Values        []string
+	}
+	if json.Unmarshal(exprs, &ex) != nil {
+		return false
+	}
+	for _, e := range ex {
+		lv, ok := lookupLabel(labels, []byte(e.Key))
+		in := ok && slices.Contains(e.Values, string(lv))
+		switch e.Operator {
+		case "In":
+			if !in {
+				return false
+			}
+		case "NotIn":
+			if in {
+				return false
+			}
+		case "Exists":
+			if !ok {
+				return false
+			}
+		case "DoesNotExist":
+			if ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// jobSpec scans the counts of a Job's spec, skipping its template.
+func (x *Extractor) jobSpec(raw []byte, j *JobFacts) error {
+	if raw == nil {
+		return nil
+	}
+	i32 := func(s *scanner) (*int32, error) {
+		v, ok, err := s.int64v()
+		if !ok || err != nil {
+			return nil, err
+		}
+		n := int32(v)
+		return &n, nil
+	}
+	s := scanner{d: raw}
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "suspend":
+			var b *bool
+			b, err = s.boolp()
+			j.Suspend = b != nil && *b
+		case "completions":
+			j.Completions, err = i32(&s)
+		case "parallelism":
+			j.Parallelism, err = i32(&s)
+		case "backoffLimit":
+			j.BackoffLimit, err = i32(&s)
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("spec: %w", err)
+	}
+	return nil
+}
+
+// labelPairs appends the labels of an object value to dst as raw bytes,
+// decoding only the rare escaped value.
+func labelPairs(s *scanner, dst []labelPair) ([]labelPair, error) {
+	err := s.object(func(k []byte) error {
+		start := s.i
+		v, esc, err := s.strBytes()
+		if err == nil && esc {
+			var u string
+			u, err = unescape(s.d[skipSpace(s.d, start):s.i])
+			v = []byte(u)
+		}
+		dst = append(dst, labelPair{k, v})
+		return err
+	})
+	return dst, err
 }

@@ -36,16 +36,48 @@ func TestReadListPage(t *testing.T) {
 }
 
 // HasFacts is what decides whether a live capture lists a kind in full:
-// it must name exactly the kinds whose objects get Facts.
+// it must name exactly the kinds whose objects get Facts (from a spec:
+// workloads read without one have none).
 func TestHasFactsMatchesExtraction(t *testing.T) {
 	for _, r := range BuiltinResources() {
-		body := `{"items":[{"metadata":{"name":"x","uid":"u"}}]}`
+		body := `{"items":[{"metadata":{"name":"x","uid":"u"},"spec":{}}]}`
 		objs, _, err := NewExtractor().ReadListPage([]byte(body), r.GroupVersion(), r.Kind)
 		if err != nil {
 			t.Fatalf("%s: %v", r.QualifiedName(), err)
 		}
 		if got, want := objs[0].Facts != nil, HasFacts(r.Group, r.Kind); got != want {
 			t.Errorf("%s: extraction gives facts: %v, HasFacts: %v", r.QualifiedName(), got, want)
+		}
+	}
+}
+
+// A workload's selector is compared with its template's labels the way
+// the API server's validation does, without keeping either.
+func TestWorkloadSelectorMatchesTemplate(t *testing.T) {
+	tests := []struct {
+		kind, spec string
+		want       bool
+	}{
+		{"ReplicaSet", `{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web","tier":"fe"}}}}`, true},
+		{"ReplicaSet", `{"selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"web"}}}}`, false},
+		{"ReplicaSet", `{"selector":{"matchExpressions":[{"key":"tier","operator":"In","values":["fe","be"]}]},"template":{"metadata":{"labels":{"tier":"fe"}}}}`, true},
+		{"ReplicaSet", `{"selector":{"matchExpressions":[{"key":"tier","operator":"DoesNotExist"}]},"template":{"metadata":{"labels":{"tier":"fe"}}}}`, false},
+		{"ReplicaSet", `{"selector":{},"template":{"metadata":{"labels":{"app":"web"}}}}`, false},
+		{"ReplicationController", `{"template":{"metadata":{"labels":{"app":"web"}}}}`, true},
+		{"ReplicationController", `{"selector":{"app":"web"},"template":{"metadata":{"labels":{"app":"w\u0065b"}}}}`, true},
+	}
+	for _, tt := range tests {
+		apiVersion := "apps/v1"
+		if tt.kind == "ReplicationController" {
+			apiVersion = "v1"
+		}
+		body := `{"items":[{"metadata":{"name":"x","uid":"u"},"spec":` + tt.spec + `}]}`
+		objs, _, err := NewExtractor().ReadListPage([]byte(body), apiVersion, tt.kind)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.spec, err)
+		}
+		if got := objs[0].Facts.Workload.SelectorMatchesTemplate; got != tt.want {
+			t.Errorf("%s %s: selectorMatchesTemplate %v, want %v", tt.kind, tt.spec, got, tt.want)
 		}
 	}
 }
