@@ -225,8 +225,11 @@ func (r *run) addLeaf(l leaf, held *snapshot.Object, edge *fgEdge) int {
 // rootKey identifies a root cause across paths and, in -A, across
 // diagnoses: one failing API group is one root cause for every namespace.
 func rootKey(rc RootCause) string {
-	if rc.Reason == ReasonDiscoveryFailure && len(rc.Related) > 0 {
-		return rc.Reason + "|" + rc.Related[0].Name
+	switch rc.Reason {
+	case ReasonDiscoveryFailure, ReasonAPIServiceUnavailable, ReasonNamespaceBlocksItself:
+		if name := relatedName(rc, "APIService"); name != "" {
+			return rc.Reason + "|" + name
+		}
 	}
 	return rc.Object.UID + "|" + rc.Finalizer + "|" + rc.Reason + "|" + rc.Object.String()
 }

@@ -71,6 +71,25 @@ const (
 	// longer: the actor is not acting (not running, or, for the garbage
 	// collector, not synced).
 	ReasonControllerStalled = "controller-stalled"
+	// ReasonContentFailure: the namespace controller reports that it
+	// failed to list or delete content (NamespaceDeletionContentFailure)
+	// and the message names no cause kgc can check.
+	ReasonContentFailure = "content-failure"
+	// ReasonConversionWebhookUnavailable: content of a custom type cannot
+	// be listed or deleted because its CRD's conversion webhook fails.
+	ReasonConversionWebhook = "conversion-webhook-unavailable"
+	// ReasonAPIServiceUnavailable: an APIService is not Available, so
+	// discovery of its group version fails.
+	ReasonAPIServiceUnavailable = "apiservice-unavailable"
+	// ReasonNamespaceBlocksItself: an APIService whose Service lives in a
+	// namespace being deleted: that deletion removed what serves it, and
+	// its failing discovery keeps every namespace from being finalized.
+	ReasonNamespaceBlocksItself = "namespace-blocks-itself"
+	// ReasonWebhookRejects: an admission webhook with failurePolicy Fail
+	// intercepts the request that would let the object go (a finalizer
+	// removal is an UPDATE, the namespace controller's a DELETE) and
+	// cannot be called, or denies it.
+	ReasonWebhookRejects = "webhook-rejects"
 	// ReasonInProgress: nothing is stuck at this leaf; the named actor
 	// should act on its next pass. Persisting means that actor is down.
 	ReasonInProgress = "in-progress"
@@ -85,11 +104,15 @@ const (
 	ActionFixController         = "fix-controller"
 	ActionFixAPIService         = "fix-apiservice"
 	ActionFixNode               = "fix-node"
+	ActionFixService            = "fix-service"
 	ActionDelete                = "delete"
 	ActionTaintOutOfService     = "taint-out-of-service"
 	ActionUnblockOwnerReference = "unblock-owner-reference"
 	ActionRemoveOwnerReference  = "remove-owner-reference"
 	ActionDeleteAPIService      = "delete-apiservice"
+	ActionPatchWebhook          = "patch-webhook"
+	ActionDeleteWebhook         = "delete-webhook-configuration"
+	ActionPatchCRDConversion    = "patch-crd-conversion"
 	ActionForceDelete           = "force-delete"
 	ActionRemoveFinalizer       = "remove-finalizer"
 )

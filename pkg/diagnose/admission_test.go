@@ -1,0 +1,139 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/rules"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// admissionDump is the fixture of cmd/kgc's why-stuck admission goldens.
+func admissionDump(t *testing.T) *snapshot.Snapshot {
+	t.Helper()
+	s, err := snapshot.ReadFiles([]string{"../../cmd/kgc/testdata/whystuck-admission.yaml"}, nil, snapshot.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func diagnoseByName(t *testing.T, s *snapshot.Snapshot, kind, ns, name string) *Diagnosis {
+	t.Helper()
+	for _, o := range s.Objects {
+		if o.Kind == kind && o.Metadata.Namespace == ns && o.Metadata.Name == name {
+			d, err := New(s, nil, Options{}).Diagnose(o.Metadata.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+	}
+	t.Fatalf("no %s %s/%s", kind, ns, name)
+	return nil
+}
+
+func rootCause(t *testing.T, d *Diagnosis, reason string) RootCause {
+	t.Helper()
+	for _, rc := range d.RootCauses {
+		if rc.Reason == reason {
+			return rc
+		}
+	}
+	t.Fatalf("no %s root cause:\n%s", reason, describe(d.RootCauses))
+	return RootCause{}
+}
+
+func TestNamespaceBlocksItselfThroughItsAPIService(t *testing.T) {
+	s := admissionDump(t)
+	for _, ns := range []string{"metrics", "team-c"} {
+		d := diagnoseByName(t, s, "Namespace", "", ns)
+		rc := rootCause(t, d, ReasonNamespaceBlocksItself)
+		for _, want := range []string{"MissingEndpoints", "metrics/metrics-server", "blocks itself"} {
+			if !strings.Contains(rc.Message, want) {
+				t.Errorf("%s: message %q lacks %q", ns, rc.Message, want)
+			}
+		}
+		if relatedName(rc, "APIService") != "v1beta1.metrics.k8s.io" || relatedName(rc, "Service") != "metrics-server" {
+			t.Errorf("%s: related = %+v, want the APIService and its Service", ns, rc.Related)
+		}
+		// Making it available again is impossible: deleting it comes first.
+		if rc.Remedies[0].Action != ActionDeleteAPIService || rc.Remedies[0].Command != "kubectl delete apiservice v1beta1.metrics.k8s.io" {
+			t.Errorf("%s: first remedy = %+v, want the APIService deleted", ns, rc.Remedies[0])
+		}
+		for _, r := range rc.Remedies {
+			if r.Action == ActionFixAPIService {
+				t.Errorf("%s: offers to make the APIService available again: %s", ns, r.Description)
+			}
+		}
+	}
+}
+
+func TestUnavailableAPIServiceElsewhere(t *testing.T) {
+	ns := terminatingNS("team-x", ago(time.Hour))
+	apisvc := testobj.New("apiregistration.k8s.io/v1", "APIService", "", "v1beta1.custom.metrics.k8s.io").Facts(&snapshot.Facts{APIService: &snapshot.APIServiceFacts{
+		Group: "custom.metrics.k8s.io", Version: "v1beta1", Service: &snapshot.ServiceReference{Namespace: "monitoring", Name: "adapter"},
+		Available: &snapshot.Condition{Type: "Available", Status: "False", Reason: "ServiceNotFound", Message: `service/adapter in "monitoring" is not present`}}}).Build()
+	svc := testobj.New("v1", "Service", "kube-system", "kube-dns").Build()
+	d, err := New(testobj.Snapshot(ns, apisvc, svc).Build(), nil, Options{}).Diagnose(ns.Metadata.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := rootCause(t, d, ReasonAPIServiceUnavailable)
+	if !strings.Contains(rc.Message, "ServiceNotFound") || !strings.Contains(rc.Message, "service monitoring/adapter does not exist") {
+		t.Errorf("message %q does not say why", rc.Message)
+	}
+	if rc.Remedies[0].Action != ActionFixAPIService {
+		t.Errorf("first remedy %s, want fix-apiservice (the extension lives outside the namespace)", rc.Remedies[0].Action)
+	}
+}
+
+func TestConversionWebhookWithoutService(t *testing.T) {
+	d := diagnoseByName(t, admissionDump(t), "Namespace", "", "team-c")
+	rc := rootCause(t, d, ReasonConversionWebhook)
+	if rc.Object.Name != "gadgets.example.com" || relatedName(rc, "Service") != "gadget-conversion" {
+		t.Errorf("root cause on %s related %+v, want the CRD and its conversion Service", rc.Object, rc.Related)
+	}
+	if !strings.Contains(rc.Message, "service gadget-system/gadget-conversion does not exist") {
+		t.Errorf("message %q does not name the missing service", rc.Message)
+	}
+	var actions []string
+	for _, r := range rc.Remedies {
+		actions = append(actions, r.Action)
+	}
+	if strings.Join(actions, ",") != ActionFixService+","+ActionPatchCRDConversion {
+		t.Errorf("remedies %v", actions)
+	}
+}
+
+// TestStandingConditionIsNeverAllClear: a namespace the input shows empty
+// but whose controller still reports content or failures is never "in
+// progress".
+func TestStandingConditionIsNeverAllClear(t *testing.T) {
+	for _, c := range []snapshot.Condition{
+		{Type: condContentRemaining, Status: "True", Message: "Some resources are remaining: configmaps. has 2 resource instances"},
+		{Type: condFinalizersRemains, Status: "True", Message: "Some content in the namespace has finalizers remaining: a.io/x in 1 resource instances"},
+		{Type: condContentFailure, Status: "True", Message: "Failed to delete all resource types, 1 remaining: the server was unable to return a response in the time allotted"},
+		{Type: condGVParsingFailure, Status: "True", Message: "couldn't parse"},
+	} {
+		ns := terminatingNS("quiet", ago(time.Hour), c)
+		cm := testobj.New("v1", "ConfigMap", "other", "x").Build()
+		d, err := New(testobj.Snapshot(ns, cm).Build(), nil, Options{}).Diagnose(ns.Metadata.UID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(d.Summary, "nothing is stuck") {
+			t.Errorf("%s: %s", c.Type, d.Summary)
+		}
+		for _, rc := range d.RootCauses {
+			if rc.Reason == ReasonInProgress {
+				t.Errorf("%s: in-progress root cause while the condition stands: %s", c.Type, rc.Message)
+			}
+		}
+		if len(d.RootCauses) == 0 || d.RootCauses[0].Finalizer != rules.FinalizerNamespace {
+			t.Errorf("%s: root causes %s", c.Type, describe(d.RootCauses))
+		}
+	}
+}
