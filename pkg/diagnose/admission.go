@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -54,6 +55,9 @@ func (r *run) checkService(s snapshot.ServiceReference) serviceCheck {
 	default:
 		if ready, slices, ok := r.readyEndpoints(s.Namespace, s.Name); ok && ready == 0 {
 			c.problem = name + " has no ready endpoints (" + plural(slices, "EndpointSlice") + ", none ready): no pod serves it"
+			if slices == 0 {
+				c.problem = name + " has no endpoints (no EndpointSlice names it): no pod serves it"
+			}
 		}
 	}
 	if c.dying != nil {
@@ -403,8 +407,14 @@ func (r *run) webhookBlocker(o *snapshot.Object, op, why string, w failingWebhoo
 	if w.hook.NamespaceSelector || w.hook.ObjectSelector {
 		msg += " (its namespaceSelector/objectSelector, which kgc does not evaluate, may exclude " + o.Ref().String() + ")"
 	}
+	b.RemovedBy = "webhook " + w.hook.Name
 	b.RootCause = r.addLeaf(leaf{obj: w.config, rc: RootCause{Object: w.config.Ref(), Reason: ReasonWebhookRejects, Message: msg, Related: []snapshot.ObjectRef{w.service.ref}},
 		extra: webhookRemedies(w)}, held, nil)
+	// What waits for o waits for the webhook too.
+	l := r.leaves[b.RootCause-1]
+	if !slices.Contains(r.byObject[o.Metadata.UID], l) {
+		r.byObject[o.Metadata.UID] = append(r.byObject[o.Metadata.UID], l)
+	}
 	return b
 }
 

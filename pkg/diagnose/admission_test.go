@@ -137,3 +137,94 @@ func TestStandingConditionIsNeverAllClear(t *testing.T) {
 		}
 	}
 }
+
+func webhookCfg(name string, h snapshot.Webhook) snapshot.Object {
+	return testobj.New("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "", name).
+		Facts(&snapshot.Facts{WebhookConfiguration: &snapshot.WebhookConfigurationFacts{Webhooks: []snapshot.Webhook{h}}}).Build()
+}
+
+func TestWebhookRejectingFinalizerRemoval(t *testing.T) {
+	cm := testobj.ConfigMap("app", "settings").Deleting(ago(time.Hour)).Finalizers("example.io/keep").Build()
+	rule := snapshot.WebhookRule{Operations: []string{"UPDATE"}, APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}
+	svcRef := &snapshot.ServiceReference{Namespace: "policy", Name: "guard"}
+	svc := testobj.Service("policy", "guard").Build()
+	dying := testobj.Namespace("policy").Deleting(ago(time.Hour)).Build()
+	other := testobj.Service("kube-system", "kube-dns").Build()
+	slice := testobj.New("discovery.k8s.io/v1", "EndpointSlice", "policy", "guard-1").Label("kubernetes.io/service-name", "guard").
+		Facts(&snapshot.Facts{EndpointSlice: &snapshot.EndpointSliceFacts{Endpoints: 1, Ready: 1}}).Build()
+	tests := []struct {
+		name   string
+		hook   snapshot.Webhook
+		extra  []snapshot.Object
+		reject string // substring of the message; "" = no webhook root cause
+	}{
+		{"service gone", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{other}, "service policy/guard does not exist"},
+		{"service in a namespace being deleted", snapshot.Webhook{Name: "g.io", FailurePolicy: "Fail", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{svc, dying}, "which is being deleted"},
+		{"failurePolicy Ignore", snapshot.Webhook{Name: "g.io", FailurePolicy: "Ignore", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{other}, ""},
+		{"CREATE only", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"CREATE"}, APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}}, Service: svcRef}, []snapshot.Object{other}, ""},
+		{"another resource", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"*"}, APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"secrets"}}}, Service: svcRef}, []snapshot.Object{other}, ""},
+		{"service answers", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{svc, slice}, ""},
+		{"services not listed", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := append([]snapshot.Object{cm, webhookCfg("guard", tc.hook)}, tc.extra...)
+			b := testobj.Snapshot(objs...)
+			if tc.name == "services not listed" {
+				b = b.Without("", "Service")
+			}
+			d, err := New(b.Build(), nil, Options{}).Diagnose(cm.Metadata.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got *RootCause
+			for i := range d.RootCauses {
+				if d.RootCauses[i].Reason == ReasonWebhookRejects {
+					got = &d.RootCauses[i]
+				}
+			}
+			switch {
+			case tc.reject == "" && got != nil:
+				t.Errorf("webhook root cause without evidence: %s", got.Message)
+			case tc.reject != "" && got == nil:
+				t.Fatalf("no webhook root cause:\n%s", describe(d.RootCauses))
+			case tc.reject != "":
+				if !strings.Contains(got.Message, tc.reject) || !strings.Contains(got.Message, "removing finalizer example.io/keep") {
+					t.Errorf("message %q", got.Message)
+				}
+				var actions []string
+				for _, r := range got.Remedies {
+					actions = append(actions, r.Action)
+				}
+				if strings.Join(actions, ",") != "fix-service,patch-webhook,delete-webhook-configuration" {
+					t.Errorf("remedies %v", actions)
+				}
+				if len(got.Holds) != 1 || got.Holds[0].UID != cm.Metadata.UID {
+					t.Errorf("holds %v", got.Holds)
+				}
+			}
+		})
+	}
+}
+
+// TestWebhookRejectingNamespaceDeletes: the namespace controller's DELETE
+// of remaining content is rejected.
+func TestWebhookRejectingNamespaceDeletes(t *testing.T) {
+	ns := terminatingNS("app", ago(time.Hour))
+	cm := testobj.ConfigMap("app", "settings").Build()
+	hook := snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"DELETE"}, APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}},
+		Service: &snapshot.ServiceReference{Namespace: "policy", Name: "guard"}}
+	d, err := New(testobj.Snapshot(ns, cm, webhookCfg("guard", hook), testobj.Service("kube-system", "kube-dns").Build()).Build(), nil, Options{}).Diagnose(ns.Metadata.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := rootCause(t, d, ReasonWebhookRejects)
+	if !strings.Contains(rc.Message, "the namespace controller's delete of ConfigMap/app/settings") {
+		t.Errorf("message %q", rc.Message)
+	}
+	for _, r := range d.RootCauses {
+		if r.Reason == ReasonInProgress || r.Reason == ReasonControllerStalled {
+			t.Errorf("the rejected delete is also called %s: %s", r.Reason, r.Message)
+		}
+	}
+}

@@ -327,6 +327,16 @@ func isKind(o *snapshot.Object, group, kind string) bool {
 func (r *run) finalizer(o *snapshot.Object, f string) Blocker {
 	info := rules.LookupFinalizer(f)
 	b := Blocker{Object: o.Ref(), Finalizer: f, RemovedBy: info.RemovedBy, WaitingFor: info.Condition}
+	if hooks := r.webhooksHolding(o, f); len(hooks) > 0 {
+		// Whoever removes it sends an UPDATE, and the API server rejects
+		// it: that, not the remover, is what to fix first.
+		if !info.WellKnown {
+			b.RemovedBy = rules.ActorUnknown
+		}
+		b.WaitingFor = "an UPDATE removing " + f + " to be admitted: every one is rejected by " + plural(len(hooks), "webhook") + " that cannot be called"
+		b.Blockers = hooks
+		return b
+	}
 	switch {
 	case f == rules.FinalizerForeground:
 		r.foreground(o, &b)

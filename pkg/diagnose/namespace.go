@@ -247,6 +247,13 @@ func (r *run) contentBlockers(ns *snapshot.Object, content []*snapshot.Object, h
 			bs = append(bs, r.explainHeld(o, ns, nil)...)
 			continue
 		}
+		if hooks := r.rejectingWebhooks(o, "DELETE"); len(hooks) > 0 && (!hasPods || isKind(o, "", "Pod")) {
+			// The namespace controller's DELETE of it is rejected.
+			for _, w := range hooks {
+				bs = append(bs, r.webhookBlocker(o, "DELETE", "the namespace controller's delete of "+o.Ref().String(), w, ns))
+			}
+			continue
+		}
 		switch {
 		case isKind(o, "", "Pod"):
 			pendingPods = append(pendingPods, o)
