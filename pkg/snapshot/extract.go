@@ -258,8 +258,8 @@ func (x *Extractor) ownerRef(s *scanner) (OwnerReference, error) {
 var factKinds = map[groupKind]bool{
 	{"", "Pod"}: true, {"", "Namespace"}: true, {"", "Node"}: true, {"", "PersistentVolumeClaim"}: true,
 	{"", "PersistentVolume"}: true, {"", "Service"}: true, {"batch", "Job"}: true,
-	{"apiextensions.k8s.io", "CustomResourceDefinition"}: true,
-	{"apiregistration.k8s.io", "APIService"}: true,
+	{"apiextensions.k8s.io", "CustomResourceDefinition"}:             true,
+	{"apiregistration.k8s.io", "APIService"}:                         true,
 	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}: true, {"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: true,
 	{"discovery.k8s.io", "EndpointSlice"}: true,
 }
