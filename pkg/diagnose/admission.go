@@ -408,7 +408,7 @@ func (r *run) webhookBlocker(o *snapshot.Object, op, why string, w failingWebhoo
 		msg += " (its namespaceSelector/objectSelector, which kgc does not evaluate, may exclude " + o.Ref().String() + ")"
 	}
 	b.RemovedBy = "webhook " + w.hook.Name
-	b.RootCause = r.addLeaf(leaf{obj: w.config, rc: RootCause{Object: w.config.Ref(), Reason: ReasonWebhookRejects, Message: msg, Related: []snapshot.ObjectRef{w.service.ref}},
+	b.RootCause = r.addLeaf(leaf{obj: w.config, rc: RootCause{Object: w.config.Ref(), Reason: ReasonWebhookRejects, RemovedBy: b.RemovedBy, Message: msg, Related: []snapshot.ObjectRef{w.service.ref}},
 		extra: webhookRemedies(w)}, held, nil)
 	// What waits for o waits for the webhook too.
 	l := r.leaves[b.RootCause-1]
@@ -464,7 +464,8 @@ func (r *run) reportedWebhook(ns *snapshot.Object, name, detail string, denied b
 					extra = extra[2:] // it answers: only removing it changes its verdict
 				}
 			}
-			b.RootCause = r.addLeaf(leaf{obj: cfg, rc: RootCause{Object: cfg.Ref(), Reason: ReasonWebhookRejects, Message: msg, Related: b.Objects}, extra: extra}, ns, nil)
+			b.RemovedBy = "webhook " + name
+			b.RootCause = r.addLeaf(leaf{obj: cfg, rc: RootCause{Object: cfg.Ref(), Reason: ReasonWebhookRejects, RemovedBy: b.RemovedBy, Message: msg, Related: b.Objects}, extra: extra}, ns, nil)
 			return b, true
 		}
 	}
