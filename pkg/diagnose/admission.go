@@ -216,9 +216,7 @@ func (r *run) contentFailures(ns *snapshot.Object, conds map[string]snapshot.Con
 				continue
 			}
 			seen["webhook "+name] = true
-			if b, ok := r.reportedWebhook(ns, name, excerpt(msg, m[0]), re == reWebhookDenied); ok {
-				out = append(out, b)
-			}
+			out = append(out, r.reportedWebhook(ns, name, excerpt(msg, m[0]), re == reWebhookDenied))
 		}
 	}
 	if len(out) > 0 {
@@ -438,7 +436,7 @@ func webhookRemedies(w failingWebhook) []Remedy {
 
 // reportedWebhook is a webhook the namespace controller's condition names
 // as failing or denying its deletes.
-func (r *run) reportedWebhook(ns *snapshot.Object, name, detail string, denied bool) (Blocker, bool) {
+func (r *run) reportedWebhook(ns *snapshot.Object, name, detail string, denied bool) Blocker {
 	for _, cfg := range r.webhookObjects() {
 		if cfg.Facts == nil || cfg.Facts.WebhookConfiguration == nil {
 			continue
@@ -466,7 +464,7 @@ func (r *run) reportedWebhook(ns *snapshot.Object, name, detail string, denied b
 			}
 			b.RemovedBy = "webhook " + name
 			b.RootCause = r.addLeaf(leaf{obj: cfg, rc: RootCause{Object: cfg.Ref(), Reason: ReasonWebhookRejects, RemovedBy: b.RemovedBy, Message: msg, Related: b.Objects}, extra: extra}, ns, nil)
-			return b, true
+			return b
 		}
 	}
 	b := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
@@ -475,7 +473,7 @@ func (r *run) reportedWebhook(ns *snapshot.Object, name, detail string, denied b
 		Message: "the namespace controller reports that webhook " + name + " rejects its deletes (" + detail + "); the input holds no webhook configuration naming it"},
 		extra: []Remedy{{Action: ActionFixService, Description: "Find the configuration of webhook " + name + " and make its service answer",
 			Command: "kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name | grep " + name}}}, ns, nil)
-	return b, true
+	return b
 }
 
 // webhooksHolding returns, for a finalizer removal (an UPDATE) of o, a

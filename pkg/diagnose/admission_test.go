@@ -228,3 +228,61 @@ func TestWebhookRejectingNamespaceDeletes(t *testing.T) {
 		}
 	}
 }
+
+// TestContentFailureNamesTheWebhook: the namespace controller's
+// NamespaceDeletionContentFailure quotes the webhook that rejected its
+// deletes.
+func TestContentFailureNamesTheWebhook(t *testing.T) {
+	hook := snapshot.Webhook{Name: "validate.guard.example.io", Service: &snapshot.ServiceReference{Namespace: "policy", Name: "guard"},
+		Rules: []snapshot.WebhookRule{{Operations: []string{"CREATE"}, APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}}}
+	const prefix = "Failed to delete all resource types, 1 remaining: "
+	for _, c := range []struct {
+		name, msg string
+		withConfig bool
+		object     string
+		actions    string
+	}{
+		{"call fails", `Internal error occurred: failed calling webhook "validate.guard.example.io": failed to call webhook: Post "https://guard.policy.svc:443/validate?timeout=10s": service "guard" not found`,
+			true, "ValidatingWebhookConfiguration/guard", "fix-service,patch-webhook,delete-webhook-configuration,"},
+		{"denied", `admission webhook "validate.guard.example.io" denied the request: deletion is frozen`,
+			true, "ValidatingWebhookConfiguration/guard", "delete-webhook-configuration,"},
+		{"configuration not in the input", `Internal error occurred: failed calling webhook "validate.guard.example.io": context deadline exceeded`,
+			false, "Namespace/app", "fix-service,remove-finalizer,"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ns := terminatingNS("app", ago(time.Hour), snapshot.Condition{Type: condContentFailure, Status: "True", Message: prefix + c.msg})
+			objs := []snapshot.Object{ns, testobj.Service("kube-system", "kube-dns").Build()}
+			if c.withConfig {
+				objs = append(objs, webhookCfg("guard", hook))
+			}
+			d, err := New(testobj.Snapshot(objs...).Build(), nil, Options{}).Diagnose(ns.Metadata.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := rootCause(t, d, ReasonWebhookRejects)
+			if rc.Object.String() != c.object || !strings.Contains(rc.Message, "webhook validate.guard.example.io") {
+				t.Errorf("root cause on %s: %s", rc.Object, rc.Message)
+			}
+			actions := ""
+			for _, r := range rc.Remedies {
+				actions += r.Action + ","
+			}
+			if actions != c.actions {
+				t.Errorf("remedies %s, want %s", actions, c.actions)
+			}
+		})
+	}
+}
+
+func TestConversionFailureWithoutItsCRD(t *testing.T) {
+	ns := terminatingNS("app", ago(time.Hour), snapshot.Condition{Type: condContentFailure, Status: "True",
+		Message: `Failed to delete all resource types, 1 remaining: conversion webhook for stable.example.com/v2, Kind=CronTab failed: Post "https://x.y.svc:443/c": dial tcp 10.0.0.1:443: connect: connection refused`})
+	d, err := New(testobj.Snapshot(ns).Build(), nil, Options{}).Diagnose(ns.Metadata.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := rootCause(t, d, ReasonConversionWebhook)
+	if rc.Object.Kind != "Namespace" || !strings.Contains(rc.Message, "CronTab (stable.example.com/v2)") || !strings.Contains(rc.Message, "holds no CRD for CronTab.stable.example.com") {
+		t.Errorf("root cause on %s: %s", rc.Object, rc.Message)
+	}
+}
