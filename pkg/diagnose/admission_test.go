@@ -237,7 +237,7 @@ func TestContentFailureNamesTheWebhook(t *testing.T) {
 		Rules: []snapshot.WebhookRule{{Operations: []string{"CREATE"}, APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}}}
 	const prefix = "Failed to delete all resource types, 1 remaining: "
 	for _, c := range []struct {
-		name, msg string
+		name, msg  string
 		withConfig bool
 		object     string
 		actions    string
