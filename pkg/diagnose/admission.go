@@ -355,6 +355,11 @@ func (r *run) rejectingWebhooks(o *snapshot.Object, op string) []failingWebhook 
 		return nil
 	}
 	group, version := snapshot.SplitAPIVersion(o.APIVersion)
+	if group == "admissionregistration.k8s.io" {
+		// Admission configuration is exempt from webhooks
+		// (predicates/rules IsExemptAdmissionConfigurationResource).
+		return nil
+	}
 	var out []failingWebhook
 	for _, cfg := range r.webhookObjects() {
 		if cfg.Facts == nil || cfg.Facts.WebhookConfiguration == nil {
@@ -374,13 +379,17 @@ func (r *run) rejectingWebhooks(o *snapshot.Object, op string) []failingWebhook 
 	return out
 }
 
-// webhookMatches applies a webhook's rules to a request (the rule matcher
-// of k8s.io/apiserver pkg/admission/plugin/webhook/predicates/rules;
-// subresources and selectors are not evaluated).
+// webhookMatches applies a webhook's rules to a request on a resource
+// itself (not a subresource), as the rule matcher of k8s.io/apiserver
+// pkg/admission/plugin/webhook/predicates/rules does: "*" matches any
+// resource, "pods/*" and "*/*" also match pods itself. Selectors and
+// match conditions are not evaluated.
 func webhookMatches(h snapshot.Webhook, group, version, resource, op string, namespaced bool) bool {
-	any := func(list []string, v string) bool {
+	anyOf := func(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
+	resourceOf := func(list []string) bool {
 		for _, x := range list {
-			if x == "*" || x == v || x == resource+"/*" && v == resource {
+			res, sub, _ := strings.Cut(x, "/")
+			if (res == "*" || res == resource) && (sub == "" || sub == "*") {
 				return true
 			}
 		}
@@ -388,7 +397,7 @@ func webhookMatches(h snapshot.Webhook, group, version, resource, op string, nam
 	}
 	for _, rule := range h.Rules {
 		scopeOK := rule.Scope == "" || rule.Scope == "*" || (rule.Scope == "Namespaced") == namespaced
-		if scopeOK && any(rule.Operations, op) && any(rule.APIGroups, group) && any(rule.APIVersions, version) && any(rule.Resources, resource) {
+		if scopeOK && anyOf(rule.Operations, op) && anyOf(rule.APIGroups, group) && anyOf(rule.APIVersions, version) && resourceOf(rule.Resources) {
 			return true
 		}
 	}
