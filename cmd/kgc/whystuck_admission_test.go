@@ -35,6 +35,38 @@ func TestWhyStuckAdmissionGolden(t *testing.T) {
 	}
 }
 
+// TestWhyStuckAttributionGolden: the controller of each finalizer is
+// named on evidence: kgc's table (the AWS Load Balancer Controller, absent
+// although an AWS storage driver runs; Argo CD's application controller,
+// running), and the owner of a CRD (a Crossplane provider uninstalled while
+// Crossplane's core runs).
+func TestWhyStuckAttributionGolden(t *testing.T) {
+	dump := copyFixture(t, "testdata/whystuck-attribution.yaml")
+	tests := []struct {
+		golden string
+		args   []string
+	}{
+		{"whystuck_attribution_all.table.golden", []string{"why-stuck", "-A", "-f", dump}},
+		{"whystuck_attribution_bucket.json.golden", []string{"why-stuck", "bucket/logs", "-f", dump, "-o", "json"}},
+		{"whystuck_attribution_front.tree.golden", []string{"why-stuck", "svc/front", "-n", "shop", "-f", dump}},
+		{"whystuck_attribution_argocd.tree.golden", []string{"why-stuck", "app/shop", "-n", "argocd", "-f", dump}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, stderr, code := runKGC(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			for _, wrong := range []string{"ebs-csi-controller", "deployment/crossplane "} {
+				if strings.Contains(out, wrong) {
+					t.Errorf("the output names %s, which no evidence names", wrong)
+				}
+			}
+			golden.Assert(t, filepath.Join("testdata", tc.golden), out)
+		})
+	}
+}
+
 // TestSnapshotOfAdmissionDumpKeepsNoCABundle: the fixture's webhook and
 // conversion caBundles never reach a snapshot.
 func TestSnapshotOfAdmissionDumpKeepsNoCABundle(t *testing.T) {

@@ -151,9 +151,6 @@ func (r *run) byCRDOwner(o *snapshot.Object, f string, info rules.FinalizerInfo)
 	ownerRef := snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID}
 	owner := r.ix.byUID(ref.UID)
 	who := "the controller of " + ref.Kind + "/" + ref.Name
-	if info.Ecosystem {
-		who = info.RemovedBy + " (" + ref.Kind + "/" + ref.Name + ")"
-	}
 	a := attribution{att: Attribution{Evidence: EvidenceCRDOwner, Confidence: ConfidenceMedium, Controller: who,
 		Detail:  crd.Ref().String() + ", which serves " + o.Kind + ", is owned by " + ref.Kind + "/" + ref.Name + ": the package that installed the CRD runs its controller",
 		Objects: []snapshot.ObjectRef{crd.Ref(), ownerRef}}}
@@ -168,13 +165,13 @@ func (r *run) byCRDOwner(o *snapshot.Object, f string, info rules.FinalizerInfo)
 		a.related = []snapshot.ObjectRef{crd.Ref(), ownerRef}
 		a.message = crd.Ref().String() + " is owned by " + ref.Kind + "/" + ref.Name + ", which is gone: the package that installed the CRD, and ran the controller that removes " + f + ", was uninstalled, so nothing will remove it"
 		a.remedies = []Remedy{{Action: ActionFixController, Description: "Reinstall the package " + ref.Kind + "/" + ref.Name + " belonged to, so that its controller finishes its cleanup and removes " + f + " itself",
-			Command: "kubectl get " + strings.ToLower(ref.Kind) + "s." + snapshot.GroupOf(ref.APIVersion) + " -A"}}
+			Command: "kubectl get " + r.ix.kubectlType(ownerRef)}}
 		return a, true
 	case owner == nil:
 		a.reason = ReasonControllerUnknown
 		a.related = []snapshot.ObjectRef{crd.Ref(), ownerRef}
 		a.message = crd.Ref().String() + " is owned by " + ref.Kind + "/" + ref.Name + ", whose type could not be listed, so whether the package that runs the controller removing " + f + " is still installed is unknown"
-		a.remedies = []Remedy{{Action: ActionFixController, Description: "Check that " + ref.Kind + "/" + ref.Name + " is installed and healthy", Command: "kubectl get " + strings.ToLower(ref.Kind) + "s." + snapshot.GroupOf(ref.APIVersion) + " " + ref.Name}}
+		a.remedies = []Remedy{{Action: ActionFixController, Description: "Check that " + ref.Kind + "/" + ref.Name + " is installed and healthy", Command: "kubectl get " + r.ix.kubectlType(ownerRef) + " " + ref.Name}}
 		return a, true
 	}
 	// The package is there: its workloads are those it owns.
