@@ -81,7 +81,7 @@ func wellKnownDetail(f string, info rules.FinalizerInfo) string {
 func (r *run) byPublishedName(o *snapshot.Object, f string, info rules.FinalizerInfo) attribution {
 	a := attribution{att: Attribution{Evidence: EvidenceWellKnown, Confidence: ConfidenceHigh, Controller: info.RemovedBy, Detail: wellKnownDetail(f, info)}}
 	var live, dying []*snapshot.Object
-	for _, w := range r.workloads(func(w *snapshot.Object) bool {
+	for _, w := range r.workloads("published:"+strings.Join(info.Workloads, ","), func(w *snapshot.Object) bool {
 		return slices.Contains(info.Workloads, w.Metadata.Name) || slices.Contains(info.Workloads, w.Metadata.Labels["app.kubernetes.io/name"])
 	}) {
 		if w.Terminating() {
@@ -176,7 +176,7 @@ func (r *run) byCRDOwner(o *snapshot.Object, f string, info rules.FinalizerInfo)
 	}
 	// The package is there: its workloads are those it owns.
 	var live, dying []*snapshot.Object
-	for _, w := range r.workloads(func(w *snapshot.Object) bool {
+	for _, w := range r.workloads("owned-by:"+owner.Metadata.UID, func(w *snapshot.Object) bool {
 		return slices.ContainsFunc(w.Metadata.OwnerReferences, func(x snapshot.OwnerReference) bool { return x.UID == owner.Metadata.UID })
 	}) {
 		if w.Terminating() {
@@ -262,9 +262,10 @@ func (r *run) byDomain(o *snapshot.Object, f string) (attribution, bool) {
 		return attribution{}, false
 	}
 	var live, dying []*snapshot.Object
-	for _, w := range r.workloads(func(w *snapshot.Object) bool {
-		return w.Metadata.UID != o.Metadata.UID && carriesDomain(w, domains) != ""
-	}) {
+	for _, w := range r.workloads("domain:"+strings.Join(domains, ","), func(w *snapshot.Object) bool { return carriesDomain(w, domains) != "" }) {
+		if w.Metadata.UID == o.Metadata.UID {
+			continue
+		}
 		if w.Terminating() {
 			dying = append(dying, w)
 		} else {
@@ -319,9 +320,15 @@ func (r *run) notFound(o *snapshot.Object, f string) attribution {
 	return a
 }
 
-// workloads returns the Deployments, StatefulSets and DaemonSets matching.
-func (r *run) workloads(match func(*snapshot.Object) bool) []*snapshot.Object {
+// workloads returns the Deployments, StatefulSets and DaemonSets matching,
+// kept under key: a cluster-wide diagnosis asks the same for every object
+// carrying the same finalizer.
+func (r *run) workloads(key string, match func(*snapshot.Object) bool) []*snapshot.Object {
+	if m, ok := r.d.workloads[key]; ok {
+		return m
+	}
 	var out []*snapshot.Object
+	defer func() { r.d.workloads[key] = out }()
 	for _, gk := range workloadKinds {
 		if gk[1] == "Pod" {
 			continue

@@ -44,7 +44,8 @@ type Options struct {
 type Diagnoser struct {
 	ix   *index
 	opts Options
-	// workloads caches matchingWorkloads by finalizer domain.
+	// workloads caches the workloads matching a finalizer's evidence
+	// (matchingWorkloads, run.workloads), by key.
 	workloads map[string][]*snapshot.Object
 }
 
