@@ -79,7 +79,7 @@ func TestWhyStuckJSONNamesTheRootCause(t *testing.T) {
 		finishes  string // a UID the last remedy finishes
 	}{
 		{args: []string{"ns/team-a"}, uid: "6f1c2a10-0004-4000-8000-000000000001", finalizer: "example.com/cleanup",
-			reason: "controller-absent", removedBy: "unknown",
+			reason: "controller-not-found", removedBy: "unknown",
 			actions: []string{"fix-controller", "remove-finalizer"}, finishes: "6f1c2a10-0003-4000-8000-00000000000a"},
 		{args: []string{"deploy/web", "-n", "shop"}, uid: "6f1c2a10-0007-4000-8000-000000000003", finalizer: "finalizers.acme.io/drain",
 			reason: "controller-pending", removedBy: "unknown",

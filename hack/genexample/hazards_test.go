@@ -94,20 +94,20 @@ func TestKgcFindsTheDocumentedHazards(t *testing.T) {
 	t.Run("legacy waits on a pod of the unreachable node, then on a Backup whose controller is absent", func(t *testing.T) {
 		rcs := rootCause(t, "Namespace", "", "legacy")
 		if len(rcs) != 2 || rcs[0].Object.Name != "report-runner" || rcs[0].Reason != diagnose.ReasonNodeNotReady ||
-			rcs[1].Object.Name != "nightly" || rcs[1].Reason != diagnose.ReasonControllerAbsent || !strings.HasPrefix(rcs[1].Message, "once it is deleted: ") {
-			t.Errorf("root causes of ns/legacy = %+v, want Pod report-runner (%s), then Backup nightly once deleted (%s)", rcs, diagnose.ReasonNodeNotReady, diagnose.ReasonControllerAbsent)
+			rcs[1].Object.Name != "nightly" || rcs[1].Reason != diagnose.ReasonControllerNotFound || !strings.HasPrefix(rcs[1].Message, "once it is deleted: ") {
+			t.Errorf("root causes of ns/legacy = %+v, want Pod report-runner (%s), then Backup nightly once deleted (%s)", rcs, diagnose.ReasonNodeNotReady, diagnose.ReasonControllerNotFound)
 		}
 	})
 	t.Run("archive waits on a Backup whose controller is absent", func(t *testing.T) {
 		rcs := rootCause(t, "Namespace", "", "archive")
-		if len(rcs) != 1 || rcs[0].Object.Name != "weekly" || rcs[0].Finalizer != "backups.example.com/protect" || rcs[0].Reason != diagnose.ReasonControllerAbsent {
-			t.Errorf("root causes of ns/archive = %+v, want Backup weekly's backups.example.com/protect (%s)", rcs, diagnose.ReasonControllerAbsent)
+		if len(rcs) != 1 || rcs[0].Object.Name != "weekly" || rcs[0].Finalizer != "backups.example.com/protect" || rcs[0].Reason != diagnose.ReasonControllerNotFound {
+			t.Errorf("root causes of ns/archive = %+v, want Backup weekly's backups.example.com/protect (%s)", rcs, diagnose.ReasonControllerNotFound)
 		}
 	})
 	t.Run("gizmo waits on a controller that is not installed", func(t *testing.T) {
 		rcs := rootCause(t, "Widget", "shop", "gizmo")
-		if len(rcs) != 1 || rcs[0].Finalizer != "widgets.example.com/cleanup" || rcs[0].Reason != diagnose.ReasonControllerAbsent {
-			t.Errorf("root causes of widget/gizmo = %+v, want widgets.example.com/cleanup (%s)", rcs, diagnose.ReasonControllerAbsent)
+		if len(rcs) != 1 || rcs[0].Finalizer != "widgets.example.com/cleanup" || rcs[0].Reason != diagnose.ReasonControllerNotFound {
+			t.Errorf("root causes of widget/gizmo = %+v, want widgets.example.com/cleanup (%s)", rcs, diagnose.ReasonControllerNotFound)
 		}
 	})
 	t.Run("shared-config will be garbage-collected", func(t *testing.T) {

@@ -45,7 +45,8 @@ type Options struct {
 type Diagnoser struct {
 	ix   *index
 	opts Options
-	// workloads caches matchingWorkloads by finalizer domain.
+	// workloads caches the workloads matching a finalizer's evidence
+	// (matchingWorkloads, run.workloads), by key.
 	workloads map[string][]*snapshot.Object
 }
 
@@ -227,8 +228,11 @@ func (r *run) addLeaf(l leaf, held *snapshot.Object, edge *fgEdge) int {
 // rootKey identifies a root cause across paths and, in -A, across
 // diagnoses: one failing API group is one root cause for every namespace.
 func rootKey(rc RootCause) string {
-	if rc.Reason == ReasonDiscoveryFailure && len(rc.Related) > 0 {
-		return rc.Reason + "|" + rc.Related[0].Name
+	switch rc.Reason {
+	case ReasonDiscoveryFailure, ReasonAPIServiceUnavailable, ReasonNamespaceBlocksItself:
+		if name := relatedName(rc, "APIService"); name != "" {
+			return rc.Reason + "|" + name
+		}
 	}
 	return rc.Object.UID + "|" + rc.Finalizer + "|" + rc.Reason + "|" + rc.Object.String()
 }
@@ -326,6 +330,16 @@ func isKind(o *snapshot.Object, group, kind string) bool {
 func (r *run) finalizer(o *snapshot.Object, f string) Blocker {
 	info := rules.LookupFinalizer(f)
 	b := Blocker{Object: o.Ref(), Finalizer: f, RemovedBy: info.RemovedBy, WaitingFor: info.Condition}
+	if hooks := r.webhooksHolding(o, f); len(hooks) > 0 {
+		// Whoever removes it sends an UPDATE, and the API server rejects
+		// it: that, not the remover, is what to fix first.
+		if !info.WellKnown {
+			b.RemovedBy = rules.ActorUnknown
+		}
+		b.WaitingFor = "an UPDATE removing " + f + " to be admitted: every one is rejected by " + plural(len(hooks), "webhook") + " that cannot be called"
+		b.Blockers = hooks
+		return b
+	}
 	switch {
 	case f == rules.FinalizerForeground:
 		r.foreground(o, &b)

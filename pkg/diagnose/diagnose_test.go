@@ -100,9 +100,9 @@ func TestDiagnoseRootCauses(t *testing.T) {
 		snapshot.Condition{Type: condFinalizersRemains, Status: "True", Reason: "SomeFinalizersRemain", Message: "Some content in the namespace has finalizers remaining: example.com/gizmo in 2 resource instances"})
 
 	operatorNS := terminatingNS("ops", ago(time.Hour))
-	operator := testobj.Deployment("ops", "example-operator").Deleting(ago(time.Hour)).Build()
+	operator := testobj.Deployment("ops", "example-operator").Label("app.kubernetes.io/part-of", "example.com").Deleting(ago(time.Hour)).Build()
 	w3 := gone(widget("ops", "w3").Deleting(ago(time.Hour)).Finalizers("example.com/cleanup").Build())
-	presentCtrl := testobj.Deployment("example-system", "controller").Build()
+	presentCtrl := testobj.Deployment("example-system", "controller").Label("app.kubernetes.io/part-of", "example.com").Build()
 
 	ephClaim := testobj.PVC("eph", "runner-scratch").Deleting(ago(time.Hour)).Finalizers(rules.FinalizerPVC).Build()
 	ephUser := testobj.Pod("eph", "runner").Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "n1", Phase: "Running", EphemeralClaims: []string{"runner-scratch"}}}).Build()
@@ -162,7 +162,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "a third-party namespace spec finalizer",
 			snap:   testobj.Snapshot(specNS).Build(),
 			target: specNS.Metadata.UID,
-			want: []wantRC{{uid: specNS.Metadata.UID, finalizer: "openshift.io/origin", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown,
+			want: []wantRC{{uid: specNS.Metadata.UID, finalizer: "openshift.io/origin", reason: ReasonControllerNotFound, removedBy: rules.ActorUnknown,
 				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
 		},
 		{
@@ -188,20 +188,20 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			snap:   testobj.Snapshot(podsFirstNS, podsFirstPod, podsFirstCM, node("n2", "False")).Build(),
 			target: podsFirstNS.Metadata.UID,
 			want: []wantRC{{uid: podsFirstPod.Metadata.UID, reason: ReasonNodeNotReady, removedBy: rules.ActorKubelet},
-				{uid: podsFirstCM.Metadata.UID, finalizer: "example.com/keep", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown}},
+				{uid: podsFirstCM.Metadata.UID, finalizer: "example.com/keep", reason: ReasonControllerNotFound, removedBy: rules.ActorUnknown}},
 		},
 		{
 			name:   "a pod blocking two owners is one root cause with an edge to each",
 			snap:   testobj.Snapshot(dia, diaRS1, diaRS2, diaPod).Build(),
 			target: dia.Metadata.UID,
-			want: []wantRC{{uid: diaPod.Metadata.UID, finalizer: "example.com/x", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown,
+			want: []wantRC{{uid: diaPod.Metadata.UID, finalizer: "example.com/x", reason: ReasonControllerNotFound, removedBy: rules.ActorUnknown,
 				actions: []string{ActionFixController, ActionUnblockOwnerReference, ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
 		},
 		{
 			name:   "foreground held by a blocking dependent terminating on a custom finalizer, two levels down",
 			snap:   testobj.Snapshot(deploy, rs, stuckPod, readyNode).Build(),
 			target: deploy.Metadata.UID,
-			want: []wantRC{{uid: stuckPod.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown,
+			want: []wantRC{{uid: stuckPod.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerNotFound, removedBy: rules.ActorUnknown,
 				actions: []string{ActionFixController, ActionUnblockOwnerReference, ActionRemoveOwnerReference, ActionRemoveFinalizer}}},
 		},
 		{
@@ -242,7 +242,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "namespace held by a custom resource whose controller is absent",
 			snap:   widgets(testobj.Snapshot(team, w1)).Build(),
 			target: team.Metadata.UID,
-			want: []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown,
+			want: []wantRC{{uid: w1.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerNotFound, removedBy: rules.ActorUnknown,
 				actions: []string{ActionFixController, ActionRemoveFinalizer}}},
 		},
 		{
@@ -297,7 +297,7 @@ func TestDiagnoseRootCauses(t *testing.T) {
 			name:   "CRD held by an instance terminating on its controller's finalizer",
 			snap:   widgets(testobj.Snapshot(crd, w2)).Build(),
 			target: crd.Metadata.UID,
-			want:   []wantRC{{uid: w2.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerAbsent, removedBy: rules.ActorUnknown}},
+			want:   []wantRC{{uid: w2.Metadata.UID, finalizer: "example.com/cleanup", reason: ReasonControllerNotFound, removedBy: rules.ActorUnknown}},
 		},
 		{
 			name:   "PVC held by a running pod that mounts it; an unscheduled one does not count",
@@ -594,38 +594,33 @@ func TestRemediesSayWhatLeaks(t *testing.T) {
 // A finalizer whose domain is too generic to search for (kubernetes.io)
 // still names the controller it guesses, and the root cause must not then
 // claim it cannot tell which controller that is.
-func TestGenericDomainKeepsTheGuess(t *testing.T) {
-	for _, c := range []struct {
-		finalizer, controller string
-		says, never           []string
-	}{
-		{"kubernetes.io/custom-cleanup", "the kubernetes.io controller",
-			[]string{"whether the kubernetes.io controller (guessed from the finalizer's domain) runs", "kubernetes.io is too generic"},
-			[]string{"which controller"}},
-		{"custom-cleanup", "",
-			[]string{"names no domain, so kgc cannot tell which controller"},
-			[]string{"probably", "guessed"}},
-	} {
-		cm := gone(testobj.ConfigMap("shop", "c").Deleting(ago(time.Hour)).Finalizers(c.finalizer).Build())
-		d, err := New(testobj.Snapshot(cm).Build(), nil, Options{}).Diagnose(cm.Metadata.UID)
+func TestNoEvidenceNamesNoController(t *testing.T) {
+	// A workload sharing a word with the domain is no evidence.
+	lookalike := testobj.Deployment("kube-system", "kubernetes-custom-cleanup").Label("app", "custom-cleanup").Build()
+	for _, f := range []string{"kubernetes.io/custom-cleanup", "custom-cleanup", "finalizers.acme.io/drain"} {
+		cm := gone(testobj.ConfigMap("shop", "c").Deleting(ago(time.Hour)).Finalizers(f).Build())
+		d, err := New(testobj.Snapshot(cm, lookalike).Build(), nil, Options{}).Diagnose(cm.Metadata.UID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(d.RootCauses) != 1 {
-			t.Fatalf("%s: %d root causes:\n%s", c.finalizer, len(d.RootCauses), describe(d.RootCauses))
+			t.Fatalf("%s: %d root causes:\n%s", f, len(d.RootCauses), describe(d.RootCauses))
 		}
 		rc := d.RootCauses[0]
-		if rc.Reason != ReasonControllerUnknown || rc.Controller != c.controller {
-			t.Errorf("%s: reason %q, controller %q; want %q, %q", c.finalizer, rc.Reason, rc.Controller, ReasonControllerUnknown, c.controller)
+		if rc.Reason != ReasonControllerNotFound || rc.Controller != "" || rc.Attribution == nil || rc.Attribution.Evidence != EvidenceNone || rc.Attribution.Confidence != ConfidenceNone {
+			t.Errorf("%s: reason %q, controller %q, attribution %+v; want controller-not-found without a controller", f, rc.Reason, rc.Controller, rc.Attribution)
 		}
-		for _, s := range c.says {
-			if !strings.Contains(rc.Message, s) {
-				t.Errorf("%s: message %q does not say %q", c.finalizer, rc.Message, s)
+		if !strings.Contains(rc.Message, "no controller for this finalizer found in the input") {
+			t.Errorf("%s: message %q", f, rc.Message)
+		}
+		for _, rem := range rc.Remedies {
+			if strings.Contains(rem.Command, "kubectl logs") || strings.Contains(rem.Description, lookalike.Metadata.Name) {
+				t.Errorf("%s: remedy points at a workload no evidence names: %+v", f, rem)
 			}
 		}
-		for _, s := range c.never {
+		for _, s := range []string{"probably", "guessed"} {
 			if strings.Contains(rc.Message, s) {
-				t.Errorf("%s: message %q says %q", c.finalizer, rc.Message, s)
+				t.Errorf("%s: message %q says %q", f, rc.Message, s)
 			}
 		}
 	}

@@ -45,6 +45,18 @@ func (r *run) namespaceSpec(ns *snapshot.Object) []Blocker {
 	return out
 }
 
+// standingCondition returns the first of the namespace controller's
+// conditions that stands (status True), in the controller's order.
+func standingCondition(ns *snapshot.Object) (snapshot.Condition, bool) {
+	conds := conditions(ns)
+	for _, t := range []string{condDiscoveryFailure, condGVParsingFailure, condContentFailure, condContentRemaining, condFinalizersRemains} {
+		if c, ok := conds[t]; ok && c.Status == "True" {
+			return c, true
+		}
+	}
+	return snapshot.Condition{}, false
+}
+
 func conditions(ns *snapshot.Object) map[string]snapshot.Condition {
 	out := map[string]snapshot.Condition{}
 	if ns.Facts != nil && ns.Facts.Namespace != nil {
@@ -96,11 +108,25 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 	waits = append(waits, dw...)
 	b.Blockers = append(b.Blockers, db...)
 
+	if fb := r.contentFailures(ns, conds); len(fb) > 0 {
+		waits = append(waits, "its deletes to stop failing")
+		b.Blockers = append(b.Blockers, fb...)
+	}
 	b.Blockers = append(b.Blockers, r.contentBlockers(ns, content, len(pods) > 0, conds)...)
 	b.Blockers = append(b.Blockers, r.unseenContent(ns, conds, content)...)
 	r.noteUnlistedContent()
 
 	if len(waits) == 0 && len(b.Blockers) == 0 {
+		if c, ok := standingCondition(ns); ok {
+			// The namespace controller says something remains or fails:
+			// never an all-clear while it does.
+			b.WaitingFor = "what the namespace controller's " + c.Type + " condition reports"
+			b.RootCause = r.addLeaf(leaf{obj: ns, rc: RootCause{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Reason: ReasonContentNotInSnapshot, RemovedBy: rules.ActorNamespace,
+				Message: "the namespace controller's " + c.Type + " condition stands (" + c.Message + "), yet the input shows nothing left in the namespace: it changed after the controller's last pass, or the input misses what the condition names"},
+				extra: []Remedy{{Action: ActionWait, Description: "Look at the namespace's conditions and content now, then run kgc on a fresh snapshot",
+					Command: "kubectl get namespace " + ns.Metadata.Name + " -o jsonpath='{range .status.conditions[*]}{.type}={.status}: {.message}{\"\\n\"}{end}'"}}}, ns, nil)
+			return b
+		}
 		b.WaitingFor = "nothing left: the namespace controller finalizes it on its next pass"
 		b.RootCause = r.inProgress(ns, rules.FinalizerNamespace, rules.ActorNamespace,
 			"the namespace is empty: the namespace controller removes the kubernetes finalizer on its next pass", ns)
@@ -131,11 +157,17 @@ func (r *run) discoveryBlocker(ns *snapshot.Object, gv, detail string) Blocker {
 		}
 		rc.Message = msg + ": the namespace controller cannot tell whether the namespace still holds objects of that group, so it never removes the kubernetes finalizer of any terminating namespace; fix or remove APIService " + apisvc
 		ref := snapshot.ObjectRef{APIVersion: "apiregistration.k8s.io/v1", Kind: "APIService", Name: apisvc}
+		rc.Related = []snapshot.ObjectRef{ref}
 		if o := r.ix.byName("apiregistration.k8s.io", "APIService", "", apisvc); o != nil {
 			ref = o.Ref()
 			b.Objects = []snapshot.ObjectRef{ref}
+			reason, why, related := r.explainAPIService(o, ns)
+			rc.Reason = reason
+			rc.Related = append([]snapshot.ObjectRef{ref}, related...)
+			if why != "" {
+				rc.Message = msg + ": " + why + ". The namespace controller cannot tell whether the namespace still holds objects of that group, so it never removes the kubernetes finalizer of any terminating namespace"
+			}
 		}
-		rc.Related = []snapshot.ObjectRef{ref}
 	}
 	b.RootCause = r.addLeaf(leaf{obj: ns, rc: rc}, ns, nil)
 	return b
@@ -154,19 +186,44 @@ func apiServiceName(gv string) string {
 // error, so the namespace is never finalized even once it is empty.
 func (r *run) discoveryBlockers(ns *snapshot.Object, conds map[string]snapshot.Condition) (waits []string, bs []Blocker) {
 	failures := r.ix.cat.DiscoveryFailures()
+	failing := map[string]bool{}
 	for _, f := range failures {
+		failing[f.GroupVersion] = true
 		waits = append(waits, "discovery of "+f.GroupVersion+" to succeed")
 		bs = append(bs, r.discoveryBlocker(ns, f.GroupVersion, f.Error))
 	}
-	if c, ok := conds[condDiscoveryFailure]; ok && c.Status == "True" && len(failures) == 0 {
+	// An APIService that is not Available fails discovery of its group
+	// version, whether or not the input recorded that discovery (a dump
+	// has none of its own).
+	for _, a := range r.unavailableAPIServices() {
+		gv := apiServiceGV(a)
+		if failing[gv] {
+			continue
+		}
+		failing[gv] = true
+		failures = append(failures, rules.DiscoveryFailure{GroupVersion: gv})
+		waits = append(waits, "discovery of "+gv+" to succeed")
+		bs = append(bs, r.discoveryBlocker(ns, gv, ""))
+	}
+	if c, ok := conds[condDiscoveryFailure]; ok && c.Status == "True" {
 		// An offline dump has no discovery of its own: the condition's
-		// message names the failing group versions.
+		// message names the failing group versions. A condition that
+		// stands is the namespace controller's last word, so the group
+		// versions it names hold the namespace even when the input's
+		// discovery did not fail for them.
 		gvs := failingGroupVersions(c.Message)
+		captured := len(r.ix.cat.DiscoveryFailures()) > 0
 		for _, gv := range gvs {
+			if failing[gv] || captured {
+				// The input's own discovery, which found other failures,
+				// is newer than the condition.
+				continue
+			}
+			failing[gv] = true
 			waits = append(waits, "discovery of "+gv+" to succeed")
 			bs = append(bs, r.discoveryBlocker(ns, gv, "reported by the namespace's "+condDiscoveryFailure+" condition"))
 		}
-		if len(gvs) == 0 {
+		if len(gvs) == 0 && len(failures) == 0 {
 			waits = append(waits, "discovery of every API group to succeed")
 			bs = append(bs, r.discoveryBlocker(ns, "", c.Message))
 		}
@@ -188,6 +245,13 @@ func (r *run) contentBlockers(ns *snapshot.Object, content []*snapshot.Object, h
 	for _, o := range content {
 		if o.Terminating() {
 			bs = append(bs, r.explainHeld(o, ns, nil)...)
+			continue
+		}
+		if hooks := r.rejectingWebhooks(o, "DELETE"); len(hooks) > 0 && (!hasPods || isKind(o, "", "Pod")) {
+			// The namespace controller's DELETE of it is rejected.
+			for _, w := range hooks {
+				bs = append(bs, r.webhookBlocker(o, "DELETE", "the namespace controller's delete of "+o.Ref().String(), w, ns))
+			}
 			continue
 		}
 		switch {
@@ -272,11 +336,6 @@ func (r *run) unseenContent(ns *snapshot.Object, conds map[string]snapshot.Condi
 				res = x
 			}
 		}
-		if res != nil && res.Listed {
-			// The snapshot lists this type: its objects, if any, are
-			// explained above; the condition may be older than the snapshot.
-			continue
-		}
 		for _, o := range content {
 			if res != nil && o.Kind == res.Kind && snapshot.GroupOf(o.APIVersion) == group {
 				seen++
@@ -290,7 +349,12 @@ func (r *run) unseenContent(ns *snapshot.Object, conds map[string]snapshot.Condi
 			qr += "." + group
 		}
 		msg := fmt.Sprintf("the namespace status reports %d %s remaining that kgc could not list", n, qr)
-		if res != nil && !r.ix.snap.ListFailed(*res) {
+		switch {
+		case res != nil && res.Listed:
+			// The condition is the controller's last pass; the input,
+			// which lists the type, holds fewer.
+			msg = fmt.Sprintf("the namespace controller last reported %d %s remaining (%s), and the input, which lists them, holds %d: they went away after its last pass (it then finalizes the namespace on its next one), or the input misses them", n, qr, condContentRemaining, seen)
+		case res != nil && !r.ix.snap.ListFailed(*res):
 			msg = fmt.Sprintf("the namespace status reports %d %s remaining, which the input does not hold", n, qr)
 		}
 		if len(fins) > 0 {

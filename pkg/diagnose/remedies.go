@@ -21,11 +21,15 @@ var actionRank = map[string]int{
 	ActionFixController:         1,
 	ActionFixAPIService:         1,
 	ActionFixNode:               1,
+	ActionFixService:            1,
 	ActionDelete:                2,
 	ActionTaintOutOfService:     3,
 	ActionUnblockOwnerReference: 4,
 	ActionRemoveOwnerReference:  5,
 	ActionDeleteAPIService:      6,
+	ActionPatchWebhook:          6,
+	ActionPatchCRDConversion:    6,
+	ActionDeleteWebhook:         6,
 	ActionForceDelete:           7,
 	ActionRemoveFinalizer:       8,
 }
@@ -64,9 +68,14 @@ func (r *run) reasonRemedies(l *leaf) []Remedy {
 		}
 		add(Remedy{Action: ActionWait, Description: "Wait: the " + who + " should finish this within seconds to minutes; if nothing changes, check that it runs",
 			Command: "kubectl wait --for=delete " + r.waitTarget(rc.Object) + " --timeout=5m"})
-	case ReasonDiscoveryFailure:
+	case ReasonNamespaceBlocksItself:
+		name := relatedName(rc, "APIService")
+		add(Remedy{Action: ActionDeleteAPIService, Description: "Delete APIService " + name + ": what serves it is deleted with the namespace, so it cannot become available again; every terminating namespace then finishes (reinstall the extension outside this namespace afterwards if it is still wanted)",
+			Command: "kubectl delete apiservice " + name,
+			Risk:    "its API disappears for every client until the extension is reinstalled"})
+	case ReasonDiscoveryFailure, ReasonAPIServiceUnavailable:
 		if len(rc.Related) > 0 {
-			name := rc.Related[0].Name
+			name := relatedName(rc, "APIService")
 			add(Remedy{Action: ActionFixAPIService, Description: "Make APIService " + name + " available again: its status.conditions say why it fails; its backing service must answer",
 				Command: "kubectl get apiservice " + name + " -o yaml"})
 			add(Remedy{Action: ActionDeleteAPIService, Description: "If the extension behind " + name + " was uninstalled, delete its stale APIService; every terminating namespace then finishes",

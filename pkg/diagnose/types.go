@@ -27,8 +27,13 @@ const (
 	// built-in one) and has not removed its finalizer yet.
 	ReasonControllerPending = "controller-pending"
 	// ReasonControllerUnknown: kgc cannot tell whether the controller runs
-	// (the workload types could not be listed, or the finalizer names no domain).
+	// (the workload types could not be listed, or the evidence names a
+	// controller whose workloads the input does not show).
 	ReasonControllerUnknown = "controller-unknown"
+	// ReasonControllerNotFound: nothing in the input names the controller
+	// of a finalizer (not a well-known finalizer, no owner on its CRD, no
+	// workload carrying its domain).
+	ReasonControllerNotFound = "controller-not-found"
 	// ReasonGCUnmonitored: the garbage collector does not watch the type,
 	// so it never processes orphan or foregroundDeletion on it.
 	ReasonGCUnmonitored = "gc-unmonitored"
@@ -72,6 +77,25 @@ const (
 	// longer: the actor is not acting (not running, or, for the garbage
 	// collector, not synced).
 	ReasonControllerStalled = "controller-stalled"
+	// ReasonContentFailure: the namespace controller reports that it
+	// failed to list or delete content (NamespaceDeletionContentFailure)
+	// and the message names no cause kgc can check.
+	ReasonContentFailure = "content-failure"
+	// ReasonConversionWebhookUnavailable: content of a custom type cannot
+	// be listed or deleted because its CRD's conversion webhook fails.
+	ReasonConversionWebhook = "conversion-webhook-unavailable"
+	// ReasonAPIServiceUnavailable: an APIService is not Available, so
+	// discovery of its group version fails.
+	ReasonAPIServiceUnavailable = "apiservice-unavailable"
+	// ReasonNamespaceBlocksItself: an APIService whose Service lives in a
+	// namespace being deleted: that deletion removed what serves it, and
+	// its failing discovery keeps every namespace from being finalized.
+	ReasonNamespaceBlocksItself = "namespace-blocks-itself"
+	// ReasonWebhookRejects: an admission webhook with failurePolicy Fail
+	// intercepts the request that would let the object go (a finalizer
+	// removal is an UPDATE, the namespace controller's a DELETE) and
+	// cannot be called, or denies it.
+	ReasonWebhookRejects = "webhook-rejects"
 	// ReasonInProgress: nothing is stuck at this leaf; the named actor
 	// should act on its next pass. Persisting means that actor is down.
 	ReasonInProgress = "in-progress"
@@ -86,11 +110,15 @@ const (
 	ActionFixController         = "fix-controller"
 	ActionFixAPIService         = "fix-apiservice"
 	ActionFixNode               = "fix-node"
+	ActionFixService            = "fix-service"
 	ActionDelete                = "delete"
 	ActionTaintOutOfService     = "taint-out-of-service"
 	ActionUnblockOwnerReference = "unblock-owner-reference"
 	ActionRemoveOwnerReference  = "remove-owner-reference"
 	ActionDeleteAPIService      = "delete-apiservice"
+	ActionPatchWebhook          = "patch-webhook"
+	ActionDeleteWebhook         = "delete-webhook-configuration"
+	ActionPatchCRDConversion    = "patch-crd-conversion"
 	ActionForceDelete           = "force-delete"
 	ActionRemoveFinalizer       = "remove-finalizer"
 )
@@ -143,10 +171,13 @@ type Blocker struct {
 	// RemovedBy is the actor expected to remove it: "unknown" for a
 	// finalizer kgc does not know.
 	RemovedBy string `json:"removedBy"`
-	// Controller is, for an unknown finalizer, the controller kgc guesses
-	// from its domain ("the example.com controller").
+	// Controller is, for a finalizer no Kubernetes controller removes, the
+	// controller the evidence names (see Attribution).
 	Controller string `json:"controller,omitempty"`
-	WaitingFor string `json:"waitingFor"`
+	// Attribution is, for a finalizer a controller removes, how kgc knows
+	// which controller that is.
+	Attribution *Attribution `json:"attribution,omitempty"`
+	WaitingFor  string       `json:"waitingFor"`
 	// Conditions are, for a namespace's kubernetes finalizer, the failing
 	// (status True) conditions the namespace controller wrote.
 	Conditions []snapshot.Condition `json:"conditions,omitempty"`
@@ -170,16 +201,34 @@ type RootCause struct {
 	Finalizer string             `json:"finalizer"`
 	Reason    string             `json:"reason"`
 	RemovedBy string             `json:"removedBy,omitempty"`
-	// Controller is, for an unknown finalizer, the controller guessed
-	// from its domain.
+	// Controller is the controller the evidence names (see Attribution).
 	Controller string `json:"controller,omitempty"`
-	Message    string `json:"message"`
+	// Attribution is how kgc knows who removes the finalizer.
+	Attribution *Attribution `json:"attribution,omitempty"`
+	Message     string       `json:"message"`
 	// Related names other objects involved: the APIService that fails
 	// discovery, the node a pod runs on, the controller that matched.
 	Related []snapshot.ObjectRef `json:"related,omitempty"`
 	// Holds are the objects directly waiting on this root cause.
 	Holds    []snapshot.ObjectRef `json:"holds,omitempty"`
 	Remedies []Remedy             `json:"remedies"`
+}
+
+// Attribution is the evidence for who removes a finalizer.
+type Attribution struct {
+	// Evidence: "well-known" (kgc's table of finalizers, with its source),
+	// "crd-owner" (the owner of the CRD serving the object), "workload-label"
+	// (a workload carrying the finalizer's full domain) or "none".
+	Evidence string `json:"evidence"`
+	// Confidence: "high", "medium" or "none".
+	Confidence string `json:"confidence"`
+	// Controller is the controller the evidence names; empty for "none".
+	Controller string `json:"controller,omitempty"`
+	// Detail is the evidence in words.
+	Detail string `json:"detail"`
+	// Objects are the objects the evidence rests on: the CRD and its
+	// owner, the workloads found.
+	Objects []snapshot.ObjectRef `json:"objects,omitempty"`
 }
 
 // Remedy is one way out, with the exact command.

@@ -220,138 +220,6 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 	}
 }
 
-// controller explains a finalizer only a controller removes, built-in or
-// third-party. For a third-party one it looks for that controller in the
-// snapshot, and says "probably" either way.
-func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
-	info := rules.LookupFinalizer(f)
-	b.RemovedBy = info.RemovedBy
-	if f == rules.FinalizerLB {
-		r.loadBalancer(o, info, b)
-		return
-	}
-	if info.WellKnown {
-		b.WaitingFor = info.Condition
-		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: f, Reason: ReasonControllerPending, RemovedBy: info.RemovedBy,
-			Message: r.staleMsg(o, "the "+info.RemovedBy+" removes it once "+info.Condition, info.RemovedBy)}}, o, nil)
-		return
-	}
-	where := "metadata.finalizers"
-	if spec {
-		where = "spec.finalizers"
-	}
-	p := r.findController(o, f)
-	// A finalizer kgc does not know is removed by an unknown controller;
-	// the name guessed from its domain is only a guess, kept apart.
-	b.RemovedBy = rules.ActorUnknown
-	b.WaitingFor = "the controller that added " + f + " to finish its cleanup and remove it from " + where
-	if info.RemovedBy != rules.ActorUnknown {
-		b.Controller = info.RemovedBy
-		b.WaitingFor = info.RemovedBy + " (guessed from the finalizer's domain) to finish its cleanup and remove " + f + " from " + where
-	}
-	rc := RootCause{Object: o.Ref(), Finalizer: f, Reason: p.reason, RemovedBy: rules.ActorUnknown, Controller: b.Controller, Message: p.message, Related: p.related}
-	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: p.remedies}, o, nil)
-}
-
-// presence is what the snapshot says about a third-party controller.
-type presence struct {
-	reason   string
-	message  string
-	related  []snapshot.ObjectRef
-	remedies []Remedy
-}
-
-// genericLabels are domain labels too common to identify a controller.
-var genericLabels = map[string]bool{
-	"io": true, "com": true, "org": true, "net": true, "dev": true, "sh": true, "co": true, "uk": true, "de": true,
-	"cloud": true, "k8s": true, "x-k8s": true, "kubernetes": true, "sigs": true, "finalizer": true, "finalizers": true,
-	"www": true, "api": true, "apis": true, "apps": true, "cluster": true, "local": true, "internal": true, "svc": true,
-}
-
-// domainTokens are the distinctive labels of a finalizer's domain:
-// "finalizers.external-secrets.io" → ["external-secrets"].
-func domainTokens(domain string) []string {
-	var out []string
-	for _, l := range strings.Split(strings.ToLower(domain), ".") {
-		if len(l) >= 3 && !genericLabels[l] {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// findController looks for a workload whose name, namespace or labels
-// match the finalizer's domain. It is a guess and says so.
-func (r *run) findController(o *snapshot.Object, f string) presence {
-	domain := rules.FinalizerDomain(f)
-	if domain == "" && strings.Contains(f, ".") {
-		domain = f
-	}
-	tokens := domainTokens(domain)
-	removedBy := rules.LookupFinalizer(f).RemovedBy
-	guessed := removedBy != rules.ActorUnknown
-	if !guessed {
-		removedBy = "the controller that added " + f
-	}
-	if len(tokens) == 0 {
-		return unsearchable(f, domain, removedBy, guessed)
-	}
-	anyListed := false
-	for _, gk := range workloadKinds {
-		anyListed = anyListed || r.ix.listed(gk[0], gk[1])
-	}
-	var live, dying []*snapshot.Object
-	for _, w := range r.d.matchingWorkloads(domain, tokens) {
-		if w.Metadata.UID == o.Metadata.UID {
-			continue
-		}
-		if w.Terminating() {
-			dying = append(dying, w)
-		} else {
-			live = append(live, w)
-		}
-	}
-	quoted := `"` + strings.Join(tokens, `", "`) + `"`
-	grep := "kubectl get deployments,statefulsets,daemonsets -A | grep -i -e " + strings.Join(tokens, " -e ")
-	switch {
-	case len(live) > 0:
-		w := live[0]
-		return presence{reason: ReasonControllerPending, related: refsOf(live),
-			message: removedBy + " appears to run (" + w.Ref().String() + " matches " + quoted + ") but has not removed " + f + ": it is probably failing its cleanup for this object; its logs say why",
-			remedies: []Remedy{{Action: ActionFixController, Description: "Read the logs of " + w.Ref().String() + " for errors about " + o.Ref().String() + " and fix what it reports",
-				Command: "kubectl logs " + logsTarget(w) + " --tail=200"}}}
-	case len(dying) > 0:
-		w := dying[0]
-		return presence{reason: ReasonControllerTerminating, related: refsOf(dying),
-			message:  removedBy + " is probably gone: the only workloads matching " + quoted + " (" + w.Ref().String() + ") are being deleted themselves, typically with the namespace they run in, so nothing will remove " + f,
-			remedies: []Remedy{{Action: ActionFixController, Description: "Run " + removedBy + " again outside the namespace being deleted (reinstall it), so it can finish its cleanup and remove " + f}}}
-	case !anyListed:
-		return presence{reason: ReasonControllerUnknown,
-			message:  "workloads could not be listed, so whether " + removedBy + " runs is unknown",
-			remedies: []Remedy{{Action: ActionFixController, Description: "Check that " + removedBy + " runs", Command: grep}}}
-	}
-	return presence{reason: ReasonControllerAbsent,
-		message: removedBy + " is probably not running: no Deployment, StatefulSet, DaemonSet or Pod in the snapshot has a name, namespace or label matching " + quoted + " (from the finalizer's domain " + domain + ")",
-		remedies: []Remedy{{Action: ActionFixController, Description: "Reinstall or restart " + removedBy + " so that it finishes its cleanup and removes " + f + " itself (confirm it is really absent first)",
-			Command: grep}}}
-}
-
-// unsearchable is the presence of a controller kgc cannot look for: the
-// finalizer has no domain, or one too generic to match a workload
-// (kubernetes.io). When the domain named a controller (the blocker says
-// "probably the kubernetes.io controller"), the message keeps that guess
-// rather than contradict it; it only says the guess cannot be checked.
-func unsearchable(f, domain, removedBy string, guessed bool) presence {
-	msg := "finalizer " + f + " names no domain, so kgc cannot tell which controller should remove it or whether it runs"
-	if guessed {
-		msg = "kgc cannot tell whether " + removedBy + " (guessed from the finalizer's domain) runs: " + domain +
-			" is too generic to match a workload's name, namespace or labels"
-	}
-	return presence{reason: ReasonControllerUnknown, message: msg,
-		remedies: []Remedy{{Action: ActionFixController,
-			Description: "Find the controller that adds " + f + " (its documentation or the operator that created this object) and make sure it runs"}}}
-}
-
 // workloadKinds are where a controller runs.
 var workloadKinds = [][2]string{{"apps", "Deployment"}, {"apps", "StatefulSet"}, {"apps", "DaemonSet"}, {"", "Pod"}}
 
@@ -407,7 +275,8 @@ func logsTarget(w *snapshot.Object) string {
 // bare metal, a removed cloud provider) never do.
 func (r *run) loadBalancer(o *snapshot.Object, info rules.FinalizerInfo, b *Blocker) {
 	b.WaitingFor = info.Condition
-	rc := RootCause{Object: o.Ref(), Finalizer: rules.FinalizerLB, RemovedBy: info.RemovedBy}
+	b.Attribution = &Attribution{Evidence: EvidenceWellKnown, Confidence: ConfidenceHigh, Controller: info.RemovedBy, Detail: wellKnownDetail(rules.FinalizerLB, info)}
+	rc := RootCause{Object: o.Ref(), Finalizer: rules.FinalizerLB, RemovedBy: info.RemovedBy, Attribution: b.Attribution}
 	var extra []Remedy
 	var live []*snapshot.Object
 	for _, w := range r.d.matchingWorkloads("cloud-controller-manager", []string{"cloud-controller-manager"}) {

@@ -146,7 +146,7 @@ func writeBlocker(b *strings.Builder, x diagnose.Blocker, prefix, branch, cont s
 		label = "waits"
 	}
 	if x.Finalizer != "" && x.RemovedBy != "" {
-		label += " ← " + removedBy(x.RemovedBy, x.Controller)
+		label += " ← " + removedBy(x.RemovedBy, x.Controller, x.Attribution)
 	}
 	if x.RootCause > 0 {
 		label += "  " + s.Paint(Red, fmt.Sprintf("[root cause %d]", x.RootCause))
@@ -201,7 +201,14 @@ func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, live bool,
 	fmt.Fprintf(b, "%2d. %s  (%s)\n", n, s.Paint(Bold, title), rc.Reason)
 	b.WriteString("    " + rc.Message + "\n")
 	if rc.RemovedBy != "" {
-		b.WriteString("    " + s.Paint(Dim, "removed by: ") + removedBy(rc.RemovedBy, rc.Controller) + "\n")
+		b.WriteString("    " + s.Paint(Dim, "removed by: ") + removedBy(rc.RemovedBy, rc.Controller, rc.Attribution) + "\n")
+	}
+	if a := rc.Attribution; a != nil {
+		ev := a.Evidence + " (" + a.Confidence + " confidence)"
+		if a.Evidence == diagnose.EvidenceNone {
+			ev = a.Evidence
+		}
+		b.WriteString("    " + s.Paint(Dim, "evidence: ") + ev + ": " + a.Detail + "\n")
 	}
 	if len(rc.Holds) > 0 {
 		b.WriteString("    " + s.Paint(Dim, "holds: ") + listRefs(rc.Holds) + "\n")
@@ -264,7 +271,7 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 				age = "-" + age
 			}
 			if i == 0 {
-				rows = append(rows, []string{rc.Object.String(), fin, rc.Reason, shortRemovedBy(rc.RemovedBy, rc.Controller), h.Object.String(), age})
+				rows = append(rows, []string{rc.Object.String(), fin, rc.Reason, shortRemovedBy(rc.RemovedBy, rc.Controller, rc.Attribution), h.Object.String(), age})
 			} else {
 				rows = append(rows, []string{"", "", "", "", h.Object.String(), age})
 			}
@@ -285,20 +292,30 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 	return err
 }
 
-// removedBy names the remover, with the guessed controller of an unknown
-// finalizer: "unknown (probably the example.com controller)".
-func removedBy(actor, controller string) string {
-	if controller == "" {
+// removedBy names the remover and, for a finalizer no Kubernetes
+// controller removes, the controller the evidence names and the kind of
+// evidence: "unknown (the controller in Deployment/x/y; workload-label)",
+// "unknown (no controller found in the input)".
+func removedBy(actor, controller string, a *diagnose.Attribution) string {
+	switch {
+	case a != nil && a.Evidence == diagnose.EvidenceNone:
+		return actor + " (no controller found in the input)"
+	case controller == "" || controller == actor:
 		return actor
+	case a != nil:
+		return actor + " (" + controller + "; " + a.Evidence + ")"
 	}
-	return actor + " (probably " + controller + ")"
+	return actor + " (" + controller + ")"
 }
 
-// shortRemovedBy is removedBy for a table cell: "unknown (example.com?)".
-func shortRemovedBy(actor, controller string) string {
-	if controller == "" {
-		return actor
+// shortRemovedBy is removedBy for a table cell: "unknown (crd-owner)",
+// "unknown (none found)".
+func shortRemovedBy(actor, controller string, a *diagnose.Attribution) string {
+	switch {
+	case a != nil && a.Evidence == diagnose.EvidenceNone:
+		return actor + " (none found)"
+	case a != nil && controller != "" && controller != actor:
+		return actor + " (" + a.Evidence + ")"
 	}
-	c := strings.TrimSuffix(strings.TrimPrefix(controller, "the "), " controller")
-	return actor + " (" + c + "?)"
+	return actor
 }

@@ -116,7 +116,7 @@ func TestDiagnosisTreeSaysWhatAUserNeeds(t *testing.T) {
 	for _, want := range []string{
 		"spec finalizer kubernetes ← namespace-controller",
 		"Widget/team-a/report",
-		"finalizer example.com/cleanup ← unknown (probably the example.com controller)  [root cause",
+		"finalizer example.com/cleanup ← unknown (no controller found in the input)  [root cause",
 		"node-not-ready",
 		"kubectl taint nodes node-2 node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
 		`kubectl patch widgets.example.com report -n team-a --type=json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cleanup"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,

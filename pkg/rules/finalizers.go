@@ -63,6 +63,17 @@ type FinalizerInfo struct {
 	Risk string
 	// WellKnown is false for finalizers kgc only guesses about.
 	WellKnown bool
+	// Ecosystem is true for a well-known finalizer of a project installed
+	// into clusters (Argo CD, Flux, ...), whose controller runs as a
+	// workload kgc can look for; false for Kubernetes' own.
+	Ecosystem bool
+	// Workloads are the names under which the controller is published
+	// (its Deployment or StatefulSet, its app.kubernetes.io/name label),
+	// for an ecosystem finalizer; empty when they vary with the install
+	// (a Crossplane provider is found through its CRDs' owner instead).
+	Workloads []string
+	// Source is where kgc's knowledge of the finalizer comes from.
+	Source string
 }
 
 // wellKnownFinalizer describes the finalizers whose controller kgc knows.
@@ -124,11 +135,77 @@ func wellKnownFinalizer(name string) (FinalizerInfo, bool) {
 	return FinalizerInfo{}, false
 }
 
+// ecosystemFinalizer describes the finalizers of widely installed projects,
+// each from the project's own source. Group is the group of the object
+// carrying it, for projects whose controllers split by group (Flux).
+func ecosystemFinalizer(name, group string) (FinalizerInfo, bool) {
+	eco := func(by, cond, risk, source string, workloads ...string) (FinalizerInfo, bool) {
+		return FinalizerInfo{RemovedBy: by, Condition: cond, Risk: risk, WellKnown: true, Ecosystem: true, Workloads: workloads, Source: source}, true
+	}
+	switch {
+	case name == "resources-finalizer.argocd.argoproj.io" || strings.HasPrefix(name, "resources-finalizer.argocd.argoproj.io/"):
+		// argoproj/argo-cd pkg/apis/application/v1alpha1: ResourcesFinalizerName
+		// (and its /foreground and /background variants).
+		return eco("Argo CD application controller", "it has deleted the Application's managed resources",
+			"the Application's resources stay in the cluster, no longer managed",
+			"Argo CD, pkg/apis/application/v1alpha1 ResourcesFinalizerName", "argocd-application-controller")
+	case name == "finalizers.fluxcd.io":
+		// fluxcd kustomize-controller api/v1 KustomizationFinalizer,
+		// helm-controller, source-controller, notification-controller.
+		for _, c := range []struct{ group, ctrl string }{
+			{"kustomize.toolkit.fluxcd.io", "kustomize-controller"}, {"helm.toolkit.fluxcd.io", "helm-controller"},
+			{"source.toolkit.fluxcd.io", "source-controller"}, {"notification.toolkit.fluxcd.io", "notification-controller"},
+			{"image.toolkit.fluxcd.io", "image-reflector-controller"},
+		} {
+			if group == c.group {
+				return eco("Flux "+c.ctrl, "it has finished the object's cleanup (garbage-collecting what it applied, uninstalling a release)",
+					"what Flux applied or installed for this object is left behind", "Flux, fluxcd/"+c.ctrl+" api: finalizers.fluxcd.io", c.ctrl)
+			}
+		}
+		return eco("a Flux controller", "it has finished the object's cleanup", "what Flux applied or installed for this object is left behind",
+			"Flux toolkit APIs: finalizers.fluxcd.io", "kustomize-controller", "helm-controller", "source-controller", "notification-controller", "image-reflector-controller", "image-automation-controller")
+	case name == "finalizer.managedresource.crossplane.io":
+		// crossplane/crossplane-runtime pkg/reconciler/managed: managedFinalizerName.
+		return eco("the Crossplane provider serving this resource", "the provider has deleted the external resource (deletionPolicy Delete) or orphaned it",
+			"the external (cloud) resource is left behind, unmanaged", "Crossplane, crossplane-runtime pkg/reconciler/managed managedFinalizerName")
+	case name == "service.k8s.aws/resources", name == "ingress.k8s.aws/resources", name == "elbv2.k8s.aws/resources",
+		name == "gateway.k8s.aws/nlb", name == "gateway.k8s.aws/alb", strings.HasPrefix(name, "group.ingress.k8s.aws/"):
+		// kubernetes-sigs/aws-load-balancer-controller pkg/shared_constants
+		// and controllers/elbv2 (targetGroupBindingFinalizer).
+		return eco("AWS Load Balancer Controller", "it has deleted the AWS load balancer resources it created for the object",
+			"the AWS load balancer, target groups or security group rules leak and keep costing money",
+			"kubernetes-sigs/aws-load-balancer-controller pkg/shared_constants", "aws-load-balancer-controller")
+	case name == "finalizer.acme.cert-manager.io":
+		// cert-manager: the ACME Challenge finalizer (its own release notes
+		// and cmctl's uninstall steps name it).
+		return eco("cert-manager controller", "it has cleaned up the ACME challenge (solver pods, DNS records)",
+			"ACME solver resources (a DNS TXT record, solver pods) may be left behind", "cert-manager, acme.cert-manager.io Challenge finalizer", "cert-manager")
+	case strings.HasPrefix(name, "external-attacher/"):
+		// kubernetes-csi/external-attacher pkg/attacher: GetFinalizerName(driver).
+		driver := strings.TrimPrefix(name, "external-attacher/")
+		return eco("the CSI external-attacher of driver "+driver, "the volume is detached from the node",
+			"the volume may stay attached to a node", "kubernetes-csi/external-attacher GetFinalizerName")
+	}
+	return FinalizerInfo{}, false
+}
+
 // LookupFinalizer describes a finalizer. Unknown finalizers get the
 // controller guessed from the finalizer's domain (for example
 // "example.com/cleanup" → "the example.com controller"), marked not well known.
-func LookupFinalizer(name string) FinalizerInfo {
+func LookupFinalizer(name string) FinalizerInfo { return LookupFinalizerOn(name, "") }
+
+// LookupFinalizerOn is LookupFinalizer for a finalizer on an object of
+// group, which names the controller more precisely where a project splits
+// its controllers by group.
+func LookupFinalizerOn(name, group string) FinalizerInfo {
 	if fi, ok := wellKnownFinalizer(name); ok {
+		fi.Name = name
+		if fi.Source == "" {
+			fi.Source = "Kubernetes"
+		}
+		return fi
+	}
+	if fi, ok := ecosystemFinalizer(name, group); ok {
 		fi.Name = name
 		return fi
 	}
@@ -144,7 +221,7 @@ func LookupFinalizer(name string) FinalizerInfo {
 		Name:      name,
 		RemovedBy: by,
 		Condition: "its controller has finished its cleanup",
-		Risk:      "the cleanup the " + domain + " controller does for this object (external resources, dependent state) is skipped",
+		Risk:      "the cleanup its controller does for this object (external resources, dependent state) is skipped",
 	}
 }
 

@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -158,5 +159,33 @@ func TestReplayOrder(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("order %v, want %v (undated first, then creation time, then resourceVersion)", got, want)
 		}
+	}
+}
+
+func TestEcosystemFinalizers(t *testing.T) {
+	for _, c := range []struct{ finalizer, group, removedBy, workload string }{
+		{"resources-finalizer.argocd.argoproj.io", "argoproj.io", "Argo CD application controller", "argocd-application-controller"},
+		{"resources-finalizer.argocd.argoproj.io/foreground", "argoproj.io", "Argo CD application controller", "argocd-application-controller"},
+		{"finalizers.fluxcd.io", "kustomize.toolkit.fluxcd.io", "Flux kustomize-controller", "kustomize-controller"},
+		{"finalizers.fluxcd.io", "helm.toolkit.fluxcd.io", "Flux helm-controller", "helm-controller"},
+		{"service.k8s.aws/resources", "", "AWS Load Balancer Controller", "aws-load-balancer-controller"},
+		{"group.ingress.k8s.aws/shop", "networking.k8s.io", "AWS Load Balancer Controller", "aws-load-balancer-controller"},
+		{"finalizer.acme.cert-manager.io", "acme.cert-manager.io", "cert-manager controller", "cert-manager"},
+		{"finalizer.managedresource.crossplane.io", "s3.aws.upbound.io", "the Crossplane provider serving this resource", ""},
+		{"external-attacher/ebs-csi-aws-com", "storage.k8s.io", "the CSI external-attacher of driver ebs-csi-aws-com", ""},
+	} {
+		fi := rules.LookupFinalizerOn(c.finalizer, c.group)
+		if !fi.WellKnown || !fi.Ecosystem || fi.RemovedBy != c.removedBy || fi.Source == "" {
+			t.Errorf("%s on %s: %+v, want removed by %q, with a source", c.finalizer, c.group, fi, c.removedBy)
+		}
+		if c.workload != "" && !slices.Contains(fi.Workloads, c.workload) {
+			t.Errorf("%s: workloads %v lack %s", c.finalizer, fi.Workloads, c.workload)
+		}
+	}
+	if fi := rules.LookupFinalizer(rules.FinalizerPVC); fi.Ecosystem || fi.Source != "Kubernetes" {
+		t.Errorf("pvc-protection: %+v", fi)
+	}
+	if fi := rules.LookupFinalizer("example.com/cleanup"); fi.WellKnown || fi.Ecosystem {
+		t.Errorf("example.com/cleanup is not well known: %+v", fi)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"time"
 )
@@ -13,6 +14,9 @@ import (
 // extraction.
 type topFields struct {
 	apiVersion, kind, metadata, spec, status, facts []byte
+	// webhooks and endpoints are the top-level lists of webhook
+	// configurations and EndpointSlices.
+	webhooks, endpoints []byte
 }
 
 // splitTop scans one object's top-level keys; the object must be all of raw.
@@ -47,6 +51,10 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 			dst = &f.status
 		case "facts":
 			dst = &f.facts
+		case "webhooks":
+			dst = &f.webhooks
+		case "endpoints":
+			dst = &f.endpoints
 		default:
 			return s.skip()
 		}
@@ -297,6 +305,10 @@ var factKinds = map[groupKind]bool{
 	{"apiextensions.k8s.io", "CustomResourceDefinition"}: true,
 	{"apps", "Deployment"}:                               true, {"apps", "ReplicaSet"}: true, {"", "ReplicationController"}: true,
 	{"apps", "StatefulSet"}: true, {"apps", "DaemonSet"}: true, {"batch", "CronJob"}: true,
+	{"apiextensions.k8s.io", "CustomResourceDefinition"}:             true,
+	{"apiregistration.k8s.io", "APIService"}:                         true,
+	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}: true, {"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: true,
+	{"discovery.k8s.io", "EndpointSlice"}: true,
 }
 
 // HasFacts reports whether objects of group and kind carry Facts read
@@ -407,25 +419,127 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 					Kind, Plural, Singular string
 					ShortNames, Categories []string
 				}
-				Scope    string
-				Versions []CRDVersion
+				Scope      string
+				Versions   []CRDVersion
+				Conversion *struct {
+					Strategy string
+					Webhook  *struct{ ClientConfig clientConfig }
+				}
 			}
 			Status struct{ Conditions []Condition }
 		}
 		err = unmarshalParts(f, &v.Spec, &v.Status)
 		c := &CRDFacts{Group: v.Spec.Group, Kind: v.Spec.Names.Kind, Plural: v.Spec.Names.Plural, Singular: v.Spec.Names.Singular,
 			ShortNames: v.Spec.Names.ShortNames, Categories: v.Spec.Names.Categories, Scope: v.Spec.Scope, Versions: v.Spec.Versions}
+		if cv := v.Spec.Conversion; cv != nil && cv.Strategy == "Webhook" {
+			c.Conversion = &CRDConversion{Strategy: cv.Strategy}
+			if cv.Webhook != nil {
+				c.Conversion.Service, c.Conversion.URLHost = cv.Webhook.ClientConfig.reduce()
+			}
+		}
 		for _, cond := range v.Status.Conditions {
 			if cond.Type == "Established" && cond.Status == "True" {
 				c.Established = true
 			}
 		}
 		o.Facts = &Facts{CRD: c}
+	case group == "apiregistration.k8s.io" && o.Kind == "APIService":
+		var v struct {
+			Spec struct {
+				Group, Version string
+				Service        *struct {
+					Namespace, Name string
+					Port            *int32
+				}
+			}
+			Status struct{ Conditions []Condition }
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		a := &APIServiceFacts{Group: v.Spec.Group, Version: v.Spec.Version}
+		if s := v.Spec.Service; s != nil {
+			a.Service = &ServiceReference{Namespace: s.Namespace, Name: s.Name, Port: s.Port}
+		}
+		for _, c := range v.Status.Conditions {
+			if c.Type == "Available" {
+				a.Available = &Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}
+			}
+		}
+		o.Facts = &Facts{APIService: a}
+	case group == "admissionregistration.k8s.io" && (o.Kind == "MutatingWebhookConfiguration" || o.Kind == "ValidatingWebhookConfiguration"):
+		var v struct {
+			Webhooks []struct {
+				Name                              string
+				FailurePolicy                     string
+				Rules                             []WebhookRule
+				ClientConfig                      clientConfig
+				NamespaceSelector, ObjectSelector *labelSelector
+			}
+		}
+		if f.webhooks != nil {
+			err = json.Unmarshal(f.webhooks, &v.Webhooks)
+		}
+		w := &WebhookConfigurationFacts{}
+		for _, h := range v.Webhooks {
+			wh := Webhook{Name: h.Name, FailurePolicy: h.FailurePolicy, Rules: h.Rules,
+				NamespaceSelector: h.NamespaceSelector.nonEmpty(), ObjectSelector: h.ObjectSelector.nonEmpty()}
+			wh.Service, wh.URLHost = h.ClientConfig.reduce()
+			w.Webhooks = append(w.Webhooks, wh)
+		}
+		o.Facts = &Facts{WebhookConfiguration: w}
+	case group == "discovery.k8s.io" && o.Kind == "EndpointSlice":
+		var v []struct {
+			Conditions struct{ Ready *bool }
+		}
+		if f.endpoints != nil {
+			err = json.Unmarshal(f.endpoints, &v)
+		}
+		e := &EndpointSliceFacts{Endpoints: len(v)}
+		for _, ep := range v {
+			// A nil ready condition means ready (discovery/v1 EndpointConditions).
+			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
+				e.Ready++
+			}
+		}
+		o.Facts = &Facts{EndpointSlice: e}
 	}
 	if err != nil {
 		return fmt.Errorf("%s facts: %w", o.Kind, err)
 	}
 	return nil
+}
+
+// clientConfig is a webhook's clientConfig as read: caBundle is not
+// decoded at all, and of a URL only the host is kept.
+type clientConfig struct {
+	URL     *string
+	Service *struct {
+		Namespace, Name string
+		Port            *int32
+	}
+}
+
+func (c clientConfig) reduce() (*ServiceReference, string) {
+	if s := c.Service; s != nil {
+		return &ServiceReference{Namespace: s.Namespace, Name: s.Name, Port: s.Port}, ""
+	}
+	if c.URL != nil {
+		if u, err := url.Parse(*c.URL); err == nil && u.Host != "" {
+			return nil, u.Host
+		}
+		return nil, "(unparsable URL)"
+	}
+	return nil, ""
+}
+
+// labelSelector is read only to tell whether it selects anything less
+// than everything.
+type labelSelector struct {
+	MatchLabels      map[string]string
+	MatchExpressions []json.RawMessage
+}
+
+func (l *labelSelector) nonEmpty() bool {
+	return l != nil && (len(l.MatchLabels) > 0 || len(l.MatchExpressions) > 0)
 }
 
 func unmarshalParts(f topFields, spec, status any) error {

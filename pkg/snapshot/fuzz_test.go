@@ -128,6 +128,10 @@ func FuzzReadJSON(f *testing.F) {
 		`[{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s\"q","uid":"2","generation":3,"deletionGracePeriodSeconds":0}}]`,
 		`{"apiVersion":"kgc.dev/v1alpha1","kind":"Snapshot","capturedAt":"2026-01-02T03:04:05Z","source":{"type":"live"},"resources":[],"objects":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n","uid":"3"},"facts":{"node":{"ready":"True"}}}]}`,
 		`{"kind":"List","items":[null,1,"x",{"metadata":null}]}`,
+		`{"kind":"List","items":[{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration","metadata":{"name":"m","uid":"w"},"webhooks":[{"name":"a","clientConfig":{"url":"https://h:1/p","caBundle":"eA=="},"rules":[{"operations":["*"],"resources":["*"]}],"objectSelector":{"matchExpressions":[{}]}}]},` +
+			`{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"e","namespace":"n","uid":"e"},"endpoints":[{"conditions":{"ready":null}},{}]},` +
+			`{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1.x.io","uid":"a"},"spec":{"service":{"name":"s"}},"status":{"conditions":[{"type":"Available","status":"False"}]}},` +
+			`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"w.x","uid":"c"},"spec":{"conversion":{"strategy":"Webhook","webhook":{"clientConfig":{"url":"::"}}}}}]}`,
 		`{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n","uid":"1"}}]}` + "\n==== START logs for container a of pod x/y ====\nlog\n==== END logs for container a of pod x/y ====\n",
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"na\u006de":"esc","uid":"u","labels":{"a":"1","a":"2"},"finalizers":["x"],"finalizers":["y"],"creationTimestamp":"2025-01-01T00:00:00.5+02:00"}}`,
 	} {
@@ -140,7 +144,7 @@ func FuzzReadJSON(f *testing.F) {
 }
 
 func FuzzReadYAML(f *testing.F) {
-	seed(f, "testdata/kubectl-list.yaml")
+	seed(f, "testdata/kubectl-list.yaml", "testdata/admission.yaml")
 	for _, s := range []string{
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: n, uid: u}\n---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Secret, metadata: {name: s, uid: v}}\n",
 		"a: &a [x, x]\nb: [*a, *a]\n",

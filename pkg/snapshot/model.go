@@ -311,6 +311,12 @@ type Facts struct {
 	// their controller needs to decide whether it recreates what a delete
 	// removes.
 	Workload *WorkloadFacts `json:"workload,omitempty"`
+	// APIService, WebhookConfiguration and EndpointSlice were added for
+	// why-stuck: an unavailable aggregated API or admission webhook holds
+	// deletions, and whether a Service has ready endpoints says why.
+	APIService           *APIServiceFacts           `json:"apiService,omitempty"`
+	WebhookConfiguration *WebhookConfigurationFacts `json:"webhookConfiguration,omitempty"`
+	EndpointSlice        *EndpointSliceFacts        `json:"endpointSlice,omitempty"`
 }
 
 // PodFacts: what the kubelet, PodGC and the PVC protection controller look at.
@@ -361,6 +367,80 @@ type CRDFacts struct {
 	Scope       string       `json:"scope"` // Namespaced or Cluster
 	Versions    []CRDVersion `json:"versions,omitempty"`
 	Established bool         `json:"established,omitempty"`
+	// Conversion is spec.conversion when its strategy is Webhook: where
+	// the API server sends objects to convert between versions. Never
+	// the caBundle.
+	Conversion *CRDConversion `json:"conversion,omitempty"`
+}
+
+// CRDConversion is a CRD's conversion webhook: the Service it calls, or
+// the host of its URL (never the URL's path, query or user info, nor the
+// caBundle).
+type CRDConversion struct {
+	Strategy string            `json:"strategy"`
+	Service  *ServiceReference `json:"service,omitempty"`
+	URLHost  string            `json:"urlHost,omitempty"`
+}
+
+// ServiceReference names the Service a webhook or an APIService calls.
+type ServiceReference struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Port      *int32 `json:"port,omitempty"`
+}
+
+// String is "namespace/name".
+func (r ServiceReference) String() string { return r.Namespace + "/" + r.Name }
+
+// APIServiceFacts: which Service serves an aggregated API group/version
+// and whether the aggregator finds it Available.
+type APIServiceFacts struct {
+	Group   string `json:"group,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Service is spec.service; nil for a Local APIService (served by
+	// kube-apiserver itself).
+	Service *ServiceReference `json:"service,omitempty"`
+	// Available is the Available condition (status, reason such as
+	// ServiceNotFound, MissingEndpoints or FailedDiscoveryCheck, message).
+	Available *Condition `json:"available,omitempty"`
+}
+
+// WebhookConfigurationFacts: the webhooks of a Mutating- or
+// ValidatingWebhookConfiguration, without caBundle or URL path.
+type WebhookConfigurationFacts struct {
+	Webhooks []Webhook `json:"webhooks,omitempty"`
+}
+
+// Webhook is one admission webhook: what it intercepts, whether a failure
+// to call it rejects the request, and what it calls.
+type Webhook struct {
+	Name string `json:"name"`
+	// FailurePolicy is Fail or Ignore as written; empty means the API
+	// default, Fail.
+	FailurePolicy string            `json:"failurePolicy,omitempty"`
+	Rules         []WebhookRule     `json:"rules,omitempty"`
+	Service       *ServiceReference `json:"service,omitempty"`
+	URLHost       string            `json:"urlHost,omitempty"`
+	// NamespaceSelector and ObjectSelector say whether a non-empty
+	// selector limits the webhook (kgc does not evaluate them).
+	NamespaceSelector bool `json:"namespaceSelector,omitempty"`
+	ObjectSelector    bool `json:"objectSelector,omitempty"`
+}
+
+// WebhookRule is one rule of a webhook.
+type WebhookRule struct {
+	Operations  []string `json:"operations,omitempty"`
+	APIGroups   []string `json:"apiGroups,omitempty"`
+	APIVersions []string `json:"apiVersions,omitempty"`
+	Resources   []string `json:"resources,omitempty"`
+	Scope       string   `json:"scope,omitempty"`
+}
+
+// EndpointSliceFacts: how many of a Service's endpoints are ready (the
+// Service is the slice's kubernetes.io/service-name label).
+type EndpointSliceFacts struct {
+	Endpoints int `json:"endpoints"`
+	Ready     int `json:"ready"`
 }
 
 // CRDVersion is one version of a CRD.

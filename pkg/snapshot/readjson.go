@@ -269,7 +269,8 @@ func (rd *reader) endTopObject(fields map[string][]byte, streamed bool, start in
 		return nil // a list without items ("items": null)
 	}
 	f := topFields{apiVersion: fields["apiVersion"], kind: fields["kind"], metadata: fields["metadata"],
-		spec: fields["spec"], status: fields["status"], facts: fields["facts"]}
+		spec: fields["spec"], status: fields["status"], facts: fields["facts"],
+		webhooks: fields["webhooks"], endpoints: fields["endpoints"]}
 	desc := where
 	if desc == "" {
 		desc = "the object"

@@ -1,0 +1,496 @@
+package diagnose
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/rules"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// This file judges what the API server calls out to while objects are
+// deleted: the Service behind an aggregated APIService, behind a CRD's
+// conversion webhook and behind an admission webhook. Each judgement rests
+// on facts of the input (the APIService's Available condition, whether the
+// Service and ready endpoints exist, whether the namespace holding them is
+// being deleted) and says when the input cannot tell.
+
+// serviceCheck is what the input says about a Service something calls.
+type serviceCheck struct {
+	ref snapshot.ObjectRef
+	// problem is why calls to it fail, "" when the input shows nothing wrong.
+	problem string
+	// dying is the terminating namespace holding the Service, if any.
+	dying *snapshot.Object
+	// unknown is true when Services could not be listed.
+	unknown bool
+}
+
+// checkService looks up the Service a webhook or an APIService calls: does
+// it exist, does it have ready endpoints (when the input holds
+// EndpointSlices), does its namespace live on.
+func (r *run) checkService(s snapshot.ServiceReference) serviceCheck {
+	c := serviceCheck{ref: snapshot.ObjectRef{APIVersion: "v1", Kind: "Service", Namespace: s.Namespace, Name: s.Name}}
+	svc := r.ix.byName("", "Service", s.Namespace, s.Name)
+	if svc != nil {
+		c.ref = svc.Ref()
+	}
+	if ns := r.ix.byName("", "Namespace", "", s.Namespace); ns != nil && ns.Terminating() {
+		c.dying = ns
+	}
+	name := "service " + s.String()
+	switch {
+	case svc == nil && !r.ix.listed("", "Service"):
+		c.unknown = true
+		if c.dying != nil {
+			c.problem = name + " lives in namespace " + s.Namespace + ", which is being deleted"
+		}
+		return c
+	case svc == nil:
+		c.problem = name + " does not exist"
+	case svc.Terminating():
+		c.problem = name + " is being deleted"
+	default:
+		if ready, slices, ok := r.readyEndpoints(s.Namespace, s.Name); ok && ready == 0 {
+			c.problem = name + " has no ready endpoints (" + plural(slices, "EndpointSlice") + ", none ready): no pod serves it"
+			if slices == 0 {
+				c.problem = name + " has no endpoints (no EndpointSlice names it): no pod serves it"
+			}
+		}
+	}
+	if c.dying != nil {
+		if c.problem == "" {
+			c.problem = name + " lives in namespace " + s.Namespace + ", which is being deleted: the namespace controller deletes the pods serving it"
+		} else {
+			c.problem += ", in namespace " + s.Namespace + ", which is being deleted"
+		}
+	}
+	return c
+}
+
+// readyEndpoints counts a Service's ready endpoints over its EndpointSlices;
+// ok is false when EndpointSlices were not listed.
+func (r *run) readyEndpoints(ns, name string) (ready, slices int, ok bool) {
+	if !r.ix.listed("discovery.k8s.io", "EndpointSlice") {
+		return 0, 0, false
+	}
+	for _, e := range r.ix.byGK[[2]string{"discovery.k8s.io", "EndpointSlice"}] {
+		if e.Metadata.Namespace != ns || e.Metadata.Labels["kubernetes.io/service-name"] != name {
+			continue
+		}
+		slices++
+		if e.Facts != nil && e.Facts.EndpointSlice != nil {
+			ready += e.Facts.EndpointSlice.Ready
+		} else {
+			// A slice without facts (a metadata-only input) may be ready.
+			ready++
+		}
+	}
+	return ready, slices, true
+}
+
+// apiServiceFacts returns an APIService's facts, or nil.
+func apiServiceFacts(o *snapshot.Object) *snapshot.APIServiceFacts {
+	if o == nil || o.Facts == nil {
+		return nil
+	}
+	return o.Facts.APIService
+}
+
+// unavailableAPIServices are the APIServices of the input whose Available
+// condition is not True: their group version fails discovery, whatever
+// the input's own discovery said (an offline dump has none).
+func (r *run) unavailableAPIServices() []*snapshot.Object {
+	var out []*snapshot.Object
+	for _, o := range r.ix.byGK[[2]string{"apiregistration.k8s.io", "APIService"}] {
+		if f := apiServiceFacts(o); f != nil && f.Service != nil && f.Available != nil && f.Available.Status != "True" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// apiServiceGV is the group/version an APIService serves.
+func apiServiceGV(o *snapshot.Object) string {
+	if f := apiServiceFacts(o); f != nil && f.Version != "" {
+		if f.Group == "" {
+			return f.Version
+		}
+		return f.Group + "/" + f.Version
+	}
+	v, g, ok := strings.Cut(o.Metadata.Name, ".")
+	if !ok {
+		return o.Metadata.Name
+	}
+	return g + "/" + v
+}
+
+// explainAPIService refines a discovery failure with what the APIService
+// says about itself and what the input shows of its Service. It returns
+// the reason (discovery-failure when the input holds nothing more,
+// apiservice-unavailable, or namespace-blocks-itself when the Service
+// lives in a namespace being deleted) and the sentence to add.
+func (r *run) explainAPIService(apisvc *snapshot.Object, held *snapshot.Object) (reason, why string, related []snapshot.ObjectRef) {
+	f := apiServiceFacts(apisvc)
+	if f == nil {
+		return ReasonDiscoveryFailure, "", nil
+	}
+	var parts []string
+	reason = ReasonDiscoveryFailure
+	if a := f.Available; a != nil && a.Status != "True" {
+		reason = ReasonAPIServiceUnavailable
+		s := "APIService " + apisvc.Metadata.Name + " is not Available"
+		if a.Reason != "" {
+			s += " (" + a.Reason
+			if a.Message != "" {
+				s += ": " + a.Message
+			}
+			s += ")"
+		}
+		parts = append(parts, s)
+	}
+	if f.Service != nil {
+		c := r.checkService(*f.Service)
+		related = append(related, c.ref)
+		switch {
+		case c.dying != nil:
+			reason = ReasonNamespaceBlocksItself
+			dying := "namespace " + c.dying.Metadata.Name
+			if held != nil && held.Metadata.UID == c.dying.Metadata.UID {
+				parts = append(parts, "its "+c.problem+": the extension serving the API lives in this very namespace, so it can never be available again while the namespace waits for its discovery; the namespace blocks itself")
+			} else {
+				parts = append(parts, "its "+c.problem+": the extension serving the API lives in "+dying+", so it can never be available again while "+dying+" waits for its discovery; "+dying+" blocks itself, and every other terminating namespace with it")
+			}
+		case c.problem != "":
+			parts = append(parts, "its "+c.problem)
+		case c.unknown:
+			parts = append(parts, "whether its service "+f.Service.String()+" exists is unknown (Services were not listed)")
+		}
+	}
+	return reason, strings.Join(parts, "; "), related
+}
+
+// Namespace content failures: the namespace controller's
+// NamespaceDeletionContentFailure message is "Failed to delete all
+// resource types, N remaining: ERR, ERR" (status_condition_utils.go),
+// each ERR the error of a list or delete of one resource.
+var (
+	// "conversion webhook for example.com/v1, Kind=Widget failed: Post ...: service \"x\" not found"
+	// (apiextensions-apiserver pkg/apiserver/conversion/webhook_converter.go).
+	reConversion = regexp.MustCompile(`conversion webhook for ([A-Za-z0-9.-]*)/([A-Za-z0-9]+), Kind=([A-Za-z0-9]+) (?:failed|returned)`)
+	// "failed calling webhook \"guard.example.com\": ..." (a webhook that
+	// cannot be called) and "admission webhook \"guard.example.com\" denied
+	// the request: ..." (k8s.io/apiserver pkg/admission/plugin/webhook/errors).
+	reWebhookCall   = regexp.MustCompile(`failed calling webhook "([^"]+)"`)
+	reWebhookDenied = regexp.MustCompile(`admission webhook "([^"]+)" denied the request`)
+	reUnexpected    = regexp.MustCompile(`unexpected items still remain in namespace: \S+ for gvr: ([a-z0-9.-]*)/[a-z0-9]+, Resource=([a-z0-9-]+)`)
+	reContentPrefix = regexp.MustCompile(`^Failed to delete all resource types, \d+ remaining: `)
+)
+
+// contentFailures turns a standing NamespaceDeletionContentFailure into
+// root causes: a conversion webhook that cannot be called, an admission
+// webhook that rejects the deletes, or, when the message names neither,
+// the failure itself.
+func (r *run) contentFailures(ns *snapshot.Object, conds map[string]snapshot.Condition) []Blocker {
+	c, ok := conds[condContentFailure]
+	if !ok || c.Status != "True" {
+		return nil
+	}
+	var out []Blocker
+	msg := reContentPrefix.ReplaceAllString(c.Message, "")
+	seen := map[string]bool{}
+	for _, m := range reConversion.FindAllStringSubmatchIndex(msg, -1) {
+		group, version, kind := msg[m[2]:m[3]], msg[m[4]:m[5]], msg[m[6]:m[7]]
+		if seen[group+"/"+kind] {
+			continue
+		}
+		seen[group+"/"+kind] = true
+		out = append(out, r.conversionFailure(ns, group, version, kind, excerpt(msg, m[0])))
+	}
+	for _, re := range []*regexp.Regexp{reWebhookCall, reWebhookDenied} {
+		for _, m := range re.FindAllStringSubmatchIndex(msg, -1) {
+			name := msg[m[2]:m[3]]
+			if seen["webhook "+name] {
+				continue
+			}
+			seen["webhook "+name] = true
+			out = append(out, r.reportedWebhook(ns, name, excerpt(msg, m[0]), re == reWebhookDenied))
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	// "unexpected items still remain in namespace: NS for gvr: /v1,
+	// Resource=pods" (namespaced_resources_deleter.go) is objects without
+	// finalizers that are still there: when the input holds some of that
+	// resource in the namespace, the content blockers explain them.
+	rest := msg
+	for _, m := range reUnexpected.FindAllStringSubmatch(msg, -1) {
+		if r.holdsResource(ns, m[1], m[2]) {
+			rest = strings.Replace(rest, m[0], "", 1)
+		}
+	}
+	if strings.Trim(rest, ", ") == "" {
+		return nil
+	}
+	b := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
+		WaitingFor: "the namespace controller's deletes to succeed: its last pass failed"}
+	b.RootCause = r.addLeaf(leaf{obj: ns, rc: RootCause{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Reason: ReasonContentFailure, RemovedBy: rules.ActorNamespace,
+		Message: "the namespace controller reports that it failed to list or delete some content (" + condContentFailure + "): " + c.Message},
+		extra: []Remedy{{Action: ActionFixController, Description: "Repeat what the namespace controller does, type by type, to see the error it gets, and fix its cause",
+			Command: "kubectl api-resources --verbs=list,delete --namespaced -o name | xargs -n 1 kubectl get -n " + ns.Metadata.Name + " --ignore-not-found --show-kind -o name"}}}, ns, nil)
+	return []Blocker{b}
+}
+
+// holdsResource reports whether the input holds objects of group/resource
+// in namespace ns.
+func (r *run) holdsResource(ns *snapshot.Object, group, resource string) bool {
+	for _, o := range r.ix.byNS[ns.Metadata.Name] {
+		if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && res.Group == group && res.Resource == resource {
+			return true
+		}
+	}
+	return false
+}
+
+// excerpt is the error starting at i, up to the next error of the
+// aggregated message (or 300 bytes).
+func excerpt(msg string, i int) string {
+	rest := msg[i:]
+	end := len(rest)
+	for _, sep := range []string{", Internal error occurred: ", ", conversion webhook for ", ", failed calling webhook", ", admission webhook "} {
+		if j := strings.Index(rest[1:], sep); j >= 0 && j+1 < end {
+			end = j + 1
+		}
+	}
+	if end > 300 {
+		end = 300
+		return rest[:end] + "…"
+	}
+	return rest[:end]
+}
+
+// conversionFailure is a namespace whose content of one custom type cannot
+// be listed or deleted because the CRD's conversion webhook fails.
+func (r *run) conversionFailure(ns *snapshot.Object, group, version, kind, detail string) Blocker {
+	b := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace}
+	var crd *snapshot.Object
+	for _, o := range r.ix.byGK[[2]string{"apiextensions.k8s.io", "CustomResourceDefinition"}] {
+		if f := o.Facts; f != nil && f.CRD != nil && f.CRD.Group == group && f.CRD.Kind == kind {
+			crd = o
+		}
+	}
+	what := kind + " (" + group + "/" + version + ")"
+	b.WaitingFor = "the API server to convert " + what + " objects, so the namespace controller can list and delete them"
+	rc := RootCause{Object: ns.Ref(), Reason: ReasonConversionWebhook, RemovedBy: rules.ActorNamespace}
+	msg := "the namespace controller cannot list or delete " + what + " objects: the API server converts them through their CRD's conversion webhook, and that call fails (" + detail + ")"
+	var extra []Remedy
+	if crd != nil {
+		rc.Object = crd.Ref()
+		b.Objects = []snapshot.ObjectRef{crd.Ref()}
+		conv := crd.Facts.CRD.Conversion
+		switch {
+		case conv != nil && conv.Service != nil:
+			c := r.checkService(*conv.Service)
+			rc.Related = []snapshot.ObjectRef{c.ref}
+			switch {
+			case c.problem != "":
+				msg += "; the conversion webhook of " + crd.Ref().String() + " calls a Service that cannot answer: " + c.problem
+			case c.unknown:
+				msg += "; " + crd.Ref().String() + " calls service " + conv.Service.String() + ", which the input does not show (Services were not listed)"
+			default:
+				msg += "; " + crd.Ref().String() + " calls service " + conv.Service.String() + ", which exists: the webhook itself fails"
+			}
+			extra = append(extra, Remedy{Action: ActionFixService,
+				Description: "Bring back what serves " + crd.Metadata.Name + "'s conversion webhook (service " + conv.Service.String() + " and its pods: reinstall or scale up the operator that owns the CRD)",
+				Command:     "kubectl get service " + conv.Service.Name + " -n " + conv.Service.Namespace + " && kubectl get endpointslices -n " + conv.Service.Namespace + " -l kubernetes.io/service-name=" + conv.Service.Name})
+		case conv != nil && conv.URLHost != "":
+			msg += "; " + crd.Ref().String() + " calls " + conv.URLHost + ", outside the cluster"
+			extra = append(extra, Remedy{Action: ActionFixService, Description: "Make the conversion webhook at " + conv.URLHost + " answer again"})
+		}
+		extra = append(extra, Remedy{Action: ActionPatchCRDConversion,
+			Description: "If every stored " + kind + " is at one version with one schema, turn conversion off on " + crd.Metadata.Name + " so that the API server serves them without the webhook",
+			Command:     "kubectl patch customresourcedefinition " + crd.Metadata.Name + ` --type=json -p '[{"op":"test","path":"/spec/conversion/strategy","value":"Webhook"},{"op":"replace","path":"/spec/conversion","value":{"strategy":"None"}}]'`,
+			Risk:        "objects stored at another version are served with only their apiVersion changed: fields that differ between versions are lost or misread"})
+	} else {
+		msg += "; the input holds no CRD for " + kind + "." + group + ", so its webhook's service cannot be checked"
+		extra = append(extra, Remedy{Action: ActionFixService, Description: "Find the conversion webhook of the CRD serving " + kind + "." + group + " and make its service answer",
+			Command: "kubectl get customresourcedefinitions -o custom-columns=NAME:.metadata.name,STRATEGY:.spec.conversion.strategy,SERVICE:.spec.conversion.webhook.clientConfig.service.name | grep " + group})
+	}
+	rc.Message = msg
+	b.RootCause = r.addLeaf(leaf{obj: crd, rc: rc, extra: extra}, ns, nil)
+	return b
+}
+
+// Admission webhooks. Removing a finalizer is an UPDATE (kubectl patch and
+// the controllers' patches alike), deleting content a DELETE: a webhook
+// that intercepts them and cannot be called rejects them all when its
+// failurePolicy is Fail (the default).
+
+// webhookObjects are the webhook configurations of the input.
+func (r *run) webhookObjects() []*snapshot.Object {
+	var out []*snapshot.Object
+	for _, k := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
+		out = append(out, r.ix.byGK[[2]string{"admissionregistration.k8s.io", k}]...)
+	}
+	return out
+}
+
+// failingWebhook is a webhook that rejects a request it intercepts.
+type failingWebhook struct {
+	config  *snapshot.Object
+	index   int
+	hook    snapshot.Webhook
+	service serviceCheck
+}
+
+// rejectingWebhooks are the webhooks with failurePolicy Fail that
+// intercept op on o's resource and whose Service the input shows cannot
+// answer (absent, no ready endpoints, in a namespace being deleted).
+func (r *run) rejectingWebhooks(o *snapshot.Object, op string) []failingWebhook {
+	res, ok := r.ix.resource(o.APIVersion, o.Kind)
+	if !ok {
+		return nil
+	}
+	group, version := snapshot.SplitAPIVersion(o.APIVersion)
+	if group == "admissionregistration.k8s.io" {
+		// Admission configuration is exempt from webhooks
+		// (predicates/rules IsExemptAdmissionConfigurationResource).
+		return nil
+	}
+	var out []failingWebhook
+	for _, cfg := range r.webhookObjects() {
+		if cfg.Facts == nil || cfg.Facts.WebhookConfiguration == nil {
+			continue
+		}
+		for i, h := range cfg.Facts.WebhookConfiguration.Webhooks {
+			if h.FailurePolicy != "" && h.FailurePolicy != "Fail" || h.Service == nil || !webhookMatches(h, group, version, res.Resource, op, res.Namespaced) {
+				continue
+			}
+			c := r.checkService(*h.Service)
+			if c.problem == "" {
+				continue
+			}
+			out = append(out, failingWebhook{config: cfg, index: i, hook: h, service: c})
+		}
+	}
+	return out
+}
+
+// webhookMatches applies a webhook's rules to a request on a resource
+// itself (not a subresource), as the rule matcher of k8s.io/apiserver
+// pkg/admission/plugin/webhook/predicates/rules does: "*" matches any
+// resource, "pods/*" and "*/*" also match pods itself. Selectors and
+// match conditions are not evaluated.
+func webhookMatches(h snapshot.Webhook, group, version, resource, op string, namespaced bool) bool {
+	anyOf := func(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
+	resourceOf := func(list []string) bool {
+		for _, x := range list {
+			res, sub, _ := strings.Cut(x, "/")
+			if (res == "*" || res == resource) && (sub == "" || sub == "*") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, rule := range h.Rules {
+		scopeOK := rule.Scope == "" || rule.Scope == "*" || (rule.Scope == "Namespaced") == namespaced
+		if scopeOK && anyOf(rule.Operations, op) && anyOf(rule.APIGroups, group) && anyOf(rule.APIVersions, version) && resourceOf(rule.Resources) {
+			return true
+		}
+	}
+	return false
+}
+
+// webhookBlocker is a webhook rejecting the request that would let o go:
+// the root cause, whatever controller is to remove the finalizer.
+func (r *run) webhookBlocker(o *snapshot.Object, op, why string, w failingWebhook, held *snapshot.Object) Blocker {
+	b := Blocker{Object: w.config.Ref(), WaitingFor: "webhook " + w.hook.Name + " to answer: it intercepts " + op + " of " + o.Ref().String() + " (" + why + ") with failurePolicy Fail"}
+	b.Objects = []snapshot.ObjectRef{w.service.ref}
+	msg := "webhook " + w.hook.Name + " of " + w.config.Ref().String() + " intercepts " + op + " of " + r.ix.kubectlType(o.Ref()) + " with failurePolicy Fail, and its " + w.service.problem +
+		": the API server rejects every " + op + " it intercepts, so " + why + " fails whoever sends it"
+	if w.hook.NamespaceSelector || w.hook.ObjectSelector {
+		msg += " (its namespaceSelector/objectSelector, which kgc does not evaluate, may exclude " + o.Ref().String() + ")"
+	}
+	b.RemovedBy = "webhook " + w.hook.Name
+	b.RootCause = r.addLeaf(leaf{obj: w.config, rc: RootCause{Object: w.config.Ref(), Reason: ReasonWebhookRejects, RemovedBy: b.RemovedBy, Message: msg, Related: []snapshot.ObjectRef{w.service.ref}},
+		extra: webhookRemedies(w)}, held, nil)
+	// What waits for o waits for the webhook too.
+	l := r.leaves[b.RootCause-1]
+	if !slices.Contains(r.byObject[o.Metadata.UID], l) {
+		r.byObject[o.Metadata.UID] = append(r.byObject[o.Metadata.UID], l)
+	}
+	return b
+}
+
+// webhookRemedies: fix its Service, or, more destructive, let requests
+// through without it, or remove it.
+func webhookRemedies(w failingWebhook) []Remedy {
+	typ := strings.ToLower(w.config.Kind) // mutatingwebhookconfiguration
+	svc := w.hook.Service
+	return []Remedy{
+		{Action: ActionFixService, Description: "Bring back service " + svc.String() + " and the pods behind it (reinstall or scale up what serves webhook " + w.hook.Name + ")",
+			Command: "kubectl get service " + svc.Name + " -n " + svc.Namespace + " && kubectl get endpointslices -n " + svc.Namespace + " -l kubernetes.io/service-name=" + svc.Name},
+		{Action: ActionPatchWebhook, Description: "Let requests through while webhook " + w.hook.Name + " cannot be called: set its failurePolicy to Ignore",
+			Command: fmt.Sprintf(`kubectl patch %s %s --type=json -p '[{"op":"test","path":"/webhooks/%d/name","value":"%s"},{"op":"replace","path":"/webhooks/%d/failurePolicy","value":"Ignore"}]'`,
+				typ, w.config.Metadata.Name, w.index, w.hook.Name, w.index),
+			Risk: "every request it intercepts is admitted without its checks or mutations until it answers again"},
+		{Action: ActionDeleteWebhook, Description: "If what served webhook " + w.hook.Name + " was uninstalled, delete its stale configuration " + w.config.Metadata.Name,
+			Command: "kubectl delete " + typ + " " + w.config.Metadata.Name,
+			Risk:    "every webhook of the configuration stops checking requests until it is reinstalled"},
+	}
+}
+
+// reportedWebhook is a webhook the namespace controller's condition names
+// as failing or denying its deletes.
+func (r *run) reportedWebhook(ns *snapshot.Object, name, detail string, denied bool) Blocker {
+	for _, cfg := range r.webhookObjects() {
+		if cfg.Facts == nil || cfg.Facts.WebhookConfiguration == nil {
+			continue
+		}
+		for i, h := range cfg.Facts.WebhookConfiguration.Webhooks {
+			if h.Name != name {
+				continue
+			}
+			w := failingWebhook{config: cfg, index: i, hook: h}
+			if h.Service != nil {
+				w.service = r.checkService(*h.Service)
+			}
+			b := Blocker{Object: cfg.Ref(), WaitingFor: "webhook " + name + " to admit the namespace controller's deletes"}
+			msg := "the namespace controller reports that webhook " + name + " of " + cfg.Ref().String() + " rejects its deletes (" + detail + ")"
+			if w.service.problem != "" {
+				msg += "; its " + w.service.problem
+			}
+			var extra []Remedy
+			if h.Service != nil {
+				b.Objects = []snapshot.ObjectRef{w.service.ref}
+				extra = webhookRemedies(w)
+				if denied {
+					extra = extra[2:] // it answers: only removing it changes its verdict
+				}
+			}
+			b.RemovedBy = "webhook " + name
+			b.RootCause = r.addLeaf(leaf{obj: cfg, rc: RootCause{Object: cfg.Ref(), Reason: ReasonWebhookRejects, RemovedBy: b.RemovedBy, Message: msg, Related: b.Objects}, extra: extra}, ns, nil)
+			return b
+		}
+	}
+	b := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace,
+		WaitingFor: "webhook " + name + " to admit the namespace controller's deletes"}
+	b.RootCause = r.addLeaf(leaf{obj: ns, rc: RootCause{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Reason: ReasonWebhookRejects, RemovedBy: rules.ActorNamespace,
+		Message: "the namespace controller reports that webhook " + name + " rejects its deletes (" + detail + "); the input holds no webhook configuration naming it"},
+		extra: []Remedy{{Action: ActionFixService, Description: "Find the configuration of webhook " + name + " and make its service answer",
+			Command: "kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name | grep " + name}}}, ns, nil)
+	return b
+}
+
+// webhooksHolding returns, for a finalizer removal (an UPDATE) of o, a
+// blocker per webhook that rejects it.
+func (r *run) webhooksHolding(o *snapshot.Object, f string) []Blocker {
+	var out []Blocker
+	for _, w := range r.rejectingWebhooks(o, "UPDATE") {
+		out = append(out, r.webhookBlocker(o, "UPDATE", "removing finalizer "+f, w, o))
+	}
+	return out
+}

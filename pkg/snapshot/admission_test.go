@@ -1,0 +1,96 @@
+package snapshot
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// TestAdmissionFactsKeepNoSecrets reads webhook configurations, an
+// APIService, an EndpointSlice and a CRD with a conversion webhook, from
+// YAML and from JSON, and checks what the snapshot keeps: the services
+// they call, their rules and conditions, and never a caBundle, nor a
+// URL's user info, path or query.
+func TestAdmissionFactsKeepNoSecrets(t *testing.T) {
+	yml, err := ReadFiles([]string{"testdata/admission.yaml"}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, yml); err != nil {
+		t.Fatal(err)
+	}
+	// The same objects as one JSON list go through the JSON reader.
+	dir := t.TempDir()
+	raw, err := os.ReadFile("testdata/admission.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonList, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/admission.json", jsonList, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	js, err := ReadFiles([]string{dir + "/admission.json"}, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*Snapshot{"yaml": yml, "json": js} {
+		var out bytes.Buffer
+		if err := Write(&out, s); err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range []string{"U0VDUkVUQ0FCVU5ETEU", "caBundle", "token=abc", "pw@", "user:", "/path", "/convert"} {
+			if bytes.Contains(out.Bytes(), []byte(secret)) {
+				t.Errorf("%s: snapshot keeps %q", name, secret)
+			}
+		}
+		by := map[string]*Facts{}
+		for _, o := range s.Objects {
+			by[o.Kind] = o.Facts
+		}
+		wh := by["ValidatingWebhookConfiguration"].WebhookConfiguration
+		if wh == nil || len(wh.Webhooks) != 2 {
+			t.Fatalf("%s: webhooks = %+v", name, wh)
+		}
+		w0, w1 := wh.Webhooks[0], wh.Webhooks[1]
+		if w0.Name != "guard.example.com" || w0.FailurePolicy != "Fail" || w0.Service == nil || w0.Service.String() != "guard-system/guard" ||
+			w0.NamespaceSelector || !w0.ObjectSelector || len(w0.Rules) != 1 || w0.Rules[0].Resources[0] != "widgets" || w0.Rules[0].Operations[1] != "DELETE" {
+			t.Errorf("%s: webhook 0 = %+v", name, w0)
+		}
+		if w1.URLHost != "hooks.example.net:8443" || w1.Service != nil {
+			t.Errorf("%s: webhook 1 = %+v, want only the URL's host", name, w1)
+		}
+		a := by["APIService"].APIService
+		if a == nil || a.Service == nil || a.Service.String() != "monitoring/metrics-server" || a.Available == nil || a.Available.Reason != "ServiceNotFound" || a.Available.Status != "False" {
+			t.Errorf("%s: APIService facts = %+v", name, a)
+		}
+		if e := by["EndpointSlice"].EndpointSlice; e == nil || e.Endpoints != 2 || e.Ready != 1 {
+			t.Errorf("%s: EndpointSlice facts = %+v, want 2 endpoints, 1 ready", name, e)
+		}
+		c := by["CustomResourceDefinition"].CRD
+		if c == nil || c.Conversion == nil || c.Conversion.Strategy != "Webhook" || c.Conversion.Service == nil || c.Conversion.Service.String() != "widget-system/widget-conversion" {
+			t.Errorf("%s: CRD conversion = %+v", name, c)
+		}
+	}
+}
+
+// TestAdmissionKindsCarryFacts: a live capture lists the kinds whose facts
+// come from spec or status in full (HasFacts); the new ones must be among
+// them, or a live snapshot would hold their metadata only.
+func TestAdmissionKindsCarryFacts(t *testing.T) {
+	for _, gk := range [][2]string{
+		{"apiregistration.k8s.io", "APIService"},
+		{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"},
+		{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"},
+		{"discovery.k8s.io", "EndpointSlice"},
+	} {
+		if !HasFacts(gk[0], gk[1]) {
+			t.Errorf("%s.%s is listed as metadata only", gk[1], gk[0])
+		}
+	}
+}
