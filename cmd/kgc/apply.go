@@ -54,7 +54,8 @@ exactly as reviewed. Before anything is sent, kgc checks, in this order:
   2. the plan still holds: kgc captures the cluster again and plans again, and refuses the plan as
      stale, with the difference object by object, when the target changed or any object would now
      be deleted, orphaned or blocked otherwise than planned;
-  3. --max-deletions N: the fresh plan deletes at most N objects, alternatives included;
+  3. --max-deletions N: the fresh plan deletes at most N objects, alternatives and objects a
+     controller recreates included;
   4. the plan leaves nothing terminating, unless --allow-blocked, and deletes nothing marked to be
      kept (helm.sh/resource-policy=keep, Argo CD Delete=false or Prune=false, Flux prune=disabled)
      unless --allow-kept names it;
