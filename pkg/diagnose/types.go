@@ -17,14 +17,15 @@ const (
 // Reasons classify root causes so that scripts (and the -A grouping) need
 // not parse messages. They are part of the Diagnosis document.
 const (
-	// ReasonControllerAbsent: a finalizer's controller is probably not
-	// running (nothing in the snapshot matches its domain).
+	// ReasonControllerAbsent: the evidence names a finalizer's controller
+	// and the input shows it is not installed (no workload under its
+	// published names), or the package owning the object's CRD is gone.
 	ReasonControllerAbsent = "controller-absent"
-	// ReasonControllerTerminating: the only matching controller is itself
-	// being deleted (typically with the namespace it lives in).
+	// ReasonControllerTerminating: the controller the evidence names is
+	// itself being deleted (typically with the namespace it lives in).
 	ReasonControllerTerminating = "controller-terminating"
-	// ReasonControllerPending: the controller appears present (or is a
-	// built-in one) and has not removed its finalizer yet.
+	// ReasonControllerPending: the controller the evidence names runs (or
+	// is a built-in one) and has not removed its finalizer yet.
 	ReasonControllerPending = "controller-pending"
 	// ReasonControllerUnknown: kgc cannot tell whether the controller runs
 	// (the workload types could not be listed, or the evidence names a

@@ -189,9 +189,10 @@ func ecosystemFinalizer(name, group string) (FinalizerInfo, bool) {
 	return FinalizerInfo{}, false
 }
 
-// LookupFinalizer describes a finalizer. Unknown finalizers get the
-// controller guessed from the finalizer's domain (for example
-// "example.com/cleanup" → "the example.com controller"), marked not well known.
+// LookupFinalizer describes a finalizer. Unknown finalizers get a remover
+// named after the finalizer's domain (for example "example.com/cleanup" →
+// "the example.com controller"), marked not well known: a label for plan
+// steps, not evidence (why-stuck names controllers on evidence only).
 func LookupFinalizer(name string) FinalizerInfo { return LookupFinalizerOn(name, "") }
 
 // LookupFinalizerOn is LookupFinalizer for a finalizer on an object of
