@@ -12,5 +12,7 @@ if [[ ! -x $BIN ]]; then
   echo "lint: installing golangci-lint $VERSION into $(dirname "$BIN") (once)" >&2
   GOBIN=$(dirname "$BIN") "$GO" install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$VERSION"
 fi
-"$BIN" run ./...
-(cd test/e2e && "$BIN" run --config ../../.golangci.yml ./...)
+# --allow-serial-runners: a second lint (another clone) waits for the first
+# instead of failing.
+"$BIN" run --allow-serial-runners ./...
+(cd test/e2e && "$BIN" run --allow-serial-runners --config ../../.golangci.yml ./...)
