@@ -36,6 +36,7 @@ type applyOptions struct {
 	allowKept    []string
 	remedy       string
 	backupDir    string
+	step         bool
 	dryRun       string
 	timeout      time.Duration
 	output       outputFormat
@@ -63,6 +64,13 @@ exactly as reviewed. Before anything is sent, kgc checks, in this order:
      target's name typed; with no terminal and neither flag, kgc refuses. Deleting a
      CustomResourceDefinition (every instance goes with it) needs the typed name or --confirm:
      --yes is not enough.
+
+With --step, kgc walks the plan bottom-up itself instead: each object the plan deletes gets its
+own DELETE (preconditions uid and resourceVersion from the plan's basis), in the reverse of the
+order the plan deletes them, and is followed until it is as planned before the next is sent; the
+first that is not stops the apply. The target goes last, with the planned policy. A controller
+recreates what it owns while it lives (a ReplicaSet's pods), so --step suits cascades no workload
+controller reconciles.
 
 With --backup DIR, every object the plan deletes is first read in full and written to DIR (a
 failure stops the apply before anything is sent); a backup restores content, not identity.
@@ -152,6 +160,7 @@ func (o *applyOptions) addFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.confirm, "confirm", "", "approve exactly the plan with this digest (printed by kgc plan), instead of --yes")
 	fs.IntVar(&o.maxDeletions, "max-deletions", -1, "refuse when the plan deletes more than N objects, alternatives included (-1: no cap)")
 	fs.BoolVar(&o.allowBlocked, "allow-blocked", false, "proceed even though the plan leaves objects terminating")
+	fs.BoolVar(&o.step, "step", false, "delete the plan's objects one by one, bottom-up, each with its own preconditions, following each until it is as planned (--timeout each), and stop at the first that is not; the target last, with the planned policy")
 	fs.StringVar(&o.backupDir, "backup", "", "before the DELETE, write every object the plan deletes to this directory, one YAML file each (as kubectl get -o yaml, without managedFields)")
 	fs.StringSliceVar(&o.allowKept, "allow-kept", nil, "delete this object although it is marked to be kept (helm.sh/resource-policy=keep, Argo CD Delete=false/Prune=false, Flux prune=disabled): KIND/NAMESPACE/NAME, or KIND/NAME if cluster-scoped; repeatable")
 	fs.StringVar(&o.dryRun, "dry-run", "none", `"server": send the DELETE with dryRun=All and report what the API server said, deleting nothing`)
@@ -251,7 +260,7 @@ func (o *applyOptions) applier() (*apply.Applier, error) {
 		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked, AllowKept: o.allowKept},
 		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: isTerminalReader(o.streams.In) && isTerminal(o.streams.ErrOut)},
 		In:      o.streams.In, Out: o.streams.ErrOut,
-		DryRun: o.dryRun == "server", Timeout: o.timeout, BackupDir: o.backupDir,
+		DryRun: o.dryRun == "server", Timeout: o.timeout, BackupDir: o.backupDir, Step: o.step,
 	}
 	if isTerminal(o.streams.ErrOut) {
 		live.CaptureOptions.Progress = o.streams.ErrOut

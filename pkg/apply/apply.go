@@ -78,6 +78,9 @@ type Options struct {
 	// Progress, when set (a terminal), gets one updating progress line
 	// while the cascade is followed.
 	Progress io.Writer
+	// Step deletes the plan's objects one by one, bottom-up, and stops at
+	// the first that does not end as planned.
+	Step bool
 	// BackupDir, when set, receives every object the plan deletes before
 	// the DELETE is sent.
 	BackupDir string
@@ -216,8 +219,11 @@ func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report)
 		}
 		rep.Notes = append(rep.Notes, backupNote)
 	}
-	req := deleteRequest(saved, a.Options.DryRun)
 	rep.Identity = a.Cluster.Identity(ctx)
+	if a.Options.Step && !a.Options.DryRun {
+		return rep, a.runSteps(ctx, saved, rep)
+	}
+	req := deleteRequest(saved, a.Options.DryRun)
 	resp := a.Cluster.Delete(ctx, req)
 	rep.Requests = append(rep.Requests, a.record(req, resp))
 	if err := judgeResponse(rep, req, resp); err != nil || a.Options.DryRun {

@@ -207,3 +207,49 @@ func TestApplyBackup(t *testing.T) {
 		t.Errorf("an unreadable object: refusal %s, %d DELETEs, outcome %s; want backup-failed before any DELETE", reason(err), len(f.deletes), rep.Outcome)
 	}
 }
+
+func TestApplyStep(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyForeground)
+	order := StepOrder(saved)
+	var names []string
+	for _, r := range order {
+		names = append(names, r.Name)
+	}
+	// Dependents first, in the reverse of the collector's order; the
+	// target last.
+	if len(names) != 3 || names[2] != "owner" || names[0] == "owner" || names[1] == "owner" {
+		t.Fatalf("step order %v, want the two Secrets then owner", names)
+	}
+	f := &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{}}
+	rep, err := applier(f, Options{Consent: yes, Step: true}).Apply(context.Background(), saved)
+	if err != nil || rep.Outcome != OutcomeAsPlanned || len(rep.Objects) != 3 {
+		t.Fatalf("outcome %s, %d objects, err %v; want as-planned, 3", rep.Outcome, len(rep.Objects), err)
+	}
+	if len(f.deletes) != 3 {
+		t.Fatalf("%d DELETEs, want one per object", len(f.deletes))
+	}
+	for i, d := range f.deletes {
+		wantPolicy := plan.PolicyBackground
+		if i == 2 {
+			wantPolicy = plan.PolicyForeground
+		}
+		if d.Object.UID != order[i].UID || d.Preconditions.UID != order[i].UID || d.Preconditions.ResourceVersion == "" || d.PropagationPolicy != wantPolicy {
+			t.Errorf("DELETE %d: %+v, want %s with its preconditions and %s", i, d, order[i].Name, wantPolicy)
+		}
+	}
+}
+
+func TestApplyStepStopsAtTheFirstSurprise(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	first := StepOrder(saved)[0]
+	held := &plan.FinalState{Exists: true, Terminating: true, Finalizers: []string{"example.com/hold"}, OwnerReferences: []string{ownerUID}}
+	f := &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{first.UID: held}}
+	rep, err := applier(f, Options{Consent: yes, Step: true, Timeout: 100 * time.Millisecond}).Apply(context.Background(), saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.deletes) != 1 || rep.Outcome != OutcomeTimedOut {
+		t.Fatalf("%d DELETEs, outcome %s; want it to stop after the first, timed out", len(f.deletes), rep.Outcome)
+	}
+	mustContain(t, "notes", strings.Join(rep.Notes, "\n"), "--step stopped at the first surprise: 2 DELETE(s) of the plan were not sent")
+}

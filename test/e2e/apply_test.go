@@ -195,6 +195,24 @@ func TestApplyBackup(t *testing.T) {
 	}
 }
 
+// TestApplyStep: --step deletes each Secret, then the owner, each with
+// its own preconditions, and the real cluster ends as planned.
+func TestApplyStep(t *testing.T) {
+	c := newApplyCase(t, "apply-step")
+	rep := c.apply(t, 0, c.plan(t), "--yes", "--step", "--timeout", "60s")
+	if rep.Outcome != "as-planned" || len(rep.Requests) != 3 {
+		t.Fatalf("outcome %s, %d requests; want as-planned after three DELETEs", rep.Outcome, len(rep.Requests))
+	}
+	for i, r := range rep.Requests {
+		if r.Verb != "DELETE" || r.Status != 200 || r.Preconditions.UID == "" || r.Preconditions.ResourceVersion == "" {
+			t.Errorf("request %d: %+v, want a DELETE with uid and resourceVersion preconditions, 200", i, r)
+		}
+	}
+	if left := c.exist(t); len(left) != 0 {
+		t.Errorf("real control plane: %v still exist", left)
+	}
+}
+
 // TestApplyStaleTargetRelabelled: the target changes after planning; the
 // plan is refused as stale and nothing is deleted.
 func TestApplyStaleTargetRelabelled(t *testing.T) {
