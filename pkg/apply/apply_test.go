@@ -253,3 +253,32 @@ func TestApplyStepStopsAtTheFirstSurprise(t *testing.T) {
 	}
 	mustContain(t, "notes", strings.Join(rep.Notes, "\n"), "--step stopped at the first surprise: 2 DELETE(s) of the plan were not sent")
 }
+
+// An object still terminating when the follow ends gets why-stuck's
+// verdict in the report, from a fresh capture.
+func TestApplyExplainsWhatIsStillTerminating(t *testing.T) {
+	saved := mustPlan(t, shop(), plan.PolicyBackground)
+	first := StepOrder(saved)[0]
+	held := &plan.FinalState{Exists: true, Terminating: true, Finalizers: []string{"example.com/hold"}, OwnerReferences: []string{ownerUID}}
+	later := shop()
+	for i := range later.Objects {
+		if later.Objects[i].Metadata.UID == first.UID {
+			gone := later.CapturedAt.Add(-time.Hour)
+			later.Objects[i].Metadata.DeletionTimestamp = &gone
+			later.Objects[i].Metadata.Finalizers = []string{"example.com/hold"}
+		}
+	}
+	f := &fakeCluster{snap: shop(), later: later, after: map[string]*plan.FinalState{first.UID: held}}
+	rep, err := applier(f, Options{Consent: yes, Step: true, Timeout: 100 * time.Millisecond}).Apply(context.Background(), saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Objects) != 1 || !strings.Contains(rep.Objects[0].WhyStuck, "finalizer example.com/hold") {
+		t.Fatalf("objects %+v, want why-stuck's verdict on the held Secret", rep.Objects)
+	}
+	var out strings.Builder
+	if err := WriteText(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "report", out.String(), "why-stuck: Secret/shop/"+first.Name+" has been terminating for 1h")
+}

@@ -22,6 +22,8 @@ type fakeCluster struct {
 	message string
 	deletes []DeleteRequest
 	sent    []diagnose.RemedyRequest
+	// later, when set, is what Capture serves once a DELETE was sent.
+	later *snapshot.Snapshot
 	// unreadable is the uid Get refuses.
 	unreadable string
 	after      map[string]*plan.FinalState
@@ -45,7 +47,12 @@ func (f *fakeCluster) Send(_ context.Context, req diagnose.RemedyRequest, _ bool
 
 func (f *fakeCluster) Identity(context.Context) string { return "system:admin" }
 
-func (f *fakeCluster) Capture(context.Context) (*snapshot.Snapshot, error) { return f.snap, nil }
+func (f *fakeCluster) Capture(context.Context) (*snapshot.Snapshot, error) {
+	if f.later != nil && len(f.deletes) > 0 {
+		return f.later, nil
+	}
+	return f.snap, nil
+}
 
 func (f *fakeCluster) Delete(_ context.Context, req DeleteRequest) Response {
 	f.deletes = append(f.deletes, req)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -45,7 +47,38 @@ func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
 	rep.Objects = Judge(p, seen)
 	rep.Summary = summarize(rep.Objects)
 	rep.Outcome = outcome(rep.Summary)
+	a.explainStuck(ctx, rep)
 	return nil
+}
+
+// explainStuck gives each object still terminating at the timeout
+// why-stuck's verdict, from a fresh capture: "in progress" alone would
+// leave the person to find out why.
+func (a *Applier) explainStuck(ctx context.Context, rep *Report) {
+	var stuck []*ObjectResult
+	for i := range rep.Objects {
+		r := &rep.Objects[i]
+		if r.Result == ResultInProgress && r.Observed != nil && r.Observed.Terminating {
+			stuck = append(stuck, r)
+		}
+	}
+	if len(stuck) == 0 {
+		return
+	}
+	// The follow's own deadline has passed; the capture gets its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	snap, err := a.Cluster.Capture(ctx)
+	if err != nil {
+		rep.Notes = append(rep.Notes, "cannot say why objects are still terminating: "+err.Error()+"; run kgc why-stuck on them")
+		return
+	}
+	d := diagnose.New(snap, nil, diagnose.Options{})
+	for _, r := range stuck {
+		if diag, err := d.Diagnose(r.Object.UID); err == nil {
+			r.WhyStuck = diag.Summary
+		}
+	}
 }
 
 func observed(s *plan.FinalState) plan.FinalState {

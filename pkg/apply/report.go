@@ -86,6 +86,9 @@ type ObjectResult struct {
 	Observed *plan.FinalState `json:"observed,omitempty"`
 	Result   string           `json:"result"`
 	Detail   string           `json:"detail,omitempty"`
+	// WhyStuck is kgc why-stuck's verdict on an object still terminating
+	// when the cascade stopped being followed.
+	WhyStuck string `json:"whyStuck,omitempty"`
 }
 
 // ResultSummary counts objects by result.

@@ -102,6 +102,9 @@ func writeObjects(b *strings.Builder, objs []ObjectResult) {
 				fmt.Fprintf(b, ": %s", o.Detail)
 			}
 			b.WriteString("\n")
+			if o.WhyStuck != "" {
+				fmt.Fprintf(b, "              why-stuck: %s\n", o.WhyStuck)
+			}
 		}
 	}
 }
