@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -44,10 +45,11 @@ const (
 
 // executable gives rem an ID and the guarded request that carries it out,
 // when kgc can send it itself: removing a metadata finalizer from the root
-// cause's object, or force-deleting its pod. Other remedies (fixing a
+// cause's object, force-deleting its pod, deleting the APIService it names
+// or tainting its node out-of-service. Other remedies (fixing a
 // controller, a namespace's spec finalizer through /finalize) stay for a
 // person to carry out.
-func executable(rem *Remedy, l *leaf) {
+func (r *run) executable(rem *Remedy, l *leaf) {
 	o := l.obj
 	if o == nil || o.Metadata.UID == "" {
 		return
@@ -56,12 +58,54 @@ func executable(rem *Remedy, l *leaf) {
 	case rem.Action == ActionRemoveFinalizer && o.HasFinalizer(l.rc.Finalizer):
 		rem.Request = removeFinalizerRequest(o, l.rc.Finalizer)
 		rem.ID = RemedyID(rem.Action, o.Ref(), l.rc.Finalizer)
+	case rem.Action == ActionDeleteAPIService:
+		if api := r.relatedObject(l, "APIService"); api != nil {
+			rem.Request = &RemedyRequest{Verb: VerbDelete, Object: api.Ref(),
+				Preconditions: &Preconditions{UID: api.Metadata.UID, ResourceVersion: api.Metadata.ResourceVersion}}
+			rem.ID = RemedyID(rem.Action, api.Ref(), "")
+		}
+		return
+	case rem.Action == ActionTaintOutOfService:
+		if node := r.relatedObject(l, "Node"); node != nil {
+			rem.Request = taintRequest(node)
+			rem.ID = RemedyID(rem.Action, node.Ref(), "")
+		}
+		return
 	case rem.Action == ActionForceDelete:
 		zero := int64(0)
 		rem.Request = &RemedyRequest{Verb: VerbDelete, Object: o.Ref(), GracePeriodSeconds: &zero,
 			Preconditions: &Preconditions{UID: o.Metadata.UID, ResourceVersion: o.Metadata.ResourceVersion}}
 		rem.ID = RemedyID(rem.Action, o.Ref(), "")
 	}
+}
+
+// relatedObject is the root cause's related object of kind, from the
+// input, or nil.
+func (r *run) relatedObject(l *leaf, kind string) *snapshot.Object {
+	for _, ref := range l.rc.Related {
+		if ref.Kind == kind && ref.UID != "" {
+			return r.ix.byUID(ref.UID)
+		}
+	}
+	return nil
+}
+
+// taintRequest adds the out-of-service taint to a node, pinned to the
+// node's uid and resourceVersion: taint values are not in a snapshot, so
+// the list cannot be tested, but any change to the node since it was read
+// fails the patch.
+func taintRequest(node *snapshot.Object) *RemedyRequest {
+	taint := map[string]string{"key": rules.TaintOutOfService, "value": "nodeshutdown", "effect": "NoExecute"}
+	ops := []PatchOp{{Op: "test", Path: "/metadata/uid", Value: node.Metadata.UID}}
+	if rv := node.Metadata.ResourceVersion; rv != "" {
+		ops = append(ops, PatchOp{Op: "test", Path: "/metadata/resourceVersion", Value: rv})
+	}
+	if f := node.Facts; f != nil && f.Node != nil && len(f.Node.Taints) > 0 {
+		ops = append(ops, PatchOp{Op: "add", Path: "/spec/taints/-", Value: taint})
+	} else {
+		ops = append(ops, PatchOp{Op: "add", Path: "/spec/taints", Value: []any{taint}})
+	}
+	return &RemedyRequest{Verb: VerbPatch, Object: node.Ref(), Patch: ops}
 }
 
 // removeFinalizerRequest tests the UID, the resourceVersion and the whole
@@ -83,10 +127,13 @@ func removeFinalizerRequest(o *snapshot.Object, f string) *RemedyRequest {
 }
 
 // RemedyID is a remedy's stable name, the same in every diagnosis of the
-// same root cause: ACTION:KIND:NAMESPACE/NAME[:FINALIZER], the kind in
-// lower case ("remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup").
+// same root cause: ACTION:KIND:NAMESPACE/NAME[:FINALIZER] (KIND:NAME for
+// a cluster-scoped object), the kind in lower case ("remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup").
 func RemedyID(action string, o snapshot.ObjectRef, finalizer string) string {
-	id := action + ":" + strings.ToLower(o.Kind) + ":" + o.Namespace + "/" + o.Name
+	id := action + ":" + strings.ToLower(o.Kind) + ":" + o.Name
+	if o.Namespace != "" {
+		id = action + ":" + strings.ToLower(o.Kind) + ":" + o.Namespace + "/" + o.Name
+	}
 	if finalizer != "" {
 		id += ":" + finalizer
 	}

@@ -43,7 +43,7 @@ func (r *run) remedies(l *leaf) []Remedy {
 	out = append(out, r.edgeRemedies(l)...)
 	out = append(out, r.lastResorts(l)...)
 	for i := range out {
-		executable(&out[i], l)
+		r.executable(&out[i], l)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if li, lj := out[i].Leaks != "", out[j].Leaks != ""; li != lj {
