@@ -41,6 +41,17 @@ type planCase struct {
 	Policy    metav1.DeletionPropagation
 	// ExtraArgs are added to both plan invocations.
 	ExtraArgs []string
+	// Quiet overrides quietBefore and quietAfter (workload scenarios: the
+	// controllers and kwok react in seconds, not milliseconds).
+	Quiet time.Duration
+}
+
+// quiet is how long the case's objects must not change to count as settled.
+func (pc planCase) quiet(dflt time.Duration) time.Duration {
+	if pc.Quiet > 0 {
+		return pc.Quiet
+	}
+	return dflt
 }
 
 // planResult is what a planCase observed.
@@ -78,7 +89,7 @@ func runPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase)
 	t.Helper()
 	var r planResult
 	var err error
-	r.Before, err = env.Settle(ctx, pc.Scope, quietBefore, settleLimit)
+	r.Before, err = env.Settle(ctx, pc.Scope, pc.quiet(quietBefore), settleLimit)
 	if err != nil {
 		r.Err = fmt.Errorf("before the delete: %w", err)
 		return r
@@ -115,7 +126,7 @@ func runPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase)
 		r.Err = errors.Join(r.Err, fmt.Errorf("deleting %s/%s: %w", pc.GVR.Resource, pc.Name, err))
 		return r
 	}
-	r.After, err = env.Settle(ctx, pc.Scope, quietAfter, settleLimit)
+	r.After, err = env.Settle(ctx, pc.Scope, pc.quiet(quietAfter), settleLimit)
 	if err != nil {
 		r.Err = errors.Join(r.Err, fmt.Errorf("after the delete: %w", err))
 		return r

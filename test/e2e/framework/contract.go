@@ -136,7 +136,10 @@ type Blocker struct {
 type RootCause struct {
 	Object    ObjectRef `json:"object"`
 	Finalizer string    `json:"finalizer"`
-	Message   string    `json:"message"`
+	// Reason classifies the root cause for scripts (controller-absent,
+	// node-not-ready, ...).
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // Remedy is a suggested way out.
