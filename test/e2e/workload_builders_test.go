@@ -43,6 +43,9 @@ const (
 	// the delay from this annotation), so they hold the Job tracking
 	// finalizer while the scenario runs.
 	jobRunsFor = "24h"
+	// caseLabel marks the cluster-scoped objects of a workload case (its
+	// PersistentVolumes, its Namespace) with the case's namespace.
+	caseLabel = "kgc.dev/case"
 )
 
 // workloadScope is every namespaced type the workload controllers create or
@@ -181,7 +184,7 @@ func mkStatefulSet(t testing.TB, ctx context.Context, env *framework.Env, ns, na
 func mkBoundPV(t testing.TB, ctx context.Context, env *framework.Env, ns, claim string) *unstructured.Unstructured {
 	t.Helper()
 	pv := framework.Obj("v1", "PersistentVolume", "", ns+"-"+claim)
-	pv.SetLabels(map[string]string{"kgc.dev/case": ns})
+	pv.SetLabels(map[string]string{caseLabel: ns})
 	pv.Object["spec"] = map[string]any{
 		"capacity": map[string]any{"storage": "1Mi"}, "accessModes": []any{"ReadWriteOnce"},
 		"persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,8 +25,12 @@ func cascades() map[string]metav1.DeletionPropagation {
 // workloadCase is a planCase on a workload: every workload type in scope,
 // the workload quiet period.
 func workloadCase(ns string, gvr schema.GroupVersionResource, name string, policy metav1.DeletionPropagation) planCase {
+	typeArg := gvr.Resource
+	if gvr.Group != "" {
+		typeArg += "." + gvr.Group
+	}
 	return planCase{
-		Scope: workloadScope(ns), GVR: gvr, TypeArg: gvr.Resource + "." + gvr.Group,
+		Scope: workloadScope(ns), GVR: gvr, TypeArg: typeArg,
 		Namespace: ns, Name: name, Policy: policy, Quiet: workloadQuiet,
 	}
 }
@@ -55,4 +61,130 @@ func TestWorkloadDeployment(t *testing.T) {
 			expectKinds(t, r, want)
 		})
 	}
+}
+
+// TestWorkloadReplicaSetAlone: a ReplicaSet no Deployment owns, deleted in
+// the background, takes its pods.
+func TestWorkloadReplicaSetAlone(t *testing.T) {
+	ctx, env := workloadEnv(t)
+	ns := workloadNamespace(t, ctx, env, "rs")
+	mkWorkload(t, ctx, env, "ReplicaSet", ns, "web")
+	waitRunningPods(t, ctx, env, ns, "web", workloadReplicas)
+	r := checkPlan(t, ctx, env, workloadCase(ns, replicaSets, "web", bg))
+	expectKinds(t, r, map[string]string{"ReplicaSet": kinds(0, 0), "Pod": kinds(0, 0)})
+}
+
+// TestWorkloadReplicationController: the core/v1 workload, deleted in the
+// background, takes its pods.
+func TestWorkloadReplicationController(t *testing.T) {
+	ctx, env := workloadEnv(t)
+	ns := workloadNamespace(t, ctx, env, "rc")
+	mkWorkload(t, ctx, env, "ReplicationController", ns, "web")
+	waitRunningPods(t, ctx, env, ns, "web", workloadReplicas)
+	r := checkPlan(t, ctx, env, workloadCase(ns, framework.RCs, "web", bg))
+	expectKinds(t, r, map[string]string{"ReplicationController": kinds(0, 0), "Pod": kinds(0, 0)})
+}
+
+// TestWorkloadJob: a Job whose pods are running and hold the Job tracking
+// finalizer (batch.kubernetes.io/job-tracking), deleted with each policy.
+// The job controller removes the finalizer from pods being deleted and from
+// pods it no longer owns (orphaned), so the pods go or stay without it.
+func TestWorkloadJob(t *testing.T) {
+	for name, policy := range cascades() {
+		t.Run(name, func(t *testing.T) {
+			ctx, env := workloadEnv(t)
+			ns := workloadNamespace(t, ctx, env, "job-"+name)
+			mkWorkload(t, ctx, env, "Job", ns, "batch")
+			for _, p := range waitRunningPods(t, ctx, env, ns, "batch", workloadReplicas) {
+				if !slices.Contains(p.Finalizers, jobTrackingFinalizer) {
+					t.Fatalf("setup: pod %s has no %s finalizer: %v", p.Name, jobTrackingFinalizer, p.Finalizers)
+				}
+			}
+			r := checkPlan(t, ctx, env, workloadCase(ns, jobs, "batch", policy))
+			want := map[string]string{"Job": kinds(0, 0), "Pod": kinds(0, 0)}
+			if policy == or {
+				want["Pod"] = kinds(workloadReplicas, workloadReplicas)
+			}
+			expectKinds(t, r, want)
+		})
+	}
+}
+
+const jobTrackingFinalizer = "batch.kubernetes.io/job-tracking"
+
+// TestWorkloadCronJob: a suspended CronJob with one Job of its own, deleted
+// in the background, takes the Job and the Job's pods.
+func TestWorkloadCronJob(t *testing.T) {
+	ctx, env := workloadEnv(t)
+	ns := workloadNamespace(t, ctx, env, "cronjob")
+	mkCronJobWithJob(t, ctx, env, ns, "nightly")
+	waitRunningPods(t, ctx, env, ns, "nightly", workloadReplicas)
+	r := checkPlan(t, ctx, env, workloadCase(ns, cronJobs, "nightly", bg))
+	expectKinds(t, r, map[string]string{"CronJob": kinds(0, 0), "Job": kinds(0, 0), "Pod": kinds(0, 0)})
+}
+
+// TestWorkloadStatefulSet: a StatefulSet whose pods use claims from its
+// volumeClaimTemplates, deleted in the background, with each claim
+// retention policy. whenDeleted: Delete makes the StatefulSet controller
+// give the claims an owner reference to the StatefulSet, so the garbage
+// collector deletes them once the pods are gone (pvc-protection); Retain
+// leaves them.
+func TestWorkloadStatefulSet(t *testing.T) {
+	for _, whenDeleted := range []string{"Delete", "Retain"} {
+		t.Run(whenDeleted, func(t *testing.T) {
+			ctx, env := workloadEnv(t)
+			ns := workloadNamespace(t, ctx, env, "sts-"+strings.ToLower(whenDeleted))
+			mkStatefulSet(t, ctx, env, ns, "db", whenDeleted)
+			waitRunningPods(t, ctx, env, ns, "db", workloadReplicas)
+			pc := workloadCase(ns, statefulSets, "db", bg)
+			pc.Scope.Cluster, pc.Scope.ClusterSelector = []schema.GroupVersionResource{pvs}, caseLabel+"="+ns
+			r := checkPlan(t, ctx, env, pc)
+			want := map[string]string{"StatefulSet": kinds(0, 0), "Pod": kinds(0, 0), "ControllerRevision": kinds(0, 0),
+				"PersistentVolumeClaim": kinds(0, 0), "PersistentVolume": kinds(workloadReplicas, workloadReplicas)}
+			if whenDeleted == "Retain" {
+				want["PersistentVolumeClaim"] = kinds(workloadReplicas, workloadReplicas)
+			}
+			expectKinds(t, r, want)
+		})
+	}
+}
+
+// TestWorkloadDaemonSet: a DaemonSet (one pod per shared node), deleted in
+// the background, takes its pods and its ControllerRevision.
+func TestWorkloadDaemonSet(t *testing.T) {
+	ctx, env := workloadEnv(t)
+	ns := workloadNamespace(t, ctx, env, "ds")
+	mkWorkload(t, ctx, env, "DaemonSet", ns, "agent")
+	waitRunningPods(t, ctx, env, ns, "agent", workloadReplicas)
+	r := checkPlan(t, ctx, env, workloadCase(ns, daemonSets, "agent", bg))
+	expectKinds(t, r, map[string]string{"DaemonSet": kinds(0, 0), "Pod": kinds(0, 0), "ControllerRevision": kinds(0, 0)})
+}
+
+// TestWorkloadPVCProtection: a claim a running pod uses, deleted, stays
+// terminating with kubernetes.io/pvc-protection until the pod goes.
+func TestWorkloadPVCProtection(t *testing.T) {
+	ctx, env := workloadEnv(t)
+	ns := workloadNamespace(t, ctx, env, "pvc")
+	mkBoundPV(t, ctx, env, ns, "data")
+	claim := framework.Obj("v1", "PersistentVolumeClaim", ns, "data")
+	claim.Object["spec"] = map[string]any{
+		"accessModes": []any{"ReadWriteOnce"}, "storageClassName": "",
+		"resources": map[string]any{"requests": map[string]any{"storage": "1Mi"}},
+	}
+	env.MustCreate(t, ctx, pvcs, claim)
+	pod := framework.Obj("v1", "Pod", ns, "user")
+	tpl := podTemplate("user", nil)
+	pod.SetLabels(map[string]string{"app": "user"})
+	spec := tpl["spec"].(map[string]any)
+	spec["volumes"] = []any{map[string]any{"name": "data", "persistentVolumeClaim": map[string]any{"claimName": "data"}}}
+	pod.Object["spec"] = spec
+	env.MustCreate(t, ctx, framework.Pods, pod)
+	waitRunningPods(t, ctx, env, ns, "user", 1)
+	pc := workloadCase(ns, pvcs, "data", bg)
+	pc.Scope.Cluster, pc.Scope.ClusterSelector = []schema.GroupVersionResource{pvs}, caseLabel+"="+ns
+	r := checkPlan(t, ctx, env, pc)
+	expectReal(t, r, map[string]string{
+		"PersistentVolumeClaim/data": terminating([]string{"kubernetes.io/pvc-protection"}),
+		"Pod/user":                   alive(),
+	})
 }
