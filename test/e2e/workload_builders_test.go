@@ -29,6 +29,8 @@ var (
 	pvcs                = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}
 	pvs                 = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"}
 	serviceAccounts     = schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
+	events              = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+	nodes               = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 )
 
 const (

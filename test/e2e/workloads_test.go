@@ -5,9 +5,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kgc-dev/kgc/test/e2e/framework"
 )
@@ -187,4 +192,139 @@ func TestWorkloadPVCProtection(t *testing.T) {
 		"PersistentVolumeClaim/data": terminating([]string{"kubernetes.io/pvc-protection"}),
 		"Pod/user":                   alive(),
 	})
+}
+
+// TestWorkloadNamespace: a namespace holding a Deployment, a Job, a
+// StatefulSet with claims it deletes and a DaemonSet, deleted: the
+// namespace controller deletes pods first, then everything else (the
+// controllers' ConfigMap, ServiceAccount and Events too), and the namespace
+// goes last.
+func TestWorkloadNamespace(t *testing.T) {
+	ctx, env := workloadEnv(t)
+	ns := workloadNamespace(t, ctx, env, "ns")
+	labelNamespace(t, ctx, env, ns)
+	mkWorkload(t, ctx, env, "Deployment", ns, "web")
+	mkWorkload(t, ctx, env, "Job", ns, "batch")
+	mkStatefulSet(t, ctx, env, ns, "db", "Delete")
+	mkWorkload(t, ctx, env, "DaemonSet", ns, "agent")
+	for _, app := range []string{"web", "batch", "db", "agent"} {
+		waitRunningPods(t, ctx, env, ns, app, workloadReplicas)
+	}
+	pc := workloadCase(ns, framework.Namespaces, ns, bg)
+	pc.Namespace = ""
+	pc.Scope.Namespaced = append(pc.Scope.Namespaced, framework.ConfigMaps, framework.Secrets, serviceAccounts, events)
+	pc.Scope.Cluster = []schema.GroupVersionResource{framework.Namespaces, pvs}
+	pc.Scope.ClusterSelector = caseLabel + "=" + ns
+	r := checkPlan(t, ctx, env, pc)
+	expectKinds(t, r, map[string]string{"Namespace": kinds(0, 0), "Deployment": kinds(0, 0), "Pod": kinds(0, 0),
+		"PersistentVolumeClaim": kinds(0, 0), "ConfigMap": kinds(0, 0), "ServiceAccount": kinds(0, 0)})
+}
+
+// labelNamespace labels the namespace with caseLabel, so that a case can
+// list it among its cluster-scoped objects.
+func labelNamespace(t testing.TB, ctx context.Context, env *framework.Env, ns string) {
+	t.Helper()
+	patch := []byte(`{"metadata":{"labels":{"` + caseLabel + `":"` + ns + `"}}}`)
+	if _, err := env.Client.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("labelling namespace %s: %v", ns, err)
+	}
+}
+
+// TestWorkloadPodOnLostNode: pods on a node whose kubelet (kwok) stopped.
+// Deleted, a pod stays terminating: no kubelet confirms that its containers
+// stopped; the plan says so and why-stuck names the node (node-not-ready)
+// with the out-of-service taint among the remedies. Once the node is tainted
+// node.kubernetes.io/out-of-service, the pod garbage collector force-deletes
+// it, and a pod deleted then is planned and really gone.
+func TestWorkloadPodOnLostNode(t *testing.T) {
+	ctx, env := workloadEnv(t)
+	ns := workloadNamespace(t, ctx, env, "lost")
+	// Only this test's pods (which tolerate everything) land on the node.
+	node := env.AddNode(t, ctx, "kwok-"+ns, corev1.Taint{Key: "kgc.dev/dedicated", Value: ns, Effect: corev1.TaintEffectNoSchedule})
+	for _, name := range []string{"first", "second"} {
+		mkPodOn(t, ctx, env, ns, name, node.Name)
+	}
+	waitRunningPods(t, ctx, env, ns, "lost", 2)
+	node.StopKubelet()
+	node.WaitNotReady(t, ctx)
+
+	pc := workloadCase(ns, framework.Pods, "first", bg)
+	pc.Scope.Cluster, pc.Scope.ClusterSelector = []schema.GroupVersionResource{nodes}, "kubernetes.io/hostname="+node.Name
+	r := checkPlan(t, ctx, env, pc)
+	expectReal(t, r, map[string]string{"Pod/first": terminating(nil), "Pod/second": alive()})
+	d := whyStuck(t, env, "pod/first", "-n", ns)
+	requireRootCauseReason(t, d, "Pod", "first", "node-not-ready")
+	requireRemedyCommand(t, d, "node.kubernetes.io/out-of-service")
+
+	taintOutOfService(t, ctx, env, node.Name)
+	waitGone(t, ctx, env, framework.Pods, ns, "first")
+	pc.Name = "second"
+	// The pod garbage collector looks for such pods every 20 s
+	// (gcCheckPeriod, pkg/controller/podgc): settled means quiet for longer.
+	pc.Quiet = 30 * time.Second
+	r = checkPlan(t, ctx, env, pc)
+	expectReal(t, r, map[string]string{"Pod/second": gone})
+}
+
+// mkPodOn creates a pod bound to node (no scheduling) that tolerates every
+// taint: the node's dedicated taint, and the taints the node lifecycle
+// controller adds when the node is lost, which would otherwise evict it
+// after five minutes.
+func mkPodOn(t testing.TB, ctx context.Context, env *framework.Env, ns, name, node string) {
+	t.Helper()
+	pod := framework.Obj("v1", "Pod", ns, name)
+	pod.SetLabels(map[string]string{"app": "lost"})
+	pod.Object["spec"] = map[string]any{
+		"nodeName":    node,
+		"containers":  []any{map[string]any{"name": "c", "image": "registry.invalid/none"}},
+		"tolerations": []any{map[string]any{"operator": "Exists"}},
+	}
+	env.MustCreate(t, ctx, framework.Pods, pod)
+}
+
+func taintOutOfService(t testing.TB, ctx context.Context, env *framework.Env, name string) {
+	t.Helper()
+	n, err := env.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("getting node %s: %v", name, err)
+	}
+	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "node.kubernetes.io/out-of-service", Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute})
+	if _, err := env.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("tainting node %s out-of-service: %v", name, err)
+	}
+}
+
+// waitGone waits, with a generous deadline, until the object is gone.
+func waitGone(t testing.TB, ctx context.Context, env *framework.Env, gvr schema.GroupVersionResource, ns, name string) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := env.Dynamic.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("%s %s/%s still there: %v", gvr.Resource, ns, name, err)
+	}
+}
+
+// requireRootCauseReason fails unless the diagnosis has a root cause of the
+// given reason on the object kind/name.
+func requireRootCauseReason(t *testing.T, d framework.Diagnosis, kind, name, reason string) {
+	t.Helper()
+	for _, rc := range d.RootCauses {
+		if rc.Object.Kind == kind && rc.Object.Name == name && rc.Reason == reason {
+			return
+		}
+	}
+	t.Errorf("why-stuck names no root cause %s on %s %s: %+v", reason, kind, name, d.RootCauses)
+}
+
+// requireRemedyCommand fails unless a remedy's command mentions want.
+func requireRemedyCommand(t *testing.T, d framework.Diagnosis, want string) {
+	t.Helper()
+	for _, r := range d.Remedies {
+		if strings.Contains(r.Command, want) {
+			return
+		}
+	}
+	t.Errorf("why-stuck offers no remedy whose command mentions %q: %+v", want, d.Remedies)
 }
