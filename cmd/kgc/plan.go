@@ -80,8 +80,14 @@ round trips. Where one worker reads an object just as another changes it, the re
 depends on which call lands first: the plan then lists, under "Depends on which garbage collector
 worker acts first", each object that could end otherwise, with its alternatives.
 
---fail-if blocked|orphans|deletes-more-than=N (repeatable) makes kgc exit 3 after printing the
-plan when the condition holds, for CI gates; an alternative outcome counts as well.`,
+A delete that a controller undoes is said so: an object whose owner survives the delete and whose
+controller creates it again (a Deployment's ReplicaSet, a ReplicaSet's, StatefulSet's, DaemonSet's
+or Job's pods, a Service's EndpointSlices, kube-root-ca.crt and the default ServiceAccount of a
+namespace) ends "recreated", with the controller and whether the name and the UID change.
+
+--fail-if blocked|orphans|recreated|deletes-more-than=N (repeatable) makes kgc exit 3 after
+printing the plan when the condition holds, for CI gates; an alternative outcome counts as well,
+and deletes-more-than counts recreated objects as deleted.`,
 		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground
   kgc plan delete ns/team-a -f cluster.json --show-steps
   kgc plan delete rc/frontend --cascade=default -o json
@@ -101,7 +107,7 @@ plan when the condition holds, for CI gates; an alternative outcome counts as we
 	o.addDeleteFlags(cmd)
 	fs.BoolVar(&o.showSteps, "show-steps", false, "list every numbered step instead of the cascade by waves")
 	enumVar(cmd, &o.output, "output", "o", string(outputText), planOutputs(), "output format")
-	enumArrayVar(cmd, &o.gates, "fail-if", enum[gate]{choices: []string{"blocked", "orphans", "deletes-more-than=N"}, parse: parseGate},
+	enumArrayVar(cmd, &o.gates, "fail-if", enum[gate]{choices: []string{"blocked", "orphans", "recreated", "deletes-more-than=N"}, parse: parseGate},
 		"exit 3 after printing the plan when it holds (repeatable)")
 	o.source.AddInputFlags(fs)
 	cmd.ValidArgsFunction = objectArgs(cf, o.source)
@@ -133,7 +139,7 @@ func (o *planOptions) Complete() error {
 // parseGate reads a --fail-if value.
 func parseGate(s string) (gate, error) {
 	switch {
-	case s == "blocked" || s == "orphans":
+	case s == "blocked" || s == "orphans" || s == "recreated":
 		return gate{kind: s}, nil
 	case strings.HasPrefix(s, "deletes-more-than="):
 		n, err := strconv.Atoi(strings.TrimPrefix(s, "deletes-more-than="))
@@ -142,7 +148,7 @@ func parseGate(s string) (gate, error) {
 		}
 		return gate{kind: "deletes-more-than", n: n}, nil
 	}
-	return gate{}, fmt.Errorf("unknown --fail-if %q: use blocked, orphans or deletes-more-than=N", s)
+	return gate{}, fmt.Errorf("unknown --fail-if %q: use blocked, orphans, recreated or deletes-more-than=N", s)
 }
 
 func (o *planOptions) Validate() error {
@@ -260,9 +266,14 @@ func (o *planOptions) checkGates(p *plan.Plan) error {
 			if s.Orphaned > 0 {
 				msgs = append(msgs, words.Count(s.Orphaned, "object")+" would be orphaned")
 			}
+		case "recreated":
+			if s.Recreated > 0 {
+				msgs = append(msgs, words.Count(s.Recreated, "object")+" would be recreated by "+words.Agree(s.Recreated, "its controller", "their controllers"))
+			}
 		case "deletes-more-than":
-			if s.Deleted > g.n {
-				msgs = append(msgs, fmt.Sprintf("%s would be deleted, more than %d", words.Count(s.Deleted, "object"), g.n))
+			// A recreated object is deleted all the same.
+			if n := s.Deleted + s.Recreated; n > g.n {
+				msgs = append(msgs, fmt.Sprintf("%s would be deleted, more than %d", words.Count(n, "object"), g.n))
 			}
 		}
 	}

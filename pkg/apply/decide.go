@@ -80,7 +80,7 @@ type outcomes struct {
 
 func fateClass(f string) string {
 	switch f {
-	case plan.FateDeleted, plan.FateOrphaned, plan.FateBlocked:
+	case plan.FateDeleted, plan.FateOrphaned, plan.FateBlocked, plan.FateRecreated:
 		return f
 	}
 	return kept
@@ -167,8 +167,9 @@ type Limits struct {
 // happen is what a safety check must assume.
 func CheckLimits(fresh *plan.Plan, l Limits) error {
 	worst := fresh.WorstCase()
-	if l.MaxDeletions >= 0 && worst.Deleted > l.MaxDeletions {
-		return refuse(ReasonMaxDeletions, "the delete would delete %d object(s), more than --max-deletions=%d: review the plan and raise the cap if that is intended", worst.Deleted, l.MaxDeletions)
+	// A recreated object is deleted all the same (its replacement is new).
+	if n := worst.Deleted + worst.Recreated; l.MaxDeletions >= 0 && n > l.MaxDeletions {
+		return refuse(ReasonMaxDeletions, "the delete would delete %d object(s), more than --max-deletions=%d: review the plan and raise the cap if that is intended", n, l.MaxDeletions)
 	}
 	if worst.Blocked > 0 && !l.AllowBlocked {
 		return refuse(ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh))

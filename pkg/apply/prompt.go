@@ -18,8 +18,12 @@ func Prompt(in io.Reader, out io.Writer, p *plan.Plan) error {
 	}
 	s := p.WorstCase()
 	t := p.Request.Target
-	fmt.Fprintf(out, "kgc will delete %s (propagationPolicy %s): %d deleted, %d orphaned, %d updated, %d blocked.\n",
-		refString(t), policyName(p.Request.PropagationPolicy), s.Deleted, s.Orphaned, s.Updated, s.Blocked)
+	recreated := ""
+	if s.Recreated > 0 {
+		recreated = fmt.Sprintf(", %d recreated by their controllers", s.Recreated)
+	}
+	fmt.Fprintf(out, "kgc will delete %s (propagationPolicy %s): %d deleted, %d orphaned, %d updated, %d blocked%s.\n",
+		refString(t), policyName(p.Request.PropagationPolicy), s.Deleted, s.Orphaned, s.Updated, s.Blocked, recreated)
 	fmt.Fprintf(out, "Plan digest: %s\nType the name of the %s (%s) to confirm: ", p.Digest, t.Kind, t.Name)
 	answer, err := bufio.NewReader(in).ReadString('\n')
 	if err != nil && answer == "" {

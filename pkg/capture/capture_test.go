@@ -97,6 +97,21 @@ func TestCapture(t *testing.T) {
 	if ns.Facts == nil || strings.Join(ns.Facts.Namespace.SpecFinalizers, ",") != "kubernetes" {
 		t.Errorf("namespace facts = %+v", ns.Facts)
 	}
+	// A workload is listed in full and keeps what its controller decides
+	// from, never its template.
+	for i := range s.Objects {
+		o := &s.Objects[i]
+		switch o.Metadata.UID {
+		case "dep-1":
+			if w := o.Facts; w == nil || w.Workload == nil || *w.Workload.Replicas != 3 || !w.Workload.Paused || !w.Workload.SelectorMatchesTemplate {
+				t.Errorf("deployment facts = %+v, want replicas 3, paused, selector matching", o.Facts)
+			}
+		case "rs-1":
+			if o.Facts != nil {
+				t.Errorf("a ReplicaSet served without spec has facts %+v", o.Facts)
+			}
+		}
+	}
 
 	var out bytes.Buffer
 	if err := snapshot.Write(&out, s); err != nil {

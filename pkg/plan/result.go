@@ -111,6 +111,7 @@ func (s *sim) planFates(p *Plan, base []*snapshot.Object) {
 		p.Objects = append(p.Objects, s.fate(int32(i), base[i]))
 	}
 	s.addUnchangedBlockers(p, listed)
+	s.replacedWithOwner(p)
 	sort.SliceStable(p.Objects, func(a, b int) bool { return p.Objects[a].Object.Less(p.Objects[b].Object) })
 }
 
@@ -239,6 +240,7 @@ func (s *sim) fate(i int32, b *snapshot.Object) ObjectFate {
 	case o == nil:
 		of.Fate = FateDeleted
 		of.Reason = why
+		s.recreate(&of, b)
 	case o.Metadata.DeletionTimestamp != nil:
 		of.Fate = FateBlocked
 		of.BlockedBy = s.blockers(i)

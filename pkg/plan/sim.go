@@ -48,6 +48,8 @@ type sim struct {
 	// round late (order slowReaders).
 	nearReaders, slow map[string]bool
 
+	recLook *rules.RecreateLookup
+
 	timers    []timer
 	timerSeq  int
 	workItems int
@@ -416,7 +418,7 @@ func addAlternatives(p *Plan, s *sim, ap *Plan, alt *sim) {
 			}
 			continue
 		}
-		of.Alternatives = append(of.Alternatives, Alternative{Fate: a.Fate, Final: a.Final, Reason: a.Reason, BlockedBy: a.BlockedBy})
+		of.Alternatives = append(of.Alternatives, Alternative{Fate: a.Fate, Final: a.Final, Reason: a.Reason, BlockedBy: a.BlockedBy, RecreatedBy: a.RecreatedBy})
 	}
 }
 

@@ -30,12 +30,24 @@ const (
 	ControllerPVCProtection = "pvc-protection"
 	ControllerPVProtection  = "pv-protection"
 	ControllerJob           = "job"
+	// The controllers that create again what a delete removes while its
+	// owner survives (recreate.go); the Job controller replaces pods too.
+	ControllerDeployment            = "deployment"
+	ControllerReplicaSet            = "replicaset"
+	ControllerReplicationController = "replicationcontroller"
+	ControllerStatefulSet           = "statefulset"
+	ControllerDaemonSet             = "daemonset"
+	ControllerRootCAPublisher       = "root-ca-cert-publisher"
+	ControllerServiceAccount        = "serviceaccount"
+	ControllerEndpointSlice         = "endpointslice"
 )
 
 // AllControllers lists every controller the simulator knows, the default set.
 func AllControllers() []string {
 	return []string{ControllerNamespace, ControllerCRDFinalizer, ControllerKubelet, ControllerPodGC,
-		ControllerPVCProtection, ControllerPVProtection, ControllerJob}
+		ControllerPVCProtection, ControllerPVProtection, ControllerJob,
+		ControllerDeployment, ControllerReplicaSet, ControllerReplicationController, ControllerStatefulSet,
+		ControllerDaemonSet, ControllerRootCAPublisher, ControllerServiceAccount, ControllerEndpointSlice}
 }
 
 // Options of one simulation.
@@ -131,6 +143,9 @@ const (
 	FateUpdated   = "updated"
 	FateBlocked   = "blocked"
 	FateUnchanged = "unchanged"
+	// FateRecreated: deleted (final.exists false), and a controller whose
+	// owner survives creates a replacement (recreatedBy says which).
+	FateRecreated = "recreated"
 )
 
 // ObjectFate is one entry of the plan's objects.
@@ -141,6 +156,9 @@ type ObjectFate struct {
 	Reason string             `json:"reason"`
 	// BlockedBy lists what keeps a blocked object (or what it blocks).
 	BlockedBy []Blocker `json:"blockedBy,omitempty"`
+	// RecreatedBy is set on a recreated object, and on a deleted one a
+	// controller may recreate (Certain false).
+	RecreatedBy *RecreatedBy `json:"recreatedBy,omitempty"`
 	// Alternatives are the object's other outcomes when the real garbage
 	// collector's concurrent calls land in another order (see the notes);
 	// empty when the object ends the same either way.
@@ -150,10 +168,28 @@ type ObjectFate struct {
 // Alternative is an object's other possible outcome, decided by worker
 // timing in the real garbage collector.
 type Alternative struct {
-	Fate      string     `json:"fate"`
-	Final     FinalState `json:"final"`
-	Reason    string     `json:"reason"`
-	BlockedBy []Blocker  `json:"blockedBy,omitempty"`
+	Fate        string       `json:"fate"`
+	Final       FinalState   `json:"final"`
+	Reason      string       `json:"reason"`
+	BlockedBy   []Blocker    `json:"blockedBy,omitempty"`
+	RecreatedBy *RecreatedBy `json:"recreatedBy,omitempty"`
+}
+
+// RecreatedBy says which controller creates a replacement for a deleted
+// object, for which surviving owner, and under which name.
+type RecreatedBy struct {
+	// Controller is the actor (rules.Actor*: "deployment-controller", …).
+	Controller string `json:"controller"`
+	// Owner is the surviving object that reconciles: the controller
+	// owner, or the Namespace for kube-root-ca.crt and default.
+	Owner snapshot.ObjectRef `json:"owner"`
+	// Name is the replacement's name when known; "" when generated.
+	Name     string `json:"name"`
+	SameName bool   `json:"sameName"`
+	NewUID   bool   `json:"newUID"`
+	// Certain is false when the controller is not simulated or the input
+	// lacks the facts it decides from: the object may be recreated.
+	Certain bool `json:"certain"`
 }
 
 // Blocker is one thing holding an object: a finalizer and who should
@@ -184,6 +220,9 @@ type Summary struct {
 	Orphaned int `json:"orphaned"`
 	Updated  int `json:"updated"`
 	Blocked  int `json:"blocked"`
+	// Recreated counts fate recreated: those objects are deleted too, but
+	// not counted under Deleted.
+	Recreated int `json:"recreated"`
 }
 
 // WorstCase counts objects by fate as Summary does, but counts an object
@@ -216,6 +255,8 @@ func (s *Summary) add(f string) {
 		s.Updated++
 	case FateBlocked:
 		s.Blocked++
+	case FateRecreated:
+		s.Recreated++
 	}
 }
 

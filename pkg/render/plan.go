@@ -49,9 +49,67 @@ func planHeader(bw *bufio.Writer, p *plan.Plan, st Style) {
 		policy += ")"
 	}
 	fmt.Fprintf(bw, "%s %s with propagationPolicy %s\n", st.Paint(Bold, "Plan: delete"), refText(p.Target), policy)
+	planUndone(bw, p, st)
 	s := p.Summary
-	fmt.Fprintf(bw, "%s deleted, %s orphaned, %s updated, %s blocked\n",
+	fmt.Fprintf(bw, "%s deleted, %s orphaned, %s updated, %s blocked",
 		st.Paint(Red, fmt.Sprint(s.Deleted)), st.Paint(Cyan, fmt.Sprint(s.Orphaned)), fmt.Sprint(s.Updated), st.Paint(Yellow, fmt.Sprint(s.Blocked)))
+	if s.Recreated > 0 {
+		// Only when there are some, so that every other plan reads as before.
+		fmt.Fprintf(bw, ", %s recreated", st.Paint(Magenta, fmt.Sprint(s.Recreated)))
+	}
+	fmt.Fprintln(bw)
+}
+
+// planUndone calls out, before anything else, a delete whose target a
+// controller creates again: the delete does not do what it was meant to.
+func planUndone(bw *bufio.Writer, p *plan.Plan, st Style) {
+	for _, of := range p.Objects {
+		if of.Object.UID != p.Target.UID || of.Fate != plan.FateRecreated || of.RecreatedBy == nil {
+			continue
+		}
+		r := of.RecreatedBy
+		fmt.Fprintf(bw, "%s this delete will be undone by %s: %s %s (%s); %s\n", st.Paint(Yellow, "warning:"), refText(r.Owner),
+			r.Controller, recreatesWhat(of.Object, r), recreatedHow(r), undoAdvice(r.Owner.Kind))
+	}
+}
+
+// recreatesWhat says what the controller makes: the object again, or a
+// replacement under a new name.
+func recreatesWhat(o snapshot.ObjectRef, r *plan.RecreatedBy) string {
+	if r.SameName {
+		return "creates " + refText(o) + " again"
+	}
+	return "creates a replacement for " + refText(o)
+}
+
+// recreatedHow says whether the replacement keeps the name and the UID.
+func recreatedHow(r *plan.RecreatedBy) string {
+	name := "a new name"
+	if r.SameName {
+		name = "same name"
+	}
+	if r.NewUID {
+		return name + ", new UID"
+	}
+	return name
+}
+
+// undoAdvice is what to do instead of deleting what an owner of kind
+// recreates.
+func undoAdvice(kind string) string {
+	switch kind {
+	case "Deployment", "ReplicaSet", "ReplicationController", "StatefulSet":
+		return "scale it or delete it instead"
+	case "DaemonSet":
+		return "change its node selector or delete it instead"
+	case "Job":
+		return "suspend it or delete it instead"
+	case "Service":
+		return "remove its selector or delete it instead"
+	case "Namespace":
+		return "its controller keeps one in every namespace"
+	}
+	return "change or delete it instead"
 }
 
 // planSteps lists every step, baseline ones included (--show-steps).
@@ -81,7 +139,7 @@ func planFinalState(bw *bufio.Writer, p *plan.Plan, st Style) {
 	}
 	var t columns
 	for _, of := range p.Objects {
-		t.add(text("  ").then(fateSpan(of.Fate)), text(refText(of.Object)), text(finalText(of.Final)))
+		t.add(text("  ").then(fateSpan(of.Fate)), text(refText(of.Object)), text(fateText(of)))
 	}
 	t.flush(bw, st)
 }
@@ -173,11 +231,27 @@ func FateColor(fate string) string {
 		return Yellow
 	case plan.FateUnchanged:
 		return Green
+	case plan.FateRecreated:
+		return Magenta
 	}
 	return ""
 }
 
 func fateSpan(f string) span { return span{code: FateColor(f), text: f} }
+
+// fateText is an object's final state, and who recreates it.
+func fateText(of plan.ObjectFate) string {
+	s := finalText(of.Final)
+	if r := of.RecreatedBy; r != nil {
+		by := r.Controller + " (" + refText(r.Owner) + ")"
+		if r.Certain {
+			s += ", recreated by " + by + ": " + recreatedHow(r)
+		} else {
+			s += ", may be recreated by " + by
+		}
+	}
+	return s
+}
 
 func finalText(f plan.FinalState) string {
 	if !f.Exists {
@@ -217,7 +291,7 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 		in[p.Target.UID] = true
 		fmt.Fprintf(bw, "  %q [label=%q, fillcolor=%q, penwidth=\"2\"];\n", p.Target.UID, dotLabel(p.Target, "target"), "white")
 	}
-	colors := map[string]string{plan.FateDeleted: "#f4a6a6", plan.FateOrphaned: "#a6e1f4", plan.FateUpdated: "#e0e0e0", plan.FateBlocked: "#f4e1a6", plan.FateUnchanged: "#c8f4a6"}
+	colors := map[string]string{plan.FateDeleted: "#f4a6a6", plan.FateOrphaned: "#a6e1f4", plan.FateUpdated: "#e0e0e0", plan.FateBlocked: "#f4e1a6", plan.FateUnchanged: "#c8f4a6", plan.FateRecreated: "#dcb8f4"}
 	for _, of := range p.Objects {
 		pen := ""
 		if of.Object.UID == p.Target.UID {

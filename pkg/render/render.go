@@ -60,14 +60,15 @@ func StyleFor(isTerminal bool, getenv func(string) string) Style {
 
 // ANSI colour names used across renderers, so one palette means one thing:
 // red = deleted or terminating, yellow = blocked or waiting, cyan = virtual,
-// green = kept, dim = detail.
+// green = kept, magenta = recreated by a controller, dim = detail.
 const (
-	Red    = "31"
-	Green  = "32"
-	Yellow = "33"
-	Cyan   = "36"
-	Bold   = "1"
-	Dim    = "2"
+	Red     = "31"
+	Green   = "32"
+	Yellow  = "33"
+	Magenta = "35"
+	Cyan    = "36"
+	Bold    = "1"
+	Dim     = "2"
 )
 
 // Paint wraps s in an ANSI SGR code when colour is on.

@@ -38,6 +38,17 @@ const (
 	// ActorCRDFinalizer runs in the API server (apiextensions-apiserver),
 	// not in kube-controller-manager.
 	ActorCRDFinalizer = "apiextensions-apiserver crd-finalizer"
+	// The controllers that create what a delete removes again, when its
+	// owner survives (recreate.go).
+	ActorDeployment            = "deployment-controller"
+	ActorReplicaSet            = "replicaset-controller"
+	ActorReplicationController = "replicationcontroller-controller"
+	ActorStatefulSet           = "statefulset-controller"
+	ActorDaemonSet             = "daemonset-controller"
+	ActorCronJob               = "cronjob-controller"
+	ActorRootCAPublisher       = "root-ca-cert-publisher"
+	ActorServiceAccount        = "serviceaccount-controller"
+	ActorEndpointSlice         = "endpointslice-controller"
 )
 
 // FinalizerInfo says who removes a finalizer and when (spec section 5).

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -59,6 +60,16 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 // only the fact, never the annotations themselves.
 const mirrorAnnotation = "kubernetes.io/config.mirror"
 
+// revisionAnnotation is the revision the deployment controller writes on a
+// Deployment and on each of its ReplicaSets; a number, kept as a fact.
+const revisionAnnotation = "deployment.kubernetes.io/revision"
+
+// annotated are the facts kgc reads from annotations, which it never keeps.
+type annotated struct {
+	mirror   bool
+	revision string
+}
+
 // Extractor turns raw JSON objects into Objects, keeping only what the
 // model holds. Its objects share strings, label maps and times through
 // its tables, so it is not safe for concurrent use: give each goroutine
@@ -102,9 +113,9 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 	if o.Kind == "" && o.APIVersion == "" {
 		o.APIVersion, o.Kind = hintAPIVersion, hintKind
 	}
-	mirror := false
+	var ann annotated
 	if f.metadata != nil {
-		if mirror, err = x.meta(f.metadata, &o.Metadata); err != nil {
+		if ann, err = x.meta(f.metadata, &o.Metadata); err != nil {
 			return o, err
 		}
 	}
@@ -116,14 +127,14 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 		o.Facts = &facts
 		return o, nil
 	}
-	if err := x.facts(&o, f, mirror); err != nil {
+	if err := x.facts(&o, f, ann); err != nil {
 		return o, err
 	}
 	return o, nil
 }
 
 // meta decodes metadata into m, keeping only the fields ObjectMeta has.
-func (x *Extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
+func (x *Extractor) meta(raw []byte, m *ObjectMeta) (ann annotated, err error) {
 	s := scanner{d: raw}
 	err = s.object(func(key []byte) error {
 		var err error
@@ -156,10 +167,16 @@ func (x *Extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 			m.Labels, err = x.labelMap(&s)
 		case "annotations":
 			// Annotations can carry secrets (last-applied-configuration):
-			// only the mirror-pod marker is looked at, and not kept.
+			// only the mirror-pod marker and a Deployment's revision are
+			// looked at, and kept as facts.
 			err = s.object(func(k []byte) error {
-				if string(k) == mirrorAnnotation {
-					mirror = true
+				switch string(k) {
+				case mirrorAnnotation:
+					ann.mirror = true
+				case revisionAnnotation:
+					v, err := s.str()
+					ann.revision = v
+					return err
 				}
 				return s.skip()
 			})
@@ -171,7 +188,7 @@ func (x *Extractor) meta(raw []byte, m *ObjectMeta) (mirror bool, err error) {
 		}
 		return nil
 	})
-	return mirror, err
+	return ann, err
 }
 
 func (x *Extractor) timep(s *scanner) (*time.Time, error) {
@@ -251,6 +268,8 @@ var factKinds = map[groupKind]bool{
 	{"", "Pod"}: true, {"", "Namespace"}: true, {"", "Node"}: true, {"", "PersistentVolumeClaim"}: true,
 	{"", "PersistentVolume"}: true, {"", "Service"}: true, {"batch", "Job"}: true,
 	{"apiextensions.k8s.io", "CustomResourceDefinition"}: true,
+	{"apps", "Deployment"}:                               true, {"apps", "ReplicaSet"}: true, {"", "ReplicationController"}: true,
+	{"apps", "StatefulSet"}: true, {"apps", "DaemonSet"}: true, {"batch", "CronJob"}: true,
 }
 
 // HasFacts reports whether objects of group and kind carry Facts read
@@ -261,13 +280,13 @@ func HasFacts(group, kind string) bool { return factKinds[groupKind{group, kind}
 // facts extracts the kind-specific Facts. Pods and Services are common in
 // big dumps and are scanned by hand; the rare kinds go through
 // encoding/json into small structs.
-func (x *Extractor) facts(o *Object, f topFields, mirror bool) error {
+func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 	group, _ := SplitAPIVersion(o.APIVersion)
 	var err error
 	switch {
 	case group == "" && o.Kind == "Pod":
 		var p PodFacts
-		p.Mirror = mirror
+		p.Mirror = ann.mirror
 		if err = x.podSpec(f.spec, o.Metadata.Name, &p); err == nil {
 			err = x.podStatus(f.status, &p)
 		}
@@ -325,16 +344,36 @@ func (x *Extractor) facts(o *Object, f topFields, mirror bool) error {
 		o.Facts = &Facts{PV: &PVFacts{Phase: v.Status.Phase, ReclaimPolicy: v.Spec.PersistentVolumeReclaimPolicy, ClaimRef: v.Spec.ClaimRef}}
 	case group == "batch" && o.Kind == "Job":
 		var v struct {
-			Status struct{ Conditions []Condition }
+			Spec struct {
+				Suspend                                *bool
+				Completions, Parallelism, BackoffLimit *int32
+			}
+			Status struct {
+				Conditions        []Condition
+				Succeeded, Failed int32
+			}
 		}
-		err = unmarshalParts(f, nil, &v.Status)
-		j := &JobFacts{}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		j := &JobFacts{Spec: f.spec != nil, Suspend: v.Spec.Suspend != nil && *v.Spec.Suspend, Completions: v.Spec.Completions,
+			Parallelism: v.Spec.Parallelism, BackoffLimit: v.Spec.BackoffLimit, Succeeded: v.Status.Succeeded, Failed: v.Status.Failed}
 		for _, c := range v.Status.Conditions {
 			if (c.Type == "Complete" || c.Type == "Failed") && c.Status == "True" {
 				j.Finished = true
 			}
 		}
 		o.Facts = &Facts{Job: j}
+	case group == "apps" && (o.Kind == "Deployment" || o.Kind == "ReplicaSet" || o.Kind == "StatefulSet" || o.Kind == "DaemonSet"),
+		group == "" && o.Kind == "ReplicationController", group == "batch" && o.Kind == "CronJob":
+		if f.spec == nil {
+			// Without its spec (a metadata-only input) nothing is known.
+			break
+		}
+		var w *WorkloadFacts
+		w, err = workloadFacts(f.spec, o.Kind)
+		if w != nil {
+			w.Revision = ann.revision
+			o.Facts = &Facts{Workload: w}
+		}
 	case group == "apiextensions.k8s.io" && o.Kind == "CustomResourceDefinition":
 		var v struct {
 			Spec struct {
@@ -459,6 +498,12 @@ func (x *Extractor) serviceSpec(raw []byte, sv *ServiceFacts) error {
 		switch string(key) {
 		case "type":
 			sv.Type, err = s.internStr(x.in)
+		case "selector":
+			has := !s.isNull()
+			sv.Selector = &has
+			if has {
+				err = s.skip()
+			}
 		case "loadBalancerClass":
 			sv.LoadBalancerClass, err = s.internStr(x.in)
 		default:
@@ -466,4 +511,132 @@ func (x *Extractor) serviceSpec(raw []byte, sv *ServiceFacts) error {
 		}
 		return err
 	})
+}
+
+// workloadSpec is the part of a workload's spec kgc reads: what selects
+// and counts its pods and where a DaemonSet runs them, never the
+// containers.
+type workloadSpec struct {
+	Replicas *int32
+	Paused   bool
+	Suspend  *bool
+	Selector json.RawMessage
+	Ordinals *struct{ Start int32 }
+	Template *struct {
+		Metadata struct{ Labels map[string]string }
+		Spec     struct {
+			NodeSelector map[string]string
+			Tolerations  []struct{ Key, Operator, Effect string }
+			Affinity     *struct{ NodeAffinity json.RawMessage }
+		}
+	}
+}
+
+// workloadFacts reads a workload's spec. A CronJob's template is a Job
+// template: only suspend is read.
+func workloadFacts(spec []byte, kind string) (*WorkloadFacts, error) {
+	var v workloadSpec
+	if kind == "CronJob" {
+		var cj struct{ Suspend *bool }
+		if err := json.Unmarshal(spec, &cj); err != nil {
+			return nil, fmt.Errorf("spec: %w", err)
+		}
+		return &WorkloadFacts{Suspend: cj.Suspend != nil && *cj.Suspend}, nil
+	}
+	if err := json.Unmarshal(spec, &v); err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	w := &WorkloadFacts{Paused: v.Paused}
+	if v.Ordinals != nil {
+		w.OrdinalsStart = v.Ordinals.Start
+	}
+	if kind != "DaemonSet" {
+		w.Replicas = v.Replicas
+		if w.Replicas == nil {
+			one := int32(1) // defaulted by the API server
+			w.Replicas = &one
+		}
+	}
+	var tplLabels map[string]string
+	if v.Template != nil {
+		tplLabels = v.Template.Metadata.Labels
+		if kind == "DaemonSet" {
+			w.NodeSelector = v.Template.Spec.NodeSelector
+			for _, t := range v.Template.Spec.Tolerations {
+				if t.Operator == "Exists" && t.Key == "" {
+					w.Tolerations = append(w.Tolerations, ":"+t.Effect)
+					continue
+				}
+				w.Tolerations = append(w.Tolerations, t.Key+":"+t.Effect)
+			}
+			w.NodeAffinity = v.Template.Spec.Affinity != nil && len(v.Template.Spec.Affinity.NodeAffinity) > 0 && string(v.Template.Spec.Affinity.NodeAffinity) != "null"
+		}
+	}
+	w.SelectorMatchesTemplate = selectorMatches(v.Selector, kind == "ReplicationController", tplLabels)
+	return w, nil
+}
+
+// selectorMatches reports whether a workload's selector selects labels:
+// a ReplicationController's map (unset: defaulted to the template's
+// labels), or a metav1.LabelSelector (unset or empty selects nothing for
+// these kinds, and is rejected by validation).
+func selectorMatches(raw json.RawMessage, rc bool, labels map[string]string) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return rc && len(labels) > 0
+	}
+	if rc {
+		var m map[string]string
+		if json.Unmarshal(raw, &m) != nil {
+			return false
+		}
+		if len(m) == 0 {
+			return len(labels) > 0
+		}
+		for k, v := range m {
+			if lv, ok := labels[k]; !ok || lv != v {
+				return false
+			}
+		}
+		return true
+	}
+	var sel struct {
+		MatchLabels      map[string]string
+		MatchExpressions []struct {
+			Key, Operator string
+			Values        []string
+		}
+	}
+	if json.Unmarshal(raw, &sel) != nil || len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
+		return false
+	}
+	for k, v := range sel.MatchLabels {
+		if lv, ok := labels[k]; !ok || lv != v {
+			return false
+		}
+	}
+	for _, e := range sel.MatchExpressions {
+		lv, ok := labels[e.Key]
+		in := ok && slices.Contains(e.Values, lv)
+		switch e.Operator {
+		case "In":
+			if !in {
+				return false
+			}
+		case "NotIn":
+			if in {
+				return false
+			}
+		case "Exists":
+			if !ok {
+				return false
+			}
+		case "DoesNotExist":
+			if ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

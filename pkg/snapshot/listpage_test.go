@@ -36,10 +36,11 @@ func TestReadListPage(t *testing.T) {
 }
 
 // HasFacts is what decides whether a live capture lists a kind in full:
-// it must name exactly the kinds whose objects get Facts.
+// it must name exactly the kinds whose objects get Facts (from a spec:
+// workloads read without one have none).
 func TestHasFactsMatchesExtraction(t *testing.T) {
 	for _, r := range BuiltinResources() {
-		body := `{"items":[{"metadata":{"name":"x","uid":"u"}}]}`
+		body := `{"items":[{"metadata":{"name":"x","uid":"u"},"spec":{}}]}`
 		objs, _, err := NewExtractor().ReadListPage([]byte(body), r.GroupVersion(), r.Kind)
 		if err != nil {
 			t.Fatalf("%s: %v", r.QualifiedName(), err)

@@ -303,6 +303,11 @@ type Facts struct {
 	CRD       *CRDFacts       `json:"customResourceDefinition,omitempty"`
 	Service   *ServiceFacts   `json:"service,omitempty"`
 	Job       *JobFacts       `json:"job,omitempty"`
+	// Workload is set on Deployments, ReplicaSets, ReplicationControllers,
+	// StatefulSets, DaemonSets and CronJobs read with their spec: what
+	// their controller needs to decide whether it recreates what a delete
+	// removes.
+	Workload *WorkloadFacts `json:"workload,omitempty"`
 }
 
 // PodFacts: what the kubelet, PodGC and the PVC protection controller look at.
@@ -362,15 +367,60 @@ type CRDVersion struct {
 	Storage bool   `json:"storage"`
 }
 
-// ServiceFacts for the load-balancer cleanup finalizer.
+// ServiceFacts for the load-balancer cleanup finalizer, and for the
+// endpointslice controller (which manages the EndpointSlices of a Service
+// with a selector).
 type ServiceFacts struct {
 	Type              string `json:"type,omitempty"`
 	LoadBalancerClass string `json:"loadBalancerClass,omitempty"`
+	// Selector says whether spec.selector is set; nil when the input
+	// predates this fact.
+	Selector *bool `json:"selector,omitempty"`
 }
 
-// JobFacts for the job-tracking finalizer.
+// JobFacts for the job-tracking finalizer and for the Job controller's
+// replacement of deleted pods. Spec is false when the input had no spec
+// (the other fields are then unknown, not zero).
 type JobFacts struct {
-	Finished bool `json:"finished,omitempty"`
+	Finished    bool   `json:"finished,omitempty"`
+	Spec        bool   `json:"spec,omitempty"`
+	Suspend     bool   `json:"suspend,omitempty"`
+	Completions *int32 `json:"completions,omitempty"` // spec.completions; nil: parallelism decides
+	Parallelism *int32 `json:"parallelism,omitempty"`
+	// BackoffLimit is spec.backoffLimit (6 when unset).
+	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
+	Succeeded    int32  `json:"succeeded,omitempty"`
+	Failed       int32  `json:"failed,omitempty"`
+}
+
+// WorkloadFacts are the few spec fields a workload controller decides
+// from when something it created is deleted: never the pod template
+// itself (it can carry secrets in env), only what selects and counts.
+type WorkloadFacts struct {
+	// Replicas is spec.replicas (nil: unset, which the API server
+	// defaults to 1); not set for DaemonSets and CronJobs.
+	Replicas *int32 `json:"replicas,omitempty"`
+	// Paused is a Deployment's spec.paused; Suspend a CronJob's
+	// spec.suspend.
+	Paused  bool `json:"paused,omitempty"`
+	Suspend bool `json:"suspend,omitempty"`
+	// SelectorMatchesTemplate says whether spec.selector selects the pod
+	// template's labels (the API server validates it for apps/v1; a
+	// workload whose pods its selector does not match never counts them).
+	SelectorMatchesTemplate bool `json:"selectorMatchesTemplate,omitempty"`
+	// Revision is the deployment.kubernetes.io/revision annotation of a
+	// Deployment and of its ReplicaSets: the Deployment's is its new
+	// ReplicaSet's.
+	Revision string `json:"revision,omitempty"`
+	// OrdinalsStart is a StatefulSet's spec.ordinals.start.
+	OrdinalsStart int32 `json:"ordinalsStart,omitempty"`
+	// NodeSelector is a DaemonSet pod template's nodeSelector; Tolerations
+	// its tolerations as "key:effect" ("" key: every key, "" effect: every
+	// effect); NodeAffinity says the template has a node affinity, which
+	// kgc does not evaluate.
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	Tolerations  []string          `json:"tolerations,omitempty"`
+	NodeAffinity bool              `json:"nodeAffinity,omitempty"`
 }
 
 // Condition is a status condition, kept for namespaces (why deletion is stuck).

@@ -278,8 +278,11 @@ func TestReadFacts(t *testing.T) {
 	if c.Group != "example.com" || c.Kind != "Widget" || c.Plural != "widgets" || c.Scope != "Namespaced" || !c.Established || len(c.Versions) != 3 {
 		t.Errorf("crd facts = %+v", c)
 	}
-	if f := byName["Deployment/web"].Facts; f != nil {
-		t.Errorf("deployment has facts %+v", f)
+	if f := byName["Deployment/web"].Facts; f == nil || f.Workload == nil || *f.Workload.Replicas != 1 || f.Workload.Revision != "2" {
+		t.Errorf("deployment facts = %+v, want the workload's replicas and revision (and nothing of its template)", f)
+	}
+	if f := byName["ReplicaSet/web-6d4b"].Facts; f != nil {
+		t.Errorf("a ReplicaSet without spec has facts %+v", f)
 	}
 	rs := byName["ReplicaSet/web-6d4b"].Metadata.OwnerReferences[0]
 	if !rs.IsController() || !rs.Blocking() {

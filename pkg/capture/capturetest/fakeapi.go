@@ -236,9 +236,14 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		status(w, 403, "Forbidden", fmt.Sprintf("secrets is forbidden: User %q cannot list resource \"secrets\" in API group \"\" %s", user, scope))
 	case "/apis/apps/v1/deployments", "/apis/apps/v1/namespaces/shop/deployments":
-		page("dep", []any{obj(meta("shop", "web", "dep-1", nil))}, true)
+		// Workloads are listed in full for their facts; their templates
+		// carry what a snapshot must drop.
+		tpl := map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+			"spec": map[string]any{"containers": []any{map[string]any{"name": "web", "env": []any{map[string]any{"name": "TOKEN", "value": "hunter2"}}}}}}
+		page("dep", []any{map[string]any{"metadata": meta("shop", "web", "dep-1", nil),
+			"spec": map[string]any{"replicas": 3, "paused": true, "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}}, "template": tpl}}}, false)
 	case "/apis/apps/v1/replicasets", "/apis/apps/v1/namespaces/shop/replicasets":
-		page("rs", []any{obj(meta("shop", "web-1", "rs-1", owner("Deployment", "web", "dep-1")))}, true)
+		page("rs", []any{obj(meta("shop", "web-1", "rs-1", owner("Deployment", "web", "dep-1")))}, false)
 	case "/apis/example.com/v1/widgets", "/apis/example.com/v1/namespaces/shop/widgets":
 		page("wd", []any{obj(meta("shop", "w", "wd-1", nil))}, true)
 	default:
