@@ -90,9 +90,14 @@ func podTemplate(app string, annotations map[string]any) map[string]any {
 }
 
 // jobTemplate is a pod template for Jobs: Never restarts, pods that keep
-// running for jobRunsFor.
+// running for jobRunsFor. Both annotations are needed: kwok's stage delay
+// is the jitter when the jitter is not longer than the delay
+// (lifecycle.Stage.Delay), and the stage's default jitter is 5 s.
 func jobTemplate(app string) map[string]any {
-	tpl := podTemplate(app, map[string]any{"pod-complete.stage.kwok.x-k8s.io/delay": jobRunsFor})
+	tpl := podTemplate(app, map[string]any{
+		"pod-complete.stage.kwok.x-k8s.io/delay":        jobRunsFor,
+		"pod-complete.stage.kwok.x-k8s.io/jitter-delay": jobRunsFor,
+	})
 	tpl["spec"].(map[string]any)["restartPolicy"] = "Never"
 	return tpl
 }

@@ -100,12 +100,9 @@ func TestWorkloadJob(t *testing.T) {
 			ctx, env := workloadEnv(t)
 			ns := workloadNamespace(t, ctx, env, "job-"+name)
 			mkWorkload(t, ctx, env, "Job", ns, "batch")
-			for _, p := range waitRunningPods(t, ctx, env, ns, "batch", workloadReplicas) {
-				if !slices.Contains(p.Finalizers, jobTrackingFinalizer) {
-					t.Fatalf("setup: pod %s has no %s finalizer: %v", p.Name, jobTrackingFinalizer, p.Finalizers)
-				}
-			}
+			waitRunningPods(t, ctx, env, ns, "batch", workloadReplicas)
 			r := checkPlan(t, ctx, env, workloadCase(ns, jobs, "batch", policy))
+			requireTrackedPods(t, r)
 			want := map[string]string{"Job": kinds(0, 0), "Pod": kinds(0, 0)}
 			if policy == or {
 				want["Pod"] = kinds(workloadReplicas, workloadReplicas)
@@ -116,6 +113,17 @@ func TestWorkloadJob(t *testing.T) {
 }
 
 const jobTrackingFinalizer = "batch.kubernetes.io/job-tracking"
+
+// requireTrackedPods fails unless every pod of the case, as planned, still
+// held the Job tracking finalizer: the scenario is about running Job pods.
+func requireTrackedPods(t *testing.T, r planResult) {
+	t.Helper()
+	for _, s := range r.Before {
+		if s.Kind == "Pod" && !slices.Contains(s.Finalizers, jobTrackingFinalizer) {
+			t.Errorf("setup: pod %s had no %s finalizer when planned (did it complete?): %s", s.Name, jobTrackingFinalizer, s)
+		}
+	}
+}
 
 // TestWorkloadCronJob: a suspended CronJob with one Job of its own, deleted
 // in the background, takes the Job and the Job's pods.
