@@ -90,14 +90,16 @@ func (s *sim) recreateLookup() rules.RecreateLookup {
 	return look
 }
 
-// replacedWithOwner says, on a deleted pod whose controller owner is
-// recreated, that the owner's replacement makes new pods: the pods are
-// gone, but not the capacity.
+// replacedWithOwner says, on a pod whose controller owner is recreated,
+// what the owner's replacement does with it: a deleted pod is replaced by
+// new ones (the pods are gone, not the capacity); an orphaned pod of a
+// ReplicaSet that comes back under the same name is adopted again, since
+// its pod-template-hash label still matches the selector.
 func (s *sim) replacedWithOwner(p *Plan) {
-	back := map[string]snapshot.ObjectRef{}
-	for _, of := range p.Objects {
-		if of.Fate == FateRecreated {
-			back[of.Object.UID] = of.Object
+	back := map[string]*ObjectFate{}
+	for k := range p.Objects {
+		if p.Objects[k].Fate == FateRecreated {
+			back[p.Objects[k].Object.UID] = &p.Objects[k]
 		}
 	}
 	if len(back) == 0 {
@@ -105,13 +107,24 @@ func (s *sim) replacedWithOwner(p *Plan) {
 	}
 	for k := range p.Objects {
 		of := &p.Objects[k]
-		if of.Fate != FateDeleted || of.Object.Kind != "Pod" {
+		if (of.Fate != FateDeleted && of.Fate != FateOrphaned) || of.Object.Kind != "Pod" {
 			continue
 		}
-		i := s.st.byUID[of.Object.UID]
-		for _, r := range s.st.orig[i].Metadata.OwnerReferences {
-			if o, ok := back[r.UID]; ok && r.IsController() {
+		pod := s.st.orig[s.st.byUID[of.Object.UID]]
+		for _, r := range pod.Metadata.OwnerReferences {
+			owner, ok := back[r.UID]
+			if !ok || !r.IsController() {
+				continue
+			}
+			o := owner.Object
+			switch {
+			case of.Fate == FateDeleted:
 				of.Reason = joinWhy(of.Reason, o.Kind+" "+nsName(o)+" comes back and creates new pods")
+			case o.Kind == "ReplicaSet" && owner.RecreatedBy.SameName:
+				rs := s.st.orig[s.st.byUID[o.UID]]
+				if h := rs.Metadata.Labels[rules.LabelPodTemplateHash]; h != "" && pod.Metadata.Labels[rules.LabelPodTemplateHash] == h {
+					of.Reason = joinWhy(of.Reason, o.Kind+" "+nsName(o)+" comes back and adopts it again (its "+rules.LabelPodTemplateHash+" label matches)")
+				}
 			}
 		}
 	}

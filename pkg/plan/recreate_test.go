@@ -43,8 +43,8 @@ func newRecreateWorld(deploy snapshot.WorkloadFacts, job snapshot.JobFacts) *rec
 		Facts(workloadFacts(snapshot.WorkloadFacts{Replicas: i32(2), Revision: "2", SelectorMatchesTemplate: true})).Build())
 	w.add(testobj.ReplicaSet(ns, "web-old").Label(rules.LabelPodTemplateHash, "old").OwnedBy(d).
 		Facts(workloadFacts(snapshot.WorkloadFacts{Replicas: i32(1), Revision: "1", SelectorMatchesTemplate: true})).Build())
-	w.add(pod(ns, "web-new-a").OwnedBy(rsNew).Facts(running).Build())
-	w.add(pod(ns, "web-new-b").OwnedBy(rsNew).Facts(running).Build())
+	w.add(pod(ns, "web-new-a").OwnedBy(rsNew).Label(rules.LabelPodTemplateHash, "new").Facts(running).Build())
+	w.add(pod(ns, "web-new-b").OwnedBy(rsNew).Label(rules.LabelPodTemplateHash, "new").Facts(running).Build())
 	zero := w.add(testobj.ReplicaSet(ns, "idle").Facts(workloadFacts(snapshot.WorkloadFacts{Replicas: i32(0), SelectorMatchesTemplate: true})).Build())
 	w.add(pod(ns, "idle-a").OwnedBy(zero).Facts(running).Build())
 	rcObj := w.add(rc(ns, "legacy").Facts(workloadFacts(snapshot.WorkloadFacts{Replicas: i32(1), SelectorMatchesTemplate: true})).Build())
@@ -122,6 +122,12 @@ func TestRecreatedByTheirControllers(t *testing.T) {
 				"Pod/web-new-b":      {fate: FateDeleted},
 			},
 			reason: map[string]string{"Pod/web-new-a": "ReplicaSet shop/web-new comes back and creates new pods"}},
+		{name: "orphan: the ReplicaSet comes back and adopts its pods", kind: "ReplicaSet", target: "web-new", policy: PolicyOrphan,
+			want: map[string]want{
+				"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/shop/web", "web-new", true, true},
+				"Pod/web-new-a":      {fate: FateOrphaned},
+			},
+			reason: map[string]string{"Pod/web-new-a": "comes back and adopts it again"}},
 		{name: "foreground: the same", kind: "ReplicaSet", target: "web-new", policy: PolicyForeground,
 			want: map[string]want{"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/shop/web", "web-new", true, true}}},
 		{name: "an old ReplicaSet is not recreated", kind: "ReplicaSet", target: "web-old", policy: PolicyBackground,

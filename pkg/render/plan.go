@@ -309,6 +309,16 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 			fate = strings.Join(seen, " or ")
 			pen += `, style="rounded,filled,dashed"`
 		}
+		if r := of.RecreatedBy; r != nil {
+			// A replacement comes (or may come) back: a double border,
+			// and who makes it.
+			if r.Certain {
+				fate += " by " + r.Controller
+			} else {
+				fate += ", may be recreated by " + r.Controller
+			}
+			pen += `, peripheries="2"`
+		}
 		fmt.Fprintf(bw, "  %q [label=%q, fillcolor=%q%s];\n", of.Object.UID, dotLabel(of.Object, fate), colors[of.Fate], pen)
 	}
 	for _, of := range p.Objects {

@@ -249,3 +249,58 @@ func TestPlanUnsettledWarningIsScoped(t *testing.T) {
 		}
 	}
 }
+
+// recreateFixture: the ReplicaSet of a live Deployment deleted in the
+// background, its pod gone, the Deployment creating the ReplicaSet again;
+// and, with the deployment controller left out, the same plan saying it
+// may.
+func recreateFixture(t *testing.T, controllers []string) (*snapshot.Snapshot, *plan.Plan) {
+	t.Helper()
+	three, two := int32(3), int32(2)
+	dep := testobj.Deployment("shop", "web").UID("dep-web").
+		Facts(&snapshot.Facts{Workload: &snapshot.WorkloadFacts{Replicas: &three, Revision: "2", SelectorMatchesTemplate: true}}).Build()
+	rs := testobj.ReplicaSet("shop", "web-7d9f").UID("rs-web").Label("pod-template-hash", "7d9f").OwnedBy(dep).
+		Facts(&snapshot.Facts{Workload: &snapshot.WorkloadFacts{Replicas: &two, Revision: "2", SelectorMatchesTemplate: true}}).Build()
+	pod := testobj.Pod("shop", "web-7d9f-a").UID("pod-a").OwnedBy(rs).Build()
+	snap := testobj.Snapshot(dep, rs, pod).Build()
+	p, err := plan.Simulate(snap, plan.Options{Target: "rs-web", Policy: plan.PolicyBackground, Controllers: controllers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, p
+}
+
+func TestPlanRecreatedGolden(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		controllers []string
+	}{
+		{"plan_recreated", nil},
+		{"plan_recreated_may", []string{plan.ControllerNamespace, plan.ControllerKubelet}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap, p := recreateFixture(t, c.controllers)
+			var text, dot bytes.Buffer
+			if err := PlanText(&text, p, PlanOptions{}, Style{}); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, filepath.Join("testdata", c.name+".golden"), text.Bytes())
+			owners := func(uid string) []snapshot.OwnerReference {
+				for _, o := range snap.Objects {
+					if o.Metadata.UID == uid {
+						return o.Metadata.OwnerReferences
+					}
+				}
+				return nil
+			}
+			if err := PlanDOT(&dot, p, owners); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, filepath.Join("testdata", c.name+".dot.golden"), dot.Bytes())
+			undone := strings.Contains(text.String(), "this delete will be undone")
+			if undone != (c.controllers == nil) {
+				t.Errorf("the undone warning is shown: %v, want it only when the target is certainly recreated", undone)
+			}
+		})
+	}
+}

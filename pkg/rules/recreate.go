@@ -198,15 +198,15 @@ func recreatePod(o, owner *snapshot.Object, ownerGroup string, look RecreateLook
 	}
 	switch {
 	case ownerGroup == "apps" && owner.Kind == "ReplicaSet":
-		return recreateReplica(o, owner, pf, ActorReplicaSet)
+		return recreateReplica(owner, pf, ActorReplicaSet)
 	case ownerGroup == "" && owner.Kind == "ReplicationController":
-		return recreateReplica(o, owner, pf, ActorReplicationController)
+		return recreateReplica(owner, pf, ActorReplicationController)
 	case ownerGroup == "apps" && owner.Kind == "StatefulSet":
 		return recreateOrdinal(o, owner, pf)
 	case ownerGroup == "apps" && owner.Kind == "DaemonSet":
 		return recreateDaemonPod(o, owner, pf, look)
 	case ownerGroup == "batch" && owner.Kind == "Job":
-		return recreateJobPod(o, owner, pf)
+		return recreateJobPod(owner, pf)
 	}
 	return nil, ""
 }
@@ -218,7 +218,7 @@ func finished(pf *snapshot.PodFacts) bool {
 // recreateReplica is the ReplicaSet (and ReplicationController)
 // controller's manageReplicas: fewer active pods than spec.replicas, so
 // it creates one, with a generated name.
-func recreateReplica(o, owner *snapshot.Object, pf *snapshot.PodFacts, actor string) (*Recreation, string) {
+func recreateReplica(owner *snapshot.Object, pf *snapshot.PodFacts, actor string) (*Recreation, string) {
 	w := workload(owner)
 	switch {
 	case finished(pf):
@@ -343,7 +343,7 @@ func recreateDaemonPod(o, owner *snapshot.Object, pf *snapshot.PodFacts, look Re
 // a Job that is not finished or suspended replaces a pod that is deleted
 // before it finished, counting it failed, until completions are reached
 // or the failures exceed backoffLimit.
-func recreateJobPod(o, owner *snapshot.Object, pf *snapshot.PodFacts) (*Recreation, string) {
+func recreateJobPod(owner *snapshot.Object, pf *snapshot.PodFacts) (*Recreation, string) {
 	var jf *snapshot.JobFacts
 	if owner.Facts != nil {
 		jf = owner.Facts.Job
