@@ -136,8 +136,9 @@ func TestRecreatePodOfReplicaSet(t *testing.T) {
 // deleted in the background or the foreground: the Deployment controller
 // creates it again, with the same name (the pod-template hash) and a new
 // UID. Not with orphan: the replacement adopts the orphaned pods (they match
-// its selector, pod-template hash included), so they end owned by it, where
-// the plan predicts them ownerless (reported, not yet simulated).
+// its selector, pod-template hash included), so they end owned by it; the
+// plan says so in their reason, but their final ownerReferences stay empty,
+// since the replacement has no UID to name yet (reported).
 func TestRecreateReplicaSetOfDeployment(t *testing.T) {
 	for name, policy := range map[string]metav1.DeletionPropagation{"background": bg, "foreground": fg} {
 		t.Run(name, func(t *testing.T) {
