@@ -216,7 +216,7 @@ func waitRunningPods(t testing.TB, ctx context.Context, env *framework.Env, ns, 
 	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
 		list, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
 		if err != nil {
-			return false, nil //nolint:nilerr // transient: poll again
+			return false, nil // a transient error: poll again
 		}
 		pods = list.Items
 		var states []string

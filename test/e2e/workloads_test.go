@@ -37,7 +37,15 @@ func workloadCase(ns string, gvr schema.GroupVersionResource, name string, polic
 	return planCase{
 		Scope: workloadScope(ns), GVR: gvr, TypeArg: typeArg,
 		Namespace: ns, Name: name, Policy: policy, Quiet: workloadQuiet,
+		Dump: workloadDumpTypes(),
 	}
+}
+
+// workloadDumpTypes are the types a user would dump to plan a workload
+// delete offline: the workloads, their pods and claims, the namespaces'
+// own objects, and the nodes and volumes the controllers decide from.
+func workloadDumpTypes() []schema.GroupVersionResource {
+	return append(workloadScope("").Namespaced, framework.ConfigMaps, serviceAccounts, framework.Namespaces, nodes, pvs)
 }
 
 func workloadEnv(t *testing.T) (context.Context, *framework.Env) {
@@ -221,6 +229,9 @@ func TestWorkloadNamespace(t *testing.T) {
 	pc := workloadCase(ns, framework.Namespaces, ns, bg)
 	pc.Namespace = ""
 	pc.Scope.Namespaced = append(pc.Scope.Namespaced, framework.ConfigMaps, framework.Secrets, serviceAccounts, events)
+	// The namespace controller deletes everything in it: the dump must
+	// hold the Events and Secrets too.
+	pc.Dump = append(pc.Dump, framework.Secrets, events)
 	pc.Scope.Cluster = []schema.GroupVersionResource{framework.Namespaces, pvs}
 	pc.Scope.ClusterSelector = caseLabel + "=" + ns
 	r := checkPlan(t, ctx, env, pc)

@@ -96,7 +96,7 @@ func waitNodeReady(ctx context.Context, cs kubernetes.Interface, name string, wa
 	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		node, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return false, nil //nolint:nilerr // not created or a transient error: poll again
+			return false, nil // not created yet, or a transient error: poll again
 		}
 		for _, c := range node.Status.Conditions {
 			if c.Type == corev1.NodeReady {
