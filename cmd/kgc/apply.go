@@ -50,7 +50,8 @@ exactly as reviewed. Before anything is sent, kgc checks, in this order:
   2. the plan still holds: kgc captures the cluster again and plans again, and refuses the plan as
      stale, with the difference object by object, when the target changed or any object would now
      be deleted, orphaned or blocked otherwise than planned;
-  3. --max-deletions N: the fresh plan deletes at most N objects, alternatives included;
+  3. --max-deletions N: the fresh plan deletes at most N objects, alternatives and objects a
+     controller recreates included;
   4. the plan leaves nothing terminating, unless --allow-blocked;
   5. confirmation: --yes, --confirm DIGEST (the digest kgc plan printed), or, on a terminal, the
      target's name typed; with no terminal and neither flag, kgc refuses.

@@ -33,7 +33,8 @@ func newSnapshotCmd(streams genericiooptions.IOStreams, cf *genericclioptions.Co
 		Short: "Capture a metadata-only snapshot of a cluster (or convert dumps) for offline analysis",
 		Long: `Capture the metadata of every object of every listable type of the cluster into one file,
 which every kgc command reads back with -f. Only metadata is kept (no spec, status, data,
-annotations or managedFields) plus the few facts diagnosis needs, so the file holds no secrets.
+annotations or managedFields) plus the few facts diagnosis and plans need (a pod's node and phase,
+a workload's replicas and whether it is paused, never a pod template), so the file holds no secrets.
 
 Types that cannot be listed (RBAC, a broken aggregated API) are recorded as not listed: their
 missing owners are reported as unknown rather than dangling.

@@ -127,6 +127,8 @@ func TestDiffPlans(t *testing.T) {
 		"alternative became the fate":    {map[string]string{"a": "deleted|orphaned"}, map[string]string{"a": "orphaned|deleted"}, ""},
 		"an alternative went away":       {map[string]string{"a": "deleted|orphaned"}, map[string]string{"a": "deleted"}, ""},
 		"a new alternative":              {map[string]string{"a": "deleted"}, map[string]string{"a": "deleted|blocked"}, "Secret/a -n ns: planned deleted, now deleted|blocked (newly blocked)"},
+		"recreated since":                {map[string]string{"a": "deleted"}, map[string]string{"a": "recreated"}, "Secret/a -n ns: planned deleted, now recreated (newly recreated)"},
+		"recreated, still":               {map[string]string{"a": "recreated"}, map[string]string{"a": "recreated"}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var got []string
@@ -150,12 +152,14 @@ func TestCheckLimits(t *testing.T) {
 		l    Limits
 		want string
 	}{
-		"no cap":                  {bg, Limits{MaxDeletions: -1}, "none"},
-		"cap at the plan":         {bg, Limits{MaxDeletions: 3}, "none"},
-		"cap below the plan":      {bg, Limits{MaxDeletions: 2}, ReasonMaxDeletions},
-		"predicted to hang":       {blocked, Limits{MaxDeletions: -1}, ReasonBlocked},
-		"hang allowed":            {blocked, Limits{MaxDeletions: -1, AllowBlocked: true}, "none"},
-		"cap checked before hang": {blocked, Limits{MaxDeletions: 0, AllowBlocked: true}, ReasonMaxDeletions},
+		"no cap":                      {bg, Limits{MaxDeletions: -1}, "none"},
+		"cap at the plan":             {bg, Limits{MaxDeletions: 3}, "none"},
+		"cap below the plan":          {bg, Limits{MaxDeletions: 2}, ReasonMaxDeletions},
+		"predicted to hang":           {blocked, Limits{MaxDeletions: -1}, ReasonBlocked},
+		"hang allowed":                {blocked, Limits{MaxDeletions: -1, AllowBlocked: true}, "none"},
+		"cap checked before hang":     {blocked, Limits{MaxDeletions: 0, AllowBlocked: true}, ReasonMaxDeletions},
+		"recreated counts as deleted": {fates(map[string]string{"a": "deleted", "b": "recreated"}), Limits{MaxDeletions: 1}, ReasonMaxDeletions},
+		"recreated within the cap":    {fates(map[string]string{"a": "deleted", "b": "recreated"}), Limits{MaxDeletions: 2}, "none"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := reason(CheckLimits(tc.p, tc.l)); got != tc.want {

@@ -137,6 +137,10 @@ func TestRecreatedByTheirControllers(t *testing.T) {
 			deploy: &snapshot.WorkloadFacts{Replicas: i32(3), Revision: "2", Paused: true},
 			want:   map[string]want{"ReplicaSet/web-new": {fate: FateDeleted}},
 			reason: map[string]string{"ReplicaSet/web-new": "paused"}},
+		{name: "a Deployment scaled to 0 still keeps its ReplicaSet, empty", kind: "ReplicaSet", target: "web-new", policy: PolicyBackground,
+			deploy: &snapshot.WorkloadFacts{Replicas: i32(0), Revision: "2", SelectorMatchesTemplate: true},
+			want:   map[string]want{"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/shop/web", "web-new", true, true}},
+			reason: map[string]string{"ReplicaSet/web-new": "no pods (the Deployment is scaled to 0)"}},
 		{name: "a Deployment read without spec may recreate", kind: "ReplicaSet", target: "web-new", policy: PolicyBackground,
 			deploy: &snapshot.WorkloadFacts{}, // replaced by nil facts below
 			want:   map[string]want{"ReplicaSet/web-new": {FateDeleted, rules.ActorDeployment, "Deployment/shop/web", "web-new", true, false}},

@@ -71,6 +71,12 @@ func planUndone(bw *bufio.Writer, p *plan.Plan, st Style) {
 		fmt.Fprintf(bw, "%s this delete will be undone by %s: %s %s (%s); %s\n", st.Paint(Yellow, "warning:"), refText(r.Owner),
 			r.Controller, recreatesWhat(of.Object, r), recreatedHow(r), undoAdvice(r.Owner.Kind))
 	}
+	for _, of := range p.Objects {
+		if r := of.RecreatedBy; of.Object.UID == p.Target.UID && r != nil && !r.Certain {
+			fmt.Fprintf(bw, "%s this delete may be undone by %s: %s may %s (%s); kgc cannot tell from the input, or does not simulate it\n",
+				st.Paint(Dim, "note:"), refText(r.Owner), r.Controller, strings.Replace(recreatesWhat(of.Object, r), "creates", "create", 1), recreatedHow(r))
+		}
+	}
 }
 
 // recreatesWhat says what the controller makes: the object again, or a

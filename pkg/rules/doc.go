@@ -13,7 +13,13 @@
 //     objects (replay.go);
 //   - PodTermination, PodUsesClaim, PVHeldByClaim, JobTrackingDone: the
 //     kubelet, pod garbage collector, pvc/pv protection and Job
-//     controller's decisions (controllers.go).
+//     controller's decisions (controllers.go);
+//   - Recreate: which controller creates a deleted object again when its
+//     owner survives the delete — Deployment, ReplicaSet,
+//     ReplicationController, StatefulSet, DaemonSet, Job, the
+//     root-ca-cert-publisher, serviceaccount and endpointslice
+//     controllers — under which name, and why not when it does not
+//     (recreate.go).
 //
 // Each function cites the upstream function it follows (k8s.io/kubernetes
 // v1.36.3). The package is pure: no clock, no cluster, no client-go.

@@ -183,8 +183,13 @@ func recreateReplicaSet(o, owner *snapshot.Object) (*Recreation, string) {
 	if !same {
 		what = "named after the pod-template hash"
 	}
+	pods := "new pods"
+	if w.Replicas != nil && *w.Replicas == 0 {
+		// Scaled to 0, a Deployment still keeps its new ReplicaSet, empty.
+		pods = "no pods (the Deployment is scaled to 0)"
+	}
 	rec := &Recreation{Controller: ActorDeployment, Owner: owner.Ref(), Name: name, SameName: same, NewUID: true, Certain: true,
-		Why: fmt.Sprintf("%s creates the new ReplicaSet of Deployment %s again, %s, a new UID and new pods", ActorDeployment, nsName(owner), what)}
+		Why: fmt.Sprintf("%s creates the new ReplicaSet of Deployment %s again, %s, a new UID and %s", ActorDeployment, nsName(owner), what, pods)}
 	return rec, ""
 }
 

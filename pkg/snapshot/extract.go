@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -79,7 +80,13 @@ type Extractor struct {
 	ar     arena
 	times  timeSlab
 	labels map[string]map[string]string
+	// sel and tpl are reused for a workload's selector and template
+	// labels, which only need comparing, never keeping.
+	sel, tpl []labelPair
 }
+
+// labelPair is one label as raw bytes into the reader's buffer.
+type labelPair struct{ k, v []byte }
 
 // NewExtractor returns an Extractor with empty tables.
 func NewExtractor() *Extractor { return &Extractor{in: newInterner()} }
@@ -174,7 +181,8 @@ func (x *Extractor) meta(raw []byte, m *ObjectMeta) (ann annotated, err error) {
 				case mirrorAnnotation:
 					ann.mirror = true
 				case revisionAnnotation:
-					v, err := s.str()
+					// Interned: a handful of values ("1", "2", …) repeat.
+					v, err := s.internStr(x.in)
 					ann.revision = v
 					return err
 				}
@@ -344,18 +352,16 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 		o.Facts = &Facts{PV: &PVFacts{Phase: v.Status.Phase, ReclaimPolicy: v.Spec.PersistentVolumeReclaimPolicy, ClaimRef: v.Spec.ClaimRef}}
 	case group == "batch" && o.Kind == "Job":
 		var v struct {
-			Spec struct {
-				Suspend                                *bool
-				Completions, Parallelism, BackoffLimit *int32
-			}
 			Status struct {
 				Conditions        []Condition
 				Succeeded, Failed int32
 			}
 		}
-		err = unmarshalParts(f, &v.Spec, &v.Status)
-		j := &JobFacts{Spec: f.spec != nil, Suspend: v.Spec.Suspend != nil && *v.Spec.Suspend, Completions: v.Spec.Completions,
-			Parallelism: v.Spec.Parallelism, BackoffLimit: v.Spec.BackoffLimit, Succeeded: v.Status.Succeeded, Failed: v.Status.Failed}
+		j := &JobFacts{Spec: f.spec != nil}
+		if err = x.jobSpec(f.spec, j); err == nil {
+			err = unmarshalParts(f, nil, &v.Status)
+		}
+		j.Succeeded, j.Failed = v.Status.Succeeded, v.Status.Failed
 		for _, c := range v.Status.Conditions {
 			if (c.Type == "Complete" || c.Type == "Failed") && c.Status == "True" {
 				j.Finished = true
@@ -368,11 +374,11 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 			// Without its spec (a metadata-only input) nothing is known.
 			break
 		}
-		var w *WorkloadFacts
-		w, err = workloadFacts(f.spec, o.Kind)
-		if w != nil {
-			w.Revision = ann.revision
-			o.Facts = &Facts{Workload: w}
+		var wf *Facts
+		wf, err = x.workloadFacts(f.spec, o.Kind)
+		if wf != nil {
+			wf.Workload.Revision = ann.revision
+			o.Facts = wf
 		}
 	case group == "apiextensions.k8s.io" && o.Kind == "CustomResourceDefinition":
 		var v struct {
@@ -513,110 +519,182 @@ func (x *Extractor) serviceSpec(raw []byte, sv *ServiceFacts) error {
 	})
 }
 
-// workloadSpec is the part of a workload's spec kgc reads: what selects
-// and counts its pods and where a DaemonSet runs them, never the
-// containers.
-type workloadSpec struct {
-	Replicas *int32
-	Paused   bool
-	Suspend  *bool
-	Selector json.RawMessage
-	Ordinals *struct{ Start int32 }
-	Template *struct {
-		Metadata struct{ Labels map[string]string }
-		Spec     struct {
+// workloadFacts scans a workload's spec by hand, as podSpec does: its pod
+// template is skipped unread but for its labels (and, for a DaemonSet,
+// where it runs), so that big dumps full of ReplicaSets stay cheap. A
+// CronJob's template is a Job template: only suspend is read.
+func (x *Extractor) workloadFacts(raw []byte, kind string) (*Facts, error) {
+	// One allocation for the facts, their workload and its replica count:
+	// big dumps hold many ReplicaSets.
+	block := &struct {
+		f Facts
+		w WorkloadFacts
+		n int32
+	}{}
+	w := &block.w
+	rc := kind == "ReplicationController"
+	var (
+		replicas          int64
+		hasReplicas       bool
+		selSet            bool
+		exprs, dsTemplate []byte
+	)
+	x.sel, x.tpl = x.sel[:0], x.tpl[:0]
+	s := scanner{d: raw}
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "replicas":
+			replicas, hasReplicas, err = s.int64v()
+		case "paused":
+			var b *bool
+			b, err = s.boolp()
+			w.Paused = b != nil && *b
+		case "suspend":
+			var b *bool
+			b, err = s.boolp()
+			w.Suspend = b != nil && *b
+		case "ordinals":
+			err = s.object(func(k []byte) error {
+				if string(k) != "start" {
+					return s.skip()
+				}
+				v, _, err := s.int64v()
+				w.OrdinalsStart = int32(v)
+				return err
+			})
+		case "selector":
+			if s.isNull() {
+				return nil
+			}
+			selSet = true
+			if rc {
+				x.sel, err = labelPairs(&s, x.sel)
+				return err
+			}
+			err = s.object(func(k []byte) error {
+				var err error
+				switch string(k) {
+				case "matchLabels":
+					x.sel, err = labelPairs(&s, x.sel)
+				case "matchExpressions":
+					exprs, err = s.raw()
+				default:
+					err = s.skip()
+				}
+				return err
+			})
+		case "template":
+			if kind == "CronJob" {
+				return s.skip()
+			}
+			err = s.object(func(k []byte) error {
+				switch string(k) {
+				case "metadata":
+					return s.object(func(k2 []byte) error {
+						if string(k2) != "labels" {
+							return s.skip()
+						}
+						var err error
+						x.tpl, err = labelPairs(&s, x.tpl)
+						return err
+					})
+				case "spec":
+					if kind == "DaemonSet" {
+						var err error
+						dsTemplate, err = s.raw()
+						return err
+					}
+				}
+				return s.skip()
+			})
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	block.f.Workload = w
+	if kind == "CronJob" {
+		*w = WorkloadFacts{Suspend: w.Suspend}
+		return &block.f, nil
+	}
+	if kind != "DaemonSet" {
+		block.n = 1 // defaulted by the API server
+		if hasReplicas {
+			block.n = int32(replicas)
+		}
+		w.Replicas = &block.n
+	}
+	if dsTemplate != nil {
+		var v struct {
 			NodeSelector map[string]string
 			Tolerations  []struct{ Key, Operator, Effect string }
 			Affinity     *struct{ NodeAffinity json.RawMessage }
 		}
-	}
-}
-
-// workloadFacts reads a workload's spec. A CronJob's template is a Job
-// template: only suspend is read.
-func workloadFacts(spec []byte, kind string) (*WorkloadFacts, error) {
-	var v workloadSpec
-	if kind == "CronJob" {
-		var cj struct{ Suspend *bool }
-		if err := json.Unmarshal(spec, &cj); err != nil {
-			return nil, fmt.Errorf("spec: %w", err)
+		if err := json.Unmarshal(dsTemplate, &v); err != nil {
+			return nil, fmt.Errorf("spec.template.spec: %w", err)
 		}
-		return &WorkloadFacts{Suspend: cj.Suspend != nil && *cj.Suspend}, nil
-	}
-	if err := json.Unmarshal(spec, &v); err != nil {
-		return nil, fmt.Errorf("spec: %w", err)
-	}
-	w := &WorkloadFacts{Paused: v.Paused}
-	if v.Ordinals != nil {
-		w.OrdinalsStart = v.Ordinals.Start
-	}
-	if kind != "DaemonSet" {
-		w.Replicas = v.Replicas
-		if w.Replicas == nil {
-			one := int32(1) // defaulted by the API server
-			w.Replicas = &one
-		}
-	}
-	var tplLabels map[string]string
-	if v.Template != nil {
-		tplLabels = v.Template.Metadata.Labels
-		if kind == "DaemonSet" {
-			w.NodeSelector = v.Template.Spec.NodeSelector
-			for _, t := range v.Template.Spec.Tolerations {
-				if t.Operator == "Exists" && t.Key == "" {
-					w.Tolerations = append(w.Tolerations, ":"+t.Effect)
-					continue
-				}
-				w.Tolerations = append(w.Tolerations, t.Key+":"+t.Effect)
+		w.NodeSelector = v.NodeSelector
+		for _, t := range v.Tolerations {
+			if t.Operator == "Exists" && t.Key == "" {
+				w.Tolerations = append(w.Tolerations, ":"+t.Effect)
+				continue
 			}
-			w.NodeAffinity = v.Template.Spec.Affinity != nil && len(v.Template.Spec.Affinity.NodeAffinity) > 0 && string(v.Template.Spec.Affinity.NodeAffinity) != "null"
+			w.Tolerations = append(w.Tolerations, t.Key+":"+t.Effect)
 		}
+		w.NodeAffinity = v.Affinity != nil && len(v.Affinity.NodeAffinity) > 0 && string(v.Affinity.NodeAffinity) != "null"
 	}
-	w.SelectorMatchesTemplate = selectorMatches(v.Selector, kind == "ReplicationController", tplLabels)
-	return w, nil
+	w.SelectorMatchesTemplate = selectorMatches(selSet, rc, x.sel, exprs, x.tpl)
+	return &block.f, nil
 }
 
 // selectorMatches reports whether a workload's selector selects labels:
-// a ReplicationController's map (unset: defaulted to the template's
-// labels), or a metav1.LabelSelector (unset or empty selects nothing for
-// these kinds, and is rejected by validation).
-func selectorMatches(raw json.RawMessage, rc bool, labels map[string]string) bool {
-	if len(raw) == 0 || string(raw) == "null" {
-		return rc && len(labels) > 0
+// a ReplicationController's map (unset or empty: defaulted to the
+// template's labels), or a metav1.LabelSelector's matchLabels and
+// matchExpressions (unset or empty selects nothing for these kinds, and
+// is rejected by validation). It compares raw bytes: no allocation for
+// the common selector of matchLabels only.
+func selectorMatches(set, rc bool, matchLabels []labelPair, exprs []byte, labels []labelPair) bool {
+	if rc && len(matchLabels) == 0 {
+		return len(labels) > 0
 	}
-	if rc {
-		var m map[string]string
-		if json.Unmarshal(raw, &m) != nil {
-			return false
-		}
-		if len(m) == 0 {
-			return len(labels) > 0
-		}
-		for k, v := range m {
-			if lv, ok := labels[k]; !ok || lv != v {
-				return false
-			}
-		}
-		return true
-	}
-	var sel struct {
-		MatchLabels      map[string]string
-		MatchExpressions []struct {
-			Key, Operator string
-			Values        []string
-		}
-	}
-	if json.Unmarshal(raw, &sel) != nil || len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
+	hasExprs := len(bytes.TrimSpace(exprs)) > 2 // more than "[]"
+	if !set || len(matchLabels) == 0 && !hasExprs {
 		return false
 	}
-	for k, v := range sel.MatchLabels {
-		if lv, ok := labels[k]; !ok || lv != v {
+	for _, m := range matchLabels {
+		if lv, ok := lookupLabel(labels, m.k); !ok || !bytes.Equal(lv, m.v) {
 			return false
 		}
 	}
-	for _, e := range sel.MatchExpressions {
-		lv, ok := labels[e.Key]
-		in := ok && slices.Contains(e.Values, lv)
+	return !hasExprs || expressionsMatch(exprs, labels)
+}
+
+func lookupLabel(labels []labelPair, k []byte) ([]byte, bool) {
+	for _, l := range labels {
+		if bytes.Equal(l.k, k) {
+			return l.v, true
+		}
+	}
+	return nil, false
+}
+
+// expressionsMatch evaluates matchExpressions (rare: decoded with
+// encoding/json).
+func expressionsMatch(exprs []byte, labels []labelPair) bool {
+	var ex []struct {
+		Key, Operator string
+		Values        []string
+	}
+	if json.Unmarshal(exprs, &ex) != nil {
+		return false
+	}
+	for _, e := range ex {
+		lv, ok := lookupLabel(labels, []byte(e.Key))
+		in := ok && slices.Contains(e.Values, string(lv))
 		switch e.Operator {
 		case "In":
 			if !in {
@@ -639,4 +717,59 @@ func selectorMatches(raw json.RawMessage, rc bool, labels map[string]string) boo
 		}
 	}
 	return true
+}
+
+// jobSpec scans the counts of a Job's spec, skipping its template.
+func (x *Extractor) jobSpec(raw []byte, j *JobFacts) error {
+	if raw == nil {
+		return nil
+	}
+	i32 := func(s *scanner) (*int32, error) {
+		v, ok, err := s.int64v()
+		if !ok || err != nil {
+			return nil, err
+		}
+		n := int32(v)
+		return &n, nil
+	}
+	s := scanner{d: raw}
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "suspend":
+			var b *bool
+			b, err = s.boolp()
+			j.Suspend = b != nil && *b
+		case "completions":
+			j.Completions, err = i32(&s)
+		case "parallelism":
+			j.Parallelism, err = i32(&s)
+		case "backoffLimit":
+			j.BackoffLimit, err = i32(&s)
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("spec: %w", err)
+	}
+	return nil
+}
+
+// labelPairs appends the labels of an object value to dst as raw bytes,
+// decoding only the rare escaped value.
+func labelPairs(s *scanner, dst []labelPair) ([]labelPair, error) {
+	err := s.object(func(k []byte) error {
+		start := s.i
+		v, esc, err := s.strBytes()
+		if err == nil && esc {
+			var u string
+			u, err = unescape(s.d[skipSpace(s.d, start):s.i])
+			v = []byte(u)
+		}
+		dst = append(dst, labelPair{k, v})
+		return err
+	})
+	return dst, err
 }

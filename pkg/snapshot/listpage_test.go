@@ -50,3 +50,34 @@ func TestHasFactsMatchesExtraction(t *testing.T) {
 		}
 	}
 }
+
+// A workload's selector is compared with its template's labels the way
+// the API server's validation does, without keeping either.
+func TestWorkloadSelectorMatchesTemplate(t *testing.T) {
+	tests := []struct {
+		kind, spec string
+		want       bool
+	}{
+		{"ReplicaSet", `{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web","tier":"fe"}}}}`, true},
+		{"ReplicaSet", `{"selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"web"}}}}`, false},
+		{"ReplicaSet", `{"selector":{"matchExpressions":[{"key":"tier","operator":"In","values":["fe","be"]}]},"template":{"metadata":{"labels":{"tier":"fe"}}}}`, true},
+		{"ReplicaSet", `{"selector":{"matchExpressions":[{"key":"tier","operator":"DoesNotExist"}]},"template":{"metadata":{"labels":{"tier":"fe"}}}}`, false},
+		{"ReplicaSet", `{"selector":{},"template":{"metadata":{"labels":{"app":"web"}}}}`, false},
+		{"ReplicationController", `{"template":{"metadata":{"labels":{"app":"web"}}}}`, true},
+		{"ReplicationController", `{"selector":{"app":"web"},"template":{"metadata":{"labels":{"app":"w\u0065b"}}}}`, true},
+	}
+	for _, tt := range tests {
+		apiVersion := "apps/v1"
+		if tt.kind == "ReplicationController" {
+			apiVersion = "v1"
+		}
+		body := `{"items":[{"metadata":{"name":"x","uid":"u"},"spec":` + tt.spec + `}]}`
+		objs, _, err := NewExtractor().ReadListPage([]byte(body), apiVersion, tt.kind)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.spec, err)
+		}
+		if got := objs[0].Facts.Workload.SelectorMatchesTemplate; got != tt.want {
+			t.Errorf("%s %s: selectorMatchesTemplate %v, want %v", tt.kind, tt.spec, got, tt.want)
+		}
+	}
+}
