@@ -16,9 +16,9 @@ unit:
 	$(GO) vet ./...
 	$(GO) test ./...
 
-## e2e: builds kube-apiserver and kube-controller-manager v1.36.3 once (cached
-## under the user cache folder) and runs kgc against the real garbage collector.
-## Needs etcd (apt-get install etcd-server); skipped without it unless KGC_E2E_REQUIRED=1.
+## e2e: builds etcd 3.6, kube-apiserver, kube-controller-manager, kube-scheduler
+## v1.36.3 and kwok once (cached under the user cache folder) and runs kgc against
+## the real garbage collector and workload controllers.
 e2e:
 	cd test/e2e && $(GO) test -count=1 -timeout 60m ./...
 

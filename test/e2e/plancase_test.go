@@ -41,6 +41,21 @@ type planCase struct {
 	Policy    metav1.DeletionPropagation
 	// ExtraArgs are added to both plan invocations.
 	ExtraArgs []string
+	// Quiet overrides quietBefore and quietAfter (workload scenarios: the
+	// controllers and kwok react in seconds, not milliseconds).
+	Quiet time.Duration
+	// Dump lists these types cluster-wide into a `kubectl get -A -o yaml`
+	// style List and plans from it too; the objects must be the live
+	// plan's. Empty: no dump plan.
+	Dump []schema.GroupVersionResource
+}
+
+// quiet is how long the case's objects must not change to count as settled.
+func (pc planCase) quiet(dflt time.Duration) time.Duration {
+	if pc.Quiet > 0 {
+		return pc.Quiet
+	}
+	return dflt
 }
 
 // planResult is what a planCase observed.
@@ -56,6 +71,8 @@ type planResult struct {
 	// OfflineDiff is non-empty when the plan from a snapshot file differs
 	// from the live plan.
 	OfflineDiff string
+	// DumpDiff is the same for the plan from a kubectl-style dump.
+	DumpDiff string
 	// Err is a harness or kgc failure that prevented the comparison.
 	Err error
 }
@@ -78,7 +95,7 @@ func runPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase)
 	t.Helper()
 	var r planResult
 	var err error
-	r.Before, err = env.Settle(ctx, pc.Scope, quietBefore, settleLimit)
+	r.Before, err = env.Settle(ctx, pc.Scope, pc.quiet(quietBefore), settleLimit)
 	if err != nil {
 		r.Err = fmt.Errorf("before the delete: %w", err)
 		return r
@@ -102,6 +119,9 @@ func runPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase)
 	if r.Err == nil {
 		r.OfflinePlan, r.OfflineDiff = offlinePlan(t, env, pc, r.Plan)
 	}
+	if r.Err == nil && len(pc.Dump) > 0 {
+		r.DumpDiff = dumpPlan(t, ctx, env, pc, r.Plan)
+	}
 
 	// The real delete, with a UID precondition so that a mistake in the
 	// harness can never delete a look-alike.
@@ -115,7 +135,7 @@ func runPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase)
 		r.Err = errors.Join(r.Err, fmt.Errorf("deleting %s/%s: %w", pc.GVR.Resource, pc.Name, err))
 		return r
 	}
-	r.After, err = env.Settle(ctx, pc.Scope, quietAfter, settleLimit)
+	r.After, err = env.Settle(ctx, pc.Scope, pc.quiet(quietAfter), settleLimit)
 	if err != nil {
 		r.Err = errors.Join(r.Err, fmt.Errorf("after the delete: %w", err))
 		return r
@@ -248,6 +268,49 @@ func offlinePlan(t testing.TB, env *framework.Env, pc planCase, live *framework.
 	return p, ""
 }
 
+// dumpPlan writes pc.Dump's objects, listed cluster-wide and in full (spec
+// and status, as `kubectl get -A -o yaml` prints them), into one List and
+// plans from it; the result must list the same objects with the same fates
+// as the live plan. Types not dumped are unknown to that plan, as to any
+// plan from a partial dump.
+func dumpPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase, live *framework.Plan) string {
+	items := []any{}
+	for _, gvr := range pc.Dump {
+		list, err := env.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Sprintf("listing %s for the dump: %v", gvr.Resource, err)
+		}
+		kind := strings.TrimSuffix(list.GetKind(), "List")
+		for _, u := range list.Items {
+			u.SetAPIVersion(gvr.GroupVersion().String())
+			u.SetKind(kind)
+			items = append(items, u.Object)
+		}
+	}
+	data, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	if err != nil {
+		return fmt.Sprintf("writing the dump: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "dump.yaml")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		return fmt.Sprintf("writing the dump: %v", err)
+	}
+	res := env.RunKGC(t, append(pc.planArgs(), "-f", file)...)
+	if res.ExitCode != 0 {
+		return fmt.Sprintf("plan from the dump failed: %s", res)
+	}
+	p := &framework.Plan{}
+	if err := json.Unmarshal(res.Stdout, p); err != nil {
+		return fmt.Sprintf("decoding the plan from the dump: %v", err)
+	}
+	if !reflect.DeepEqual(normalizeObjects(p.Objects), normalizeObjects(live.Objects)) {
+		a, _ := json.MarshalIndent(live.Objects, "", "  ")
+		b, _ := json.MarshalIndent(p.Objects, "", "  ")
+		return fmt.Sprintf("objects differ from the live plan's\nlive:\n%s\nfrom the dump:\n%s", a, b)
+	}
+	return ""
+}
+
 // normalizeObjects makes nil and empty slices compare equal.
 func normalizeObjects(objs []framework.PlanObject) []framework.PlanObject {
 	out := make([]framework.PlanObject, len(objs))
@@ -299,6 +362,9 @@ func checkPlan(t *testing.T, ctx context.Context, env *framework.Env, pc planCas
 	}
 	if r.OfflineDiff != "" {
 		t.Errorf("offline plan: %s", r.OfflineDiff)
+	}
+	if r.DumpDiff != "" {
+		t.Errorf("plan from a kubectl-style dump: %s", r.DumpDiff)
 	}
 	return r
 }

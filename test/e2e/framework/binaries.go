@@ -29,10 +29,24 @@ func e2eModuleDir() string {
 // RepoRoot is the kgc repository root (two levels above test/e2e).
 func RepoRoot() string { return filepath.Dir(filepath.Dir(e2eModuleDir())) }
 
+// EtcdVersion and KwokVersion are the Go module versions of etcd
+// (go.etcd.io/etcd/server/v3) and kwok (sigs.k8s.io/kwok) the harness builds;
+// their binaries are cached under these versions.
+const (
+	EtcdVersion = "v3.6.16"
+	KwokVersion = "v0.8.0"
+)
+
 // ControlPlaneBinaries holds the paths of the cached control-plane binaries.
 type ControlPlaneBinaries struct {
 	APIServer         string
 	ControllerManager string
+	Scheduler         string
+	Etcd              string
+	Kwok              string
+	// KwokStages is the stage configuration kwok plays (its default node and
+	// pod stages, copied from its module), passed with --config.
+	KwokStages string
 }
 
 // binaryCacheDir is where the control-plane binaries are kept between runs.
@@ -61,6 +75,10 @@ func EnsureControlPlaneBinaries(logf func(string, ...any)) (ControlPlaneBinaries
 	bins := ControlPlaneBinaries{
 		APIServer:         filepath.Join(dir, "kube-apiserver"),
 		ControllerManager: filepath.Join(dir, "kube-controller-manager"),
+		Scheduler:         filepath.Join(dir, "kube-scheduler"),
+		Etcd:              filepath.Join(dir, "etcd-"+EtcdVersion),
+		Kwok:              filepath.Join(dir, "kwok-"+KwokVersion),
+		KwokStages:        filepath.Join(dir, "kwok-"+KwokVersion+"-stages.yaml"),
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return bins, fmt.Errorf("creating binary cache %s: %w", dir, err)
@@ -82,10 +100,12 @@ func EnsureControlPlaneBinaries(logf func(string, ...any)) (ControlPlaneBinaries
 	if old, err := os.ReadFile(recipePath); err != nil || string(old) != buildRecipe() {
 		os.Remove(bins.APIServer)
 		os.Remove(bins.ControllerManager)
+		os.Remove(bins.Scheduler)
 	}
 	for _, b := range []struct{ out, pkg string }{
 		{bins.APIServer, "k8s.io/kubernetes/cmd/kube-apiserver"},
 		{bins.ControllerManager, "k8s.io/kubernetes/cmd/kube-controller-manager"},
+		{bins.Scheduler, "k8s.io/kubernetes/cmd/kube-scheduler"},
 	} {
 		if fi, err := os.Stat(b.out); err == nil && fi.Mode().IsRegular() {
 			continue
@@ -105,6 +125,12 @@ func EnsureControlPlaneBinaries(logf func(string, ...any)) (ControlPlaneBinaries
 	}
 	if err := os.WriteFile(recipePath, []byte(buildRecipe()), 0o644); err != nil {
 		return bins, fmt.Errorf("recording build recipe: %w", err)
+	}
+	if err := ensureEtcd(dir, bins.Etcd, logf); err != nil {
+		return bins, err
+	}
+	if err := ensureKwok(dir, bins, logf); err != nil {
+		return bins, err
 	}
 	return bins, nil
 }
@@ -131,15 +157,21 @@ func buildRecipe() string { return "ldflags: " + versionLDFlags() + "\n" }
 // goBuild runs `go build -o out pkg` in dir with workspaces disabled, so the
 // module in dir alone decides the dependency versions.
 func goBuild(dir, out, pkg string, flags ...string) error {
-	args := append(append([]string{"build", "-o", out}, flags...), pkg)
+	_, err := runGo(dir, append(append([]string{"build", "-o", out}, flags...), pkg)...)
+	return err
+}
+
+// runGo runs the go command in dir with workspaces disabled and returns its
+// standard output; the error carries everything it printed.
+func runGo(dir string, args ...string) (string, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
-	var buf bytes.Buffer
-	cmd.Stdout = &buf
-	cmd.Stderr = &buf
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build -o %s %s (in %s): %w\n%s", out, pkg, dir, err, buf.String())
+		return "", fmt.Errorf("go %s (in %s): %w\n%s%s", strings.Join(args, " "), dir, err, stdout.String(), stderr.String())
 	}
-	return nil
+	return stdout.String(), nil
 }

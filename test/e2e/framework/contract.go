@@ -61,6 +61,31 @@ type PlanObject struct {
 	// another order (a race the plan names); empty when timing does not
 	// matter.
 	Alternatives []PlanAlternative `json:"alternatives"`
+	// RecreatedBy is set on an object that a controller replaces after the
+	// delete: fate "recreated" when Certain, else the fate stays "deleted"
+	// ("may be recreated").
+	RecreatedBy *Recreation `json:"recreatedBy,omitempty"`
+}
+
+// FateRecreated is the fate of an object the delete removes (final.exists
+// false) and a controller then replaces.
+const FateRecreated = "recreated"
+
+// Recreation says which controller replaces a deleted object, and how.
+type Recreation struct {
+	// Controller names the controller that creates the replacement.
+	Controller string `json:"controller"`
+	// Owner is the surviving owner the controller reconciles (a ReplicaSet
+	// for its pods, a Deployment for its ReplicaSet, the Namespace for its
+	// kube-root-ca.crt ConfigMap and default ServiceAccount).
+	Owner ObjectRef `json:"owner"`
+	// Name is the replacement's name when known (the same name for a
+	// Deployment's ReplicaSet, StatefulSet pods, the namespace's
+	// ConfigMap and ServiceAccount); empty when generated.
+	Name     string `json:"name"`
+	SameName bool   `json:"sameName"`
+	NewUID   bool   `json:"newUID"`
+	Certain  bool   `json:"certain"`
 }
 
 // PlanAlternative is an object's other possible outcome.
@@ -136,7 +161,10 @@ type Blocker struct {
 type RootCause struct {
 	Object    ObjectRef `json:"object"`
 	Finalizer string    `json:"finalizer"`
-	Message   string    `json:"message"`
+	// Reason classifies the root cause for scripts (controller-absent,
+	// node-not-ready, ...).
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // Remedy is a suggested way out.

@@ -8,16 +8,18 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,8 +30,11 @@ import (
 // GCGraphPath is the garbage collector's debug handler in kube-controller-manager.
 const GCGraphPath = "/debug/controllers/garbage-collector-controller/graph"
 
-// ControlPlane is a running etcd + kube-apiserver + kube-controller-manager.
+// ControlPlane is a running etcd + kube-apiserver + kube-controller-manager,
+// with the Workloads profile also kube-scheduler and kwok.
 type ControlPlane struct {
+	// Profile is which controllers run.
+	Profile Profile
 	// Dir holds certificates, keys, data and logs; it is removed by Stop
 	// unless the run failed (then the logs are worth keeping).
 	Dir string
@@ -42,11 +47,15 @@ type ControlPlane struct {
 	ControllerManagerURL string
 	// Token is the admin bearer token.
 	Token string
-	// Logs maps component name to its log file.
+	// Logs maps component name to its log file. Tests add kwok nodes
+	// while others run: read it through LogPaths.
 	Logs map[string]string
 	// StartupTime is how long Start took once the binaries existed.
 	StartupTime time.Duration
 
+	bins ControlPlaneBinaries
+	// mu guards procs and Logs: parallel tests start and stop kwok nodes.
+	mu    sync.Mutex
 	procs []*process
 }
 
@@ -71,33 +80,49 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// FindEtcd returns the etcd binary to use: $KGC_E2E_ETCD, then etcd on PATH,
-// then /usr/bin/etcd (Debian's etcd-server package).
-func FindEtcd() (string, error) {
+// etcdBinary is the etcd to run: $KGC_E2E_ETCD, else the one the harness
+// built (etcd 3.6: the API server's streaming lists need watch progress
+// requests, which etcd 3.4 cannot serve, and kwok's informers rely on them).
+func etcdBinary(bins ControlPlaneBinaries) (string, error) {
 	if p := os.Getenv("KGC_E2E_ETCD"); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("KGC_E2E_ETCD=%s: %w; install etcd: apt-get install etcd-server", p, err)
+			return "", fmt.Errorf("KGC_E2E_ETCD=%s: %w", p, err)
 		}
 		return p, nil
 	}
-	if p, err := exec.LookPath("etcd"); err == nil {
-		return p, nil
+	return bins.Etcd, nil
+}
+
+// Profile says which controllers a control plane runs.
+type Profile int
+
+const (
+	// GCOnly runs kube-controller-manager's garbage collector and namespace
+	// controller only: workloads are inert objects, pods are never scheduled.
+	GCOnly Profile = iota
+	// Workloads runs every kube-controller-manager controller, kube-scheduler
+	// and kwok nodes that play the kubelet.
+	Workloads
+)
+
+func (p Profile) String() string {
+	if p == Workloads {
+		return "workloads"
 	}
-	if _, err := os.Stat("/usr/bin/etcd"); err == nil {
-		return "/usr/bin/etcd", nil
-	}
-	return "", errors.New("etcd not found: install etcd: apt-get install etcd-server (or set KGC_E2E_ETCD)")
+	return "gc-only"
 }
 
 // Start brings up the control plane and returns once the API server is ready
-// and the garbage collector has proved that it collects dependents.
-func Start(ctx context.Context, bins ControlPlaneBinaries, etcdPath string, logf func(string, ...any)) (cp *ControlPlane, err error) {
+// and the garbage collector has proved that it collects dependents; with the
+// Workloads profile also once the scheduler answers and the shared kwok nodes
+// are Ready.
+func Start(ctx context.Context, bins ControlPlaneBinaries, profile Profile, logf func(string, ...any)) (cp *ControlPlane, err error) {
 	start := time.Now()
-	dir, err := os.MkdirTemp("", "kgc-e2e-")
+	dir, err := os.MkdirTemp("", "kgc-e2e-"+profile.String()+"-")
 	if err != nil {
 		return nil, fmt.Errorf("creating control-plane dir: %w", err)
 	}
-	cp = &ControlPlane{Dir: dir, Logs: map[string]string{}}
+	cp = &ControlPlane{Dir: dir, Logs: map[string]string{}, Profile: profile, bins: bins}
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("%w\n%s", err, cp.LogTails(40))
@@ -109,25 +134,55 @@ func Start(ctx context.Context, bins ControlPlaneBinaries, etcdPath string, logf
 		return cp, fmt.Errorf("generating token: %w", err)
 	}
 	cp.Token = hex.EncodeToString(tokenBytes)
+	etcdURL, err := cp.startEtcd(ctx, bins)
+	if err != nil {
+		return cp, err
+	}
+	if err := cp.startAPIServer(ctx, bins, etcdURL); err != nil {
+		return cp, err
+	}
+	if err := cp.startControllerManager(ctx, bins); err != nil {
+		return cp, err
+	}
+	if profile == Workloads {
+		if err := cp.startScheduler(ctx, bins); err != nil {
+			return cp, err
+		}
+		if err := cp.startSharedNodes(ctx); err != nil {
+			return cp, err
+		}
+	}
+	if err := waitGCWorks(ctx, cp, logf); err != nil {
+		return cp, err
+	}
+	cp.StartupTime = time.Since(start)
+	logf("%s control plane up in %s (logs in %s)", profile, cp.StartupTime.Round(100*time.Millisecond), dir)
+	return cp, nil
+}
 
-	// etcd keeps its data in memory-backed /dev/shm when there is one: etcd
-	// 3.4 has no --unsafe-no-fsync and fsyncs on a virtual disk dominate
-	// apiserver latency.
-	dataParent := dir
+// startEtcd starts etcd with its data in memory-backed /dev/shm when there
+// is one (fsyncs on a virtual disk dominate apiserver latency) and returns
+// its client URL.
+func (cp *ControlPlane) startEtcd(ctx context.Context, bins ControlPlaneBinaries) (string, error) {
+	etcdPath, err := etcdBinary(bins)
+	if err != nil {
+		return "", err
+	}
+	dataParent := cp.Dir
 	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 		dataParent = "/dev/shm"
 	}
 	etcdData, err := os.MkdirTemp(dataParent, "kgc-e2e-etcd-")
 	if err != nil {
-		return cp, fmt.Errorf("creating etcd data dir: %w", err)
+		return "", fmt.Errorf("creating etcd data dir: %w", err)
 	}
 	clientPort, err := freePort()
 	if err != nil {
-		return cp, err
+		return "", err
 	}
 	peerPort, err := freePort()
 	if err != nil {
-		return cp, err
+		return "", err
 	}
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", clientPort)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
@@ -144,98 +199,145 @@ func Start(ctx context.Context, bins ControlPlaneBinaries, etcdPath string, logf
 		"--log-outputs=stderr",
 		"--quota-backend-bytes=2147483648",
 	); err != nil {
-		return cp, err
+		return "", err
 	}
 	// Remove the tmpfs data with the rest, even though it is not under Dir.
-	cp.procs[len(cp.procs)-1].cleanup = etcdData
+	cp.lastProcess().cleanup = etcdData
 	if err := cp.waitHTTP(ctx, "etcd", etcdURL+"/health", "", 60*time.Second); err != nil {
-		return cp, err
+		return "", err
 	}
+	return etcdURL, nil
+}
 
-	// kube-apiserver: static token for the admin, a service-account key the
-	// harness generates, self-signed serving certificates in --cert-dir.
-	tokenFile := filepath.Join(dir, "tokens.csv")
+// startAPIServer starts kube-apiserver: static token for the admin, a
+// service-account key the harness generates, self-signed serving
+// certificates in --cert-dir; then writes the admin kubeconfig.
+func (cp *ControlPlane) startAPIServer(ctx context.Context, bins ControlPlaneBinaries, etcdURL string) error {
+	tokenFile := filepath.Join(cp.Dir, "tokens.csv")
 	if err := os.WriteFile(tokenFile, []byte(cp.Token+",kgc-e2e-admin,kgc-e2e-admin,system:masters\n"), 0o600); err != nil {
-		return cp, fmt.Errorf("writing token file: %w", err)
+		return fmt.Errorf("writing token file: %w", err)
 	}
-	saKey := filepath.Join(dir, "sa.key")
-	if err := writeRSAKey(saKey); err != nil {
-		return cp, err
+	if err := writeRSAKey(cp.saKey()); err != nil {
+		return err
 	}
 	apiPort, err := freePort()
 	if err != nil {
-		return cp, err
+		return err
 	}
 	cp.APIServerURL = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
-	if err := cp.spawn("kube-apiserver", bins.APIServer, nil,
-		"--etcd-servers="+etcdURL,
+	args := []string{
+		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(apiPort),
-		"--cert-dir="+filepath.Join(dir, "apiserver-certs"),
-		"--token-auth-file="+tokenFile,
+		"--secure-port=" + strconv.Itoa(apiPort),
+		"--cert-dir=" + filepath.Join(cp.Dir, "apiserver-certs"),
+		"--token-auth-file=" + tokenFile,
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=10.0.0.0/24",
-		"--service-account-key-file="+saKey,
-		"--service-account-signing-key-file="+saKey,
+		"--service-account-key-file=" + cp.saKey(),
+		"--service-account-signing-key-file=" + cp.saKey(),
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		// No kubelet, scheduler or serviceaccount controller run here: pods
-		// must be creatable without a "default" ServiceAccount, and the
-		// kubernetes Service must not get a loopback endpoint (invalid).
-		"--disable-admission-plugins=ServiceAccount",
+		// The kubernetes Service must not get a loopback endpoint (invalid).
 		"--endpoint-reconciler-type=none",
 		"--enable-garbage-collector=true",
 		"--profiling=false",
 		"--v=1",
-	); err != nil {
-		return cp, err
+	}
+	if cp.Profile == GCOnly {
+		// No serviceaccount controller runs here: pods must be creatable
+		// without a "default" ServiceAccount.
+		args = append(args, "--disable-admission-plugins=ServiceAccount")
+	}
+	if err := cp.spawn("kube-apiserver", bins.APIServer, nil, args...); err != nil {
+		return err
 	}
 	if err := cp.waitHTTP(ctx, "kube-apiserver", cp.APIServerURL+"/readyz", cp.Token, 3*time.Minute); err != nil {
-		return cp, err
+		return err
 	}
-	cp.Kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := writeKubeconfig(cp.Kubeconfig, cp.APIServerURL, cp.Token); err != nil {
-		return cp, err
-	}
+	cp.Kubeconfig = filepath.Join(cp.Dir, "kubeconfig")
+	return writeKubeconfig(cp.Kubeconfig, cp.APIServerURL, cp.Token)
+}
 
-	// kube-controller-manager with only the controllers whose behaviour kgc
-	// simulates. Its secure port serves the GC's debug graph; the admin token
-	// authenticates through the delegated TokenReview, and the always-allow
-	// list also lets anonymous requests through.
+func (cp *ControlPlane) saKey() string { return filepath.Join(cp.Dir, "sa.key") }
+
+// startControllerManager starts kube-controller-manager. Its secure port
+// serves the GC's debug graph; the admin token authenticates through the
+// delegated TokenReview, and the always-allow list also lets anonymous
+// requests through.
+func (cp *ControlPlane) startControllerManager(ctx context.Context, bins ControlPlaneBinaries) error {
 	kcmPort, err := freePort()
 	if err != nil {
-		return cp, err
+		return err
 	}
 	cp.ControllerManagerURL = fmt.Sprintf("https://127.0.0.1:%d", kcmPort)
-	if err := cp.spawn("kube-controller-manager", bins.ControllerManager, nil,
-		"--kubeconfig="+cp.Kubeconfig,
-		"--authentication-kubeconfig="+cp.Kubeconfig,
-		"--authorization-kubeconfig="+cp.Kubeconfig,
-		"--authentication-skip-lookup=true",
+	args := append(cp.componentArgs("kcm", kcmPort),
 		"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics,"+GCGraphPath,
-		"--controllers=garbagecollector,namespace",
 		"--use-service-account-credentials=false",
-		"--leader-elect=false",
-		"--bind-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(kcmPort),
-		"--cert-dir="+filepath.Join(dir, "kcm-certs"),
-		"--profiling=false",
-		"--v=2",
-	); err != nil {
-		return cp, err
+	)
+	args = append(args, cp.controllerArgs()...)
+	if err := cp.spawn("kube-controller-manager", bins.ControllerManager, nil, args...); err != nil {
+		return err
 	}
 	if err := cp.waitHTTP(ctx, "kube-controller-manager", cp.ControllerManagerURL+"/healthz", "", 2*time.Minute); err != nil {
-		return cp, err
+		return err
 	}
-	if err := cp.waitHTTP(ctx, "garbage collector debug handler", cp.ControllerManagerURL+GCGraphPath, cp.Token, 2*time.Minute); err != nil {
-		return cp, err
+	return cp.waitHTTP(ctx, "garbage collector debug handler", cp.ControllerManagerURL+GCGraphPath, cp.Token, 2*time.Minute)
+}
+
+// controllerArgs: the GC-only plane runs only the controllers whose
+// behaviour kgc simulates without workloads. The workload plane runs them
+// all, with what they need: the service-account token controller a signing
+// key, the root CA publisher a CA (the API server's self-signed certificate
+// is its own CA), and a node lifecycle controller that calls a node
+// NotReady seconds, not 50 s, after its kwok stops renewing its lease (kwok
+// renews every 2 s, see startKwok).
+func (cp *ControlPlane) controllerArgs() []string {
+	if cp.Profile == GCOnly {
+		return []string{"--controllers=garbagecollector,namespace"}
 	}
-	if err := waitGCWorks(ctx, cp, logf); err != nil {
-		return cp, err
+	return []string{
+		"--controllers=*",
+		"--service-account-private-key-file=" + cp.saKey(),
+		"--root-ca-file=" + filepath.Join(cp.Dir, "apiserver-certs", "apiserver.crt"),
+		"--node-monitor-grace-period=" + nodeMonitorGracePeriod.String(),
+		"--node-monitor-period=2s",
 	}
-	cp.StartupTime = time.Since(start)
-	logf("control plane up in %s (logs in %s)", cp.StartupTime.Round(100*time.Millisecond), dir)
-	return cp, nil
+}
+
+// nodeMonitorGracePeriod is how long after its last lease renewal a node
+// is called NotReady: well above kwok's 2 s renewal interval so that a busy
+// machine does not make nodes flap, short enough that a node scenario waits
+// seconds.
+const nodeMonitorGracePeriod = 20 * time.Second
+
+// componentArgs are the flags kube-controller-manager and kube-scheduler
+// share: the admin kubeconfig for everything, no leader election, a secure
+// port on loopback with self-signed certificates.
+func (cp *ControlPlane) componentArgs(certDir string, port int) []string {
+	return []string{
+		"--kubeconfig=" + cp.Kubeconfig,
+		"--authentication-kubeconfig=" + cp.Kubeconfig,
+		"--authorization-kubeconfig=" + cp.Kubeconfig,
+		"--authentication-skip-lookup=true",
+		"--leader-elect=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + filepath.Join(cp.Dir, certDir+"-certs"),
+		"--profiling=false",
+		"--v=2",
+	}
+}
+
+// startScheduler starts kube-scheduler and waits for its health check.
+func (cp *ControlPlane) startScheduler(ctx context.Context, bins ControlPlaneBinaries) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	if err := cp.spawn("kube-scheduler", bins.Scheduler, nil, cp.componentArgs("scheduler", port)...); err != nil {
+		return err
+	}
+	return cp.waitHTTP(ctx, "kube-scheduler", fmt.Sprintf("https://127.0.0.1:%d/healthz", port), "", 2*time.Minute)
 }
 
 // spawn starts a component in its own process group, logging to Dir/NAME.log.
@@ -245,7 +347,9 @@ func (cp *ControlPlane) spawn(name, path string, env []string, args ...string) e
 	if err != nil {
 		return fmt.Errorf("creating %s log: %w", name, err)
 	}
+	cp.mu.Lock()
 	cp.Logs[name] = logPath
+	cp.mu.Unlock()
 	cmd := exec.Command(path, args...)
 	cmd.Stdout = f
 	cmd.Stderr = f
@@ -263,8 +367,31 @@ func (cp *ControlPlane) spawn(name, path string, env []string, args ...string) e
 		f.Close()
 		close(p.done)
 	}()
+	cp.mu.Lock()
 	cp.procs = append(cp.procs, p)
+	cp.mu.Unlock()
 	return nil
+}
+
+// lastProcess is the process spawn started last.
+func (cp *ControlPlane) lastProcess() *process {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.procs[len(cp.procs)-1]
+}
+
+// running is a copy of the running processes.
+func (cp *ControlPlane) running() []*process {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return append([]*process(nil), cp.procs...)
+}
+
+// LogPaths is a copy of Logs.
+func (cp *ControlPlane) LogPaths() map[string]string {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return maps.Clone(cp.Logs)
 }
 
 // cleanEnv drops ETCD_* variables (the Debian package's service reads them)
@@ -301,7 +428,7 @@ func (cp *ControlPlane) waitHTTP(ctx context.Context, what, url, token string, t
 	deadline := time.Now().Add(timeout)
 	var last string
 	for {
-		for _, p := range cp.procs {
+		for _, p := range cp.running() {
 			select {
 			case <-p.done:
 				return fmt.Errorf("%s exited while waiting for %s: %v", p.name, what, p.err)
@@ -340,14 +467,17 @@ func (cp *ControlPlane) waitHTTP(ctx context.Context, what, url, token string, t
 // Stop kills every component's process group, newest first, and removes the
 // working directory unless keep is set.
 func (cp *ControlPlane) Stop(keep bool) {
-	for i := len(cp.procs) - 1; i >= 0; i-- {
-		p := cp.procs[i]
+	procs := cp.running()
+	for i := len(procs) - 1; i >= 0; i-- {
+		p := procs[i]
 		p.stop()
 		if p.cleanup != "" {
 			os.RemoveAll(p.cleanup)
 		}
 	}
+	cp.mu.Lock()
 	cp.procs = nil
+	cp.mu.Unlock()
 	if !keep && cp.Dir != "" {
 		os.RemoveAll(cp.Dir)
 	}
@@ -356,11 +486,9 @@ func (cp *ControlPlane) Stop(keep bool) {
 // LogTails returns the log paths and the last n lines of each log.
 func (cp *ControlPlane) LogTails(n int) string {
 	var b strings.Builder
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
-		path, ok := cp.Logs[name]
-		if !ok {
-			continue
-		}
+	logs := cp.LogPaths()
+	for _, name := range slices.Sorted(maps.Keys(logs)) {
+		path := logs[name]
 		fmt.Fprintf(&b, "==> %s log: %s (last %d lines)\n", name, path, n)
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -407,15 +535,17 @@ func writeKubeconfig(path, server, token string) error {
 // and leaves the others running: a test can then watch what the cluster
 // does without it. It reports whether the component was running.
 func (cp *ControlPlane) StopComponent(name string) bool {
-	for i, p := range cp.procs {
-		if p.name != name {
-			continue
-		}
-		p.stop()
-		cp.procs = append(cp.procs[:i], cp.procs[i+1:]...)
-		return true
+	cp.mu.Lock()
+	i := slices.IndexFunc(cp.procs, func(p *process) bool { return p.name == name })
+	if i < 0 {
+		cp.mu.Unlock()
+		return false
 	}
-	return false
+	p := cp.procs[i]
+	cp.procs = slices.Delete(cp.procs, i, i+1)
+	cp.mu.Unlock()
+	p.stop()
+	return true
 }
 
 // stop ends the process's group: SIGTERM, then SIGKILL after 10 s.

@@ -25,7 +25,7 @@ import (
 type Env struct {
 	CP        *ControlPlane
 	bins      ControlPlaneBinaries
-	etcd      string
+	workloads *lazyPlane
 	Config    *rest.Config
 	Client    kubernetes.Interface
 	Dynamic   dynamic.Interface
@@ -77,11 +77,6 @@ func run(m *testing.M) int {
 		suiteSkip = "e2e suite skipped in -short mode"
 		return m.Run()
 	}
-	etcd, err := FindEtcd()
-	if err != nil {
-		suiteSkip = err.Error()
-		return m.Run()
-	}
 	buildStart := time.Now()
 	bins, err := EnsureControlPlaneBinaries(logf)
 	if err != nil {
@@ -90,7 +85,7 @@ func run(m *testing.M) int {
 	}
 	logf("control-plane binaries ready in %s", time.Since(buildStart).Round(100*time.Millisecond))
 
-	env := &Env{}
+	env := &Env{workloads: &lazyPlane{}}
 	// kgc is built concurrently with the control-plane start: both take
 	// seconds to minutes and neither needs the other.
 	var wg sync.WaitGroup
@@ -101,7 +96,7 @@ func run(m *testing.M) int {
 	}()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	cp, err := Start(ctx, bins, etcd, logf)
+	cp, err := Start(ctx, bins, GCOnly, logf)
 	cancel()
 	wg.Wait()
 	if env.KGCBinary != "" {
@@ -116,7 +111,7 @@ func run(m *testing.M) int {
 		return m.Run()
 	}
 	env.CP = cp
-	env.bins, env.etcd = bins, etcd
+	env.bins = bins
 	if err := env.initClients(); err != nil {
 		cp.Stop(true)
 		suiteFailure = err
@@ -124,10 +119,15 @@ func run(m *testing.M) int {
 	}
 	suite = env
 	code := m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "e2e: tests failed; control-plane logs kept in %s\n%s", cp.Dir, cp.LogTails(30))
+	for _, plane := range []*ControlPlane{cp, env.workloads.plane()} {
+		if plane == nil {
+			continue
+		}
+		if code != 0 {
+			fmt.Fprintf(os.Stderr, "e2e: tests failed; %s control-plane logs kept in %s\n%s", plane.Profile, plane.Dir, plane.LogTails(30))
+		}
+		plane.Stop(code != 0)
 	}
-	cp.Stop(code != 0)
 	return code
 }
 
@@ -169,7 +169,7 @@ func Setup(t testing.TB) *Env {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("control-plane logs: %v (tails are printed at the end of the run)", suite.CP.Logs)
+			t.Logf("control-plane logs: %v (tails are printed at the end of the run)", suite.CP.LogPaths())
 		}
 	})
 	return suite
@@ -236,11 +236,11 @@ func (e *Env) Dedicated(t testing.TB) *Env {
 	logf := func(format string, args ...any) { t.Logf(format, args...) }
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cp, err := Start(ctx, e.bins, e.etcd, logf)
+	cp, err := Start(ctx, e.bins, GCOnly, logf)
 	if err != nil {
 		t.Fatalf("starting a dedicated control plane: %v", err)
 	}
-	d := &Env{CP: cp, bins: e.bins, etcd: e.etcd, KGCBinary: e.KGCBinary, kgcErr: e.kgcErr}
+	d := &Env{CP: cp, bins: e.bins, KGCBinary: e.KGCBinary, kgcErr: e.kgcErr}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("dedicated control plane logs kept in %s\n%s", cp.Dir, cp.LogTails(30))
@@ -251,4 +251,58 @@ func (e *Env) Dedicated(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// lazyPlane is the package's workload control plane, started by the first
+// test that asks for it: runs that select only garbage-collector tests never
+// pay for it, and every workload test shares it (each in its own namespace).
+type lazyPlane struct {
+	once sync.Once
+	env  *Env
+	err  error
+}
+
+func (l *lazyPlane) plane() *ControlPlane {
+	if l.env == nil {
+		return nil
+	}
+	return l.env.CP
+}
+
+// Workloads returns the workload control plane (Profile Workloads: every
+// controller, kube-scheduler, kwok nodes), starting it on first use. It is
+// stopped when the package's tests end; its logs are kept and printed if
+// any test failed.
+func (e *Env) Workloads(t testing.TB) *Env {
+	t.Helper()
+	if e.workloads == nil {
+		t.Fatal("Workloads: this environment has no workload control plane (a Dedicated one?)")
+	}
+	l := e.workloads
+	l.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "e2e: "+format+"\n", args...) }
+		cp, err := Start(ctx, e.bins, Workloads, logf)
+		if err != nil {
+			l.err = fmt.Errorf("starting the workload control plane: %w", err)
+			return
+		}
+		w := &Env{CP: cp, bins: e.bins, KGCBinary: e.KGCBinary, kgcErr: e.kgcErr}
+		if err := w.initClients(); err != nil {
+			cp.Stop(true)
+			l.err = err
+			return
+		}
+		l.env = w
+	})
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("workload control-plane logs: %v (tails are printed at the end of the run)", l.env.CP.LogPaths())
+		}
+	})
+	return l.env
 }
