@@ -22,7 +22,7 @@ type index struct {
 }
 
 func newIndex(snap *snapshot.Snapshot, g *graph.Graph) *index {
-	ix := &index{snap: snap, g: g, cat: g.Catalog(), objs: rules.NewIndex(snap.Objects),
+	ix := &index{snap: snap, g: g, cat: g.Catalog(), objs: g.Index(),
 		byNS: map[string][]*snapshot.Object{},
 		byGK: map[[2]string][]*snapshot.Object{},
 	}
