@@ -30,7 +30,9 @@ import (
 //
 // KGC_BENCH_DIR keeps the generated inputs between runs (default: a
 // temporary folder); KGC_BENCH_KGC measures a prebuilt binary instead of
-// building this tree (a "before" figure); KGC_BENCH_SIZES overrides the
+// building this tree; KGC_BENCH_BEFORE names an older binary run beside
+// it, command by command, for before/after figures taken under the same
+// load; KGC_BENCH_SIZES overrides the
 // sizes (comma-separated object counts); KGC_BENCH_PYTHON=0 skips Python,
 // whose parse of the 1M List takes minutes and 10 GB.
 func BenchmarkCommands(b *testing.B) {
@@ -51,12 +53,13 @@ func BenchmarkCommands(b *testing.B) {
 // benchEnv is what every measurement shares: the binary and the inputs.
 type benchEnv struct {
 	kgc, dir string
+	before   string
 	sizes    []int
 	python   string
 }
 
 func newBenchEnv(b *testing.B) *benchEnv {
-	e := &benchEnv{dir: os.Getenv("KGC_BENCH_DIR"), kgc: os.Getenv("KGC_BENCH_KGC")}
+	e := &benchEnv{dir: os.Getenv("KGC_BENCH_DIR"), kgc: os.Getenv("KGC_BENCH_KGC"), before: os.Getenv("KGC_BENCH_BEFORE")}
 	if e.dir == "" {
 		e.dir = b.TempDir()
 	}
@@ -143,9 +146,9 @@ func commands(in, out string) [][]string {
 
 // row is one command on one input: its samples and its floor's.
 type row struct {
-	shape, label string
-	objects      int
-	kgc, floor   []sample
+	shape, label      string
+	objects           int
+	kgc, floor, older []sample // older: KGC_BENCH_BEFORE's
 }
 
 type sample struct {
@@ -181,6 +184,9 @@ func (e *benchEnv) measureSize(b *testing.B, n, rounds int) []row {
 				if shape.floor[0] != "" {
 					rows[base+k].floor = append(rows[base+k].floor, floor)
 				}
+				if e.before != "" {
+					rows[base+k].older = append(rows[base+k].older, run(b, e.before, args...))
+				}
 				rows[base+k].kgc = append(rows[base+k].kgc, run(b, e.kgc, args...))
 			}
 		}
@@ -207,26 +213,35 @@ func run(b *testing.B, name string, args ...string) sample {
 	return sample{d, mb}
 }
 
-// markdown renders rows as the table of docs/performance.md.
+// markdown renders rows as the table of docs/performance.md: before (when
+// KGC_BENCH_BEFORE is set) → after.
 func markdown(rows []row, sizes []int) string {
 	var sb strings.Builder
-	sb.WriteString("| shape | objects | command | kgc time | floor time | kgc/floor | kgc peak MB |\n|---|---|---|---|---|---|---|\n")
+	sb.WriteString("| shape | objects | command | floor | kgc before | kgc after | before/floor | after/floor | peak MB before → after |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&sb, "| %s | %d | `kgc %s` | %s | %s | %s | %.0f |\n", r.shape, r.objects, r.label,
-			secRange(r.kgc), secRange(r.floor), ratioRange(r), peak(r.kgc))
+		fmt.Fprintf(&sb, "| %s | %d | `kgc %s` | %s | %s | %s | %s | %s | %.0f → %.0f |\n", r.shape, r.objects, r.label,
+			secRange(r.floor), secRange(r.older), secRange(r.kgc), ratioRange(r.older, r.floor), ratioRange(r.kgc, r.floor), peak(r.older), peak(r.kgc))
 	}
 	if len(sizes) == 2 {
-		sb.WriteString("\n| shape | command | " + fmt.Sprintf("%d/%d", sizes[1], sizes[0]) + " time (median) |\n|---|---|---|\n")
+		fmt.Fprintf(&sb, "\n| shape | command | %d/%d time before (medians) | after |\n|---|---|---|---|\n", sizes[1], sizes[0])
 		for _, r := range rows {
 			if r.objects != sizes[1] {
 				continue
 			}
 			if small := find(rows, r.shape, r.label, sizes[0]); small != nil {
-				fmt.Fprintf(&sb, "| %s | `kgc %s` | %.1f |\n", r.shape, r.label, medianWall(r.kgc)/medianWall(small.kgc))
+				fmt.Fprintf(&sb, "| %s | `kgc %s` | %s | %s |\n", r.shape, r.label, growth(r.older, small.older), growth(r.kgc, small.kgc))
 			}
 		}
 	}
 	return sb.String()
+}
+
+// growth is how many times longer the big input took than the small one.
+func growth(big, small []sample) string {
+	if len(big) == 0 || len(small) == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f", medianWall(big)/medianWall(small))
 }
 
 func find(rows []row, shape, label string, n int) *row {
@@ -266,20 +281,20 @@ func secRange(s []sample) string {
 	return fmt.Sprintf("%.2f–%.2f s", v[0], v[len(v)-1])
 }
 
-// ratios pairs each command run with the floor run beside it.
-func ratios(r row) []float64 {
+// ratios pairs each command run with the floor run of its round.
+func ratios(runs, floor []sample) []float64 {
 	var out []float64
-	for i := range r.kgc {
-		if i < len(r.floor) && r.floor[i].wall > 0 {
-			out = append(out, r.kgc[i].wall.Seconds()/r.floor[i].wall.Seconds())
+	for i := range runs {
+		if i < len(floor) && floor[i].wall > 0 {
+			out = append(out, runs[i].wall.Seconds()/floor[i].wall.Seconds())
 		}
 	}
 	sort.Float64s(out)
 	return out
 }
 
-func ratioRange(r row) string {
-	v := ratios(r)
+func ratioRange(runs, floor []sample) string {
+	v := ratios(runs, floor)
 	if len(v) == 0 {
 		return "—"
 	}
@@ -307,7 +322,7 @@ func reportWorst(b *testing.B, rows []row, sizes []int) {
 				if r.objects != n || r.shape != shape {
 					continue
 				}
-				if v := ratios(r); len(v) > 0 {
+				if v := ratios(r.kgc, r.floor); len(v) > 0 {
 					worst = max(worst, v[len(v)/2])
 				}
 				mb = max(mb, peak(r.kgc))
