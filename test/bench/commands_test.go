@@ -42,11 +42,15 @@ func BenchmarkCommands(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		rows = nil
 		for _, n := range env.sizes {
-			rows = append(rows, env.measureSize(b, n, rounds)...)
+			got := env.measureSize(b, n, rounds)
+			// Each size's table as soon as it is measured: a 1M run takes
+			// long on a busy machine, and a partial result still says much.
+			fmt.Fprint(os.Stdout, markdown(got, nil))
+			rows = append(rows, got...)
 		}
 	}
 	b.StopTimer()
-	fmt.Fprint(os.Stdout, markdown(rows, env.sizes))
+	fmt.Fprint(os.Stdout, "\n"+markdown(rows, env.sizes))
 	reportWorst(b, rows, env.sizes)
 }
 
@@ -223,12 +227,13 @@ func markdown(rows []row, sizes []int) string {
 			secRange(r.floor), secRange(r.older), secRange(r.kgc), ratioRange(r.older, r.floor), ratioRange(r.kgc, r.floor), peak(r.older), peak(r.kgc))
 	}
 	if len(sizes) == 2 {
-		fmt.Fprintf(&sb, "\n| shape | command | %d/%d time before (medians) | after |\n|---|---|---|---|\n", sizes[1], sizes[0])
+		small, big := min(sizes[0], sizes[1]), max(sizes[0], sizes[1])
+		fmt.Fprintf(&sb, "\n| shape | command | %d/%d time before (medians) | after |\n|---|---|---|---|\n", big, small)
 		for _, r := range rows {
-			if r.objects != sizes[1] {
+			if r.objects != big {
 				continue
 			}
-			if small := find(rows, r.shape, r.label, sizes[0]); small != nil {
+			if small := find(rows, r.shape, r.label, small); small != nil {
 				fmt.Fprintf(&sb, "| %s | `kgc %s` | %s | %s |\n", r.shape, r.label, growth(r.older, small.older), growth(r.kgc, small.kgc))
 			}
 		}
