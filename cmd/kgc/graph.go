@@ -155,7 +155,7 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	g := graph.Build(snap)
+	g := graph.Replay(snap)
 	view, err := o.view(snap, g)
 	if err != nil {
 		return err
@@ -197,17 +197,17 @@ func (o *graphOptions) view(snap *snapshot.Snapshot, g *graph.Graph) (render.Gra
 			contextNS = n.Identity.Namespace
 		}
 		return render.GraphView{Graph: g, Nodes: nodes, Selected: selected, Namespace: contextNS,
-			Findings: findingsAbout(g.Findings, nodes, selected, nil)}, nil
+			Findings: g.FindingsAbout(nodes, selected, nil)}, nil
 	}
 	if o.source.AllNamespaces || o.namespace == "" {
-		return render.GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.Findings}, nil
+		return render.GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.AllFindings()}, nil
 	}
 	if err := checkNamespace(snap, o.namespace, o.explicit); err != nil {
 		return render.GraphView{}, err
 	}
 	nodes := g.InNamespaces(o.namespace)
 	return render.GraphView{Graph: g, Nodes: nodes, Namespace: o.namespace,
-		Findings: findingsAbout(g.Findings, nodes, nil, []string{o.namespace})}, nil
+		Findings: g.FindingsAbout(nodes, nil, []string{o.namespace})}, nil
 }
 
 // explainAbsence tells on stderr why a requested object will not show up:
@@ -231,26 +231,4 @@ func objectName(r snapshot.ObjectRef) string {
 		return r.Name
 	}
 	return r.Namespace + "/" + r.Name
-}
-
-// findingsAbout keeps the findings that name a shown or selected object,
-// or an object in one of namespaces.
-func findingsAbout(fs []graph.Finding, nodes []*graph.Node, selected, namespaces []string) []graph.Finding {
-	in := map[string]bool{}
-	for _, n := range nodes {
-		in[n.UID()] = true
-	}
-	for _, u := range selected {
-		in[u] = true
-	}
-	var out []graph.Finding
-	for _, f := range fs {
-		for _, obj := range f.Objects {
-			if in[obj.UID] || (obj.Namespace != "" && slices.Contains(namespaces, obj.Namespace)) {
-				out = append(out, f)
-				break
-			}
-		}
-	}
-	return out
 }

@@ -151,7 +151,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		sim = diagnose.NewSimulator(snap, plan.Options{MaxSteps: diagnose.RemedySimSteps})
 		opts.Finishes = sim.Finishes
 	}
-	d := diagnose.New(snap, graph.Build(snap), opts)
+	d := diagnose.New(snap, graph.Replay(snap), opts)
 	style := styleFor(o.streams.Out)
 
 	if !one {

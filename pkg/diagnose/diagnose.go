@@ -15,6 +15,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,13 +49,39 @@ type Diagnoser struct {
 	// workloads caches the workloads matching a finalizer's evidence
 	// (matchingWorkloads, run.workloads), by key.
 	workloads map[string][]*snapshot.Object
+	// diagnosed counts Diagnose calls; findings holds the graph's
+	// findings by UID once more than one object is diagnosed.
+	diagnosed int
+	findings  map[string][]graph.Finding
 }
 
-// New prepares diagnoses of snap. g must be graph.Build(snap); pass nil to
+// findingsAbout returns the graph's findings naming uid. One object asks
+// the graph about that object only; from the second on (why-stuck -A),
+// every finding is computed once and looked up.
+func (d *Diagnoser) findingsAbout(uid string) []graph.Finding {
+	d.diagnosed++
+	if d.diagnosed == 1 {
+		return d.ix.g.FindingsAbout(nil, []string{uid}, nil)
+	}
+	if d.findings == nil {
+		d.findings = map[string][]graph.Finding{}
+		for _, f := range d.ix.g.AllFindings() {
+			for i, ref := range f.Objects {
+				if !slices.ContainsFunc(f.Objects[:i], func(r snapshot.ObjectRef) bool { return r.UID == ref.UID }) {
+					d.findings[ref.UID] = append(d.findings[ref.UID], f)
+				}
+			}
+		}
+	}
+	return d.findings[uid]
+}
+
+// New prepares diagnoses of snap. g must be graph.Build(snap) or
+// graph.Replay(snap) (findings are computed as asked); pass nil to
 // have it built.
 func New(snap *snapshot.Snapshot, g *graph.Graph, opts Options) *Diagnoser {
 	if g == nil {
-		g = graph.Build(snap)
+		g = graph.Replay(snap)
 	}
 	return &Diagnoser{ix: newIndex(snap, g), opts: opts, workloads: map[string][]*snapshot.Object{}}
 }
@@ -94,17 +121,12 @@ func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
 		}
 		diag.Summary = summary(o, d.ix.snap.CapturedAt, diag.RootCauses)
 	}
-	for _, f := range d.ix.g.Findings {
+	for _, f := range d.findingsAbout(uid) {
 		if f.Type == graph.FindingStuckFinalizer {
 			// That finding points at this very command.
 			continue
 		}
-		for _, ref := range f.Objects {
-			if ref.UID == uid {
-				diag.Findings = append(diag.Findings, f)
-				break
-			}
-		}
+		diag.Findings = append(diag.Findings, f)
 	}
 	diag.Notes = r.sortedNotes()
 	diag.Complete = len(diag.Notes) == 0

@@ -158,7 +158,7 @@ func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker 
 // holdsPods reports whether namespace ns still holds pods: the namespace
 // controller deletes its other content only once they are gone.
 func (r *run) holdsPods(ns *snapshot.Object) bool {
-	for _, o := range r.ix.byNS[ns.Metadata.Name] {
+	for _, o := range r.ix.inNamespace(ns.Metadata.Name) {
 		if isKind(o, "", "Pod") {
 			return true
 		}
@@ -391,7 +391,7 @@ func (r *run) collection(o *snapshot.Object) Collection {
 // classify is one owner reference seen by the collector
 // (rules.ClassifyReference), worded for people.
 func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) OwnerOf {
-	v := rules.ClassifyReference(r.ix.cat, r.ix.objs, r.ix.cat.Dependent(o), ref)
+	v := rules.ClassifyReference(r.ix.cat, r.ix.g.Index(), r.ix.cat.Dependent(o), ref)
 	oc := OwnerOf{Index: i, Ref: ref, Class: className(v.Class)}
 	name := ref.Kind + "/" + ref.Name
 	switch {

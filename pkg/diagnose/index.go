@@ -3,6 +3,7 @@ package diagnose
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -16,18 +17,24 @@ type index struct {
 	snap *snapshot.Snapshot
 	g    *graph.Graph
 	cat  *rules.Catalog
-	objs *rules.Index
-	byNS map[string][]*snapshot.Object
-	byGK map[[2]string][]*snapshot.Object
+	// The groupings below cost a pass and a sort of every object: built
+	// on first use, as most diagnoses never ask (one object that is not
+	// terminating, or why-stuck -A on a cluster where nothing is).
+	groupOnce sync.Once
+	byNS      map[string][]*snapshot.Object
+	byGK      map[[2]string][]*snapshot.Object
 }
 
 func newIndex(snap *snapshot.Snapshot, g *graph.Graph) *index {
-	ix := &index{snap: snap, g: g, cat: g.Catalog(), objs: rules.NewIndex(snap.Objects),
-		byNS: map[string][]*snapshot.Object{},
-		byGK: map[[2]string][]*snapshot.Object{},
-	}
-	for i := range snap.Objects {
-		o := &snap.Objects[i]
+	return &index{snap: snap, g: g, cat: g.Catalog()}
+}
+
+// group builds byNS and byGK.
+func (ix *index) group() {
+	ix.byNS = map[string][]*snapshot.Object{}
+	ix.byGK = map[[2]string][]*snapshot.Object{}
+	for i := range ix.snap.Objects {
+		o := &ix.snap.Objects[i]
 		ix.byNS[o.Metadata.Namespace] = append(ix.byNS[o.Metadata.Namespace], o)
 		gk := [2]string{snapshot.GroupOf(o.APIVersion), o.Kind}
 		ix.byGK[gk] = append(ix.byGK[gk], o)
@@ -38,7 +45,18 @@ func newIndex(snap *snapshot.Snapshot, g *graph.Graph) *index {
 	for _, l := range ix.byGK {
 		sortObjects(l)
 	}
-	return ix
+}
+
+// inNamespace returns the objects of namespace ns, in contract order.
+func (ix *index) inNamespace(ns string) []*snapshot.Object {
+	ix.groupOnce.Do(ix.group)
+	return ix.byNS[ns]
+}
+
+// ofKind returns the objects of group/kind, in contract order.
+func (ix *index) ofKind(group, kind string) []*snapshot.Object {
+	ix.groupOnce.Do(ix.group)
+	return ix.byGK[[2]string{group, kind}]
 }
 
 func sortObjects(l []*snapshot.Object) {
@@ -46,11 +64,11 @@ func sortObjects(l []*snapshot.Object) {
 }
 
 // byUID returns the object with uid, or nil.
-func (ix *index) byUID(uid string) *snapshot.Object { return ix.objs.ByUID(uid) }
+func (ix *index) byUID(uid string) *snapshot.Object { return ix.g.Index().ByUID(uid) }
 
 // byName returns the object of group/kind named name in namespace, or nil.
 func (ix *index) byName(group, kind, namespace, name string) *snapshot.Object {
-	return ix.objs.ByName(group, kind, namespace, name)
+	return ix.g.Index().ByName(group, kind, namespace, name)
 }
 
 // resource returns the catalog entry of an object's type.

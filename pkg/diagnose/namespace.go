@@ -83,7 +83,7 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 		}
 	}
 	var content, pods []*snapshot.Object
-	for _, o := range r.ix.byNS[ns.Metadata.Name] {
+	for _, o := range r.ix.inNamespace(ns.Metadata.Name) {
 		if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && len(res.Verbs) > 0 && !res.HasVerb("delete") {
 			// The namespace controller only lists and deletes types with
 			// the delete verb; others never hold the namespace.

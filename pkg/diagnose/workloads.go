@@ -100,7 +100,7 @@ func (r *run) nodeMissing(pod *snapshot.Object, end rules.PodEnd, b *Blocker) {
 // pkg/controller/volume/pvcprotection).
 func (r *run) pvc(claim *snapshot.Object, b *Blocker) {
 	var users []*snapshot.Object
-	for _, o := range r.ix.byNS[claim.Metadata.Namespace] {
+	for _, o := range r.ix.inNamespace(claim.Metadata.Namespace) {
 		if !isKind(o, "", "Pod") {
 			continue
 		}
@@ -195,7 +195,7 @@ func (r *run) crd(crd *snapshot.Object, b *Blocker) {
 	} else if !r.ix.listed(group, kind) {
 		r.note("%s instances could not be listed: those holding %s are unknown", kind, crd.Ref())
 	}
-	instances := r.ix.byGK[[2]string{group, kind}]
+	instances := r.ix.ofKind(group, kind)
 	if kind == "" || len(instances) == 0 {
 		b.WaitingFor = "the CRD finalizer to see that no instance remains"
 		b.RootCause = r.inProgress(crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd)
@@ -236,7 +236,7 @@ func (d *Diagnoser) matchingWorkloads(domain string, tokens []string) []*snapsho
 		if gk[1] == "Pod" && len(out) > 0 {
 			break
 		}
-		for _, w := range d.ix.byGK[gk] {
+		for _, w := range d.ix.ofKind(gk[0], gk[1]) {
 			if matchesTokens(w, tokens) {
 				out = append(out, w)
 			}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,18 +26,23 @@ type refCheck struct {
 	why   string
 }
 
-func (g *Graph) findings() []Finding {
-	ix := rules.NewIndex(g.snap.Objects)
+// findings finds the hazards sc asks about (every hazard when sc is
+// nil), sorted. Owner references are judged, and cycles looked for, only
+// where sc can see them; the cheap passes over every object run whole and
+// are filtered.
+func (g *Graph) findings(sc *scope) []Finding {
 	var out []Finding
 	out = append(out, g.duplicateUIDs()...)
 	out = append(out, g.invalidReferences()...)
-	for _, n := range g.sorted {
-		if !n.Virtual && len(n.Owners) > 0 {
-			out = append(out, g.ownerFindings(n, ix)...)
-		}
+	nodes, ix := g.judged(sc)
+	for _, n := range nodes {
+		out = append(out, g.ownerFindings(n, ix)...)
 	}
-	out = append(out, g.cycles()...)
+	out = append(out, g.cycles(g.cycleCandidates(sc))...)
 	out = append(out, g.stuckFinalizers()...)
+	if sc != nil {
+		out = slices.DeleteFunc(out, func(f Finding) bool { return !sc.about(f) })
+	}
 	sortFindings(out)
 	return out
 }
@@ -95,11 +101,15 @@ func (g *Graph) invalidReferences() []Finding {
 // (Snapshot.Duplicates). The object the graph uses is the one kept in
 // Objects.
 func (g *Graph) duplicateUIDs() []Finding {
+	dup := g.duplicatedUIDs()
+	if len(dup) == 0 {
+		return nil
+	}
 	byUID := map[string][]snapshot.ObjectRef{}
 	var order []string
 	add := func(o *snapshot.Object) {
 		uid := o.Metadata.UID
-		if uid == "" {
+		if !dup[uid] {
 			return
 		}
 		if _, ok := byUID[uid]; !ok {
@@ -287,10 +297,9 @@ func servedVersions(r snapshot.Resource) []string {
 // (Tarjan's algorithm, iterative so deep chains cannot overflow the stack,
 // visiting nodes and owners in contract order so the result is the same
 // every time).
-func (g *Graph) cycles() []Finding {
-	nodes := g.Nodes()
+func (g *Graph) cycles(nodes []*Node) []Finding {
 	owners := func(n *Node) []*Node {
-		os := g.Owners(n)
+		os := slices.DeleteFunc(g.Owners(n), func(o *Node) bool { return !mayCycle(o) })
 		sortNodes(os)
 		return os
 	}

@@ -40,6 +40,7 @@ package graph
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -91,17 +92,47 @@ type Graph struct {
 	cat       *rules.Catalog
 	uidToNode map[string]*Node
 	sorted    []*Node // every node, in contract order
-	// Findings are the hazards found, sorted by (type, first object, message).
+	// unobserved are the objects with a UID that are not nodes: of types
+	// the collector does not watch. Few in a cluster.
+	unobserved []int32
+	// replayDups are the UIDs of observed objects skipped because an
+	// object with that UID was observed before.
+	replayDups []string
+	// Findings are the hazards found, sorted by (type, first object,
+	// message). Build sets them; Replay leaves them to AllFindings and
+	// FindingsAbout, which compute only what is asked.
 	Findings []Finding
+
+	indexOnce sync.Once
+	index     *rules.Index
+	allOnce   sync.Once
+	all       []Finding
 }
 
-// Build replays snap into a graph. It never fails: problems with the input
-// become findings.
+// Build replays snap into a graph and finds every hazard in it. It never
+// fails: problems with the input become findings.
 func Build(snap *snapshot.Snapshot) *Graph {
+	g := Replay(snap)
+	g.Findings = g.AllFindings()
+	return g
+}
+
+// Replay replays snap into a graph without looking for hazards yet: a
+// command that shows part of the graph asks FindingsAbout for the
+// findings about that part, so that one tree of a million-object cluster
+// costs no judgement of every owner reference.
+func Replay(snap *snapshot.Snapshot) *Graph {
 	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), uidToNode: make(map[string]*Node, len(snap.Objects))}
 	order := rules.ReplayOrder(snap.Objects, func(i int) bool {
 		o := &snap.Objects[i]
-		return o.Metadata.UID != "" && g.observable(o)
+		if o.Metadata.UID == "" {
+			return false
+		}
+		if !g.observable(o) {
+			g.unobserved = append(g.unobserved, int32(i))
+			return false
+		}
+		return true
 	})
 	for _, i := range order {
 		o := &snap.Objects[i]
@@ -109,6 +140,7 @@ func Build(snap *snapshot.Snapshot) *Graph {
 			// A UID names one object in a cluster: a second object with
 			// the same UID comes from mixed or edited input. The first in
 			// creation order stands; a duplicate-uid finding names both.
+			g.replayDups = append(g.replayDups, o.Metadata.UID)
 			continue
 		}
 		g.observe(o)
@@ -120,8 +152,14 @@ func Build(snap *snapshot.Snapshot) *Graph {
 		g.sorted = append(g.sorted, n)
 	}
 	sortNodes(g.sorted)
-	g.Findings = g.findings()
 	return g
+}
+
+// Index returns the collector's lookups over the whole snapshot, built
+// once, on first use, and shared (diagnosis asks the same questions).
+func (g *Graph) Index() *rules.Index {
+	g.indexOnce.Do(func() { g.index = rules.NewIndex(g.snap.Objects) })
+	return g.index
 }
 
 // settleVirtualIdentities applies the one identity change a running
@@ -134,8 +172,10 @@ func Build(snap *snapshot.Snapshot) *Graph {
 // (namespacedOwnerOfClusterScopedObjectErr), and is never retried, so the
 // rotation stops there. The e2e comparison with the debug handler shows it.
 func (g *Graph) settleVirtualIdentities() {
-	present := make(map[string]bool, len(g.snap.Objects))
-	for i := range g.snap.Objects {
+	// An observed object makes its node non-virtual, so a virtual node's
+	// UID can only be present on an object the collector does not watch.
+	present := make(map[string]bool, len(g.unobserved))
+	for _, i := range g.unobserved {
 		present[g.snap.Objects[i].Metadata.UID] = true
 	}
 	for uid, n := range g.uidToNode {

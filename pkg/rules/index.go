@@ -16,16 +16,38 @@ type nameKey struct{ group, kind, namespace, name string }
 func NewIndex(objs []snapshot.Object) *Index {
 	ix := &Index{byUID: make(map[string]*snapshot.Object, len(objs)), byName: make(map[nameKey]*snapshot.Object, len(objs))}
 	for i := range objs {
-		o := &objs[i]
-		if _, dup := ix.byUID[o.Metadata.UID]; !dup && o.Metadata.UID != "" {
-			ix.byUID[o.Metadata.UID] = o
-		}
-		k := nameKey{snapshot.GroupOf(o.APIVersion), o.Kind, o.Metadata.Namespace, o.Metadata.Name}
-		if _, dup := ix.byName[k]; !dup {
-			ix.byName[k] = o
-		}
+		ix.add(&objs[i], true, true)
 	}
 	return ix
+}
+
+// NewPartialIndex indexes, of objs, only the names in the namespaces
+// given and the UIDs given: a question about a few objects then costs one
+// pass over objs and maps of its own size, not of the snapshot's. Its
+// answers for those namespaces and UIDs are NewIndex's; for others it
+// answers nil.
+func NewPartialIndex(objs []snapshot.Object, namespaces, uids map[string]bool) *Index {
+	ix := &Index{byUID: make(map[string]*snapshot.Object, len(uids)), byName: map[nameKey]*snapshot.Object{}}
+	for i := range objs {
+		o := &objs[i]
+		ix.add(o, uids[o.Metadata.UID], namespaces[o.Metadata.Namespace])
+	}
+	return ix
+}
+
+// add files o under its UID and under its name, as asked; the first
+// object of a key wins.
+func (ix *Index) add(o *snapshot.Object, byUID, byName bool) {
+	if _, dup := ix.byUID[o.Metadata.UID]; byUID && !dup && o.Metadata.UID != "" {
+		ix.byUID[o.Metadata.UID] = o
+	}
+	if !byName {
+		return
+	}
+	k := nameKey{snapshot.GroupOf(o.APIVersion), o.Kind, o.Metadata.Namespace, o.Metadata.Name}
+	if _, dup := ix.byName[k]; !dup {
+		ix.byName[k] = o
+	}
 }
 
 // ByUID returns the object with uid, or nil.

@@ -136,6 +136,10 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 		}
 	}
 	if f.facts != nil && string(f.facts) != "null" {
+		if facts, ok := x.commonFacts(f.facts); ok {
+			o.Facts = facts
+			return o, nil
+		}
 		var facts Facts
 		if err := json.Unmarshal(f.facts, &facts); err != nil {
 			return o, fmt.Errorf("facts: %w", err)

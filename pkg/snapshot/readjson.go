@@ -185,6 +185,7 @@ func (rd *reader) objectFields(st *stream, file string, hint typeHint, where str
 		}
 		if (key == "items" || key == "objects") && c == '[' {
 			st.pos++
+			rd.reserve(fields["resources"])
 			if err := rd.items(st, file, listHint(fields, hint), where, key+"[%d]"); err != nil {
 				return nil, false, err
 			}
@@ -314,5 +315,31 @@ func (rd *reader) noteTypedList(apiVersion, kind string) {
 	gk := groupKind{group, strings.TrimSuffix(kind, "List")}
 	if !slices.Contains(rd.typedLists, gk) {
 		rd.typedLists = append(rd.typedLists, gk)
+	}
+}
+
+// maxReserve bounds what a snapshot's counts may make reserve allocate:
+// the counts are input, and a larger snapshot merely grows its table.
+const maxReserve = 1 << 21
+
+// reserve sizes the UID table for the objects a kgc snapshot's catalog
+// counts, before they are streamed: a table grown one object at a time
+// to a million UIDs is rehashed over and over.
+func (rd *reader) reserve(resources []byte) {
+	if resources == nil || len(rd.uids) > 0 {
+		return
+	}
+	var res []struct {
+		Count int `json:"count"`
+	}
+	if json.Unmarshal(resources, &res) != nil {
+		return
+	}
+	n := 0
+	for _, r := range res {
+		n += min(max(r.Count, 0), maxReserve)
+	}
+	if n > 0 {
+		rd.uids = make(map[string]int32, min(n, maxReserve))
 	}
 }

@@ -174,6 +174,9 @@ func (st *objStore) Append(o Object) {
 // Sorted returns the objects in the contract's order, in one exactly
 // sized slice, and empties the store.
 func (st *objStore) Sorted() []Object {
+	if st.inOrder() {
+		return st.drain()
+	}
 	idx := make([]int32, st.n)
 	for i := range idx {
 		idx[i] = int32(i)
@@ -182,6 +185,29 @@ func (st *objStore) Sorted() []Object {
 	out := make([]Object, st.n)
 	for k, i := range idx {
 		out[k] = *st.At(int(i))
+	}
+	st.chunks, st.n = nil, 0
+	return out
+}
+
+// inOrder reports whether the objects were read in the contract's order,
+// as a kgc snapshot file holds them.
+func (st *objStore) inOrder() bool {
+	for i := 1; i < st.n; i++ {
+		if compareObjects(st.At(i-1), st.At(i)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// drain copies the objects out in the order read, dropping each chunk once
+// copied, so that a million objects are never held twice.
+func (st *objStore) drain() []Object {
+	out := make([]Object, 0, st.n)
+	for c := range st.chunks {
+		out = append(out, st.chunks[c][:min(st.n-len(out), len(st.chunks[c]))]...)
+		st.chunks[c] = nil
 	}
 	st.chunks, st.n = nil, 0
 	return out

@@ -46,7 +46,9 @@ func (rd *reader) parse(display, name string, r io.Reader) error {
 			return &fileError{display, fmt.Errorf("invalid gzip data: %w", err)}
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 64<<10)
+		ra := newReadAhead(zr)
+		defer ra.Close()
+		br = bufio.NewReaderSize(ra, 64<<10)
 		name = strings.TrimSuffix(name, ".gz")
 	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xef, 0xbb, 0xbf}) {

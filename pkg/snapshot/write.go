@@ -86,19 +86,13 @@ func WriteFile(path string, s *Snapshot) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	var w io.Writer = tmp
-	var zw *gzip.Writer
 	if strings.HasSuffix(path, ".gz") {
-		zw = gzip.NewWriter(tmp)
-		w = zw
+		err = writeGzip(tmp, s)
+	} else {
+		err = Write(tmp, s)
 	}
-	if err = Write(w, s); err != nil {
+	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if zw != nil {
-		if err = zw.Close(); err != nil {
-			return fmt.Errorf("cannot write %s: %w", path, err)
-		}
 	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
@@ -110,6 +104,20 @@ func WriteFile(path string, s *Snapshot) (err error) {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeGzip writes s gzipped to w, compressing on a second goroutine.
+func writeGzip(w io.Writer, s *Snapshot) error {
+	zw := gzip.NewWriter(w)
+	wb := newWriteBehind(zw)
+	werr := Write(wb, s)
+	if err := wb.Close(); err != nil {
+		return err
+	}
+	if werr != nil {
+		return werr
+	}
+	return zw.Close()
 }
 
 func dirOf(path string) string {

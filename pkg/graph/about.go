@@ -1,0 +1,186 @@
+package graph
+
+import (
+	"slices"
+
+	"github.com/kgc-dev/kgc/pkg/rules"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// AllFindings returns every hazard of the graph, sorted by (type, first
+// object, message), computed once.
+func (g *Graph) AllFindings() []Finding {
+	g.allOnce.Do(func() {
+		if g.Findings != nil {
+			g.all = g.Findings
+			return
+		}
+		g.all = g.findings(nil)
+	})
+	return g.all
+}
+
+// FindingsAbout returns the findings a view shows: those naming an object
+// that is one of nodes, has one of uids, or lives in one of namespaces
+// (AllFindings filtered so, in the same order). Only the owner references
+// and cycles that can be named so are judged, so the findings about one
+// tree cost in proportion to that tree, plus one cheap pass over the
+// objects.
+func (g *Graph) FindingsAbout(nodes []*Node, uids, namespaces []string) []Finding {
+	sc := newScope(nodes, uids, namespaces)
+	if g.Findings != nil {
+		return slices.DeleteFunc(slices.Clone(g.Findings), func(f Finding) bool { return !sc.about(f) })
+	}
+	return g.findings(sc)
+}
+
+// scope is what a view shows: objects by UID, and namespaces. A nil
+// scope shows everything.
+type scope struct {
+	uids       map[string]bool
+	namespaces []string
+}
+
+func newScope(nodes []*Node, uids, namespaces []string) *scope {
+	sc := &scope{uids: make(map[string]bool, len(nodes)+len(uids)), namespaces: namespaces}
+	for _, n := range nodes {
+		sc.uids[n.UID()] = true
+	}
+	for _, u := range uids {
+		sc.uids[u] = true
+	}
+	return sc
+}
+
+// names reports whether the view shows r.
+func (sc *scope) names(r snapshot.ObjectRef) bool {
+	return sc.uids[r.UID] || (r.Namespace != "" && slices.Contains(sc.namespaces, r.Namespace))
+}
+
+// about reports whether the view shows one of the objects f names.
+func (sc *scope) about(f Finding) bool {
+	return slices.ContainsFunc(f.Objects, sc.names)
+}
+
+// judged returns the observed nodes with owners whose references sc can
+// see judged, and the lookups to judge them with. A finding about an
+// owner reference names the dependent and the owner, with the
+// reference's UID and either the dependent's namespace, no namespace, or
+// the namespace of an object holding that UID; so a dependent can matter
+// only when it is in view, or a reference's UID is in view or held by an
+// object of a namespace in view. Every other dependent is left unjudged.
+func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
+	var out []*Node
+	if sc == nil {
+		for _, n := range g.sorted {
+			if !n.Virtual && len(n.Owners) > 0 {
+				out = append(out, n)
+			}
+		}
+		return out, g.Index()
+	}
+	inNS := sc.uidsInNamespaces(g.snap.Objects)
+	namespaces, uids := map[string]bool{"": true}, map[string]bool{}
+	for _, n := range g.sorted {
+		if n.Virtual || len(n.Owners) == 0 || !sc.mayJudge(n, inNS) {
+			continue
+		}
+		out = append(out, n)
+		namespaces[n.Object.Metadata.Namespace] = true
+		for _, r := range n.Owners {
+			uids[r.UID] = true
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, rules.NewPartialIndex(g.snap.Objects, namespaces, uids)
+}
+
+// mayJudge reports whether a finding about one of n's references could be
+// in view (see judged).
+func (sc *scope) mayJudge(n *Node, inNS map[string]bool) bool {
+	if sc.names(n.Object.Ref()) {
+		return true
+	}
+	for _, r := range n.Owners {
+		if sc.uids[r.UID] || inNS[r.UID] {
+			return true
+		}
+	}
+	return false
+}
+
+// uidsInNamespaces returns the UIDs of the objects in the scope's
+// namespaces.
+func (sc *scope) uidsInNamespaces(objs []snapshot.Object) map[string]bool {
+	out := map[string]bool{}
+	if len(sc.namespaces) == 0 {
+		return out
+	}
+	for i := range objs {
+		if m := &objs[i].Metadata; m.Namespace != "" && slices.Contains(sc.namespaces, m.Namespace) {
+			out[m.UID] = true
+		}
+	}
+	return out
+}
+
+// cycleCandidates returns the nodes a cycle sc can see may run through,
+// in contract order. A cycle is connected, so one that names an object in
+// view lies in the connected component of what is in view; and only a
+// node with both owners and dependents can be on one.
+func (g *Graph) cycleCandidates(sc *scope) []*Node {
+	nodes := g.sorted
+	if sc != nil {
+		seeds := make([]string, 0, len(sc.uids))
+		for uid := range sc.uids {
+			seeds = append(seeds, uid)
+		}
+		if len(sc.namespaces) > 0 {
+			for _, n := range g.sorted {
+				if slices.Contains(sc.namespaces, n.Identity.Namespace) {
+					seeds = append(seeds, n.UID())
+				}
+			}
+		}
+		nodes = g.Component(seeds...)
+	}
+	var out []*Node
+	for _, n := range nodes {
+		if mayCycle(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// mayCycle reports whether n can be on a cycle of owner references: it
+// needs an owner and a dependent (a node that owns itself has both).
+func mayCycle(n *Node) bool { return len(n.Owners) > 0 && len(n.Dependents) > 0 }
+
+// duplicatedUIDs returns the UIDs that more than one object has, among
+// the snapshot's objects and the ones the reader dropped (Duplicates),
+// without a map of every UID: replaying already met the observed
+// repeats, and the rest are the few unobserved objects and the dropped
+// ones.
+func (g *Graph) duplicatedUIDs() map[string]bool {
+	dup := map[string]bool{}
+	for _, uid := range g.replayDups {
+		dup[uid] = true
+	}
+	seen := map[string]bool{}
+	for _, i := range g.unobserved {
+		uid := g.snap.Objects[i].Metadata.UID
+		if n := g.uidToNode[uid]; (n != nil && n.Object != nil) || seen[uid] {
+			dup[uid] = true
+		}
+		seen[uid] = true
+	}
+	for i := range g.snap.Duplicates {
+		if uid := g.snap.Duplicates[i].Metadata.UID; uid != "" {
+			dup[uid] = true
+		}
+	}
+	return dup
+}

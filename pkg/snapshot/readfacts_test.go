@@ -1,0 +1,44 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// The scanner's path for the common facts must give what encoding/json
+// gives, and leave every other shape to it.
+func TestCommonFactsAgreeWithEncodingJSON(t *testing.T) {
+	// The first six are the shapes kgc writes: the scanner must read them.
+	for i, raw := range []string{
+		`{"pod":{"nodeName":"node-1","phase":"Running","terminationGracePeriodSeconds":30}}`,
+		`{"pod":{"nodeName":"n","claims":["data-db-0","x"],"ephemeralClaims":["p-v"],"mirror":true}}`,
+		`{"pod":{"mirror":false}}`,
+		`{"pod":{}}`,
+		`{"service":{"type":"LoadBalancer","loadBalancerClass":"example.com/lb"}}`,
+		`{"service":{"type":"ClusterIP"}}`,
+		`{"pod":{"claims":[]}}`,
+		`{"pod":{"nodeName":null}}`,
+		`{"pod":null}`,
+		`{"pod":{"NodeName":"n"}}`,
+		`{"pod":{"nodeName":"n","newField":1}}`,
+		`{"namespace":{"phase":"Terminating"}}`,
+		`{"pod":{"phase":"Running"},"service":{"type":"ClusterIP"}}`,
+		`{"pod":{"nodeName":"caf\u00e9"}}`,
+		` {"pod" : {"phase" : "Pending"} } `,
+	} {
+		var want Facts
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		got, ok := NewExtractor().commonFacts([]byte(raw))
+		if i < 6 && !ok {
+			t.Errorf("%s: left to encoding/json", raw)
+		}
+		if ok && !reflect.DeepEqual(*got, want) {
+			gj, _ := json.Marshal(got)
+			wj, _ := json.Marshal(want)
+			t.Errorf("%s: scanner read %s, encoding/json %s", raw, gj, wj)
+		}
+	}
+}
