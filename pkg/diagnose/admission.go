@@ -76,7 +76,7 @@ func (r *run) readyEndpoints(ns, name string) (ready, slices int, ok bool) {
 	if !r.ix.listed("discovery.k8s.io", "EndpointSlice") {
 		return 0, 0, false
 	}
-	for _, e := range r.ix.byGK[[2]string{"discovery.k8s.io", "EndpointSlice"}] {
+	for _, e := range r.ix.ofKind("discovery.k8s.io", "EndpointSlice") {
 		if e.Metadata.Namespace != ns || e.Metadata.Labels["kubernetes.io/service-name"] != name {
 			continue
 		}
@@ -104,7 +104,7 @@ func apiServiceFacts(o *snapshot.Object) *snapshot.APIServiceFacts {
 // the input's own discovery said (an offline dump has none).
 func (r *run) unavailableAPIServices() []*snapshot.Object {
 	var out []*snapshot.Object
-	for _, o := range r.ix.byGK[[2]string{"apiregistration.k8s.io", "APIService"}] {
+	for _, o := range r.ix.ofKind("apiregistration.k8s.io", "APIService") {
 		if f := apiServiceFacts(o); f != nil && f.Service != nil && f.Available != nil && f.Available.Status != "True" {
 			out = append(out, o)
 		}
@@ -247,7 +247,7 @@ func (r *run) contentFailures(ns *snapshot.Object, conds map[string]snapshot.Con
 // holdsResource reports whether the input holds objects of group/resource
 // in namespace ns.
 func (r *run) holdsResource(ns *snapshot.Object, group, resource string) bool {
-	for _, o := range r.ix.byNS[ns.Metadata.Name] {
+	for _, o := range r.ix.inNamespace(ns.Metadata.Name) {
 		if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && res.Group == group && res.Resource == resource {
 			return true
 		}
@@ -277,7 +277,7 @@ func excerpt(msg string, i int) string {
 func (r *run) conversionFailure(ns *snapshot.Object, group, version, kind, detail string) Blocker {
 	b := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace}
 	var crd *snapshot.Object
-	for _, o := range r.ix.byGK[[2]string{"apiextensions.k8s.io", "CustomResourceDefinition"}] {
+	for _, o := range r.ix.ofKind("apiextensions.k8s.io", "CustomResourceDefinition") {
 		if f := o.Facts; f != nil && f.CRD != nil && f.CRD.Group == group && f.CRD.Kind == kind {
 			crd = o
 		}
@@ -333,7 +333,7 @@ func (r *run) conversionFailure(ns *snapshot.Object, group, version, kind, detai
 func (r *run) webhookObjects() []*snapshot.Object {
 	var out []*snapshot.Object
 	for _, k := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
-		out = append(out, r.ix.byGK[[2]string{"admissionregistration.k8s.io", k}]...)
+		out = append(out, r.ix.ofKind("admissionregistration.k8s.io", k)...)
 	}
 	return out
 }

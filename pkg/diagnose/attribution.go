@@ -205,7 +205,7 @@ func (r *run) byCRDOwner(o *snapshot.Object, f string, info rules.FinalizerInfo)
 // crdOf returns the CRD serving o's kind, or nil.
 func (r *run) crdOf(o *snapshot.Object) *snapshot.Object {
 	group := snapshot.GroupOf(o.APIVersion)
-	for _, c := range r.ix.byGK[[2]string{"apiextensions.k8s.io", "CustomResourceDefinition"}] {
+	for _, c := range r.ix.ofKind("apiextensions.k8s.io", "CustomResourceDefinition") {
 		if f := c.Facts; f != nil && f.CRD != nil && f.CRD.Group == group && f.CRD.Kind == o.Kind {
 			return c
 		}
@@ -333,7 +333,7 @@ func (r *run) workloads(key string, match func(*snapshot.Object) bool) []*snapsh
 		if gk[1] == "Pod" {
 			continue
 		}
-		for _, w := range r.ix.byGK[gk] {
+		for _, w := range r.ix.ofKind(gk[0], gk[1]) {
 			if match(w) {
 				out = append(out, w)
 			}
