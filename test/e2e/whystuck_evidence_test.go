@@ -165,7 +165,7 @@ func TestWhyStuckConversionWebhookServiceGone(t *testing.T) {
 			},
 			"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
 				"conversionReviewVersions": []any{"v1"},
-				"clientConfig": map[string]any{"service": map[string]any{"namespace": "gadget-system", "name": "gadget-conversion", "port": 443}},
+				"clientConfig":             map[string]any{"service": map[string]any{"namespace": "gadget-system", "name": "gadget-conversion", "port": 443}},
 			}},
 		},
 	}}
