@@ -24,10 +24,9 @@ import (
 
 // Cluster is what apply needs from the API server.
 type Cluster interface {
-	// Capture reads the live state to plan again from. Today a whole
-	// capture (pkg/capture); reading only the basis and new dependents is
-	// a later optimisation.
-	Capture(ctx context.Context) (*snapshot.Snapshot, error)
+	// Capture reads the live state to plan again from: the whole cluster
+	// when namespace is "", else a narrow capture of namespace (Scope).
+	Capture(ctx context.Context, namespace string) (*snapshot.Snapshot, error)
 	// Delete sends one DELETE and returns the response's status.
 	Delete(ctx context.Context, req DeleteRequest) Response
 	// Identity is the user the API server sees, for the report; "" when
@@ -103,7 +102,7 @@ func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*Report, error) 
 	if err := Precheck(saved); err != nil {
 		return rep.refused(err)
 	}
-	snap, err := a.Cluster.Capture(ctx)
+	snap, err := a.Cluster.Capture(ctx, Scope(saved))
 	if err != nil {
 		return rep, fmt.Errorf("reading the cluster to check the plan: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/capture"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -27,6 +28,8 @@ type fakeCluster struct {
 	// unreadable is the uid Get refuses.
 	unreadable string
 	after      map[string]*plan.FinalState
+	// captures are the namespaces of the captures asked for ("" = whole).
+	captures []string
 }
 
 func (f *fakeCluster) Get(_ context.Context, obj snapshot.ObjectRef) (map[string]any, error) {
@@ -47,11 +50,18 @@ func (f *fakeCluster) Send(_ context.Context, req diagnose.RemedyRequest, _ bool
 
 func (f *fakeCluster) Identity(context.Context) string { return "system:admin" }
 
-func (f *fakeCluster) Capture(context.Context) (*snapshot.Snapshot, error) {
+// Capture serves the cluster's state as a live capture would read it:
+// whole, or narrowed to a namespace as pkg/capture narrows it.
+func (f *fakeCluster) Capture(_ context.Context, namespace string) (*snapshot.Snapshot, error) {
+	f.captures = append(f.captures, namespace)
+	s := f.snap
 	if f.later != nil && len(f.deletes) > 0 {
-		return f.later, nil
+		s = f.later
 	}
-	return f.snap, nil
+	if namespace != "" {
+		return capture.Narrow(s, namespace), nil
+	}
+	return s, nil
 }
 
 func (f *fakeCluster) Delete(_ context.Context, req DeleteRequest) Response {

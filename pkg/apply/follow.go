@@ -68,7 +68,7 @@ func (a *Applier) explainStuck(ctx context.Context, rep *Report) {
 	// The follow's own deadline has passed; the capture gets its own.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	snap, err := a.Cluster.Capture(ctx)
+	snap, err := a.Cluster.Capture(ctx, "")
 	if err != nil {
 		rep.Notes = append(rep.Notes, "cannot say why objects are still terminating: "+err.Error()+"; run kgc why-stuck on them")
 		return

@@ -47,10 +47,15 @@ func NewLive(cfg *rest.Config, mapper meta.RESTMapper) (*Live, error) {
 	return &Live{cfg: cfg, mapper: mapper, meta: mc}, nil
 }
 
-// Capture takes a whole snapshot with pkg/capture, as kgc plan does, so
-// that the fresh plan is made exactly as the saved one was.
-func (l *Live) Capture(ctx context.Context) (*snapshot.Snapshot, error) {
-	return capture.Capture(ctx, l.cfg, l.CaptureOptions)
+// Capture takes a snapshot with pkg/capture, as kgc plan does, so that
+// the fresh plan is made as the saved one was: of the whole cluster, or
+// narrowed to what the objects of namespace depend on.
+func (l *Live) Capture(ctx context.Context, namespace string) (*snapshot.Snapshot, error) {
+	opts := l.CaptureOptions
+	if namespace != "" {
+		opts.Namespace, opts.OwnersOnly = namespace, true
+	}
+	return capture.Capture(ctx, l.cfg, opts)
 }
 
 func (l *Live) mapping(ref snapshot.ObjectRef) (*meta.RESTMapping, error) {

@@ -34,7 +34,7 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 		return rep.refused(err)
 	}
 	_, rc, _ := saved.FindRemedy(id)
-	snap, err := a.Cluster.Capture(ctx)
+	snap, err := a.Cluster.Capture(ctx, "")
 	if err != nil {
 		return rep, fmt.Errorf("reading the cluster to check the diagnosis: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -216,4 +217,57 @@ func namespaceUID(s *snapshot.Snapshot, name string) string {
 		}
 	}
 	return ""
+}
+
+// TestCaptureOwnersOnly: a narrow capture reads the namespace and the
+// cluster-scoped types with facts, and leaves the others unread and
+// unlisted without an error or a warning (nothing read depends on them).
+func TestCaptureOwnersOnly(t *testing.T) {
+	fake := &capturetest.FakeAPIServer{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{Namespace: "shop", OwnersOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "v1 Namespace/kube-system; v1 Namespace/shop; v1 ConfigMap/shop/a; v1 ConfigMap/shop/b; apps/v1 Deployment/shop/web; v1 Pod/shop/web-1; apps/v1 ReplicaSet/shop/web-1; example.com/v1 Widget/shop/w"
+	if got := strings.Join(refs(s), "; "); got != want {
+		t.Errorf("objects = %s\nwant %s", got, want)
+	}
+	for _, l := range fake.Lists {
+		if strings.Contains(l.Path, "componentstatuses") {
+			t.Errorf("a narrow capture listed %s, which no object names as owner", l.Path)
+		}
+	}
+	for _, r := range s.Resources {
+		if r.Resource == "componentstatuses" && (r.Listed || r.Error != "") {
+			t.Errorf("componentstatuses: listed=%v error=%q, want unlisted without an error", r.Listed, r.Error)
+		}
+	}
+	if w := warnings(s); len(w) != 1 || !strings.Contains(w[0], "metrics.k8s.io") {
+		t.Errorf("warnings = %q, want only the failing discovery", w)
+	}
+}
+
+// TestNarrowReadsTheOwnersKinds: a cluster-scoped kind that an object of
+// the namespace names as owner is read, in a later round, and so is the
+// kind its own objects name; other cluster-scoped kinds and other
+// namespaces are not.
+func TestNarrowReadsTheOwnersKinds(t *testing.T) {
+	role := testobj.New("rbac.authorization.k8s.io/v1", "ClusterRole", "", "admin").Build()
+	binding := testobj.New("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", "b").Build()
+	pc := testobj.New("scheduling.k8s.io/v1", "PriorityClass", "", "high").OwnedBy(role).Build()
+	cm := testobj.ConfigMap("shop", "c").OwnedBy(pc).Build()
+	other := testobj.ConfigMap("other", "d").Build()
+	node := testobj.New("v1", "Node", "", "n1").Build()
+	s := Narrow(testobj.Snapshot(role, binding, pc, cm, other, node).Build(), "shop")
+	want := "rbac.authorization.k8s.io/v1 ClusterRole/admin; v1 Node/n1; scheduling.k8s.io/v1 PriorityClass/high; v1 ConfigMap/shop/c"
+	if got := strings.Join(refs(s), "; "); got != want {
+		t.Errorf("objects = %s\nwant %s", got, want)
+	}
+	for _, r := range s.Resources {
+		if r.Kind == "ClusterRoleBinding" && r.Listed {
+			t.Error("ClusterRoleBinding was read, but nothing names it as owner")
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,15 +41,30 @@ type capturer struct {
 	backoff time.Duration
 }
 
-// listAll lists the listable resources with a bounded worker pool.
-func (c *capturer) listAll(ctx context.Context, res []snapshot.Resource) []listResult {
+// listRounds lists the types of the capture: every listable one, or for
+// a narrow capture the rounds of scope.go. results[i] is the list of
+// res[i]; a type never tried stays zero (not listed, no error).
+func (c *capturer) listRounds(ctx context.Context, res []snapshot.Resource) []listResult {
 	results := make([]listResult, len(res))
-	var todo []int
-	for i, r := range res {
-		if r.HasVerb("list") {
-			todo = append(todo, i)
+	tried := make([]bool, len(res))
+	round := firstRound(res, c.opts.narrow())
+	for len(round) > 0 && ctx.Err() == nil {
+		for _, i := range round {
+			tried[i] = true
 		}
+		c.listAll(ctx, res, round, results)
+		if !c.opts.narrow() {
+			break
+		}
+		round = ownerRound(res, tried, results)
 	}
+	return results
+}
+
+// listAll lists the resources res[todo] into results with a bounded
+// worker pool.
+func (c *capturer) listAll(ctx context.Context, res []snapshot.Resource, todo []int, results []listResult) {
+	todo = slices.Clone(todo)
 	// Pods, events and secrets are usually the biggest types: start them
 	// first so that they do not become the long tail.
 	sort.SliceStable(todo, func(a, b int) bool { return bigFirst(res[todo[a]]) > bigFirst(res[todo[b]]) })
@@ -76,7 +92,6 @@ func (c *capturer) listAll(ctx context.Context, res []snapshot.Resource) []listR
 	}
 	close(work)
 	wg.Wait()
-	return results
 }
 
 func bigFirst(r snapshot.Resource) int {
