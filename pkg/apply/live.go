@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,11 @@ type Live struct {
 	// CaptureOptions are used for the fresh capture (context name,
 	// progress).
 	CaptureOptions capture.Options
+	// catalog is the last capture's: it maps the plan's kinds to
+	// resources without a second discovery. mu guards it: watches map
+	// while a late capture may replace it.
+	mu      sync.Mutex
+	catalog []snapshot.Resource
 }
 
 // NewLive connects to the API server of cfg; mapper resolves the plan's
@@ -55,16 +61,46 @@ func (l *Live) Capture(ctx context.Context, namespace string) (*snapshot.Snapsho
 	if namespace != "" {
 		opts.Namespace, opts.OwnersOnly = namespace, true
 	}
-	return capture.Capture(ctx, l.cfg, opts)
+	snap, err := capture.Capture(ctx, l.cfg, opts)
+	if err == nil {
+		l.mu.Lock()
+		l.catalog = snap.Resources
+		l.mu.Unlock()
+	}
+	return snap, err
 }
 
 func (l *Live) mapping(ref snapshot.ObjectRef) (*meta.RESTMapping, error) {
 	group, version := snapshot.SplitAPIVersion(ref.APIVersion)
+	l.mu.Lock()
+	m := catalogMapping(l.catalog, group, version, ref.Kind)
+	l.mu.Unlock()
+	if m != nil {
+		return m, nil
+	}
 	m, err := l.mapper.RESTMapping(schema.GroupKind{Group: group, Kind: ref.Kind}, version)
 	if err != nil {
 		return nil, fmt.Errorf("cannot map %s %s to an API resource: %w", ref.APIVersion, ref.Kind, err)
 	}
 	return m, nil
+}
+
+// catalogMapping maps group, version and kind through a capture's
+// catalog, as the RESTMapper would through discovery; nil when the
+// catalog does not serve them.
+func catalogMapping(catalog []snapshot.Resource, group, version, kind string) *meta.RESTMapping {
+	for _, r := range catalog {
+		if r.Group != group || r.Kind != kind || !slices.Contains(r.Versions, version) {
+			continue
+		}
+		scope := meta.RESTScopeRoot
+		if r.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		return &meta.RESTMapping{Resource: schema.GroupVersionResource{Group: group, Version: version, Resource: r.Resource},
+			GroupVersionKind: schema.GroupVersionKind{Group: group, Version: version, Kind: kind}, Scope: scope}
+	}
+	return nil
 }
 
 func (l *Live) resource(ref snapshot.ObjectRef) (metadata.ResourceInterface, error) {
