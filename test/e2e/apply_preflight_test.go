@@ -149,4 +149,3 @@ func readsOnlyThePlan(r, ns string) bool {
 	}
 	return false
 }
-
