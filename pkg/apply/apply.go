@@ -99,27 +99,40 @@ type Applier struct {
 // caller can print both.
 func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*Report, error) {
 	rep := newReport(saved)
-	if err := Precheck(saved); err != nil {
-		return rep.refused(err)
-	}
-	snap, err := a.Cluster.Capture(ctx, Scope(saved))
+	fresh, err := a.Preflight(ctx, saved)
 	if err != nil {
-		return rep, fmt.Errorf("reading the cluster to check the plan: %w", err)
-	}
-	if err := CheckCluster(saved, snap.Source); err != nil {
-		return rep.refused(err)
-	}
-	if err := CheckApplied(saved, snap); err != nil {
-		return rep.refused(err)
-	}
-	fresh, err := Replan(saved, snap)
-	if err != nil {
-		return rep, err
-	}
-	if err := CheckStale(saved, fresh); err != nil {
+		// A refusal fills the report; another error is returned as is.
 		return rep.refused(err)
 	}
 	return a.run(ctx, saved, fresh, rep)
+}
+
+// Preflight is what Apply checks before it asks or sends anything: the
+// document, the cluster, that the plan was not applied already, and that
+// a fresh plan, made from what the saved one depends on (Scope), has its
+// outcome. It returns the fresh plan, or a *Refusal saying why not.
+func (a *Applier) Preflight(ctx context.Context, saved *plan.Plan) (*plan.Plan, error) {
+	if err := Precheck(saved); err != nil {
+		return nil, err
+	}
+	snap, err := a.Cluster.Capture(ctx, Scope(saved))
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster to check the plan: %w", err)
+	}
+	if err := CheckCluster(saved, snap.Source); err != nil {
+		return nil, err
+	}
+	if err := CheckApplied(saved, snap); err != nil {
+		return nil, err
+	}
+	fresh, err := Replan(saved, snap)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckStale(saved, fresh); err != nil {
+		return nil, err
+	}
+	return fresh, nil
 }
 
 // Precheck refuses what no cluster can make right: a plan without a basis,
