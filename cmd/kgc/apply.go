@@ -52,9 +52,11 @@ func newApplyCmd(streams genericiooptions.IOStreams, cf *genericclioptions.Confi
 exactly as reviewed. Before anything is sent, kgc checks, in this order:
 
   1. the plan was made against this cluster (the kube-system namespace's UID), not from files;
-  2. the plan still holds: kgc captures the cluster again and plans again, and refuses the plan as
-     stale, with the difference object by object, when the target changed or any object would now
-     be deleted, orphaned or blocked otherwise than planned;
+  2. the plan still holds: kgc reads again what the plan depends on (the target's namespace and
+     the cluster-scoped objects it needs, or the whole cluster when the plan changes a
+     cluster-scoped object) and plans again, and refuses the plan as stale, with the difference
+     object by object, when the target changed or any object would now be deleted, orphaned or
+     blocked otherwise than planned;
   3. --max-deletions N: the fresh plan deletes at most N objects, alternatives and objects a
      controller recreates included;
   4. the plan leaves nothing terminating, unless --allow-blocked, and deletes nothing marked to be
