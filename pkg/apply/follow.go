@@ -36,7 +36,7 @@ func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
 			seen[ev.UID] = observed(ev.State)
 			rep.Objects = Judge(p, seen)
 			settled = allSettled(rep.Objects)
-			a.progress(rep.Objects)
+			a.progress(p, rep.Objects)
 		case <-ctx.Done():
 			settled = true
 		}
@@ -88,13 +88,13 @@ func observed(s *plan.FinalState) plan.FinalState {
 	return *s
 }
 
-// progress prints one updating line, on a terminal only.
-func (a *Applier) progress(objs []ObjectResult) {
+// progress redraws the progress bar, on a terminal only (the project's
+// rule: progress never goes to a pipe or a log).
+func (a *Applier) progress(p *plan.Plan, objs []ObjectResult) {
 	if a.Options.Progress == nil {
 		return
 	}
-	s := summarize(objs)
-	fmt.Fprintf(a.Options.Progress, "\r\033[Kfollowing the cascade: %d/%d as planned, %d diverged", s.AsPlanned, len(objs), s.Diverged)
+	fmt.Fprint(a.Options.Progress, "\r\033[K"+progressBar(p, objs))
 }
 
 // Judge compares each planned object with its last observed state: as
