@@ -99,34 +99,6 @@ func apiServiceFacts(o *snapshot.Object) *snapshot.APIServiceFacts {
 	return o.Facts.APIService
 }
 
-// unavailableAPIServices are the APIServices of the input whose Available
-// condition is not True: their group version fails discovery, whatever
-// the input's own discovery said (an offline dump has none).
-func (r *run) unavailableAPIServices() []*snapshot.Object {
-	var out []*snapshot.Object
-	for _, o := range r.ix.ofKind("apiregistration.k8s.io", "APIService") {
-		if f := apiServiceFacts(o); f != nil && f.Service != nil && f.Available != nil && f.Available.Status != "True" {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-// apiServiceGV is the group/version an APIService serves.
-func apiServiceGV(o *snapshot.Object) string {
-	if f := apiServiceFacts(o); f != nil && f.Version != "" {
-		if f.Group == "" {
-			return f.Version
-		}
-		return f.Group + "/" + f.Version
-	}
-	v, g, ok := strings.Cut(o.Metadata.Name, ".")
-	if !ok {
-		return o.Metadata.Name
-	}
-	return g + "/" + v
-}
-
 // explainAPIService refines a discovery failure with what the APIService
 // says about itself and what the input shows of its Service. It returns
 // the reason (discovery-failure when the input holds nothing more,

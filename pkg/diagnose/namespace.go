@@ -14,11 +14,11 @@ import (
 // Namespace condition types the namespace controller writes
 // (pkg/controller/namespace/deletion/status_condition_utils.go).
 const (
-	condDiscoveryFailure  = "NamespaceDeletionDiscoveryFailure"
-	condGVParsingFailure  = "NamespaceDeletionGroupVersionParsingFailure"
-	condContentFailure    = "NamespaceDeletionContentFailure"
-	condContentRemaining  = "NamespaceContentRemaining"
-	condFinalizersRemains = "NamespaceFinalizersRemaining"
+	condDiscoveryFailure  = rules.CondDiscoveryFailure
+	condGVParsingFailure  = rules.CondGVParsingFailure
+	condContentFailure    = rules.CondContentFailure
+	condContentRemaining  = rules.CondContentRemaining
+	condFinalizersRemains = rules.CondFinalizersRemained
 )
 
 // namespaceSpec explains a terminating namespace's spec.finalizers.
@@ -185,25 +185,15 @@ func apiServiceName(gv string) string {
 // discoveryBlockers: any failing group makes deleteAllContent return an
 // error, so the namespace is never finalized even once it is empty.
 func (r *run) discoveryBlockers(ns *snapshot.Object, conds map[string]snapshot.Condition) (waits []string, bs []Blocker) {
-	failures := r.ix.cat.DiscoveryFailures()
+	// The input's own discovery failures, and an APIService that is not
+	// Available, whose group version fails discovery whether or not the
+	// input recorded that discovery (a dump has none of its own).
+	failures := rules.FailingDiscovery(r.ix.cat.DiscoveryFailures(), nil, r.ix.ofKind("apiregistration.k8s.io", "APIService"))
 	failing := map[string]bool{}
 	for _, f := range failures {
 		failing[f.GroupVersion] = true
 		waits = append(waits, "discovery of "+f.GroupVersion+" to succeed")
 		bs = append(bs, r.discoveryBlocker(ns, f.GroupVersion, f.Error))
-	}
-	// An APIService that is not Available fails discovery of its group
-	// version, whether or not the input recorded that discovery (a dump
-	// has none of its own).
-	for _, a := range r.unavailableAPIServices() {
-		gv := apiServiceGV(a)
-		if failing[gv] {
-			continue
-		}
-		failing[gv] = true
-		failures = append(failures, rules.DiscoveryFailure{GroupVersion: gv})
-		waits = append(waits, "discovery of "+gv+" to succeed")
-		bs = append(bs, r.discoveryBlocker(ns, gv, ""))
 	}
 	if c, ok := conds[condDiscoveryFailure]; ok && c.Status == "True" {
 		// An offline dump has no discovery of its own: the condition's
@@ -211,7 +201,7 @@ func (r *run) discoveryBlockers(ns *snapshot.Object, conds map[string]snapshot.C
 		// stands is the namespace controller's last word, so the group
 		// versions it names hold the namespace even when the input's
 		// discovery did not fail for them.
-		gvs := failingGroupVersions(c.Message)
+		gvs := rules.FailingGroupVersions(c.Message)
 		captured := len(r.ix.cat.DiscoveryFailures()) > 0
 		for _, gv := range gvs {
 			if failing[gv] || captured {
@@ -302,8 +292,6 @@ func (r *run) pendingContent(ns *snapshot.Object, objs []*snapshot.Object, conds
 }
 
 var (
-	// "…: metrics.k8s.io/v1beta1: the server is currently unable to handle the request"
-	reGroupVersion = regexp.MustCompile(`\b([a-z0-9-]+(?:\.[a-z0-9-]+)+/v[0-9]+(?:(?:alpha|beta)[0-9]+)?)\b`)
 	// "pods. has 1 resource instances", "widgets.example.com has 2 resource instances"
 	reRemaining = regexp.MustCompile(`([a-z0-9-]+)\.([a-z0-9.-]*) has (\d+) resource instances`)
 	// "example.com/cleanup in 2 resource instances"
@@ -387,17 +375,3 @@ func willHold(objs []*snapshot.Object) string {
 	return "; once deleted, these will wait for their finalizers: " + strings.Join(parts, ", ")
 }
 
-// failingGroupVersions extracts the group versions a discovery error
-// message names, sorted and without duplicates.
-func failingGroupVersions(msg string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range reGroupVersion.FindAllStringSubmatch(msg, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			out = append(out, m[1])
-		}
-	}
-	sort.Strings(out)
-	return out
-}

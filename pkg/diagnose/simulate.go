@@ -127,6 +127,12 @@ func (s *Simulator) remedyInput(rc RootCause, r Remedy) (*snapshot.Snapshot, []p
 		}
 	case ActionDelete:
 		return s.snap, []plan.Action{plan.Delete{UID: uid, Policy: plan.PolicyBackground}}, "delete|" + uid, true
+	case ActionDeleteAPIService:
+		if r.Request == nil {
+			return nil, nil, "", false
+		}
+		api := r.Request.Object.UID
+		return s.snap, []plan.Action{plan.Delete{UID: api, Policy: plan.PolicyBackground}}, "delete|" + api, true
 	case ActionForceDelete:
 		zero := int64(0)
 		return s.snap, []plan.Action{plan.Delete{UID: uid, GracePeriodSeconds: &zero}}, "force-delete|" + uid, true

@@ -271,6 +271,12 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 		c.waitStep(i, words.Count(len(left), "object")+" "+words.Agree(len(left), "remains", "remain"))
 		return "content remains", 8 * time.Second // estimate 15 s: requeue after 15/2+1
 	}
+	if why := c.discoveryBlocks(i); why != "" {
+		// Woken by the next write: deleting the failing APIService ends it.
+		c.why[i] = why
+		c.waitStep(i, why)
+		return "discovery fails", 0
+	}
 	o = c.obj(i)
 	n := clone(o)
 	nf := *terminatingNamespaceFacts(o.Facts)
@@ -282,6 +288,37 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 	c.s.record(rules.ActorNamespace, ActionRemoveFin, n, "", "spec.finalizers kubernetes via /finalize: the namespace is empty")
 	c.s.st.update(rules.ActorNamespace, i, n)
 	return "", 0
+}
+
+// discoveryBlocks says why namespace i cannot be finalized yet although
+// its content is gone, or "": a group version failing discovery while
+// the APIServices that exist at this point of the simulation exist
+// (rules.FailingDiscovery), or a failure the namespace's own conditions
+// report and the input cannot show the end of
+// (rules.StandingNamespaceFailure).
+func (c *controllers) discoveryBlocks(i int32) string {
+	c.indexRes()
+	served := map[string]bool{}
+	var now []*snapshot.Object
+	if ri, ok := c.s.res.byGK[gk{"apiregistration.k8s.io", "APIService"}]; ok {
+		for _, k := range c.byRes[ri] {
+			served[rules.APIServiceGroupVersion(c.s.st.orig[k])] = true
+			if o := c.obj(k); o != nil {
+				now = append(now, o)
+			}
+		}
+	}
+	if failing := rules.FailingDiscovery(c.s.res.cat.DiscoveryFailures(), served, now); len(failing) > 0 {
+		gvs := make([]string, len(failing))
+		for k, f := range failing {
+			gvs[k] = f.GroupVersion
+		}
+		return "discovery of " + strings.Join(gvs, ", ") + " to succeed (while any API group fails discovery, the namespace controller keeps its finalizer, even on an empty namespace)"
+	}
+	if why := rules.StandingNamespaceFailure(c.s.st.orig[i], served, c.s.snap.Source.Type == "live"); why != "" {
+		return "the failure it reports to end: " + why
+	}
+	return ""
 }
 
 func (c *controllers) resOrder(ri *resInfo) int {
@@ -346,16 +383,16 @@ func (c *controllers) setConditions(i int32, left []int32) {
 		}
 	}
 	conds := []snapshot.Condition{
-		{Type: "NamespaceDeletionDiscoveryFailure", Status: "False", Reason: "ResourcesDiscovered", Message: "All resources successfully discovered"},
-		{Type: "NamespaceDeletionGroupVersionParsingFailure", Status: "False", Reason: "ParsedGroupVersions", Message: "All legacy kube types successfully parsed"},
-		{Type: "NamespaceDeletionContentFailure", Status: "False", Reason: "ContentDeleted", Message: "All content successfully deleted, may be waiting on finalization"},
-		{Type: "NamespaceContentRemaining", Status: "True", Reason: "SomeResourcesRemain", Message: "Some resources are remaining: " + countList(counts, "resource instances")},
+		{Type: rules.CondDiscoveryFailure, Status: "False", Reason: "ResourcesDiscovered", Message: "All resources successfully discovered"},
+		{Type: rules.CondGVParsingFailure, Status: "False", Reason: "ParsedGroupVersions", Message: "All legacy kube types successfully parsed"},
+		{Type: rules.CondContentFailure, Status: "False", Reason: "ContentDeleted", Message: "All content successfully deleted, may be waiting on finalization"},
+		{Type: rules.CondContentRemaining, Status: "True", Reason: "SomeResourcesRemain", Message: "Some resources are remaining: " + countList(counts, "resource instances")},
 	}
 	if len(fins) > 0 {
-		conds = append(conds, snapshot.Condition{Type: "NamespaceFinalizersRemaining", Status: "True", Reason: "SomeFinalizersRemain",
+		conds = append(conds, snapshot.Condition{Type: rules.CondFinalizersRemained, Status: "True", Reason: "SomeFinalizersRemain",
 			Message: "Some content in the namespace has finalizers remaining: " + countList(fins, "resource instances")})
 	} else {
-		conds = append(conds, snapshot.Condition{Type: "NamespaceFinalizersRemaining", Status: "False", Reason: "ContentHasNoFinalizers", Message: "All content-preserving finalizers finished"})
+		conds = append(conds, snapshot.Condition{Type: rules.CondFinalizersRemained, Status: "False", Reason: "ContentHasNoFinalizers", Message: "All content-preserving finalizers finished"})
 	}
 	if o.Facts != nil && o.Facts.Namespace != nil && slices.EqualFunc(o.Facts.Namespace.Conditions, conds, func(a, b snapshot.Condition) bool { return a == b }) {
 		return
