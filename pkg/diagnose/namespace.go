@@ -374,4 +374,3 @@ func willHold(objs []*snapshot.Object) string {
 	}
 	return "; once deleted, these will wait for their finalizers: " + strings.Join(parts, ", ")
 }
-

@@ -125,4 +125,3 @@ func preflightPlan(b *testing.B, cfg *rest.Config, owner string) *plan.Plan {
 	b.Logf("cluster: %d objects; plan: %d deleted", len(snap.Objects), p.Summary.Deleted)
 	return p
 }
-
