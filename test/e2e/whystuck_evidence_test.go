@@ -117,6 +117,7 @@ func TestWhyStuckAPIServiceBlocksItsNamespace(t *testing.T) {
 	if _, err := env.Dynamic.Resource(apiServices).Create(ctx, api, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	app := planBlockedByDiscovery(t, env, "v1beta1.metrics.e2e.kgc.dev")
 	deleteNamespaceAndWaitFor(t, env, ns, corev1.NamespaceDeletionDiscoveryFailure)
 
 	d, path := evidenceWhyStuck(t, env, "ns/"+ns)
@@ -139,6 +140,63 @@ func TestWhyStuckAPIServiceBlocksItsNamespace(t *testing.T) {
 	if err != nil {
 		t.Errorf("real control plane: namespace %s still exists after its APIService was deleted", ns)
 	}
+	err = wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := env.Client.CoreV1().Namespaces().Get(ctx, app, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Errorf("real control plane: namespace %s, which waited for the same discovery, still exists", app)
+	}
+}
+
+// planBlockedByDiscovery waits until APIService name is not Available,
+// then plans the delete of another namespace holding a ConfigMap: kgc
+// must say the ConfigMap goes and the namespace stays terminating, and
+// the real namespace controller must do just that. It returns the
+// namespace, left terminating.
+func planBlockedByDiscovery(t *testing.T, env *framework.Env, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		u, err := env.Dynamic.Resource(apiServices).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == "Available" && m["status"] == "False" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("real control plane: APIService %s never became unavailable: %v", name, err)
+	}
+	app := env.Namespace(t, ctx, "app")
+	env.MustCreate(t, ctx, framework.ConfigMaps, framework.Obj("v1", "ConfigMap", app, "settings"))
+	var p framework.Plan
+	env.KGCJSON(t, &p, "plan", "delete", "ns/"+app, "-o", "json")
+	fates := map[string]string{}
+	for _, o := range p.Objects {
+		fates[o.Object.Kind+"/"+o.Object.Name] = o.Fate
+	}
+	if fates["Namespace/"+app] != "blocked" || fates["ConfigMap/settings"] != "deleted" {
+		t.Fatalf("plan: %v; want the ConfigMap deleted and the namespace blocked by discovery", fates)
+	}
+	deleteNamespaceAndWaitFor(t, env, app, corev1.NamespaceDeletionDiscoveryFailure)
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := env.Client.CoreV1().ConfigMaps(app).Get(ctx, "settings", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Errorf("real control plane: the namespace controller did not delete ConfigMap %s/settings", app)
+	}
+	if _, err := env.Client.CoreV1().Namespaces().Get(ctx, app, metav1.GetOptions{}); err != nil {
+		t.Errorf("real control plane: namespace %s should wait for discovery: %v", app, err)
+	}
+	return app
 }
 
 // TestWhyStuckConversionWebhookServiceGone: a custom resource whose CRD
