@@ -190,9 +190,10 @@ func ecosystemFinalizer(name, group string) (FinalizerInfo, bool) {
 }
 
 // LookupFinalizer describes a finalizer. Unknown finalizers get a remover
-// named after the finalizer's domain (for example "example.com/cleanup" →
-// "the example.com controller"), marked not well known: a label for plan
-// steps, not evidence (why-stuck names controllers on evidence only).
+// that says it is not identified, with the finalizer's domain (for example
+// "example.com/cleanup" → "an unidentified controller of example.com"): a
+// label for plan steps, not evidence (why-stuck names controllers on
+// evidence only).
 func LookupFinalizer(name string) FinalizerInfo { return LookupFinalizerOn(name, "") }
 
 // LookupFinalizerOn is LookupFinalizer for a finalizer on an object of
@@ -216,7 +217,9 @@ func LookupFinalizerOn(name, group string) FinalizerInfo {
 	}
 	by := ActorUnknown
 	if domain != name || strings.Contains(domain, ".") {
-		by = "the " + domain + " controller"
+		// Named after its domain, never after a guess: why-stuck looks
+		// for the evidence of who runs it (diagnose's attribution).
+		by = "an unidentified controller of " + domain
 	}
 	return FinalizerInfo{
 		Name:      name,
