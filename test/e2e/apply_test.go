@@ -23,6 +23,7 @@ const (
 	applyExitOtherCluster = 5
 	applyExitLimit        = 6
 	applyExitNotConfirmed = 7
+	applyExitTimedOut     = 9
 )
 
 // applyReport is the part of the ApplyReport document the tests read.
@@ -48,8 +49,9 @@ type applyReport struct {
 		} `json:"preconditions"`
 	} `json:"requests"`
 	Objects []struct {
-		Object framework.ObjectRef `json:"object"`
-		Result string              `json:"result"`
+		Object   framework.ObjectRef `json:"object"`
+		Result   string              `json:"result"`
+		WhyStuck string              `json:"whyStuck"`
 	} `json:"objects"`
 	Backup *struct {
 		Files []string `json:"files"`
