@@ -40,10 +40,11 @@ type applyReport struct {
 		} `json:"diff"`
 	} `json:"refusal"`
 	Requests []struct {
-		Verb          string `json:"verb"`
-		Status        int    `json:"status"`
-		DryRun        bool   `json:"dryRun"`
-		Preconditions struct {
+		Verb              string `json:"verb"`
+		PropagationPolicy string `json:"propagationPolicy"`
+		Status            int    `json:"status"`
+		DryRun            bool   `json:"dryRun"`
+		Preconditions     struct {
 			UID             string `json:"uid"`
 			ResourceVersion string `json:"resourceVersion"`
 		} `json:"preconditions"`
@@ -68,6 +69,11 @@ type applyCase struct {
 func newApplyCase(t *testing.T, prefix string) *applyCase {
 	env := framework.Setup(t)
 	t.Parallel()
+	return newApplyCaseIn(t, env, prefix)
+}
+
+// newApplyCaseIn builds the case on env's control plane.
+func newApplyCaseIn(t *testing.T, env *framework.Env, prefix string) *applyCase {
 	ctx := context.Background()
 	c := &applyCase{env: env, ns: env.Namespace(t, ctx, prefix)}
 	owner := env.MustCreate(t, ctx, framework.ConfigMaps, framework.Obj("v1", "ConfigMap", c.ns, "owner"))
@@ -436,4 +442,37 @@ func TestApplyConfirmDigest(t *testing.T) {
 	if err != nil {
 		t.Errorf("real control plane: %v still exist after the applied delete", c.exist(t))
 	}
+}
+
+// TestApplyForegroundAsPlanned: a planned foreground cascade, applied,
+// ends as planned: the dependents go first, then the owner.
+func TestApplyForegroundAsPlanned(t *testing.T) {
+	c := newApplyCase(t, "apply-fg")
+	path := c.plan(t, "--cascade=foreground")
+	rep := c.apply(t, 0, path, "--yes", "--timeout", "90s")
+	if rep.Outcome != "as-planned" || len(rep.Objects) != 3 {
+		t.Fatalf("outcome %s with %d objects, want as-planned with 3", rep.Outcome, len(rep.Objects))
+	}
+	if len(rep.Requests) != 1 || rep.Requests[0].Status != 200 || rep.Requests[0].PropagationPolicy != "Foreground" {
+		t.Errorf("requests %+v, want one accepted DELETE with propagationPolicy Foreground", rep.Requests)
+	}
+	if got := c.exist(t); len(got) != 0 {
+		t.Errorf("real control plane: %v still exist after an as-planned foreground apply", got)
+	}
+}
+
+// TestApplyPlanFromAnotherCluster: a plan made live on one cluster is
+// refused on another before any request, and nothing changes on either.
+func TestApplyPlanFromAnotherCluster(t *testing.T) {
+	shared := framework.Setup(t)
+	t.Parallel()
+	other := shared.Dedicated(t)
+	c := newApplyCaseIn(t, other, "apply-elsewhere")
+	path := c.plan(t)
+	here := &applyCase{env: shared, ns: c.ns}
+	rep := here.apply(t, applyExitOtherCluster, path, "--yes")
+	if rep.Refusal == nil || rep.Refusal.Reason != "other-cluster" || len(rep.Requests) != 0 {
+		t.Errorf("refusal %+v, %d requests; want other-cluster before any request", rep.Refusal, len(rep.Requests))
+	}
+	c.requireUntouched(t)
 }
