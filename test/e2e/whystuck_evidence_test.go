@@ -157,20 +157,7 @@ func TestWhyStuckAPIServiceBlocksItsNamespace(t *testing.T) {
 func planBlockedByDiscovery(t *testing.T, env *framework.Env, name string) string {
 	t.Helper()
 	ctx := context.Background()
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		u, err := env.Dynamic.Resource(apiServices).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-		for _, c := range conds {
-			m, _ := c.(map[string]any)
-			if m["type"] == "Available" && m["status"] == "False" {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	err := env.WaitForCondition(ctx, apiServices, name, "Available", "False")
 	if err != nil {
 		t.Fatalf("real control plane: APIService %s never became unavailable: %v", name, err)
 	}

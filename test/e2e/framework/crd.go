@@ -97,23 +97,29 @@ func (e *Env) createCRD(t testing.TB, ctx context.Context, c CRD) {
 	if _, err := e.Dynamic.Resource(CRDResource).Create(ctx, obj, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating CRD %s: %v", obj.GetName(), err)
 	}
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		got, err := e.Dynamic.Resource(CRDResource).Get(ctx, obj.GetName(), metav1.GetOptions{})
+	err := e.WaitForCondition(ctx, CRDResource, obj.GetName(), "Established", "True")
+	if err != nil {
+		t.Fatalf("CRD %s not established: %v", obj.GetName(), err)
+	}
+}
+
+// WaitForCondition waits, up to a minute, until the cluster-scoped object
+// name of gvr reports condition typ with status.
+func (e *Env) WaitForCondition(ctx context.Context, gvr schema.GroupVersionResource, name, typ, status string) error {
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		got, err := e.Dynamic.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
 		}
 		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
 		for _, c := range conds {
 			m, _ := c.(map[string]any)
-			if m["type"] == "Established" && m["status"] == "True" {
+			if m["type"] == typ && m["status"] == status {
 				return true, nil
 			}
 		}
 		return false, nil
 	})
-	if err != nil {
-		t.Fatalf("CRD %s not established: %v", obj.GetName(), err)
-	}
 }
 
 // waitGCMonitors creates an object of the kind whose only owner is a
