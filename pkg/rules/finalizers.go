@@ -180,6 +180,29 @@ func ecosystemFinalizer(name, group string) (FinalizerInfo, bool) {
 		// and cmctl's uninstall steps name it).
 		return eco("cert-manager controller", "it has cleaned up the ACME challenge (solver pods, DNS records)",
 			"ACME solver resources (a DNS TXT record, solver pods) may be left behind", "cert-manager, acme.cert-manager.io Challenge finalizer", "cert-manager")
+	case name == "restores.velero.io/external-resources-finalizer":
+		// vmware-tanzu/velero pkg/controller: ExternalResourcesFinalizer,
+		// which the Velero server's restore finalizer controller removes.
+		return eco("Velero server", "it has deleted what the restore left in backup storage",
+			"the restore's files in backup storage are left behind", "Velero, pkg/controller ExternalResourcesFinalizer", "velero")
+	case name == "kubevirt.io/virtualMachineControllerFinalize":
+		// kubevirt/kubevirt api core/v1: VirtualMachineControllerFinalizer,
+		// removed by virt-controller once the VirtualMachine's instance is
+		// handled.
+		return eco("KubeVirt virt-controller", "it has stopped and cleaned up the virtual machine's instance",
+			"the virtual machine's instance and its pod may be left running", "KubeVirt, api core/v1 VirtualMachineControllerFinalizer", "virt-controller")
+	case name == "istio-finalizer.install.istio.io":
+		// istio/istio operator/pkg/controller/istiocontrolplane: the
+		// in-cluster operator's finalizer on IstioOperator resources (the
+		// in-cluster operator was removed in Istio 1.24: where none runs,
+		// nothing removes it).
+		return eco("the in-cluster Istio operator", "it has uninstalled the control plane the IstioOperator installed",
+			"the Istio control plane components it installed are left behind", "Istio, operator/pkg/controller/istiocontrolplane finalizer", "istio-operator")
+	case group == "ceph.rook.io" && name == rookFinalizer(name):
+		// rook/rook pkg/operator/ceph/controller/finalizer.go:
+		// buildFinalizerName(kind) = lower(kind) + ".ceph.rook.io".
+		return eco("Rook Ceph operator", "it has cleaned up the Ceph resources behind the object (pools, filesystems, the cluster's daemons)",
+			"Ceph pools, filesystems or daemons, and their data on disk, are left behind", "Rook, pkg/operator/ceph/controller/finalizer.go buildFinalizerName", "rook-ceph-operator")
 	case strings.HasPrefix(name, "external-attacher/"):
 		// kubernetes-csi/external-attacher pkg/attacher: GetFinalizerName(driver).
 		driver := strings.TrimPrefix(name, "external-attacher/")
@@ -227,6 +250,16 @@ func LookupFinalizerOn(name, group string) FinalizerInfo {
 		Condition: "its controller has finished its cleanup",
 		Risk:      "the cleanup its controller does for this object (external resources, dependent state) is skipped",
 	}
+}
+
+// rookFinalizer returns name when it has the shape of Rook's Ceph
+// finalizers (lower-case kind, then ".ceph.rook.io"), else "".
+func rookFinalizer(name string) string {
+	kind, ok := strings.CutSuffix(name, ".ceph.rook.io")
+	if !ok || kind == "" || strings.ContainsAny(kind, "./") {
+		return ""
+	}
+	return name
 }
 
 // FinalizerDomain returns the part of a finalizer before "/" ("" when none):

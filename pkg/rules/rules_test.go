@@ -173,6 +173,11 @@ func TestEcosystemFinalizers(t *testing.T) {
 		{"finalizer.acme.cert-manager.io", "acme.cert-manager.io", "cert-manager controller", "cert-manager"},
 		{"finalizer.managedresource.crossplane.io", "s3.aws.upbound.io", "the Crossplane provider serving this resource", ""},
 		{"external-attacher/ebs-csi-aws-com", "storage.k8s.io", "the CSI external-attacher of driver ebs-csi-aws-com", ""},
+		{"restores.velero.io/external-resources-finalizer", "velero.io", "Velero server", "velero"},
+		{"kubevirt.io/virtualMachineControllerFinalize", "kubevirt.io", "KubeVirt virt-controller", "virt-controller"},
+		{"istio-finalizer.install.istio.io", "install.istio.io", "the in-cluster Istio operator", "istio-operator"},
+		{"cephcluster.ceph.rook.io", "ceph.rook.io", "Rook Ceph operator", "rook-ceph-operator"},
+		{"cephblockpool.ceph.rook.io", "ceph.rook.io", "Rook Ceph operator", "rook-ceph-operator"},
 	} {
 		fi := rules.LookupFinalizerOn(c.finalizer, c.group)
 		if !fi.WellKnown || !fi.Ecosystem || fi.RemovedBy != c.removedBy || fi.Source == "" {
@@ -185,7 +190,9 @@ func TestEcosystemFinalizers(t *testing.T) {
 	if fi := rules.LookupFinalizer(rules.FinalizerPVC); fi.Ecosystem || fi.Source != "Kubernetes" {
 		t.Errorf("pvc-protection: %+v", fi)
 	}
-	if fi := rules.LookupFinalizer("example.com/cleanup"); fi.WellKnown || fi.Ecosystem {
-		t.Errorf("example.com/cleanup is not well known: %+v", fi)
+	for _, c := range [][2]string{{"example.com/cleanup", ""}, {"cephcluster.ceph.rook.io", "example.com"}, {"ceph.rook.io", "ceph.rook.io"}, {"a.b.ceph.rook.io", "ceph.rook.io"}} {
+		if fi := rules.LookupFinalizerOn(c[0], c[1]); fi.WellKnown || fi.Ecosystem {
+			t.Errorf("%s on %q is not well known: %+v", c[0], c[1], fi)
+		}
 	}
 }
