@@ -316,6 +316,9 @@ type failingWebhook struct {
 	index   int
 	hook    snapshot.Webhook
 	service serviceCheck
+	// unsure names what of the webhook kgc could not evaluate against
+	// the object ("" when nothing): it may exclude the object.
+	unsure string
 }
 
 // rejectingWebhooks are the webhooks with failurePolicy Fail that
@@ -341,11 +344,15 @@ func (r *run) rejectingWebhooks(o *snapshot.Object, op string) []failingWebhook 
 			if h.FailurePolicy != "" && h.FailurePolicy != "Fail" || h.Service == nil || !webhookMatches(h, group, version, res.Resource, op, res.Namespaced) {
 				continue
 			}
+			selects, unsure := r.webhookSelects(h, o, res.Namespaced)
+			if !selects {
+				continue
+			}
 			c := r.checkService(*h.Service)
 			if c.problem == "" {
 				continue
 			}
-			out = append(out, failingWebhook{config: cfg, index: i, hook: h, service: c})
+			out = append(out, failingWebhook{config: cfg, index: i, hook: h, service: c, unsure: unsure})
 		}
 	}
 	return out
@@ -376,6 +383,49 @@ func webhookMatches(h snapshot.Webhook, group, version, resource, op string, nam
 	return false
 }
 
+// webhookSelects applies a webhook's selectors to o as the API server
+// does (k8s.io/apiserver pkg/admission/plugin/webhook/predicates): the
+// namespaceSelector to the labels of o's namespace (of o itself for a
+// Namespace; a cluster-scoped object is not subject to it), the
+// objectSelector to o's labels. It returns false when a selector excludes
+// o, and what it could not evaluate: a selector a snapshot older than
+// 2026-11-24 did not keep, a namespace not in the input, match
+// conditions (CEL, which kgc does not run).
+func (r *run) webhookSelects(h snapshot.Webhook, o *snapshot.Object, namespaced bool) (bool, string) {
+	var unsure []string
+	if h.NamespaceSelector && (namespaced || isKind(o, "", "Namespace")) {
+		ns := o
+		if namespaced {
+			ns = r.ix.byName("", "Namespace", "", o.Metadata.Namespace)
+		}
+		switch match, ok := rules.SelectorMatches(h.NamespaceLabelSelector, labelsOf(ns)); {
+		case h.NamespaceLabelSelector == nil || ns == nil || !ok:
+			unsure = append(unsure, "its namespaceSelector")
+		case !match:
+			return false, ""
+		}
+	}
+	if h.ObjectSelector {
+		switch match, ok := rules.SelectorMatches(h.ObjectLabelSelector, o.Metadata.Labels); {
+		case h.ObjectLabelSelector == nil || !ok:
+			unsure = append(unsure, "its objectSelector")
+		case !match:
+			return false, ""
+		}
+	}
+	if h.MatchConditions > 0 {
+		unsure = append(unsure, "its matchConditions")
+	}
+	return true, strings.Join(unsure, " and ")
+}
+
+func labelsOf(o *snapshot.Object) map[string]string {
+	if o == nil {
+		return nil
+	}
+	return o.Metadata.Labels
+}
+
 // webhookBlocker is a webhook rejecting the request that would let o go:
 // the root cause, whatever controller is to remove the finalizer.
 func (r *run) webhookBlocker(o *snapshot.Object, op, why string, w failingWebhook, held *snapshot.Object) Blocker {
@@ -383,8 +433,8 @@ func (r *run) webhookBlocker(o *snapshot.Object, op, why string, w failingWebhoo
 	b.Objects = []snapshot.ObjectRef{w.service.ref}
 	msg := "webhook " + w.hook.Name + " of " + w.config.Ref().String() + " intercepts " + op + " of " + r.ix.kubectlType(o.Ref()) + " with failurePolicy Fail, and its " + w.service.problem +
 		": the API server rejects every " + op + " it intercepts, so " + why + " fails whoever sends it"
-	if w.hook.NamespaceSelector || w.hook.ObjectSelector {
-		msg += " (its namespaceSelector/objectSelector, which kgc does not evaluate, may exclude " + o.Ref().String() + ")"
+	if w.unsure != "" {
+		msg += " (" + w.unsure + ", which kgc cannot evaluate here, may exclude " + o.Ref().String() + ")"
 	}
 	b.RemovedBy = "webhook " + w.hook.Name
 	b.RootCause = r.addLeaf(leaf{obj: w.config, rc: RootCause{Object: w.config.Ref(), Reason: ReasonWebhookRejects, RemovedBy: b.RemovedBy, Message: msg, Related: []snapshot.ObjectRef{w.service.ref}},

@@ -150,6 +150,7 @@ func TestWebhookRejectingFinalizerRemoval(t *testing.T) {
 	svc := testobj.Service("policy", "guard").Build()
 	dying := testobj.Namespace("policy").Deleting(ago(time.Hour)).Build()
 	other := testobj.Service("kube-system", "kube-dns").Build()
+	appNS := testobj.Namespace("app").Label("team", "shop").Build()
 	slice := testobj.New("discovery.k8s.io/v1", "EndpointSlice", "policy", "guard-1").Label("kubernetes.io/service-name", "guard").
 		Facts(&snapshot.Facts{EndpointSlice: &snapshot.EndpointSliceFacts{Endpoints: 1, Ready: 1}}).Build()
 	tests := []struct {
@@ -168,6 +169,17 @@ func TestWebhookRejectingFinalizerRemoval(t *testing.T) {
 		{"another resource", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"*"}, APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"secrets"}}}, Service: svcRef}, []snapshot.Object{other}, ""},
 		{"service answers", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{svc, slice}, ""},
 		{"services not listed", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, nil, ""},
+		{"namespaceSelector selects the namespace", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, NamespaceSelector: true,
+			NamespaceLabelSelector: &snapshot.LabelSelector{MatchLabels: map[string]string{"team": "shop"}}}, []snapshot.Object{other, appNS}, "service policy/guard does not exist"},
+		{"namespaceSelector excludes the namespace", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, NamespaceSelector: true,
+			NamespaceLabelSelector: &snapshot.LabelSelector{MatchExpressions: []snapshot.LabelSelectorRequirement{{Key: "team", Operator: "NotIn", Values: []string{"shop"}}}}}, []snapshot.Object{other, appNS}, ""},
+		{"namespaceSelector, namespace not in the input", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, NamespaceSelector: true,
+			NamespaceLabelSelector: &snapshot.LabelSelector{MatchLabels: map[string]string{"team": "shop"}}}, []snapshot.Object{other}, "its namespaceSelector, which kgc cannot evaluate here, may exclude"},
+		{"objectSelector excludes the object", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, ObjectSelector: true,
+			ObjectLabelSelector: &snapshot.LabelSelector{MatchExpressions: []snapshot.LabelSelectorRequirement{{Key: "guarded", Operator: "Exists"}}}}, []snapshot.Object{other}, ""},
+		{"objectSelector selects the object", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, ObjectSelector: true,
+			ObjectLabelSelector: &snapshot.LabelSelector{MatchExpressions: []snapshot.LabelSelectorRequirement{{Key: "guarded", Operator: "DoesNotExist"}}}}, []snapshot.Object{other}, "service policy/guard does not exist"},
+		{"match conditions", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, MatchConditions: 1}, []snapshot.Object{other}, "its matchConditions, which kgc cannot evaluate here"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -61,6 +62,13 @@ func TestAdmissionFactsKeepNoSecrets(t *testing.T) {
 		if w0.Name != "guard.example.com" || w0.FailurePolicy != "Fail" || w0.Service == nil || w0.Service.String() != "guard-system/guard" ||
 			w0.NamespaceSelector || !w0.ObjectSelector || len(w0.Rules) != 1 || w0.Rules[0].Resources[0] != "widgets" || w0.Rules[0].Operations[1] != "DELETE" {
 			t.Errorf("%s: webhook 0 = %+v", name, w0)
+		}
+		if sel := w0.ObjectLabelSelector; w0.NamespaceLabelSelector != nil || sel == nil || sel.MatchLabels["a"] != "b" || len(sel.MatchExpressions) != 1 ||
+			sel.MatchExpressions[0].Operator != "In" || strings.Join(sel.MatchExpressions[0].Values, ",") != "web,api" || w0.MatchConditions != 1 {
+			t.Errorf("%s: webhook 0 selectors = %+v, %+v, %d match conditions", name, w0.NamespaceLabelSelector, sel, w0.MatchConditions)
+		}
+		if bytes.Contains(out.Bytes(), []byte("request.userInfo")) {
+			t.Errorf("%s: snapshot keeps a match condition's expression", name)
 		}
 		if w1.URLHost != "hooks.example.net:8443" || w1.Service != nil {
 			t.Errorf("%s: webhook 1 = %+v, want only the URL's host", name, w1)

@@ -476,7 +476,8 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 				FailurePolicy                     string
 				Rules                             []WebhookRule
 				ClientConfig                      clientConfig
-				NamespaceSelector, ObjectSelector *labelSelector
+				NamespaceSelector, ObjectSelector *LabelSelector
+				MatchConditions                   []json.RawMessage
 			}
 		}
 		if f.webhooks != nil {
@@ -485,7 +486,9 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 		w := &WebhookConfigurationFacts{}
 		for _, h := range v.Webhooks {
 			wh := Webhook{Name: h.Name, FailurePolicy: h.FailurePolicy, Rules: h.Rules,
-				NamespaceSelector: h.NamespaceSelector.nonEmpty(), ObjectSelector: h.ObjectSelector.nonEmpty()}
+				NamespaceSelector: h.NamespaceSelector.nonEmpty(), ObjectSelector: h.ObjectSelector.nonEmpty(),
+				NamespaceLabelSelector: h.NamespaceSelector.orNil(), ObjectLabelSelector: h.ObjectSelector.orNil(),
+				MatchConditions: len(h.MatchConditions)}
 			wh.Service, wh.URLHost = h.ClientConfig.reduce()
 			w.Webhooks = append(w.Webhooks, wh)
 		}
@@ -537,13 +540,16 @@ func (c clientConfig) reduce() (*ServiceReference, string) {
 
 // labelSelector is read only to tell whether it selects anything less
 // than everything.
-type labelSelector struct {
-	MatchLabels      map[string]string
-	MatchExpressions []json.RawMessage
+func (l *LabelSelector) nonEmpty() bool {
+	return l != nil && (len(l.MatchLabels) > 0 || len(l.MatchExpressions) > 0)
 }
 
-func (l *labelSelector) nonEmpty() bool {
-	return l != nil && (len(l.MatchLabels) > 0 || len(l.MatchExpressions) > 0)
+// orNil is the selector when it selects anything less than everything.
+func (l *LabelSelector) orNil() *LabelSelector {
+	if !l.nonEmpty() {
+		return nil
+	}
+	return l
 }
 
 func unmarshalParts(f topFields, spec, status any) error {

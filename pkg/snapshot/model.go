@@ -422,9 +422,29 @@ type Webhook struct {
 	Service       *ServiceReference `json:"service,omitempty"`
 	URLHost       string            `json:"urlHost,omitempty"`
 	// NamespaceSelector and ObjectSelector say whether a non-empty
-	// selector limits the webhook (kgc does not evaluate them).
-	NamespaceSelector bool `json:"namespaceSelector,omitempty"`
-	ObjectSelector    bool `json:"objectSelector,omitempty"`
+	// selector limits the webhook; NamespaceLabelSelector and
+	// ObjectLabelSelector are those selectors (snapshots written before
+	// 2026-11-24 have only the flags).
+	NamespaceSelector      bool           `json:"namespaceSelector,omitempty"`
+	ObjectSelector         bool           `json:"objectSelector,omitempty"`
+	NamespaceLabelSelector *LabelSelector `json:"namespaceLabelSelector,omitempty"`
+	ObjectLabelSelector    *LabelSelector `json:"objectLabelSelector,omitempty"`
+	// MatchConditions counts the webhook's CEL match conditions, which
+	// kgc does not evaluate.
+	MatchConditions int `json:"matchConditions,omitempty"`
+}
+
+// LabelSelector is a label selector as the API writes it.
+type LabelSelector struct {
+	MatchLabels      map[string]string          `json:"matchLabels,omitempty"`
+	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty"`
+}
+
+// LabelSelectorRequirement is one expression of a LabelSelector.
+type LabelSelectorRequirement struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values,omitempty"`
 }
 
 // WebhookRule is one rule of a webhook.
