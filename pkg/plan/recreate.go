@@ -124,6 +124,9 @@ func (s *sim) replacedWithOwner(p *Plan) {
 				rs := s.st.orig[s.st.byUID[o.UID]]
 				if h := rs.Metadata.Labels[rules.LabelPodTemplateHash]; h != "" && pod.Metadata.Labels[rules.LabelPodTemplateHash] == h {
 					of.Reason = joinWhy(of.Reason, o.Kind+" "+nsName(o)+" comes back and adopts it again (its "+rules.LabelPodTemplateHash+" label matches)")
+					replacement := o
+					replacement.UID = ""
+					of.AdoptedBy = &AdoptedBy{Controller: rules.ActorReplicaSet, Owner: replacement}
 				}
 			}
 		}

@@ -253,3 +253,21 @@ func TestRecreatedByTheirControllers(t *testing.T) {
 		})
 	}
 }
+
+// TestOrphanedPodsAdoptedByTheReplacement: orphaning the new ReplicaSet
+// of a live Deployment orphans its pods, and the ReplicaSet that comes
+// back under the same name adopts them again: the plan names it in
+// adoptedBy (without a UID: it does not exist yet). Deleting the pods
+// instead leaves no adoption.
+func TestOrphanedPodsAdoptedByTheReplacement(t *testing.T) {
+	w := newRecreateWorld(liveDeploy, runningJob)
+	fates, _ := w.fates(t, "ReplicaSet", "web-new", PolicyOrphan, Options{})
+	a := fates["Pod/web-new-a"].AdoptedBy
+	if a == nil || a.Controller != rules.ActorReplicaSet || a.Owner.Kind != "ReplicaSet" || a.Owner.Name != "web-new" || a.Owner.Namespace != "shop" || a.Owner.UID != "" {
+		t.Errorf("Pod/web-new-a adoptedBy = %+v, want the new ReplicaSet shop/web-new, without a UID", a)
+	}
+	fates, _ = w.fates(t, "ReplicaSet", "web-new", PolicyBackground, Options{})
+	if a := fates["Pod/web-new-a"].AdoptedBy; a != nil {
+		t.Errorf("a deleted pod is adopted by %+v", a)
+	}
+}

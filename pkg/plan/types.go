@@ -166,6 +166,20 @@ type ObjectFate struct {
 	// Keep is the object's keep markers (snapshot.KeepMarker): Helm, Argo
 	// CD or Flux were asked not to delete it; the collector ignores them.
 	Keep string `json:"keep,omitempty"`
+	// AdoptedBy is set on an object the plan orphans whose controller
+	// owner comes back under the same name and adopts it again: once the
+	// controllers have reconciled, it is owned by the replacement, which
+	// Final.OwnerReferences cannot name (it has no UID yet).
+	AdoptedBy *AdoptedBy `json:"adoptedBy,omitempty"`
+}
+
+// AdoptedBy is the replacement that adopts an orphaned object.
+type AdoptedBy struct {
+	// Controller is the actor that adopts it (rules.Actor*).
+	Controller string `json:"controller"`
+	// Owner is the replacement: its apiVersion, kind, namespace and name;
+	// uid is empty, as the object does not exist yet.
+	Owner snapshot.ObjectRef `json:"owner"`
 }
 
 // Alternative is an object's other possible outcome, decided by worker

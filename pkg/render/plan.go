@@ -256,6 +256,9 @@ func fateText(of plan.ObjectFate) string {
 			s += ", may be recreated by " + by
 		}
 	}
+	if a := of.AdoptedBy; a != nil {
+		s += ", then adopted by the new " + refText(a.Owner) + " (" + a.Controller + ")"
+	}
 	return s
 }
 

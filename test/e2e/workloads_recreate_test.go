@@ -135,12 +135,12 @@ func TestRecreatePodOfReplicaSet(t *testing.T) {
 // TestRecreateReplicaSetOfDeployment: the ReplicaSet of a live Deployment,
 // deleted in the background or the foreground: the Deployment controller
 // creates it again, with the same name (the pod-template hash) and a new
-// UID. Not with orphan: the replacement adopts the orphaned pods (they match
-// its selector, pod-template hash included), so they end owned by it; the
-// plan says so in their reason, but their final ownerReferences stay empty,
-// since the replacement has no UID to name yet (reported).
+// UID. With orphan the replacement adopts the orphaned pods (they match
+// its selector, pod-template hash included), so they end owned by it: the
+// plan names it in their adoptedBy, and the comparison requires their
+// owner to be a new ReplicaSet of that name.
 func TestRecreateReplicaSetOfDeployment(t *testing.T) {
-	for name, policy := range map[string]metav1.DeletionPropagation{"background": bg, "foreground": fg} {
+	for name, policy := range map[string]metav1.DeletionPropagation{"background": bg, "foreground": fg, "orphan": or} {
 		t.Run(name, func(t *testing.T) {
 			ctx, env := workloadEnv(t)
 			ns := workloadNamespace(t, ctx, env, "re-rs-"+name)

@@ -3,6 +3,7 @@ package framework
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -65,6 +66,16 @@ type PlanObject struct {
 	// delete: fate "recreated" when Certain, else the fate stays "deleted"
 	// ("may be recreated").
 	RecreatedBy *Recreation `json:"recreatedBy,omitempty"`
+	// AdoptedBy is set on an orphaned object that the replacement of its
+	// controller owner adopts: an owner the plan's final state cannot name.
+	AdoptedBy *Adoption `json:"adoptedBy,omitempty"`
+}
+
+// Adoption is the replacement that adopts an orphaned object; its UID is
+// empty (it did not exist when kgc planned).
+type Adoption struct {
+	Controller string    `json:"controller"`
+	Owner      ObjectRef `json:"owner"`
 }
 
 // FateRecreated is the fate of an object the delete removes (final.exists
@@ -197,7 +208,13 @@ func ComparePlan(plan *Plan, before, after map[string]ObjState) (diffs, foreign 
 		if !ok {
 			a = ObjState{GVR: b.GVR, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name, UID: uid}
 		}
-		d := compareFinal(po.Final, a)
+		d := ""
+		if po.AdoptedBy != nil {
+			a, d = adopted(po.AdoptedBy, b, a)
+		}
+		if d == "" {
+			d = compareFinal(po.Final, a)
+		}
 		for _, alt := range po.Alternatives {
 			if d != "" && compareFinal(alt.Final, a) == "" {
 				// The plan said timing decides, and reality took another side.
@@ -234,6 +251,25 @@ func qualified(s ObjState) string {
 		return s.Namespace + "/" + s.Name
 	}
 	return s.Name
+}
+
+// adopted checks that a, the object's real state, has an owner reference
+// to a new object (not one of its owners before) of the kind and name
+// the plan's adoptedBy names, and returns a without it, to be compared
+// with the plan's final state; or a difference when it has none.
+func adopted(by *Adoption, before, a ObjState) (ObjState, string) {
+	if !a.Exists {
+		return a, ""
+	}
+	for i, uid := range a.OwnerUIDs {
+		if i < len(a.OwnerNames) && a.OwnerNames[i] == by.Owner.Kind+"/"+by.Owner.Name && !slices.Contains(before.OwnerUIDs, uid) {
+			rest := a
+			rest.OwnerUIDs = slices.Delete(slices.Clone(a.OwnerUIDs), i, i+1)
+			rest.OwnerNames = slices.Delete(slices.Clone(a.OwnerNames), i, i+1)
+			return rest, ""
+		}
+	}
+	return a, "adoption by a new " + by.Owner.Kind + " " + by.Owner.Name
 }
 
 func compareFinal(f FinalState, a ObjState) string {

@@ -69,3 +69,32 @@ func TestComparePlanAlternative(t *testing.T) {
 		}
 	}
 }
+
+// An orphaned pod that the plan says the replacement of its ReplicaSet
+// adopts must end owned by a new ReplicaSet of that name, and by nothing
+// else the plan did not predict.
+func TestComparePlanAdoption(t *testing.T) {
+	before := map[string]ObjState{
+		"p": {Kind: "Pod", Namespace: "ns", Name: "web-1", UID: "p", Exists: true, OwnerUIDs: []string{"rs-old"}, OwnerNames: []string{"ReplicaSet/web"}},
+	}
+	plan := &Plan{Objects: []PlanObject{{Object: ObjectRef{UID: "p"}, Fate: "orphaned", Final: FinalState{Exists: true},
+		AdoptedBy: &Adoption{Controller: "replicaset-controller", Owner: ObjectRef{Kind: "ReplicaSet", Namespace: "ns", Name: "web"}}}}}
+	pod := func(uids, names []string) ObjState {
+		return ObjState{Kind: "Pod", Namespace: "ns", Name: "web-1", UID: "p", Exists: true, OwnerUIDs: uids, OwnerNames: names}
+	}
+	for _, c := range []struct {
+		name  string
+		after ObjState
+		diffs int
+	}{
+		{"adopted by the new ReplicaSet", pod([]string{"rs-new"}, []string{"ReplicaSet/web"}), 0},
+		{"not adopted yet", pod([]string{}, []string{}), 1},
+		{"still owned by the old one", pod([]string{"rs-old"}, []string{"ReplicaSet/web"}), 1},
+		{"adopted by another ReplicaSet", pod([]string{"rs-x"}, []string{"ReplicaSet/other"}), 1},
+	} {
+		diffs, _ := ComparePlan(plan, before, map[string]ObjState{"p": c.after})
+		if len(diffs) != c.diffs {
+			t.Errorf("%s: diffs %v, want %d", c.name, diffs, c.diffs)
+		}
+	}
+}

@@ -35,6 +35,8 @@ type ObjState struct {
 	Terminating bool
 	Finalizers  []string
 	OwnerUIDs   []string
+	// OwnerNames are "Kind/name" of OwnerUIDs, in the same order.
+	OwnerNames []string
 }
 
 func (s ObjState) String() string {
@@ -58,6 +60,7 @@ func StateOf(gvr schema.GroupVersionResource, u *unstructured.Unstructured) ObjS
 	}
 	for _, r := range u.GetOwnerReferences() {
 		s.OwnerUIDs = append(s.OwnerUIDs, string(r.UID))
+		s.OwnerNames = append(s.OwnerNames, r.Kind+"/"+r.Name)
 	}
 	return s
 }
