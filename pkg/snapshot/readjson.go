@@ -341,5 +341,6 @@ func (rd *reader) reserve(resources []byte) {
 	}
 	if n > 0 {
 		rd.uids = make(map[string]int32, min(n, maxReserve))
+		rd.objs.Reserve(min(n, maxReserve))
 	}
 }

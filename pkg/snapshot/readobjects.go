@@ -149,22 +149,43 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// objStore holds objects in fixed-size chunks while reading: appending to
-// one growing slice would copy a million objects several times over and
-// briefly hold two copies.
+// objStore holds objects while reading: in one slice reserved for as many
+// objects as a kgc snapshot's catalog counts (Reserve), which becomes the
+// snapshot's Objects without a copy, and beyond it (or without a count)
+// in fixed-size chunks: appending to one growing slice would copy a
+// million objects several times over and briefly hold two copies.
 type objStore struct {
+	first  []Object
 	chunks [][]Object
 	n      int
 }
 
 const chunkBits = 14
 
+// Reserve makes room for n objects, before the first is added.
+func (st *objStore) Reserve(n int) {
+	if st.n == 0 && n > 0 {
+		st.first = make([]Object, 0, n)
+	}
+}
+
 func (st *objStore) Len() int { return st.n }
 
-func (st *objStore) At(i int) *Object { return &st.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
+func (st *objStore) At(i int) *Object {
+	if i < len(st.first) {
+		return &st.first[i]
+	}
+	i -= cap(st.first)
+	return &st.chunks[i>>chunkBits][i&(1<<chunkBits-1)]
+}
 
 func (st *objStore) Append(o Object) {
-	if st.n>>chunkBits == len(st.chunks) {
+	if st.n < cap(st.first) {
+		st.first = append(st.first, o)
+		st.n++
+		return
+	}
+	if i := st.n - cap(st.first); i>>chunkBits == len(st.chunks) {
 		st.chunks = append(st.chunks, make([]Object, 1<<chunkBits))
 	}
 	*st.At(st.n) = o
@@ -186,7 +207,7 @@ func (st *objStore) Sorted() []Object {
 	for k, i := range idx {
 		out[k] = *st.At(int(i))
 	}
-	st.chunks, st.n = nil, 0
+	st.first, st.chunks, st.n = nil, nil, 0
 	return out
 }
 
@@ -204,12 +225,20 @@ func (st *objStore) inOrder() bool {
 // drain copies the objects out in the order read, dropping each chunk once
 // copied, so that a million objects are never held twice.
 func (st *objStore) drain() []Object {
+	if len(st.chunks) == 0 {
+		// Everything fits the reserved slice: it is the result.
+		out := st.first
+		st.first, st.n = nil, 0
+		return out
+	}
 	out := make([]Object, 0, st.n)
+	out = append(out, st.first...)
+	st.first = nil
 	for c := range st.chunks {
 		out = append(out, st.chunks[c][:min(st.n-len(out), len(st.chunks[c]))]...)
 		st.chunks[c] = nil
 	}
-	st.chunks, st.n = nil, 0
+	st.first, st.chunks, st.n = nil, nil, 0
 	return out
 }
 
