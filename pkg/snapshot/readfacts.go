@@ -1,14 +1,18 @@
 package snapshot
 
-import "errors"
+import (
+	"errors"
+	"math"
+)
 
 // errSlowPath says the facts of a snapshot file are not in the one shape
-// kgc writes them in for pods and services, so encoding/json reads them.
+// kgc writes them in for pods, services and workloads, so encoding/json
+// reads them.
 var errSlowPath = errors.New("not the common facts shape")
 
-// commonFacts reads the facts kgc writes most often, a pod's or a
-// service's, with the scanner instead of encoding/json (a third of a big
-// snapshot's objects are pods). It reads only the exact shape kgc writes:
+// commonFacts reads the facts kgc writes most often, a pod's, a service's
+// or a workload's, with the scanner instead of encoding/json (a third of
+// a big snapshot's objects are pods, another third ReplicaSets). It reads only the exact shape kgc writes:
 // known keys, non-null values, non-empty lists. Anything else (a field
 // added since, null, another kind) reports false, and encoding/json reads
 // it as before, so both paths give the same Facts.
@@ -16,7 +20,7 @@ func (x *Extractor) commonFacts(raw []byte) (*Facts, bool) {
 	var f Facts
 	s := scanner{d: raw}
 	err := s.object(func(key []byte) error {
-		if s.isNull() || f.Pod != nil || f.Service != nil {
+		if s.isNull() || f.Pod != nil || f.Service != nil || f.Workload != nil {
 			return errSlowPath
 		}
 		switch string(key) {
@@ -26,6 +30,9 @@ func (x *Extractor) commonFacts(raw []byte) (*Facts, bool) {
 		case "service":
 			f.Service = &ServiceFacts{}
 			return x.serviceFacts(&s, f.Service)
+		case "workload":
+			f.Workload = &WorkloadFacts{}
+			return x.savedWorkloadFacts(&s, f.Workload)
 		}
 		return errSlowPath
 	})
@@ -71,11 +78,68 @@ func (x *Extractor) serviceFacts(s *scanner, sv *ServiceFacts) error {
 			sv.Type, err = s.internStr(x.in)
 		case "loadBalancerClass":
 			sv.LoadBalancerClass, err = s.internStr(x.in)
+		case "selector":
+			sv.Selector, err = s.boolp()
 		default:
 			err = errSlowPath
 		}
 		return err
 	})
+}
+
+// savedWorkloadFacts reads the common fields of a workload's facts as kgc
+// writes them; a DaemonSet's scheduling fields, rare, go the slow path.
+func (x *Extractor) savedWorkloadFacts(s *scanner, w *WorkloadFacts) error {
+	return s.object(func(key []byte) error {
+		if s.isNull() {
+			return errSlowPath
+		}
+		var err error
+		switch string(key) {
+		case "replicas":
+			w.Replicas, err = int32p(s)
+		case "ordinalsStart":
+			var v *int32
+			if v, err = int32p(s); err == nil {
+				w.OrdinalsStart = *v
+			}
+		case "paused":
+			err = boolInto(s, &w.Paused)
+		case "suspend":
+			err = boolInto(s, &w.Suspend)
+		case "selectorMatchesTemplate":
+			err = boolInto(s, &w.SelectorMatchesTemplate)
+		case "nodeAffinity":
+			err = boolInto(s, &w.NodeAffinity)
+		case "revision":
+			w.Revision, err = s.internStr(x.in)
+		default:
+			err = errSlowPath
+		}
+		return err
+	})
+}
+
+// int32p reads an int32; a value out of its range is left to
+// encoding/json, whose error the slow path reports.
+func int32p(s *scanner) (*int32, error) {
+	v, err := s.int64p()
+	if err != nil {
+		return nil, err
+	}
+	if *v < math.MinInt32 || *v > math.MaxInt32 {
+		return nil, errSlowPath
+	}
+	n := int32(*v)
+	return &n, nil
+}
+
+func boolInto(s *scanner, dst *bool) error {
+	b, err := s.boolp()
+	if err == nil {
+		*dst = *b
+	}
+	return err
 }
 
 // nonEmptyList reads a list of strings; an empty one, which
