@@ -72,7 +72,7 @@ func (sc *scope) about(f Finding) bool {
 func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 	var out []*Node
 	if sc == nil {
-		for _, n := range g.sorted {
+		for _, n := range g.sortedNodes() {
 			if !n.Virtual && len(n.Owners) > 0 {
 				out = append(out, n)
 			}
@@ -81,7 +81,8 @@ func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 	}
 	inNS := sc.uidsInNamespaces(g.snap.Objects)
 	namespaces, uids := map[string]bool{"": true}, map[string]bool{}
-	for _, n := range g.sorted {
+	// In any order, then sorted: the few nodes in view, not the cluster.
+	for _, n := range g.uidToNode {
 		if n.Virtual || len(n.Owners) == 0 || !sc.mayJudge(n, inNS) {
 			continue
 		}
@@ -94,6 +95,7 @@ func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 	if len(out) == 0 {
 		return nil, nil
 	}
+	sortNodes(out)
 	return out, rules.NewPartialIndex(g.snap.Objects, namespaces, uids)
 }
 
@@ -131,21 +133,25 @@ func (sc *scope) uidsInNamespaces(objs []snapshot.Object) map[string]bool {
 // view lies in the connected component of what is in view; and only a
 // node with both owners and dependents can be on one.
 func (g *Graph) cycleCandidates(sc *scope) []*Node {
-	nodes := g.sorted
-	if sc != nil {
-		seeds := make([]string, 0, len(sc.uids))
-		for uid := range sc.uids {
-			seeds = append(seeds, uid)
-		}
-		if len(sc.namespaces) > 0 {
-			for _, n := range g.sorted {
-				if slices.Contains(sc.namespaces, n.Identity.Namespace) {
-					seeds = append(seeds, n.UID())
-				}
+	if sc == nil {
+		return mayCycleIn(g.sortedNodes())
+	}
+	seeds := make([]string, 0, len(sc.uids))
+	for uid := range sc.uids {
+		seeds = append(seeds, uid)
+	}
+	if len(sc.namespaces) > 0 {
+		for _, n := range g.uidToNode {
+			if slices.Contains(sc.namespaces, n.Identity.Namespace) {
+				seeds = append(seeds, n.UID())
 			}
 		}
-		nodes = g.Component(seeds...)
 	}
+	return mayCycleIn(g.Component(seeds...))
+}
+
+// mayCycleIn keeps the nodes of nodes that can be on a cycle, in order.
+func mayCycleIn(nodes []*Node) []*Node {
 	var out []*Node
 	for _, n := range nodes {
 		if mayCycle(n) {

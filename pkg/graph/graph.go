@@ -103,6 +103,7 @@ type Graph struct {
 	// FindingsAbout, which compute only what is asked.
 	Findings []Finding
 
+	sortOnce  sync.Once
 	indexOnce sync.Once
 	index     *rules.Index
 	allOnce   sync.Once
@@ -146,13 +147,23 @@ func Replay(snap *snapshot.Snapshot) *Graph {
 		g.observe(o)
 	}
 	g.settleVirtualIdentities()
-	g.sorted = make([]*Node, 0, len(g.uidToNode))
 	for _, n := range g.uidToNode {
 		sortNodes(n.Dependents)
-		g.sorted = append(g.sorted, n)
 	}
-	sortNodes(g.sorted)
 	return g
+}
+
+// sortedNodes returns every node in contract order, sorted once, on
+// first use: a question about one tree never needs the whole order.
+func (g *Graph) sortedNodes() []*Node {
+	g.sortOnce.Do(func() {
+		g.sorted = make([]*Node, 0, len(g.uidToNode))
+		for _, n := range g.uidToNode {
+			g.sorted = append(g.sorted, n)
+		}
+		sortNodes(g.sorted)
+	})
+	return g.sorted
 }
 
 // Index returns the collector's lookups over the whole snapshot, built
@@ -348,8 +359,8 @@ func (g *Graph) Catalog() *rules.Catalog { return g.cat }
 // in contract order. Observed objects that neither own nor are owned are in
 // the collector's map but not in its dump (dump.go toDOTNodesAndEdges).
 func (g *Graph) Nodes() []*Node {
-	out := make([]*Node, 0, len(g.sorted))
-	for _, n := range g.sorted {
+	out := make([]*Node, 0, len(g.uidToNode))
+	for _, n := range g.sortedNodes() {
 		if inDump(n) {
 			out = append(out, n)
 		}
@@ -361,7 +372,7 @@ func inDump(n *Node) bool { return len(n.Owners) > 0 || len(n.Dependents) > 0 }
 
 // AllNodes returns every node the collector would hold, including observed
 // objects with neither owners nor dependents, in contract order.
-func (g *Graph) AllNodes() []*Node { return slices.Clone(g.sorted) }
+func (g *Graph) AllNodes() []*Node { return slices.Clone(g.sortedNodes()) }
 
 // Component returns what the debug handler prints for ?uid=U&uid=V: the
 // nodes reachable from the UIDs through owner references and dependents,
