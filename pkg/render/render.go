@@ -7,8 +7,6 @@
 package render
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -24,19 +22,18 @@ const APIVersion = snapshot.APIVersion
 // "yaml"). JSON is indented with a trailing newline; YAML is converted from
 // that JSON so both carry exactly the same fields.
 func Document(w io.Writer, format string, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encoding %s: %w", format, err)
-	}
 	switch format {
 	case "json":
-		_, err := w.Write(buf.Bytes())
-		return err
+		if err := streamJSON(w, v); err != nil {
+			return fmt.Errorf("encoding json: %w", err)
+		}
+		return nil
 	case "yaml":
-		y, err := yaml.JSONToYAML(buf.Bytes())
+		b, err := encodeJSON(v)
+		if err != nil {
+			return fmt.Errorf("encoding yaml: %w", err)
+		}
+		y, err := yaml.JSONToYAML(b)
 		if err != nil {
 			return fmt.Errorf("encoding yaml: %w", err)
 		}

@@ -1,0 +1,158 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// streamJSON writes v exactly as encodeJSON would (indented by two
+// spaces, HTML left unescaped, a trailing newline), but a top-level
+// struct's slice fields element by element, so that a document of a
+// million nodes is never held in memory twice over as text. Values it
+// cannot stream so (not a struct, embedded fields, a json.Marshaler) go
+// through encodeJSON.
+func streamJSON(w io.Writer, v any) error {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	fields, ok := streamableFields(rv)
+	if !ok {
+		b, err := encodeJSON(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString("{")
+	for k, f := range fields {
+		if k > 0 {
+			bw.WriteString(",")
+		}
+		fmt.Fprintf(bw, "\n  %q: ", f.name)
+		if err := streamValue(bw, f.value); err != nil {
+			return err
+		}
+	}
+	if len(fields) > 0 {
+		bw.WriteString("\n")
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
+// encodeJSON is the reference encoding: indented by two spaces, HTML left
+// unescaped, a trailing newline.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+type jsonField struct {
+	name  string
+	value reflect.Value
+}
+
+// streamableFields lists what encoding/json would write of struct rv, in
+// order, or reports that rv is not a plain struct of tagged fields.
+func streamableFields(rv reflect.Value) ([]jsonField, bool) {
+	if rv.Kind() != reflect.Struct || rv.Type().Implements(marshalerType) || reflect.PointerTo(rv.Type()).Implements(marshalerType) {
+		return nil, false
+	}
+	var out []jsonField
+	t := rv.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous {
+			return nil, false
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = sf.Name
+		}
+		if opts != "" && opts != "omitempty" {
+			return nil, false
+		}
+		fv := rv.Field(i)
+		if opts == "omitempty" && emptyForJSON(fv) {
+			continue
+		}
+		out = append(out, jsonField{name: name, value: fv})
+	}
+	return out, true
+}
+
+var marshalerType = reflect.TypeFor[json.Marshaler]()
+
+// emptyForJSON is encoding/json's isEmptyValue, which omitempty omits.
+func emptyForJSON(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.Interface, reflect.Pointer:
+		return v.IsNil()
+	}
+	return false
+}
+
+// streamValue writes one top-level field's value at indentation level 1:
+// a non-empty slice element by element, anything else whole.
+func streamValue(bw *bufio.Writer, v reflect.Value) error {
+	if v.Kind() != reflect.Slice || v.Len() == 0 || v.Type().Elem().Kind() == reflect.Uint8 {
+		return encodeAt(bw, v.Interface(), "  ")
+	}
+	bw.WriteString("[")
+	for i := range v.Len() {
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n    ")
+		if err := encodeAt(bw, v.Index(i).Interface(), "    "); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n  ]")
+	return nil
+}
+
+// encodeAt writes v indented as if it started at prefix, without the
+// encoder's trailing newline.
+func encodeAt(bw *bufio.Writer, v any, prefix string) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent(prefix, "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return err
+}
