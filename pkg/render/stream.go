@@ -127,15 +127,16 @@ func emptyForJSON(v reflect.Value) bool {
 // a non-empty slice element by element, anything else whole.
 func streamValue(bw *bufio.Writer, v reflect.Value) error {
 	if v.Kind() != reflect.Slice || v.Len() == 0 || v.Type().Elem().Kind() == reflect.Uint8 {
-		return encodeAt(bw, v.Interface(), "  ")
+		return newIndentedEncoder("  ").write(bw, v.Interface())
 	}
+	enc := newIndentedEncoder("    ") // one encoder and buffer for every element
 	bw.WriteString("[")
 	for i := range v.Len() {
 		if i > 0 {
 			bw.WriteString(",")
 		}
 		bw.WriteString("\n    ")
-		if err := encodeAt(bw, v.Index(i).Interface(), "    "); err != nil {
+		if err := enc.write(bw, v.Index(i).Interface()); err != nil {
 			return err
 		}
 	}
@@ -143,16 +144,27 @@ func streamValue(bw *bufio.Writer, v reflect.Value) error {
 	return nil
 }
 
-// encodeAt writes v indented as if it started at prefix, without the
-// encoder's trailing newline.
-func encodeAt(bw *bufio.Writer, v any, prefix string) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent(prefix, "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+// indentedEncoder encodes values indented as if they started at its
+// prefix, into a buffer it reuses.
+type indentedEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newIndentedEncoder(prefix string) *indentedEncoder {
+	e := &indentedEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetIndent(prefix, "  ")
+	e.enc.SetEscapeHTML(false)
+	return e
+}
+
+// write writes v to bw without the encoder's trailing newline.
+func (e *indentedEncoder) write(bw *bufio.Writer, v any) error {
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	_, err := bw.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
 	return err
 }
