@@ -1,11 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -50,12 +46,7 @@ func TestApplyDependentGainsFinalizerAfterDelete(t *testing.T) {
 
 	// kgc runs in the background, as a user's terminal would, while the
 	// test plays the one who adds the finalizer.
-	cmd := exec.Command(env.KGCBinary, "--kubeconfig", env.CP.Kubeconfig, "apply", path, "--yes", "--timeout", "20s", "-o", "json")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	run := env.StartKGC(t, "apply", path, "--yes", "--timeout", "20s", "-o", "json")
 	// Once the owner is gone apply has sent its DELETE; the collector's
 	// DELETE of dep-a is being denied.
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -71,16 +62,7 @@ func TestApplyDependentGainsFinalizerAfterDelete(t *testing.T) {
 	}
 	t.Cleanup(func() { releaseFinalizer(t, env, c.ns, "dep-a") })
 
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != applyExitTimedOut {
-		t.Fatalf("kgc apply: %v, want exit %d (timed out)\nstdout:\n%s\nstderr:\n%s", err, applyExitTimedOut, stdout.String(), stderr.String())
-	}
-	var rep applyReport
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		t.Fatalf("stdout is not an ApplyReport: %v\n%s", err, stdout.String())
-	}
-	t.Logf("report:\n%s", stdout.String())
+	rep := decodeApplyReport(t, run.Wait(t), applyExitTimedOut)
 	var dep *struct{ result, why string }
 	for _, o := range rep.Objects {
 		if o.Object.Name == "dep-a" {

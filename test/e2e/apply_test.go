@@ -100,7 +100,12 @@ func (c *applyCase) plan(t *testing.T, extra ...string) string {
 // apply runs kgc apply, requires the exit code and decodes the report.
 func (c *applyCase) apply(t *testing.T, wantCode int, args ...string) applyReport {
 	t.Helper()
-	res := c.env.RunKGC(t, append([]string{"apply"}, append(args, "-o", "json")...)...)
+	return decodeApplyReport(t, c.env.RunKGC(t, append([]string{"apply"}, append(args, "-o", "json")...)...), wantCode)
+}
+
+// decodeApplyReport requires kgc apply's exit code and decodes its report.
+func decodeApplyReport(t *testing.T, res framework.KGCResult, wantCode int) applyReport {
+	t.Helper()
 	if res.ExitCode != wantCode {
 		t.Fatalf("want exit %d: %s", wantCode, res)
 	}

@@ -62,42 +62,74 @@ func clip(b []byte) string {
 // could not be built or run at all.
 func (e *Env) RunKGC(t testing.TB, args ...string) KGCResult {
 	t.Helper()
+	return e.StartKGC(t, args...).Wait(t)
+}
+
+// RunningKGC is a kgc started by StartKGC and not waited for yet.
+type RunningKGC struct {
+	cmd            *exec.Cmd
+	ctx            context.Context
+	cancel         context.CancelFunc
+	cacheDir       string
+	args           []string
+	stdout, stderr bytes.Buffer
+	start          time.Time
+}
+
+// StartKGC starts kgc as RunKGC runs it, for a test that acts on the
+// cluster while kgc runs; Wait returns what RunKGC would.
+func (e *Env) StartKGC(t testing.TB, args ...string) *RunningKGC {
+	t.Helper()
 	if e.kgcErr != nil {
 		t.Fatalf("kgc binary unavailable: %v", e.kgcErr)
 	}
-	full := append([]string{"--kubeconfig", e.CP.Kubeconfig}, args...)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.KGCBinary, full...)
+	r := &RunningKGC{args: append([]string{"--kubeconfig", e.CP.Kubeconfig}, args...)}
+	r.ctx, r.cancel = context.WithTimeout(context.Background(), 2*time.Minute)
+	r.cmd = exec.CommandContext(r.ctx, e.KGCBinary, r.args...)
 	// On timeout, SIGQUIT makes the Go runtime print every goroutine's
 	// stack: a hung kgc then reports where it hangs.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
-	cmd.WaitDelay = 10 * time.Second
+	r.cmd.Cancel = func() error { return r.cmd.Process.Signal(syscall.SIGQUIT) }
+	r.cmd.WaitDelay = 10 * time.Second
 	// A fresh discovery cache per run: a cache left by an earlier run would
 	// hide CRDs a test has just created.
-	cacheDir, err := os.MkdirTemp("", "kgc-e2e-cache-")
-	if err != nil {
+	var err error
+	if r.cacheDir, err = os.MkdirTemp("", "kgc-e2e-cache-"); err != nil {
+		r.cancel()
 		t.Fatalf("creating kgc cache dir: %v", err)
 	}
-	defer os.RemoveAll(cacheDir)
-	cmd.Env = append(cleanEnv(), "KUBECONFIG="+e.CP.Kubeconfig, "KUBECACHEDIR="+cacheDir)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	start := time.Now()
-	err = cmd.Run()
-	res := KGCResult{Args: full, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
-	if ctx.Err() != nil {
+	r.cmd.Env = append(cleanEnv(), "KUBECONFIG="+e.CP.Kubeconfig, "KUBECACHEDIR="+r.cacheDir)
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	r.start = time.Now()
+	if err := r.cmd.Start(); err != nil {
+		r.cleanup()
+		t.Fatalf("running kgc %s: %v", strings.Join(r.args, " "), err)
+	}
+	return r
+}
+
+// Wait waits for kgc to end and returns its output whatever the exit
+// code; it fails the test only when kgc could not run at all.
+func (r *RunningKGC) Wait(t testing.TB) KGCResult {
+	t.Helper()
+	defer r.cleanup()
+	err := r.cmd.Wait()
+	res := KGCResult{Args: r.args, Stdout: r.stdout.Bytes(), Stderr: r.stderr.Bytes(), Duration: time.Since(r.start)}
+	if r.ctx.Err() != nil {
 		res.TimedOut = true
 	}
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			res.ExitCode = ee.ExitCode()
 		} else {
-			t.Fatalf("running kgc %s: %v", strings.Join(full, " "), err)
+			t.Fatalf("running kgc %s: %v", strings.Join(r.args, " "), err)
 		}
 	}
 	return res
+}
+
+func (r *RunningKGC) cleanup() {
+	r.cancel()
+	os.RemoveAll(r.cacheDir)
 }
 
 // KGC runs kgc and fails the test if it exits non-zero.
