@@ -7,16 +7,12 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/kgc-dev/kgc/pkg/apply"
-	"github.com/kgc-dev/kgc/pkg/capture"
-	"github.com/kgc-dev/kgc/pkg/plan"
 )
 
 // BenchmarkApplyFollow applies a 50-object background cascade (a
@@ -36,7 +32,7 @@ func BenchmarkApplyFollow(b *testing.B) {
 	var lag, cascade time.Duration
 	for i := 0; b.Loop(); i++ {
 		ns := fmt.Sprintf("kgc-bench-follow-%d-%d", time.Now().UnixNano(), i)
-		saved := followCase(b, cfg, c, ns)
+		saved := cascadePlan(b, cfg, cascadeCase(b, c, ns))
 		last := lastDeletion(b, c, ns)
 		live, err := apply.NewLive(cfg, meta.MultiRESTMapper{})
 		if err != nil {
@@ -57,36 +53,6 @@ func BenchmarkApplyFollow(b *testing.B) {
 	}
 	b.ReportMetric(float64(lag.Microseconds())/1000/float64(b.N), "ms-after-last-deletion")
 	b.ReportMetric(float64(cascade.Microseconds())/1000/float64(b.N), "ms-cascade")
-}
-
-// followCase creates the cascade in ns and plans its background delete
-// from a whole capture, as kgc plan does.
-func followCase(b *testing.B, cfg *rest.Config, c kubernetes.Interface, ns string) *plan.Plan {
-	ctx := context.Background()
-	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	owner, err := c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ref := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}
-	for i := range 49 {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("dep-%02d", i), OwnerReferences: []metav1.OwnerReference{ref}}}
-		if _, err := c.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	snap, err := capture.Capture(ctx, cfg, capture.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := plan.Simulate(snap, plan.Options{Target: string(owner.UID), Policy: "Background"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	plan.Seal(p, snap)
-	return p
 }
 
 // lastDeletion watches the Secrets and ConfigMaps of ns and returns a

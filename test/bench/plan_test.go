@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/kgc-dev/kgc/test/bench/dumpgen"
 )
 
 // BenchmarkPlanDumpVsPythonParse is the plan issue's speed target: `kgc
@@ -43,16 +41,7 @@ func BenchmarkPlanDumpVsPythonParse(b *testing.B) {
 			}
 		}
 		dump = filepath.Join(dir, "dump.json")
-		f, err := os.Create(dump)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := dumpgen.Write(f, n); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			b.Fatal(err)
-		}
+		writeDump(b, dump, n)
 	}
 	b.ResetTimer()
 	var kgcSec, pySec, kgcMB, pyMB float64

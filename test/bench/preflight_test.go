@@ -33,8 +33,11 @@ import (
 func BenchmarkApplyPreflight(b *testing.B) {
 	cfg := benchConfig(b)
 	ctx := context.Background()
-	owner := preflightCase(b, cfg)
-	saved := preflightPlan(b, cfg, owner)
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	saved := cascadePlan(b, cfg, cascadeCase(b, c, "kgc-bench-preflight"))
 	for _, c := range []struct {
 		name  string
 		scope func(*plan.Plan) string
@@ -77,16 +80,11 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// preflightCase creates the 50-object cascade unless it exists, and
-// returns its owner's UID.
-func preflightCase(b *testing.B, cfg *rest.Config) string {
+// cascadeCase creates, in namespace ns, the 50-object cascade unless it
+// exists (a ConfigMap owning 49 Secrets), and returns its owner's UID.
+func cascadeCase(b *testing.B, c kubernetes.Interface, ns string) string {
 	ctx := context.Background()
-	c, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	const ns = "kgc-bench-preflight"
-	_, err = c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	_, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		b.Fatal(err)
 	}
@@ -107,9 +105,9 @@ func preflightCase(b *testing.B, cfg *rest.Config) string {
 	return string(owner.UID)
 }
 
-// preflightPlan plans the owner's background delete as kgc plan does:
+// cascadePlan plans the owner's background delete as kgc plan does:
 // from a whole capture.
-func preflightPlan(b *testing.B, cfg *rest.Config, owner string) *plan.Plan {
+func cascadePlan(b *testing.B, cfg *rest.Config, owner string) *plan.Plan {
 	snap, err := capture.Capture(context.Background(), cfg, capture.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -122,6 +120,5 @@ func preflightPlan(b *testing.B, cfg *rest.Config, owner string) *plan.Plan {
 	if p.Summary.Deleted != 50 {
 		b.Fatalf("the plan deletes %d objects, want 50", p.Summary.Deleted)
 	}
-	b.Logf("cluster: %d objects; plan: %d deleted", len(snap.Objects), p.Summary.Deleted)
 	return p
 }
