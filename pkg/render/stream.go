@@ -51,14 +51,11 @@ func streamJSON(w io.Writer, v any) error {
 // encodeJSON is the reference encoding: indented by two spaces, HTML left
 // unescaped, a trailing newline.
 func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	e := newIndentedEncoder("")
+	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return e.buf.Bytes(), nil
 }
 
 type jsonField struct {
