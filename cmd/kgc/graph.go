@@ -155,8 +155,7 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	g := graph.Replay(snap)
-	view, err := o.view(snap, g)
+	view, err := o.view(snap)
 	if err != nil {
 		return err
 	}
@@ -177,8 +176,9 @@ func (o *graphOptions) Run(ctx context.Context) error {
 }
 
 // view selects what to show: a component, a namespace or everything, and
-// the findings about it.
-func (o *graphOptions) view(snap *snapshot.Snapshot, g *graph.Graph) (render.GraphView, error) {
+// the findings about it. A component is all the graph a question about
+// some objects needs, so only it is replayed.
+func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 	selected := slices.Clone(o.uids)
 	if len(o.args) > 0 {
 		obj, err := o.source.Resolve(snap, o.args, o.namespace)
@@ -188,6 +188,7 @@ func (o *graphOptions) view(snap *snapshot.Snapshot, g *graph.Graph) (render.Gra
 		selected = []string{obj.Metadata.UID}
 	}
 	if len(selected) > 0 {
+		g := graph.ReplayAbout(snap, selected...)
 		for _, uid := range selected {
 			o.explainAbsence(snap, g, uid)
 		}
@@ -200,11 +201,13 @@ func (o *graphOptions) view(snap *snapshot.Snapshot, g *graph.Graph) (render.Gra
 			Findings: g.FindingsAbout(nodes, selected, nil)}, nil
 	}
 	if o.source.AllNamespaces || o.namespace == "" {
+		g := graph.Replay(snap)
 		return render.GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.AllFindings()}, nil
 	}
 	if err := checkNamespace(snap, o.namespace, o.explicit); err != nil {
 		return render.GraphView{}, err
 	}
+	g := graph.ReplayAboutNamespaces(snap, o.namespace)
 	nodes := g.InNamespaces(o.namespace)
 	return render.GraphView{Graph: g, Nodes: nodes, Namespace: o.namespace,
 		Findings: g.FindingsAbout(nodes, nil, []string{o.namespace})}, nil

@@ -43,6 +43,10 @@ func (g *Graph) findings(sc *scope) []Finding {
 	if sc != nil {
 		out = slices.DeleteFunc(out, func(f Finding) bool { return !sc.about(f) })
 	}
+	if len(out) == 0 {
+		// The same answer however it was filtered: no findings is nil.
+		return nil
+	}
 	sortFindings(out)
 	return out
 }

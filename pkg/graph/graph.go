@@ -123,10 +123,43 @@ func Build(snap *snapshot.Snapshot) *Graph {
 // findings about that part, so that one tree of a million-object cluster
 // costs no judgement of every owner reference.
 func Replay(snap *snapshot.Snapshot) *Graph {
-	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), uidToNode: make(map[string]*Node, len(snap.Objects))}
+	return replay(snap, nil, len(snap.Objects))
+}
+
+// ReplayAbout replays only the objects connected to uids through owner
+// references (see Connected): a question about one tree of a
+// million-object cluster then replays that tree, not the cluster. Every
+// node the collector links to them (owners, dependents, their owners'
+// other dependents, virtual owners) is replayed exactly as Replay would,
+// because the collector's graph joins objects only through UIDs. The
+// graph knows nothing else: Nodes, AllFindings and InNamespaces see only
+// that component, so ask it only about uids (Component, FindingsAbout,
+// Node).
+func ReplayAbout(snap *snapshot.Snapshot, uids ...string) *Graph {
+	in := Connected(snap.Objects, uids)
+	return replay(snap, func(i int) bool { return in[i] }, 0)
+}
+
+// ReplayAboutNamespaces is ReplayAbout for what InNamespaces(namespaces)
+// shows: every object of those namespaces is a seed, and a virtual node
+// in one of them was named by a dependent there, so it is reached too.
+func ReplayAboutNamespaces(snap *snapshot.Snapshot, namespaces ...string) *Graph {
+	var uids []string
+	for i := range snap.Objects {
+		if m := &snap.Objects[i].Metadata; m.Namespace != "" && slices.Contains(namespaces, m.Namespace) {
+			uids = append(uids, m.UID)
+		}
+	}
+	return ReplayAbout(snap, uids...)
+}
+
+// replay replays the objects with a UID that include accepts (all of them
+// when include is nil); size pre-sizes the node map.
+func replay(snap *snapshot.Snapshot, include func(i int) bool, size int) *Graph {
+	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), uidToNode: make(map[string]*Node, size)}
 	order := rules.ReplayOrder(snap.Objects, func(i int) bool {
 		o := &snap.Objects[i]
-		if o.Metadata.UID == "" {
+		if o.Metadata.UID == "" || (include != nil && !include(i)) {
 			return false
 		}
 		if !g.observable(o) {

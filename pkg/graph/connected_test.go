@@ -1,0 +1,86 @@
+package graph
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// FuzzReplayAbout checks that a graph replayed about some objects answers
+// questions about them exactly as the whole graph does: the same
+// component (nodes, identities, flags, edges, dependents in order) and the
+// same findings, for every object and every namespace of the input.
+func FuzzReplayAbout(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 2, 0, 1, 0, 0, 1})
+	f.Add([]byte{0, 1, 1, 1, 3, 2, 0, 0, 1, 0, 0, 1, 1, 0, 2, 0, 0, 0, 0, 1, 0})
+	f.Add([]byte{1, 0, 0, 5, 0, 2, 0, 1, 5, 0, 0, 2, 1, 1, 0, 4, 1, 0, 0, 0, 0, 5})
+	f.Add([]byte{2, 1, 3, 4, 9, 3, 2, 1, 1, 7, 6, 4, 1, 1, 3, 2, 9, 8, 1, 2, 2, 2, 4, 0, 3, 3, 1, 5, 6, 1, 0, 2, 1, 4, 11, 3, 2})
+	f.Fuzz(func(t *testing.T, data []byte) { replayAboutAgrees(t, data) })
+}
+
+// TestReplayAboutAgrees runs FuzzReplayAbout's check on 500 random
+// inputs on every test run, beyond the fuzzer's seeds.
+func TestReplayAboutAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 500 {
+		data := make([]byte, 20+rng.IntN(120))
+		for i := range data {
+			data[i] = byte(rng.IntN(256))
+		}
+		replayAboutAgrees(t, data)
+	}
+}
+
+func replayAboutAgrees(t *testing.T, data []byte) {
+	t.Helper()
+	snap := snapshotFromBytes(data)
+	whole := Replay(snap)
+	for i := range snap.Objects {
+		uid := snap.Objects[i].Metadata.UID
+		part := ReplayAbout(snap, uid)
+		want, got := whole.Component(uid), part.Component(uid)
+		sameView(t, "object "+uid, want, got)
+		if w, g := whole.FindingsAbout(want, []string{uid}, nil), part.FindingsAbout(got, []string{uid}, nil); !reflect.DeepEqual(w, g) {
+			t.Fatalf("findings about %s: whole graph %v, replayed about it %v", uid, w, g)
+		}
+	}
+	for _, ns := range []string{"a", "b"} {
+		part := ReplayAboutNamespaces(snap, ns)
+		want, got := whole.InNamespaces(ns), part.InNamespaces(ns)
+		sameView(t, "namespace "+ns, want, got)
+		if w, g := whole.FindingsAbout(want, nil, []string{ns}), part.FindingsAbout(got, nil, []string{ns}); !reflect.DeepEqual(w, g) {
+			t.Fatalf("findings about namespace %s: whole graph %v, replayed about it %v", ns, w, g)
+		}
+	}
+}
+
+// sameView fails unless two views show the same nodes, edges and
+// dependents, in order.
+func sameView(t *testing.T, what string, want, got []*Node) {
+	t.Helper()
+	if w, g := describeWithDependents(want), describeWithDependents(got); !reflect.DeepEqual(w, g) {
+		t.Fatalf("%s: whole graph\n%v\nreplayed about it\n%v", what, w, g)
+	}
+}
+
+func describeWithDependents(nodes []*Node) []string {
+	out := describe(nodes)
+	for _, n := range nodes {
+		line := n.UID() + " dependents:"
+		for _, d := range n.Dependents {
+			line += " " + d.UID()
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func TestConnectedStopsAtUnrelatedObjects(t *testing.T) {
+	snap := snapshotFromBytes([]byte{2, 1, 3, 4, 9, 3, 2, 1, 1, 7, 6, 4, 1, 1, 3, 2, 9, 8, 1, 2, 2, 2, 4, 0, 3, 3, 1, 5, 6, 1, 0, 2, 1, 4, 11, 3, 2})
+	in := Connected(snap.Objects, []string{"nobody"})
+	for i, ok := range in {
+		if ok {
+			t.Fatalf("%s is connected to a UID no object holds or names", snap.Objects[i].Ref())
+		}
+	}
+}
