@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"errors"
+	"hash/maphash"
 	"io"
 	"time"
 )
@@ -31,8 +32,11 @@ type reader struct {
 	objFile  []int32
 	files    []string
 	warnings []Warning
-	uids     map[string]int32
-	dups     []Object
+	// uidHashes are the read objects' UIDs hashed with seed, by store
+	// index: findRepeats finds repeated UIDs among them.
+	uidHashes []uint64
+	seed      maphash.Seed
+	dups      []Object
 
 	snapshots []Snapshot // headers (source, resources, capturedAt) of kgc snapshot files
 	newest    time.Time  // the newest file's capture time (endFile)
@@ -113,7 +117,7 @@ func newReader(opts ReadOptions) *reader {
 	if max > 1<<40 {
 		max = 1 << 40
 	}
-	rd := &reader{max: int(max), x: NewExtractor(), uids: map[string]int32{}, yamlStreamAt: opts.yamlStreamAt}
+	rd := &reader{max: int(max), x: NewExtractor(), seed: maphash.MakeSeed(), yamlStreamAt: opts.yamlStreamAt}
 	if rd.yamlStreamAt <= 0 {
 		rd.yamlStreamAt = defaultYAMLStreamAt
 	}

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -707,5 +708,51 @@ func mustWrite(t *testing.T, w io.Writer, s *Snapshot) {
 	t.Helper()
 	if err := Write(w, s); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRepeatsAcrossStoreChunks reads one List of more objects than the
+// store's first chunk, where copies of objects far apart share a UID: each
+// repeated UID keeps one object (the higher resourceVersion), every other
+// object is kept once, in order, and the dropped copies are warned about.
+func TestRepeatsAcrossStoreChunks(t *testing.T) {
+	const n = 1<<chunkBits + 5000
+	var b strings.Builder
+	b.WriteString(`{"kind":"List","apiVersion":"v1","items":[`)
+	for i := range n {
+		uid, rv := fmt.Sprintf("u%d", i), "5"
+		switch i {
+		case n - 1: // a newer copy of the first object
+			uid, rv = "u0", "9"
+		case n - 2: // the same object as the one in the second chunk's middle
+			uid = fmt.Sprintf("u%d", 1<<chunkBits+100)
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		name := fmt.Sprintf("p%06d", i)
+		if i == n-1 {
+			name = "p000000"
+		}
+		if i == n-2 {
+			name = fmt.Sprintf("p%06d", 1<<chunkBits+100)
+		}
+		fmt.Fprintf(&b, `{"kind":"Pod","apiVersion":"v1","metadata":{"name":%q,"namespace":"ns","uid":%q,"resourceVersion":%q}}`, name, uid, rv)
+	}
+	b.WriteString("]}")
+	s := readString(t, b.String())
+	if len(s.Objects) != n-2 {
+		t.Fatalf("read %d objects, want %d: each repeated UID keeps one", len(s.Objects), n-2)
+	}
+	for i, o := range s.Objects {
+		if want := fmt.Sprintf("p%06d", i); o.Metadata.Name != want {
+			t.Fatalf("object %d is %s, want %s", i, o.Metadata.Name, want)
+		}
+	}
+	if rv := s.Objects[0].Metadata.ResourceVersion; rv != "9" {
+		t.Errorf("kept resourceVersion %s of u0, want the newer copy's 9", rv)
+	}
+	if len(s.Duplicates) != 0 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0].Message, "2 objects were read more than once") {
+		t.Errorf("duplicates %d, warnings %v; want none and one saying 2 objects were read more than once", len(s.Duplicates), s.Warnings)
 	}
 }

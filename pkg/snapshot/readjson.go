@@ -322,11 +322,11 @@ func (rd *reader) noteTypedList(apiVersion, kind string) {
 // the counts are input, and a larger snapshot merely grows its table.
 const maxReserve = 1 << 21
 
-// reserve sizes the UID table for the objects a kgc snapshot's catalog
-// counts, before they are streamed: a table grown one object at a time
-// to a million UIDs is rehashed over and over.
+// reserve sizes the object store and the UID hashes for the objects a
+// kgc snapshot's catalog counts, before they are streamed: grown one
+// object at a time to a million, they would be copied over and over.
 func (rd *reader) reserve(resources []byte) {
-	if resources == nil || len(rd.uids) > 0 {
+	if resources == nil || rd.objs.Len() > 0 {
 		return
 	}
 	var res []struct {
@@ -340,7 +340,7 @@ func (rd *reader) reserve(resources []byte) {
 		n += min(max(r.Count, 0), maxReserve)
 	}
 	if n > 0 {
-		rd.uids = make(map[string]int32, min(n, maxReserve))
+		rd.uidHashes = make([]uint64, 0, min(n, maxReserve))
 		rd.objs.Reserve(min(n, maxReserve))
 	}
 }

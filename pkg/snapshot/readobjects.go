@@ -5,6 +5,7 @@ package snapshot
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,13 +44,10 @@ func (rd *reader) add(file string, desc func() string, f topFields, hint typeHin
 				Message: fmt.Sprintf("ownerReferences[%d] has no %s; kept, the garbage collector cannot resolve it", i, strings.Join(missing, ", "))})
 		}
 	}
-	if _, dup := rd.uids[o.Metadata.UID]; dup {
-		// Which copy stays is decided once every file's capture time is
-		// known: a snapshot file's comes after its objects.
-		rd.repeats = append(rd.repeats, repeat{obj: o, file: rd.curFile})
-		return
-	}
-	rd.uids[o.Metadata.UID] = int32(rd.objs.Len())
+	// Which copy of a repeated UID stays is decided once every file's
+	// capture time is known (a snapshot file's comes after its objects):
+	// until then every object is kept, with its UID's hash.
+	rd.uidHashes = append(rd.uidHashes, maphash.String(rd.seed, o.Metadata.UID))
 	rd.objs.Append(o)
 	rd.objFile = append(rd.objFile, rd.curFile)
 }
@@ -60,6 +58,70 @@ func (rd *reader) add(file string, desc func() string, f topFields, hint typeHin
 type repeat struct {
 	obj  Object
 	file int32
+	at   int // where it was read (objStore index)
+}
+
+// findRepeats takes out of the store every object whose UID an object
+// read before it has, into rd.repeats in the order read, and returns where
+// each repeated UID was first read. It sorts the UIDs' hashes instead of
+// filing a million UIDs in a map as they are read: the map's look-ups,
+// each a cache miss, cost more than the sort, and repeats are rare.
+func (rd *reader) findRepeats() map[string]int32 {
+	sorted := slices.Clone(rd.uidHashes)
+	slices.Sort(sorted)
+	repeated := map[uint64]bool{}
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			repeated[sorted[i]] = true
+		}
+	}
+	rd.uidHashes = nil
+	if len(repeated) == 0 {
+		return nil
+	}
+	first := map[string]int32{}
+	var drop []int
+	for i := range rd.objs.Len() {
+		if !repeated[maphash.String(rd.seed, rd.objs.At(i).Metadata.UID)] {
+			continue
+		}
+		uid := rd.objs.At(i).Metadata.UID
+		if _, seen := first[uid]; !seen {
+			first[uid] = int32(i)
+			continue
+		}
+		rd.repeats = append(rd.repeats, repeat{obj: *rd.objs.At(i), file: rd.objFile[i], at: i})
+		drop = append(drop, i)
+	}
+	rd.drop(drop)
+	for uid, i := range first {
+		first[uid] = i - int32(countBelow(drop, int(i)))
+	}
+	return first
+}
+
+// drop removes the objects at the sorted indexes from the store.
+func (rd *reader) drop(indexes []int) {
+	if len(indexes) == 0 {
+		return
+	}
+	kept, next := 0, 0
+	for i := range rd.objs.Len() {
+		if next < len(indexes) && indexes[next] == i {
+			next++
+			continue
+		}
+		*rd.objs.At(kept), rd.objFile[kept] = *rd.objs.At(i), rd.objFile[i]
+		kept++
+	}
+	rd.objs.Truncate(kept)
+	rd.objFile = rd.objFile[:kept]
+}
+
+// countBelow counts the sorted indexes below i.
+func countBelow(indexes []int, i int) int {
+	n, _ := slices.BinarySearch(indexes, i)
+	return n
 }
 
 // settleRepeats keeps the newer copy of each UID read more than once. The
@@ -69,10 +131,11 @@ type repeat struct {
 // UID are a hazard: each is warned about and kept in Duplicates, which
 // pkg/graph reports as duplicate-uid.
 func (rd *reader) settleRepeats() {
+	first := rd.findRepeats()
 	same := 0
 	files := map[int32]bool{}
 	for _, r := range rd.repeats {
-		j := rd.uids[r.obj.Metadata.UID]
+		j := first[r.obj.Metadata.UID]
 		kept, keptFile := rd.objs.At(int(j)), rd.objFile[j]
 		older, olderFile := r.obj, r.file
 		if rd.newer(&r.obj, r.file, kept, keptFile) {
@@ -177,6 +240,17 @@ func (st *objStore) At(i int) *Object {
 	}
 	i -= cap(st.first)
 	return &st.chunks[i>>chunkBits][i&(1<<chunkBits-1)]
+}
+
+// Truncate keeps the first n objects.
+func (st *objStore) Truncate(n int) {
+	for i := n; i < st.n; i++ {
+		*st.At(i) = Object{}
+	}
+	st.n = n
+	if n < len(st.first) {
+		st.first = st.first[:n]
+	}
 }
 
 func (st *objStore) Append(o Object) {
