@@ -12,7 +12,6 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
-	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/render"
 )
@@ -151,7 +150,8 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		sim = diagnose.NewSimulator(snap, plan.Options{MaxSteps: diagnose.RemedySimSteps})
 		opts.Finishes = sim.Finishes
 	}
-	d := diagnose.New(snap, graph.Replay(snap), opts)
+	// The graph is replayed about what is diagnosed, not for the cluster.
+	d := diagnose.New(snap, nil, opts)
 	style := styleFor(o.streams.Out)
 
 	if !one {

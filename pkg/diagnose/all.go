@@ -30,6 +30,13 @@ func (d *Diagnoser) All(namespace string) *DiagnosisList {
 		}
 	}
 	sort.SliceStable(targets, func(i, j int) bool { return olderFirst(targets[i], targets[j]) })
+	// One replay of the graph about every target, rather than one more
+	// each time a diagnosis reaches a target outside the graph so far.
+	uids := make([]string, len(targets))
+	for i, o := range targets {
+		uids[i] = o.Metadata.UID
+	}
+	d.ix.graphAbout(uids...)
 
 	groups := map[string]*Group{}
 	var order []string

@@ -51,21 +51,24 @@ type Diagnoser struct {
 	workloads map[string][]*snapshot.Object
 	// diagnosed counts Diagnose calls; findings holds the graph's
 	// findings by UID once more than one object is diagnosed.
-	diagnosed int
-	findings  map[string][]graph.Finding
+	diagnosed  int
+	findings   map[string][]graph.Finding
+	findingsOf *graph.Graph
 }
 
 // findingsAbout returns the graph's findings naming uid. One object asks
 // the graph about that object only; from the second on (why-stuck -A),
-// every finding is computed once and looked up.
+// every finding of the graph is computed once and looked up, again when
+// the graph grew.
 func (d *Diagnoser) findingsAbout(uid string) []graph.Finding {
 	d.diagnosed++
+	g := d.ix.graphAbout(uid)
 	if d.diagnosed == 1 {
-		return d.ix.g.FindingsAbout(nil, []string{uid}, nil)
+		return g.FindingsAbout(nil, []string{uid}, nil)
 	}
-	if d.findings == nil {
-		d.findings = map[string][]graph.Finding{}
-		for _, f := range d.ix.g.AllFindings() {
+	if d.findings == nil || d.findingsOf != g {
+		d.findings, d.findingsOf = map[string][]graph.Finding{}, g
+		for _, f := range g.AllFindings() {
 			for i, ref := range f.Objects {
 				if !slices.ContainsFunc(f.Objects[:i], func(r snapshot.ObjectRef) bool { return r.UID == ref.UID }) {
 					d.findings[ref.UID] = append(d.findings[ref.UID], f)
@@ -77,12 +80,9 @@ func (d *Diagnoser) findingsAbout(uid string) []graph.Finding {
 }
 
 // New prepares diagnoses of snap. g must be graph.Build(snap) or
-// graph.Replay(snap) (findings are computed as asked); pass nil to
-// have it built.
+// graph.Replay(snap) (findings are computed as asked); pass nil to have
+// only the parts of the graph that diagnoses reach replayed.
 func New(snap *snapshot.Snapshot, g *graph.Graph, opts Options) *Diagnoser {
-	if g == nil {
-		g = graph.Replay(snap)
-	}
 	return &Diagnoser{ix: newIndex(snap, g), opts: opts, workloads: map[string][]*snapshot.Object{}}
 }
 

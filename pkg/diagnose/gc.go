@@ -21,12 +21,12 @@ func (r *run) foreground(o *snapshot.Object, b *Blocker) {
 		return
 	}
 	var deps []*snapshot.Object
-	if n := r.ix.g.Node(o.Metadata.UID); n != nil {
+	if n := r.ix.node(o.Metadata.UID); n != nil {
 		deps = observed(r.ix.g.BlockingDependents(n))
 	}
 	r.noteUnlistedDependents()
 	if o.HasFinalizer(rules.FinalizerOrphan) {
-		n := r.ix.g.Node(o.Metadata.UID)
+		n := r.ix.node(o.Metadata.UID)
 		r.foregroundAfterOrphan(o, deps, n != nil && n.DeletingDependents, b)
 		return
 	}
@@ -224,7 +224,7 @@ func (r *run) orphan(o *snapshot.Object, b *Blocker) {
 		return
 	}
 	var deps []*snapshot.Object
-	if n := r.ix.g.Node(o.Metadata.UID); n != nil {
+	if n := r.ix.node(o.Metadata.UID); n != nil {
 		deps = observed(n.Dependents)
 	}
 	r.noteUnlistedDependents()
@@ -391,7 +391,7 @@ func (r *run) collection(o *snapshot.Object) Collection {
 // classify is one owner reference seen by the collector
 // (rules.ClassifyReference), worded for people.
 func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) OwnerOf {
-	v := rules.ClassifyReference(r.ix.cat, r.ix.g.Index(), r.ix.cat.Dependent(o), ref)
+	v := rules.ClassifyReference(r.ix.cat, r.ix.index(), r.ix.cat.Dependent(o), ref)
 	oc := OwnerOf{Index: i, Ref: ref, Class: className(v.Class)}
 	name := ref.Kind + "/" + ref.Name
 	switch {

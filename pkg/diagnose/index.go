@@ -11,12 +11,24 @@ import (
 )
 
 // index answers the lookups diagnosis makes many times: objects by UID,
-// name, namespace and group/kind, and the resource catalog, which is the
-// graph's (rules.Catalog), so that diagnosis judges types as the graph does.
+// name, namespace and group/kind, the resource catalog (rules.Catalog,
+// built as the graph builds it, so that diagnosis judges types as the
+// graph does), and the collector's graph.
 type index struct {
 	snap *snapshot.Snapshot
-	g    *graph.Graph
 	cat  *rules.Catalog
+	// g is the collector's graph: the whole cluster's when New was given
+	// it, else replayed about the objects diagnosis reached (seeds), and
+	// again, larger, when it reaches one outside it. One object's
+	// diagnosis then costs its own part of the graph, not the cluster's.
+	g     *graph.Graph
+	whole bool
+	seeds []string
+	// objects finds objects by UID and name: the whole graph's index, or
+	// one of the snapshot's own, so that a graph replayed again does not
+	// index the snapshot again.
+	objOnce sync.Once
+	objects *rules.Index
 	// The groupings below cost a pass and a sort of every object: built
 	// on first use, as most diagnoses never ask (one object that is not
 	// terminating, or why-stuck -A on a cluster where nothing is).
@@ -25,8 +37,44 @@ type index struct {
 	byGK      map[[2]string][]*snapshot.Object
 }
 
+// newIndex indexes snap for diagnosis; g is its whole graph, or nil to
+// replay only what diagnosis reaches.
 func newIndex(snap *snapshot.Snapshot, g *graph.Graph) *index {
-	return &index{snap: snap, g: g, cat: g.Catalog()}
+	if g != nil {
+		return &index{snap: snap, g: g, whole: true, cat: g.Catalog()}
+	}
+	return &index{snap: snap, cat: rules.NewCatalog(snap)}
+}
+
+// graphAbout returns a graph that covers uids, replaying one about them
+// and the objects reached before when the current graph does not.
+func (ix *index) graphAbout(uids ...string) *graph.Graph {
+	var missing []string
+	for _, u := range uids {
+		if ix.g == nil || !ix.g.Covers(u) {
+			missing = append(missing, u)
+		}
+	}
+	if len(missing) > 0 {
+		ix.seeds = append(ix.seeds, missing...)
+		ix.g = graph.ReplayAbout(ix.snap, ix.seeds...)
+	}
+	return ix.g
+}
+
+// node returns uid's node in the collector's graph, or nil.
+func (ix *index) node(uid string) *graph.Node { return ix.graphAbout(uid).Node(uid) }
+
+// index returns the lookups of objects by UID and name.
+func (ix *index) index() *rules.Index {
+	ix.objOnce.Do(func() {
+		if ix.whole {
+			ix.objects = ix.g.Index()
+			return
+		}
+		ix.objects = rules.NewIndex(ix.snap.Objects)
+	})
+	return ix.objects
 }
 
 // group builds byNS and byGK.
@@ -64,11 +112,11 @@ func sortObjects(l []*snapshot.Object) {
 }
 
 // byUID returns the object with uid, or nil.
-func (ix *index) byUID(uid string) *snapshot.Object { return ix.g.Index().ByUID(uid) }
+func (ix *index) byUID(uid string) *snapshot.Object { return ix.index().ByUID(uid) }
 
 // byName returns the object of group/kind named name in namespace, or nil.
 func (ix *index) byName(group, kind, namespace, name string) *snapshot.Object {
-	return ix.g.Index().ByName(group, kind, namespace, name)
+	return ix.index().ByName(group, kind, namespace, name)
 }
 
 // resource returns the catalog entry of an object's type.

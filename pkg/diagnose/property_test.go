@@ -3,10 +3,12 @@ package diagnose
 import (
 	"fmt"
 	"math/rand"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -117,6 +119,36 @@ func TestDiagnosisInvariants(t *testing.T) {
 		}
 		if l := d.All(""); len(l.Items) == 0 && len(l.Groups) != 0 {
 			t.Errorf("seed %d: groups without items", seed)
+		}
+	}
+}
+
+// TestDiagnosisOfPartOfTheGraph checks, on many random clusters, that
+// diagnosis with only the part of the graph it reaches replayed (New with
+// no graph) says exactly what it says with the whole cluster's graph: for
+// one object asked first, for every object in turn, and for why-stuck -A
+// and one namespace.
+func TestDiagnosisOfPartOfTheGraph(t *testing.T) {
+	for seed := int64(0); seed < 300; seed++ {
+		snap := randomCluster(rand.New(rand.NewSource(seed)))
+		whole := New(snap, graph.Replay(snap), Options{})
+		lazy := New(snap, nil, Options{})
+		for _, o := range snap.Objects {
+			want, _ := whole.Diagnose(o.Metadata.UID)
+			got, _ := lazy.Diagnose(o.Metadata.UID)
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("seed %d: %s diagnosed with the whole graph:\n%+v\nwith the graph it reached:\n%+v", seed, o.Ref(), want, got)
+			}
+			first, _ := New(snap, nil, Options{}).Diagnose(o.Metadata.UID)
+			if !reflect.DeepEqual(want, first) {
+				t.Fatalf("seed %d: %s diagnosed first with the graph it reached:\n%+v\nwant\n%+v", seed, o.Ref(), first, want)
+			}
+		}
+		for _, ns := range []string{"", "a"} {
+			want := New(snap, graph.Replay(snap), Options{}).All(ns)
+			if got := New(snap, nil, Options{}).All(ns); !reflect.DeepEqual(want, got) {
+				t.Fatalf("seed %d: why-stuck of %q with the whole graph:\n%+v\nwith the graph it reached:\n%+v", seed, ns, want, got)
+			}
 		}
 	}
 }

@@ -19,6 +19,14 @@ const maxConnectedPasses = 12
 // of indexing every owner reference of the cluster; past
 // maxConnectedPasses it returns every object.
 func Connected(objs []snapshot.Object, uids []string) []bool {
+	in, _ := connected(objs, uids)
+	return in
+}
+
+// connected is Connected, which also returns the UIDs reached: those of
+// the objects connected and of their owners. It returns nil UIDs when it
+// gave up and returned every object.
+func connected(objs []snapshot.Object, uids []string) ([]bool, map[string]bool) {
 	reached := make(map[string]bool, len(uids))
 	for _, u := range uids {
 		if u != "" {
@@ -28,13 +36,13 @@ func Connected(objs []snapshot.Object, uids []string) []bool {
 	in := make([]bool, len(objs))
 	for pass := 0; pass < maxConnectedPasses; pass++ {
 		if !connectPass(objs, reached, in) {
-			return in
+			return in, reached
 		}
 	}
 	for i := range in {
 		in[i] = true
 	}
-	return in
+	return in, nil
 }
 
 // connectPass adds to in the objects reached so far, and to reached their

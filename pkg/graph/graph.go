@@ -98,6 +98,9 @@ type Graph struct {
 	// replayDups are the UIDs of observed objects skipped because an
 	// object with that UID was observed before.
 	replayDups []string
+	// reached are the UIDs a ReplayAbout graph covers (nil: the whole
+	// cluster's).
+	reached map[string]bool
 	// Findings are the hazards found, sorted by (type, first object,
 	// message). Build sets them; Replay leaves them to AllFindings and
 	// FindingsAbout, which compute only what is asked.
@@ -136,9 +139,17 @@ func Replay(snap *snapshot.Snapshot) *Graph {
 // that component, so ask it only about uids (Component, FindingsAbout,
 // Node).
 func ReplayAbout(snap *snapshot.Snapshot, uids ...string) *Graph {
-	in := Connected(snap.Objects, uids)
-	return replay(snap, func(i int) bool { return in[i] }, 0)
+	in, reached := connected(snap.Objects, uids)
+	g := replay(snap, func(i int) bool { return in[i] }, 0)
+	g.reached = reached
+	return g
 }
+
+// Covers reports whether the graph holds everything the whole graph links
+// to uid: always for Replay's; for ReplayAbout's, when uid was reached
+// from its UIDs. A UID no object holds or names is covered only by the
+// whole graph.
+func (g *Graph) Covers(uid string) bool { return g.reached == nil || g.reached[uid] }
 
 // ReplayAboutNamespaces is ReplayAbout for what InNamespaces(namespaces)
 // shows: every object of those namespaces is a seed, and a virtual node
