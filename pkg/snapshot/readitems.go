@@ -1,0 +1,191 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+)
+
+// This file reads the items of a List (or a kgc snapshot's objects) on
+// two goroutines: one frames each item (finds where it ends and where its
+// top-level fields are) and copies it into a batch, the other extracts the
+// batches' objects in order. Framing scans every byte of the input once
+// more than extracting does, so on two cores it runs beside extraction
+// instead of before it. What each item becomes, the warnings and the
+// errors are the same, in the same order, as read one after the other.
+
+// itemBatch is a run of framed items and the bytes they point into.
+type itemBatch struct {
+	buf   []byte
+	items []framedItem
+	// done marks the batch that ends the array: err is why it ended
+	// early, or nil at its ']'.
+	done bool
+	err  error
+}
+
+// framedItem is one element of the array: an object's top-level fields,
+// or a value that is not an object.
+type framedItem struct {
+	index     int
+	fields    topFields
+	notObject bool
+}
+
+const (
+	itemBatchBytes = 256 << 10
+	itemBatches    = 3 // in flight: one filled, one extracted, one queued
+)
+
+// items reads the elements of an array whose '[' was consumed. It returns
+// when the array ends or fails; the stream is then positioned after it.
+func (rd *reader) items(st *stream, file string, hint typeHint, where, descFmt string) error {
+	out := make(chan *itemBatch, itemBatches)
+	free := make(chan *itemBatch, itemBatches)
+	for range itemBatches {
+		free <- &itemBatch{buf: make([]byte, 0, itemBatchBytes)}
+	}
+	go frameItems(st, where, descFmt, out, free)
+	for b := range out {
+		for k := range b.items {
+			it := &b.items[k]
+			desc := itemDesc(where, descFmt, it.index)
+			if it.notObject {
+				rd.warnings = append(rd.warnings, Warning{File: file, Object: desc(), Message: "skipped: not an object"})
+				continue
+			}
+			rd.add(file, desc, it.fields, hint)
+		}
+		if b.done {
+			// frameItems sent this batch last and no longer uses st.
+			return b.err
+		}
+		b.buf, b.items = b.buf[:0], b.items[:0]
+		free <- b
+	}
+	return nil // not reached: frameItems always ends with a done batch
+}
+
+// itemDesc names the array's element i for messages, lazily: building the
+// name of every item of a big List costs more than reading it.
+func itemDesc(where, descFmt string, i int) func() string {
+	return func() string {
+		d := fmt.Sprintf(descFmt, i)
+		if where != "" {
+			d = where + " " + d
+		}
+		return d
+	}
+}
+
+// frameItems frames the array's elements into batches taken from free and
+// sends them to out, the last one marked done.
+func frameItems(st *stream, where, descFmt string, out chan<- *itemBatch, free <-chan *itemBatch) {
+	b := <-free
+	err := frameArray(st, where, descFmt, func(it framedItem, raw []byte) {
+		if len(b.items) > 0 && len(b.buf)+len(raw) > cap(b.buf) {
+			out <- b
+			b = <-free
+		}
+		b.items = append(b.items, b.keep(it, raw))
+	})
+	b.done, b.err = true, err
+	out <- b
+}
+
+// keep copies raw, an item's bytes, into the batch, and points the item's
+// fields into the copy: the stream's buffer is reused as it reads on.
+func (b *itemBatch) keep(it framedItem, raw []byte) framedItem {
+	if it.notObject {
+		return it
+	}
+	if len(b.buf)+len(raw) > cap(b.buf) {
+		// An item larger than a batch gets a buffer of its own.
+		b.buf = make([]byte, 0, len(raw))
+	}
+	start := len(b.buf)
+	b.buf = append(b.buf, raw...)
+	dst := b.buf[start:]
+	f := &it.fields
+	for _, v := range []*[]byte{&f.apiVersion, &f.kind, &f.metadata, &f.spec, &f.status, &f.facts, &f.webhooks, &f.endpoints} {
+		if *v != nil {
+			// A field is a subslice of raw: its offset is how much
+			// shorter its capacity is.
+			off := cap(raw) - cap(*v)
+			*v = dst[off : off+len(*v) : off+len(*v)]
+		}
+	}
+	return it
+}
+
+// frameArray frames the elements of an array whose '[' was consumed,
+// handing each to emit with its bytes (valid until the next read of st).
+func frameArray(st *stream, where, descFmt string, emit func(framedItem, []byte)) error {
+	c, err := st.peek()
+	if err != nil {
+		return st.wrap(err)
+	}
+	if c == ']' {
+		st.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
+		c, err := st.peek()
+		if err != nil {
+			return st.wrap(err)
+		}
+		if c != '{' {
+			if _, err := st.value(); err != nil {
+				return err
+			}
+			emit(framedItem{index: i, notObject: true}, nil)
+		} else if err := frameObject(st, i, itemDesc(where, descFmt, i), emit); err != nil {
+			return err
+		}
+		c, err = st.peek()
+		if err != nil {
+			return st.wrap(err)
+		}
+		st.pos++
+		switch c {
+		case ',':
+		case ']':
+			return nil
+		default:
+			st.pos--
+			return st.errorf("expected ',' or ']' after a list item, found %q", c)
+		}
+	}
+}
+
+// frameObject frames the object at the stream's position, reading more
+// input until it is whole.
+func frameObject(st *stream, i int, desc func() string, emit func(framedItem, []byte)) error {
+	for {
+		raw := st.buf[st.pos:st.end]
+		f, n, err := splitTopPrefix(raw)
+		if err == nil {
+			if n > st.maxVal {
+				return &errTooLarge{st.maxVal}
+			}
+			emit(framedItem{index: i, fields: f}, raw[:n])
+			st.pos += n
+			return nil
+		}
+		var se *syntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%s: %w", desc(), st.errorfAt(st.pos+se.off, "%s", se.msg))
+		}
+		if err != errIncomplete {
+			return fmt.Errorf("%s: %w", desc(), err)
+		}
+		if st.eof {
+			return fmt.Errorf("%s: %w", desc(), st.errorf("unexpected end of input inside a list item"))
+		}
+		if st.end-st.pos > st.maxVal {
+			return &errTooLarge{st.maxVal}
+		}
+		if err := st.fill(); err != nil {
+			return st.wrap(err)
+		}
+	}
+}
