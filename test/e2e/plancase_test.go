@@ -44,10 +44,9 @@ type planCase struct {
 	// Quiet overrides quietBefore and quietAfter (workload scenarios: the
 	// controllers and kwok react in seconds, not milliseconds).
 	Quiet time.Duration
-	// Dump lists these types into a `kubectl get -o yaml` style List
-	// (from Namespace when it and the type are namespaced, else
-	// cluster-wide, as the live plan reads) and plans from it too; the
-	// objects must be the live plan's. Empty: no dump plan.
+	// Dump lists these types cluster-wide into a `kubectl get -A -o yaml`
+	// style List and plans from it too; the objects must be the live
+	// plan's. Empty: no dump plan.
 	Dump []schema.GroupVersionResource
 }
 
@@ -249,16 +248,7 @@ func offlinePlan(t testing.TB, env *framework.Env, pc planCase, live *framework.
 	}
 	defer os.RemoveAll(dir)
 	snap := filepath.Join(dir, "snapshot.json")
-	// The snapshot holds what the live plan read: one namespace's
-	// objects for a namespaced plan. Another namespace's deletions still
-	// in flight (an earlier test's) would also run in the simulation and
-	// could change which controller acts last on an object, and so the
-	// reason given, though not what is deleted.
-	args := []string{"snapshot", "-o", snap}
-	if pc.Namespace != "" {
-		args = append(args, "-n", pc.Namespace)
-	}
-	if res := env.RunKGC(t, args...); res.ExitCode != 0 {
+	if res := env.RunKGC(t, "snapshot", "-o", snap); res.ExitCode != 0 {
 		return nil, fmt.Sprintf("kgc snapshot failed: %s", res)
 	}
 	res := env.RunKGC(t, append(pc.planArgs(), "-f", snap)...)
@@ -286,14 +276,7 @@ func offlinePlan(t testing.TB, env *framework.Env, pc planCase, live *framework.
 func dumpPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase, live *framework.Plan) string {
 	items := []any{}
 	for _, gvr := range pc.Dump {
-		// As the snapshot: a namespaced plan's namespaced types are
-		// dumped from its namespace (kubectl get -n NS), for the same
-		// reason.
-		ns, err := dumpNamespace(env, pc, gvr)
-		if err != nil {
-			return err.Error()
-		}
-		list, err := env.Dynamic.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		list, err := env.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return fmt.Sprintf("listing %s for the dump: %v", gvr.Resource, err)
 		}
@@ -326,27 +309,6 @@ func dumpPlan(t testing.TB, ctx context.Context, env *framework.Env, pc planCase
 		return fmt.Sprintf("objects differ from the live plan's\nlive:\n%s\nfrom the dump:\n%s", a, b)
 	}
 	return ""
-}
-
-// dumpNamespace is the namespace to list gvr in for pc's dump: pc's
-// namespace when both are namespaced, else all ("").
-func dumpNamespace(env *framework.Env, pc planCase, gvr schema.GroupVersionResource) (string, error) {
-	if pc.Namespace == "" {
-		return "", nil
-	}
-	list, err := env.Client.Discovery().ServerResourcesForGroupVersion(gvr.GroupVersion().String())
-	if err != nil {
-		return "", fmt.Errorf("discovering %s for the dump: %w", gvr.GroupVersion(), err)
-	}
-	for _, r := range list.APIResources {
-		if r.Name == gvr.Resource {
-			if r.Namespaced {
-				return pc.Namespace, nil
-			}
-			return "", nil
-		}
-	}
-	return "", fmt.Errorf("discovering %s for the dump: %s is not served", gvr.GroupVersion(), gvr.Resource)
 }
 
 // normalizeObjects makes nil and empty slices compare equal.
