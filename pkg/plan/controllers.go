@@ -91,9 +91,7 @@ func (c *controllers) observe(i int32, ri *resInfo, typ eventType, old, new *sna
 				c.q.add(ctlItem{kPV, p}, w)
 			}
 		case isKind(ri, "batch", "Job"):
-			for _, p := range c.jobPods {
-				c.q.add(ctlItem{kJobPod, p}, w)
-			}
+			c.wakeJobPods(old.Metadata.UID, w)
 		}
 		return
 	}
@@ -134,15 +132,28 @@ func (c *controllers) observe(i int32, ri *resInfo, typ eventType, old, new *sna
 			c.q.add(ctlItem{kPV, i}, w)
 		}
 	case isKind(ri, "batch", "Job"):
-		for _, p := range c.jobPods {
-			c.q.add(ctlItem{kJobPod, p}, w)
-		}
+		c.wakeJobPods(o.Metadata.UID, w)
 	}
 	if deleting && c.s.opts.AssumeFinalizers == AssumeRemove {
 		for _, f := range o.Metadata.Finalizers {
 			if !c.handles(f) {
 				c.q.add(ctlItem{kAssume, i}, w)
 				break
+			}
+		}
+	}
+}
+
+// wakeJobPods queues the tracked pods of the Job with uid. The Job
+// controller syncs the Job that changed, so it looks again at that Job's
+// pods only. Waking every tracked pod of the cluster made one Job's plan
+// depend on the other Jobs': their pods, ahead in the queue, let the
+// garbage collector act first.
+func (c *controllers) wakeJobPods(uid string, w int) {
+	for _, p := range c.jobPods {
+		if pod := c.obj(p); pod != nil {
+			if ref := rules.JobOwner(pod); ref != nil && ref.UID == uid {
+				c.q.add(ctlItem{kJobPod, p}, w)
 			}
 		}
 	}

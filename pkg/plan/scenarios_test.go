@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -687,4 +688,45 @@ func TestUnlistedTypesAreOneWarning(t *testing.T) {
 	if len(lines) != 1 || !strings.Contains(lines[0], "could not list 5 types") || !strings.Contains(lines[0], "and 1 more") || p.Complete {
 		t.Errorf("complete=%v, warnings %q: want one incomplete warning counting 5 types", p.Complete, lines)
 	}
+}
+
+// TestJobPlanIgnoresOtherJobs: a plan of one Job's delete says the same,
+// object for object and reason for reason, whether or not the snapshot
+// also holds another Job with tracked pods, in a namespace sorted before
+// it. The Job controller syncs the Job that changed, so it looks at that
+// Job's pods only. Seen on a real control plane (TestWorkloadJob, whose
+// subtests run side by side): the other Jobs' pods, woken too and ahead
+// in the queue, let the garbage collector delete this Job's pods before
+// the Job controller released them, and their reason changed with the
+// other tests' timing.
+func TestJobPlanIgnoresOtherJobs(t *testing.T) {
+	running := &snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "node-a", Phase: "Running"}}
+	node := testobj.New("v1", "Node", "", "node-a").UID("node-a").Build()
+	job := func(ns string) []snapshot.Object {
+		j := testobj.Job(ns, "batch").UID(ns + "-batch").Build()
+		objs := []snapshot.Object{j}
+		for i := range 3 {
+			objs = append(objs, pod(ns, fmt.Sprintf("batch-%d", i)).UID(fmt.Sprintf("%s-pod-%d", ns, i)).
+				Owner(ref(j, blk, ctl)).Finalizers(rules.FinalizerJob).Facts(running).Build())
+		}
+		return objs
+	}
+	alone := append(job("b"), node)
+	for _, policy := range []string{PolicyBackground, PolicyForeground} {
+		target := []Action{del("b-batch", policy)}
+		_, want := simulate(t, world(alone...).Build(), target, Options{})
+		_, got := simulate(t, world(append(job("a"), alone...)...).Build(), target, Options{})
+		if w, g := planLines(want), planLines(got); !slices.Equal(w, g) {
+			t.Errorf("%s: plan of Job b/batch alone:\n%s\nwith Job a/batch beside it:\n%s", policy, strings.Join(w, "\n"), strings.Join(g, "\n"))
+		}
+	}
+}
+
+// planLines is each planned object of the plan with its fate and reason.
+func planLines(p *Plan) []string {
+	var out []string
+	for _, o := range p.Objects {
+		out = append(out, fmt.Sprintf("%s %s: %s", o.Object, o.Fate, o.Reason))
+	}
+	return out
 }

@@ -193,6 +193,18 @@ func JobTrackingDone(pod *snapshot.Object, job func(uid string) *snapshot.Object
 	if f := PodFacts(pod); f != nil && (f.Phase == "Succeeded" || f.Phase == "Failed") {
 		return true
 	}
+	ctrl := JobOwner(pod)
+	if ctrl == nil {
+		return true
+	}
+	j := job(ctrl.UID)
+	return j == nil || j.Terminating() || (j.Facts != nil && j.Facts.Job != nil && j.Facts.Job.Finished)
+}
+
+// JobOwner returns pod's controller reference when it names a batch/v1
+// Job, else nil: the Job whose controller tracks the pod. A change of
+// that Job is what makes the Job controller look at the pod again.
+func JobOwner(pod *snapshot.Object) *snapshot.OwnerReference {
 	var ctrl *snapshot.OwnerReference
 	for k := range pod.Metadata.OwnerReferences {
 		if pod.Metadata.OwnerReferences[k].IsController() {
@@ -200,10 +212,9 @@ func JobTrackingDone(pod *snapshot.Object, job func(uid string) *snapshot.Object
 		}
 	}
 	if ctrl == nil || ctrl.Kind != "Job" || ctrl.APIVersion != "batch/v1" {
-		return true
+		return nil
 	}
-	j := job(ctrl.UID)
-	return j == nil || j.Terminating() || (j.Facts != nil && j.Facts.Job != nil && j.Facts.Job.Finished)
+	return ctrl
 }
 
 // PodFacts returns a pod's facts, or nil when the input has no spec for it.
