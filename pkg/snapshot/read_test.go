@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -754,5 +755,26 @@ func TestRepeatsAcrossStoreChunks(t *testing.T) {
 	}
 	if len(s.Duplicates) != 0 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0].Message, "2 objects were read more than once") {
 		t.Errorf("duplicates %d, warnings %v; want none and one saying 2 objects were read more than once", len(s.Duplicates), s.Warnings)
+	}
+}
+
+func TestRadixSort(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 1000, 70000} {
+		a := make([]uint64, n)
+		x := uint64(88172645463325252)
+		for i := range a {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			a[i] = x
+			if i%7 == 3 {
+				a[i] = a[i/2] // repeats
+			}
+		}
+		want := slices.Clone(a)
+		slices.Sort(want)
+		if got := radixSort(a); !slices.Equal(got, want) {
+			t.Fatalf("radixSort of %d values is not sorted", n)
+		}
 	}
 }

@@ -67,8 +67,7 @@ type repeat struct {
 // filing a million UIDs in a map as they are read: the map's look-ups,
 // each a cache miss, cost more than the sort, and repeats are rare.
 func (rd *reader) findRepeats() map[string]int32 {
-	sorted := slices.Clone(rd.uidHashes)
-	slices.Sort(sorted)
+	sorted := radixSort(rd.uidHashes)
 	repeated := map[uint64]bool{}
 	for i := 1; i < len(sorted); i++ {
 		if sorted[i] == sorted[i-1] {
@@ -98,6 +97,30 @@ func (rd *reader) findRepeats() map[string]int32 {
 		first[uid] = i - int32(countBelow(drop, int(i)))
 	}
 	return first
+}
+
+// radixSort returns a sorted copy of a, in four passes of 16 bits: on a
+// million hashes, several times faster than a comparison sort.
+func radixSort(a []uint64) []uint64 {
+	src, dst := slices.Clone(a), make([]uint64, len(a))
+	var count [1 << 16]int
+	for shift := 0; shift < 64; shift += 16 {
+		clear(count[:])
+		for _, v := range src {
+			count[v>>shift&0xffff]++
+		}
+		sum := 0
+		for d, c := range count {
+			count[d], sum = sum, sum+c
+		}
+		for _, v := range src {
+			d := v >> shift & 0xffff
+			dst[count[d]] = v
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }
 
 // drop removes the objects at the sorted indexes from the store.
