@@ -72,12 +72,14 @@ func (sc *scope) about(f Finding) bool {
 func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 	var out []*Node
 	if sc == nil {
+		types, uids := map[rules.GroupKind]bool{}, map[string]bool{}
 		for _, n := range g.sortedNodes() {
 			if !n.Virtual && len(n.Owners) > 0 {
 				out = append(out, n)
+				g.ownerLookups(n, types, uids)
 			}
 		}
-		return out, g.Index()
+		return out, rules.NewOwnerIndex(g.snap.Objects, types, uids)
 	}
 	inNS := sc.uidsInNamespaces(g.snap.Objects)
 	namespaces, uids := map[string]bool{"": true}, map[string]bool{}
@@ -97,6 +99,17 @@ func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 	}
 	sortNodes(out)
 	return out, rules.NewPartialIndex(g.snap.Objects, namespaces, uids)
+}
+
+// ownerLookups adds to types and uids what judging n's references looks
+// up: the owners' types as the catalog maps them, and their UIDs.
+func (g *Graph) ownerLookups(n *Node, types map[rules.GroupKind]bool, uids map[string]bool) {
+	for _, r := range n.Owners {
+		uids[r.UID] = true
+		if typ, ok := g.cat.Mapping(r.APIVersion, r.Kind); ok {
+			types[rules.GroupKind{Group: typ.Group, Kind: typ.Kind}] = true
+		}
+	}
 }
 
 // mayJudge reports whether a finding about one of n's references could be

@@ -84,3 +84,23 @@ func TestConnectedStopsAtUnrelatedObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerIndexJudgesAsTheWholeIndex: judging every owner reference with
+// the index of the owners' types and UIDs (rules.NewOwnerIndex) finds what
+// judging them with the whole snapshot's index does, on random inputs.
+func TestOwnerIndexJudgesAsTheWholeIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		data := make([]byte, 20+rng.IntN(120))
+		for i := range data {
+			data[i] = byte(rng.IntN(256))
+		}
+		g := Replay(snapshotFromBytes(data))
+		nodes, ix := g.judged(nil)
+		for _, n := range nodes {
+			if w, got := g.ownerFindings(n, g.Index()), g.ownerFindings(n, ix); !reflect.DeepEqual(w, got) {
+				t.Fatalf("%s: with the whole index %v, with the owner index %v", n.UID(), w, got)
+			}
+		}
+	}
+}

@@ -490,21 +490,24 @@ type Edge struct {
 	Controller         bool   `json:"controller"`
 }
 
-// Edges returns the edges of the nodes given (their owner references), one
+// Edges returns the edges of the nodes given, each once (their owner references), one
 // per (from, to), sorted by (from, to). Two references from one object to
 // the same UID make one edge whose flags are either's.
 func Edges(nodes []*Node) []Edge {
-	idx := map[[2]string]int{}
 	var out []Edge
 	for _, n := range nodes {
+		// A node is listed once, so two edges can share (from, to) only
+		// when they are two references of one node: look among its own.
+		first := len(out)
+	refs:
 		for _, r := range n.Owners {
-			k := [2]string{n.UID(), r.UID}
-			if i, ok := idx[k]; ok {
-				out[i].BlockOwnerDeletion = out[i].BlockOwnerDeletion || r.Blocking()
-				out[i].Controller = out[i].Controller || r.IsController()
-				continue
+			for i := first; i < len(out); i++ {
+				if out[i].To == r.UID {
+					out[i].BlockOwnerDeletion = out[i].BlockOwnerDeletion || r.Blocking()
+					out[i].Controller = out[i].Controller || r.IsController()
+					continue refs
+				}
 			}
-			idx[k] = len(out)
 			out = append(out, Edge{From: n.UID(), To: r.UID, BlockOwnerDeletion: r.Blocking(), Controller: r.IsController()})
 		}
 	}

@@ -70,7 +70,7 @@ type GraphNode struct {
 // script can iterate them without checking.
 func NewGraphDocument(v GraphView) GraphDocument {
 	doc := GraphDocument{APIVersion: APIVersion, Kind: "Graph",
-		Nodes: []GraphNode{}, Edges: v.edges(), Findings: v.Findings}
+		Nodes: make([]GraphNode, 0, len(v.Nodes)), Edges: v.edges(), Findings: v.Findings}
 	for _, n := range v.Nodes {
 		fins := slices.Clone(n.Finalizers())
 		if fins == nil {

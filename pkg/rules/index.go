@@ -35,6 +35,24 @@ func NewPartialIndex(objs []snapshot.Object, namespaces, uids map[string]bool) *
 	return ix
 }
 
+// GroupKind is a type by group and kind.
+type GroupKind struct{ Group, Kind string }
+
+// NewOwnerIndex indexes, of objs, what judging some owner references
+// looks up (ClassifyReference): the names of objects of the owners'
+// types, and the objects holding the references' UIDs. Judging every
+// reference of a cluster then indexes its owners, not its million pods.
+// Its answers for those types and UIDs are NewIndex's; for others it
+// answers nil.
+func NewOwnerIndex(objs []snapshot.Object, types map[GroupKind]bool, uids map[string]bool) *Index {
+	ix := &Index{byUID: make(map[string]*snapshot.Object, len(uids)), byName: map[nameKey]*snapshot.Object{}}
+	for i := range objs {
+		o := &objs[i]
+		ix.add(o, uids[o.Metadata.UID], types[GroupKind{snapshot.GroupOf(o.APIVersion), o.Kind}])
+	}
+	return ix
+}
+
 // add files o under its UID and under its name, as asked; the first
 // object of a key wins.
 func (ix *Index) add(o *snapshot.Object, byUID, byName bool) {
