@@ -106,9 +106,14 @@ func WriteFile(path string, s *Snapshot) (err error) {
 	return nil
 }
 
-// writeGzip writes s gzipped to w, compressing on a second goroutine.
+// writeGzip writes s gzipped to w, compressing on a second goroutine, at
+// gzip's fastest level: the default level took longer than reading and
+// encoding a million objects together, for files a fifth smaller.
 func writeGzip(w io.Writer, s *Snapshot) error {
-	zw := gzip.NewWriter(w)
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
 	wb := newWriteBehind(zw)
 	werr := Write(wb, s)
 	if err := wb.Close(); err != nil {
