@@ -162,6 +162,23 @@ func TestReplayOrder(t *testing.T) {
 	}
 }
 
+// TestReplayOrderInstants: creation times are compared as instants,
+// whatever their zone, to the nanosecond, and before 1970 too.
+func TestReplayOrderInstants(t *testing.T) {
+	east := time.FixedZone("east", 5*3600)
+	objs := []snapshot.Object{
+		testobj.ConfigMap("a", "half-second-later").Created(t0.Add(500 * time.Millisecond)).Build(),
+		testobj.ConfigMap("a", "same-instant-other-zone").Created(t0.In(east)).ResourceVersion("7").Build(),
+		testobj.ConfigMap("a", "year-one").Created(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)).Build(),
+		testobj.ConfigMap("a", "same-instant").Created(t0).ResourceVersion("3").Build(),
+		testobj.ConfigMap("a", "a-nanosecond-earlier").Created(t0.Add(-time.Nanosecond)).Build(),
+	}
+	got := rules.ReplayOrder(objs, func(int) bool { return true })
+	if want := []int32{2, 4, 3, 1, 0}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}
+
 func TestEcosystemFinalizers(t *testing.T) {
 	for _, c := range []struct{ finalizer, group, removedBy, workload string }{
 		{"resources-finalizer.argocd.argoproj.io", "argoproj.io", "Argo CD application controller", "argocd-application-controller"},
