@@ -1,24 +1,55 @@
 package rules
 
-import "github.com/kgc-dev/kgc/pkg/snapshot"
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
 
 // Index finds a snapshot's objects the way the collector's GETs would: by
 // group, kind, namespace and name, and by UID. Of several objects with one
 // key (mixed or edited input) the first in the snapshot's order wins.
+// Any number of goroutines may use one.
 type Index struct {
+	// objs, for NewIndex's: the objects it scans for its first few
+	// look-ups, and indexes on the next one (once).
+	objs    []snapshot.Object
+	lookups atomic.Int32
+	once    sync.Once
+
 	byUID  map[string]*snapshot.Object
 	byName map[nameKey]*snapshot.Object
 }
 
 type nameKey struct{ group, kind, namespace, name string }
 
-// NewIndex indexes objs.
-func NewIndex(objs []snapshot.Object) *Index {
-	ix := &Index{byUID: make(map[string]*snapshot.Object, len(objs)), byName: make(map[nameKey]*snapshot.Object, len(objs))}
-	for i := range objs {
-		ix.add(&objs[i], true, true)
+// scannedLookups is how many look-ups NewIndex's index answers by a pass
+// over the objects before it builds its maps: one object's diagnosis asks
+// a few questions, and indexing a million objects costs as much as
+// scanning them a dozen times.
+const scannedLookups = 4
+
+// NewIndex indexes objs, on demand: its first look-ups scan them, the
+// next one builds the maps.
+func NewIndex(objs []snapshot.Object) *Index { return &Index{objs: objs} }
+
+// indexed reports whether look-ups go to the maps, building them when it
+// is time; false means scan.
+func (ix *Index) indexed() bool {
+	if ix.objs == nil {
+		return true
 	}
-	return ix
+	if ix.lookups.Add(1) <= scannedLookups {
+		return false
+	}
+	ix.once.Do(func() {
+		ix.byUID, ix.byName = make(map[string]*snapshot.Object, len(ix.objs)), make(map[nameKey]*snapshot.Object, len(ix.objs))
+		for i := range ix.objs {
+			ix.add(&ix.objs[i], true, true)
+		}
+	})
+	return true
 }
 
 // NewPartialIndex indexes, of objs, only the names in the namespaces
@@ -69,9 +100,31 @@ func (ix *Index) add(o *snapshot.Object, byUID, byName bool) {
 }
 
 // ByUID returns the object with uid, or nil.
-func (ix *Index) ByUID(uid string) *snapshot.Object { return ix.byUID[uid] }
+func (ix *Index) ByUID(uid string) *snapshot.Object {
+	if ix.indexed() {
+		return ix.byUID[uid]
+	}
+	if uid == "" {
+		return nil
+	}
+	for i := range ix.objs {
+		if ix.objs[i].Metadata.UID == uid {
+			return &ix.objs[i]
+		}
+	}
+	return nil
+}
 
 // ByName returns the object of group/kind named name in namespace, or nil.
 func (ix *Index) ByName(group, kind, namespace, name string) *snapshot.Object {
-	return ix.byName[nameKey{group, kind, namespace, name}]
+	if ix.indexed() {
+		return ix.byName[nameKey{group, kind, namespace, name}]
+	}
+	for i := range ix.objs {
+		o := &ix.objs[i]
+		if o.Metadata.Name == name && o.Kind == kind && o.Metadata.Namespace == namespace && snapshot.GroupOf(o.APIVersion) == group {
+			return o
+		}
+	}
+	return nil
 }

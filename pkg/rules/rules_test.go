@@ -213,3 +213,34 @@ func TestEcosystemFinalizers(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexScansThenIndexes: NewIndex's index answers its first look-ups
+// by scanning and the later ones from its maps, and both give the first
+// object of a key in the snapshot's order, whatever the key.
+func TestIndexScansThenIndexes(t *testing.T) {
+	objs := []snapshot.Object{
+		testobj.ConfigMap("a", "cm").UID("u1").Build(),
+		testobj.ConfigMap("a", "cm").UID("u2").Build(), // same name: the first wins
+		testobj.New("example.com/v1", "ConfigMap", "a", "cm").UID("u3").Build(),
+		testobj.Secret("a", "s").UID("u1").Build(), // same UID: the first wins
+		testobj.Secret("b", "s").Build(),           // no UID
+	}
+	ix := rules.NewIndex(objs)
+	for round := range 10 {
+		if o := ix.ByUID("u1"); o != &objs[0] {
+			t.Fatalf("look-up %d: ByUID(u1) = %v, want the first ConfigMap", round, o)
+		}
+		if o := ix.ByName("", "ConfigMap", "a", "cm"); o != &objs[0] {
+			t.Fatalf("look-up %d: ByName(ConfigMap a/cm) = %v, want the first", round, o)
+		}
+		if o := ix.ByName("example.com", "ConfigMap", "a", "cm"); o != &objs[2] {
+			t.Fatalf("look-up %d: ByName(example.com ConfigMap a/cm) = %v, want the custom one", round, o)
+		}
+		if o := ix.ByUID(""); o != nil {
+			t.Fatalf("look-up %d: ByUID(\"\") = %v, want nil", round, o)
+		}
+		if o := ix.ByName("", "Secret", "b", "missing"); o != nil {
+			t.Fatalf("look-up %d: ByName of a missing object = %v", round, o)
+		}
+	}
+}
