@@ -202,7 +202,7 @@ func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 	}
 	if o.source.AllNamespaces || o.namespace == "" {
 		g := graph.Replay(snap)
-		return render.GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.AllFindings()}, nil
+		return render.GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.AllFindings(), All: true}, nil
 	}
 	if err := checkNamespace(snap, o.namespace, o.explicit); err != nil {
 		return render.GraphView{}, err

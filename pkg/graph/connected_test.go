@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 // FuzzReplayAbout checks that a graph replayed about some objects answers
@@ -101,6 +103,30 @@ func TestOwnerIndexJudgesAsTheWholeIndex(t *testing.T) {
 			if w, got := g.ownerFindings(n, g.Index()), g.ownerFindings(n, ix); !reflect.DeepEqual(w, got) {
 				t.Fatalf("%s: with the whole index %v, with the owner index %v", n.UID(), w, got)
 			}
+		}
+	}
+}
+
+// TestNodesInObjectOrder: for a snapshot in contract order, the nodes
+// listed in their objects' order with the virtual ones merged in are the
+// nodes sorted, on random inputs.
+func TestNodesInObjectOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 500 {
+		data := make([]byte, 20+rng.IntN(120))
+		for i := range data {
+			data[i] = byte(rng.IntN(256))
+		}
+		snap := snapshotFromBytes(data)
+		snapshot.SortObjects(snap.Objects)
+		g := Replay(snap)
+		want := make([]*Node, 0, len(g.uidToNode))
+		for _, n := range g.uidToNode {
+			want = append(want, n)
+		}
+		sortNodes(want)
+		if got := g.AllNodes(); !reflect.DeepEqual(describe(got), describe(want)) {
+			t.Fatalf("in object order:\n%v\nsorted:\n%v", describe(got), describe(want))
 		}
 	}
 }

@@ -39,7 +39,7 @@ package graph
 
 import (
 	"slices"
-	"sort"
+	"strings"
 	"sync"
 
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -201,6 +201,10 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool, size int) *Graph 
 // first use: a question about one tree never needs the whole order.
 func (g *Graph) sortedNodes() []*Node {
 	g.sortOnce.Do(func() {
+		if snapshot.Sorted(g.snap.Objects) {
+			g.sorted = g.nodesInObjectOrder()
+			return
+		}
 		g.sorted = make([]*Node, 0, len(g.uidToNode))
 		for _, n := range g.uidToNode {
 			g.sorted = append(g.sorted, n)
@@ -208,6 +212,38 @@ func (g *Graph) sortedNodes() []*Node {
 		sortNodes(g.sorted)
 	})
 	return g.sorted
+}
+
+// nodesInObjectOrder returns every node in contract order without
+// sorting them all, for a snapshot whose objects are in contract order:
+// an observed node's identity differs from its object's reference only
+// in apiVersion, which the order ignores, so the observed nodes come in
+// their objects' order. Only the virtual nodes, few, are sorted, and
+// merged in.
+func (g *Graph) nodesInObjectOrder() []*Node {
+	observed := make([]*Node, 0, len(g.uidToNode))
+	var virtual []*Node
+	for i := range g.snap.Objects {
+		o := &g.snap.Objects[i]
+		if n := g.uidToNode[o.Metadata.UID]; n != nil && n.Object == o {
+			observed = append(observed, n)
+		}
+	}
+	for _, n := range g.uidToNode {
+		if n.Object == nil {
+			virtual = append(virtual, n)
+		}
+	}
+	sortNodes(virtual)
+	out := make([]*Node, 0, len(observed)+len(virtual))
+	for len(observed) > 0 && len(virtual) > 0 {
+		if virtual[0].Identity.Compare(observed[0].Identity) < 0 {
+			out, virtual = append(out, virtual[0]), virtual[1:]
+		} else {
+			out, observed = append(out, observed[0]), observed[1:]
+		}
+	}
+	return append(append(out, observed...), virtual...)
 }
 
 // Index returns the collector's lookups over the whole snapshot, built
@@ -511,11 +547,11 @@ func Edges(nodes []*Node) []Edge {
 			out = append(out, Edge{From: n.UID(), To: r.UID, BlockOwnerDeletion: r.Blocking(), Controller: r.IsController()})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].From != out[j].From {
-			return out[i].From < out[j].From
+	slices.SortFunc(out, func(a, b Edge) int {
+		if c := strings.Compare(a.From, b.From); c != 0 {
+			return c
 		}
-		return out[i].To < out[j].To
+		return strings.Compare(a.To, b.To)
 	})
 	return out
 }

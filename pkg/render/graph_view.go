@@ -25,10 +25,17 @@ type GraphView struct {
 	// tree names the namespace of objects outside it only.
 	Namespace string
 	Findings  []graph.Finding
+	// All says that Nodes are all of Graph.Nodes(): every owner a drawn
+	// node references is drawn too (as a virtual node if absent), so no
+	// edge needs to be checked.
+	All bool
 }
 
 // edges returns the edges between drawn nodes.
 func (v GraphView) edges() []graph.Edge {
+	if v.All {
+		return graph.Edges(v.Nodes)
+	}
 	in := v.uidSet()
 	var out []graph.Edge
 	for _, e := range graph.Edges(v.Nodes) {

@@ -354,18 +354,22 @@ func compareObjects(a, b *Object) int {
 	return strings.Compare(a.Metadata.UID, b.Metadata.UID)
 }
 
+// Sorted reports whether objs are in the contract's order, as ReadFiles
+// and a live capture return them.
+func Sorted(objs []Object) bool {
+	for i := 1; i < len(objs); i++ {
+		if compareObjects(&objs[i-1], &objs[i]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // SortObjects sorts objects in the contract's order. It sorts indexes and
 // permutes in place, because moving whole Objects during a sort of a
 // million of them costs more than the comparisons.
 func SortObjects(objs []Object) {
-	sorted := true
-	for i := 1; i < len(objs); i++ {
-		if compareObjects(&objs[i-1], &objs[i]) > 0 {
-			sorted = false
-			break
-		}
-	}
-	if sorted {
+	if Sorted(objs) {
 		return
 	}
 	idx := make([]int32, len(objs))
