@@ -26,7 +26,13 @@ func ReplayOrder(objs []snapshot.Object, keep func(i int) bool) []int32 {
 			keys = append(keys, newObservation(&objs[i], int32(i)))
 		}
 	}
-	slices.SortFunc(keys, compareObservations)
+	if snapshot.Sorted(objs) {
+		// Input order is then contract order: ties need no references
+		// compared, and the comparisons are integers only.
+		slices.SortFunc(keys, compareObservationsInOrder)
+	} else {
+		slices.SortFunc(keys, compareObservations)
+	}
 	out := make([]int32, len(keys))
 	for i, k := range keys {
 		out[i] = k.idx
@@ -61,6 +67,27 @@ func newObservation(o *snapshot.Object, idx int32) observation {
 }
 
 func compareObservations(a, b observation) int {
+	if c := compareCreated(a, b); c != 0 {
+		return c
+	}
+	if c := a.obj.Ref().Compare(b.obj.Ref()); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.idx, b.idx)
+}
+
+// compareObservationsInOrder is compareObservations for objects in
+// contract order, where input order breaks the ties alone.
+func compareObservationsInOrder(a, b observation) int {
+	if c := compareCreated(a, b); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.idx, b.idx)
+}
+
+// compareCreated orders by creation time, then, within it, by
+// resourceVersion when both have one; 0 leaves the tie to contract order.
+func compareCreated(a, b observation) int {
 	switch {
 	case a.hasCreated != b.hasCreated:
 		if !a.hasCreated {
@@ -72,15 +99,8 @@ func compareObservations(a, b observation) int {
 	case a.nsec != b.nsec:
 		return cmp.Compare(a.nsec, b.nsec)
 	}
-	if a.hasRV && b.hasRV && a.rv != b.rv {
+	if a.hasRV && b.hasRV {
 		return cmp.Compare(a.rv, b.rv)
 	}
-	ra, rb := a.obj.Ref(), b.obj.Ref()
-	switch {
-	case ra.Less(rb):
-		return -1
-	case rb.Less(ra):
-		return 1
-	}
-	return int(a.idx - b.idx)
+	return 0
 }
