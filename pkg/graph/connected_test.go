@@ -23,12 +23,7 @@ func FuzzReplayAbout(f *testing.F) {
 // TestReplayAboutAgrees runs FuzzReplayAbout's check on 500 random
 // inputs on every test run, beyond the fuzzer's seeds.
 func TestReplayAboutAgrees(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 500 {
-		data := make([]byte, 20+rng.IntN(120))
-		for i := range data {
-			data[i] = byte(rng.IntN(256))
-		}
+	for _, data := range randomInputs(1, 500) {
 		replayAboutAgrees(t, data)
 	}
 }
@@ -91,12 +86,7 @@ func TestConnectedStopsAtUnrelatedObjects(t *testing.T) {
 // the index of the owners' types and UIDs (rules.NewOwnerIndex) finds what
 // judging them with the whole snapshot's index does, on random inputs.
 func TestOwnerIndexJudgesAsTheWholeIndex(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 500 {
-		data := make([]byte, 20+rng.IntN(120))
-		for i := range data {
-			data[i] = byte(rng.IntN(256))
-		}
+	for _, data := range randomInputs(3, 500) {
 		g := Replay(snapshotFromBytes(data))
 		nodes, ix := g.judged(nil)
 		for _, n := range nodes {
@@ -111,12 +101,7 @@ func TestOwnerIndexJudgesAsTheWholeIndex(t *testing.T) {
 // listed in their objects' order with the virtual ones merged in are the
 // nodes sorted, on random inputs.
 func TestNodesInObjectOrder(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 500 {
-		data := make([]byte, 20+rng.IntN(120))
-		for i := range data {
-			data[i] = byte(rng.IntN(256))
-		}
+	for _, data := range randomInputs(5, 500) {
 		snap := snapshotFromBytes(data)
 		snapshot.SortObjects(snap.Objects)
 		g := Replay(snap)
@@ -129,4 +114,18 @@ func TestNodesInObjectOrder(t *testing.T) {
 			t.Fatalf("in object order:\n%v\nsorted:\n%v", describe(got), describe(want))
 		}
 	}
+}
+
+// randomInputs returns n random inputs for snapshotFromBytes, the same for
+// the same seed.
+func randomInputs(seed uint64, n int) [][]byte {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	out := make([][]byte, n)
+	for k := range out {
+		out[k] = make([]byte, 20+rng.IntN(120))
+		for i := range out[k] {
+			out[k][i] = byte(rng.IntN(256))
+		}
+	}
+	return out
 }

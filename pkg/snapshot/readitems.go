@@ -120,13 +120,8 @@ func (b *itemBatch) keep(it framedItem, raw []byte) framedItem {
 // frameArray frames the elements of an array whose '[' was consumed,
 // handing each to emit with its bytes (valid until the next read of st).
 func frameArray(st *stream, where, descFmt string, emit func(framedItem, []byte)) error {
-	c, err := st.peek()
-	if err != nil {
-		return st.wrap(err)
-	}
-	if c == ']' {
-		st.pos++
-		return nil
+	if empty, err := st.closes(']'); empty || err != nil {
+		return err
 	}
 	for i := 0; ; i++ {
 		c, err := st.peek()

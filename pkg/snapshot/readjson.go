@@ -74,13 +74,8 @@ func (rd *reader) topObject(st *stream, file string, hint typeHint, where string
 	}
 	start := rd.objs.Len()
 	rd.listHinted = rd.listHinted[:0]
-	c, err := st.peek()
-	if err != nil {
-		return st.wrap(err)
-	}
-	if c == '}' {
-		st.pos++
-		return nil
+	if empty, err := st.closes('}'); empty || err != nil {
+		return err
 	}
 	fields, streamed, err := rd.objectFields(st, file, hint, where)
 	if err != nil {

@@ -96,6 +96,19 @@ func (st *stream) peek() (byte, error) {
 	}
 }
 
+// closes reports whether the next byte is c, the end of an empty
+// container, and consumes it if so.
+func (st *stream) closes(c byte) (bool, error) {
+	got, err := st.peek()
+	if err != nil {
+		return false, st.wrap(err)
+	}
+	if got == c {
+		st.pos++
+	}
+	return got == c, nil
+}
+
 // expect consumes byte c.
 func (st *stream) expect(c byte) error {
 	got, err := st.peek()
