@@ -32,8 +32,9 @@ type framedItem struct {
 }
 
 const (
-	itemBatchBytes = 256 << 10
-	itemBatches    = 3 // in flight: one filled, one extracted, one queued
+	itemBatchBytes    = 256 << 10
+	minItemBatchBytes = 16 << 10
+	itemBatches       = 3 // in flight: one filled, one extracted, one queued
 )
 
 // items reads the elements of an array whose '[' was consumed. It returns
@@ -42,7 +43,7 @@ func (rd *reader) items(st *stream, file string, hint typeHint, where, descFmt s
 	out := make(chan *itemBatch, itemBatches)
 	free := make(chan *itemBatch, itemBatches)
 	for range itemBatches {
-		free <- &itemBatch{buf: make([]byte, 0, itemBatchBytes)}
+		free <- &itemBatch{}
 	}
 	go frameItems(st, where, descFmt, out, free)
 	for b := range out {
@@ -99,8 +100,11 @@ func (b *itemBatch) keep(it framedItem, raw []byte) framedItem {
 		return it
 	}
 	if len(b.buf)+len(raw) > cap(b.buf) {
-		// An item larger than a batch gets a buffer of its own.
-		b.buf = make([]byte, 0, len(raw))
+		// The batch holds no bytes yet (frameItems sends a batch before
+		// it overflows). Buffers start small, for the many small Lists
+		// of a cluster-info dump, and double up to itemBatchBytes as
+		// they are reused; an item larger than that gets its own.
+		b.buf = make([]byte, 0, max(len(raw), min(2*cap(b.buf), itemBatchBytes), minItemBatchBytes))
 	}
 	start := len(b.buf)
 	b.buf = append(b.buf, raw...)
