@@ -21,9 +21,10 @@ type index struct {
 	// it, else replayed about the objects diagnosis reached (seeds), and
 	// again, larger, when it reaches one outside it. One object's
 	// diagnosis then costs its own part of the graph, not the cluster's.
-	g     *graph.Graph
-	whole bool
-	seeds []string
+	g       *graph.Graph
+	whole   bool
+	seeds   []string
+	replays int
 	// objects finds objects by UID and name: the whole graph's index, or
 	// one of the snapshot's own, so that a graph replayed again does not
 	// index the snapshot again.
@@ -55,12 +56,24 @@ func (ix *index) graphAbout(uids ...string) *graph.Graph {
 			missing = append(missing, u)
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(missing) == 0:
+	case ix.replays >= maxPartialReplays:
+		// A diagnosis that keeps reaching outside the graph (a namespace
+		// whose objects own nothing of each other) would replay it again
+		// for every object: replay the cluster once instead.
+		ix.g = graph.Replay(ix.snap)
+	default:
+		ix.replays++
 		ix.seeds = append(ix.seeds, missing...)
 		ix.g = graph.ReplayAbout(ix.snap, ix.seeds...)
 	}
 	return ix.g
 }
+
+// maxPartialReplays is how many times diagnosis replays the graph about
+// the objects it reached before it replays the whole cluster.
+const maxPartialReplays = 3
 
 // node returns uid's node in the collector's graph, or nil.
 func (ix *index) node(uid string) *graph.Node { return ix.graphAbout(uid).Node(uid) }
