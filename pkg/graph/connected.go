@@ -2,30 +2,23 @@ package graph
 
 import "github.com/kgc-dev/kgc/pkg/snapshot"
 
-// maxConnectedPasses bounds Connected's passes over the objects. Each
+// maxConnectedPasses bounds connected's passes over the objects. Each
 // pass reaches one step further along owner references in both
 // directions, and owner chains are short (Deployment → ReplicaSet → Pod
 // is three); a longer chain is replayed whole rather than walked pass by
 // pass.
 const maxConnectedPasses = 12
 
-// Connected returns which of objs are connected to uids through owner
+// connected returns which of objs are connected to uids through owner
 // references, in either direction and through any number of steps: the
 // objects holding one of the UIDs, the objects their references name,
-// the objects referring to them, and so on. It is the object-level
+// the objects referring to them, and so on; and the UIDs reached: those
+// of the objects connected and of their owners. It is the object-level
 // superset of the collector's connected component (it also follows
 // references without a UID's node, which never joins two nodes). It makes
 // a few passes over objs with a map of the UIDs reached so far, instead
 // of indexing every owner reference of the cluster; past
-// maxConnectedPasses it returns every object.
-func Connected(objs []snapshot.Object, uids []string) []bool {
-	in, _ := connected(objs, uids)
-	return in
-}
-
-// connected is Connected, which also returns the UIDs reached: those of
-// the objects connected and of their owners. It returns nil UIDs when it
-// gave up and returned every object.
+// maxConnectedPasses it returns every object, and nil UIDs.
 func connected(objs []snapshot.Object, uids []string) ([]bool, map[string]bool) {
 	reached := make(map[string]bool, len(uids))
 	for _, u := range uids {

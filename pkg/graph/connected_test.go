@@ -74,7 +74,7 @@ func describeWithDependents(nodes []*Node) []string {
 
 func TestConnectedStopsAtUnrelatedObjects(t *testing.T) {
 	snap := snapshotFromBytes([]byte{2, 1, 3, 4, 9, 3, 2, 1, 1, 7, 6, 4, 1, 1, 3, 2, 9, 8, 1, 2, 2, 2, 4, 0, 3, 3, 1, 5, 6, 1, 0, 2, 1, 4, 11, 3, 2})
-	in := Connected(snap.Objects, []string{"nobody"})
+	in, _ := connected(snap.Objects, []string{"nobody"})
 	for i, ok := range in {
 		if ok {
 			t.Fatalf("%s is connected to a UID no object holds or names", snap.Objects[i].Ref())

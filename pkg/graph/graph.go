@@ -130,7 +130,7 @@ func Replay(snap *snapshot.Snapshot) *Graph {
 }
 
 // ReplayAbout replays only the objects connected to uids through owner
-// references (see Connected): a question about one tree of a
+// references (see connected): a question about one tree of a
 // million-object cluster then replays that tree, not the cluster. Every
 // node the collector links to them (owners, dependents, their owners'
 // other dependents, virtual owners) is replayed exactly as Replay would,
