@@ -58,7 +58,6 @@ func (rd *reader) add(file string, desc func() string, f topFields, hint typeHin
 type repeat struct {
 	obj  Object
 	file int32
-	at   int // where it was read (objStore index)
 }
 
 // findRepeats takes out of the store every object whose UID an object
@@ -89,7 +88,7 @@ func (rd *reader) findRepeats() map[string]int32 {
 			first[uid] = int32(i)
 			continue
 		}
-		rd.repeats = append(rd.repeats, repeat{obj: *rd.objs.At(i), file: rd.objFile[i], at: i})
+		rd.repeats = append(rd.repeats, repeat{obj: *rd.objs.At(i), file: rd.objFile[i]})
 		drop = append(drop, i)
 	}
 	rd.drop(drop)
