@@ -24,19 +24,20 @@ type Catalog struct {
 	failures []DiscoveryFailure
 	// inferred describes types the catalog lacks from their objects: the
 	// objects exist, so their type is served at the versions seen.
-	inferred map[groupKind]snapshot.Resource
+	inferred map[GroupKind]snapshot.Resource
 }
-
-type groupKind struct{ group, kind string }
 
 // DiscoveryFailure is an API group version whose discovery failed.
 type DiscoveryFailure struct{ GroupVersion, Error string }
+
+// GroupKind is a type by group and kind.
+type GroupKind struct{ Group, Kind string }
 
 // NewCatalog indexes snap's catalog.
 func NewCatalog(snap *snapshot.Snapshot) *Catalog {
 	c := &Catalog{Catalog: snap.Catalog(), groups: map[string]bool{},
 		discovered: snap.Source.Type == "live" || snap.Source.Server != "",
-		inferred:   map[groupKind]snapshot.Resource{}}
+		inferred:   map[GroupKind]snapshot.Resource{}}
 	for _, r := range snap.Resources {
 		c.groups[r.Group] = true
 	}
@@ -59,7 +60,7 @@ func (c *Catalog) infer(o *snapshot.Object) {
 	if _, ok := c.ForGroupKind(group, o.Kind); ok {
 		return
 	}
-	k := groupKind{group, o.Kind}
+	k := GroupKind{group, o.Kind}
 	r, ok := c.inferred[k]
 	if !ok {
 		r = snapshot.Resource{Group: group, Version: version, Kind: o.Kind, Namespaced: o.Metadata.Namespace != "",
@@ -81,7 +82,7 @@ func (c *Catalog) Resource(group, kind string) (r snapshot.Resource, inferred, o
 	if r, ok := c.ForGroupKind(group, kind); ok {
 		return r, false, true
 	}
-	r, ok = c.inferred[groupKind{group, kind}]
+	r, ok = c.inferred[GroupKind{group, kind}]
 	return r, ok, ok
 }
 
@@ -94,7 +95,7 @@ func (c *Catalog) Mapping(apiVersion, kind string) (snapshot.Resource, bool) {
 		return r, true
 	}
 	group, version := snapshot.SplitAPIVersion(apiVersion)
-	if r, ok := c.inferred[groupKind{group, kind}]; ok && slices.Contains(r.Versions, version) {
+	if r, ok := c.inferred[GroupKind{group, kind}]; ok && slices.Contains(r.Versions, version) {
 		return r, true
 	}
 	return snapshot.Resource{}, false

@@ -66,9 +66,6 @@ func NewPartialIndex(objs []snapshot.Object, namespaces, uids map[string]bool) *
 	return ix
 }
 
-// GroupKind is a type by group and kind.
-type GroupKind struct{ Group, Kind string }
-
 // NewOwnerIndex indexes, of objs, what judging some owner references
 // looks up (ClassifyReference): the names of objects of the owners'
 // types, and the objects holding the references' UIDs. Judging every
