@@ -19,7 +19,7 @@ func Write(w io.Writer, s *Snapshot) error {
 	res := append([]Resource(nil), s.Resources...)
 	SortResources(res)
 	objs := s.Objects
-	if !objectsSorted(objs) {
+	if !Sorted(objs) {
 		objs = append([]Object(nil), objs...)
 		SortObjects(objs)
 	}
@@ -133,15 +133,6 @@ func dirOf(path string) string {
 		return path[:i]
 	}
 	return "."
-}
-
-func objectsSorted(objs []Object) bool {
-	for i := 1; i < len(objs); i++ {
-		if compareObjects(&objs[i-1], &objs[i]) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // SortResources sorts a catalog by group, then resource: the order of a
