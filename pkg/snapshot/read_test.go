@@ -778,3 +778,19 @@ func TestRadixSort(t *testing.T) {
 		}
 	}
 }
+
+// TestItemBatchGrows: a batch's buffer starts small and doubles each time
+// it is reused, up to itemBatchBytes, so that a big List is handed over
+// in few batches and a small one allocates little.
+func TestItemBatchGrows(t *testing.T) {
+	b := &itemBatch{}
+	var caps []int
+	for range 7 {
+		caps = append(caps, cap(b.grow().buf))
+		b.buf = b.buf[:0]
+	}
+	want := []int{16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 256 << 10, 256 << 10}
+	if !slices.Equal(caps, want) {
+		t.Fatalf("buffer sizes %v as the batch is reused, want %v", caps, want)
+	}
+}

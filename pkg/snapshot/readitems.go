@@ -81,16 +81,26 @@ func itemDesc(where, descFmt string, i int) func() string {
 // frameItems frames the array's elements into batches taken from free and
 // sends them to out, the last one marked done.
 func frameItems(st *stream, where, descFmt string, out chan<- *itemBatch, free <-chan *itemBatch) {
-	b := <-free
+	b := (<-free).grow()
 	err := frameArray(st, where, descFmt, func(it framedItem, raw []byte) {
 		if len(b.items) > 0 && len(b.buf)+len(raw) > cap(b.buf) {
 			out <- b
-			b = <-free
+			b = (<-free).grow()
 		}
 		b.items = append(b.items, b.keep(it, raw))
 	})
 	b.done, b.err = true, err
 	out <- b
+}
+
+// grow gives an empty batch a larger buffer until it reaches
+// itemBatchBytes: buffers start small, for the many small Lists of a
+// cluster-info dump, and double as they are reused.
+func (b *itemBatch) grow() *itemBatch {
+	if c := cap(b.buf); c < itemBatchBytes {
+		b.buf = make([]byte, 0, max(minItemBatchBytes, min(2*c, itemBatchBytes)))
+	}
+	return b
 }
 
 // keep copies raw, an item's bytes, into the batch, and points the item's
@@ -100,11 +110,10 @@ func (b *itemBatch) keep(it framedItem, raw []byte) framedItem {
 		return it
 	}
 	if len(b.buf)+len(raw) > cap(b.buf) {
-		// The batch holds no bytes yet (frameItems sends a batch before
-		// it overflows). Buffers start small, for the many small Lists
-		// of a cluster-info dump, and double up to itemBatchBytes as
-		// they are reused; an item larger than that gets its own.
-		b.buf = make([]byte, 0, max(len(raw), min(2*cap(b.buf), itemBatchBytes), minItemBatchBytes))
+		// An item larger than the batch, which holds no bytes yet
+		// (frameItems sends a batch before it overflows), gets a buffer
+		// of its own size.
+		b.buf = make([]byte, 0, len(raw))
 	}
 	start := len(b.buf)
 	b.buf = append(b.buf, raw...)
