@@ -76,7 +76,7 @@ func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 		for _, n := range g.sortedNodes() {
 			if !n.Virtual && len(n.Owners) > 0 {
 				out = append(out, n)
-				g.ownerLookups(n, types, uids)
+				ownerLookups(n, types, uids)
 			}
 		}
 		return out, rules.NewOwnerIndex(g.snap.Objects, types, uids)
@@ -102,13 +102,14 @@ func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 }
 
 // ownerLookups adds to types and uids what judging n's references looks
-// up: the owners' types as the catalog maps them, and their UIDs.
-func (g *Graph) ownerLookups(n *Node, types map[rules.GroupKind]bool, uids map[string]bool) {
+// up: the owners' UIDs, and their types by name. A reference that maps
+// maps to its own group and kind, so those are taken as written rather
+// than mapped here and again when judged; one that does not map is never
+// looked up by name, and indexing its kind's names changes no answer.
+func ownerLookups(n *Node, types map[rules.GroupKind]bool, uids map[string]bool) {
 	for _, r := range n.Owners {
 		uids[r.UID] = true
-		if typ, ok := g.cat.Mapping(r.APIVersion, r.Kind); ok {
-			types[rules.GroupKind{Group: typ.Group, Kind: typ.Kind}] = true
-		}
+		types[rules.GroupKind{Group: snapshot.GroupOf(r.APIVersion), Kind: r.Kind}] = true
 	}
 }
 
