@@ -217,6 +217,25 @@ func (c *controllers) indexNS() {
 	}
 }
 
+// inNamespace lists the objects of namespace ns, as the namespace and
+// pvc-protection controllers list them.
+func (c *controllers) inNamespace(ns string) []int32 {
+	c.indexNS()
+	if c.s.st.reach != nil {
+		c.s.st.reach.listsNamespace(ns)
+	}
+	return c.byNS[ns]
+}
+
+// ofType lists the objects of type ri.
+func (c *controllers) ofType(ri *resInfo) []int32 {
+	c.indexRes()
+	if c.s.st.reach != nil {
+		c.s.st.reach.listsType(ri)
+	}
+	return c.byRes[ri]
+}
+
 func (c *controllers) indexRes() {
 	if c.byRes != nil {
 		return
@@ -244,9 +263,8 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 	if !slices.Contains(nsSpecFinalizers(o), rules.FinalizerNamespace) {
 		return "", 0
 	}
-	c.indexNS()
 	name := o.Metadata.Name
-	content := c.byNS[name]
+	content := c.inNamespace(name)
 	existing := func(match func(ri *resInfo) bool) []int32 {
 		var out []int32
 		for _, k := range content {
@@ -308,11 +326,10 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 // report and the input cannot show the end of
 // (rules.StandingNamespaceFailure).
 func (c *controllers) discoveryBlocks(i int32) string {
-	c.indexRes()
 	served := map[string]bool{}
 	var now []*snapshot.Object
 	if ri, ok := c.s.res.byGK[gk{"apiregistration.k8s.io", "APIService"}]; ok {
-		for _, k := range c.byRes[ri] {
+		for _, k := range c.ofType(ri) {
 			served[rules.APIServiceGroupVersion(c.s.st.orig[k])] = true
 			if o := c.obj(k); o != nil {
 				now = append(now, o)
@@ -462,8 +479,7 @@ func (c *controllers) syncCRD(i int32) (string, time.Duration) {
 		cf := o.Facts.CRD
 		established = cf.Established || len(cf.Versions) == 0 && cf.Kind == ""
 		if ri, ok := c.s.res.byGK[gk{cf.Group, cf.Kind}]; ok {
-			c.indexRes()
-			for _, k := range c.byRes[ri] {
+			for _, k := range c.ofType(ri) {
 				if c.s.st.objs[k] != nil {
 					instances = append(instances, k)
 				}
@@ -573,8 +589,7 @@ func (c *controllers) syncPVC(i int32) {
 	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, rules.FinalizerPVC) {
 		return
 	}
-	c.indexNS()
-	for _, k := range c.byNS[o.Metadata.Namespace] {
+	for _, k := range c.inNamespace(o.Metadata.Namespace) {
 		p := c.s.st.objs[k]
 		if p == nil || !isKind(c.s.st.info[k], "", "Pod") {
 			continue

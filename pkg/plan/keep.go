@@ -6,7 +6,7 @@ package plan
 func markKept(p *Plan, s *sim) {
 	for k := range p.Objects {
 		of := &p.Objects[k]
-		i, ok := s.st.byUID[of.Object.UID]
+		i, ok := s.st.index(of.Object.UID)
 		if !ok {
 			continue
 		}

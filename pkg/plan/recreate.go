@@ -78,7 +78,7 @@ func (s *sim) recreateLookup() rules.RecreateLookup {
 			if !hasNS {
 				return nil, false
 			}
-			i, ok := s.st.byName[nameKey{nsRes, "", name}]
+			i, ok := s.st.indexByName(nsRes, "", name)
 			if !ok {
 				return nil, false
 			}
@@ -110,7 +110,8 @@ func (s *sim) replacedWithOwner(p *Plan) {
 		if (of.Fate != FateDeleted && of.Fate != FateOrphaned) || of.Object.Kind != "Pod" {
 			continue
 		}
-		pod := s.st.orig[s.st.byUID[of.Object.UID]]
+		i, _ := s.st.index(of.Object.UID)
+		pod := s.st.orig[i]
 		for _, r := range pod.Metadata.OwnerReferences {
 			owner, ok := back[r.UID]
 			if !ok || !r.IsController() {
@@ -121,7 +122,8 @@ func (s *sim) replacedWithOwner(p *Plan) {
 			case of.Fate == FateDeleted:
 				of.Reason = joinWhy(of.Reason, o.Kind+" "+nsName(o)+" comes back and creates new pods")
 			case o.Kind == "ReplicaSet" && owner.RecreatedBy.SameName:
-				rs := s.st.orig[s.st.byUID[o.UID]]
+				j, _ := s.st.index(o.UID)
+				rs := s.st.orig[j]
 				if h := rs.Metadata.Labels[rules.LabelPodTemplateHash]; h != "" && pod.Metadata.Labels[rules.LabelPodTemplateHash] == h {
 					of.Reason = joinWhy(of.Reason, o.Kind+" "+nsName(o)+" comes back and adopts it again (its "+rules.LabelPodTemplateHash+" label matches)")
 					replacement := o

@@ -54,7 +54,7 @@ func (s *sim) planTarget(p *Plan, actions []Action, nBase int) {
 			targetUID = a.UID
 		}
 	}
-	if i, ok := s.st.byUID[targetUID]; ok {
+	if i, ok := s.st.index(targetUID); ok {
 		p.Target = s.st.orig[i].Ref()
 	}
 	for _, st := range s.steps[nBase:] {
@@ -126,7 +126,7 @@ func (s *sim) addUnchangedBlockers(p *Plan, listed map[int32]int) {
 		}
 		for b := range of.BlockedBy {
 			for _, ref := range of.BlockedBy[b].Objects {
-				i, ok := s.st.byUID[ref.UID]
+				i, ok := s.st.index(ref.UID)
 				if !ok {
 					continue
 				}
@@ -316,8 +316,7 @@ func (s *sim) blockers(i int32) []Blocker {
 		if !s.ctrl.enabled[ControllerNamespace] {
 			b.WaitingFor = "the namespace controller (not simulated)"
 		}
-		s.ctrl.indexNS()
-		for _, k := range s.ctrl.byNS[o.Metadata.Name] {
+		for _, k := range s.ctrl.inNamespace(o.Metadata.Name) {
 			if c := s.st.objs[k]; c != nil && len(b.Objects) < 20 {
 				b.Objects = append(b.Objects, c.Ref())
 			}

@@ -65,7 +65,9 @@ type timer struct {
 
 const defaultMaxSteps = 5_000_000
 
-func newSim(snap *snapshot.Snapshot, opts Options) (*sim, error) {
+// newSim prepares a simulation of snap, or, with r, of the part of it r
+// holds.
+func newSim(snap *snapshot.Snapshot, opts Options, r *reach) (*sim, error) {
 	if snap == nil {
 		return nil, fmt.Errorf("no snapshot to plan on")
 	}
@@ -89,13 +91,21 @@ func newSim(snap *snapshot.Snapshot, opts Options) (*sim, error) {
 	if s.maxItems <= 0 {
 		s.maxItems = defaultMaxSteps
 	}
-	s.res = newResources(rules.NewCatalog(snap))
 	var warns []string
-	s.st, warns = newStore(snap, s.res)
+	if r == nil {
+		s.res = newResources(rules.NewCatalog(snap))
+		s.st, warns = newStore(snap, s.res)
+	} else {
+		// The part's store warns and counts resourceVersions as the
+		// whole snapshot's would.
+		s.snap, s.res = r.sub, r.res
+		s.st, _ = newStore(r.sub, s.res)
+		s.st.reach, s.st.rv, warns = r, r.maxRV, r.warnings
+	}
 	s.warnings = append(s.warnings, warns...)
 	s.st.onChange = s.onChange
 	s.st.record = s.record
-	s.gc = newGC(s, len(snap.Objects))
+	s.gc = newGC(s, len(s.snap.Objects))
 	s.ctrl = newControllers(s)
 	return s, nil
 }
@@ -208,7 +218,7 @@ func (s *sim) apply(a Action) error {
 	case Delete:
 		i, o := s.st.get(a.UID)
 		if o == nil {
-			if k, ok := s.st.byUID[a.UID]; ok {
+			if k, ok := s.st.index(a.UID); ok {
 				s.warnings = append(s.warnings, fmt.Sprintf("%s is already deleted by the controllers before the delete is sent: the input is not settled", s.st.orig[k].Ref()))
 				return nil
 			}
@@ -288,11 +298,33 @@ func Simulate(snap *snapshot.Snapshot, opts Options) (*Plan, error) {
 	if opts.Target == "" {
 		return nil, fmt.Errorf("no target: give the uid of the object to delete")
 	}
-	out, err := SimulateActions(snap, []Action{Delete{UID: opts.Target, Policy: opts.Policy, OrphanDependents: opts.OrphanDependents}}, opts)
+	actions := []Action{Delete{UID: opts.Target, Policy: opts.Policy, OrphanDependents: opts.OrphanDependents}}
+	if p := simulatePart(snap, actions, opts); p != nil {
+		return p, nil
+	}
+	out, err := SimulateActions(snap, actions, opts)
 	if err != nil {
 		return nil, err
 	}
 	return out.Plan, nil
+}
+
+// simulatePart plans on the part of snap the delete can reach (reach.go),
+// or returns nil when the whole snapshot has to be simulated: the part
+// escaped, or the simulation failed (the whole snapshot's then says why).
+func simulatePart(snap *snapshot.Snapshot, actions []Action, opts Options) *Plan {
+	if opts.whole {
+		return nil
+	}
+	r, _ := newReach(snap, opts.Target)
+	if r == nil {
+		return nil
+	}
+	out, err := simulateActions(r.sub, r, actions, opts)
+	if err != nil || r.escaped != "" {
+		return nil
+	}
+	return out.Plan
 }
 
 // SimulateActions is Simulate with arbitrary initial actions (deletes,
@@ -301,7 +333,13 @@ func Simulate(snap *snapshot.Snapshot, opts Options) (*Plan, error) {
 // gives the plan-shaped report and the final state of every object, so
 // callers can say what resolving a root cause would finish.
 func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*Outcome, error) {
-	s, base, p, err := runActions(snap, actions, opts, writesFirst, nil)
+	return simulateActions(snap, nil, actions, opts)
+}
+
+// simulateActions is SimulateActions on snap, or, with r, on the part of
+// the snapshot r holds.
+func simulateActions(snap *snapshot.Snapshot, r *reach, actions []Action, opts Options) (*Outcome, error) {
+	s, base, p, err := runActions(snap, r, actions, opts, writesFirst, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +351,7 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 			if v == slowReaders && len(s.nearReaders) == 0 {
 				continue
 			}
-			alt, _, ap, err := runActions(snap, actions, opts, v, s.nearReaders)
+			alt, _, ap, err := runActions(snap, r, actions, opts, v, s.nearReaders)
 			if err != nil {
 				return nil, err
 			}
@@ -327,7 +365,7 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 	dropTimingNotes(p)
 	markKept(p, s)
 	state := func(uid string) (ObjectState, bool) {
-		i, ok := s.st.byUID[uid]
+		i, ok := s.st.index(uid)
 		if !ok {
 			return ObjectState{}, false
 		}
@@ -340,8 +378,8 @@ func SimulateActions(snap *snapshot.Snapshot, actions []Action, opts Options) (*
 
 // runActions settles the snapshot, applies the actions and runs to
 // quiescence, serving racing calls in the given order.
-func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, o order, slow map[string]bool) (*sim, []*snapshot.Object, *Plan, error) {
-	s, err := newSim(snap, opts)
+func runActions(snap *snapshot.Snapshot, r *reach, actions []Action, opts Options, o order, slow map[string]bool) (*sim, []*snapshot.Object, *Plan, error) {
+	s, err := newSim(snap, opts, r)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -352,6 +390,9 @@ func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, o order
 	s.baseline = true
 	s.observeAll()
 	s.run()
+	if r != nil && (s.moved() || len(s.warnings) > len(r.warnings)) {
+		r.escape("its baseline moves")
+	}
 	base := slices.Clone(s.st.objs)
 	nBase := len(s.steps)
 	s.baseline = false
@@ -366,6 +407,12 @@ func runActions(snap *snapshot.Snapshot, actions []Action, opts Options, o order
 	}
 	s.run()
 	return s, base, s.buildPlan(actions, base, nBase), nil
+}
+
+// moved reports whether the simulation did anything but read: a step,
+// a write, a timer, a note.
+func (s *sim) moved() bool {
+	return len(s.steps) > 0 || s.st.writes > 0 || s.timerSeq > 0 || len(s.notes) > 0
 }
 
 // addAlternatives gives every object of p that ends differently in ap (the
@@ -383,7 +430,7 @@ func addAlternatives(p *Plan, s *sim, ap *Plan, alt *sim) {
 		altIdx[of.Object.UID] = k
 	}
 	current := func(x *sim, uid string) ObjectFate {
-		i := x.st.byUID[uid]
+		i, _ := x.st.index(uid)
 		return ObjectFate{Object: x.st.orig[i].Ref(), Fate: FateUnchanged, Final: finalState(x.st.objs[i]), Reason: "the delete does not change it"}
 	}
 	uids := make([]string, 0, len(idx)+len(altIdx))

@@ -43,6 +43,8 @@ type store struct {
 	info   []*resInfo
 	byUID  map[string]int32
 	byName map[nameKey]int32
+	// reach is set when the store holds part of the snapshot (reach.go).
+	reach  *reach
 	now    time.Time
 	rv     int64
 	writes int
@@ -65,7 +67,7 @@ func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
 		ri, known := res.forObject(o)
 		if !known && !inferred[gk{ri.group, ri.kind}] {
 			inferred[gk{ri.group, ri.kind}] = true
-			warnings = append(warnings, fmt.Sprintf("type %s/%s is not in the snapshot's resource catalog: assumed served at %s and watched by the garbage collector", o.APIVersion, o.Kind, o.APIVersion))
+			warnings = append(warnings, inferredTypeWarning(o))
 		}
 		if _, dup := s.byUID[o.Metadata.UID]; dup || o.Metadata.UID == "" {
 			warnings = append(warnings, fmt.Sprintf("%s: duplicate or empty uid %q: ignored", o.Ref(), o.Metadata.UID))
@@ -96,8 +98,36 @@ func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
 	return s, warnings
 }
 
-func (s *store) get(uid string) (int32, *snapshot.Object) {
+// inferredTypeWarning is the warning on the first object of a type the
+// catalog lacks.
+func inferredTypeWarning(o *snapshot.Object) string {
+	return fmt.Sprintf("type %s/%s is not in the snapshot's resource catalog: assumed served at %s and watched by the garbage collector", o.APIVersion, o.Kind, o.APIVersion)
+}
+
+// index finds the object with uid, deleted or not. A simulation of part
+// of the snapshot escapes when the object is outside the part.
+func (s *store) index(uid string) (int32, bool) {
 	i, ok := s.byUID[uid]
+	if !ok && s.reach != nil {
+		s.reach.missedUID(uid)
+	}
+	return i, ok
+}
+
+// indexByName is index by type, namespace and name.
+func (s *store) indexByName(ri *resInfo, ns, name string) (int32, bool) {
+	if !ri.namespaced {
+		ns = ""
+	}
+	i, ok := s.byName[nameKey{ri, ns, name}]
+	if !ok && s.reach != nil {
+		s.reach.missedName(ri, ns, name)
+	}
+	return i, ok
+}
+
+func (s *store) get(uid string) (int32, *snapshot.Object) {
+	i, ok := s.index(uid)
 	if !ok || s.objs[i] == nil {
 		return -1, nil
 	}
@@ -106,10 +136,7 @@ func (s *store) get(uid string) (int32, *snapshot.Object) {
 
 // getByName is a GET through the type's REST mapping.
 func (s *store) getByName(ri *resInfo, ns, name string) (int32, *snapshot.Object) {
-	if !ri.namespaced {
-		ns = ""
-	}
-	i, ok := s.byName[nameKey{ri, ns, name}]
+	i, ok := s.indexByName(ri, ns, name)
 	if !ok || s.objs[i] == nil {
 		return -1, nil
 	}

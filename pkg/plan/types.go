@@ -75,6 +75,10 @@ type Options struct {
 	// MaxSteps bounds the number of work items processed (0 = 5,000,000),
 	// so that a bug or a pathological input cannot loop for ever.
 	MaxSteps int
+
+	// whole has Simulate simulate the whole snapshot even where the part
+	// the delete reaches would do, for the tests that compare the two.
+	whole bool
 }
 
 // Plan is the Plan document of the output contract.
