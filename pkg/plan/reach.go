@@ -26,9 +26,10 @@ import (
 //     the part (the closure missed a relation);
 //   - it lists a namespace's content or a type's objects, and some of them
 //     are outside the part;
-//   - the part's baseline moves: the whole cluster's baseline would
-//     interleave the settled objects' read-only checks with the part's
-//     steps, and the plan lists baseline steps in the order they happen.
+//   - the part's baseline moves while an object outside the part is
+//     observed before its owner: the whole cluster's baseline would
+//     interleave that object's read-only check with the part's steps, and
+//     the plan lists baseline steps in the order they happen.
 type reach struct {
 	full *snapshot.Snapshot
 	res  *resources
@@ -191,14 +192,15 @@ func (r *reach) solidCache() func(i int32, ref snapshot.OwnerReference, j int32)
 	}
 }
 
-// solid reports whether dependent i's reference ref to object j is one
-// the collector resolves to j as it is: through a watched, listed type,
-// under j's name and, for a namespaced owner, in i's namespace. Anything
+// solid reports whether dependent i's reference ref to object j (m is
+// ref's REST mapping) is one the collector resolves to j as it is: through
+// a watched, listed type, naming the version the collector observes j at
+// (another makes the graph builder check the dependent), under j's name and, for a namespaced owner, in i's namespace. Anything
 // else makes the collector look further (virtual nodes, identity checks),
 // so i is simulated.
 func (r *reach) solid(i int32, ref snapshot.OwnerReference, j int32, m *resInfo) bool {
 	owner, ri := &r.full.Objects[j], r.info[j]
-	if m != ri || !ri.monitored || !ri.listed || ref.Name != owner.Metadata.Name {
+	if m != ri || ref.APIVersion != ri.apiVersion || !ri.monitored || !ri.listed || ref.Name != owner.Metadata.Name {
 		return false
 	}
 	return !ri.namespaced || (r.info[i].namespaced && owner.Metadata.Namespace == r.full.Objects[i].Metadata.Namespace)
@@ -332,6 +334,28 @@ func (r *reach) part() *snapshot.Snapshot {
 func (r *reach) escape(why string) {
 	if r.escaped == "" {
 		r.escaped = why
+	}
+}
+
+// baselineMoved is told that the part's baseline moved. The whole
+// cluster's baseline then has the same steps in the same order only if
+// the collector queues nothing for the objects outside the part. A settled
+// object queues one read-only check when it is observed before one of its
+// owners (addDependentToOwners: a virtual owner node), and those checks
+// would take the collector's workers in turn with the part's.
+func (r *reach) baselineMoved() {
+	objs := r.full.Objects
+	sorted := snapshot.Sorted(objs)
+	for i := range objs {
+		if r.in[i] {
+			continue
+		}
+		for _, j := range r.refOwner[r.refStart[i]:r.refStart[i+1]] {
+			if rules.ObservedBefore(objs, int32(i), j, sorted) {
+				r.escape("its baseline moves, and " + objs[i].Ref().String() + ", outside the part, is observed before its owner")
+				return
+			}
+		}
 	}
 }
 

@@ -65,14 +65,40 @@ func reachWorld(seed int64) *snapshot.Snapshot {
 	if seed%2 == 0 {
 		objs = settle(objs)
 	}
+	depth := ownersFirst(objs)
 	for i := range objs {
 		m := &objs[i].Metadata
 		m.ResourceVersion = fmt.Sprint(1 + r.Intn(40))
 		t := at.Add(-time.Duration(r.Intn(4)) * time.Hour)
+		if seed%3 == 0 {
+			// As a cluster grows: owners created first.
+			m.ResourceVersion, t = fmt.Sprint(100*depth[i]+r.Intn(100)), at
+		}
 		m.CreationTimestamp = &t
 	}
 	r.Shuffle(len(objs), func(a, b int) { objs[a], objs[b] = objs[b], objs[a] })
 	return world(objs...).Build()
+}
+
+// ownersFirst gives each object its depth in the owner graph: 0 for
+// objects without owners in objs, one more than their deepest owner
+// otherwise (cycles stop at 8).
+func ownersFirst(objs []snapshot.Object) []int {
+	at := map[string]int{}
+	for i, o := range objs {
+		at[o.Metadata.UID] = i
+	}
+	depth := make([]int, len(objs))
+	for range 8 {
+		for i, o := range objs {
+			for _, ref := range o.Metadata.OwnerReferences {
+				if j, ok := at[ref.UID]; ok && depth[j]+1 > depth[i] && depth[j] < 8 {
+					depth[i] = depth[j] + 1
+				}
+			}
+		}
+	}
+	return depth
 }
 
 // settle leaves in objs only what stands still without a delete: it

@@ -391,7 +391,7 @@ func runActions(snap *snapshot.Snapshot, r *reach, actions []Action, opts Option
 	s.observeAll()
 	s.run()
 	if r != nil && (s.moved() || len(s.warnings) > len(r.warnings)) {
-		r.escape("its baseline moves")
+		r.baselineMoved()
 	}
 	base := slices.Clone(s.st.objs)
 	nBase := len(s.steps)

@@ -66,6 +66,16 @@ func newObservation(o *snapshot.Object, idx int32) observation {
 	return k
 }
 
+// ObservedBefore reports whether ReplayOrder(objs) puts objs[a] before
+// objs[b]; sorted is snapshot.Sorted(objs), which ReplayOrder asks once.
+func ObservedBefore(objs []snapshot.Object, a, b int32, sorted bool) bool {
+	x, y := newObservation(&objs[a], a), newObservation(&objs[b], b)
+	if sorted {
+		return compareObservationsInOrder(x, y) < 0
+	}
+	return compareObservations(x, y) < 0
+}
+
 func compareObservations(a, b observation) int {
 	if c := compareCreated(a, b); c != 0 {
 		return c
