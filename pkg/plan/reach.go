@@ -47,6 +47,8 @@ type reach struct {
 	// warnings are the whole snapshot's store warnings.
 	warnings []string
 	maxRV    int64
+	// noRV counts full's objects without a resourceVersion.
+	noRV int
 	// byType lists full's objects by type, and names indexes the types
 	// looked up by name more than a few times, for the escape checks.
 	byType  map[*resInfo][]int32
@@ -75,9 +77,11 @@ func newReach(snap *snapshot.Snapshot, target string) (*reach, string) {
 
 // indexAll types and indexes every object, as the store would, and
 // collects the store's warnings. Input the store warns about in other ways
-// (an empty or repeated UID) or whose replay order a part could not keep
-// (a missing or unreadable resourceVersion: rules.ReplayOrder compares
-// resourceVersions only when both objects have one) is simulated whole.
+// (an empty or repeated UID) is simulated whole, and so is input whose
+// replay order a part could not keep: rules.ReplayOrder compares
+// resourceVersions only when both objects have one, so the order of a part
+// is the order of the whole only if the objects without one are those
+// without a creation time (as an assumed namespace), or none.
 func (r *reach) indexAll() string {
 	objs := r.full.Objects
 	r.info = make([]*resInfo, len(objs))
@@ -86,6 +90,7 @@ func (r *reach) indexAll() string {
 		return "a UID is repeated"
 	}
 	warned := map[gk]bool{}
+	lone := false // an object with a creation time but no resourceVersion, or the reverse
 	var lastAV, lastKind string
 	var last *resInfo
 	for i := range objs {
@@ -102,13 +107,36 @@ func (r *reach) indexAll() string {
 		if o.Metadata.UID == "" {
 			return "a UID is empty"
 		}
-		rv, err := strconv.ParseUint(o.Metadata.ResourceVersion, 10, 64)
+		_, err := strconv.ParseUint(o.Metadata.ResourceVersion, 10, 64)
 		if err != nil {
-			return "a resourceVersion is missing or not a number"
+			r.noRV++
 		}
-		r.maxRV = max(r.maxRV, int64(rv))
+		lone = lone || (err == nil) != (o.Metadata.CreationTimestamp != nil)
+		r.maxRV = max(r.maxRV, parseRV(o.Metadata.ResourceVersion))
+	}
+	if r.noRV > 0 && lone {
+		return "some objects have a resourceVersion and some do not"
 	}
 	return ""
+}
+
+// numberRVs gives the part's objects without a resourceVersion the ones
+// the whole snapshot's store gives them: the next after the highest, in
+// the snapshot's order.
+func (r *reach) numberRVs(st *store) {
+	k, n := 0, int64(0)
+	for i := range r.full.Objects {
+		if r.full.Objects[i].Metadata.ResourceVersion == "" {
+			n++
+			if r.in[i] {
+				st.objs[k].Metadata.ResourceVersion = strconv.FormatInt(r.maxRV+n, 10)
+			}
+		}
+		if r.in[i] {
+			k++
+		}
+	}
+	st.rv = r.maxRV + n
 }
 
 // stirs lists the objects that could move without the delete: deleting

@@ -75,6 +75,10 @@ func reachWorld(seed int64) *snapshot.Snapshot {
 			m.ResourceVersion, t = fmt.Sprint(100*depth[i]+r.Intn(100)), at
 		}
 		m.CreationTimestamp = &t
+		if seed%5 == 0 && objs[i].Kind == "Namespace" {
+			// An assumed namespace: neither.
+			m.ResourceVersion, m.CreationTimestamp = "", nil
+		}
 	}
 	r.Shuffle(len(objs), func(a, b int) { objs[a], objs[b] = objs[b], objs[a] })
 	return world(objs...).Build()
@@ -190,7 +194,8 @@ func TestPartEscapes(t *testing.T) {
 	if r.escaped == "" {
 		t.Error("looking up an object outside the part did not escape")
 	}
-	if _, why := newReach(world(cm("team", "a").Build()).Build(), "configmap-team-a"); why == "" {
-		t.Error("a snapshot without resourceVersions was planned on a part: replay order could differ")
+	created := cm("team", "b").Created(testobj.CapturedAt).Build()
+	if _, why := newReach(world(cm("team", "a").ResourceVersion("1").Build(), created).Build(), "configmap-team-a"); why == "" {
+		t.Error("a snapshot with an object created at a time but without a resourceVersion was planned on a part: replay order could differ")
 	}
 }

@@ -100,7 +100,8 @@ func newSim(snap *snapshot.Snapshot, opts Options, r *reach) (*sim, error) {
 		// whole snapshot's would.
 		s.snap, s.res = r.sub, r.res
 		s.st, _ = newStore(r.sub, s.res)
-		s.st.reach, s.st.rv, warns = r, r.maxRV, r.warnings
+		s.st.reach, warns = r, r.warnings
+		r.numberRVs(s.st)
 	}
 	s.warnings = append(s.warnings, warns...)
 	s.st.onChange = s.onChange
