@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"io"
 
 	"slices"
@@ -97,5 +98,11 @@ func NewGraphDocument(v GraphView) GraphDocument {
 
 // GraphDocumentTo writes v as the Graph document in format json or yaml.
 func GraphDocumentTo(w io.Writer, format string, v GraphView) error {
+	if format == "json" {
+		if err := writeGraphJSON(w, v); err != nil {
+			return fmt.Errorf("encoding json: %w", err)
+		}
+		return nil
+	}
 	return Document(w, format, NewGraphDocument(v))
 }

@@ -1,0 +1,184 @@
+package render
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+
+	"github.com/kgc-dev/kgc/pkg/graph"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// writeGraphJSON writes the Graph document of v byte for byte as
+// Document(w, "json", NewGraphDocument(v)) would, without building the
+// document or reflecting on it: a whole cluster's is a million nodes and
+// edges, and encoding/json spent more time on it than replaying the graph.
+// A test compares the two on random graphs and strings.
+func writeGraphJSON(w io.Writer, v GraphView) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var b []byte
+	b = append(b, "{\n  \"apiVersion\": "...)
+	b = appendJSONString(b, APIVersion)
+	b = append(b, ",\n  \"kind\": \"Graph\",\n  \"nodes\": "...)
+	b = flushAt(bw, b)
+	b = appendList(bw, b, len(v.Nodes), func(b []byte, i int) []byte { return appendGraphNode(b, v.Nodes[i]) })
+	b = append(b, ",\n  \"edges\": "...)
+	edges := v.edges()
+	b = appendList(bw, b, len(edges), func(b []byte, i int) []byte { return appendEdge(b, edges[i]) })
+	b = append(b, ",\n  \"findings\": "...)
+	b = appendList(bw, b, len(v.Findings), func(b []byte, i int) []byte { return appendFinding(b, v.Findings[i]) })
+	b = append(b, "\n}\n"...)
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// flushAt hands b to bw once it holds 32 KiB, and returns it emptied.
+func flushAt(bw *bufio.Writer, b []byte) []byte {
+	if len(b) < 32<<10 {
+		return b
+	}
+	_, _ = bw.Write(b) // bufio keeps the first error, and Flush returns it
+	return b[:0]
+}
+
+// appendList appends a top-level list of n elements at indentation level
+// 1, as encoding/json indents it: [] when empty.
+func appendList(bw *bufio.Writer, b []byte, n int, elem func(b []byte, i int) []byte) []byte {
+	if n == 0 {
+		return append(b, "[]"...)
+	}
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = elem(b, i)
+		b = flushAt(bw, b)
+	}
+	return append(b, "\n  ]"...)
+}
+
+// appendGraphNode is one GraphNode at indentation level 2.
+func appendGraphNode(b []byte, n *graph.Node) []byte {
+	b = append(b, '{')
+	b = appendRefFields(b, n.Identity, "\n      ")
+	b = appendBoolField(b, "\n      ", "virtual", n.Virtual)
+	b = appendBoolField(b, "\n      ", "beingDeleted", n.BeingDeleted)
+	b = appendBoolField(b, "\n      ", "deletingDependents", n.DeletingDependents)
+	b = append(b, ",\n      \"finalizers\": "...)
+	fins := n.Finalizers()
+	if len(fins) == 0 {
+		b = append(b, "[]"...)
+	} else {
+		b = append(b, '[')
+		for k, f := range fins {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n        "...)
+			b = appendJSONString(b, f)
+		}
+		b = append(b, "\n      ]"...)
+	}
+	return append(b, "\n    }"...)
+}
+
+// appendRefFields appends an ObjectRef's fields, each on a new line
+// starting with nl; the first without a leading comma.
+func appendRefFields(b []byte, r snapshot.ObjectRef, nl string) []byte {
+	b = appendStringField(b, nl, "apiVersion", r.APIVersion)
+	b = append(b, ',')
+	b = appendStringField(b, nl, "kind", r.Kind)
+	if r.Namespace != "" {
+		b = append(b, ',')
+		b = appendStringField(b, nl, "namespace", r.Namespace)
+	}
+	b = append(b, ',')
+	b = appendStringField(b, nl, "name", r.Name)
+	b = append(b, ',')
+	return appendStringField(b, nl, "uid", r.UID)
+}
+
+// appendEdge is one graph.Edge at indentation level 2.
+func appendEdge(b []byte, e graph.Edge) []byte {
+	b = append(b, '{')
+	b = appendStringField(b, "\n      ", "from", e.From)
+	b = append(b, ',')
+	b = appendStringField(b, "\n      ", "to", e.To)
+	b = appendBoolField(b, "\n      ", "blockOwnerDeletion", e.BlockOwnerDeletion)
+	b = appendBoolField(b, "\n      ", "controller", e.Controller)
+	return append(b, "\n    }"...)
+}
+
+// appendFinding is one graph.Finding at indentation level 2: its objects
+// are null when nil, as encoding/json writes a nil slice.
+func appendFinding(b []byte, f graph.Finding) []byte {
+	b = append(b, '{')
+	b = appendStringField(b, "\n      ", "type", f.Type)
+	b = append(b, ",\n      \"objects\": "...)
+	switch {
+	case f.Objects == nil:
+		b = append(b, "null"...)
+	case len(f.Objects) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for k, r := range f.Objects {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n        {"...)
+			b = appendRefFields(b, r, "\n          ")
+			b = append(b, "\n        }"...)
+		}
+		b = append(b, "\n      ]"...)
+	}
+	b = append(b, ',')
+	b = appendStringField(b, "\n      ", "message", f.Message)
+	return append(b, "\n    }"...)
+}
+
+func appendStringField(b []byte, nl, name, value string) []byte {
+	b = append(b, nl...)
+	b = append(b, '"')
+	b = append(b, name...)
+	b = append(b, "\": "...)
+	return appendJSONString(b, value)
+}
+
+func appendBoolField(b []byte, nl, name string, value bool) []byte {
+	b = append(b, ',')
+	b = append(b, nl...)
+	b = append(b, '"')
+	b = append(b, name...)
+	b = append(b, "\": "...)
+	return strconv.AppendBool(b, value)
+}
+
+// appendJSONString appends s quoted as encoding/json quotes it with HTML
+// left unescaped. Printable ASCII without quotes or backslashes is copied;
+// anything else goes through encoding/json itself, so that its rules
+// (control characters, invalid UTF-8, U+2028) are never restated here.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return appendJSONStringSlow(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func appendJSONStringSlow(b []byte, s string) []byte {
+	e := newIndentedEncoder("")
+	if err := e.enc.Encode(s); err != nil {
+		// A string always encodes; keep the output valid regardless.
+		return strconv.AppendQuote(b, s)
+	}
+	out := e.buf.Bytes()
+	return append(b, out[:len(out)-1]...)
+}
