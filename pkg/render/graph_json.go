@@ -65,9 +65,9 @@ func appendList(bw *bufio.Writer, b []byte, n int, elem func(b []byte, i int) []
 func appendGraphNode(b []byte, n *graph.Node) []byte {
 	b = append(b, '{')
 	b = appendRefFields(b, n.Identity, "\n      ")
-	b = appendBoolField(b, "\n      ", "virtual", n.Virtual)
-	b = appendBoolField(b, "\n      ", "beingDeleted", n.BeingDeleted)
-	b = appendBoolField(b, "\n      ", "deletingDependents", n.DeletingDependents)
+	b = appendBoolField(b, "virtual", n.Virtual)
+	b = appendBoolField(b, "beingDeleted", n.BeingDeleted)
+	b = appendBoolField(b, "deletingDependents", n.DeletingDependents)
 	b = append(b, ",\n      \"finalizers\": "...)
 	fins := n.Finalizers()
 	if len(fins) == 0 {
@@ -108,8 +108,8 @@ func appendEdge(b []byte, e graph.Edge) []byte {
 	b = appendStringField(b, "\n      ", "from", e.From)
 	b = append(b, ',')
 	b = appendStringField(b, "\n      ", "to", e.To)
-	b = appendBoolField(b, "\n      ", "blockOwnerDeletion", e.BlockOwnerDeletion)
-	b = appendBoolField(b, "\n      ", "controller", e.Controller)
+	b = appendBoolField(b, "blockOwnerDeletion", e.BlockOwnerDeletion)
+	b = appendBoolField(b, "controller", e.Controller)
 	return append(b, "\n    }"...)
 }
 
@@ -149,10 +149,9 @@ func appendStringField(b []byte, nl, name, value string) []byte {
 	return appendJSONString(b, value)
 }
 
-func appendBoolField(b []byte, nl, name string, value bool) []byte {
-	b = append(b, ',')
-	b = append(b, nl...)
-	b = append(b, '"')
+// appendBoolField appends a field of an element of a top-level list.
+func appendBoolField(b []byte, name string, value bool) []byte {
+	b = append(b, ",\n      \""...)
 	b = append(b, name...)
 	b = append(b, "\": "...)
 	return strconv.AppendBool(b, value)
