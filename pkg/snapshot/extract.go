@@ -89,6 +89,10 @@ type Extractor struct {
 	ar     arena
 	times  timeSlab
 	labels map[string]map[string]string
+	// factSets are facts read before, by their bytes: the pods of one
+	// node and phase, the ReplicaSets of one revision have the same, and
+	// share one copy (facts are never modified in place).
+	factSets map[string]*Facts
 	// sel and tpl are reused for a workload's selector and template
 	// labels, which only need comparing, never keeping.
 	sel, tpl []labelPair
@@ -105,8 +109,18 @@ func NewExtractor() *Extractor { return &Extractor{in: newInterner()} }
 // strings every object repeats: namespaces, kinds, finalizers.
 func (x *Extractor) Intern(s string) string { return x.in.str(s) }
 
-// maxLabelSets bounds the cache of label maps shared between objects.
+// maxLabelSets bounds the cache of label maps shared between objects,
+// and that of facts.
 const maxLabelSets = 1 << 16
+
+// shareFacts files facts, read from raw, for the next objects with the
+// same bytes.
+func (x *Extractor) shareFacts(raw []byte, facts *Facts) {
+	if x.factSets == nil || len(x.factSets) >= maxLabelSets {
+		x.factSets = make(map[string]*Facts, 1024)
+	}
+	x.factSets[string(raw)] = facts
+}
 
 // extract builds the Object from f. hintAPIVersion/hintKind fill in
 // items that carry no type (kubectl cluster-info dump lists of typed
@@ -136,7 +150,12 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 		}
 	}
 	if f.facts != nil && string(f.facts) != "null" {
+		if facts, ok := x.factSets[string(f.facts)]; ok {
+			o.Facts = facts
+			return o, nil
+		}
 		if facts, ok := x.commonFacts(f.facts); ok {
+			x.shareFacts(f.facts, facts)
 			o.Facts = facts
 			return o, nil
 		}

@@ -167,7 +167,9 @@ type Object struct {
 	APIVersion string     `json:"apiVersion"`
 	Kind       string     `json:"kind"`
 	Metadata   ObjectMeta `json:"metadata"`
-	Facts      *Facts     `json:"facts,omitempty"`
+	// Facts may be shared between objects read with the same facts:
+	// never modify them in place; change a copy.
+	Facts *Facts `json:"facts,omitempty"`
 }
 
 // ObjectMeta is the subset of metav1.ObjectMeta the garbage collector and
