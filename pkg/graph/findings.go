@@ -155,7 +155,10 @@ func (g *Graph) duplicateUIDs() []Finding {
 func (g *Graph) ownerFindings(n *Node, ix *rules.Index) []Finding {
 	dep := n.Object.Ref()
 	depNamespaced := g.cat.Dependent(n.Object).Namespaced
-	var checks []refCheck
+	// Most objects have one or two owners: their checks stay off the
+	// heap, which judging a million references would otherwise fill.
+	var buf [4]refCheck
+	checks := buf[:0]
 	for _, ref := range n.Owners {
 		if invalidReference(ref) != "" {
 			continue // reported by invalidReferences

@@ -530,7 +530,11 @@ type Edge struct {
 // per (from, to), sorted by (from, to). Two references from one object to
 // the same UID make one edge whose flags are either's.
 func Edges(nodes []*Node) []Edge {
-	var out []Edge
+	refs := 0
+	for _, n := range nodes {
+		refs += len(n.Owners)
+	}
+	out := make([]Edge, 0, refs) // sized once: a cluster has a million
 	for _, n := range nodes {
 		// A node is listed once, so two edges can share (from, to) only
 		// when they are two references of one node: look among its own.
