@@ -93,6 +93,8 @@ type Extractor struct {
 	// node and phase, the ReplicaSets of one revision have the same, and
 	// share one copy (facts are never modified in place).
 	factSets map[string]*Facts
+	// podSets are the facts of pods read from a dump, by their content.
+	podSets map[podKey]*Facts
 	// sel and tpl are reused for a workload's selector and template
 	// labels, which only need comparing, never keeping.
 	sel, tpl []labelPair
@@ -112,6 +114,36 @@ func (x *Extractor) Intern(s string) string { return x.in.str(s) }
 // maxLabelSets bounds the cache of label maps shared between objects,
 // and that of facts.
 const maxLabelSets = 1 << 16
+
+// podKey is what a pod's facts hold when it mounts no claim.
+type podKey struct {
+	node, phase string
+	grace       int64
+	hasGrace    bool
+	mirror      bool
+}
+
+// sharedPodFacts returns facts holding p, shared with the pods read
+// before with the same facts when share (the object gets no keep marker,
+// which is written into its facts) and p names no claim.
+func (x *Extractor) sharedPodFacts(p *PodFacts, share bool) *Facts {
+	if !share || p.Claims != nil || p.EphemeralClaims != nil {
+		return &Facts{Pod: p}
+	}
+	k := podKey{node: p.NodeName, phase: p.Phase, mirror: p.Mirror}
+	if g := p.TerminationGracePeriodSeconds; g != nil {
+		k.grace, k.hasGrace = *g, true
+	}
+	if f, ok := x.podSets[k]; ok {
+		return f
+	}
+	if x.podSets == nil || len(x.podSets) >= maxLabelSets {
+		x.podSets = make(map[podKey]*Facts, 1024)
+	}
+	f := &Facts{Pod: p}
+	x.podSets[k] = f
+	return f
+}
 
 // shareFacts files facts, read from raw, for the next objects with the
 // same bytes.
@@ -352,7 +384,7 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 		if err = x.podSpec(f.spec, o.Metadata.Name, &p); err == nil {
 			err = x.podStatus(f.status, &p)
 		}
-		o.Facts = &Facts{Pod: &p}
+		o.Facts = x.sharedPodFacts(&p, ann.keep == "")
 	case group == "" && o.Kind == "Service":
 		var sv ServiceFacts
 		err = x.serviceSpec(f.spec, &sv)

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,5 +62,27 @@ metadata:
 	again := readString(t, out.String())
 	if again.Objects[0].Facts == nil || again.Objects[0].Facts.Keep != o.Facts.Keep {
 		t.Errorf("the keep marker is lost through a kgc snapshot: %+v", again.Objects[0].Facts)
+	}
+}
+
+// Pods with the same facts share them, but a keep marker, written into
+// the facts, stays on its own pod.
+func TestKeepMarkerStaysOnItsPod(t *testing.T) {
+	pod := func(name, annotations string) string {
+		return `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "` + name + `", "namespace": "shop", "uid": "` + name + `"` + annotations + `},
+  "spec": {"nodeName": "n1"}, "status": {"phase": "Running"}}`
+	}
+	list := `{"apiVersion": "v1", "kind": "List", "items": [` + pod("a", "") + `,` +
+		pod("b", `, "annotations": {"helm.sh/resource-policy": "keep"}`) + `,` + pod("c", "") + `]}`
+	snap := readString(t, list)
+	keep := map[string]string{}
+	for _, o := range snap.Objects {
+		if o.Facts == nil || o.Facts.Pod == nil || o.Facts.Pod.NodeName != "n1" || o.Facts.Pod.Phase != "Running" {
+			t.Fatalf("%s: facts %+v, want pod facts on n1, Running", o.Metadata.Name, o.Facts)
+		}
+		keep[o.Metadata.Name] = o.Facts.Keep
+	}
+	if want := map[string]string{"a": "", "b": "helm.sh/resource-policy=keep", "c": ""}; !maps.Equal(keep, want) {
+		t.Errorf("keep markers %v, want %v", keep, want)
 	}
 }
