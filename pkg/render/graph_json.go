@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/kgc-dev/kgc/internal/jsonw"
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -18,7 +19,7 @@ func writeGraphJSON(w io.Writer, v GraphView) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var b []byte
 	b = append(b, "{\n  \"apiVersion\": "...)
-	b = appendJSONString(b, APIVersion)
+	b = jsonw.AppendString(b, APIVersion)
 	b = append(b, ",\n  \"kind\": \"Graph\",\n  \"nodes\": "...)
 	b = flushAt(bw, b)
 	b = appendList(bw, b, len(v.Nodes), func(b []byte, i int) []byte { return appendGraphNode(b, v.Nodes[i]) })
@@ -79,7 +80,7 @@ func appendGraphNode(b []byte, n *graph.Node) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, "\n        "...)
-			b = appendJSONString(b, f)
+			b = jsonw.AppendString(b, f)
 		}
 		b = append(b, "\n      ]"...)
 	}
@@ -146,7 +147,7 @@ func appendStringField(b []byte, nl, name, value string) []byte {
 	b = append(b, '"')
 	b = append(b, name...)
 	b = append(b, "\": "...)
-	return appendJSONString(b, value)
+	return jsonw.AppendString(b, value)
 }
 
 // appendBoolField appends a field of an element of a top-level list.
@@ -155,29 +156,4 @@ func appendBoolField(b []byte, name string, value bool) []byte {
 	b = append(b, name...)
 	b = append(b, "\": "...)
 	return strconv.AppendBool(b, value)
-}
-
-// appendJSONString appends s quoted as encoding/json quotes it with HTML
-// left unescaped. Printable ASCII without quotes or backslashes is copied;
-// anything else goes through encoding/json itself, so that its rules
-// (control characters, invalid UTF-8, U+2028) are never restated here.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return appendJSONStringSlow(b, s)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func appendJSONStringSlow(b []byte, s string) []byte {
-	e := newIndentedEncoder("")
-	if err := e.enc.Encode(s); err != nil {
-		// A string always encodes; keep the output valid regardless.
-		return strconv.AppendQuote(b, s)
-	}
-	out := e.buf.Bytes()
-	return append(b, out[:len(out)-1]...)
 }
