@@ -25,8 +25,10 @@ type uidTable struct {
 // earlier object has, or -1.
 func newUIDTable(objs []snapshot.Object) (t *uidTable, dup int32) {
 	t = &uidTable{seed: maphash.MakeSeed(), objs: objs}
+	// Each half has room for twice the objects, so that it is at most half
+	// full even if every hash fell into it: a probe always ends.
 	size := uint64(16)
-	for size < uint64(len(objs)) { // each half: at most half full
+	for size < 2*uint64(len(objs)) {
 		size <<= 1
 	}
 	t.mask = size - 1
