@@ -18,33 +18,36 @@ type uidTable struct {
 	seed   maphash.Seed
 	objs   []snapshot.Object
 	halves [2][]uint64 // per slot: hash's high 32 bits, index+1; 0 empty
-	mask   uint64
+	masks  [2]uint64   // each half's size, a power of two, less one
 }
 
 // newUIDTable indexes objs; dup is the index of an object whose UID an
 // earlier object has, or -1.
 func newUIDTable(objs []snapshot.Object) (t *uidTable, dup int32) {
 	t = &uidTable{seed: maphash.MakeSeed(), objs: objs}
-	// Each half has room for twice the objects, so that it is at most half
-	// full even if every hash fell into it: a probe always ends.
-	size := uint64(16)
-	for size < 2*uint64(len(objs)) {
-		size <<= 1
-	}
-	t.mask = size - 1
 	hashes := make([]uint64, len(objs))
 	parallel(len(objs), func(from, to int) {
 		for i := from; i < to; i++ {
 			hashes[i] = maphash.String(t.seed, objs[i].Metadata.UID)
 		}
 	})
+	var count [2]uint64
+	for _, hash := range hashes {
+		count[hash&1]++
+	}
 	dups := [2]int32{-1, -1}
 	var wg sync.WaitGroup
 	for h := range 2 {
+		// At most half full, so that a probe always ends on an empty slot.
+		size := uint64(16)
+		for size < 2*count[h] {
+			size <<= 1
+		}
+		t.masks[h] = size - 1
 		wg.Go(func() {
 			slots := make([]uint64, size)
 			for i, hash := range hashes {
-				if int(hash&1) == h && !t.insert(slots, hash, int32(i)) && dups[h] < 0 {
+				if int(hash&1) == h && !t.insert(slots, t.masks[h], hash, int32(i)) && dups[h] < 0 {
 					dups[h] = int32(i)
 				}
 			}
@@ -60,9 +63,9 @@ func newUIDTable(objs []snapshot.Object) (t *uidTable, dup int32) {
 }
 
 // insert files object i; false if an earlier object has its UID.
-func (t *uidTable) insert(slots []uint64, hash uint64, i int32) bool {
+func (t *uidTable) insert(slots []uint64, mask, hash uint64, i int32) bool {
 	tag := hash >> 32 << 32
-	for pos := hash >> 1 & t.mask; ; pos = (pos + 1) & t.mask {
+	for pos := hash >> 1 & mask; ; pos = (pos + 1) & mask {
 		v := slots[pos]
 		if v == 0 {
 			slots[pos] = tag | uint64(i+1)
@@ -77,8 +80,8 @@ func (t *uidTable) insert(slots []uint64, hash uint64, i int32) bool {
 // find returns the index of the object with uid.
 func (t *uidTable) find(uid string) (int32, bool) {
 	hash := maphash.String(t.seed, uid)
-	slots, tag := t.halves[hash&1], hash>>32<<32
-	for pos := hash >> 1 & t.mask; ; pos = (pos + 1) & t.mask {
+	slots, mask, tag := t.halves[hash&1], t.masks[hash&1], hash>>32<<32
+	for pos := hash >> 1 & mask; ; pos = (pos + 1) & mask {
 		v := slots[pos]
 		if v == 0 {
 			return -1, false
