@@ -93,8 +93,10 @@ type Extractor struct {
 	// node and phase, the ReplicaSets of one revision have the same, and
 	// share one copy (facts are never modified in place).
 	factSets map[string]*Facts
-	// podSets are the facts of pods read from a dump, by their content.
-	podSets map[podKey]*Facts
+	// podSets and workloadSets are the facts of pods and workloads read
+	// from a dump, by their content.
+	podSets      map[podKey]*Facts
+	workloadSets map[workloadKey]*Facts
 	// sel and tpl are reused for a workload's selector and template
 	// labels, which only need comparing, never keeping.
 	sel, tpl []labelPair
@@ -142,6 +144,36 @@ func (x *Extractor) sharedPodFacts(p *PodFacts, share bool) *Facts {
 	}
 	f := &Facts{Pod: p}
 	x.podSets[k] = f
+	return f
+}
+
+// workloadKey is what a workload's facts hold when it has no pod
+// template placement (every kind but DaemonSet).
+type workloadKey struct {
+	replicas                               int32
+	hasReplicas, paused, suspend, selector bool
+	revision                               string
+	ordinalsStart                          int32
+}
+
+// sharedWorkloadFacts returns f, or the same facts read before, when
+// share (the object gets no keep marker) and f holds no placement.
+func (x *Extractor) sharedWorkloadFacts(f *Facts, share bool) *Facts {
+	w := f.Workload
+	if !share || w.NodeSelector != nil || w.Tolerations != nil || w.NodeAffinity {
+		return f
+	}
+	k := workloadKey{paused: w.Paused, suspend: w.Suspend, selector: w.SelectorMatchesTemplate, revision: w.Revision, ordinalsStart: w.OrdinalsStart}
+	if w.Replicas != nil {
+		k.replicas, k.hasReplicas = *w.Replicas, true
+	}
+	if shared, ok := x.workloadSets[k]; ok {
+		return shared
+	}
+	if x.workloadSets == nil || len(x.workloadSets) >= maxLabelSets {
+		x.workloadSets = make(map[workloadKey]*Facts, 1024)
+	}
+	x.workloadSets[k] = f
 	return f
 }
 
@@ -464,7 +496,7 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 		wf, err = x.workloadFacts(f.spec, o.Kind)
 		if wf != nil {
 			wf.Workload.Revision = ann.revision
-			o.Facts = wf
+			o.Facts = x.sharedWorkloadFacts(wf, ann.keep == "")
 		}
 	case group == "apiextensions.k8s.io" && o.Kind == "CustomResourceDefinition":
 		var v struct {

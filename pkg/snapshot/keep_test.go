@@ -65,24 +65,30 @@ metadata:
 	}
 }
 
-// Pods with the same facts share them, but a keep marker, written into
-// the facts, stays on its own pod.
-func TestKeepMarkerStaysOnItsPod(t *testing.T) {
+// Pods and workloads with the same facts share them, but a keep marker,
+// written into the facts, stays on its own object.
+func TestKeepMarkerStaysOnItsObject(t *testing.T) {
 	pod := func(name, annotations string) string {
 		return `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "` + name + `", "namespace": "shop", "uid": "` + name + `"` + annotations + `},
   "spec": {"nodeName": "n1"}, "status": {"phase": "Running"}}`
 	}
-	list := `{"apiVersion": "v1", "kind": "List", "items": [` + pod("a", "") + `,` +
-		pod("b", `, "annotations": {"helm.sh/resource-policy": "keep"}`) + `,` + pod("c", "") + `]}`
+	rs := func(name, annotations string) string {
+		return `{"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "` + name + `", "namespace": "shop", "uid": "` + name + `"` + annotations + `},
+  "spec": {"replicas": 2}}`
+	}
+	keepIt := `, "annotations": {"helm.sh/resource-policy": "keep"}`
+	list := `{"apiVersion": "v1", "kind": "List", "items": [` + pod("a", "") + `,` + pod("b", keepIt) + `,` + pod("c", "") + `,` +
+		rs("d", "") + `,` + rs("e", keepIt) + `,` + rs("f", "") + `]}`
 	snap := readString(t, list)
 	keep := map[string]string{}
 	for _, o := range snap.Objects {
-		if o.Facts == nil || o.Facts.Pod == nil || o.Facts.Pod.NodeName != "n1" || o.Facts.Pod.Phase != "Running" {
-			t.Fatalf("%s: facts %+v, want pod facts on n1, Running", o.Metadata.Name, o.Facts)
+		if o.Facts == nil || (o.Facts.Pod == nil || o.Facts.Pod.NodeName != "n1") && (o.Facts.Workload == nil || *o.Facts.Workload.Replicas != 2) {
+			t.Fatalf("%s: facts %+v, want those of its spec", o.Metadata.Name, o.Facts)
 		}
 		keep[o.Metadata.Name] = o.Facts.Keep
 	}
-	if want := map[string]string{"a": "", "b": "helm.sh/resource-policy=keep", "c": ""}; !maps.Equal(keep, want) {
+	want := map[string]string{"a": "", "b": "helm.sh/resource-policy=keep", "c": "", "d": "", "e": "helm.sh/resource-policy=keep", "f": ""}
+	if !maps.Equal(keep, want) {
 		t.Errorf("keep markers %v, want %v", keep, want)
 	}
 }
