@@ -88,15 +88,15 @@ type Extractor struct {
 	in     *interner
 	ar     arena
 	times  timeSlab
-	labels map[string]map[string]string
+	labels shared[string, map[string]string]
 	// factSets are facts read before, by their bytes: the pods of one
 	// node and phase, the ReplicaSets of one revision have the same, and
 	// share one copy (facts are never modified in place).
-	factSets map[string]*Facts
+	factSets shared[string, *Facts]
 	// podSets and workloadSets are the facts of pods and workloads read
 	// from a dump, by their content.
-	podSets      map[podKey]*Facts
-	workloadSets map[workloadKey]*Facts
+	podSets      shared[podKey, *Facts]
+	workloadSets shared[workloadKey, *Facts]
 	// sel and tpl are reused for a workload's selector and template
 	// labels, which only need comparing, never keeping.
 	sel, tpl []labelPair
@@ -112,10 +112,6 @@ func NewExtractor() *Extractor { return &Extractor{in: newInterner()} }
 // outside it (a live capture's metadata-only lists) share one copy of the
 // strings every object repeats: namespaces, kinds, finalizers.
 func (x *Extractor) Intern(s string) string { return x.in.str(s) }
-
-// maxLabelSets bounds the cache of label maps shared between objects,
-// and that of facts.
-const maxLabelSets = 1 << 16
 
 // podKey is what a pod's facts hold when it mounts no claim.
 type podKey struct {
@@ -136,14 +132,11 @@ func (x *Extractor) sharedPodFacts(p *PodFacts, share bool) *Facts {
 	if g := p.TerminationGracePeriodSeconds; g != nil {
 		k.grace, k.hasGrace = *g, true
 	}
-	if f, ok := x.podSets[k]; ok {
+	if f, ok := x.podSets.m[k]; ok {
 		return f
 	}
-	if x.podSets == nil || len(x.podSets) >= maxLabelSets {
-		x.podSets = make(map[podKey]*Facts, 1024)
-	}
 	f := &Facts{Pod: p}
-	x.podSets[k] = f
+	x.podSets.put(k, f)
 	return f
 }
 
@@ -167,23 +160,11 @@ func (x *Extractor) sharedWorkloadFacts(f *Facts, share bool) *Facts {
 	if w.Replicas != nil {
 		k.replicas, k.hasReplicas = *w.Replicas, true
 	}
-	if shared, ok := x.workloadSets[k]; ok {
-		return shared
+	if same, ok := x.workloadSets.m[k]; ok {
+		return same
 	}
-	if x.workloadSets == nil || len(x.workloadSets) >= maxLabelSets {
-		x.workloadSets = make(map[workloadKey]*Facts, 1024)
-	}
-	x.workloadSets[k] = f
+	x.workloadSets.put(k, f)
 	return f
-}
-
-// shareFacts files facts, read from raw, for the next objects with the
-// same bytes.
-func (x *Extractor) shareFacts(raw []byte, facts *Facts) {
-	if x.factSets == nil || len(x.factSets) >= maxLabelSets {
-		x.factSets = make(map[string]*Facts, 1024)
-	}
-	x.factSets[string(raw)] = facts
 }
 
 // extract builds the Object from f. hintAPIVersion/hintKind fill in
@@ -214,12 +195,12 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 		}
 	}
 	if f.facts != nil && string(f.facts) != "null" {
-		if facts, ok := x.factSets[string(f.facts)]; ok {
+		if facts, ok := x.factSets.m[string(f.facts)]; ok {
 			o.Facts = facts
 			return o, nil
 		}
 		if facts, ok := x.commonFacts(f.facts); ok {
-			x.shareFacts(f.facts, facts)
+			x.factSets.put(string(f.facts), facts)
 			o.Facts = facts
 			return o, nil
 		}
@@ -330,8 +311,8 @@ func (x *Extractor) labelMap(outer *scanner) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if shared, ok := x.labels[string(raw)]; ok {
-		return shared, nil
+	if same, ok := x.labels.m[string(raw)]; ok {
+		return same, nil
 	}
 	var m map[string]string
 	s := scanner{d: raw}
@@ -349,10 +330,7 @@ func (x *Extractor) labelMap(outer *scanner) (map[string]string, error) {
 	if err != nil || m == nil {
 		return m, err
 	}
-	if x.labels == nil || len(x.labels) >= maxLabelSets {
-		x.labels = make(map[string]map[string]string, 1024)
-	}
-	x.labels[string(raw)] = m
+	x.labels.put(string(raw), m)
 	return m, nil
 }
 
