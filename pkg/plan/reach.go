@@ -89,7 +89,7 @@ func (r *reach) indexAll() string {
 	if r.byUID, dup = newUIDTable(objs); dup >= 0 {
 		return "a UID is repeated"
 	}
-	warned := map[gk]bool{}
+	var warnings typeWarnings
 	lone := false // an object with a creation time but no resourceVersion, or the reverse
 	var lastAV, lastKind string
 	var last *resInfo
@@ -97,10 +97,7 @@ func (r *reach) indexAll() string {
 		o := &objs[i]
 		if o.APIVersion != lastAV || o.Kind != lastKind || last == nil {
 			ri, known := r.res.forObject(o)
-			if !known && !warned[gk{ri.group, ri.kind}] {
-				warned[gk{ri.group, ri.kind}] = true
-				r.warnings = append(r.warnings, inferredTypeWarning(o))
-			}
+			warnings.see(o, ri, known)
 			lastAV, lastKind, last = o.APIVersion, o.Kind, ri
 		}
 		r.info[i] = last
@@ -117,6 +114,7 @@ func (r *reach) indexAll() string {
 	if r.noRV > 0 && lone {
 		return "some objects have a resourceVersion and some do not"
 	}
+	r.warnings = warnings.list
 	return ""
 }
 
@@ -394,10 +392,9 @@ func (r *reach) missedUID(uid string) {
 	}
 }
 
-// missedName is told that the part has no object of type ri named name
-// in ns (the store's key: "" for a cluster-scoped type).
-func (r *reach) missedName(ri *resInfo, ns, name string) {
-	if j, ok := r.named(ri).find(r, ri, ns, name); ok && !r.in[j] {
+// missedName is told that the part has no object under the store's key k.
+func (r *reach) missedName(k nameKey) {
+	if j, ok := r.named(k.ri).find(r, k); ok && !r.in[j] {
 		r.escape("it looks up " + r.full.Objects[j].Ref().String() + ", outside the part")
 	}
 }
@@ -419,18 +416,14 @@ func (r *reach) named(ri *resInfo) *typeNames {
 	return t
 }
 
-func (t *typeNames) find(r *reach, ri *resInfo, ns, name string) (int32, bool) {
+func (t *typeNames) find(r *reach, want nameKey) (int32, bool) {
 	key := func(j int32) nameKey {
 		o := &r.full.Objects[j]
-		if !ri.namespaced {
-			return nameKey{ri, "", o.Metadata.Name}
-		}
-		return nameKey{ri, o.Metadata.Namespace, o.Metadata.Name}
+		return keyOf(want.ri, o.Metadata.Namespace, o.Metadata.Name)
 	}
-	want := nameKey{ri, ns, name}
 	if t.lookups++; t.lookups > 4 && t.byName == nil {
 		t.byName = map[nameKey]int32{}
-		for _, j := range r.objectsOf(ri) {
+		for _, j := range r.objectsOf(want.ri) {
 			if _, dup := t.byName[key(j)]; !dup {
 				t.byName[key(j)] = j
 			}
@@ -440,7 +433,7 @@ func (t *typeNames) find(r *reach, ri *resInfo, ns, name string) (int32, bool) {
 		j, ok := t.byName[want]
 		return j, ok
 	}
-	for _, j := range r.objectsOf(ri) {
+	for _, j := range r.objectsOf(want.ri) {
 		if key(j) == want {
 			return j, true
 		}

@@ -36,6 +36,35 @@ type nameKey struct {
 	ns, name string
 }
 
+// keyOf is the store's key for the object of type ri named name in ns: a
+// cluster-scoped type's objects are found without a namespace, whatever
+// their metadata says.
+func keyOf(ri *resInfo, ns, name string) nameKey {
+	if !ri.namespaced {
+		ns = ""
+	}
+	return nameKey{ri, ns, name}
+}
+
+// typeWarnings collects the warning on the first object of each type the
+// catalog lacks.
+type typeWarnings struct {
+	warned map[gk]bool
+	list   []string
+}
+
+// see is told o's type, ri, and whether the catalog knew it.
+func (w *typeWarnings) see(o *snapshot.Object, ri *resInfo, known bool) {
+	if known || w.warned[gk{ri.group, ri.kind}] {
+		return
+	}
+	if w.warned == nil {
+		w.warned = map[gk]bool{}
+	}
+	w.warned[gk{ri.group, ri.kind}] = true
+	w.list = append(w.list, fmt.Sprintf("type %s/%s is not in the snapshot's resource catalog: assumed served at %s and watched by the garbage collector", o.APIVersion, o.Kind, o.APIVersion))
+}
+
 type store struct {
 	res    *resources
 	objs   []*snapshot.Object // current state; nil once deleted
@@ -59,18 +88,14 @@ func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
 	s := &store{res: res, objs: make([]*snapshot.Object, n), orig: make([]*snapshot.Object, n),
 		info: make([]*resInfo, n), byUID: make(map[string]int32, n), byName: make(map[nameKey]int32, n),
 		now: snap.CapturedAt}
-	var warnings []string
-	inferred := map[gk]bool{}
+	var warnings typeWarnings
 	var missingRV []int32
 	for i := range snap.Objects {
 		o := &snap.Objects[i]
 		ri, known := res.forObject(o)
-		if !known && !inferred[gk{ri.group, ri.kind}] {
-			inferred[gk{ri.group, ri.kind}] = true
-			warnings = append(warnings, inferredTypeWarning(o))
-		}
+		warnings.see(o, ri, known)
 		if _, dup := s.byUID[o.Metadata.UID]; dup || o.Metadata.UID == "" {
-			warnings = append(warnings, fmt.Sprintf("%s: duplicate or empty uid %q: ignored", o.Ref(), o.Metadata.UID))
+			warnings.list = append(warnings.list, fmt.Sprintf("%s: duplicate or empty uid %q: ignored", o.Ref(), o.Metadata.UID))
 			continue
 		}
 		s.objs[i], s.orig[i], s.info[i] = o, o, ri
@@ -78,11 +103,7 @@ func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
 			missingRV = append(missingRV, int32(i))
 		}
 		s.byUID[o.Metadata.UID] = int32(i)
-		ns := o.Metadata.Namespace
-		if !ri.namespaced {
-			ns = ""
-		}
-		s.byName[nameKey{ri, ns, o.Metadata.Name}] = int32(i)
+		s.byName[keyOf(ri, o.Metadata.Namespace, o.Metadata.Name)] = int32(i)
 		if v := parseRV(o.Metadata.ResourceVersion); v > s.rv {
 			s.rv = v
 		}
@@ -95,13 +116,7 @@ func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
 		c.Metadata.ResourceVersion = s.nextRV()
 		s.objs[i] = c
 	}
-	return s, warnings
-}
-
-// inferredTypeWarning is the warning on the first object of a type the
-// catalog lacks.
-func inferredTypeWarning(o *snapshot.Object) string {
-	return fmt.Sprintf("type %s/%s is not in the snapshot's resource catalog: assumed served at %s and watched by the garbage collector", o.APIVersion, o.Kind, o.APIVersion)
+	return s, warnings.list
 }
 
 // index finds the object with uid, deleted or not. A simulation of part
@@ -116,12 +131,10 @@ func (s *store) index(uid string) (int32, bool) {
 
 // indexByName is index by type, namespace and name.
 func (s *store) indexByName(ri *resInfo, ns, name string) (int32, bool) {
-	if !ri.namespaced {
-		ns = ""
-	}
-	i, ok := s.byName[nameKey{ri, ns, name}]
+	k := keyOf(ri, ns, name)
+	i, ok := s.byName[k]
 	if !ok && s.reach != nil {
-		s.reach.missedName(ri, ns, name)
+		s.reach.missedName(k)
 	}
 	return i, ok
 }
