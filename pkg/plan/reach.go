@@ -51,8 +51,9 @@ type reach struct {
 	noRV int
 	// byType lists full's objects by type, and names indexes the types
 	// looked up by name more than a few times, for the escape checks.
-	byType  map[*resInfo][]int32
-	names   map[*resInfo]*typeNames
+	byType map[*resInfo][]int32
+	names  map[*resInfo]*typeNames
+	// checked are the namespaces whose listing was checked.
 	checked map[string]bool
 	// escaped says why the part's simulation is not the plan; "" when it is.
 	escaped string
@@ -453,9 +454,18 @@ func (r *reach) objectsOf(ri *resInfo) []int32 {
 }
 
 // listsNamespace is told that the simulation lists the content of
-// namespace ns.
+// namespace ns, as the store indexes it: the objects of namespaced types.
 func (r *reach) listsNamespace(ns string) {
-	r.lists("namespace "+ns, func(o *snapshot.Object, ri *resInfo) bool { return ri.namespaced && o.Metadata.Namespace == ns })
+	if r.checked[ns] {
+		return
+	}
+	r.checked[ns] = true
+	for i := range r.full.Objects {
+		if !r.in[i] && r.info[i].namespaced && r.full.Objects[i].Metadata.Namespace == ns {
+			r.escape("it lists namespace " + ns + ", which has objects outside the part")
+			return
+		}
+	}
 }
 
 // listsType is told that the simulation lists every object of type ri.
@@ -463,19 +473,6 @@ func (r *reach) listsType(ri *resInfo) {
 	for _, j := range r.objectsOf(ri) {
 		if !r.in[j] {
 			r.escape(fmt.Sprintf("it lists type %s/%s, which has objects outside the part", ri.group, ri.kind))
-			return
-		}
-	}
-}
-
-func (r *reach) lists(what string, match func(*snapshot.Object, *resInfo) bool) {
-	if r.checked[what] {
-		return
-	}
-	r.checked[what] = true
-	for i := range r.full.Objects {
-		if !r.in[i] && match(&r.full.Objects[i], r.info[i]) {
-			r.escape("it lists " + what + ", which has objects outside the part")
 			return
 		}
 	}
