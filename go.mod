@@ -3,6 +3,7 @@ module github.com/kgc-dev/kgc
 go 1.26.8
 
 require (
+	github.com/klauspost/compress v1.18.7
 	github.com/mattn/go-isatty v0.0.20
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/spf13/cobra v1.10.2

@@ -7,13 +7,14 @@ package snapshot
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // fileError names the file in an error that stops reading it.
