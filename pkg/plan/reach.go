@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kgc-dev/kgc/internal/halves"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -170,7 +171,7 @@ func (r *reach) resolveRefs() {
 		r.refStart[i+1] = r.refStart[i] + int32(len(objs[i].Metadata.OwnerReferences))
 	}
 	r.refOwner = make([]int32, r.refStart[len(objs)])
-	parallel(len(objs), func(from, to int) {
+	halves.Do(len(objs), func(from, to int) {
 		for i := from; i < to; i++ {
 			for k, ref := range objs[i].Metadata.OwnerReferences {
 				r.refOwner[int(r.refStart[i])+k], _ = r.byUID.find(ref.UID)

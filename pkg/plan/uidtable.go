@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"sync"
 
+	"github.com/kgc-dev/kgc/internal/halves"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -26,7 +27,7 @@ type uidTable struct {
 func newUIDTable(objs []snapshot.Object) (t *uidTable, dup int32) {
 	t = &uidTable{seed: maphash.MakeSeed(), objs: objs}
 	hashes := make([]uint64, len(objs))
-	parallel(len(objs), func(from, to int) {
+	halves.Do(len(objs), func(from, to int) {
 		for i := from; i < to; i++ {
 			hashes[i] = maphash.String(t.seed, objs[i].Metadata.UID)
 		}
@@ -90,12 +91,4 @@ func (t *uidTable) find(uid string) (int32, bool) {
 			return int32(uint32(v) - 1), true
 		}
 	}
-}
-
-// parallel runs f on the two halves of [0, n), side by side.
-func parallel(n int, f func(from, to int)) {
-	var wg sync.WaitGroup
-	wg.Go(func() { f(0, n/2) })
-	f(n/2, n)
-	wg.Wait()
 }
