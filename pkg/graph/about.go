@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"iter"
 	"slices"
 
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -72,14 +73,23 @@ func (sc *scope) about(f Finding) bool {
 func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 	var out []*Node
 	if sc == nil {
-		types, uids := map[rules.GroupKind]bool{}, map[string]bool{}
 		for _, n := range g.sortedNodes() {
 			if !n.Virtual && len(n.Owners) > 0 {
 				out = append(out, n)
-				ownerLookups(n, types, uids)
 			}
 		}
-		return out, rules.NewOwnerIndex(g.snap.Objects, types, uids)
+		if g.ownerIndex == nil {
+			// A replay about some objects judges few references: index
+			// their owners here.
+			return out, newOwnerIndex(g.snap.Objects, func(yield func([]snapshot.OwnerReference) bool) {
+				for _, n := range out {
+					if !yield(n.Owners) {
+						return
+					}
+				}
+			})
+		}
+		return out, g.ownerIndex()
 	}
 	inNS := sc.uidsInNamespaces(g.snap.Objects)
 	namespaces, uids := map[string]bool{"": true}, map[string]bool{}
@@ -101,15 +111,35 @@ func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 	return out, rules.NewPartialIndex(g.snap.Objects, namespaces, uids)
 }
 
-// ownerLookups adds to types and uids what judging n's references looks
-// up: the owners' UIDs, and their types by name. A reference that maps
-// maps to its own group and kind, so those are taken as written rather
-// than mapped here and again when judged; one that does not map is never
-// looked up by name, and indexing its kind's names changes no answer.
-func ownerLookups(n *Node, types map[rules.GroupKind]bool, uids map[string]bool) {
-	for _, r := range n.Owners {
-		uids[r.UID] = true
-		types[rules.GroupKind{Group: snapshot.GroupOf(r.APIVersion), Kind: r.Kind}] = true
+// newOwnerIndex indexes over objs what judging the owner references refs
+// yields looks up: the owners' UIDs, and their types by name. A reference
+// that maps maps to its own group and kind, so those are taken as written
+// rather than mapped here and again when judged; one that does not map is
+// never looked up by name, and indexing its kind's names changes no
+// answer. References that are not judged only add entries no judgement
+// asks for.
+func newOwnerIndex(objs []snapshot.Object, refs iter.Seq[[]snapshot.OwnerReference]) *rules.Index {
+	types, uids := map[rules.GroupKind]bool{}, map[string]bool{}
+	for rs := range refs {
+		for _, r := range rs {
+			if r.UID != "" {
+				uids[r.UID] = true
+				types[rules.GroupKind{Group: snapshot.GroupOf(r.APIVersion), Kind: r.Kind}] = true
+			}
+		}
+	}
+	return rules.NewOwnerIndex(objs, types, uids)
+}
+
+// everyReference yields the owner references of every object of objs:
+// what a whole replay's judgement may look up, known before the replay.
+func everyReference(objs []snapshot.Object) iter.Seq[[]snapshot.OwnerReference] {
+	return func(yield func([]snapshot.OwnerReference) bool) {
+		for i := range objs {
+			if !yield(objs[i].Metadata.OwnerReferences) {
+				return
+			}
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/halves"
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -34,10 +35,7 @@ func (g *Graph) findings(sc *scope) []Finding {
 	var out []Finding
 	out = append(out, g.duplicateUIDs()...)
 	out = append(out, g.invalidReferences()...)
-	nodes, ix := g.judged(sc)
-	for _, n := range nodes {
-		out = append(out, g.ownerFindings(n, ix)...)
-	}
+	out = append(out, g.judge(g.judged(sc))...)
 	out = append(out, g.cycles(g.cycleCandidates(sc))...)
 	out = append(out, g.stuckFinalizers()...)
 	if sc != nil {
@@ -48,6 +46,35 @@ func (g *Graph) findings(sc *scope) []Finding {
 		return nil
 	}
 	sortFindings(out)
+	return out
+}
+
+// judge returns the findings about the owner references of nodes, in
+// their order. A cluster's million references are judged in two halves
+// side by side: the lookups are only read.
+func (g *Graph) judge(nodes []*Node, ix *rules.Index) []Finding {
+	if len(nodes) < judgeInHalves {
+		return g.judgeEach(nodes, ix)
+	}
+	var first, second []Finding
+	halves.Do(len(nodes), func(from, to int) {
+		if from == 0 {
+			first = g.judgeEach(nodes[from:to], ix)
+		} else {
+			second = g.judgeEach(nodes[from:to], ix)
+		}
+	})
+	return append(first, second...)
+}
+
+// judgeInHalves is how many nodes are worth a second goroutine.
+const judgeInHalves = 4096
+
+func (g *Graph) judgeEach(nodes []*Node, ix *rules.Index) []Finding {
+	var out []Finding
+	for _, n := range nodes {
+		out = append(out, g.ownerFindings(n, ix)...)
+	}
 	return out
 }
 

@@ -109,8 +109,11 @@ type Graph struct {
 	sortOnce  sync.Once
 	indexOnce sync.Once
 	index     *rules.Index
-	allOnce   sync.Once
-	all       []Finding
+	// ownerIndex waits for the lookups judging every reference needs,
+	// which a whole replay builds on another core while it replays.
+	ownerIndex func() *rules.Index
+	allOnce    sync.Once
+	all        []Finding
 }
 
 // Build replays snap into a graph and finds every hazard in it. It never
@@ -168,6 +171,9 @@ func ReplayAboutNamespaces(snap *snapshot.Snapshot, namespaces ...string) *Graph
 // when include is nil); size pre-sizes the node map.
 func replay(snap *snapshot.Snapshot, include func(i int) bool, size int) *Graph {
 	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), uidToNode: make(map[string]*Node, size)}
+	if include == nil {
+		g.ownerIndex = inBackground(func() *rules.Index { return newOwnerIndex(snap.Objects, everyReference(snap.Objects)) })
+	}
 	order := rules.ReplayOrder(snap.Objects, func(i int) bool {
 		o := &snap.Objects[i]
 		if o.Metadata.UID == "" || (include != nil && !include(i)) {
@@ -195,6 +201,14 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool, size int) *Graph 
 		sortNodes(n.Dependents)
 	}
 	return g
+}
+
+// inBackground starts build on a goroutine of its own and returns a
+// function that waits for its result.
+func inBackground[T any](build func() T) func() T {
+	done := make(chan T, 1)
+	go func() { done <- build() }()
+	return sync.OnceValue(func() T { return <-done })
 }
 
 // sortedNodes returns every node in contract order, sorted once, on
