@@ -2,6 +2,7 @@ package rules
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 
@@ -29,6 +30,9 @@ func ReplayOrder(objs []snapshot.Object, keep func(i int) bool) []int32 {
 	if snapshot.Sorted(objs) {
 		// Input order is then contract order: ties need no references
 		// compared, and the comparisons are integers only.
+		if order, ok := radixOrder(keys); ok {
+			return order
+		}
 		slices.SortFunc(keys, compareObservationsInOrder)
 	} else {
 		slices.SortFunc(keys, compareObservations)
@@ -113,4 +117,87 @@ func compareCreated(a, b observation) int {
 		return cmp.Compare(a.rv, b.rv)
 	}
 	return 0
+}
+
+// radixOrder returns the indexes of keys, which are in input order, as
+// sorting them with compareObservationsInOrder orders them, when that
+// comparison is a total order that fits two integers: every key has a
+// resourceVersion or none has (with some but not all, a key without one
+// ties with keys that do not tie with each other, and only the comparison
+// sort defines the result), and creation times span less than 2^33
+// seconds. It sorts by (creation, resourceVersion) with stable passes of a
+// byte each, skipping bytes every key shares, so that input order breaks
+// ties: a million keys in a few passes instead of twenty million
+// comparisons. It reports false when the comparison is not such an order.
+func radixOrder(keys []observation) ([]int32, bool) {
+	minSec, maxSec := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, k := range keys {
+		if k.hasRV != keys[0].hasRV {
+			return nil, false
+		}
+		if k.hasCreated {
+			minSec, maxSec = min(minSec, k.sec), max(maxSec, k.sec)
+		}
+	}
+	if maxSec >= minSec && uint64(maxSec-minSec) >= 1<<33-1 {
+		return nil, false
+	}
+	// created: 0 without a creation time, else 1 + seconds since the
+	// earliest, then the nanoseconds (below 2^30) in the low bits.
+	sorted := make([]radixKey, len(keys))
+	for i, k := range keys {
+		sorted[i] = radixKey{rv: k.rv, idx: k.idx}
+		if k.hasCreated {
+			sorted[i].created = uint64(k.sec-minSec+1)<<30 | uint64(k.nsec)
+		}
+	}
+	sorted = radixSort(sorted)
+	out := make([]int32, len(sorted))
+	for i, r := range sorted {
+		out[i] = r.idx
+	}
+	return out, true
+}
+
+// radixKey is an observation's order as two integers, and its object.
+type radixKey struct {
+	created, rv uint64
+	idx         int32
+}
+
+// radixSort sorts keys by (created, rv), stably, least significant byte
+// first; a byte every key shares changes no order and is skipped.
+func radixSort(keys []radixKey) []radixKey {
+	if len(keys) < 2 {
+		return keys
+	}
+	tmp := make([]radixKey, len(keys))
+	for word := range 2 {
+		for shift := uint(0); shift < 64; shift += 8 {
+			digit := func(k radixKey) uint8 {
+				if word == 0 {
+					return uint8(k.rv >> shift)
+				}
+				return uint8(k.created >> shift)
+			}
+			var count [256]int
+			for _, k := range keys {
+				count[digit(k)]++
+			}
+			if count[digit(keys[0])] == len(keys) {
+				continue
+			}
+			at := 0
+			for d := range count {
+				count[d], at = at, at+count[d]
+			}
+			for _, k := range keys {
+				d := digit(k)
+				tmp[count[d]] = k
+				count[d]++
+			}
+			keys, tmp = tmp, keys
+		}
+	}
+	return keys
 }
