@@ -91,6 +91,13 @@ type Graph struct {
 	snap      *snapshot.Snapshot
 	cat       *rules.Catalog
 	uidToNode map[string]*Node
+	// slab holds the nodes first created by observing an object; virtual
+	// the nodes first created as virtual owners (some observed since).
+	// Together they are every node once.
+	slab    []Node
+	virtual []*Node
+	// nodeOf is the node of each object the replay observed, by index.
+	nodeOf []*Node
 	sorted    []*Node // every node, in contract order
 	// unobserved are the objects with a UID that are not nodes: of types
 	// the collector does not watch. Few in a cluster.
@@ -185,19 +192,27 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool, size int) *Graph 
 		}
 		return true
 	})
+	// Nodes of objects first observed are allocated in one block, sized
+	// for every object replayed, so it never moves.
+	g.slab = make([]Node, 0, len(order))
+	g.nodeOf = make([]*Node, len(snap.Objects))
 	for _, i := range order {
 		o := &snap.Objects[i]
-		if n := g.uidToNode[o.Metadata.UID]; n != nil && n.Object != nil {
+		n := g.uidToNode[o.Metadata.UID]
+		if n != nil && n.Object != nil {
 			// A UID names one object in a cluster: a second object with
 			// the same UID comes from mixed or edited input. The first in
 			// creation order stands; a duplicate-uid finding names both.
 			g.replayDups = append(g.replayDups, o.Metadata.UID)
 			continue
 		}
-		g.observe(o)
+		g.nodeOf[i] = g.observe(o, n)
 	}
 	g.settleVirtualIdentities()
-	for _, n := range g.uidToNode {
+	for i := range g.slab {
+		sortNodes(g.slab[i].Dependents)
+	}
+	for _, n := range g.virtual {
 		sortNodes(n.Dependents)
 	}
 	return g
@@ -237,13 +252,12 @@ func (g *Graph) sortedNodes() []*Node {
 func (g *Graph) nodesInObjectOrder() []*Node {
 	observed := make([]*Node, 0, len(g.uidToNode))
 	var virtual []*Node
-	for i := range g.snap.Objects {
-		o := &g.snap.Objects[i]
-		if n := g.uidToNode[o.Metadata.UID]; n != nil && n.Object == o {
+	for _, n := range g.nodeOf {
+		if n != nil {
 			observed = append(observed, n)
 		}
 	}
-	for _, n := range g.uidToNode {
+	for _, n := range g.virtual {
 		if n.Object == nil {
 			virtual = append(virtual, n)
 		}
@@ -283,7 +297,8 @@ func (g *Graph) settleVirtualIdentities() {
 	for _, i := range g.unobserved {
 		present[g.snap.Objects[i].Metadata.UID] = true
 	}
-	for uid, n := range g.uidToNode {
+	for _, n := range g.virtual {
+		uid := n.UID()
 		if !n.Virtual || n.Identity.Namespace == "" || present[uid] {
 			continue
 		}
@@ -330,12 +345,13 @@ func (g *Graph) identityOf(o *snapshot.Object) snapshot.ObjectRef {
 	return id
 }
 
-// observe is processGraphChanges for an add event of o.
-func (g *Graph) observe(o *snapshot.Object) {
+// observe is processGraphChanges for an add event of o, whose UID has the
+// node n (nil when it has none yet); it returns o's node.
+func (g *Graph) observe(o *snapshot.Object, n *Node) *Node {
 	uid := o.Metadata.UID
 	id := g.identityOf(o)
 	beingDeleted := o.Terminating()
-	n, found := g.uidToNode[uid]
+	found := n != nil
 	if found && n.Virtual {
 		// First observation of a virtual node: the observed identity
 		// replaces the one guessed from the first dependent's reference.
@@ -343,16 +359,17 @@ func (g *Graph) observe(o *snapshot.Object) {
 		n.Virtual = false
 	}
 	if !found {
-		n = &Node{
+		g.slab = append(g.slab, Node{
 			Identity:           id,
 			Object:             o,
 			Owners:             validOwners(o.Metadata.OwnerReferences),
 			BeingDeleted:       beingDeleted,
 			DeletingDependents: beingDeleted && o.HasFinalizer(rules.FinalizerForeground),
-		}
+		})
+		n = &g.slab[len(g.slab)-1]
 		g.uidToNode[uid] = n
 		g.addDependentToOwners(n, n.Owners)
-		return
+		return n
 	}
 	if n.Object == nil {
 		n.Object = o
@@ -372,6 +389,7 @@ func (g *Graph) observe(o *snapshot.Object) {
 	if beingDeleted && !o.HasFinalizer(rules.FinalizerOrphan) && o.HasFinalizer(rules.FinalizerForeground) {
 		n.DeletingDependents = true
 	}
+	return n
 }
 
 // validOwners drops references without a UID: the API server rejects them,
@@ -400,6 +418,7 @@ func (g *Graph) addDependentToOwners(n *Node, refs []snapshot.OwnerReference) {
 				Virtual: true,
 			}
 			g.uidToNode[ref.UID] = owner
+			g.virtual = append(g.virtual, owner)
 		}
 		if !slices.Contains(owner.Dependents, n) {
 			owner.Dependents = append(owner.Dependents, n)
