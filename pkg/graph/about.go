@@ -70,7 +70,7 @@ func (sc *scope) about(f Finding) bool {
 // the namespace of an object holding that UID; so a dependent can matter
 // only when it is in view, or a reference's UID is in view or held by an
 // object of a namespace in view. Every other dependent is left unjudged.
-func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
+func (g *Graph) judged(sc *scope) ([]*Node, rules.Lookup) {
 	var out []*Node
 	if sc == nil {
 		for _, n := range g.sortedNodes() {
@@ -78,18 +78,17 @@ func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 				out = append(out, n)
 			}
 		}
-		if g.ownerIndex == nil {
-			// A replay about some objects judges few references: index
-			// their owners here.
-			return out, newOwnerIndex(g.snap.Objects, func(yield func([]snapshot.OwnerReference) bool) {
-				for _, n := range out {
-					if !yield(n.Owners) {
-						return
-					}
-				}
-			})
+		if look := g.graphLookup(); look != nil {
+			return out, look
 		}
-		return out, g.ownerIndex()
+		types, uids := lookedUp(func(yield func([]snapshot.OwnerReference) bool) {
+			for _, n := range out {
+				if !yield(n.Owners) {
+					return
+				}
+			}
+		}, true)
+		return out, rules.NewOwnerIndex(g.snap.Objects, types, uids)
 	}
 	inNS := sc.uidsInNamespaces(g.snap.Objects)
 	namespaces, uids := map[string]bool{"": true}, map[string]bool{}
@@ -111,36 +110,81 @@ func (g *Graph) judged(sc *scope) ([]*Node, *rules.Index) {
 	return out, rules.NewPartialIndex(g.snap.Objects, namespaces, uids)
 }
 
-// newOwnerIndex indexes over objs what judging the owner references refs
-// yields looks up: the owners' UIDs, and their types by name. A reference
+// lookedUp returns what judging the owner references refs yields looks
+// up: their owners' types by name, and (withUIDs) their UIDs. A reference
 // that maps maps to its own group and kind, so those are taken as written
 // rather than mapped here and again when judged; one that does not map is
 // never looked up by name, and indexing its kind's names changes no
 // answer. References that are not judged only add entries no judgement
 // asks for.
-func newOwnerIndex(objs []snapshot.Object, refs iter.Seq[[]snapshot.OwnerReference]) *rules.Index {
-	types, uids := map[rules.GroupKind]bool{}, map[string]bool{}
+func lookedUp(refs iter.Seq[[]snapshot.OwnerReference], withUIDs bool) (map[rules.GroupKind]bool, map[string]bool) {
+	types := map[rules.GroupKind]bool{}
+	var uids map[string]bool
+	if withUIDs {
+		uids = map[string]bool{}
+	}
 	for rs := range refs {
 		for _, r := range rs {
-			if r.UID != "" {
-				uids[r.UID] = true
-				types[rules.GroupKind{Group: snapshot.GroupOf(r.APIVersion), Kind: r.Kind}] = true
+			if r.UID == "" {
+				continue
 			}
+			if withUIDs {
+				uids[r.UID] = true
+			}
+			types[rules.GroupKind{Group: snapshot.GroupOf(r.APIVersion), Kind: r.Kind}] = true
 		}
 	}
-	return rules.NewOwnerIndex(objs, types, uids)
+	return types, uids
 }
 
-// everyReference yields the owner references of every object of objs:
-// what a whole replay's judgement may look up, known before the replay.
-func everyReference(objs []snapshot.Object) iter.Seq[[]snapshot.OwnerReference] {
-	return func(yield func([]snapshot.OwnerReference) bool) {
+// ownerNames indexes by name the objects of every type an owner reference
+// of objs names: what a whole replay's judgement looks up by name, known
+// before the replay, so it is built beside it.
+func ownerNames(objs []snapshot.Object) *rules.Index {
+	types, _ := lookedUp(func(yield func([]snapshot.OwnerReference) bool) {
 		for i := range objs {
 			if !yield(objs[i].Metadata.OwnerReferences) {
 				return
 			}
 		}
+	}, false)
+	return rules.NewOwnerIndex(objs, types, nil)
+}
+
+// graphLookup answers a whole replay's judgement: names from ownerNames,
+// UIDs from the graph, which has already found every observed object by
+// UID, and from the few objects it does not observe. That is what an
+// index of every object answers as long as no two objects share a UID
+// (an index keeps the first in the snapshot's order, the graph the first
+// observed); otherwise, and for a replay about some objects, it is nil.
+func (g *Graph) graphLookup() rules.Lookup {
+	if g.ownerNames == nil || len(g.replayDups) > 0 {
+		return nil
 	}
+	l := &uidsOfGraph{Index: g.ownerNames(), g: g, unobserved: make(map[string]*snapshot.Object, len(g.unobserved))}
+	for _, i := range g.unobserved {
+		o := &g.snap.Objects[i]
+		if _, dup := l.unobserved[o.Metadata.UID]; dup || g.uidToNode[o.Metadata.UID] != nil && g.uidToNode[o.Metadata.UID].Object != nil {
+			return nil
+		}
+		l.unobserved[o.Metadata.UID] = o
+	}
+	return l
+}
+
+// uidsOfGraph is graphLookup's answer: ByName from the index of owners'
+// names, ByUID from the graph.
+type uidsOfGraph struct {
+	*rules.Index
+	g          *Graph
+	unobserved map[string]*snapshot.Object
+}
+
+func (l *uidsOfGraph) ByUID(uid string) *snapshot.Object {
+	if n := l.g.uidToNode[uid]; n != nil && n.Object != nil {
+		return n.Object
+	}
+	return l.unobserved[uid]
 }
 
 // mayJudge reports whether a finding about one of n's references could be

@@ -3,6 +3,7 @@ package graph
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -94,6 +95,41 @@ func TestOwnerIndexJudgesAsTheWholeIndex(t *testing.T) {
 				t.Fatalf("%s: with the whole index %v, with the owner index %v", n.UID(), w, got)
 			}
 		}
+	}
+}
+
+// TestGraphLookupJudgesAsTheWholeIndex: where no two objects share a UID,
+// a whole replay judges every reference with names from the owners'
+// index and UIDs from the graph; that finds what judging with the whole
+// snapshot's index does, on random inputs, some with objects of types
+// the collector does not watch.
+func TestGraphLookupJudgesAsTheWholeIndex(t *testing.T) {
+	used, unobserved := 0, 0
+	for _, data := range randomInputs(9, 800) {
+		snap := snapshotFromBytes(data)
+		seen := map[string]bool{}
+		snap.Objects = slices.DeleteFunc(snap.Objects, func(o snapshot.Object) bool {
+			dup := seen[o.Metadata.UID]
+			seen[o.Metadata.UID] = true
+			return dup
+		})
+		g := Replay(snap)
+		nodes, look := g.judged(nil)
+		if _, ok := look.(*uidsOfGraph); !ok {
+			t.Fatalf("objects with distinct UIDs judged with %T, not the graph's UIDs", look)
+		}
+		used++
+		if len(g.unobserved) > 0 {
+			unobserved++
+		}
+		for _, n := range nodes {
+			if w, got := g.ownerFindings(n, g.Index()), g.ownerFindings(n, look); !reflect.DeepEqual(w, got) {
+				t.Fatalf("%s: with the whole index %v, with the graph's UIDs %v", n.UID(), w, got)
+			}
+		}
+	}
+	if unobserved < used/10 {
+		t.Fatalf("only %d of %d inputs have objects the collector does not watch", unobserved, used)
 	}
 }
 

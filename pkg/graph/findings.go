@@ -52,7 +52,7 @@ func (g *Graph) findings(sc *scope) []Finding {
 // judge returns the findings about the owner references of nodes, in
 // their order. A cluster's million references are judged in two halves
 // side by side: the lookups are only read.
-func (g *Graph) judge(nodes []*Node, ix *rules.Index) []Finding {
+func (g *Graph) judge(nodes []*Node, ix rules.Lookup) []Finding {
 	if len(nodes) < judgeInHalves {
 		return g.judgeEach(nodes, ix)
 	}
@@ -70,7 +70,7 @@ func (g *Graph) judge(nodes []*Node, ix *rules.Index) []Finding {
 // judgeInHalves is how many nodes are worth a second goroutine.
 const judgeInHalves = 4096
 
-func (g *Graph) judgeEach(nodes []*Node, ix *rules.Index) []Finding {
+func (g *Graph) judgeEach(nodes []*Node, ix rules.Lookup) []Finding {
 	var out []Finding
 	for _, n := range nodes {
 		out = append(out, g.ownerFindings(n, ix)...)
@@ -179,7 +179,7 @@ func (g *Graph) duplicateUIDs() []Finding {
 // attemptToDeleteItem would, then words each problem with what the
 // collector will do to n as a whole: one erroring reference stops it from
 // acting on any, and one existing owner keeps n alive.
-func (g *Graph) ownerFindings(n *Node, ix *rules.Index) []Finding {
+func (g *Graph) ownerFindings(n *Node, ix rules.Lookup) []Finding {
 	dep := n.Object.Ref()
 	depNamespaced := g.cat.Dependent(n.Object).Namespaced
 	// Most objects have one or two owners: their checks stay off the
@@ -270,7 +270,7 @@ func (g *Graph) listFailed(checks []refCheck) bool {
 
 // checkRef classifies ref as the collector would (rules.ClassifyReference)
 // and words what is wrong with it.
-func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapshot.OwnerReference, ix *rules.Index) refCheck {
+func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapshot.OwnerReference, ix rules.Lookup) refCheck {
 	v := rules.ClassifyReference(g.cat, ix, rules.Dependent{Namespace: dep.Namespace, Namespaced: depNamespaced}, ref)
 	c := refCheck{Reference: v, owner: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: v.Namespace, Name: ref.Name, UID: ref.UID}}
 	if v.Owner != nil && v.Why != rules.WhyReplaced {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kgc-dev/kgc/internal/permute"
 )
 
 // noUIDMessage explains why objects without a UID are dropped: they come
@@ -376,22 +378,5 @@ func SortObjects(objs []Object) {
 		idx[i] = int32(i)
 	}
 	slices.SortFunc(idx, func(a, b int32) int { return compareObjects(&objs[a], &objs[b]) })
-	// Apply the permutation by following cycles: position i takes objs[idx[i]].
-	for i := range idx {
-		if idx[i] < 0 {
-			continue
-		}
-		tmp := objs[i]
-		j := i
-		for {
-			k := int(idx[j])
-			idx[j] = -1
-			if k == i {
-				objs[j] = tmp
-				break
-			}
-			objs[j] = objs[k]
-			j = k
-		}
-	}
+	permute.Apply(objs, idx)
 }
