@@ -21,18 +21,26 @@ import (
 // the first dependent that names them, and for the order of the
 // collector's queues.
 func ReplayOrder(objs []snapshot.Object, keep func(i int) bool) []int32 {
-	keys := make([]observation, 0, len(objs))
+	kept := make([]int32, 0, len(objs))
 	for i := range objs {
 		if keep(i) {
-			keys = append(keys, newObservation(&objs[i], int32(i)))
+			kept = append(kept, int32(i))
 		}
 	}
-	if snapshot.Sorted(objs) {
+	sorted := snapshot.Sorted(objs)
+	if sorted {
 		// Input order is then contract order: ties need no references
 		// compared, and the comparisons are integers only.
-		if order, ok := radixOrder(keys); ok {
+		order, ok := radixOrder(len(kept), func(k int) observation { return newObservation(&objs[kept[k]], kept[k]) })
+		if ok {
 			return order
 		}
+	}
+	keys := make([]observation, len(kept))
+	for k, i := range kept {
+		keys[k] = newObservation(&objs[i], i)
+	}
+	if sorted {
 		slices.SortFunc(keys, compareObservationsInOrder)
 	} else {
 		slices.SortFunc(keys, compareObservations)
@@ -119,8 +127,8 @@ func compareCreated(a, b observation) int {
 	return 0
 }
 
-// radixOrder returns the indexes of keys, which are in input order, as
-// sorting them with compareObservationsInOrder orders them, when that
+// radixOrder returns the indexes of the n keys at gives, in input order,
+// as sorting them with compareObservationsInOrder orders them, when that
 // comparison is a total order that fits two integers: every key has a
 // resourceVersion or none has (with some but not all, a key without one
 // ties with keys that do not tie with each other, and only the comparison
@@ -129,10 +137,15 @@ func compareCreated(a, b observation) int {
 // byte each, skipping bytes every key shares, so that input order breaks
 // ties: a million keys in a few passes instead of twenty million
 // comparisons. It reports false when the comparison is not such an order.
-func radixOrder(keys []observation) ([]int32, bool) {
+func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 	minSec, maxSec := int64(math.MaxInt64), int64(math.MinInt64)
-	for _, k := range keys {
-		if k.hasRV != keys[0].hasRV {
+	var hasRV bool
+	for i := range n {
+		k := at(i)
+		if i == 0 {
+			hasRV = k.hasRV
+		}
+		if k.hasRV != hasRV {
 			return nil, false
 		}
 		if k.hasCreated {
@@ -144,8 +157,9 @@ func radixOrder(keys []observation) ([]int32, bool) {
 	}
 	// created: 0 without a creation time, else 1 + seconds since the
 	// earliest, then the nanoseconds (below 2^30) in the low bits.
-	sorted := make([]radixKey, len(keys))
-	for i, k := range keys {
+	sorted := make([]radixKey, n)
+	for i := range n {
+		k := at(i)
 		sorted[i] = radixKey{rv: k.rv, idx: k.idx}
 		if k.hasCreated {
 			sorted[i].created = uint64(k.sec-minSec+1)<<30 | uint64(k.nsec)

@@ -32,7 +32,7 @@ func TestRadixSortIsTheComparisonSort(t *testing.T) {
 		}
 		want := slices.Clone(keys)
 		slices.SortFunc(want, compareObservationsInOrder)
-		got, ok := radixOrder(keys)
+		got, ok := radixOrder(len(keys), func(k int) observation { return keys[k] })
 		if !ok {
 			t.Fatalf("round %d: declined keys that all agree on having a resourceVersion", round)
 		}
@@ -41,11 +41,11 @@ func TestRadixSortIsTheComparisonSort(t *testing.T) {
 		}
 	}
 	mixed := []observation{{idx: 0, hasRV: true, rv: 2}, {idx: 1}, {idx: 2, hasRV: true, rv: 1}}
-	if _, ok := radixOrder(mixed); ok {
+	if _, ok := radixOrder(len(mixed), func(k int) observation { return mixed[k] }); ok {
 		t.Fatal("sorted keys some of which lack a resourceVersion, where only the comparison sort defines the order")
 	}
 	wide := []observation{{idx: 0, hasCreated: true, sec: -62135596800}, {idx: 1, hasCreated: true, sec: 1_800_000_000}}
-	if _, ok := radixOrder(wide); ok {
+	if _, ok := radixOrder(len(wide), func(k int) observation { return wide[k] }); ok {
 		t.Fatal("sorted creation times spanning more than 2^33 seconds into 64 bits")
 	}
 }
