@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kgc-dev/kgc/internal/radix"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -133,10 +134,10 @@ func compareCreated(a, b observation) int {
 // resourceVersion or none has (with some but not all, a key without one
 // ties with keys that do not tie with each other, and only the comparison
 // sort defines the result), and creation times span less than 2^33
-// seconds. It sorts by (creation, resourceVersion) with stable passes of a
-// byte each, skipping bytes every key shares, so that input order breaks
-// ties: a million keys in a few passes instead of twenty million
-// comparisons. It reports false when the comparison is not such an order.
+// seconds. It sorts by (creation, resourceVersion) with stable radix
+// passes, so that input order breaks ties: a million keys in a few passes
+// instead of twenty million comparisons. It reports false when the
+// comparison is not such an order.
 func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 	minSec, maxSec := int64(math.MaxInt64), int64(math.MinInt64)
 	var hasRV bool
@@ -165,7 +166,7 @@ func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 			sorted[i].created = uint64(k.sec-minSec+1)<<30 | uint64(k.nsec)
 		}
 	}
-	sorted = radixSort(sorted)
+	sorted = radix.Sort(radix.Sort(sorted, func(k radixKey) uint64 { return k.rv }), func(k radixKey) uint64 { return k.created })
 	out := make([]int32, len(sorted))
 	for i, r := range sorted {
 		out[i] = r.idx
@@ -177,41 +178,4 @@ func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 type radixKey struct {
 	created, rv uint64
 	idx         int32
-}
-
-// radixSort sorts keys by (created, rv), stably, least significant byte
-// first; a byte every key shares changes no order and is skipped.
-func radixSort(keys []radixKey) []radixKey {
-	if len(keys) < 2 {
-		return keys
-	}
-	tmp := make([]radixKey, len(keys))
-	for word := range 2 {
-		for shift := uint(0); shift < 64; shift += 8 {
-			digit := func(k radixKey) uint8 {
-				if word == 0 {
-					return uint8(k.rv >> shift)
-				}
-				return uint8(k.created >> shift)
-			}
-			var count [256]int
-			for _, k := range keys {
-				count[digit(k)]++
-			}
-			if count[digit(keys[0])] == len(keys) {
-				continue
-			}
-			at := 0
-			for d := range count {
-				count[d], at = at, at+count[d]
-			}
-			for _, k := range keys {
-				d := digit(k)
-				tmp[count[d]] = k
-				count[d]++
-			}
-			keys, tmp = tmp, keys
-		}
-	}
-	return keys
 }

@@ -758,27 +758,6 @@ func TestRepeatsAcrossStoreChunks(t *testing.T) {
 	}
 }
 
-func TestRadixSort(t *testing.T) {
-	for _, n := range []int{0, 1, 2, 1000, 70000} {
-		a := make([]uint64, n)
-		x := uint64(88172645463325252)
-		for i := range a {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-			a[i] = x
-			if i%7 == 3 {
-				a[i] = a[i/2] // repeats
-			}
-		}
-		want := slices.Clone(a)
-		slices.Sort(want)
-		if got := radixSort(a); !slices.Equal(got, want) {
-			t.Fatalf("radixSort of %d values is not sorted", n)
-		}
-	}
-}
-
 // TestItemBatchGrows: a batch's buffer starts small and doubles each time
 // it is reused, up to itemBatchBytes, so that a big List is handed over
 // in few batches and a small one allocates little.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/permute"
+	"github.com/kgc-dev/kgc/internal/radix"
 )
 
 // noUIDMessage explains why objects without a UID are dropped: they come
@@ -69,7 +70,7 @@ type repeat struct {
 // filing a million UIDs in a map as they are read: the map's look-ups,
 // each a cache miss, cost more than the sort, and repeats are rare.
 func (rd *reader) findRepeats() map[string]int32 {
-	sorted := radixSort(rd.uidHashes)
+	sorted := radix.Sort(rd.uidHashes, func(h uint64) uint64 { return h })
 	repeated := map[uint64]bool{}
 	for i := 1; i < len(sorted); i++ {
 		if sorted[i] == sorted[i-1] {
@@ -99,30 +100,6 @@ func (rd *reader) findRepeats() map[string]int32 {
 		first[uid] = i - int32(countBelow(drop, int(i)))
 	}
 	return first
-}
-
-// radixSort returns a sorted copy of a, in four passes of 16 bits: on a
-// million hashes, several times faster than a comparison sort.
-func radixSort(a []uint64) []uint64 {
-	src, dst := slices.Clone(a), make([]uint64, len(a))
-	var count [1 << 16]int
-	for shift := 0; shift < 64; shift += 16 {
-		clear(count[:])
-		for _, v := range src {
-			count[v>>shift&0xffff]++
-		}
-		sum := 0
-		for d, c := range count {
-			count[d], sum = sum, sum+c
-		}
-		for _, v := range src {
-			d := v >> shift & 0xffff
-			dst[count[d]] = v
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	return src
 }
 
 // drop removes the objects at the sorted indexes from the store.
