@@ -164,8 +164,9 @@ func (g *Graph) graphLookup() rules.Lookup {
 	l := &uidsOfGraph{Index: g.ownerNames(), g: g, unobserved: make(map[string]*snapshot.Object, len(g.unobserved))}
 	for _, i := range g.unobserved {
 		o := &g.snap.Objects[i]
-		if _, dup := l.unobserved[o.Metadata.UID]; dup || g.uidToNode[o.Metadata.UID] != nil && g.uidToNode[o.Metadata.UID].Object != nil {
-			return nil
+		_, repeated := l.unobserved[o.Metadata.UID]
+		if n := g.uidToNode[o.Metadata.UID]; repeated || n != nil && n.Object != nil {
+			return nil // a UID shared with another object
 		}
 		l.unobserved[o.Metadata.UID] = o
 	}
