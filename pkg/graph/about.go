@@ -154,9 +154,10 @@ func ownerNames(objs []snapshot.Object) *rules.Index {
 // graphLookup answers a whole replay's judgement: names from ownerNames,
 // UIDs from the graph, which has already found every observed object by
 // UID, and from the few objects it does not observe. That is what an
-// index of every object answers as long as no two objects share a UID
-// (an index keeps the first in the snapshot's order, the graph the first
-// observed); otherwise, and for a replay about some objects, it is nil.
+// index of every object answers as long as no observed object shares its
+// UID with another object (an index keeps the first in the snapshot's
+// order, the graph the first observed); otherwise, and for a replay about
+// some objects, it is nil.
 func (g *Graph) graphLookup() rules.Lookup {
 	if g.ownerNames == nil || len(g.replayDups) > 0 {
 		return nil
@@ -164,11 +165,12 @@ func (g *Graph) graphLookup() rules.Lookup {
 	l := &uidsOfGraph{Index: g.ownerNames(), g: g, unobserved: make(map[string]*snapshot.Object, len(g.unobserved))}
 	for _, i := range g.unobserved {
 		o := &g.snap.Objects[i]
-		_, repeated := l.unobserved[o.Metadata.UID]
-		if n := g.uidToNode[o.Metadata.UID]; repeated || n != nil && n.Object != nil {
-			return nil // a UID shared with another object
+		if n := g.uidToNode[o.Metadata.UID]; n != nil && n.Object != nil {
+			return nil // a UID shared with an observed object
 		}
-		l.unobserved[o.Metadata.UID] = o
+		if _, repeated := l.unobserved[o.Metadata.UID]; !repeated {
+			l.unobserved[o.Metadata.UID] = o // the first, as an index keeps it
+		}
 	}
 	return l
 }

@@ -4,8 +4,10 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -164,4 +166,31 @@ func randomInputs(seed uint64, n int) [][]byte {
 		}
 	}
 	return out
+}
+
+// TestGraphLookupTakesTheFirstUnwatchedObject: two objects of a type the
+// collector does not watch share the UID a reference names; the finding
+// names the first in the snapshot's order, as the whole index does, and
+// the graph's look-up still serves the judgement.
+func TestGraphLookupTakesTheFirstUnwatchedObject(t *testing.T) {
+	dep := testobj.ConfigMap("web", "c").UID("c").Owner(testobj.RefTo("apps/v1", "Deployment", "d", "ev")).Build()
+	first := testobj.New("v1", "Event", "web", "a-first").UID("ev").Build()
+	second := testobj.New("v1", "Event", "web", "b-second").UID("ev").Build()
+	snap := testobj.Snapshot(dep, second, first).Build()
+	snapshot.SortObjects(snap.Objects)
+	g := Replay(snap)
+	if len(g.unobserved) != 2 {
+		t.Fatalf("%d unwatched objects, want the two Events", len(g.unobserved))
+	}
+	nodes, look := g.judged(nil)
+	if _, ok := look.(*uidsOfGraph); !ok {
+		t.Fatalf("judged with %T, not the graph's UIDs", look)
+	}
+	got := g.ownerFindings(nodes[0], look)
+	if want := g.ownerFindings(nodes[0], g.Index()); !reflect.DeepEqual(got, want) {
+		t.Fatalf("with the graph's UIDs %v, with the whole index %v", got, want)
+	}
+	if len(got) != 1 || !strings.Contains(got[0].Message, "belongs to Event web/a-first") {
+		t.Fatalf("findings %v, want the identity mismatch naming Event web/a-first", got)
+	}
 }
