@@ -14,11 +14,11 @@ import (
 // and written in order. Gzip at its fastest level took longer than
 // encoding a million objects; cut into members, it keeps pace. The
 // compressor is klauspost/compress's: at its fastest level it takes half
-// the standard library's time on a snapshot and writes a tenth less. The file
-// is a valid gzip file (readers decompress the members one after the
-// other, as `gzip -dc` and every gzip library do), the same for the same
-// input whatever the number of cores, and as small within a few bytes
-// per member: deflate's window is 32 KiB anyway.
+// the standard library's time on a snapshot and writes a tenth less. The
+// file is a valid gzip file (readers decompress the members one after
+// the other, as `gzip -dc` and every gzip library do), the same for the
+// same input whatever the number of cores, and as small within a few
+// bytes per member: deflate's window is 32 KiB anyway.
 type gzipMembers struct {
 	cur     *member // the member being filled
 	jobs    chan *member
