@@ -141,6 +141,7 @@ func compareCreated(a, b observation) int {
 func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 	minSec, maxSec := int64(math.MaxInt64), int64(math.MinInt64)
 	var hasRV bool
+	sorted := make([]radixKey, n)
 	for i := range n {
 		k := at(i)
 		if i == 0 {
@@ -149,8 +150,10 @@ func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 		if k.hasRV != hasRV {
 			return nil, false
 		}
+		sorted[i] = radixKey{rv: k.rv, idx: k.idx, nsec: -1}
 		if k.hasCreated {
 			minSec, maxSec = min(minSec, k.sec), max(maxSec, k.sec)
+			sorted[i].created, sorted[i].nsec = uint64(k.sec), k.nsec
 		}
 	}
 	if maxSec >= minSec && uint64(maxSec-minSec) >= 1<<33-1 {
@@ -158,12 +161,11 @@ func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 	}
 	// created: 0 without a creation time, else 1 + seconds since the
 	// earliest, then the nanoseconds (below 2^30) in the low bits.
-	sorted := make([]radixKey, n)
-	for i := range n {
-		k := at(i)
-		sorted[i] = radixKey{rv: k.rv, idx: k.idx}
-		if k.hasCreated {
-			sorted[i].created = uint64(k.sec-minSec+1)<<30 | uint64(k.nsec)
+	for i := range sorted {
+		if k := &sorted[i]; k.nsec < 0 {
+			k.created = 0
+		} else {
+			k.created = uint64(int64(k.created)-minSec+1)<<30 | uint64(k.nsec)
 		}
 	}
 	sorted = radix.Sort(radix.Sort(sorted, func(k radixKey) uint64 { return k.rv }), func(k radixKey) uint64 { return k.created })
@@ -174,8 +176,10 @@ func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 	return out, true
 }
 
-// radixKey is an observation's order as two integers, and its object.
+// radixKey is an observation's order as two integers, and its object;
+// created holds the creation second until radixOrder knows the earliest.
 type radixKey struct {
 	created, rv uint64
 	idx         int32
+	nsec        int32 // -1 without a creation time
 }
