@@ -43,6 +43,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/permute"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -199,6 +200,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool, size int) *Graph 
 	// Nodes of objects first observed are allocated in one block, sized
 	// for every object replayed, so it never moves.
 	g.slab = make([]Node, 0, len(order))
+	hugepages.Advise(g.slab)
 	g.nodeOf = make([]*Node, len(snap.Objects))
 	for _, i := range order {
 		o := &snap.Objects[i]

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/permute"
 	"github.com/kgc-dev/kgc/internal/radix"
 )
@@ -235,6 +236,7 @@ const collectAfterChunks = 16
 func (st *objStore) Reserve(n int) {
 	if st.n == 0 && n > 0 {
 		st.first = make([]Object, 0, n)
+		hugepages.Advise(st.first)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/kgc-dev/kgc/internal/hugepages"
 )
 
 // This file is a small hand-written JSON scanner. Reading a dump of a
@@ -455,13 +457,20 @@ func (t *interner) str(s string) string {
 }
 
 // arena packs many small strings (names, UIDs, resource versions) into
-// shared 64 KiB blocks. A million objects otherwise cost several million
+// shared blocks, from 64 KiB, doubling to 8 MiB, backed by huge pages
+// once large. A million objects otherwise cost several million
 // separate allocations, rounded up to size classes, that the garbage
 // collector must trace; the strings are immutable and live as long as the
 // snapshot, so sharing their backing memory is safe.
-type arena struct{ buf []byte }
+type arena struct {
+	buf   []byte
+	block int // the next block's size: doubles up to maxArenaBlock
+}
 
-const arenaBlock = 64 << 10
+const (
+	arenaBlock    = 64 << 10
+	maxArenaBlock = 8 << 20
+)
 
 func (a *arena) str(b []byte) string {
 	if len(b) == 0 {
@@ -472,7 +481,9 @@ func (a *arena) str(b []byte) string {
 		return string(b)
 	}
 	if cap(a.buf)-len(a.buf) < len(b) {
-		a.buf = make([]byte, 0, arenaBlock)
+		a.block = min(max(arenaBlock, 2*a.block), maxArenaBlock)
+		a.buf = make([]byte, 0, a.block)
+		hugepages.Advise(a.buf)
 	}
 	start := len(a.buf)
 	a.buf = append(a.buf, b...)

@@ -1,0 +1,18 @@
+// Package hugepages asks the kernel to back kgc's few large, long-lived
+// blocks (a million objects' slice, the graph's node slab, the string
+// arena's blocks) with transparent huge pages.
+//
+// Go's runtime leaves its heap to the system's default, which on most
+// distributions is huge pages only where asked for (madvise). Filling a
+// 192 MB slice then takes 47,000 page faults of 4 KB, each a few
+// microseconds on a busy machine: half a second of a one-second read. With
+// 2 MB pages it takes a hundred. The advice changes no byte of any result.
+package hugepages
+
+// huge is the size of a transparent huge page on the platforms that
+// have them (amd64, arm64 with 4 KB base pages).
+const huge = 2 << 20
+
+// minAdvised is the smallest block worth advising: below it, aligning to
+// huge pages leaves too little.
+const minAdvised = 4 * huge
