@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/kgc-dev/kgc/internal/halves"
+	"github.com/kgc-dev/kgc/internal/uidtable"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -36,11 +36,11 @@ type reach struct {
 	res  *resources
 	info []*resInfo // the type of each of full's objects
 	// byUID indexes full's objects; in marks the part's.
-	byUID *uidTable
+	byUID *uidtable.Table
 	in    []bool
-	// refOwner[refStart[i]+k] is the index of the owner that object i's
-	// k-th reference names by UID, or -1.
-	refStart, refOwner []int32
+	// owners.Of(i)[k] is the index of the owner that object i's k-th
+	// reference names by UID, or -1.
+	owners uidtable.Refs
 	// dependents of full's object i: depList[depStart[i]:depStart[i+1]].
 	depStart, depList []int32
 	// sub holds the part's objects in full's order.
@@ -68,7 +68,7 @@ func newReach(snap *snapshot.Snapshot, target string) (*reach, string) {
 	if why := r.indexAll(); why != "" {
 		return nil, why
 	}
-	t, ok := r.byUID.find(target)
+	t, ok := r.byUID.Find(target)
 	if !ok {
 		return nil, "the target is not in the snapshot"
 	}
@@ -87,8 +87,8 @@ func newReach(snap *snapshot.Snapshot, target string) (*reach, string) {
 func (r *reach) indexAll() string {
 	objs := r.full.Objects
 	r.info = make([]*resInfo, len(objs))
-	var dup int32
-	if r.byUID, dup = newUIDTable(objs); dup >= 0 {
+	var repeats []int
+	if r.byUID, repeats = uidtable.New(len(objs), func(i int) string { return objs[i].Metadata.UID }); repeats != nil {
 		return "a UID is repeated"
 	}
 	var warnings typeWarnings
@@ -151,7 +151,7 @@ func (r *reach) stirs() []int32 {
 		o := &objs[i]
 		moves := o.Metadata.DeletionTimestamp != nil || (isKind(r.info[i], "", "Pod") && hasFin(o, rules.FinalizerJob))
 		for k, ref := range o.Metadata.OwnerReferences {
-			if j := r.refOwner[int(r.refStart[i])+k]; j < 0 || !solid(int32(i), ref, j) {
+			if j := r.owners.Of(i)[k]; j < 0 || !solid(int32(i), ref, j) {
 				moves = true
 			}
 		}
@@ -166,18 +166,7 @@ func (r *reach) stirs() []int32 {
 // resolveRefs finds the owner of every reference by UID, on both cores.
 func (r *reach) resolveRefs() {
 	objs := r.full.Objects
-	r.refStart = make([]int32, len(objs)+1)
-	for i := range objs {
-		r.refStart[i+1] = r.refStart[i] + int32(len(objs[i].Metadata.OwnerReferences))
-	}
-	r.refOwner = make([]int32, r.refStart[len(objs)])
-	halves.Do(len(objs), func(from, to int) {
-		for i := from; i < to; i++ {
-			for k, ref := range objs[i].Metadata.OwnerReferences {
-				r.refOwner[int(r.refStart[i])+k], _ = r.byUID.find(ref.UID)
-			}
-		}
-	})
+	r.owners = r.byUID.Resolve(len(objs), func(i int) []snapshot.OwnerReference { return objs[i].Metadata.OwnerReferences })
 }
 
 // indexDependents turns the resolved references around: depList lists
@@ -185,7 +174,7 @@ func (r *reach) resolveRefs() {
 func (r *reach) indexDependents() {
 	n := len(r.full.Objects)
 	r.depStart = make([]int32, n+1)
-	for _, j := range r.refOwner {
+	for _, j := range r.owners.Owner {
 		if j >= 0 {
 			r.depStart[j+1]++
 		}
@@ -196,7 +185,7 @@ func (r *reach) indexDependents() {
 	r.depList = make([]int32, r.depStart[n])
 	next := slices.Clone(r.depStart[:n])
 	for i := range n {
-		for _, j := range r.refOwner[r.refStart[i]:r.refStart[i+1]] {
+		for _, j := range r.owners.Of(i) {
 			if j >= 0 {
 				r.depList[next[j]] = int32(i)
 				next[j]++
@@ -261,7 +250,7 @@ func (r *reach) closeOver(seeds []int32, target int32) {
 			i := queue[0]
 			queue = queue[1:]
 			o, ri := &objs[i], r.info[i]
-			for _, j := range r.refOwner[r.refStart[i]:r.refStart[i+1]] {
+			for _, j := range r.owners.Of(int(i)) {
 				if j >= 0 {
 					add(j)
 				}
@@ -378,7 +367,7 @@ func (r *reach) baselineMoved() {
 		if r.in[i] {
 			continue
 		}
-		for _, j := range r.refOwner[r.refStart[i]:r.refStart[i+1]] {
+		for _, j := range r.owners.Of(i) {
 			if rules.ObservedBefore(objs, int32(i), j, sorted) {
 				r.escape("its baseline moves, and " + objs[i].Ref().String() + ", outside the part, is observed before its owner")
 				return
@@ -389,7 +378,7 @@ func (r *reach) baselineMoved() {
 
 // missedUID is told that the part has no object with uid.
 func (r *reach) missedUID(uid string) {
-	if j, ok := r.byUID.find(uid); ok && !r.in[j] {
+	if j, ok := r.byUID.Find(uid); ok && !r.in[j] {
 		r.escape("it looks up " + r.full.Objects[j].Ref().String() + ", outside the part")
 	}
 }

@@ -200,31 +200,3 @@ func TestPartEscapes(t *testing.T) {
 	}
 }
 
-// The UID table finds every object, and answers for UIDs it does not
-// hold, at every size around its growth steps.
-func TestUIDTable(t *testing.T) {
-	for _, n := range []int{0, 1, 7, 8, 9, 16, 17, 1000} {
-		objs := make([]snapshot.Object, n)
-		for i := range objs {
-			objs[i].Metadata.UID = fmt.Sprintf("uid-%d", i)
-		}
-		tab, dup := newUIDTable(objs)
-		if dup >= 0 {
-			t.Fatalf("%d objects: repeated UID at %d, want none", n, dup)
-		}
-		for i := range objs {
-			if j, ok := tab.find(objs[i].Metadata.UID); !ok || j != int32(i) {
-				t.Fatalf("%d objects: find(uid-%d) = %d, %v", n, i, j, ok)
-			}
-		}
-		if _, ok := tab.find("absent"); ok {
-			t.Fatalf("%d objects: found a UID it does not hold", n)
-		}
-		if n > 1 {
-			objs[n-1].Metadata.UID = objs[0].Metadata.UID
-			if _, dup := newUIDTable(objs); dup != int32(n-1) {
-				t.Errorf("%d objects: repeated UID found at %d, want %d", n, dup, n-1)
-			}
-		}
-	}
-}

@@ -1,0 +1,139 @@
+// Package uidtable finds a snapshot's objects by UID, and resolves their
+// owner references, on both cores.
+//
+// Replaying or planning a million-object cluster looks up every object's
+// UID and every owner reference's once. A Go map keyed by UID strings
+// spends that time probing, one key at a time: each probe is a cache miss.
+// This table keeps each slot's hash beside its key, compares strings only
+// when the hashes agree, and is built and read by both cores: its two
+// halves hold the UIDs whose hash is even and odd. Keys are small
+// integers, 0 to n-1, that the caller maps to its objects.
+package uidtable
+
+import (
+	"hash/maphash"
+	"sync"
+
+	"github.com/kgc-dev/kgc/internal/halves"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// Table finds keys by UID. It is not changed after New, so any number of
+// goroutines may read it.
+type Table struct {
+	seed   maphash.Seed
+	uid    func(k int) string
+	halves [2][]uint64 // per slot: hash's high 32 bits, key+1; 0 empty
+	masks  [2]uint64   // each half's size, a power of two, less one
+}
+
+// New files keys 0 to n-1, whose UIDs uid gives, in that order. A key
+// whose UID an earlier key has is not filed: repeats lists those keys, in
+// order (nil when every UID is distinct).
+func New(n int, uid func(k int) string) (t *Table, repeats []int) {
+	t = &Table{seed: maphash.MakeSeed(), uid: uid}
+	hashes := make([]uint64, n)
+	halves.Do(n, func(from, to int) {
+		for k := from; k < to; k++ {
+			hashes[k] = maphash.String(t.seed, uid(k))
+		}
+	})
+	var count [2]uint64
+	for _, hash := range hashes {
+		count[hash&1]++
+	}
+	var rep [2][]int
+	var wg sync.WaitGroup
+	for h := range 2 {
+		// At most half full, so that a probe always ends on an empty slot.
+		size := uint64(16)
+		for size < 2*count[h] {
+			size <<= 1
+		}
+		t.masks[h] = size - 1
+		wg.Go(func() {
+			slots := make([]uint64, size)
+			for k, hash := range hashes {
+				if int(hash&1) == h && !t.insert(slots, t.masks[h], hash, k) {
+					rep[h] = append(rep[h], k)
+				}
+			}
+			t.halves[h] = slots
+		})
+	}
+	wg.Wait()
+	return t, merge(rep[0], rep[1])
+}
+
+// merge merges two ascending lists.
+func merge(a, b []int) []int {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	out := make([]int, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// insert files key k; false if an earlier key has its UID.
+func (t *Table) insert(slots []uint64, mask, hash uint64, k int) bool {
+	tag := hash >> 32 << 32
+	for pos := hash >> 1 & mask; ; pos = (pos + 1) & mask {
+		v := slots[pos]
+		if v == 0 {
+			slots[pos] = tag | uint64(k+1)
+			return true
+		}
+		if v>>32<<32 == tag && t.uid(int(uint32(v)-1)) == t.uid(k) {
+			return false
+		}
+	}
+}
+
+// Find returns the first key with uid.
+func (t *Table) Find(uid string) (int32, bool) {
+	hash := maphash.String(t.seed, uid)
+	slots, mask, tag := t.halves[hash&1], t.masks[hash&1], hash>>32<<32
+	for pos := hash >> 1 & mask; ; pos = (pos + 1) & mask {
+		v := slots[pos]
+		if v == 0 {
+			return -1, false
+		}
+		if v>>32<<32 == tag && t.uid(int(uint32(v)-1)) == uid {
+			return int32(uint32(v) - 1), true
+		}
+	}
+}
+
+// Refs holds the key each owner reference names by UID: key k's j-th
+// reference names Owner[Start[k]+j], or no key (-1).
+type Refs struct {
+	Start, Owner []int32
+}
+
+// Of returns key k's references' owners.
+func (r Refs) Of(k int) []int32 { return r.Owner[r.Start[k]:r.Start[k+1]] }
+
+// Resolve finds the owner of every reference of keys 0 to n-1, whose
+// references refs gives, on both cores.
+func (t *Table) Resolve(n int, refs func(k int) []snapshot.OwnerReference) Refs {
+	r := Refs{Start: make([]int32, n+1)}
+	for k := range n {
+		r.Start[k+1] = r.Start[k] + int32(len(refs(k)))
+	}
+	r.Owner = make([]int32, r.Start[n])
+	halves.Do(n, func(from, to int) {
+		for k := from; k < to; k++ {
+			for j, ref := range refs(k) {
+				r.Owner[int(r.Start[k])+j], _ = t.Find(ref.UID)
+			}
+		}
+	})
+	return r
+}
