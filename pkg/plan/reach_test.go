@@ -199,4 +199,3 @@ func TestPartEscapes(t *testing.T) {
 		t.Error("a snapshot with an object created at a time but without a resourceVersion was planned on a part: replay order could differ")
 	}
 }
-
