@@ -93,7 +93,7 @@ func (g *Graph) judged(sc *scope) ([]*Node, rules.Lookup) {
 	inNS := sc.uidsInNamespaces(g.snap.Objects)
 	namespaces, uids := map[string]bool{"": true}, map[string]bool{}
 	// In any order, then sorted: the few nodes in view, not the cluster.
-	for _, n := range g.uidToNode {
+	for n := range g.eachNode {
 		if n.Virtual || len(n.Owners) == 0 || !sc.mayJudge(n, inNS) {
 			continue
 		}
@@ -165,7 +165,7 @@ func (g *Graph) graphLookup() rules.Lookup {
 	l := &uidsOfGraph{Index: g.ownerNames(), g: g, unobserved: make(map[string]*snapshot.Object, len(g.unobserved))}
 	for _, i := range g.unobserved {
 		o := &g.snap.Objects[i]
-		if n := g.uidToNode[o.Metadata.UID]; n != nil && n.Object != nil {
+		if n := g.Node(o.Metadata.UID); n != nil && n.Object != nil {
 			return nil // a UID shared with an observed object
 		}
 		if _, repeated := l.unobserved[o.Metadata.UID]; !repeated {
@@ -184,7 +184,7 @@ type uidsOfGraph struct {
 }
 
 func (l *uidsOfGraph) ByUID(uid string) *snapshot.Object {
-	if n := l.g.uidToNode[uid]; n != nil && n.Object != nil {
+	if n := l.g.Node(uid); n != nil && n.Object != nil {
 		return n.Object
 	}
 	return l.unobserved[uid]
@@ -232,7 +232,7 @@ func (g *Graph) cycleCandidates(sc *scope) []*Node {
 		seeds = append(seeds, uid)
 	}
 	if len(sc.namespaces) > 0 {
-		for _, n := range g.uidToNode {
+		for n := range g.eachNode {
 			if slices.Contains(sc.namespaces, n.Identity.Namespace) {
 				seeds = append(seeds, n.UID())
 			}
@@ -269,7 +269,7 @@ func (g *Graph) duplicatedUIDs() map[string]bool {
 	seen := map[string]bool{}
 	for _, i := range g.unobserved {
 		uid := g.snap.Objects[i].Metadata.UID
-		if n := g.uidToNode[uid]; (n != nil && n.Object != nil) || seen[uid] {
+		if n := g.Node(uid); (n != nil && n.Object != nil) || seen[uid] {
 			dup[uid] = true
 		}
 		seen[uid] = true

@@ -143,8 +143,8 @@ func TestNodesInObjectOrder(t *testing.T) {
 		snap := snapshotFromBytes(data)
 		snapshot.SortObjects(snap.Objects)
 		g := Replay(snap)
-		want := make([]*Node, 0, len(g.uidToNode))
-		for _, n := range g.uidToNode {
+		want := make([]*Node, 0, g.nodeCount())
+		for n := range g.eachNode {
 			want = append(want, n)
 		}
 		sortNodes(want)

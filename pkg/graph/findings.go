@@ -161,7 +161,7 @@ func (g *Graph) duplicateUIDs() []Finding {
 			continue
 		}
 		kept := refs[0]
-		if n := g.uidToNode[uid]; n != nil && n.Object != nil {
+		if n := g.Node(uid); n != nil && n.Object != nil {
 			kept = n.Object.Ref()
 		}
 		sort.SliceStable(refs, func(i, j int) bool { return refs[i].Less(refs[j]) })

@@ -43,8 +43,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/permute"
+	"github.com/kgc-dev/kgc/internal/uidtable"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -92,15 +92,23 @@ func (n *Node) Finalizers() []string {
 // Graph is the collector's graph of one snapshot. It is not changed after
 // Build, so any number of goroutines may read it.
 type Graph struct {
-	snap      *snapshot.Snapshot
-	cat       *rules.Catalog
-	uidToNode map[string]*Node
+	snap *snapshot.Snapshot
+	cat  *rules.Catalog
+	// order lists the objects replayed, in the order replayed. uids finds
+	// them by UID (key k is order[k]'s object), and with nodeOf and absent
+	// is the collector's uidToNode map: see Node.
+	order []int32
+	uids  *uidtable.Table
+	// absent are the virtual nodes whose UID no replayed object has.
+	absent map[string]*Node
 	// slab holds the nodes first created by observing an object; virtual
 	// the nodes first created as virtual owners (some observed since).
 	// Together they are every node once.
 	slab    []Node
 	virtual []*Node
-	// nodeOf is the node of each object the replay observed, by index.
+	// nodeOf is the node of each object the replay observed, by index
+	// (while replaying, also the virtual node of an object not yet
+	// observed).
 	nodeOf []*Node
 	sorted []*Node // every node, in contract order
 	// unobserved are the objects with a UID that are not nodes: of types
@@ -141,7 +149,7 @@ func Build(snap *snapshot.Snapshot) *Graph {
 // findings about that part, so that one tree of a million-object cluster
 // costs no judgement of every owner reference.
 func Replay(snap *snapshot.Snapshot) *Graph {
-	return replay(snap, nil, len(snap.Objects))
+	return replay(snap, nil)
 }
 
 // ReplayAbout replays only the objects connected to uids through owner
@@ -155,7 +163,7 @@ func Replay(snap *snapshot.Snapshot) *Graph {
 // Node).
 func ReplayAbout(snap *snapshot.Snapshot, uids ...string) *Graph {
 	in, reached := connected(snap.Objects, uids)
-	g := replay(snap, func(i int) bool { return in[i] }, 0)
+	g := replay(snap, func(i int) bool { return in[i] })
 	g.reached = reached
 	return g
 }
@@ -180,14 +188,15 @@ func ReplayAboutNamespaces(snap *snapshot.Snapshot, namespaces ...string) *Graph
 }
 
 // replay replays the objects with a UID that include accepts (all of them
-// when include is nil); size pre-sizes the node map.
-func replay(snap *snapshot.Snapshot, include func(i int) bool, size int) *Graph {
-	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), uidToNode: make(map[string]*Node, size)}
+// when include is nil).
+func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
+	objs := snap.Objects
+	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), absent: map[string]*Node{}}
 	if include == nil {
-		g.ownerNames = inBackground(func() *rules.Index { return ownerNames(snap.Objects) })
+		g.ownerNames = inBackground(func() *rules.Index { return ownerNames(objs) })
 	}
-	order := rules.ReplayOrder(snap.Objects, func(i int) bool {
-		o := &snap.Objects[i]
+	g.order = rules.ReplayOrder(objs, func(i int) bool {
+		o := &objs[i]
 		if o.Metadata.UID == "" || (include != nil && !include(i)) {
 			return false
 		}
@@ -197,22 +206,27 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool, size int) *Graph 
 		}
 		return true
 	})
+	// Every UID and every owner reference is looked up once, before
+	// replaying, on both cores: one at a time, while replaying, the
+	// look-ups were half of a million objects' replay.
+	var repeats []int
+	g.uids, repeats = uidtable.New(len(g.order), func(k int) string { return objs[g.order[k]].Metadata.UID })
+	owners := g.uids.Resolve(len(g.order), func(k int) []snapshot.OwnerReference { return objs[g.order[k]].Metadata.OwnerReferences })
 	// Nodes of objects first observed are allocated in one block, sized
 	// for every object replayed, so it never moves.
-	g.slab = make([]Node, 0, len(order))
-	hugepages.Advise(g.slab)
-	g.nodeOf = make([]*Node, len(snap.Objects))
-	for _, i := range order {
-		o := &snap.Objects[i]
-		n := g.uidToNode[o.Metadata.UID]
-		if n != nil && n.Object != nil {
+	g.slab = make([]Node, 0, len(g.order))
+	g.nodeOf = make([]*Node, len(objs))
+	for k, i := range g.order {
+		o := &objs[i]
+		if len(repeats) > 0 && repeats[0] == k {
 			// A UID names one object in a cluster: a second object with
 			// the same UID comes from mixed or edited input. The first in
 			// creation order stands; a duplicate-uid finding names both.
+			repeats = repeats[1:]
 			g.replayDups = append(g.replayDups, o.Metadata.UID)
 			continue
 		}
-		g.nodeOf[i] = g.observe(o, n)
+		g.observe(int(i), owners.Of(k))
 	}
 	g.settleVirtualIdentities()
 	for i := range g.slab {
@@ -223,6 +237,33 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool, size int) *Graph 
 	}
 	return g
 }
+
+// Node returns the node of uid: any observed object of a watched type
+// (whether or not it has owners or dependents) or a virtual owner; nil if
+// the collector would not know uid.
+func (g *Graph) Node(uid string) *Node {
+	if k, ok := g.uids.Find(uid); ok {
+		return g.nodeOf[g.order[k]]
+	}
+	return g.absent[uid]
+}
+
+// eachNode yields every node once, in no particular order.
+func (g *Graph) eachNode(yield func(*Node) bool) {
+	for i := range g.slab {
+		if !yield(&g.slab[i]) {
+			return
+		}
+	}
+	for _, n := range g.virtual {
+		if !yield(n) {
+			return
+		}
+	}
+}
+
+// nodeCount is how many nodes the graph holds.
+func (g *Graph) nodeCount() int { return len(g.slab) + len(g.virtual) }
 
 // inBackground starts build on a goroutine of its own and returns a
 // function that waits for its result.
@@ -240,8 +281,8 @@ func (g *Graph) sortedNodes() []*Node {
 			g.sorted = g.nodesInObjectOrder()
 			return
 		}
-		g.sorted = make([]*Node, 0, len(g.uidToNode))
-		for _, n := range g.uidToNode {
+		g.sorted = make([]*Node, 0, g.nodeCount())
+		for n := range g.eachNode {
 			g.sorted = append(g.sorted, n)
 		}
 		sortNodes(g.sorted)
@@ -256,7 +297,7 @@ func (g *Graph) sortedNodes() []*Node {
 // their objects' order. Only the virtual nodes, few, are sorted, and
 // merged in.
 func (g *Graph) nodesInObjectOrder() []*Node {
-	observed := make([]*Node, 0, len(g.uidToNode))
+	observed := make([]*Node, 0, len(g.slab))
 	var virtual []*Node
 	for _, n := range g.nodeOf {
 		if n != nil {
@@ -351,10 +392,11 @@ func (g *Graph) identityOf(o *snapshot.Object) snapshot.ObjectRef {
 	return id
 }
 
-// observe is processGraphChanges for an add event of o, whose UID has the
-// node n (nil when it has none yet); it returns o's node.
-func (g *Graph) observe(o *snapshot.Object, n *Node) *Node {
-	uid := o.Metadata.UID
+// observe is processGraphChanges for an add event of object i, whose
+// owner references name the keys owners; nodeOf[i] is its node from then
+// on (it may have one already, virtual).
+func (g *Graph) observe(i int, owners []int32) {
+	o, n := &g.snap.Objects[i], g.nodeOf[i]
 	id := g.identityOf(o)
 	beingDeleted := o.Terminating()
 	found := n != nil
@@ -373,9 +415,9 @@ func (g *Graph) observe(o *snapshot.Object, n *Node) *Node {
 			DeletingDependents: beingDeleted && o.HasFinalizer(rules.FinalizerForeground),
 		})
 		n = &g.slab[len(g.slab)-1]
-		g.uidToNode[uid] = n
-		g.addDependentToOwners(n, n.Owners)
-		return n
+		g.nodeOf[i] = n // before its owners: an object can own itself
+		g.addDependentToOwners(n, o.Metadata.OwnerReferences, owners)
+		return
 	}
 	if n.Object == nil {
 		n.Object = o
@@ -385,7 +427,7 @@ func (g *Graph) observe(o *snapshot.Object, n *Node) *Node {
 	newOwners := validOwners(o.Metadata.OwnerReferences)
 	added, removed := referencesDiffs(n.Owners, newOwners)
 	n.Owners = newOwners
-	g.addDependentToOwners(n, added)
+	g.addDependentToOwners(n, added, nil)
 	g.removeDependentFromOwners(n, removed)
 	if beingDeleted {
 		n.BeingDeleted = true
@@ -395,7 +437,6 @@ func (g *Graph) observe(o *snapshot.Object, n *Node) *Node {
 	if beingDeleted && !o.HasFinalizer(rules.FinalizerOrphan) && o.HasFinalizer(rules.FinalizerForeground) {
 		n.DeletingDependents = true
 	}
-	return n
 }
 
 // validOwners drops references without a UID: the API server rejects them,
@@ -422,27 +463,59 @@ func validOwners(refs []snapshot.OwnerReference) []snapshot.OwnerReference {
 	return out
 }
 
-func (g *Graph) addDependentToOwners(n *Node, refs []snapshot.OwnerReference) {
-	for _, ref := range refs {
-		owner, ok := g.uidToNode[ref.UID]
-		if !ok {
-			owner = &Node{
-				Identity: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID,
-					Namespace: n.Identity.Namespace},
-				Virtual: true,
-			}
-			g.uidToNode[ref.UID] = owner
-			g.virtual = append(g.virtual, owner)
+// addDependentToOwners adds n to the dependents of refs' owners, creating
+// virtual nodes for owners not seen yet. keys are the keys of refs' UIDs
+// (-1: no replayed object has it), or nil to look them up. References
+// without a UID name no node.
+func (g *Graph) addDependentToOwners(n *Node, refs []snapshot.OwnerReference, keys []int32) {
+	for j, ref := range refs {
+		if ref.UID == "" {
+			continue
 		}
+		k := int32(-1)
+		if keys != nil {
+			k = keys[j]
+		} else if found, ok := g.uids.Find(ref.UID); ok {
+			k = found
+		}
+		owner := g.ownerNode(n, ref, k)
 		if !slices.Contains(owner.Dependents, n) {
 			owner.Dependents = append(owner.Dependents, n)
 		}
 	}
 }
 
+// ownerNode returns the node of ref's owner, whose UID has key k (-1:
+// no replayed object has it). Like the collector, it creates a virtual
+// node for an owner not seen yet, named as ref names it, in the namespace
+// of n, its first dependent.
+func (g *Graph) ownerNode(n *Node, ref snapshot.OwnerReference, k int32) *Node {
+	var owner *Node
+	if k >= 0 {
+		owner = g.nodeOf[g.order[k]]
+	} else {
+		owner = g.absent[ref.UID]
+	}
+	if owner != nil {
+		return owner
+	}
+	owner = &Node{
+		Identity: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID,
+			Namespace: n.Identity.Namespace},
+		Virtual: true,
+	}
+	if k >= 0 {
+		g.nodeOf[g.order[k]] = owner
+	} else {
+		g.absent[ref.UID] = owner
+	}
+	g.virtual = append(g.virtual, owner)
+	return owner
+}
+
 func (g *Graph) removeDependentFromOwners(n *Node, refs []snapshot.OwnerReference) {
 	for _, ref := range refs {
-		if owner, ok := g.uidToNode[ref.UID]; ok {
+		if owner := g.Node(ref.UID); owner != nil {
 			owner.Dependents = slices.DeleteFunc(owner.Dependents, func(d *Node) bool { return d == n })
 		}
 	}
@@ -470,11 +543,6 @@ func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snaps
 	return added, removed
 }
 
-// Node returns the node of uid: any observed object of a watched type
-// (whether or not it has owners or dependents) or a virtual owner; nil if
-// the collector would not know uid.
-func (g *Graph) Node(uid string) *Node { return g.uidToNode[uid] }
-
 // Snapshot returns the snapshot the graph was built from.
 func (g *Graph) Snapshot() *snapshot.Snapshot { return g.snap }
 
@@ -486,7 +554,7 @@ func (g *Graph) Catalog() *rules.Catalog { return g.cat }
 // in contract order. Observed objects that neither own nor are owned are in
 // the collector's map but not in its dump (dump.go toDOTNodesAndEdges).
 func (g *Graph) Nodes() []*Node {
-	out := make([]*Node, 0, len(g.uidToNode))
+	out := make([]*Node, 0, g.nodeCount())
 	for _, n := range g.sortedNodes() {
 		if inDump(n) {
 			out = append(out, n)
@@ -515,8 +583,8 @@ func (g *Graph) Component(uids ...string) []*Node {
 		if _, ok := seen[uid]; ok {
 			continue
 		}
-		n, ok := g.uidToNode[uid]
-		if !ok {
+		n := g.Node(uid)
+		if n == nil {
 			continue
 		}
 		seen[uid] = n
@@ -558,7 +626,7 @@ func (g *Graph) BlockingDependents(n *Node) []*Node {
 func (g *Graph) Owners(n *Node) []*Node {
 	var out []*Node
 	for _, r := range n.Owners {
-		if o, ok := g.uidToNode[r.UID]; ok && !slices.Contains(out, o) {
+		if o := g.Node(r.UID); o != nil && !slices.Contains(out, o) {
 			out = append(out, o)
 		}
 	}
@@ -684,9 +752,9 @@ func (g *Graph) InNamespaces(namespaces ...string) []*Node {
 		return g.Nodes()
 	}
 	var seeds []string
-	for uid, n := range g.uidToNode {
+	for n := range g.eachNode {
 		if slices.Contains(namespaces, n.Identity.Namespace) {
-			seeds = append(seeds, uid)
+			seeds = append(seeds, n.UID())
 		}
 	}
 	return g.Component(seeds...)
