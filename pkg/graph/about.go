@@ -137,10 +137,19 @@ func lookedUp(refs iter.Seq[[]snapshot.OwnerReference], withUIDs bool) (map[rule
 	return types, uids
 }
 
-// ownerNames indexes by name the objects of every type an owner reference
-// of objs names: what a whole replay's judgement looks up by name, known
-// before the replay, so it is built beside it.
-func ownerNames(objs []snapshot.Object) *rules.Index {
+// nameFinder finds objects by name as rules.Index does.
+type nameFinder interface {
+	ByName(group, kind, namespace, name string) *snapshot.Object
+}
+
+// ownerNames prepares what a whole replay's judgement looks owners up by
+// name in, before the replay: objs themselves when they are in the
+// contract's order, as read; otherwise an index by name of the objects of
+// every type an owner reference names.
+func ownerNames(objs []snapshot.Object) nameFinder {
+	if snapshot.Sorted(objs) {
+		return rules.NewSortedNames(objs)
+	}
 	types, _ := lookedUp(func(yield func([]snapshot.OwnerReference) bool) {
 		for i := range objs {
 			if !yield(objs[i].Metadata.OwnerReferences) {
@@ -151,7 +160,7 @@ func ownerNames(objs []snapshot.Object) *rules.Index {
 	return rules.NewOwnerIndex(objs, types, nil)
 }
 
-// graphLookup answers a whole replay's judgement: names from ownerNames,
+// graphLookup answers a whole replay's judgement: names from ownerNames',
 // UIDs from the graph, which has already found every observed object by
 // UID, and from the few objects it does not observe. That is what an
 // index of every object answers as long as no observed object shares its
@@ -159,10 +168,10 @@ func ownerNames(objs []snapshot.Object) *rules.Index {
 // order, the graph the first observed); otherwise, and for a replay about
 // some objects, it is nil.
 func (g *Graph) graphLookup() rules.Lookup {
-	if g.ownerNames == nil || len(g.replayDups) > 0 {
+	if g.names == nil || len(g.replayDups) > 0 {
 		return nil
 	}
-	l := &uidsOfGraph{Index: g.ownerNames(), g: g, unobserved: make(map[string]*snapshot.Object, len(g.unobserved))}
+	l := &uidsOfGraph{names: g.names(), g: g, unobserved: make(map[string]*snapshot.Object, len(g.unobserved))}
 	for _, i := range g.unobserved {
 		o := &g.snap.Objects[i]
 		if n := g.Node(o.Metadata.UID); n != nil && n.Object != nil {
@@ -175,10 +184,10 @@ func (g *Graph) graphLookup() rules.Lookup {
 	return l
 }
 
-// uidsOfGraph is graphLookup's answer: ByName from the index of owners'
-// names, ByUID from the graph.
+// uidsOfGraph is graphLookup's answer: ByName from ownerNames', ByUID
+// from the graph.
 type uidsOfGraph struct {
-	*rules.Index
+	names      nameFinder
 	g          *Graph
 	unobserved map[string]*snapshot.Object
 }
@@ -188,6 +197,24 @@ func (l *uidsOfGraph) ByUID(uid string) *snapshot.Object {
 		return n.Object
 	}
 	return l.unobserved[uid]
+}
+
+func (l *uidsOfGraph) ByName(group, kind, namespace, name string) *snapshot.Object {
+	return l.names.ByName(group, kind, namespace, name)
+}
+
+// ByRef is ByName for ref's owner: when the objects are in order, the
+// observed object holding ref's UID, if it is what ByName returns, as it
+// nearly always is; a search by name otherwise.
+func (l *uidsOfGraph) ByRef(group, kind, namespace string, ref snapshot.OwnerReference) *snapshot.Object {
+	if sn, ok := l.names.(*rules.SortedNames); ok {
+		if k, found := l.g.uids.Find(ref.UID); found {
+			if i := int(l.g.order[k]); sn.Named(i, group, kind, namespace, ref.Name) {
+				return &l.g.snap.Objects[i]
+			}
+		}
+	}
+	return l.names.ByName(group, kind, namespace, ref.Name)
 }
 
 // mayJudge reports whether a finding about one of n's references could be

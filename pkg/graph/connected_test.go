@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -106,32 +107,46 @@ func TestOwnerIndexJudgesAsTheWholeIndex(t *testing.T) {
 // snapshot's index does, on random inputs, some with objects of types
 // the collector does not watch.
 func TestGraphLookupJudgesAsTheWholeIndex(t *testing.T) {
-	used, unobserved := 0, 0
+	used, unobserved, sorted := 0, 0, 0
 	for _, data := range randomInputs(9, 800) {
-		snap := snapshotFromBytes(data)
-		seen := map[string]bool{}
-		snap.Objects = slices.DeleteFunc(snap.Objects, func(o snapshot.Object) bool {
-			dup := seen[o.Metadata.UID]
-			seen[o.Metadata.UID] = true
-			return dup
-		})
-		g := Replay(snap)
-		nodes, look := g.judged(nil)
-		if _, ok := look.(*uidsOfGraph); !ok {
-			t.Fatalf("objects with distinct UIDs judged with %T, not the graph's UIDs", look)
-		}
-		used++
-		if len(g.unobserved) > 0 {
-			unobserved++
-		}
-		for _, n := range nodes {
-			if w, got := g.ownerFindings(n, g.Index()), g.ownerFindings(n, look); !reflect.DeepEqual(w, got) {
-				t.Fatalf("%s: with the whole index %v, with the graph's UIDs %v", n.UID(), w, got)
+		for _, sort := range []bool{false, true} {
+			snap := snapshotFromBytes(data)
+			seen := map[string]bool{}
+			snap.Objects = slices.DeleteFunc(snap.Objects, func(o snapshot.Object) bool {
+				dup := seen[o.Metadata.UID]
+				seen[o.Metadata.UID] = true
+				return dup
+			})
+			if sort {
+				// In the contract's order, as read: owners are then found
+				// by name in the objects themselves (rules.SortedNames).
+				snapshot.SortObjects(snap.Objects)
+			}
+			g := Replay(snap)
+			nodes, look := g.judged(nil)
+			l, ok := look.(*uidsOfGraph)
+			if !ok {
+				t.Fatalf("objects with distinct UIDs judged with %T, not the graph's UIDs", look)
+			}
+			used++
+			if _, ok := l.names.(*rules.SortedNames); ok {
+				sorted++
+			}
+			if len(g.unobserved) > 0 {
+				unobserved++
+			}
+			for _, n := range nodes {
+				if w, got := g.ownerFindings(n, g.Index()), g.ownerFindings(n, look); !reflect.DeepEqual(w, got) {
+					t.Fatalf("%s: with the whole index %v, with the graph's UIDs %v", n.UID(), w, got)
+				}
 			}
 		}
 	}
 	if unobserved < used/10 {
 		t.Fatalf("only %d of %d inputs have objects the collector does not watch", unobserved, used)
+	}
+	if sorted < used/2 {
+		t.Fatalf("only %d of %d inputs were judged with names found in sorted objects", sorted, used)
 	}
 }
 

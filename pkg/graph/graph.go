@@ -128,12 +128,12 @@ type Graph struct {
 	sortOnce  sync.Once
 	indexOnce sync.Once
 	index     *rules.Index
-	// ownerNames waits for the index of owners by name that judging
-	// every reference needs, which a whole replay builds on another core
-	// while it replays (nil for a replay about some objects).
-	ownerNames func() *rules.Index
-	allOnce    sync.Once
-	all        []Finding
+	// names waits for what judging every reference looks owners up by
+	// name in, which a whole replay prepares on another core while it
+	// replays (nil for a replay about some objects).
+	names   func() nameFinder
+	allOnce sync.Once
+	all     []Finding
 }
 
 // Build replays snap into a graph and finds every hazard in it. It never
@@ -193,7 +193,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	objs := snap.Objects
 	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), absent: map[string]*Node{}}
 	if include == nil {
-		g.ownerNames = inBackground(func() *rules.Index { return ownerNames(objs) })
+		g.names = inBackground(func() nameFinder { return ownerNames(objs) })
 	}
 	g.order = rules.ReplayOrder(objs, func(i int) bool {
 		o := &objs[i]

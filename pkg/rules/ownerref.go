@@ -82,6 +82,22 @@ type Lookup interface {
 	ByUID(uid string) *snapshot.Object
 }
 
+// RefLookup is a Lookup that finds a reference's owner by name faster
+// knowing the UID the reference names. ByRef(group, kind, namespace, ref)
+// returns exactly ByName(group, kind, namespace, ref.Name).
+type RefLookup interface {
+	Lookup
+	ByRef(group, kind, namespace string, ref snapshot.OwnerReference) *snapshot.Object
+}
+
+// ownerByName is the collector's GET of ref's owner by name.
+func ownerByName(look Lookup, group, kind, namespace string, ref snapshot.OwnerReference) *snapshot.Object {
+	if rl, ok := look.(RefLookup); ok {
+		return rl.ByRef(group, kind, namespace, ref)
+	}
+	return look.ByName(group, kind, namespace, ref.Name)
+}
+
 // Dependent is the object whose reference is judged.
 type Dependent struct {
 	Namespace  string
@@ -117,7 +133,7 @@ func ClassifyReference(cat *Catalog, look Lookup, dep Dependent, ref snapshot.Ow
 	if typ.Namespaced {
 		v.Namespace = dep.Namespace
 	}
-	byName := look.ByName(typ.Group, typ.Kind, v.Namespace, ref.Name)
+	byName := ownerByName(look, typ.Group, typ.Kind, v.Namespace, ref)
 	if byName != nil && byName.Metadata.UID == ref.UID {
 		v.Owner, v.Class = byName, Solid
 		if WaitingForDependentsDeletion(byName) {

@@ -335,16 +335,23 @@ func (st *objStore) drain() []Object {
 // compareObjects orders objects by (namespace, kind, name, uid), the
 // contract's order.
 func compareObjects(a, b *Object) int {
-	if c := strings.Compare(a.Metadata.Namespace, b.Metadata.Namespace); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Kind, b.Kind); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Metadata.Name, b.Metadata.Name); c != 0 {
+	if c := CompareNamed(a, b.Metadata.Namespace, b.Kind, b.Metadata.Name); c != 0 {
 		return c
 	}
 	return strings.Compare(a.Metadata.UID, b.Metadata.UID)
+}
+
+// CompareNamed orders o against an object of namespace, kind and name in
+// the contract's order, which sorts by those, then by UID: the objects
+// of one name are next to each other.
+func CompareNamed(o *Object, namespace, kind, name string) int {
+	if c := strings.Compare(o.Metadata.Namespace, namespace); c != 0 {
+		return c
+	}
+	if c := strings.Compare(o.Kind, kind); c != 0 {
+		return c
+	}
+	return strings.Compare(o.Metadata.Name, name)
 }
 
 // Sorted reports whether objs are in the contract's order, as ReadFiles
