@@ -172,7 +172,7 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.checkGates(view.Findings)
+	return o.checkGates(view.FindingList())
 }
 
 // view selects what to show: a component, a namespace or everything, and
@@ -202,7 +202,8 @@ func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 	}
 	if o.source.AllNamespaces || o.namespace == "" {
 		g := graph.Replay(snap)
-		return render.GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.AllFindings(), All: true}, nil
+		nodes := g.Nodes()
+		return render.GraphView{Graph: g, Nodes: nodes, FindingsLater: g.AllFindingsLater(), All: true}, nil
 	}
 	if err := checkNamespace(snap, o.namespace, o.explicit); err != nil {
 		return render.GraphView{}, err

@@ -8,6 +8,11 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
+// AllFindingsLater starts AllFindings on a goroutine of its own and
+// returns a function that waits for them: the caller draws the nodes
+// meanwhile.
+func (g *Graph) AllFindingsLater() func() []Finding { return inBackground(g.AllFindings) }
+
 // AllFindings returns every hazard of the graph, sorted by (type, first
 // object, message), computed once.
 func (g *Graph) AllFindings() []Finding {

@@ -37,7 +37,7 @@ func (v GraphView) hazards() hazards {
 		}
 	}
 	edges := v.edges()
-	for _, f := range v.Findings {
+	for _, f := range v.FindingList() {
 		switch {
 		case f.Type == graph.FindingInvalidOwnerReference && len(f.Objects) == 2:
 			add(f.Objects[0].UID, f)

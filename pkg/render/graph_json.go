@@ -31,7 +31,8 @@ func writeGraphJSON(w io.Writer, v GraphView) error {
 	edges := <-listed
 	b = appendList(bw, b, len(edges), func(b []byte, i int) []byte { return appendEdge(b, edges[i]) })
 	b = append(b, ",\n  \"findings\": "...)
-	b = appendList(bw, b, len(v.Findings), func(b []byte, i int) []byte { return appendFinding(b, v.Findings[i]) })
+	findings := v.FindingList()
+	b = appendList(bw, b, len(findings), func(b []byte, i int) []byte { return appendFinding(b, findings[i]) })
 	b = append(b, "\n}\n"...)
 	if _, err := bw.Write(b); err != nil {
 		return err

@@ -68,3 +68,39 @@ func TestGraphJSONIsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// Findings given later are drawn as findings given at once, in every
+// output.
+func TestFindingsLater(t *testing.T) {
+	outputs := map[string]func(*bytes.Buffer, GraphView) error{
+		"json":  func(b *bytes.Buffer, v GraphView) error { return GraphDocumentTo(b, "json", v) },
+		"yaml":  func(b *bytes.Buffer, v GraphView) error { return GraphDocumentTo(b, "yaml", v) },
+		"tree":  func(b *bytes.Buffer, v GraphView) error { return GraphTree(b, v, Style{}) },
+		"table": func(b *bytes.Buffer, v GraphView) error { return GraphTable(b, v, Style{}) },
+		"dot":   func(b *bytes.Buffer, v GraphView) error { return GraphDOT(b, v) },
+	}
+	withFindings := 0
+	for seed := range uint64(100) {
+		g := oddGraph(seed)
+		now := fullView(g)
+		if len(now.Findings) > 0 {
+			withFindings++
+		}
+		later := now
+		later.Findings = nil
+		later.FindingsLater = func() []graph.Finding { return now.Findings }
+		for name, draw := range outputs {
+			var want, got bytes.Buffer
+			errNow, errLater := draw(&want, now), draw(&got, later)
+			if (errNow == nil) != (errLater == nil) {
+				t.Fatalf("seed %d: %s: error %v with findings at once, %v later", seed, name, errNow, errLater)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Fatalf("seed %d: %s differs with findings given later\ngot:\n%s\nwant:\n%s", seed, name, got.Bytes(), want.Bytes())
+			}
+		}
+	}
+	if withFindings < 20 {
+		t.Fatalf("only %d of 100 graphs have findings", withFindings)
+	}
+}

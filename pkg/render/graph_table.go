@@ -18,7 +18,7 @@ func GraphTable(w io.Writer, v GraphView, s Style) error {
 		if _, err := io.WriteString(w, "No objects with owners or dependents.\n"); err != nil {
 			return err
 		}
-		writeGraphFindings(w, v.Findings, s)
+		writeGraphFindings(w, v.FindingList(), s)
 		return nil
 	}
 	in := v.uidSet()
@@ -41,7 +41,7 @@ func GraphTable(w io.Writer, v GraphView, s Style) error {
 	if err := plainTable(w, []string{"NAMESPACE", "KIND", "NAME", "UID", "OWNERS", "DEPENDENTS", "FLAGS"}, rows); err != nil {
 		return err
 	}
-	writeGraphFindings(w, v.Findings, s)
+	writeGraphFindings(w, v.FindingList(), s)
 	return nil
 }
 

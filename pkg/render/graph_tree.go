@@ -40,7 +40,7 @@ func GraphTree(w io.Writer, v GraphView, s Style) error {
 			t.draw(n, nil, "", "", v.Namespace, true)
 		}
 	}
-	writeGraphFindings(bw, v.Findings, s)
+	writeGraphFindings(bw, v.FindingList(), s)
 	return bw.Flush()
 }
 

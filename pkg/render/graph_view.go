@@ -25,11 +25,26 @@ type GraphView struct {
 	// Namespace is the namespace the user is looking at ("" for all): the
 	// tree names the namespace of objects outside it only.
 	Namespace string
-	Findings  []graph.Finding
+	// Findings about the nodes. Read them with FindingList.
+	Findings []graph.Finding
+	// FindingsLater, when set, yields the findings instead of Findings.
+	// A renderer that writes the findings last calls it only then, so
+	// that a whole cluster's are judged on other cores while its million
+	// nodes are written.
+	FindingsLater func() []graph.Finding
 	// All says that Nodes are all of Graph.Nodes(): every owner a drawn
 	// node references is drawn too (as a virtual node if absent), so no
 	// edge needs to be checked.
 	All bool
+}
+
+// FindingList returns the findings about the nodes, waiting for
+// FindingsLater if set.
+func (v GraphView) FindingList() []graph.Finding {
+	if v.FindingsLater != nil {
+		return v.FindingsLater()
+	}
+	return v.Findings
 }
 
 // edges returns the edges between drawn nodes.
@@ -78,7 +93,7 @@ type GraphNode struct {
 // script can iterate them without checking.
 func NewGraphDocument(v GraphView) GraphDocument {
 	doc := GraphDocument{APIVersion: APIVersion, Kind: "Graph",
-		Nodes: make([]GraphNode, 0, len(v.Nodes)), Edges: v.edges(), Findings: v.Findings}
+		Nodes: make([]GraphNode, 0, len(v.Nodes)), Edges: v.edges(), Findings: v.FindingList()}
 	for _, n := range v.Nodes {
 		fins := slices.Clone(n.Finalizers())
 		if fins == nil {
