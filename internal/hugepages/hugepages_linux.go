@@ -17,9 +17,10 @@ func Advise[T any](s []T) {
 	if size < minAdvised {
 		return
 	}
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
-	from := (start + huge - 1) &^ (huge - 1)
-	to := (start + size) &^ (huge - 1)
+	p := unsafe.Pointer(unsafe.SliceData(s))
+	start := uintptr(p)
+	from := (start+huge-1)&^(huge-1) - start // offsets into s's array
+	to := (start+size)&^(huge-1) - start
 	// The range lies inside s's array, which s keeps alive.
-	_ = unix.Madvise(unsafe.Slice((*byte)(unsafe.Pointer(from)), to-from), unix.MADV_HUGEPAGE)
+	_ = unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, from)), to-from), unix.MADV_HUGEPAGE)
 }
