@@ -6,13 +6,17 @@ package radix
 // significant, skipping the digits every element shares (hashes use all
 // four, resourceVersions and creation times few). Stability lets a
 // caller sort by several keys: by the least significant one first, then
-// by the next. It returns the sorted elements, which are either s or a
-// buffer of its length; the other holds garbage.
-func Sort[T any](s []T, key func(T) uint64) []T {
+// by the next, passing the spare buffer of one sort to the next. buf is
+// the scratch buffer, of s's length (nil: Sort allocates one). It returns
+// the sorted elements and the spare, which holds garbage: one is s, the
+// other buf.
+func Sort[T any](s, buf []T, key func(T) uint64) (sorted, spare []T) {
 	if len(s) < 2 {
-		return s
+		return s, buf
 	}
-	buf := make([]T, len(s))
+	if len(buf) != len(s) {
+		buf = make([]T, len(s))
+	}
 	count := make([]int, 1<<16)
 	for shift := uint(0); shift < 64; shift += 16 {
 		clear(count)
@@ -33,5 +37,5 @@ func Sort[T any](s []T, key func(T) uint64) []T {
 		}
 		s, buf = buf, s
 	}
-	return s
+	return s, buf
 }

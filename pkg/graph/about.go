@@ -78,6 +78,8 @@ func (sc *scope) about(f Finding) bool {
 func (g *Graph) judged(sc *scope) ([]*Node, rules.Lookup) {
 	var out []*Node
 	if sc == nil {
+		// Sized once: nearly every object of a cluster has an owner.
+		out = make([]*Node, 0, len(g.sortedNodes()))
 		for _, n := range g.sortedNodes() {
 			if !n.Virtual && len(n.Owners) > 0 {
 				out = append(out, n)

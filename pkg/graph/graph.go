@@ -101,9 +101,10 @@ type Graph struct {
 	uids  *uidtable.Table
 	// absent are the virtual nodes whose UID no replayed object has.
 	absent map[string]*Node
-	// slab holds the nodes first created by observing an object; virtual
-	// the nodes first created as virtual owners (some observed since).
-	// Together they are every node once.
+	// slab holds the node of every replayed object, whether first
+	// created by observing it or as the virtual owner it was until then;
+	// virtual the nodes of owners no replayed object holds, which stay
+	// virtual. Together they are every node once.
 	slab    []Node
 	virtual []*Node
 	// nodeOf is the node of each object the replay observed, by index
@@ -212,8 +213,8 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	var repeats []int
 	g.uids, repeats = uidtable.New(len(g.order), func(k int) string { return objs[g.order[k]].Metadata.UID })
 	owners := g.uids.Resolve(len(g.order), func(k int) []snapshot.OwnerReference { return objs[g.order[k]].Metadata.OwnerReferences })
-	// Nodes of objects first observed are allocated in one block, sized
-	// for every object replayed, so it never moves.
+	// Nodes of replayed objects are allocated in one block, sized for
+	// every object replayed, so it never moves.
 	g.slab = make([]Node, 0, len(g.order))
 	g.nodeOf = make([]*Node, len(objs))
 	for k, i := range g.order {
@@ -297,28 +298,24 @@ func (g *Graph) sortedNodes() []*Node {
 // their objects' order. Only the virtual nodes, few, are sorted, and
 // merged in.
 func (g *Graph) nodesInObjectOrder() []*Node {
-	observed := make([]*Node, 0, len(g.slab))
 	var virtual []*Node
-	for _, n := range g.nodeOf {
-		if n != nil {
-			observed = append(observed, n)
-		}
-	}
 	for _, n := range g.virtual {
 		if n.Object == nil {
 			virtual = append(virtual, n)
 		}
 	}
 	sortNodes(virtual)
-	out := make([]*Node, 0, len(observed)+len(virtual))
-	for len(observed) > 0 && len(virtual) > 0 {
-		if virtual[0].Identity.Compare(observed[0].Identity) < 0 {
-			out, virtual = append(out, virtual[0]), virtual[1:]
-		} else {
-			out, observed = append(out, observed[0]), observed[1:]
+	out := make([]*Node, 0, g.nodeCount())
+	for _, n := range g.nodeOf {
+		if n == nil {
+			continue
 		}
+		for len(virtual) > 0 && virtual[0].Identity.Compare(n.Identity) < 0 {
+			out, virtual = append(out, virtual[0]), virtual[1:]
+		}
+		out = append(out, n)
 	}
-	return append(append(out, observed...), virtual...)
+	return append(out, virtual...)
 }
 
 // Index returns the collector's lookups over the whole snapshot, built
@@ -499,16 +496,21 @@ func (g *Graph) ownerNode(n *Node, ref snapshot.OwnerReference, k int32) *Node {
 	if owner != nil {
 		return owner
 	}
-	owner = &Node{
+	virtual := Node{
 		Identity: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID,
 			Namespace: n.Identity.Namespace},
 		Virtual: true,
 	}
 	if k >= 0 {
+		// The object will be observed: its node takes its slot in the
+		// slab now, which has one for every replayed object.
+		g.slab = append(g.slab, virtual)
+		owner = &g.slab[len(g.slab)-1]
 		g.nodeOf[g.order[k]] = owner
-	} else {
-		g.absent[ref.UID] = owner
+		return owner
 	}
+	owner = &virtual
+	g.absent[ref.UID] = owner
 	g.virtual = append(g.virtual, owner)
 	return owner
 }
@@ -523,6 +525,11 @@ func (g *Graph) removeDependentFromOwners(n *Node, refs []snapshot.OwnerReferenc
 
 // referencesDiffs returns the references added and removed by UID.
 func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snapshot.OwnerReference) {
+	if len(old) == 0 {
+		// A virtual node's first observation, the only diff a replay
+		// takes: every reference is added.
+		return new, nil
+	}
 	oldUIDs := map[string]snapshot.OwnerReference{}
 	for _, r := range old {
 		oldUIDs[r.UID] = r

@@ -168,7 +168,8 @@ func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 			k.created = uint64(int64(k.created)-minSec+1)<<30 | uint64(k.nsec)
 		}
 	}
-	sorted = radix.Sort(radix.Sort(sorted, func(k radixKey) uint64 { return k.rv }), func(k radixKey) uint64 { return k.created })
+	sorted, spare := radix.Sort(sorted, nil, func(k radixKey) uint64 { return k.rv })
+	sorted, _ = radix.Sort(sorted, spare, func(k radixKey) uint64 { return k.created })
 	out := make([]int32, len(sorted))
 	for i, r := range sorted {
 		out[i] = r.idx
