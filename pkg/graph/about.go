@@ -151,10 +151,10 @@ type nameFinder interface {
 
 // ownerNames prepares what a whole replay's judgement looks owners up by
 // name in, before the replay: objs themselves when they are in the
-// contract's order, as read; otherwise an index by name of the objects of
-// every type an owner reference names.
-func ownerNames(objs []snapshot.Object) nameFinder {
-	if snapshot.Sorted(objs) {
+// contract's order (inOrder), as read; otherwise an index by name of the
+// objects of every type an owner reference names.
+func ownerNames(objs []snapshot.Object, inOrder bool) nameFinder {
+	if inOrder {
 		return rules.NewSortedNames(objs)
 	}
 	types, _ := lookedUp(func(yield func([]snapshot.OwnerReference) bool) {

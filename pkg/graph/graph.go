@@ -94,6 +94,8 @@ func (n *Node) Finalizers() []string {
 type Graph struct {
 	snap *snapshot.Snapshot
 	cat  *rules.Catalog
+	// inOrder is snapshot.Sorted(snap.Objects), asked once.
+	inOrder bool
 	// order lists the objects replayed, in the order replayed. uids finds
 	// them by UID (key k is order[k]'s object), and with nodeOf and absent
 	// is the collector's uidToNode map: see Node.
@@ -192,11 +194,11 @@ func ReplayAboutNamespaces(snap *snapshot.Snapshot, namespaces ...string) *Graph
 // when include is nil).
 func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	objs := snap.Objects
-	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), absent: map[string]*Node{}}
+	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), absent: map[string]*Node{}, inOrder: snapshot.Sorted(objs)}
 	if include == nil {
-		g.names = inBackground(func() nameFinder { return ownerNames(objs) })
+		g.names = inBackground(func() nameFinder { return ownerNames(objs, g.inOrder) })
 	}
-	g.order = rules.ReplayOrder(objs, func(i int) bool {
+	g.order = rules.ReplayOrderOf(objs, g.inOrder, func(i int) bool {
 		o := &objs[i]
 		if o.Metadata.UID == "" || (include != nil && !include(i)) {
 			return false
@@ -278,7 +280,7 @@ func inBackground[T any](build func() T) func() T {
 // first use: a question about one tree never needs the whole order.
 func (g *Graph) sortedNodes() []*Node {
 	g.sortOnce.Do(func() {
-		if snapshot.Sorted(g.snap.Objects) {
+		if g.inOrder {
 			g.sorted = g.nodesInObjectOrder()
 			return
 		}

@@ -22,13 +22,19 @@ import (
 // the first dependent that names them, and for the order of the
 // collector's queues.
 func ReplayOrder(objs []snapshot.Object, keep func(i int) bool) []int32 {
+	return ReplayOrderOf(objs, snapshot.Sorted(objs), keep)
+}
+
+// ReplayOrderOf is ReplayOrder for a caller that knows whether objs are
+// in the contract's order: sorted is snapshot.Sorted(objs), which costs a
+// pass over a million objects.
+func ReplayOrderOf(objs []snapshot.Object, sorted bool, keep func(i int) bool) []int32 {
 	kept := make([]int32, 0, len(objs))
 	for i := range objs {
 		if keep(i) {
 			kept = append(kept, int32(i))
 		}
 	}
-	sorted := snapshot.Sorted(objs)
 	if sorted {
 		// Input order is then contract order: ties need no references
 		// compared, and the comparisons are integers only.
