@@ -40,9 +40,11 @@ package graph
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
+	"github.com/kgc-dev/kgc/internal/halves"
 	"github.com/kgc-dev/kgc/internal/permute"
 	"github.com/kgc-dev/kgc/internal/uidtable"
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -103,10 +105,9 @@ type Graph struct {
 	uids  *uidtable.Table
 	// absent are the virtual nodes whose UID no replayed object has.
 	absent map[string]*Node
-	// slab holds the node of every replayed object, whether first
-	// created by observing it or as the virtual owner it was until then;
-	// virtual the nodes of owners no replayed object holds, which stay
-	// virtual. Together they are every node once.
+	// slab holds the node of every replayed object (but the later ones
+	// of a repeated UID); virtual the nodes of owners no replayed object
+	// holds, which stay virtual. Together they are every node once.
 	slab    []Node
 	virtual []*Node
 	// nodeOf is the node of each object the replay observed, by index
@@ -215,22 +216,13 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	var repeats []int
 	g.uids, repeats = uidtable.New(len(g.order), func(k int) string { return objs[g.order[k]].Metadata.UID })
 	owners := g.uids.Resolve(len(g.order), func(k int) []snapshot.OwnerReference { return objs[g.order[k]].Metadata.OwnerReferences })
-	// Nodes of replayed objects are allocated in one block, sized for
-	// every object replayed, so it never moves.
-	g.slab = make([]Node, 0, len(g.order))
+	// Every replayed object's node is made as first observing the object
+	// makes it, in one block, in two halves side by side; then the add
+	// events are replayed in order to link the nodes to their owners.
+	g.slab = make([]Node, len(g.order)-len(repeats))
 	g.nodeOf = make([]*Node, len(objs))
-	for k, i := range g.order {
-		o := &objs[i]
-		if len(repeats) > 0 && repeats[0] == k {
-			// A UID names one object in a cluster: a second object with
-			// the same UID comes from mixed or edited input. The first in
-			// creation order stands; a duplicate-uid finding names both.
-			repeats = repeats[1:]
-			g.replayDups = append(g.replayDups, o.Metadata.UID)
-			continue
-		}
-		g.observe(int(i), owners.Of(k))
-	}
+	halves.Do(len(g.order), func(from, to int) { g.makeNodes(from, to, repeats) })
+	g.link(owners, repeats)
 	g.settleVirtualIdentities()
 	for i := range g.slab {
 		sortNodes(g.slab[i].Dependents)
@@ -391,51 +383,101 @@ func (g *Graph) identityOf(o *snapshot.Object) snapshot.ObjectRef {
 	return id
 }
 
-// observe is processGraphChanges for an add event of object i, whose
-// owner references name the keys owners; nodeOf[i] is its node from then
-// on (it may have one already, virtual).
-func (g *Graph) observe(i int, owners []int32) {
-	o, n := &g.snap.Objects[i], g.nodeOf[i]
-	id := g.identityOf(o)
-	beingDeleted := o.Terminating()
-	found := n != nil
-	if found && n.Virtual {
-		// First observation of a virtual node: the observed identity
-		// replaces the one guessed from the first dependent's reference.
-		n.Identity = id
-		n.Virtual = false
-	}
-	if !found {
-		g.slab = append(g.slab, Node{
-			Identity:           id,
+// makeNodes makes the nodes of keys from to to-1, but repeats, as the
+// collector's first add event of each object makes them, in the slab at
+// their rank among the keys kept.
+func (g *Graph) makeNodes(from, to int, repeats []int) {
+	r := sort.SearchInts(repeats, from)
+	slot := from - r
+	for k := from; k < to; k++ {
+		if r < len(repeats) && repeats[r] == k {
+			r++
+			continue
+		}
+		i := g.order[k]
+		o := &g.snap.Objects[i]
+		beingDeleted := o.Terminating()
+		g.slab[slot] = Node{
+			Identity:           g.identityOf(o),
 			Object:             o,
 			Owners:             validOwners(o.Metadata.OwnerReferences),
 			BeingDeleted:       beingDeleted,
 			DeletingDependents: beingDeleted && o.HasFinalizer(rules.FinalizerForeground),
-		})
-		n = &g.slab[len(g.slab)-1]
-		g.nodeOf[i] = n // before its owners: an object can own itself
-		g.addDependentToOwners(n, o.Metadata.OwnerReferences, owners)
-		return
+		}
+		g.nodeOf[i] = &g.slab[slot]
+		slot++
 	}
-	if n.Object == nil {
-		n.Object = o
+}
+
+// link is processGraphChanges for the add event of every replayed object,
+// in replay order (key order), whose owner references name the keys
+// owners gives: each object becomes a dependent of its owners, and an
+// owner not observed yet is a virtual node meanwhile, named as the first
+// dependent's reference names it. A repeated UID's later objects are
+// skipped.
+//
+// An object first seen as a virtual owner is observed through the
+// collector's update path instead, which diffs its references against the
+// none a virtual node has (so adds them all) and takes its identity; only
+// one flag differs: with no old object, processTransitions lets waiting
+// for orphaning win and returns before deletingDependents is marked.
+func (g *Graph) link(owners uidtable.Refs, repeats []int) {
+	const (
+		unseen = iota
+		virtualFirst
+		observed
+	)
+	state := make([]uint8, len(g.order))
+	for k, i := range g.order {
+		o := &g.snap.Objects[i]
+		if len(repeats) > 0 && repeats[0] == k {
+			// A UID names one object in a cluster: a second object with
+			// the same UID comes from mixed or edited input. The first in
+			// creation order stands; a duplicate-uid finding names both.
+			repeats = repeats[1:]
+			g.replayDups = append(g.replayDups, o.Metadata.UID)
+			continue
+		}
+		n := g.nodeOf[i]
+		if state[k] == virtualFirst && o.HasFinalizer(rules.FinalizerOrphan) {
+			n.DeletingDependents = false
+		}
+		state[k] = observed // before its owners: an object can own itself
+		for j, ref := range o.Metadata.OwnerReferences {
+			if ref.UID == "" {
+				continue // not a reference the collector can follow
+			}
+			var owner *Node
+			if kk := owners.Of(k)[j]; kk >= 0 {
+				owner = g.nodeOf[g.order[kk]]
+				if state[kk] == unseen {
+					state[kk] = virtualFirst
+				}
+			} else {
+				owner = g.absentOwner(n, ref)
+			}
+			if !slices.Contains(owner.Dependents, n) {
+				owner.Dependents = append(owner.Dependents, n)
+			}
+		}
 	}
-	// The node was virtual, so it has no owners yet: like the collector's
-	// update path, diff the references by UID (referencesDiffs) and attach.
-	newOwners := validOwners(o.Metadata.OwnerReferences)
-	added, removed := referencesDiffs(n.Owners, newOwners)
-	n.Owners = newOwners
-	g.addDependentToOwners(n, added, nil)
-	g.removeDependentFromOwners(n, removed)
-	if beingDeleted {
-		n.BeingDeleted = true
+}
+
+// absentOwner returns the virtual node of ref's owner, which no replayed
+// object holds, creating it, as the collector does, named as ref names it,
+// in the namespace of n, its first dependent.
+func (g *Graph) absentOwner(n *Node, ref snapshot.OwnerReference) *Node {
+	if owner := g.absent[ref.UID]; owner != nil {
+		return owner
 	}
-	// processTransitions with no old object: waiting for orphaning wins and
-	// returns before deletingDependents is marked.
-	if beingDeleted && !o.HasFinalizer(rules.FinalizerOrphan) && o.HasFinalizer(rules.FinalizerForeground) {
-		n.DeletingDependents = true
+	owner := &Node{
+		Identity: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID,
+			Namespace: n.Identity.Namespace},
+		Virtual: true,
 	}
+	g.absent[ref.UID] = owner
+	g.virtual = append(g.virtual, owner)
+	return owner
 }
 
 // validOwners drops references without a UID: the API server rejects them,
@@ -460,96 +502,6 @@ func validOwners(refs []snapshot.OwnerReference) []snapshot.OwnerReference {
 		return nil
 	}
 	return out
-}
-
-// addDependentToOwners adds n to the dependents of refs' owners, creating
-// virtual nodes for owners not seen yet. keys are the keys of refs' UIDs
-// (-1: no replayed object has it), or nil to look them up. References
-// without a UID name no node.
-func (g *Graph) addDependentToOwners(n *Node, refs []snapshot.OwnerReference, keys []int32) {
-	for j, ref := range refs {
-		if ref.UID == "" {
-			continue
-		}
-		k := int32(-1)
-		if keys != nil {
-			k = keys[j]
-		} else if found, ok := g.uids.Find(ref.UID); ok {
-			k = found
-		}
-		owner := g.ownerNode(n, ref, k)
-		if !slices.Contains(owner.Dependents, n) {
-			owner.Dependents = append(owner.Dependents, n)
-		}
-	}
-}
-
-// ownerNode returns the node of ref's owner, whose UID has key k (-1:
-// no replayed object has it). Like the collector, it creates a virtual
-// node for an owner not seen yet, named as ref names it, in the namespace
-// of n, its first dependent.
-func (g *Graph) ownerNode(n *Node, ref snapshot.OwnerReference, k int32) *Node {
-	var owner *Node
-	if k >= 0 {
-		owner = g.nodeOf[g.order[k]]
-	} else {
-		owner = g.absent[ref.UID]
-	}
-	if owner != nil {
-		return owner
-	}
-	virtual := Node{
-		Identity: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID,
-			Namespace: n.Identity.Namespace},
-		Virtual: true,
-	}
-	if k >= 0 {
-		// The object will be observed: its node takes its slot in the
-		// slab now, which has one for every replayed object.
-		g.slab = append(g.slab, virtual)
-		owner = &g.slab[len(g.slab)-1]
-		g.nodeOf[g.order[k]] = owner
-		return owner
-	}
-	owner = &virtual
-	g.absent[ref.UID] = owner
-	g.virtual = append(g.virtual, owner)
-	return owner
-}
-
-func (g *Graph) removeDependentFromOwners(n *Node, refs []snapshot.OwnerReference) {
-	for _, ref := range refs {
-		if owner := g.Node(ref.UID); owner != nil {
-			owner.Dependents = slices.DeleteFunc(owner.Dependents, func(d *Node) bool { return d == n })
-		}
-	}
-}
-
-// referencesDiffs returns the references added and removed by UID.
-func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snapshot.OwnerReference) {
-	if len(old) == 0 {
-		// A virtual node's first observation, the only diff a replay
-		// takes: every reference is added.
-		return new, nil
-	}
-	oldUIDs := map[string]snapshot.OwnerReference{}
-	for _, r := range old {
-		oldUIDs[r.UID] = r
-	}
-	for _, r := range new {
-		if _, ok := oldUIDs[r.UID]; ok {
-			delete(oldUIDs, r.UID)
-			continue
-		}
-		added = append(added, r)
-	}
-	for _, r := range old {
-		if _, ok := oldUIDs[r.UID]; ok {
-			removed = append(removed, r)
-			delete(oldUIDs, r.UID)
-		}
-	}
-	return added, removed
 }
 
 // Snapshot returns the snapshot the graph was built from.
