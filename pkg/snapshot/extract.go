@@ -89,6 +89,13 @@ type Extractor struct {
 	ar     arena
 	times  timeSlab
 	labels shared[string, map[string]string]
+	// lastLabels are the label bytes and map of the last object with
+	// labels: a workload's objects are next to each other in a snapshot
+	// file, and comparing bytes costs less than hashing them.
+	lastLabels struct {
+		raw []byte
+		m   map[string]string
+	}
 	// factSets are facts read before, by their bytes: the pods of one
 	// node and phase, the ReplicaSets of one revision have the same, and
 	// share one copy (facts are never modified in place).
@@ -311,7 +318,11 @@ func (x *Extractor) labelMap(outer *scanner) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if x.lastLabels.m != nil && bytes.Equal(raw, x.lastLabels.raw) {
+		return x.lastLabels.m, nil
+	}
 	if same, ok := x.labels.m[string(raw)]; ok {
+		x.rememberLabels(raw, same)
 		return same, nil
 	}
 	var m map[string]string
@@ -331,7 +342,12 @@ func (x *Extractor) labelMap(outer *scanner) (map[string]string, error) {
 		return m, err
 	}
 	x.labels.put(string(raw), m)
+	x.rememberLabels(raw, m)
 	return m, nil
+}
+
+func (x *Extractor) rememberLabels(raw []byte, m map[string]string) {
+	x.lastLabels.raw, x.lastLabels.m = append(x.lastLabels.raw[:0], raw...), m
 }
 
 func (x *Extractor) ownerRef(s *scanner) (OwnerReference, error) {

@@ -3,10 +3,13 @@ package snapshot
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -771,5 +774,43 @@ func TestItemBatchGrows(t *testing.T) {
 	want := []int{16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 256 << 10, 256 << 10}
 	if !slices.Equal(caps, want) {
 		t.Fatalf("buffer sizes %v as the batch is reused, want %v", caps, want)
+	}
+}
+
+// TestLabelsOfNeighbours: objects read one after another get their own
+// labels, whether the one before had the same, other or none, and those
+// with the same labels share one map.
+func TestLabelsOfNeighbours(t *testing.T) {
+	labels := []string{`{"app":"x"}`, `{"app":"x"}`, `{"app":"y"}`, ``, `{"app":"x"}`, `{"app":"x","tier":"b"}`, `{"app":"y"}`}
+	var items []string
+	for i, l := range labels {
+		meta := fmt.Sprintf(`"name":"c%d","namespace":"ns","uid":"u%d"`, i, i)
+		if l != "" {
+			meta += `,"labels":` + l
+		}
+		items = append(items, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{`+meta+`}}`)
+	}
+	list := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`
+	s, err := ReadFiles([]string{"-"}, strings.NewReader(list), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]map[string]string{}
+	for _, o := range s.Objects {
+		byName[o.Metadata.Name] = o.Metadata.Labels
+	}
+	for i, l := range labels {
+		var want map[string]string
+		if l != "" {
+			if err := json.Unmarshal([]byte(l), &want); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := byName[fmt.Sprintf("c%d", i)]; !maps.Equal(got, want) {
+			t.Errorf("c%d: labels %v, want %v", i, got, want)
+		}
+	}
+	if reflect.ValueOf(byName["c0"]).Pointer() != reflect.ValueOf(byName["c4"]).Pointer() {
+		t.Error("c0 and c4 have the same labels in two maps")
 	}
 }
