@@ -38,7 +38,6 @@
 package graph
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -46,6 +45,7 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/halves"
 	"github.com/kgc-dev/kgc/internal/permute"
+	"github.com/kgc-dev/kgc/internal/radix"
 	"github.com/kgc-dev/kgc/internal/uidtable"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -632,10 +632,10 @@ func Edges(nodes []*Node) []Edge {
 }
 
 // sortEdges sorts edges by (from, to). A million string comparisons cost
-// more than the rest of listing the edges, so each edge is first ordered
-// by its from's first eight bytes as an integer, which orders as the
-// strings do wherever the integers differ; only equal ones compare the
-// strings.
+// more than the rest of listing the edges, so the edges are first radix
+// sorted by their from's first eight bytes as an integer, which orders as
+// the strings do wherever the integers differ; only runs of equal ones (a
+// dependent's several owners) compare the strings.
 func sortEdges(edges []Edge) {
 	type key struct {
 		prefix uint64
@@ -645,16 +645,23 @@ func sortEdges(edges []Edge) {
 	for i, e := range edges {
 		keys[i] = key{prefix: prefix8(e.From), i: int32(i)}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if a.prefix != b.prefix {
-			return cmp.Compare(a.prefix, b.prefix)
+	keys, _ = radix.Sort(keys, nil, func(k key) uint64 { return k.prefix })
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi].prefix == keys[lo].prefix {
+			hi++
 		}
-		x, y := &edges[a.i], &edges[b.i]
-		if c := strings.Compare(x.From, y.From); c != 0 {
-			return c
+		if hi-lo > 1 {
+			slices.SortFunc(keys[lo:hi], func(a, b key) int {
+				x, y := &edges[a.i], &edges[b.i]
+				if c := strings.Compare(x.From, y.From); c != 0 {
+					return c
+				}
+				return strings.Compare(x.To, y.To)
+			})
 		}
-		return strings.Compare(x.To, y.To)
-	})
+		lo = hi
+	}
 	idx := make([]int32, len(keys))
 	for k, e := range keys {
 		idx[k] = e.i
