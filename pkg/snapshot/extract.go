@@ -96,6 +96,13 @@ type Extractor struct {
 		raw []byte
 		m   map[string]string
 	}
+	// lastTime is the last timestamp read, by its bytes: objects created
+	// in one second (a workload's) are often neighbours, and share it
+	// (timestamps of read objects are never modified in place).
+	lastTime struct {
+		raw []byte
+		t   *time.Time
+	}
 	// factSets are facts read before, by their bytes: the pods of one
 	// node and phase, the ReplicaSets of one revision have the same, and
 	// share one copy (facts are never modified in place).
@@ -302,13 +309,23 @@ func joinMarks(a, b string) string {
 }
 
 func (x *Extractor) timep(s *scanner) (*time.Time, error) {
-	t, ok, err := s.timev()
+	b, esc, err := s.strBytes()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	if last := &x.lastTime; last.t != nil && !esc && bytes.Equal(b, last.raw) {
+		return last.t, nil
+	}
+	t, ok, err := parseTime(b, esc)
 	if !ok || err != nil {
 		return nil, err
 	}
-	return x.times.put(t), nil
+	p := x.times.put(t)
+	if !esc {
+		x.lastTime.raw, x.lastTime.t = append(x.lastTime.raw[:0], b...), p
+	}
+	return p, nil
 }
-
 // labelMap decodes labels. Objects of one workload carry identical label
 // sets, so maps are shared between objects with byte-identical labels:
 // a map per object would be the largest part of a big snapshot. Label maps

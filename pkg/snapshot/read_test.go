@@ -814,3 +814,33 @@ func TestLabelsOfNeighbours(t *testing.T) {
 		t.Error("c0 and c4 have the same labels in two maps")
 	}
 }
+
+// TestTimesOfNeighbours: objects read one after another get their own
+// creation times, whether the one before had the same, another or none.
+func TestTimesOfNeighbours(t *testing.T) {
+	times := []string{"2025-03-14T09:26:53Z", "2025-03-14T09:26:53Z", "2025-03-14T09:26:54Z", "", "2025-03-14T09:26:53Z", `2025-03-14T09:26:5\u0033Z`}
+	var items []string
+	for i, ts := range times {
+		meta := fmt.Sprintf(`"name":"c%d","namespace":"ns","uid":"u%d"`, i, i)
+		if ts != "" {
+			meta += `,"creationTimestamp":"` + ts + `"`
+		}
+		items = append(items, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{`+meta+`}}`)
+	}
+	list := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`
+	s, err := ReadFiles([]string{"-"}, strings.NewReader(list), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range s.Objects {
+		if c := o.Metadata.CreationTimestamp; c != nil {
+			got[o.Metadata.Name] = c.Format(time.RFC3339)
+		}
+	}
+	want := map[string]string{"c0": "2025-03-14T09:26:53Z", "c1": "2025-03-14T09:26:53Z", "c2": "2025-03-14T09:26:54Z",
+		"c4": "2025-03-14T09:26:53Z", "c5": "2025-03-14T09:26:53Z"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("creation times %v, want %v", got, want)
+	}
+}

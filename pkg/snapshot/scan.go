@@ -396,6 +396,11 @@ func (s *scanner) timev() (t time.Time, ok bool, err error) {
 	if err != nil || b == nil {
 		return t, false, err
 	}
+	return parseTime(b, esc)
+}
+
+// parseTime parses a timestamp string's bytes (esc: with escapes).
+func parseTime(b []byte, esc bool) (t time.Time, ok bool, err error) {
 	str := string(validUTF8(b))
 	if esc {
 		if str, err = unescape(append(append([]byte{'"'}, b...), '"')); err != nil {
