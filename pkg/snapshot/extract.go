@@ -326,6 +326,7 @@ func (x *Extractor) timep(s *scanner) (*time.Time, error) {
 	}
 	return p, nil
 }
+
 // labelMap decodes labels. Objects of one workload carry identical label
 // sets, so maps are shared between objects with byte-identical labels:
 // a map per object would be the largest part of a big snapshot. Label maps
