@@ -110,9 +110,8 @@ type Graph struct {
 	// holds, which stay virtual. Together they are every node once.
 	slab    []Node
 	virtual []*Node
-	// nodeOf is the node of each object the replay observed, by index
-	// (while replaying, also the virtual node of an object not yet
-	// observed).
+	// nodeOf is the node of each object replayed, by index (nil for the
+	// others, and for the later objects of a repeated UID).
 	nodeOf []*Node
 	sorted []*Node // every node, in contract order
 	// unobserved are the objects with a UID that are not nodes: of types
@@ -292,12 +291,7 @@ func (g *Graph) sortedNodes() []*Node {
 // their objects' order. Only the virtual nodes, few, are sorted, and
 // merged in.
 func (g *Graph) nodesInObjectOrder() []*Node {
-	var virtual []*Node
-	for _, n := range g.virtual {
-		if n.Object == nil {
-			virtual = append(virtual, n)
-		}
-	}
+	virtual := slices.Clone(g.virtual)
 	sortNodes(virtual)
 	out := make([]*Node, 0, g.nodeCount())
 	for _, n := range g.nodeOf {
@@ -443,12 +437,13 @@ func (g *Graph) link(owners uidtable.Refs, repeats []int) {
 			n.DeletingDependents = false
 		}
 		state[k] = observed // before its owners: an object can own itself
+		keys := owners.Of(k)
 		for j, ref := range o.Metadata.OwnerReferences {
 			if ref.UID == "" {
 				continue // not a reference the collector can follow
 			}
 			var owner *Node
-			if kk := owners.Of(k)[j]; kk >= 0 {
+			if kk := keys[j]; kk >= 0 {
 				owner = g.nodeOf[g.order[kk]]
 				if state[kk] == unseen {
 					state[kk] = virtualFirst
