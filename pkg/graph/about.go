@@ -167,7 +167,8 @@ func ownerNames(objs []snapshot.Object, inOrder bool) nameFinder {
 	return rules.NewOwnerIndex(objs, types, nil)
 }
 
-// graphLookup answers a whole replay's judgement: names from ownerNames',
+// graphLookup answers a whole replay's judgement: names from what
+// ownerNames prepared,
 // UIDs from the graph, which has already found every observed object by
 // UID, and from the few objects it does not observe. That is what an
 // index of every object answers as long as no observed object shares its
@@ -191,8 +192,8 @@ func (g *Graph) graphLookup() rules.Lookup {
 	return l
 }
 
-// uidsOfGraph is graphLookup's answer: ByName from ownerNames', ByUID
-// from the graph.
+// uidsOfGraph is graphLookup's answer: ByName from what ownerNames
+// prepared, ByUID from the graph.
 type uidsOfGraph struct {
 	names      nameFinder
 	g          *Graph
