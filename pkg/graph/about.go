@@ -168,9 +168,8 @@ func ownerNames(objs []snapshot.Object, inOrder bool) nameFinder {
 }
 
 // graphLookup answers a whole replay's judgement: names from what
-// ownerNames prepared,
-// UIDs from the graph, which has already found every observed object by
-// UID, and from the few objects it does not observe. That is what an
+// ownerNames prepared, UIDs from the graph, which has already found every
+// observed object by UID, and from the few objects it does not observe. That is what an
 // index of every object answers as long as no observed object shares its
 // UID with another object (an index keeps the first in the snapshot's
 // order, the graph the first observed); otherwise, and for a replay about

@@ -390,16 +390,8 @@ func (s *scanner) boolp() (*bool, error) {
 	return nil, s.fail("expected true or false")
 }
 
-// timev decodes an RFC 3339 timestamp; ok is false for null or "".
-func (s *scanner) timev() (t time.Time, ok bool, err error) {
-	b, esc, err := s.strBytes()
-	if err != nil || b == nil {
-		return t, false, err
-	}
-	return parseTime(b, esc)
-}
-
-// parseTime parses a timestamp string's bytes (esc: with escapes).
+// parseTime decodes an RFC 3339 timestamp from a string value's bytes
+// (esc: with escapes); ok is false for "".
 func parseTime(b []byte, esc bool) (t time.Time, ok bool, err error) {
 	str := string(validUTF8(b))
 	if esc {
