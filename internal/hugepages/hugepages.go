@@ -1,6 +1,6 @@
 // Package hugepages asks the kernel to back kgc's few large, long-lived
-// blocks (a million objects' slice, the graph's node slab, the string
-// arena's blocks) with transparent huge pages.
+// blocks that are filled from fresh memory (a million objects' slice, the
+// string arena's blocks) with transparent huge pages.
 //
 // Go's runtime leaves its heap to the system's default, which on most
 // distributions is huge pages only where asked for (madvise). Filling a
