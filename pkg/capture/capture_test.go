@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -269,5 +270,32 @@ func TestNarrowReadsTheOwnersKinds(t *testing.T) {
 		if r.Kind == "ClusterRoleBinding" && r.Listed {
 			t.Error("ClusterRoleBinding was read, but nothing names it as owner")
 		}
+	}
+}
+
+// TestCaptureSameInEitherEncoding captures the fake cluster twice: with
+// metadata lists served as protobuf, as kube-apiserver serves them, and as
+// JSON, as a server that does not speak protobuf does. The objects must be
+// the same.
+func TestCaptureSameInEitherEncoding(t *testing.T) {
+	capture := func(fake *capturetest.FakeAPIServer) *snapshot.Snapshot {
+		srv := httptest.NewServer(fake)
+		defer srv.Close()
+		s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{Workers: 3, PageSize: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	proto, json := &capturetest.FakeAPIServer{}, &capturetest.FakeAPIServer{JSONOnly: true}
+	a, b := capture(proto), capture(json)
+	if proto.ProtobufLists == 0 || json.ProtobufLists != 0 {
+		t.Fatalf("protobuf pages served: %d and %d, want some, then none", proto.ProtobufLists, json.ProtobufLists)
+	}
+	if !reflect.DeepEqual(a.Objects, b.Objects) {
+		t.Errorf("objects read from protobuf:\n%+v\nfrom JSON:\n%+v", a.Objects, b.Objects)
+	}
+	if !reflect.DeepEqual(a.Resources, b.Resources) {
+		t.Errorf("catalog from protobuf:\n%+v\nfrom JSON:\n%+v", a.Resources, b.Resources)
 	}
 }

@@ -18,7 +18,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
@@ -338,66 +337,31 @@ func retryable(err error) bool {
 	return errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "connection reset by peer")
 }
 
+// metaListAccept asks for a list of metadata only (PartialObjectMetadata),
+// protobuf first, as client-go's metadata client does: the server sends no
+// spec or status, and protobuf is cheaper for it to encode. A server that
+// speaks neither answers plain JSON, which the JSON reader reduces alike.
+const metaListAccept = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1," +
+	"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+
+// listMetaPage lists the metadata of one page of r. The response is read
+// straight into the snapshot's objects: decoding it into client-go's
+// types first (managedFields, annotations and all) cost a capture most of
+// its memory.
 func (c *capturer) listMetaPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns, cont string) ([]snapshot.Object, string, error) {
-	gvr := schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
-	var ri metadata.ResourceInterface = c.meta.Resource(gvr)
-	if ns != "" {
-		ri = c.meta.Resource(gvr).Namespace(ns)
-	}
-	list, err := ri.List(ctx, c.listOptions(cont))
+	body, err := c.listRequest(r, ns, cont).SetHeader("Accept", metaListAccept).DoRaw(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, "", statusFromBody(body, err)
 	}
-	apiVersion := x.Intern(r.GroupVersion())
-	kind := x.Intern(r.Kind)
-	out := make([]snapshot.Object, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, fromObjectMeta(x, apiVersion, kind, &list.Items[i].ObjectMeta))
+	if snapshot.IsProtobuf(body) {
+		return x.ReadMetaListProto(body, r.GroupVersion(), r.Kind)
 	}
-	return out, list.Continue, nil
+	return x.ReadListPage(body, r.GroupVersion(), r.Kind)
 }
 
-// listOptions for one page. Only a first page carries a resourceVersion:
-// later pages are pinned by their continue token.
-func (c *capturer) listOptions(cont string) metav1.ListOptions {
-	lo := metav1.ListOptions{Limit: c.opts.PageSize, Continue: cont}
-	if cont == "" && !c.opts.ConsistentRead {
-		lo.ResourceVersion = "0"
-	}
-	return lo
-}
-
-// fromObjectMeta copies the kept metadata; annotations and managedFields
-// are left behind, but for the keep markers found in annotations.
-func fromObjectMeta(x *snapshot.Extractor, apiVersion, kind string, m *metav1.ObjectMeta) snapshot.Object {
-	o := snapshot.Object{APIVersion: apiVersion, Kind: kind, Metadata: snapshot.ObjectMeta{
-		Name: m.Name, Namespace: x.Intern(m.Namespace), UID: string(m.UID), ResourceVersion: m.ResourceVersion,
-		Generation: m.Generation, DeletionGracePeriodSeconds: m.DeletionGracePeriodSeconds, Labels: m.Labels,
-	}}
-	if !m.CreationTimestamp.IsZero() {
-		t := m.CreationTimestamp.UTC()
-		o.Metadata.CreationTimestamp = &t
-	}
-	if m.DeletionTimestamp != nil {
-		t := m.DeletionTimestamp.UTC()
-		o.Metadata.DeletionTimestamp = &t
-	}
-	for _, f := range m.Finalizers {
-		o.Metadata.Finalizers = append(o.Metadata.Finalizers, x.Intern(f))
-	}
-	for _, r := range m.OwnerReferences {
-		o.Metadata.OwnerReferences = append(o.Metadata.OwnerReferences, snapshot.OwnerReference{
-			APIVersion: x.Intern(r.APIVersion), Kind: x.Intern(r.Kind), Name: r.Name, UID: string(r.UID),
-			Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion,
-		})
-	}
-	snapshot.SetKeep(&o, m.Annotations)
-	return o
-}
-
-// listFullPage lists whole objects as JSON and reduces them with the dump
-// scanner, for the kinds whose Facts need spec or status.
-func (c *capturer) listFullPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns, cont string) ([]snapshot.Object, string, error) {
+// listRequest is the GET of one list page of r in namespace ns ("" =
+// cluster scope).
+func (c *capturer) listRequest(r snapshot.Resource, ns, cont string) *rest.Request {
 	path := "/api/" + r.Version
 	if r.Group != "" {
 		path = "/apis/" + r.Group + "/" + r.Version
@@ -414,7 +378,23 @@ func (c *capturer) listFullPage(ctx context.Context, x *snapshot.Extractor, r sn
 	if lo.ResourceVersion != "" {
 		req = req.Param("resourceVersion", lo.ResourceVersion)
 	}
-	body, err := req.DoRaw(ctx)
+	return req
+}
+
+// listOptions for one page. Only a first page carries a resourceVersion:
+// later pages are pinned by their continue token.
+func (c *capturer) listOptions(cont string) metav1.ListOptions {
+	lo := metav1.ListOptions{Limit: c.opts.PageSize, Continue: cont}
+	if cont == "" && !c.opts.ConsistentRead {
+		lo.ResourceVersion = "0"
+	}
+	return lo
+}
+
+// listFullPage lists whole objects as JSON and reduces them with the dump
+// scanner, for the kinds whose Facts need spec or status.
+func (c *capturer) listFullPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns, cont string) ([]snapshot.Object, string, error) {
+	body, err := c.listRequest(r, ns, cont).DoRaw(ctx)
 	if err != nil {
 		return nil, "", statusFromBody(body, err)
 	}

@@ -114,6 +114,14 @@ type Extractor struct {
 	// sel and tpl are reused for a workload's selector and template
 	// labels, which only need comparing, never keeping.
 	sel, tpl []labelPair
+	// protoLabels, protoLabelKey and lastProtoTime are protolist.go's
+	// scratch labels, label map key and last timestamp.
+	protoLabels   []labelPair
+	protoLabelKey []byte
+	lastProtoTime struct {
+		sec int64
+		t   *time.Time
+	}
 }
 
 // labelPair is one label as raw bytes into the reader's buffer.

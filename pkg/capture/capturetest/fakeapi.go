@@ -28,6 +28,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // FakeAPIServer serves discovery and lists the way kube-apiserver does,
@@ -45,6 +48,11 @@ type FakeAPIServer struct {
 	NamespaceUser, UserNamespace string
 	// Unauthorized answers every request 401.
 	Unauthorized bool
+	// JSONOnly serves metadata lists as JSON even to a client that asks
+	// for protobuf first, as a server that does not speak it does.
+	JSONOnly bool
+	// ProtobufLists counts the list pages served as protobuf.
+	ProtobufLists int
 	// NamespacesForbidden forbids listing namespaces, as a namespace-scoped
 	// role does; KubeSystemForbidden forbids the GET of kube-system too.
 	NamespacesForbidden, KubeSystemForbidden bool
@@ -97,6 +105,33 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v) // a client that hung up is the test's failure to report
+}
+
+const protobufType = "application/vnd.kubernetes.protobuf"
+
+// writeProtobufList answers a metadata-only list in protobuf, as
+// kube-apiserver does: the "k8s\x00" magic, then a runtime.Unknown holding
+// the PartialObjectMetadataList. Errors answer JSON, as there.
+func writeProtobufList(w http.ResponseWriter, list map[string]any) {
+	var typed metav1.PartialObjectMetadataList
+	b, err := json.Marshal(list)
+	if err == nil {
+		err = json.Unmarshal(b, &typed)
+	}
+	if err == nil {
+		b, err = typed.Marshal()
+	}
+	if err == nil {
+		u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"}, Raw: b, ContentType: protobufType}
+		b, err = u.Marshal()
+	}
+	if err != nil {
+		status(w, 500, "InternalError", err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", protobufType)
+	w.WriteHeader(200)
+	_, _ = w.Write(append([]byte("k8s\x00"), b...)) // a client that hung up is the test's failure to report
 }
 
 func status(w http.ResponseWriter, code int, reason, msg string) {
@@ -163,6 +198,11 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				items[start+i] = map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": m["metadata"]}
 			}
 			list["items"] = items[start:end]
+			if !f.JSONOnly && strings.HasPrefix(r.Header.Get("Accept"), protobufType) {
+				f.ProtobufLists++
+				writeProtobufList(w, list)
+				return
+			}
 		}
 		writeJSON(w, 200, list)
 	}
