@@ -1,6 +1,7 @@
-// Package hugepages asks the kernel to back kgc's few large, long-lived
-// blocks that are filled from fresh memory (a million objects' slice, the
-// string arena's blocks) with transparent huge pages.
+// Package hugepages asks the kernel to back kgc's few large blocks that
+// are filled from fresh memory (a million objects' slice, the string
+// arena's blocks, the graph's nodes, the replay's UID table and sort
+// buffers) with transparent huge pages.
 //
 // Go's runtime leaves its heap to the system's default, which on most
 // distributions is huge pages only where asked for (madvise). Filling a
@@ -16,3 +17,12 @@ const huge = 2 << 20
 // minAdvised is the smallest block worth advising: below it, aligning to
 // huge pages leaves too little.
 const minAdvised = 4 * huge
+
+// Make returns a new slice of n zero elements, advised as Advise does: for
+// the large scratch and index slices that a replay of a million objects
+// fills once, from memory the program has not touched yet.
+func Make[T any](n int) []T {
+	s := make([]T, n)
+	Advise(s)
+	return s
+}

@@ -25,6 +25,10 @@ func TestAdviseMarksTheBlock(t *testing.T) {
 		t.Fatalf("the middle of a %d MB block has no huge-page advice", len(big)*8>>20)
 	}
 	big[len(big)/2] = 1 // still ordinary, writable memory
+	made := Make[uint64](3 * minAdvised / 8)
+	if !advised(t, uintptr(unsafe.Pointer(&made[len(made)/2]))) {
+		t.Fatal("a block from Make has no huge-page advice")
+	}
 
 	// A block too small to advise, in memory of its own (mmap'd, so no
 	// other allocation's advice shares its mapping).

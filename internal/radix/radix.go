@@ -2,6 +2,8 @@
 // passes, where a comparison sort makes twenty million comparisons.
 package radix
 
+import "github.com/kgc-dev/kgc/internal/hugepages"
+
 // Sort sorts s stably by key, sixteen bits at a time from the least
 // significant, skipping the digits every element shares (hashes use all
 // four, resourceVersions and creation times few). Stability lets a
@@ -15,7 +17,7 @@ func Sort[T any](s, buf []T, key func(T) uint64) (sorted, spare []T) {
 		return s, buf
 	}
 	if len(buf) != len(s) {
-		buf = make([]T, len(s))
+		buf = hugepages.Make[T](len(s))
 	}
 	count := make([]int, 1<<16)
 	for shift := uint(0); shift < 64; shift += 16 {

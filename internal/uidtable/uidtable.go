@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/kgc-dev/kgc/internal/halves"
+	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -32,7 +33,7 @@ type Table struct {
 // order (nil when every UID is distinct).
 func New(n int, uid func(k int) string) (t *Table, repeats []int) {
 	t = &Table{seed: maphash.MakeSeed(), uid: uid}
-	hashes := make([]uint64, n)
+	hashes := hugepages.Make[uint64](n)
 	halves.Do(n, func(from, to int) {
 		for k := from; k < to; k++ {
 			hashes[k] = maphash.String(t.seed, uid(k))
@@ -52,7 +53,7 @@ func New(n int, uid func(k int) string) (t *Table, repeats []int) {
 		}
 		t.masks[h] = size - 1
 		wg.Go(func() {
-			slots := make([]uint64, size)
+			slots := hugepages.Make[uint64](int(size))
 			for k, hash := range hashes {
 				if int(hash&1) == h && !t.insert(slots, t.masks[h], hash, k) {
 					rep[h] = append(rep[h], k)

@@ -44,6 +44,7 @@ import (
 	"sync"
 
 	"github.com/kgc-dev/kgc/internal/halves"
+	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/permute"
 	"github.com/kgc-dev/kgc/internal/radix"
 	"github.com/kgc-dev/kgc/internal/uidtable"
@@ -218,7 +219,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	// Every replayed object's node is made as first observing the object
 	// makes it, in one block, in two halves side by side; then the add
 	// events are replayed in order to link the nodes to their owners.
-	g.slab = make([]Node, len(g.order)-len(repeats))
+	g.slab = hugepages.Make[Node](len(g.order) - len(repeats))
 	g.nodeOf = make([]*Node, len(objs))
 	halves.Do(len(g.order), func(from, to int) { g.makeNodes(from, to, repeats) })
 	g.link(owners, repeats)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/radix"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -147,7 +148,7 @@ func compareCreated(a, b observation) int {
 func radixOrder(n int, at func(k int) observation) ([]int32, bool) {
 	minSec, maxSec := int64(math.MaxInt64), int64(math.MinInt64)
 	var hasRV bool
-	sorted := make([]radixKey, n)
+	sorted := hugepages.Make[radixKey](n)
 	for i := range n {
 		k := at(i)
 		if i == 0 {
