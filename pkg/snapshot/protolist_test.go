@@ -59,7 +59,7 @@ func randomMetaList(r *rand.Rand, n int) *metav1.PartialObjectMetadataList {
 		m := metav1.ObjectMeta{
 			Name: fmt.Sprintf("obj-%d", i), GenerateName: pick("", "obj-"), Namespace: pick("", "a", "b"),
 			UID: types.UID(fmt.Sprintf("uid-%d", r.IntN(n+1))), ResourceVersion: fmt.Sprint(r.IntN(1e6)),
-			Generation: int64(r.IntN(3)), SelfLink: pick("", "/api/x"),
+			Generation: int64(r.IntN(3)),
 		}
 		if r.IntN(4) > 0 {
 			m.CreationTimestamp = metav1.NewTime(time.Unix(1.7e9+int64(r.IntN(3)), int64(r.IntN(1e9))))
@@ -90,7 +90,7 @@ func randomMetaList(r *rand.Rand, n int) *metav1.PartialObjectMetadataList {
 		}
 		if r.IntN(2) == 0 {
 			m.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}}}
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`)}}
 		}
 		list.Items = append(list.Items, metav1.PartialObjectMetadata{ObjectMeta: m})
 	}
