@@ -75,30 +75,26 @@ func (x *Extractor) ReadMetaListProto(body []byte, apiVersion, kind string) ([]O
 	}
 	var out []Object
 	var cont string
-	p := pbuf{d: raw}
-	for !p.done() {
-		field, wire, err := p.tag()
-		if err != nil {
-			return nil, "", fmt.Errorf("cannot parse the list response: %w", err)
-		}
+	err = eachField(raw, func(p *pbuf, field, wire int) error {
 		switch field {
 		case listMeta:
-			var b []byte
-			if b, err = p.want(wire, wireBytes).bytes(); err == nil {
+			b, err := p.want(wire, wireBytes).bytes()
+			if err == nil {
 				b, err = protoField(b, listCont)
 				cont = string(b)
 			}
+			return err
 		case listItems:
-			var o Object
-			if o, err = x.protoItem(p.want(wire, wireBytes), apiVersion, kind); err == nil {
+			o, err := x.protoItem(p.want(wire, wireBytes), apiVersion, kind)
+			if err == nil {
 				out = append(out, o)
 			}
-		default:
-			err = p.skip(wire)
+			return err
 		}
-		if err != nil {
-			return nil, "", fmt.Errorf("cannot parse the list response: item %d: %w", len(out), err)
-		}
+		return p.skip(wire)
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot parse the list response: item %d: %w", len(out), err)
 	}
 	return out, cont, nil
 }
@@ -125,17 +121,16 @@ func (x *Extractor) protoItem(p *pbuf, apiVersion, kind string) (Object, error) 
 // protoMeta decodes an ObjectMeta into m as meta does its JSON, and
 // returns the keep markers among its annotations.
 func (x *Extractor) protoMeta(raw []byte, m *ObjectMeta) (keep string, err error) {
-	p := pbuf{d: raw}
 	x.protoLabels = x.protoLabels[:0]
 	var keeps map[string]string
-	for !p.done() {
-		field, wire, err := p.tag()
-		if err != nil {
-			return "", err
+	err = eachField(raw, func(p *pbuf, field, wire int) error {
+		if err := x.protoMetaField(p, field, wire, m, &keeps); err != nil {
+			return fmt.Errorf("metadata field %d: %w", field, err)
 		}
-		if err := x.protoMetaField(&p, field, wire, m, &keeps); err != nil {
-			return "", fmt.Errorf("metadata field %d: %w", field, err)
-		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	if len(x.protoLabels) > 0 {
 		m.Labels = x.protoLabelMap()
@@ -230,24 +225,17 @@ func (x *Extractor) protoTime(b []byte) (*time.Time, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	p := pbuf{d: b}
 	var sec int64
-	for !p.done() {
-		field, wire, err := p.tag()
-		if err != nil {
-			return nil, err
-		}
+	err := eachField(b, func(p *pbuf, field, wire int) error {
 		if field != timeSeconds {
-			if err := p.skip(wire); err != nil {
-				return nil, err
-			}
-			continue
+			return p.skip(wire)
 		}
 		v, err := p.want(wire, wireVarint).varint()
-		if err != nil {
-			return nil, err
-		}
 		sec = int64(v)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if last := &x.lastProtoTime; last.t != nil && last.sec == sec {
 		return last.t, nil
@@ -259,18 +247,10 @@ func (x *Extractor) protoTime(b []byte) (*time.Time, error) {
 
 func (x *Extractor) protoOwnerRef(b []byte) (OwnerReference, error) {
 	var r OwnerReference
-	p := pbuf{d: b}
-	for !p.done() {
-		field, wire, err := p.tag()
-		if err != nil {
-			return r, err
-		}
+	err := eachField(b, func(p *pbuf, field, wire int) error {
 		switch field {
 		case refController, refBlock:
-			var v uint64
-			if v, err = p.want(wire, wireVarint).varint(); err != nil {
-				return r, fmt.Errorf("ownerReferences field %d: %w", field, err)
-			}
+			v, err := p.want(wire, wireVarint).varint()
 			bp := sharedFalse
 			if v != 0 {
 				bp = sharedTrue
@@ -280,11 +260,9 @@ func (x *Extractor) protoOwnerRef(b []byte) (OwnerReference, error) {
 			} else {
 				r.BlockOwnerDeletion = bp
 			}
+			return err
 		case refKind, refName, refUID, refAPIVersion:
-			var s []byte
-			if s, err = p.want(wire, wireBytes).bytes(); err != nil {
-				return r, fmt.Errorf("ownerReferences field %d: %w", field, err)
-			}
+			s, err := p.want(wire, wireBytes).bytes()
 			switch field {
 			case refKind:
 				r.Kind = x.in.bytes(s)
@@ -295,11 +273,12 @@ func (x *Extractor) protoOwnerRef(b []byte) (OwnerReference, error) {
 			case refAPIVersion:
 				r.APIVersion = x.in.bytes(s)
 			}
-		default:
-			if err := p.skip(wire); err != nil {
-				return r, err
-			}
+			return err
 		}
+		return p.skip(wire)
+	})
+	if err != nil {
+		return r, fmt.Errorf("ownerReferences: %w", err)
 	}
 	return r, nil
 }
@@ -335,52 +314,49 @@ func (x *Extractor) protoLabelMap() map[string]string {
 
 // protoEntry decodes one map entry's key and value.
 func protoEntry(b []byte) (k, v []byte, err error) {
-	p := pbuf{d: b}
-	for !p.done() {
-		field, wire, err := p.tag()
-		if err != nil {
-			return nil, nil, err
-		}
+	err = eachField(b, func(p *pbuf, field, wire int) error {
 		if field != mapKey && field != mapValue {
-			if err := p.skip(wire); err != nil {
-				return nil, nil, err
-			}
-			continue
+			return p.skip(wire)
 		}
 		s, err := p.want(wire, wireBytes).bytes()
-		if err != nil {
-			return nil, nil, err
-		}
 		if field == mapKey {
 			k = s
 		} else {
 			v = s
 		}
-	}
-	return k, v, nil
+		return err
+	})
+	return k, v, err
 }
 
 // protoField returns the last occurrence of the length-delimited field in
 // message b (protobuf's rule for a singular field), or nil.
-func protoField(b []byte, field int) ([]byte, error) {
-	var out []byte
+func protoField(b []byte, field int) (out []byte, err error) {
+	err = eachField(b, func(p *pbuf, f, wire int) error {
+		if f != field {
+			return p.skip(wire)
+		}
+		var err error
+		out, err = p.want(wire, wireBytes).bytes()
+		return err
+	})
+	return out, err
+}
+
+// eachField calls read for every field of message b, in order; read
+// reads the field's value from p, or skips it.
+func eachField(b []byte, read func(p *pbuf, field, wire int) error) error {
 	p := pbuf{d: b}
 	for !p.done() {
-		f, wire, err := p.tag()
+		field, wire, err := p.tag()
+		if err == nil {
+			err = read(&p, field, wire)
+		}
 		if err != nil {
-			return nil, err
-		}
-		if f != field {
-			if err := p.skip(wire); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if out, err = p.want(wire, wireBytes).bytes(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // pbuf reads protobuf's wire format; errors say at which byte.
