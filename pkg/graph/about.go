@@ -216,7 +216,7 @@ func (l *uidsOfGraph) ByName(group, kind, namespace, name string) *snapshot.Obje
 func (l *uidsOfGraph) ByRef(group, kind, namespace string, ref snapshot.OwnerReference) *snapshot.Object {
 	if sn, ok := l.names.(*rules.SortedNames); ok {
 		if k, found := l.g.uids.Find(ref.UID); found {
-			if i := int(l.g.order[k]); sn.Named(i, group, kind, namespace, ref.Name) {
+			if i := int(l.g.keys[k]); sn.Named(i, group, kind, namespace, ref.Name) {
 				return &l.g.snap.Objects[i]
 			}
 		}

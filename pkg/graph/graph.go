@@ -99,11 +99,12 @@ type Graph struct {
 	cat  *rules.Catalog
 	// inOrder is snapshot.Sorted(snap.Objects), asked once.
 	inOrder bool
-	// order lists the objects replayed, in the order replayed. uids finds
-	// them by UID (key k is order[k]'s object), and with nodeOf and absent
-	// is the collector's uidToNode map: see Node.
-	order []int32
-	uids  *uidtable.Table
+	// keys are the objects replayed, by the key uids files each under: in
+	// the objects' order, or, when two share a UID, in the order replayed
+	// (see replay). uids finds them by UID, and with nodeOf and absent is
+	// the collector's uidToNode map: see Node.
+	keys []int32
+	uids *uidtable.Table
 	// absent are the virtual nodes whose UID no replayed object has.
 	absent map[string]*Node
 	// slab holds the node of every replayed object (but the later ones
@@ -199,7 +200,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	if include == nil {
 		g.names = inBackground(func() nameFinder { return ownerNames(objs, g.inOrder) })
 	}
-	g.order = rules.ReplayOrderOf(objs, g.inOrder, func(i int) bool {
+	kept := rules.Kept(len(objs), func(i int) bool {
 		o := &objs[i]
 		if o.Metadata.UID == "" || (include != nil && !include(i)) {
 			return false
@@ -212,17 +213,34 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	})
 	// Every UID and every owner reference is looked up once, before
 	// replaying, on both cores: one at a time, while replaying, the
-	// look-ups were half of a million objects' replay.
+	// look-ups were half of a million objects' replay. They need the
+	// objects, not their order, so they are filed in the objects' order
+	// while another core sorts them into the order replayed.
+	order := inBackground(func() []int32 { return rules.ReplayPermutation(objs, g.inOrder, kept) })
+	g.keys = kept
 	var repeats []int
-	g.uids, repeats = uidtable.New(len(g.order), func(k int) string { return objs[g.order[k]].Metadata.UID })
-	owners := g.uids.Resolve(len(g.order), func(k int) []snapshot.OwnerReference { return objs[g.order[k]].Metadata.OwnerReferences })
+	g.uids, repeats = uidtable.New(len(kept), func(k int) string { return objs[kept[k]].Metadata.UID })
+	var replayed []int32 // keys in the order replayed; nil: in key order
+	if len(repeats) > 0 {
+		// Of objects sharing a UID, the first observed stands: file them
+		// again in the order replayed, so that repeats are the later ones.
+		g.keys = order()
+		for k, j := range g.keys {
+			g.keys[k] = kept[j]
+		}
+		g.uids, repeats = uidtable.New(len(g.keys), func(k int) string { return objs[g.keys[k]].Metadata.UID })
+	}
+	owners := g.uids.Resolve(len(g.keys), func(k int) []snapshot.OwnerReference { return objs[g.keys[k]].Metadata.OwnerReferences })
 	// Every replayed object's node is made as first observing the object
 	// makes it, in one block, in two halves side by side; then the add
 	// events are replayed in order to link the nodes to their owners.
-	g.slab = hugepages.Make[Node](len(g.order) - len(repeats))
+	g.slab = hugepages.Make[Node](len(g.keys) - len(repeats))
 	g.nodeOf = make([]*Node, len(objs))
-	halves.Do(len(g.order), func(from, to int) { g.makeNodes(from, to, repeats) })
-	g.link(owners, repeats)
+	halves.Do(len(g.keys), func(from, to int) { g.makeNodes(from, to, repeats) })
+	if len(repeats) == 0 {
+		replayed = order()
+	}
+	g.link(owners, replayed, repeats)
 	g.settleVirtualIdentities()
 	for i := range g.slab {
 		sortNodes(g.slab[i].Dependents)
@@ -238,7 +256,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 // the collector would not know uid.
 func (g *Graph) Node(uid string) *Node {
 	if k, ok := g.uids.Find(uid); ok {
-		return g.nodeOf[g.order[k]]
+		return g.nodeOf[g.keys[k]]
 	}
 	return g.absent[uid]
 }
@@ -389,7 +407,7 @@ func (g *Graph) makeNodes(from, to int, repeats []int) {
 			r++
 			continue
 		}
-		i := g.order[k]
+		i := g.keys[k]
 		o := &g.snap.Objects[i]
 		beingDeleted := o.Terminating()
 		g.slab[slot] = Node{
@@ -405,26 +423,31 @@ func (g *Graph) makeNodes(from, to int, repeats []int) {
 }
 
 // link is processGraphChanges for the add event of every replayed object,
-// in replay order (key order), whose owner references name the keys
-// owners gives: each object becomes a dependent of its owners, and an
-// owner not observed yet is a virtual node meanwhile, named as the first
-// dependent's reference names it. A repeated UID's later objects are
-// skipped.
+// in replay order: the keys in the order replayed lists them (nil: key
+// order is replay order). Their owner references name the keys owners
+// gives: each object becomes a dependent of its owners, and an owner not
+// observed yet is a virtual node meanwhile, named as the first dependent's
+// reference names it. A repeated UID's later objects, the keys repeats
+// lists (with keys in replay order), are skipped.
 //
 // An object first seen as a virtual owner is observed through the
 // collector's update path instead, which diffs its references against the
 // none a virtual node has (so adds them all) and takes its identity; only
 // one flag differs: with no old object, processTransitions lets waiting
 // for orphaning win and returns before deletingDependents is marked.
-func (g *Graph) link(owners uidtable.Refs, repeats []int) {
+func (g *Graph) link(owners uidtable.Refs, replayed []int32, repeats []int) {
 	const (
 		unseen = iota
 		virtualFirst
 		observed
 	)
-	state := make([]uint8, len(g.order))
-	for k, i := range g.order {
-		o := &g.snap.Objects[i]
+	state := make([]uint8, len(g.keys))
+	for r := range g.keys {
+		k := r
+		if replayed != nil {
+			k = int(replayed[r])
+		}
+		o := &g.snap.Objects[g.keys[k]]
 		if len(repeats) > 0 && repeats[0] == k {
 			// A UID names one object in a cluster: a second object with
 			// the same UID comes from mixed or edited input. The first in
@@ -433,7 +456,7 @@ func (g *Graph) link(owners uidtable.Refs, repeats []int) {
 			g.replayDups = append(g.replayDups, o.Metadata.UID)
 			continue
 		}
-		n := g.nodeOf[i]
+		n := g.nodeOf[g.keys[k]]
 		if state[k] == virtualFirst && o.HasFinalizer(rules.FinalizerOrphan) {
 			n.DeletingDependents = false
 		}
@@ -445,7 +468,7 @@ func (g *Graph) link(owners uidtable.Refs, repeats []int) {
 			}
 			var owner *Node
 			if kk := keys[j]; kk >= 0 {
-				owner = g.nodeOf[g.order[kk]]
+				owner = g.nodeOf[g.keys[kk]]
 				if state[kk] == unseen {
 					state[kk] = virtualFirst
 				}

@@ -17,13 +17,15 @@ type oracleNode struct {
 }
 
 // replayOneByOne replays g's objects the way the collector does, one add
-// event at a time, with a map from UID to node: the oracle for replay's
-// nodes made side by side and linked after. It returns the nodes by UID
-// and how many objects a repeated UID skipped.
+// event at a time in ReplayOrder, with a map from UID to node: the oracle
+// for replay's nodes made side by side, in key order, and linked after. It
+// returns the nodes by UID and how many objects a repeated UID skipped.
 func replayOneByOne(g *Graph) (map[string]*oracleNode, int) {
 	nodes := map[string]*oracleNode{}
 	skipped := 0
-	for _, i := range g.order {
+	objs := g.snap.Objects
+	order := rules.ReplayOrder(objs, func(i int) bool { return objs[i].Metadata.UID != "" && g.observable(&objs[i]) })
+	for _, i := range order {
 		o := &g.snap.Objects[i]
 		beingDeleted := o.Terminating()
 		n := nodes[o.Metadata.UID]
@@ -61,7 +63,7 @@ func replayOneByOne(g *Graph) (map[string]*oracleNode, int) {
 // nodes' identities are left out: settleVirtualIdentities changes some
 // after the replay.
 func TestReplayIsOneEventAtATime(t *testing.T) {
-	virtualFirst := 0
+	virtualFirst, withRepeats, withoutRepeats := 0, 0, 0
 	for _, data := range randomInputs(11, 600) {
 		for _, sort := range []bool{false, true} {
 			snap := snapshotFromBytes(data)
@@ -72,6 +74,11 @@ func TestReplayIsOneEventAtATime(t *testing.T) {
 			want, skipped := replayOneByOne(g)
 			if len(g.replayDups) != skipped {
 				t.Fatalf("%d objects skipped for a repeated UID, want %d", len(g.replayDups), skipped)
+			}
+			if skipped > 0 {
+				withRepeats++ // filed in the order replayed
+			} else {
+				withoutRepeats++ // filed in the objects' order, while sorting
 			}
 			if g.nodeCount() != len(want) {
 				t.Fatalf("%d nodes, want %d", g.nodeCount(), len(want))
@@ -99,5 +106,8 @@ func TestReplayIsOneEventAtATime(t *testing.T) {
 	}
 	if virtualFirst == 0 {
 		t.Fatal("no input had an object first seen as a virtual owner, deleting with both finalizers")
+	}
+	if withRepeats == 0 || withoutRepeats == 0 {
+		t.Fatalf("%d inputs with a repeated UID, %d without: both ways of filing need some", withRepeats, withoutRepeats)
 	}
 }

@@ -30,23 +30,45 @@ func ReplayOrder(objs []snapshot.Object, keep func(i int) bool) []int32 {
 // in the contract's order: sorted is snapshot.Sorted(objs), which costs a
 // pass over a million objects.
 func ReplayOrderOf(objs []snapshot.Object, sorted bool, keep func(i int) bool) []int32 {
-	kept := make([]int32, 0, len(objs))
-	for i := range objs {
+	kept := Kept(len(objs), keep)
+	order := ReplayPermutation(objs, sorted, kept)
+	for k, j := range order {
+		order[k] = kept[j]
+	}
+	return order
+}
+
+// Kept returns the indexes below n for which keep(index) is true, in
+// increasing order.
+func Kept(n int, keep func(i int) bool) []int32 {
+	kept := make([]int32, 0, n)
+	for i := range n {
 		if keep(i) {
 			kept = append(kept, int32(i))
 		}
 	}
+	return kept
+}
+
+// ReplayPermutation returns the positions in kept, the indexes of the
+// objects replayed in increasing order (Kept's), in the order ReplayOrder
+// puts those objects: ReplayOrderOf's order is kept[p] for each position
+// p. A caller that files the objects by position can do so while the
+// order is sorted.
+func ReplayPermutation(objs []snapshot.Object, sorted bool, kept []int32) []int32 {
+	// Positions keep the objects' order, so a position breaks ties as the
+	// object's index would.
 	if sorted {
 		// Input order is then contract order: ties need no references
 		// compared, and the comparisons are integers only.
-		order, ok := radixOrder(len(kept), func(k int) observation { return newObservation(&objs[kept[k]], kept[k]) })
+		order, ok := radixOrder(len(kept), func(k int) observation { return newObservation(&objs[kept[k]], int32(k)) })
 		if ok {
 			return order
 		}
 	}
 	keys := make([]observation, len(kept))
 	for k, i := range kept {
-		keys[k] = newObservation(&objs[i], i)
+		keys[k] = newObservation(&objs[i], int32(k))
 	}
 	if sorted {
 		slices.SortFunc(keys, compareObservationsInOrder)
