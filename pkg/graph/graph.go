@@ -220,7 +220,6 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	g.keys = kept
 	var repeats []int
 	g.uids, repeats = uidtable.New(len(kept), func(k int) string { return objs[kept[k]].Metadata.UID })
-	var replayed []int32 // keys in the order replayed; nil: in key order
 	if len(repeats) > 0 {
 		// Of objects sharing a UID, the first observed stands: file them
 		// again in the order replayed, so that repeats are the later ones.
@@ -237,6 +236,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	g.slab = hugepages.Make[Node](len(g.keys) - len(repeats))
 	g.nodeOf = make([]*Node, len(objs))
 	halves.Do(len(g.keys), func(from, to int) { g.makeNodes(from, to, repeats) })
+	var replayed []int32 // the keys in the order replayed; nil: key order is that order
 	if len(repeats) == 0 {
 		replayed = order()
 	}
