@@ -86,15 +86,16 @@ func (x *Extractor) ReadMetaListProto(body []byte, apiVersion, kind string) ([]O
 			return err
 		case listItems:
 			o, err := x.protoItem(p.want(wire, wireBytes), apiVersion, kind)
-			if err == nil {
-				out = append(out, o)
+			if err != nil {
+				return fmt.Errorf("item %d: %w", len(out), err)
 			}
-			return err
+			out = append(out, o)
+			return nil
 		}
 		return p.skip(wire)
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("cannot parse the list response: item %d: %w", len(out), err)
+		return nil, "", fmt.Errorf("cannot parse the list response: %w", err)
 	}
 	return out, cont, nil
 }
