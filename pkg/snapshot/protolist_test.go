@@ -162,6 +162,29 @@ func TestReadMetaListProtoErrors(t *testing.T) {
 	}
 }
 
+// TestReadMetaListProtoNamesTheItem: an item that cannot be read is named
+// by its position and name, for the capture's error.
+func TestReadMetaListProtoNamesTheItem(t *testing.T) {
+	list := randomMetaList(rand.New(rand.NewPCG(7, 8)), 2)
+	raw, err := list.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A third item, ConfigMap "bad", whose uid comes as a varint.
+	meta := []byte{0x0a, 3, 'b', 'a', 'd', 0x28, 0x01}
+	item := append([]byte{0x0a, byte(len(meta))}, meta...)
+	raw = append(raw, append([]byte{0x12, byte(len(item))}, item...)...)
+	u := runtime.Unknown{Raw: raw}
+	env, err := u.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = NewExtractor().ReadMetaListProto(append([]byte(protoMagic), env...), "v1", "ConfigMap")
+	if err == nil || !strings.Contains(err.Error(), "item 2: ConfigMap bad: metadata field 5: wire type 0, want 2") {
+		t.Fatalf("error %v, want it to name item 2, ConfigMap bad, and its uid field", err)
+	}
+}
+
 func FuzzReadMetaListProto(f *testing.F) {
 	f.Add(protoBody(f, randomMetaList(rand.New(rand.NewPCG(5, 6)), 3)))
 	f.Add([]byte(protoMagic))
