@@ -195,7 +195,7 @@ func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 		nodes := g.Component(selected...)
 		contextNS := ""
 		if n := g.Node(selected[0]); n != nil {
-			contextNS = n.Identity.Namespace
+			contextNS = n.Identity().Namespace
 		}
 		return render.GraphView{Graph: g, Nodes: nodes, Selected: selected, Namespace: contextNS,
 			Findings: g.FindingsAbout(nodes, selected, nil)}, nil

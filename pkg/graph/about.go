@@ -267,7 +267,7 @@ func (g *Graph) cycleCandidates(sc *scope) []*Node {
 	}
 	if len(sc.namespaces) > 0 {
 		for n := range g.eachNode {
-			if slices.Contains(sc.namespaces, n.Identity.Namespace) {
+			if slices.Contains(sc.namespaces, n.Identity().Namespace) {
 				seeds = append(seeds, n.UID())
 			}
 		}

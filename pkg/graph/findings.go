@@ -413,13 +413,13 @@ func cycleFinding(scc []*Node) *Finding {
 		if !self {
 			return nil
 		}
-		return &Finding{Type: FindingCycle, Objects: []snapshot.ObjectRef{n.Identity},
-			Message: fmt.Sprintf("%s lists itself as its owner: it always has an existing owner, so the garbage collector never collects it; delete it explicitly or remove that owner reference", name(n.Identity))}
+		return &Finding{Type: FindingCycle, Objects: []snapshot.ObjectRef{n.Identity()},
+			Message: fmt.Sprintf("%s lists itself as its owner: it always has an existing owner, so the garbage collector never collects it; delete it explicitly or remove that owner reference", name(n.Identity()))}
 	}
 	sortNodes(scc)
 	refs := make([]snapshot.ObjectRef, len(scc))
 	for i, n := range scc {
-		refs[i] = n.Identity
+		refs[i] = n.Identity()
 	}
 	return &Finding{Type: FindingCycle, Objects: refs,
 		Message: fmt.Sprintf("%s own each other in a cycle: each always has an existing owner, so the garbage collector never collects them on its own, even when everything else they belong to is gone; deleting any one of them lets the collector remove the rest", names(refs))}

@@ -78,8 +78,8 @@ func FuzzBuild(f *testing.F) {
 		in := map[string]*Node{}
 		for i, n := range nodes {
 			in[n.UID()] = n
-			if i > 0 && !nodes[i-1].Identity.Less(n.Identity) {
-				t.Fatalf("nodes not in contract order: %v then %v", nodes[i-1].Identity, n.Identity)
+			if i > 0 && !nodes[i-1].Identity().Less(n.Identity()) {
+				t.Fatalf("nodes not in contract order: %v then %v", nodes[i-1].Identity(), n.Identity())
 			}
 			if n.Virtual != (n.Object == nil) {
 				t.Fatalf("%s: virtual=%v but object=%v", n.UID(), n.Virtual, n.Object)

@@ -28,7 +28,7 @@ func describe(nodes []*Node) []string {
 		if n.DeletingDependents {
 			flags = append(flags, "deletingDependents")
 		}
-		out = append(out, fmt.Sprintf("%s %s %s/%s ns=%q %s", n.UID(), n.Identity.APIVersion, n.Identity.Kind, n.Identity.Name, n.Identity.Namespace, strings.Join(flags, ",")))
+		out = append(out, fmt.Sprintf("%s %s %s/%s ns=%q %s", n.UID(), n.Identity().APIVersion, n.Identity().Kind, n.Identity().Name, n.Identity().Namespace, strings.Join(flags, ",")))
 	}
 	for _, e := range Edges(nodes) {
 		out = append(out, fmt.Sprintf("%s -> %s block=%v controller=%v", e.From, e.To, e.BlockOwnerDeletion, e.Controller))

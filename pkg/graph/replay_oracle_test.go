@@ -93,10 +93,10 @@ func TestReplayIsOneEventAtATime(t *testing.T) {
 					deps = append(deps, d.UID())
 				}
 				slices.Sort(deps)
-				if n.Virtual != w.virtual || (!w.virtual && n.Identity != w.id) || n.BeingDeleted != w.beingDeleted ||
+				if n.Virtual != w.virtual || (!w.virtual && n.Identity() != w.id) || n.BeingDeleted != w.beingDeleted ||
 					n.DeletingDependents != w.deleting || !slices.Equal(deps, slices.Sorted(maps.Keys(w.dependents))) {
 					t.Fatalf("node %s: virtual %v %v, deleting %v dependents %v; want virtual %v %v, deleting %v dependents %v",
-						uid, n.Virtual, n.Identity, n.DeletingDependents, deps, w.virtual, w.id, w.deleting, slices.Sorted(maps.Keys(w.dependents)))
+						uid, n.Virtual, n.Identity(), n.DeletingDependents, deps, w.virtual, w.id, w.deleting, slices.Sorted(maps.Keys(w.dependents)))
 				}
 				if !w.virtual && n.BeingDeleted && n.Object.HasFinalizer(rules.FinalizerOrphan) && n.Object.HasFinalizer(rules.FinalizerForeground) && !n.DeletingDependents {
 					virtualFirst++

@@ -89,7 +89,7 @@ func (d *dotWriter) nodesToDraw(v GraphView) []*graph.Node {
 		if n := v.Graph.Node(uid); n != nil {
 			nodes = append(nodes, n)
 		} else {
-			nodes = append(nodes, &graph.Node{Identity: f.Objects[0]})
+			nodes = append(nodes, graph.Unobserved(f.Objects[0]))
 		}
 	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].UID() < nodes[j].UID() })
@@ -97,7 +97,7 @@ func (d *dotWriter) nodesToDraw(v GraphView) []*graph.Node {
 }
 
 func (d *dotWriter) node(n *graph.Node) {
-	id := n.Identity
+	id := n.Identity()
 	group, version := "", id.APIVersion
 	if g, v, ok := strings.Cut(id.APIVersion, "/"); ok {
 		group, version = g, v

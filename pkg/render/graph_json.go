@@ -70,7 +70,7 @@ func appendList(bw *bufio.Writer, b []byte, n int, elem func(b []byte, i int) []
 // appendGraphNode is one GraphNode at indentation level 2.
 func appendGraphNode(b []byte, n *graph.Node) []byte {
 	b = append(b, '{')
-	b = appendRefFields(b, n.Identity, "\n      ")
+	b = appendRefFields(b, n.Identity(), "\n      ")
 	b = appendBoolField(b, "virtual", n.Virtual)
 	b = appendBoolField(b, "beingDeleted", n.BeingDeleted)
 	b = appendBoolField(b, "deletingDependents", n.DeletingDependents)

@@ -66,7 +66,7 @@ func TestGraphRenderersShowEveryNode(t *testing.T) {
 		}
 		treeText := tree.String()
 		for _, n := range v.Nodes {
-			label := n.Identity.Kind + "/" + n.Identity.Name
+			label := n.Identity().Kind + "/" + n.Identity().Name
 			if !strings.Contains(treeText, label) {
 				t.Fatalf("seed %d: the tree does not show %s:\n%s", seed, label, treeText)
 			}

@@ -44,7 +44,7 @@ func fullView(g *graph.Graph) GraphView {
 
 func componentView(g *graph.Graph, uid string) GraphView {
 	nodes := g.Component(uid)
-	return GraphView{Graph: g, Nodes: nodes, Selected: []string{uid}, Namespace: g.Node(uid).Identity.Namespace,
+	return GraphView{Graph: g, Nodes: nodes, Selected: []string{uid}, Namespace: g.Node(uid).Identity().Namespace,
 		Findings: findingsAbout(g.Findings, nodes)}
 }
 

@@ -103,7 +103,7 @@ func (t *graphTreeWriter) draw(n, parent *graph.Node, prefix, branch, contextNS 
 		if i == len(deps)-1 {
 			b = "└── "
 		}
-		t.draw(d, n, childPrefix, b, n.Identity.Namespace, false)
+		t.draw(d, n, childPrefix, b, n.Identity().Namespace, false)
 	}
 	t.path = t.path[:len(t.path)-1]
 }
@@ -111,7 +111,7 @@ func (t *graphTreeWriter) draw(n, parent *graph.Node, prefix, branch, contextNS 
 // label is KIND/NAME, the namespace when it is not the one around it, and
 // the flags of the node and of its reference to parent.
 func (t *graphTreeWriter) label(n, parent *graph.Node, contextNS string) string {
-	id := n.Identity
+	id := n.Identity()
 	text := id.Kind + "/" + id.Name
 	if t.selected[n.UID()] {
 		text = t.s.Paint(Bold, text)

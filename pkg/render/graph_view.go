@@ -99,7 +99,7 @@ func NewGraphDocument(v GraphView) GraphDocument {
 		if fins == nil {
 			fins = []string{}
 		}
-		doc.Nodes = append(doc.Nodes, GraphNode{ObjectRef: n.Identity, Virtual: n.Virtual,
+		doc.Nodes = append(doc.Nodes, GraphNode{ObjectRef: n.Identity(), Virtual: n.Virtual,
 			BeingDeleted: n.BeingDeleted, DeletingDependents: n.DeletingDependents, Finalizers: fins})
 	}
 	if doc.Edges == nil {
