@@ -66,7 +66,8 @@ func TestGraphRenderersShowEveryNode(t *testing.T) {
 		}
 		treeText := tree.String()
 		for _, n := range v.Nodes {
-			label := n.Identity().Kind + "/" + n.Identity().Name
+			id := n.Identity()
+			label := id.Kind + "/" + id.Name
 			if !strings.Contains(treeText, label) {
 				t.Fatalf("seed %d: the tree does not show %s:\n%s", seed, label, treeText)
 			}

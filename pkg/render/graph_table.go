@@ -35,8 +35,9 @@ func GraphTable(w io.Writer, v GraphView, s Style) error {
 				deps++
 			}
 		}
-		rows = append(rows, []string{graphOrNone(n.Identity().Namespace), n.Identity().Kind, n.Identity().Name, n.UID(),
-			graphOrNone(strings.Join(owners, ",")), strconv.Itoa(deps), graphOrNone(strings.Join(append(graphFlags(n), hazardTypes(h.nodes[n.UID()])...), ","))})
+		id := n.Identity()
+		rows = append(rows, []string{graphOrNone(id.Namespace), id.Kind, id.Name, id.UID,
+			graphOrNone(strings.Join(owners, ",")), strconv.Itoa(deps), graphOrNone(strings.Join(append(graphFlags(n), hazardTypes(h.nodes[id.UID])...), ","))})
 	}
 	if err := plainTable(w, []string{"NAMESPACE", "KIND", "NAME", "UID", "OWNERS", "DEPENDENTS", "FLAGS"}, rows); err != nil {
 		return err
