@@ -4,6 +4,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/kgc-dev/kgc/internal/background"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -11,7 +12,7 @@ import (
 // AllFindingsLater starts AllFindings on a goroutine of its own and
 // returns a function that waits for them: the caller draws the nodes
 // meanwhile.
-func (g *Graph) AllFindingsLater() func() []Finding { return inBackground(g.AllFindings) }
+func (g *Graph) AllFindingsLater() func() []Finding { return background.Start(g.AllFindings) }
 
 // AllFindings returns every hazard of the graph, sorted by (type, first
 // object, message), computed once.

@@ -43,6 +43,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kgc-dev/kgc/internal/background"
 	"github.com/kgc-dev/kgc/internal/halves"
 	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/permute"
@@ -221,7 +222,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	objs := snap.Objects
 	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), absent: map[string]*Node{}, inOrder: snapshot.Sorted(objs)}
 	if include == nil {
-		g.names = inBackground(func() nameFinder { return ownerNames(objs, g.inOrder) })
+		g.names = background.Start(func() nameFinder { return ownerNames(objs, g.inOrder) })
 	}
 	kept := rules.Kept(len(objs), func(i int) bool {
 		o := &objs[i]
@@ -239,7 +240,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	// look-ups were half of a million objects' replay. They need the
 	// objects, not their order, so they are filed in the objects' order
 	// while another core sorts them into the order replayed.
-	order := inBackground(func() []int32 { return rules.ReplayPermutation(objs, g.inOrder, kept) })
+	order := background.Start(func() []int32 { return rules.ReplayPermutation(objs, g.inOrder, kept) })
 	g.keys = kept
 	var repeats []int
 	g.uids, repeats = uidtable.New(len(kept), func(k int) string { return objs[kept[k]].Metadata.UID })
@@ -300,14 +301,6 @@ func (g *Graph) eachNode(yield func(*Node) bool) {
 
 // nodeCount is how many nodes the graph holds.
 func (g *Graph) nodeCount() int { return len(g.slab) + len(g.virtual) }
-
-// inBackground starts build on a goroutine of its own and returns a
-// function that waits for its result.
-func inBackground[T any](build func() T) func() T {
-	done := make(chan T, 1)
-	go func() { done <- build() }()
-	return sync.OnceValue(func() T { return <-done })
-}
 
 // sortedNodes returns every node in contract order, sorted once, on
 // first use: a question about one tree never needs the whole order.

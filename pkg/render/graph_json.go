@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/kgc-dev/kgc/internal/background"
 	"github.com/kgc-dev/kgc/internal/jsonw"
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -24,11 +25,10 @@ func writeGraphJSON(w io.Writer, v GraphView) error {
 	b = flushAt(bw, b)
 	// A cluster's million edges are listed and sorted on another core
 	// while the nodes are written.
-	listed := make(chan []graph.Edge, 1)
-	go func() { listed <- v.edges() }()
+	listed := background.Start(v.edges)
 	b = appendList(bw, b, len(v.Nodes), func(b []byte, i int) []byte { return appendGraphNode(b, v.Nodes[i]) })
 	b = append(b, ",\n  \"edges\": "...)
-	edges := <-listed
+	edges := listed()
 	b = appendList(bw, b, len(edges), func(b []byte, i int) []byte { return appendEdge(b, edges[i]) })
 	b = append(b, ",\n  \"findings\": "...)
 	findings := v.FindingList()
