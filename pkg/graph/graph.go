@@ -55,7 +55,8 @@ import (
 
 // Node is one vertex of the collector's graph.
 type Node struct {
-	// Object is the snapshot object; nil when Virtual.
+	// Object is the snapshot object; nil for a virtual node, and for one
+	// Unobserved makes.
 	Object *snapshot.Object
 	// apiVersion is an observed node's identity's apiVersion, and id a
 	// virtual node's identity: see Identity. An observed node takes the
