@@ -26,8 +26,10 @@ type ReadOptions struct {
 
 // reader accumulates objects and warnings across the files of one ReadFiles.
 type reader struct {
-	max      int
-	x        *Extractor
+	max int
+	x   *Extractor
+	// xs are the extractors of items' goroutines, x first.
+	xs       []*Extractor
 	objs     objStore
 	objFile  []int32
 	files    []string

@@ -844,3 +844,75 @@ func TestTimesOfNeighbours(t *testing.T) {
 		t.Fatalf("creation times %v, want %v", got, want)
 	}
 }
+
+// TestManyBatchesReadInOrder: a List long enough to go through many
+// batches, extracted on several goroutines, gives every warning in the
+// order of its items and keeps the first read of two copies of one
+// object, as read one item after the other.
+func TestManyBatchesReadInOrder(t *testing.T) {
+	const n = 20000
+	var items, want []string
+	for i := range n {
+		meta := fmt.Sprintf(`"name":"c%d","namespace":"ns","uid":"u%d","resourceVersion":"1"`, i, i)
+		switch {
+		case i%97 == 0:
+			items = append(items, "7")
+			want = append(want, fmt.Sprintf("items[%d]: skipped: not an object", i))
+			continue
+		case i%89 == 0:
+			meta = fmt.Sprintf(`"name":"c%d","namespace":"ns"`, i)
+			want = append(want, fmt.Sprintf("ConfigMap/ns/c%d: %s", i, noUIDMessage))
+		case i%83 == 0:
+			meta += `,"generation":"x"`
+			want = append(want, fmt.Sprintf("ConfigMap/ns/c%d: skipped: metadata.generation: expected an integer", i))
+		case i%79 == 0:
+			meta += `,"ownerReferences":[{"kind":"X","name":"y"}]`
+			want = append(want, fmt.Sprintf("ConfigMap/ns/c%d: ownerReferences[0] has no apiVersion, uid; kept, the garbage collector cannot resolve it", i))
+		case i == n-1:
+			// The same UID as the second item, read last: the first copy
+			// read stays.
+			meta = `"name":"late","namespace":"ns","uid":"u1","resourceVersion":"1"`
+		}
+		items = append(items, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{`+meta+`,"labels":{"app":"x"}}}`)
+	}
+	want = append(want, "ConfigMap/ns/late: duplicate uid u1: ConfigMap/ns/c1 in - has it too; kept that one ("+keepRule+")")
+	list := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`
+	if len(list) < 8*itemBatchBytes {
+		t.Fatalf("the list is %d bytes, too short to need many batches", len(list))
+	}
+	s, err := ReadFiles([]string{"-"}, strings.NewReader(list), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range s.Warnings {
+		if w.File == "-" {
+			got = append(got, w.Object+": "+w.Message)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%d warnings, want %d in item order; first difference:\n%s", len(got), len(want), firstDifference(got, want))
+	}
+	for _, o := range s.Objects {
+		if o.Metadata.UID == "u1" && o.Metadata.Name != "c1" {
+			t.Errorf("kept %s of the two objects with uid u1, want c1, read first", o.Metadata.Name)
+		}
+	}
+}
+
+// firstDifference shows where two lists of lines first differ.
+func firstDifference(got, want []string) string {
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			return fmt.Sprintf("at %d: got %q, want %q", i, g, w)
+		}
+	}
+	return "none"
+}

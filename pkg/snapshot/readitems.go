@@ -6,14 +6,16 @@ import (
 )
 
 // This file reads the items of a List (or a kgc snapshot's objects) on
-// two goroutines: one frames each item (finds where it ends and where its
-// top-level fields are) and copies it into a batch, the other extracts the
-// batches' objects in order. Framing scans every byte of the input once
-// more than extracting does, so on two cores it runs beside extraction
-// instead of before it. What each item becomes, the warnings and the
+// several goroutines: one frames each item (finds where it ends and where
+// its top-level fields are) and copies it into a batch, two extract the
+// batches' objects, each with its own Extractor, and the reader files
+// them in the order framed. Framing and extracting together cost more
+// than decompressing, so they share the cores instead of one of them
+// waiting on the other. What each item becomes, the warnings and the
 // errors are the same, in the same order, as read one after the other.
 
-// itemBatch is a run of framed items and the bytes they point into.
+// itemBatch is a run of framed items and the bytes they point into, then
+// what they became.
 type itemBatch struct {
 	buf   []byte
 	items []framedItem
@@ -21,6 +23,11 @@ type itemBatch struct {
 	// early, or nil at its ']'.
 	done bool
 	err  error
+	// extracted holds, per item, its object (if kept) and the end of its
+	// warnings in warns; ready receives once they are in.
+	extracted []extractedItem
+	warns     []Warning
+	ready     chan struct{}
 }
 
 // framedItem is one element of the array: an object's top-level fields,
@@ -31,39 +38,94 @@ type framedItem struct {
 	notObject bool
 }
 
+// extractedItem is what one framed item became.
+type extractedItem struct {
+	obj      Object
+	kept     bool
+	warnsEnd int
+}
+
 const (
 	itemBatchBytes    = 256 << 10
 	minItemBatchBytes = 16 << 10
-	itemBatches       = 3 // in flight: one filled, one extracted, one queued
+	// extractors is how many goroutines extract batches: with framing
+	// and decompression beside them, two keep two cores busy.
+	extractors = 2
+	// itemBatches are in flight: one being filled, one per extractor,
+	// one waiting to be filed and one queued.
+	itemBatches = extractors + 3
 )
 
 // items reads the elements of an array whose '[' was consumed. It returns
 // when the array ends or fails; the stream is then positioned after it.
 func (rd *reader) items(st *stream, file string, hint typeHint, where, descFmt string) error {
-	out := make(chan *itemBatch, itemBatches)
+	work := make(chan *itemBatch, itemBatches)
+	inOrder := make(chan *itemBatch, itemBatches)
 	free := make(chan *itemBatch, itemBatches)
 	for range itemBatches {
-		free <- &itemBatch{}
+		free <- &itemBatch{ready: make(chan struct{}, 1)}
 	}
-	go frameItems(st, where, descFmt, out, free)
-	for b := range out {
-		for k := range b.items {
-			it := &b.items[k]
-			desc := itemDesc(where, descFmt, it.index)
-			if it.notObject {
-				rd.warnings = append(rd.warnings, Warning{File: file, Object: desc(), Message: "skipped: not an object"})
-				continue
+	go frameItems(st, where, descFmt, func(b *itemBatch) {
+		inOrder <- b
+		work <- b
+	}, free)
+	for _, x := range rd.extractors() {
+		go extractBatches(x, file, hint, where, descFmt, work)
+	}
+	for b := range inOrder {
+		<-b.ready
+		from := 0
+		for k := range b.extracted {
+			e := &b.extracted[k]
+			rd.warnings = append(rd.warnings, b.warns[from:e.warnsEnd]...)
+			from = e.warnsEnd
+			if e.kept {
+				rd.file(e.obj)
 			}
-			rd.add(file, desc, it.fields, hint)
 		}
 		if b.done {
 			// frameItems sent this batch last and no longer uses st.
+			close(work)
 			return b.err
 		}
-		b.buf, b.items = b.buf[:0], b.items[:0]
+		clear(b.extracted)
+		b.buf, b.items, b.extracted, b.warns = b.buf[:0], b.items[:0], b.extracted[:0], b.warns[:0]
 		free <- b
 	}
 	return nil // not reached: frameItems always ends with a done batch
+}
+
+// extractors are the reader's extractors, one per extracting goroutine,
+// kept from one array to the next so that their shared labels and facts
+// carry over.
+func (rd *reader) extractors() []*Extractor {
+	for len(rd.xs) < extractors {
+		if len(rd.xs) == 0 {
+			rd.xs = append(rd.xs, rd.x)
+			continue
+		}
+		rd.xs = append(rd.xs, NewExtractor())
+	}
+	return rd.xs
+}
+
+// extractBatches extracts the objects of the batches it receives with x
+// until work is closed.
+func extractBatches(x *Extractor, file string, hint typeHint, where, descFmt string, work <-chan *itemBatch) {
+	for b := range work {
+		for k := range b.items {
+			it := &b.items[k]
+			var e extractedItem
+			if it.notObject {
+				b.warns = append(b.warns, Warning{File: file, Object: itemDesc(where, descFmt, it.index)(), Message: "skipped: not an object"})
+			} else {
+				e.obj, e.kept = checkedExtract(x, file, itemDesc(where, descFmt, it.index), it.fields, hint, &b.warns)
+			}
+			e.warnsEnd = len(b.warns)
+			b.extracted = append(b.extracted, e)
+		}
+		b.ready <- struct{}{}
+	}
 }
 
 // itemDesc names the array's element i for messages, lazily: building the
@@ -79,18 +141,18 @@ func itemDesc(where, descFmt string, i int) func() string {
 }
 
 // frameItems frames the array's elements into batches taken from free and
-// sends them to out, the last one marked done.
-func frameItems(st *stream, where, descFmt string, out chan<- *itemBatch, free <-chan *itemBatch) {
+// sends them on, the last one marked done.
+func frameItems(st *stream, where, descFmt string, send func(*itemBatch), free <-chan *itemBatch) {
 	b := (<-free).grow()
 	err := frameArray(st, where, descFmt, func(it framedItem, raw []byte) {
 		if len(b.items) > 0 && len(b.buf)+len(raw) > cap(b.buf) {
-			out <- b
+			send(b)
 			b = (<-free).grow()
 		}
 		b.items = append(b.items, b.keep(it, raw))
 	})
 	b.done, b.err = true, err
-	out <- b
+	send(b)
 }
 
 // grow gives an empty batch a larger buffer until it reaches

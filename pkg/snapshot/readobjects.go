@@ -23,7 +23,15 @@ const noUIDMessage = "skipped: no metadata.uid; templates are not cluster state"
 
 // add extracts one object and files it, or explains why not.
 func (rd *reader) add(file string, desc func() string, f topFields, hint typeHint) {
-	o, err := rd.x.extract(f, hint.apiVersion, hint.kind)
+	if o, ok := checkedExtract(rd.x, file, desc, f, hint, &rd.warnings); ok {
+		rd.file(o)
+	}
+}
+
+// checkedExtract extracts one object with x, and appends to warns why it
+// is skipped (ok false) or what the garbage collector cannot follow in it.
+func checkedExtract(x *Extractor, file string, desc func() string, f topFields, hint typeHint, warns *[]Warning) (o Object, ok bool) {
+	o, err := x.extract(f, hint.apiVersion, hint.kind)
 	// Named lazily: building the name of every object of a big dump costs
 	// more than reading it.
 	name := func() string {
@@ -33,21 +41,26 @@ func (rd *reader) add(file string, desc func() string, f topFields, hint typeHin
 		return desc()
 	}
 	if err != nil {
-		rd.warnings = append(rd.warnings, Warning{File: file, Object: name(), Message: fmt.Sprintf("skipped: %v", err)})
-		return
+		*warns = append(*warns, Warning{File: file, Object: name(), Message: fmt.Sprintf("skipped: %v", err)})
+		return o, false
 	}
 	if o.Metadata.UID == "" {
-		rd.warnings = append(rd.warnings, Warning{File: file, Object: name(), Message: noUIDMessage})
-		return
-	}
-	if o.Kind == "" {
-		rd.listHinted = append(rd.listHinted, rd.objs.Len())
+		*warns = append(*warns, Warning{File: file, Object: name(), Message: noUIDMessage})
+		return o, false
 	}
 	for i, r := range o.Metadata.OwnerReferences {
 		if missing := r.MissingFields(); len(missing) > 0 {
-			rd.warnings = append(rd.warnings, Warning{File: file, Object: name(),
+			*warns = append(*warns, Warning{File: file, Object: name(),
 				Message: fmt.Sprintf("ownerReferences[%d] has no %s; kept, the garbage collector cannot resolve it", i, strings.Join(missing, ", "))})
 		}
+	}
+	return o, true
+}
+
+// file keeps an extracted object, in the order read.
+func (rd *reader) file(o Object) {
+	if o.Kind == "" {
+		rd.listHinted = append(rd.listHinted, rd.objs.Len())
 	}
 	// Which copy of a repeated UID stays is decided once every file's
 	// capture time is known (a snapshot file's comes after its objects):
