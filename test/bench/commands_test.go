@@ -188,14 +188,29 @@ func (e *benchEnv) measureSize(b *testing.B, n, rounds int) []row {
 				if shape.floor[0] != "" {
 					rows[base+k].floor = append(rows[base+k].floor, floor)
 				}
-				if e.before != "" {
-					rows[base+k].older = append(rows[base+k].older, run(b, e.before, args...))
-				}
-				rows[base+k].kgc = append(rows[base+k].kgc, run(b, e.kgc, args...))
+				rows[base+k].older, rows[base+k].kgc = e.runPair(b, r, args, rows[base+k].older, rows[base+k].kgc)
 			}
 		}
 	}
 	return rows
+}
+
+// runPair runs args with the build before (when given) and the build
+// measured, appending their samples. Which goes first alternates by round:
+// on this machine a run's time depends on its place in a repeating
+// pattern (two-second commands run back to back in pairs were 0.3 s
+// apart with one binary, the second faster), so a fixed order would
+// favour one build.
+func (e *benchEnv) runPair(b *testing.B, round int, args []string, older, kgc []sample) ([]sample, []sample) {
+	if e.before == "" {
+		return older, append(kgc, run(b, e.kgc, args...))
+	}
+	if round%2 == 1 {
+		kgc = append(kgc, run(b, e.kgc, args...))
+		return append(older, run(b, e.before, args...)), kgc
+	}
+	older = append(older, run(b, e.before, args...))
+	return older, append(kgc, run(b, e.kgc, args...))
 }
 
 // label is the command line without its input.
