@@ -114,6 +114,11 @@ type Extractor struct {
 	// sel and tpl are reused for a workload's selector and template
 	// labels, which only need comparing, never keeping.
 	sel, tpl []labelPair
+	// recent are the last values of the fields that mostly repeat from
+	// one object to the next (internRecent).
+	recent struct {
+		apiVersion, kind, namespace, ownerAPIVersion, ownerKind string
+	}
 	// protoLabels, protoLabelKey and lastProtoTime are protolist.go's
 	// scratch labels, label map key and last timestamp.
 	protoLabels   []labelPair
@@ -197,13 +202,13 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 	var err error
 	if f.apiVersion != nil {
 		s := scanner{d: f.apiVersion}
-		if o.APIVersion, err = s.internStr(x.in); err != nil {
+		if o.APIVersion, err = s.internRecent(x.in, &x.recent.apiVersion); err != nil {
 			return o, fmt.Errorf("apiVersion: %w", err)
 		}
 	}
 	if f.kind != nil {
 		s := scanner{d: f.kind}
-		if o.Kind, err = s.internStr(x.in); err != nil {
+		if o.Kind, err = s.internRecent(x.in, &x.recent.kind); err != nil {
 			return o, fmt.Errorf("kind: %w", err)
 		}
 	}
@@ -249,7 +254,7 @@ func (x *Extractor) meta(raw []byte, m *ObjectMeta) (ann annotated, err error) {
 		case "name":
 			m.Name, err = s.arenaStr(&x.ar)
 		case "namespace":
-			m.Namespace, err = s.internStr(x.in)
+			m.Namespace, err = s.internRecent(x.in, &x.recent.namespace)
 		case "uid":
 			m.UID, err = s.arenaStr(&x.ar)
 		case "resourceVersion":
@@ -382,9 +387,9 @@ func (x *Extractor) ownerRef(s *scanner) (OwnerReference, error) {
 		var err error
 		switch string(key) {
 		case "apiVersion":
-			r.APIVersion, err = s.internStr(x.in)
+			r.APIVersion, err = s.internRecent(x.in, &x.recent.ownerAPIVersion)
 		case "kind":
-			r.Kind, err = s.internStr(x.in)
+			r.Kind, err = s.internRecent(x.in, &x.recent.ownerKind)
 		case "name":
 			r.Name, err = s.arenaStr(&x.ar)
 		case "uid":

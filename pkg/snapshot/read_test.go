@@ -916,3 +916,35 @@ func firstDifference(got, want []string) string {
 	}
 	return "none"
 }
+
+// TestNeighboursRepeatingFields: an object's namespace, kind and owner's
+// kind are its own whether its neighbour had the same value, another,
+// the same written with an escape, or none.
+func TestNeighboursRepeatingFields(t *testing.T) {
+	namespaces := []string{`"a"`, `"a"`, `"b"`, `"\u0061"`, `"a"`, `null`, `""`, `"a"`, `"\u0062"`, `"b"`}
+	want := []string{"a", "a", "b", "a", "a", "", "", "a", "b", "b"}
+	var items []string
+	for i, ns := range namespaces {
+		items = append(items, fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d","namespace":%s,"uid":"u%d",`+
+			`"ownerReferences":[{"apiVersion":"v1","kind":%s,"name":"o","uid":"o%d"}]}}`, i, ns, i, strings.ReplaceAll(ns, "null", `"x"`), i))
+	}
+	list := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",") + `]}`
+	s, err := ReadFiles([]string{"-"}, strings.NewReader(list), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Object{}
+	for _, o := range s.Objects {
+		byName[o.Metadata.Name] = o
+	}
+	for i, w := range want {
+		o := byName[fmt.Sprintf("c%d", i)]
+		wantKind := w
+		if namespaces[i] == "null" {
+			wantKind = "x"
+		}
+		if o.Metadata.Namespace != w || len(o.Metadata.OwnerReferences) != 1 || o.Metadata.OwnerReferences[0].Kind != wantKind {
+			t.Errorf("c%d: namespace %q, owner references %+v; want namespace %q and an owner of kind %q", i, o.Metadata.Namespace, o.Metadata.OwnerReferences, w, wantKind)
+		}
+	}
+}

@@ -331,16 +331,32 @@ func (s *scanner) str() (string, error) {
 
 // internStr decodes a string through the intern table.
 func (s *scanner) internStr(t *interner) (string, error) {
+	var none string
+	return s.internRecent(t, &none)
+}
+
+// internRecent is internStr for a field whose value mostly repeats the
+// one read before it, which *recent holds (and is updated to): objects
+// side by side share a namespace, a kind, an owner's kind. Comparing a
+// few bytes then replaces a look-up in the intern table, which unique
+// label values make large enough to miss the cache (a sixth of reading
+// a million objects went to those look-ups).
+func (s *scanner) internRecent(t *interner, recent *string) (string, error) {
 	start := s.i
 	b, esc, err := s.strBytes()
-	if err != nil {
+	switch {
+	case err != nil:
 		return "", err
+	case esc:
+		v, err := unescape(s.d[skipSpace(s.d, start):s.i])
+		if err != nil {
+			return "", err
+		}
+		*recent = t.str(v)
+	case string(b) != *recent:
+		*recent = t.bytes(b)
 	}
-	if !esc {
-		return t.bytes(b), nil
-	}
-	v, err := unescape(s.d[skipSpace(s.d, start):s.i])
-	return t.str(v), err
+	return *recent, nil
 }
 
 func unescape(quoted []byte) (string, error) {
