@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,8 +22,9 @@ import (
 // -A -o json` List, at 100k and 1M objects, run side by side with its
 // floor: `gzip -dc` of the same snapshot file, and python3's json.load of
 // the same List. Commands run alternately with their floors, for
-// KGC_BENCH_ROUNDS rounds (default 3), because the machine is shared: a
-// range says more than one figure. It prints a markdown table (time range,
+// KGC_BENCH_ROUNDS rounds (default 3; a smaller size gets up to three
+// times as many, see roundsAt), because the machine is shared: a range
+// says more than one figure. It prints a markdown table (time range,
 // ratio to the floor, peak RSS) and the linearity 1M/100k, and reports the
 // worst ratios through b.ReportMetric:
 //
@@ -42,7 +44,7 @@ func BenchmarkCommands(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		rows = nil
 		for _, n := range env.sizes {
-			got := env.measureSize(b, n, rounds)
+			got := env.measureSize(b, n, roundsAt(rounds, n, env.sizes))
 			// Each size's table as soon as it is measured: a 1M run takes
 			// long on a busy machine, and a partial result still says much.
 			fmt.Fprint(os.Stdout, markdown(got, nil))
@@ -52,6 +54,14 @@ func BenchmarkCommands(b *testing.B) {
 	b.StopTimer()
 	fmt.Fprint(os.Stdout, "\n"+markdown(rows, env.sizes))
 	reportWorst(b, rows, env.sizes)
+}
+
+// roundsAt is how many rounds size n gets: a size smaller than the
+// largest gets more, in proportion, up to three times as many. Its runs
+// are cheap, and where a command takes a tenth of a second one slow run
+// moves a median of four, and with it the 1M/100k ratio.
+func roundsAt(rounds, n int, sizes []int) int {
+	return rounds * min(3, max(1, slices.Max(sizes)/n))
 }
 
 // benchEnv is what every measurement shares: the binary and the inputs.
