@@ -263,7 +263,7 @@ func markdown(rows []row, sizes []int) string {
 			}
 			if small := find(rows, r.shape, r.label, small); small != nil {
 				fmt.Fprintf(&sb, "| %s | `kgc %s` | %s | %s | %s |\n", r.shape, r.label,
-					growth(r.older, small.older, medianWall), growth(r.kgc, small.kgc, medianWall), growth(r.kgc, small.kgc, fastestWall))
+					growth(r.older, small.older, medianWall), growth(r.kgc, small.kgc, medianWall), fastestGrowth(r.kgc, small.kgc))
 			}
 		}
 	}
@@ -297,12 +297,16 @@ func seconds(s []sample) []float64 {
 	return out
 }
 
-func fastestWall(s []sample) float64 {
-	v := seconds(s)
-	if len(v) == 0 {
-		return 0
+// fastestGrowth is growth by the fastest rounds. When the small input had
+// k times as many rounds (roundsAt), its k-th fastest stands for its
+// fastest: the fastest of more rounds is luckier, and would make the
+// growth look larger than it is.
+func fastestGrowth(big, small []sample) string {
+	if len(big) == 0 || len(small) == 0 {
+		return "—"
 	}
-	return v[0]
+	k := max(1, len(small)/len(big))
+	return fmt.Sprintf("%.1f", seconds(big)[0]/seconds(small)[k-1])
 }
 
 func medianWall(s []sample) float64 {
