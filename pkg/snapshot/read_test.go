@@ -790,11 +790,7 @@ func TestLabelsOfNeighbours(t *testing.T) {
 		}
 		items = append(items, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{`+meta+`}}`)
 	}
-	list := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`
-	s, err := ReadFiles([]string{"-"}, strings.NewReader(list), ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readItems(t, items)
 	byName := map[string]map[string]string{}
 	for _, o := range s.Objects {
 		byName[o.Metadata.Name] = o.Metadata.Labels
@@ -827,11 +823,7 @@ func TestTimesOfNeighbours(t *testing.T) {
 		}
 		items = append(items, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{`+meta+`}}`)
 	}
-	list := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`
-	s, err := ReadFiles([]string{"-"}, strings.NewReader(list), ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readItems(t, items)
 	got := map[string]string{}
 	for _, o := range s.Objects {
 		if c := o.Metadata.CreationTimestamp; c != nil {
@@ -876,14 +868,10 @@ func TestManyBatchesReadInOrder(t *testing.T) {
 		items = append(items, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{`+meta+`,"labels":{"app":"x"}}}`)
 	}
 	want = append(want, "ConfigMap/ns/late: duplicate uid u1: ConfigMap/ns/c1 in - has it too; kept that one ("+keepRule+")")
-	list := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`
-	if len(list) < 8*itemBatchBytes {
-		t.Fatalf("the list is %d bytes, too short to need many batches", len(list))
+	if size := len(strings.Join(items, ",")); size < 8*itemBatchBytes {
+		t.Fatalf("the items are %d bytes, too few to need many batches", size)
 	}
-	s, err := ReadFiles([]string{"-"}, strings.NewReader(list), ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readItems(t, items)
 	var got []string
 	for _, w := range s.Warnings {
 		if w.File == "-" {
@@ -928,11 +916,7 @@ func TestNeighboursRepeatingFields(t *testing.T) {
 		items = append(items, fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d","namespace":%s,"uid":"u%d",`+
 			`"ownerReferences":[{"apiVersion":"v1","kind":%s,"name":"o","uid":"o%d"}]}}`, i, ns, i, strings.ReplaceAll(ns, "null", `"x"`), i))
 	}
-	list := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",") + `]}`
-	s, err := ReadFiles([]string{"-"}, strings.NewReader(list), ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readItems(t, items)
 	byName := map[string]Object{}
 	for _, o := range s.Objects {
 		byName[o.Metadata.Name] = o
@@ -947,4 +931,15 @@ func TestNeighboursRepeatingFields(t *testing.T) {
 			t.Errorf("c%d: namespace %q, owner references %+v; want namespace %q and an owner of kind %q", i, o.Metadata.Namespace, o.Metadata.OwnerReferences, w, wantKind)
 		}
 	}
+}
+
+// readItems reads a List of items (JSON objects) from standard input.
+func readItems(t *testing.T, items []string) *Snapshot {
+	t.Helper()
+	list := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`
+	s, err := ReadFiles([]string{"-"}, strings.NewReader(list), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
