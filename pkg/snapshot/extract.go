@@ -413,14 +413,14 @@ func (x *Extractor) ownerRef(s *scanner) (OwnerReference, error) {
 // below reads exactly these.
 var factKinds = map[groupKind]bool{
 	{"", "Pod"}: true, {"", "Namespace"}: true, {"", "Node"}: true, {"", "PersistentVolumeClaim"}: true,
-	{"", "PersistentVolume"}: true, {"", "Service"}: true, {"batch", "Job"}: true,
-	{"apiextensions.k8s.io", "CustomResourceDefinition"}: true,
-	{"apps", "Deployment"}:                               true, {"apps", "ReplicaSet"}: true, {"", "ReplicationController"}: true,
-	{"apps", "StatefulSet"}: true, {"apps", "DaemonSet"}: true, {"batch", "CronJob"}: true,
-	{"apiextensions.k8s.io", "CustomResourceDefinition"}:             true,
-	{"apiregistration.k8s.io", "APIService"}:                         true,
-	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}: true, {"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: true,
-	{"discovery.k8s.io", "EndpointSlice"}: true,
+	{"", "PersistentVolume"}: true, {"", "Service"}: true, {"", "ReplicationController"}: true,
+	{"batch", "Job"}: true, {"batch", "CronJob"}: true,
+	{"apps", "Deployment"}: true, {"apps", "ReplicaSet"}: true, {"apps", "StatefulSet"}: true, {"apps", "DaemonSet"}: true,
+	{"apiextensions.k8s.io", "CustomResourceDefinition"}:               true,
+	{"apiregistration.k8s.io", "APIService"}:                           true,
+	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}:   true,
+	{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: true,
+	{"discovery.k8s.io", "EndpointSlice"}:                              true,
 }
 
 // HasFacts reports whether objects of group and kind carry Facts read
