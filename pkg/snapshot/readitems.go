@@ -99,12 +99,11 @@ func (rd *reader) items(st *stream, file string, hint typeHint, where, descFmt s
 // kept from one array to the next so that their shared labels and facts
 // carry over.
 func (rd *reader) extractors() []*Extractor {
-	for len(rd.xs) < extractors {
-		if len(rd.xs) == 0 {
-			rd.xs = append(rd.xs, rd.x)
-			continue
+	if rd.xs == nil {
+		rd.xs = []*Extractor{rd.x}
+		for len(rd.xs) < extractors {
+			rd.xs = append(rd.xs, NewExtractor())
 		}
-		rd.xs = append(rd.xs, NewExtractor())
 	}
 	return rd.xs
 }
