@@ -115,7 +115,7 @@ type Extractor struct {
 	// labels, which only need comparing, never keeping.
 	sel, tpl []labelPair
 	// recent are the last values of the fields that mostly repeat from
-	// one object to the next (internRecent).
+	// one object to the next (interner.recent), in JSON and protobuf.
 	recent struct {
 		apiVersion, kind, namespace, ownerAPIVersion, ownerKind string
 	}

@@ -167,7 +167,7 @@ func (x *Extractor) protoMetaField(p *pbuf, field, wire int, m *ObjectMeta, keep
 	case metaName:
 		m.Name = x.ar.str(b)
 	case metaNamespace:
-		m.Namespace = x.in.bytes(b)
+		m.Namespace = x.in.recent(b, &x.recent.namespace)
 	case metaUID:
 		m.UID = x.ar.str(b)
 	case metaRV:
@@ -266,13 +266,13 @@ func (x *Extractor) protoOwnerRef(b []byte) (OwnerReference, error) {
 			s, err := p.want(wire, wireBytes).bytes()
 			switch field {
 			case refKind:
-				r.Kind = x.in.bytes(s)
+				r.Kind = x.in.recent(s, &x.recent.ownerKind)
 			case refName:
 				r.Name = x.ar.str(s)
 			case refUID:
 				r.UID = x.ar.str(s)
 			case refAPIVersion:
-				r.APIVersion = x.in.bytes(s)
+				r.APIVersion = x.in.recent(s, &x.recent.ownerAPIVersion)
 			}
 			return err
 		}

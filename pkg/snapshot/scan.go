@@ -335,12 +335,8 @@ func (s *scanner) internStr(t *interner) (string, error) {
 	return s.internRecent(t, &none)
 }
 
-// internRecent is internStr for a field whose value mostly repeats the
-// one read before it, which *recent holds (and is updated to): objects
-// side by side share a namespace, a kind, an owner's kind. Comparing a
-// few bytes then replaces a look-up in the intern table, which unique
-// label values make large enough to miss the cache (a sixth of reading
-// a million objects went to those look-ups).
+// internRecent is internStr through interner.recent: for a field whose
+// value mostly repeats the one read before it, which *recent holds.
 func (s *scanner) internRecent(t *interner, recent *string) (string, error) {
 	start := s.i
 	b, esc, err := s.strBytes()
@@ -353,8 +349,8 @@ func (s *scanner) internRecent(t *interner, recent *string) (string, error) {
 			return "", err
 		}
 		*recent = t.str(v)
-	case string(b) != *recent:
-		*recent = t.bytes(b)
+	default:
+		t.recent(b, recent)
 	}
 	return *recent, nil
 }
@@ -457,6 +453,19 @@ func (t *interner) bytes(b []byte) string {
 		t.m[s] = s
 	}
 	return s
+}
+
+// recent is bytes for a field whose value mostly repeats the one read
+// before it, which *last holds (and is updated to): objects side by side
+// share a namespace, a kind, an owner's kind. Comparing a few bytes then
+// replaces a look-up in the table, which unique label values make large
+// enough to miss the cache (a sixth of reading a million objects went to
+// those look-ups).
+func (t *interner) recent(b []byte, last *string) string {
+	if string(b) != *last {
+		*last = t.bytes(b)
+	}
+	return *last
 }
 
 func (t *interner) str(s string) string {
