@@ -1,0 +1,173 @@
+// Package audit reads the kube-apiserver's audit log (audit.k8s.io/v1
+// Events, one JSON object per line as --audit-log-format=json writes
+// them, or an EventList as the webhook backend sends it) into the few
+// facts a post-mortem needs, and nothing else.
+//
+// An audit log written at RequestResponse level holds Secret data, tokens
+// and every object's full body. This package keeps metadata only: who sent
+// which request about which object, when, with which DeleteOptions, and
+// from the request and response objects their identity, owner references,
+// finalizers and deletion state. No other field of a body survives the
+// reader, so nothing secret can reach an output.
+//
+// The package is pure: it never talks to a cluster.
+package audit
+
+import "time"
+
+// Levels of an audit event, as the policy set them.
+const (
+	LevelNone            = "None"
+	LevelMetadata        = "Metadata"
+	LevelRequest         = "Request"
+	LevelRequestResponse = "RequestResponse"
+)
+
+// Stages of an audit event.
+const (
+	StageRequestReceived  = "RequestReceived"
+	StageResponseStarted  = "ResponseStarted"
+	StageResponseComplete = "ResponseComplete"
+	StagePanic            = "Panic"
+)
+
+// Event is one request, its stages collapsed: the metadata of the audit
+// events sharing one auditID. Bodies are reduced to Meta.
+type Event struct {
+	AuditID string `json:"auditID"`
+	// Level is the level the policy logged the request at.
+	Level string `json:"level"`
+	// Stage is the last stage seen for this auditID; a request seen only
+	// at RequestReceived has no response code.
+	Stage      string `json:"stage"`
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	User       User   `json:"user"`
+	// ImpersonatedUser is who the request acted as (kubectl --as).
+	ImpersonatedUser *User    `json:"impersonatedUser,omitempty"`
+	SourceIPs        []string `json:"sourceIPs,omitempty"`
+	UserAgent        string   `json:"userAgent,omitempty"`
+	Object           Ref      `json:"objectRef"`
+	// Code is the response's HTTP status code (0 when not logged).
+	Code int `json:"code,omitempty"`
+	// Reason is the response status's reason or message, short.
+	Reason string `json:"reason,omitempty"`
+	// Received is requestReceivedTimestamp; Time is the last stage's
+	// stageTimestamp, the order events are merged in.
+	Received time.Time `json:"received"`
+	Time     time.Time `json:"time"`
+	// Decision and AuthzReason are the authorization.k8s.io/decision
+	// and authorization.k8s.io/reason annotations.
+	Decision    string `json:"decision,omitempty"`
+	AuthzReason string `json:"authzReason,omitempty"`
+	// Delete is the DeleteOptions of a delete or deletecollection logged
+	// at Request level or above; nil when the body is not in the log.
+	Delete *DeleteOptions `json:"deleteOptions,omitempty"`
+	// Request and Response are the identity, owner references and
+	// finalizers of the request and response objects, when logged and
+	// when they are objects (not DeleteOptions or a Status). For a PATCH,
+	// Request is read from the patch body as far as it says (a strategic
+	// merge patch's $patch:delete of an owner reference, a finalizer list).
+	Request  *Meta `json:"request,omitempty"`
+	Response *Meta `json:"response,omitempty"`
+	// Source is where the event was read: file and line of its last stage.
+	Source Position `json:"source"`
+}
+
+// User is an authenticated identity (userInfo).
+type User struct {
+	Username string   `json:"username"`
+	UID      string   `json:"uid,omitempty"`
+	Groups   []string `json:"groups,omitempty"`
+}
+
+// Ref is an event's objectRef.
+type Ref struct {
+	Resource        string `json:"resource,omitempty"`
+	Namespace       string `json:"namespace,omitempty"`
+	Name            string `json:"name,omitempty"`
+	UID             string `json:"uid,omitempty"`
+	APIGroup        string `json:"apiGroup,omitempty"`
+	APIVersion      string `json:"apiVersion,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	Subresource     string `json:"subresource,omitempty"`
+}
+
+// DeleteOptions are the fields of a DELETE's body a post-mortem reports.
+type DeleteOptions struct {
+	PropagationPolicy  string   `json:"propagationPolicy,omitempty"`
+	OrphanDependents   *bool    `json:"orphanDependents,omitempty"`
+	GracePeriodSeconds *int64   `json:"gracePeriodSeconds,omitempty"`
+	DryRun             []string `json:"dryRun,omitempty"`
+	PreconditionUID    string   `json:"preconditionUID,omitempty"`
+	PreconditionRV     string   `json:"preconditionResourceVersion,omitempty"`
+}
+
+// Meta is what the reader keeps of a request or response object.
+type Meta struct {
+	APIVersion        string     `json:"apiVersion,omitempty"`
+	Kind              string     `json:"kind,omitempty"`
+	Namespace         string     `json:"namespace,omitempty"`
+	Name              string     `json:"name,omitempty"`
+	UID               string     `json:"uid,omitempty"`
+	ResourceVersion   string     `json:"resourceVersion,omitempty"`
+	DeletionTimestamp *time.Time `json:"deletionTimestamp,omitempty"`
+	// Finalizers is nil when the body does not say (a patch that leaves
+	// them), empty when it says there are none.
+	Finalizers      []string   `json:"finalizers"`
+	OwnerReferences []OwnerRef `json:"ownerReferences,omitempty"`
+	// RemovedOwnerUIDs are the owner references a strategic merge patch
+	// deletes ({"$patch":"delete","uid":U}), as the garbage collector
+	// orphans a dependent.
+	RemovedOwnerUIDs []string `json:"removedOwnerUIDs,omitempty"`
+	// Items counts the objects of a List response (a deletecollection's).
+	Items []Meta `json:"items,omitempty"`
+}
+
+// OwnerRef is one owner reference of a Meta.
+type OwnerRef struct {
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                string `json:"uid"`
+	Controller         *bool  `json:"controller,omitempty"`
+	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
+}
+
+// Position is a file and a 1-based line.
+type Position struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// File is what was read from one input file.
+type File struct {
+	Path string `json:"path"`
+	// Events counts the audit events read (stages, before collapsing);
+	// Kept the requests kept after filtering.
+	Events int `json:"events"`
+	Kept   int `json:"kept"`
+	// First and Last are the earliest and latest stageTimestamp read:
+	// the window this file covers.
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+	// Bad counts lines that could not be read as audit events.
+	Bad int `json:"bad,omitempty"`
+}
+
+// Warning is one problem met while reading, at a position.
+type Warning struct {
+	Position Position `json:"position"`
+	Message  string   `json:"message"`
+}
+
+// Log is what Read returns: the kept requests in stageTimestamp order
+// (ties by auditID), the files read, and the warnings.
+type Log struct {
+	Events   []Event   `json:"events"`
+	Files    []File    `json:"files"`
+	Warnings []Warning `json:"warnings,omitempty"`
+	// Dropped counts events filtered out as irrelevant to a post-mortem
+	// (reads, watches, requests that changed nothing a chain needs).
+	Dropped int `json:"dropped"`
+}
