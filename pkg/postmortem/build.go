@@ -88,7 +88,7 @@ func (ch *chains) underMissingOwner(r *record, c cause) {
 		o = ch.ix.add(objKey{t, r.key.namespace, ref.Name}, ref.UID)
 		o.ref = snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: r.key.namespace, Name: ref.Name, UID: ref.UID}
 	}
-	if _, seen := ch.missing[ref.UID]; !seen {
+	if _, known := ch.causes[o]; !known {
 		ch.missing[ref.UID] = o
 		ch.roots = append(ch.roots, o)
 		ch.causes[o] = cause{via: ViaRoot, actor: "unknown"}

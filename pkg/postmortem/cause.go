@@ -31,13 +31,13 @@ func (ix *index) causeOf(r *record) (c cause, ok bool) {
 	c.actor = a
 	switch a {
 	case ActorGarbageCollector:
-		return ix.ownerCause(r, s.Time, c)
+		return ix.ownerCause(r, received(s), c)
 	case ActorNamespaceController:
 		return ix.namespaceCause(r, s, c)
 	case ActorKubelet, ActorAPIServer:
 		// A kubelet or the API server finishes what someone started;
 		// when the start is not in the log, look for who had reason to.
-		if c, ok := ix.ownerCause(r, s.Time, c); ok {
+		if c, ok := ix.ownerCause(r, received(s), c); ok {
 			return c, ok
 		}
 		if c, ok := ix.namespaceCause(r, s, c); ok {
@@ -61,10 +61,10 @@ func (ix *index) actorFor(s *audit.Event, r *record) string {
 	if s.Verb == "deletecollection" {
 		return ActorNamespaceController
 	}
-	if _, ok := ix.ownerWent(r, s.Time); ok {
+	if _, ok := ix.ownerWent(r, received(s)); ok {
 		return ActorGarbageCollector
 	}
-	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns.startedBefore(s.Time) {
+	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
 		return ActorNamespaceController
 	}
 	return a
@@ -93,10 +93,16 @@ func (ix *index) ownerWent(r *record, at time.Time) (*record, bool) {
 			continue
 		}
 		st, ok := ix.wentAt(o)
-		if !ok || st.After(at) {
+		if !ok {
 			continue
 		}
-		if best == nil || st.After(bestAt) {
+		// Owners that went before at win, the latest first; one that
+		// went after at only when none did: API servers' clocks differ,
+		// and a dependent's deletion never comes before its owner's.
+		switch {
+		case best == nil,
+			!st.After(at) && (bestAt.After(at) || st.After(bestAt)),
+			st.After(at) && bestAt.After(at) && st.Before(bestAt):
 			best, bestAt = o, st
 		}
 	}
@@ -108,7 +114,7 @@ func (ix *index) ownerWent(r *record, at time.Time) (*record, bool) {
 // at an unknown time (zero, ok).
 func (ix *index) wentAt(r *record) (time.Time, bool) {
 	if s := ix.sweepOrStart(r); s != nil {
-		return s.Time, true
+		return received(s), true
 	}
 	g, _ := ix.gone(r)
 	return time.Time{}, g && r.before != nil
@@ -128,8 +134,11 @@ func (ix *index) sweepOrStart(r *record) *audit.Event {
 
 // namespaceCause ties an object to its namespace being deleted.
 func (ix *index) namespaceCause(r *record, s *audit.Event, c cause) (cause, bool) {
+	// Only a namespace being deleted makes the namespace controller
+	// delete its content, so no clock is consulted: API servers' clocks
+	// differ, and a response can be logged after the controller acted.
 	ns := ix.namespaceRecord(r.key.namespace)
-	if ns == nil || ns == r || !ns.startedBefore(s.Time) {
+	if ns == nil || ns == r || ns.start() == nil {
 		return c, false
 	}
 	c.parent, c.via = ns, ViaNamespace
@@ -215,7 +224,12 @@ func (ix *index) namespaceRecord(ns string) *record {
 	return rs[len(rs)-1]
 }
 
-func (r *record) startedBefore(t time.Time) bool {
-	s := r.start()
-	return s != nil && !s.Time.After(t)
+// received is when the API server received a request: the order in which
+// requests can cause each other (a response may be logged after the
+// controller that reacted to it already acted).
+func received(e *audit.Event) time.Time {
+	if e.Received.IsZero() {
+		return e.Time
+	}
+	return e.Received
 }

@@ -54,15 +54,20 @@ func (ix *index) gone(r *record) (bool, string) {
 }
 
 // removedIt reports whether a logged request removed its object: a
-// DELETE answered with a Status (the object is gone, not marked), or an
-// update that left a deleting object no finalizers.
+// DELETE whose response shows it gone rather than marked, or an update
+// that left a deleting object no finalizers.
 func removedIt(e *audit.Event) bool {
 	m := e.Response
 	switch {
 	case m == nil:
 		return false
 	case e.Verb == "delete":
-		return m.Kind == "Status" || (m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && m.Finalizers != nil)
+		// A DELETE answers with a Status, or with the object as it was
+		// removed, or, when it only marked it, with its deletionTimestamp
+		// set; a zero grace period on an object left no finalizers
+		// removes it at once.
+		zeroGrace := e.Delete != nil && e.Delete.GracePeriodSeconds != nil && *e.Delete.GracePeriodSeconds == 0
+		return m.Kind == "Status" || m.DeletionTimestamp == nil || (zeroGrace && len(m.Finalizers) == 0)
 	case e.Verb == "update" || e.Verb == "patch":
 		return m.DeletionTimestamp != nil && m.Finalizers != nil && len(m.Finalizers) == 0
 	}

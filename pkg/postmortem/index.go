@@ -216,14 +216,25 @@ func (ix *index) learnMeta(r *record, e *audit.Event) {
 func (r *record) startedDeleting() bool { return r.start() != nil }
 
 // start is the first accepted request that deleted, evicted or swept the
-// object.
+// object. A kubelet's DELETE finishes a pod someone else started
+// deleting, so it is the start only when no other request is logged.
 func (r *record) start() *audit.Event {
+	var kubelet *audit.Event
 	for _, e := range r.events {
-		if accepted(e) && deletes(e) {
+		if !accepted(e) || !deletes(e) {
+			continue
+		}
+		if actor(e) != ActorKubelet {
 			return e
 		}
+		if kubelet == nil {
+			kubelet = e
+		}
 	}
-	return r.sweep
+	if r.sweep != nil {
+		return r.sweep
+	}
+	return kubelet
 }
 
 // deletes reports whether an event is a request to delete its object.
