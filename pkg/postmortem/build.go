@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -19,6 +20,7 @@ type chains struct {
 	// UID, with the dependents that went for them.
 	missing     map[string]*record
 	unexplained []*record
+	wentByNS    map[string][]went
 }
 
 // buildChains decides every object's cause. Objects whose deletion did
@@ -39,11 +41,30 @@ func buildChains(ix *index) *chains {
 			ch.link(r, c)
 		case c.actor == ActorGarbageCollector && len(r.owners) > 0:
 			ch.underMissingOwner(r, c)
+		case c.actor == ActorGarbageCollector:
+			ch.byTiming(r, c)
 		default:
 			ch.unexplained = append(ch.unexplained, r)
 		}
 	}
+	ch.promoteParents()
 	return ch
+}
+
+// promoteParents makes an unexplained object that others went for the
+// root of their chain: its own deletion is not in the log, but theirs is.
+func (ch *chains) promoteParents() {
+	rest := ch.unexplained[:0]
+	for _, r := range ch.unexplained {
+		if len(ch.children[r]) == 0 {
+			rest = append(rest, r)
+			continue
+		}
+		ch.missing[r.uid] = r
+		ch.roots = append(ch.roots, r)
+		ch.causes[r] = cause{via: ViaRoot, actor: "unknown"}
+	}
+	ch.unexplained = rest
 }
 
 // wentOrStarted: a request started deleting the object, or it was there
@@ -95,6 +116,62 @@ func (ch *chains) underMissingOwner(r *record, c cause) {
 	}
 	c.parent, c.via, c.evidence = o, ViaOwnerReference, r.ownersFrom
 	ch.link(r, c)
+}
+
+// guessWindow is how close in time a deletion must follow another for
+// kgc to guess that one caused the other, when nothing else ties them.
+const guessWindow = time.Minute
+
+// byTiming ties a dependent the garbage collector deleted, whose owner
+// references neither the log nor a snapshot shows, to the deletion that
+// started last before it in its namespace: a guess, said as one.
+func (ch *chains) byTiming(r *record, c cause) {
+	at := received(r.start())
+	best, bestAt := ch.lastWentBefore(r, at)
+	if best == nil || at.Sub(bestAt) > guessWindow {
+		ch.unexplained = append(ch.unexplained, r)
+		return
+	}
+	c.parent, c.via, c.evidence = best, ViaOwnerReference, EvidenceTiming
+	c.detail = fmt.Sprintf("its owner references are in neither the log nor a snapshot: tied to %s only because its deletion started %s later (a guess)",
+		describe(best.ref), at.Sub(bestAt).Round(time.Millisecond))
+	ch.link(r, c)
+}
+
+// went is one object's start of going, for lastWentBefore.
+type went struct {
+	at time.Time
+	r  *record
+}
+
+// lastWentBefore finds, in r's namespace, the object whose going started
+// last at or before at (r excluded). The per-namespace lists are sorted
+// once, so a log of many such dependents costs a search each.
+func (ch *chains) lastWentBefore(r *record, at time.Time) (*record, time.Time) {
+	if ch.wentByNS == nil {
+		ch.wentByNS = map[string][]went{}
+		for _, o := range ch.ix.all {
+			if st, ok := ch.ix.wentAt(o); ok && !st.IsZero() {
+				ch.wentByNS[o.key.namespace] = append(ch.wentByNS[o.key.namespace], went{st, o})
+			}
+		}
+		for _, ws := range ch.wentByNS {
+			slices.SortStableFunc(ws, func(a, b went) int { return a.at.Compare(b.at) })
+		}
+	}
+	ws := ch.wentByNS[r.key.namespace]
+	i, _ := slices.BinarySearchFunc(ws, at, func(w went, t time.Time) int {
+		if w.at.After(t) {
+			return 1
+		}
+		return -1
+	})
+	for i--; i >= 0; i-- {
+		if ws[i].r != r {
+			return ws[i].r, ws[i].at
+		}
+	}
+	return nil, time.Time{}
 }
 
 // tree is the Link of r with its dependents, in time order.

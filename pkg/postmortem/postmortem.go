@@ -57,6 +57,12 @@ func Analyze(in Input) *PostMortem {
 		}
 		pm.Roots = append(pm.Roots, root)
 	}
+	slices.SortStableFunc(pm.Roots, func(a, b Root) int {
+		if c := a.Request.Time.Compare(b.Request.Time); c != 0 {
+			return c
+		}
+		return a.Request.Object.Compare(b.Request.Object.ObjectRef)
+	})
 	pm.Unexplained = ch.explainRest(in.Scope)
 	pm.StillGoing = stillGoing(pm.Roots, ix, in.WhyStuck)
 	pm.Warnings = warnings(in, ix, ch)

@@ -57,7 +57,7 @@ func RootSentence(r *postmortem.Root) string {
 
 func who(q postmortem.Request) string {
 	if q.ImpersonatedUser != "" {
-		return fmt.Sprintf("%s (as %s)", q.ImpersonatedUser, q.User)
+		return fmt.Sprintf("%s as %s", q.User, q.ImpersonatedUser)
 	}
 	return q.User
 }
