@@ -26,15 +26,15 @@ const afterNone = "none"
 
 // postmortemOptions rebuilds deletions from the API server's audit log.
 type postmortemOptions struct {
-	streams     genericiooptions.IOStreams
-	source      *sourceOptions
-	output      outputFormat
-	auditLogs   []string
-	before      []string
-	after       []string
-	since       string
-	until       string
-	args        []string
+	streams   genericiooptions.IOStreams
+	source    *sourceOptions
+	output    outputFormat
+	auditLogs []string
+	before    []string
+	after     []string
+	since     string
+	until     string
+	args      []string
 
 	namespace string
 	window    audit.Options
