@@ -167,7 +167,7 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 	}
 	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
 		c := cause{parent: ns, via: ViaNamespace, evidence: EvidenceSnapshot, actor: ActorNamespaceController, likely: true}
-		c.detail = "no request names it (the audit policy did not log it)"
+		c.detail = DetailNotLogged
 		if coll := ix.collectionFor(r); coll != nil {
 			c.likely = false
 			c.detail = fmt.Sprintf("no request names it: %s swept %s in %s (deletecollection, audit ID %s)", actor(coll), coll.Object.Resource, r.key.namespace, coll.AuditID)
@@ -180,6 +180,10 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 	}
 	return cause{}, false
 }
+
+// DetailNotLogged is the detail of a link no request shows, which the
+// text output says in its actor column instead.
+const DetailNotLogged = "no request names it (the audit policy did not log it)"
 
 var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 

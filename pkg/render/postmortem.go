@@ -155,7 +155,7 @@ func writeLink(b *strings.Builder, l postmortem.Link, indent, branch string, s S
 		line += "  " + s.Paint(Dim, "("+howKnown(l)+")")
 	}
 	b.WriteString(line + "\n")
-	if l.Detail != "" {
+	if l.Detail != "" && l.Detail != postmortem.DetailNotLogged {
 		fmt.Fprintf(b, "%s%s  %s\n", indent, continuation(branch), s.Paint(Dim, l.Detail))
 	}
 	for i, d := range l.Dependents {
@@ -208,7 +208,7 @@ func linkActors(l postmortem.Link) string {
 		if l.Actor == "" {
 			return ""
 		}
-		return "by " + l.Actor + " (no request logged)"
+		return "by " + l.Actor + ", no request logged"
 	}
 	return "by " + strings.Join(parts, ", ")
 }
