@@ -29,6 +29,9 @@ func TestPostmortemCommandGolden(t *testing.T) {
 		{"postmortem_example.json.golden", examplePostmortemArgs("-A", "-o", "json")},
 		{"postmortem_example.dot.golden", examplePostmortemArgs("-n", "team-a", "-o", "dot")},
 		{"postmortem_example_other_namespace.text.golden", examplePostmortemArgs("-n", "shop")},
+		// The log alone: the namespace's own DELETE names it in its
+		// objectRef's namespace too, and its finalize removes it.
+		{"postmortem_example_log_only.text.golden", []string{"postmortem", "-A", "--audit-log", postmortemExample + "audit.log.gz", "--after", "none"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			out, errOut, code := runKGC(t, tc.args...)

@@ -68,6 +68,11 @@ func removedIt(e *audit.Event) bool {
 		// removes it at once.
 		zeroGrace := e.Delete != nil && e.Delete.GracePeriodSeconds != nil && *e.Delete.GracePeriodSeconds == 0
 		return m.Kind == "Status" || m.DeletionTimestamp == nil || (zeroGrace && len(m.Finalizers) == 0)
+	case e.Object.Subresource == "finalize":
+		// The namespace controller's finalize removes the last spec
+		// finalizer; the API server deletes the namespace in that update
+		// when no metadata finalizer is left.
+		return m.DeletionTimestamp != nil && len(m.Finalizers) == 0
 	case e.Verb == "update" || e.Verb == "patch":
 		return m.DeletionTimestamp != nil && m.Finalizers != nil && len(m.Finalizers) == 0
 	}

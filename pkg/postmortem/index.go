@@ -125,7 +125,11 @@ func (ix *index) file(e *audit.Event) {
 	if e.Object.Name == "" {
 		return
 	}
-	key := objKey{t, e.Object.Namespace, e.Object.Name}
+	ns := e.Object.Namespace
+	if t == (typeKey{"", "namespaces"}) {
+		ns = "" // the API server names a namespace's own namespace in its objectRef
+	}
+	key := objKey{t, ns, e.Object.Name}
 	r := ix.recordFor(key, eventUID(e), e.Verb == "create" && e.Object.Subresource == "")
 	r.events = append(r.events, e)
 	ix.learnMeta(r, e)
