@@ -266,7 +266,10 @@ func parseStage(l []byte, in *interner) (stage, error) {
 			return readRef(&s, &ev.Object, in)
 		case "responseStatus":
 			b, err := readBody(&s, in)
-			ev.Code, ev.Reason = b.code, b.reason
+			ev.Code = b.code
+			if b.reason != "" {
+				ev.Reason = b.reason
+			}
 			return err
 		case "requestObject":
 			b, err := readBody(&s, in)
@@ -275,7 +278,7 @@ func parseStage(l []byte, in *interner) (stage, error) {
 		case "responseObject":
 			b, err := readBody(&s, in)
 			ev.Response = b.meta
-			if b.status {
+			if b.status && b.reason != "" {
 				ev.Reason = b.reason
 			}
 			return err

@@ -152,8 +152,13 @@ func (r *reader) readFile(idx int, path string) error {
 	return r.add(acc, path)
 }
 
+// notAuditLogError is a file that is not an audit log.
+type notAuditLogError struct{ msg string }
+
+func (e *notAuditLogError) Error() string { return e.msg }
+
 func notAuditLog(path string, line int, why string) error {
-	return fmt.Errorf("%s is not an audit log (line %d: %s): give the kube-apiserver's --audit-log-path file written with --audit-log-format=json, or an EventList", path, line, why)
+	return &notAuditLogError{fmt.Sprintf("%s is not an audit log (line %d: %s): give the kube-apiserver's --audit-log-path file written with --audit-log-format=json, or an EventList", path, line, why)}
 }
 
 // skipBlank consumes leading whitespace and returns the number of
