@@ -16,10 +16,10 @@ import (
 // ev builds one audit event line; fields override the defaults.
 type ev struct {
 	id, stage, verb, resource, group, sub, ns, name, user string
-	code                                                   int
-	at                                                     string // stageTimestamp
-	req, resp                                              string // raw JSON bodies
-	apiVersion                                             string
+	code                                                  int
+	at                                                    string // stageTimestamp
+	req, resp                                             string // raw JSON bodies
+	apiVersion                                            string
 }
 
 var t0 = time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
