@@ -83,4 +83,3 @@ func auditLogs(b *testing.B, dir string, n int) (plain, gz string) {
 	}
 	return plain, gz
 }
-
