@@ -160,10 +160,16 @@ func noise(resource string) bool {
 // close it at the very end. Otherwise the line is walked from the start.
 func stageTimeAtEnd(l []byte) ([]byte, error) {
 	const key = `"stageTimestamp"`
-	if i := bytes.LastIndex(l, []byte(key)); i > 0 {
-		s := scanner{d: l, i: i + len(key)}
-		if t, ok := restOfTopObject(&s, l[i-1]); ok {
-			return t, nil
+	// The annotations after it are short: look in the tail first.
+	for _, from := range []int{max(0, len(l)-tailSize), 0} {
+		if i := bytes.LastIndex(l[from:], []byte(key)) + from; i > 0 {
+			s := scanner{d: l, i: i + len(key)}
+			if t, ok := restOfTopObject(&s, l[i-1]); ok {
+				return t, nil
+			}
+		}
+		if from == 0 {
+			break
 		}
 	}
 	var t []byte
@@ -181,6 +187,9 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 	}
 	return t, err
 }
+
+// tailSize is how much of a line's end is searched first.
+const tailSize = 640
 
 // restOfTopObject reads the value after a key found by search, then the
 // keys that follow, and reports whether the object they are in closes at
@@ -257,7 +266,10 @@ func parseStage(l []byte, in *interner) (stage, error) {
 			return readRef(&s, &ev.Object, in)
 		case "responseStatus":
 			b, err := readBody(&s, in)
-			ev.Code, ev.Reason = b.code, b.reason
+			ev.Code = b.code
+			if b.reason != "" {
+				ev.Reason = b.reason
+			}
 			return err
 		case "requestObject":
 			b, err := readBody(&s, in)
@@ -266,7 +278,7 @@ func parseStage(l []byte, in *interner) (stage, error) {
 		case "responseObject":
 			b, err := readBody(&s, in)
 			ev.Response = b.meta
-			if b.status {
+			if b.status && b.reason != "" {
 				ev.Reason = b.reason
 			}
 			return err

@@ -40,7 +40,8 @@ type accumulator struct {
 	idx             int
 	opts            Options
 	in              interner
-	stages          []stage
+	stages          []*stage
+	block           []stage // where stages are allocated, a block at a time
 	events, dropped int
 	window          window
 	bad             []badLine // the first maxNamed, by line
@@ -57,7 +58,7 @@ func newAccumulator(idx int, path string, opts Options) *accumulator {
 func readLines(src io.Reader, idx int, path string, firstLine int, opts Options) (*accumulator, error) {
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
 	jobs := make(chan chunk, workers)
-	free := make(chan []byte, workers+2)
+	free := make(chan []byte, 2*workers+2) // more than can be in flight
 	accs := make([]*accumulator, workers)
 	var wg sync.WaitGroup
 	for w := range accs {
@@ -170,9 +171,19 @@ func (a *accumulator) keep(l []byte, n int) error {
 	a.v1beta1 = a.v1beta1 || st.v1beta1
 	a.window.addTime(st.ev.Time)
 	if (a.opts.Since.IsZero() || !st.ev.Time.Before(a.opts.Since)) && (a.opts.Until.IsZero() || !st.ev.Time.After(a.opts.Until)) {
-		a.stages = append(a.stages, st)
+		a.stages = append(a.stages, a.alloc(st))
 	}
 	return nil
+}
+
+// alloc files st in a block of stages: one allocation for many, and
+// no copying of grown slices of large structs.
+func (a *accumulator) alloc(st stage) *stage {
+	if len(a.block) == cap(a.block) {
+		a.block = make([]stage, 0, 256)
+	}
+	a.block = append(a.block, st)
+	return &a.block[len(a.block)-1]
 }
 
 func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {

@@ -85,7 +85,7 @@ func expand(paths []string) ([]string, error) {
 type reader struct {
 	opts     Options
 	stdin    io.Reader
-	stages   []stage
+	stages   []*stage
 	files    []File
 	warnings []Warning
 	dropped  int
@@ -152,8 +152,13 @@ func (r *reader) readFile(idx int, path string) error {
 	return r.add(acc, path)
 }
 
+// notAuditLogError is a file that is not an audit log.
+type notAuditLogError struct{ msg string }
+
+func (e *notAuditLogError) Error() string { return e.msg }
+
 func notAuditLog(path string, line int, why string) error {
-	return fmt.Errorf("%s is not an audit log (line %d: %s): give the kube-apiserver's --audit-log-path file written with --audit-log-format=json, or an EventList", path, line, why)
+	return &notAuditLogError{fmt.Sprintf("%s is not an audit log (line %d: %s): give the kube-apiserver's --audit-log-path file written with --audit-log-format=json, or an EventList", path, line, why)}
 }
 
 // skipBlank consumes leading whitespace and returns the number of
@@ -234,7 +239,8 @@ func (r *reader) finish(paths []string) (*Log, error) {
 		return nil, fmt.Errorf("no audit events in %s: give the kube-apiserver's audit log (--audit-log-path, written with --audit-log-format=json)", strings.Join(paths, ", "))
 	}
 	log := &Log{Files: r.files, Warnings: r.warnings, Dropped: r.dropped}
-	sort.Slice(r.stages, func(i, j int) bool { return stageBefore(&r.stages[i], &r.stages[j]) })
+	sort.Slice(r.stages, func(i, j int) bool { return stageBefore(r.stages[i], r.stages[j]) })
+	log.Events = make([]Event, 0, requests(r.stages))
 	var dup dupCount
 	for i := 0; i < len(r.stages); {
 		j := i + 1
@@ -266,6 +272,17 @@ func (r *reader) finish(paths []string) (*Log, error) {
 	return log, nil
 }
 
+// requests counts the requests of sorted stages.
+func requests(stages []*stage) int {
+	n := 0
+	for i := range stages {
+		if i == 0 || stages[i].ev.AuditID != stages[i-1].ev.AuditID {
+			n++
+		}
+	}
+	return n
+}
+
 // stageBefore orders stages by request, then by stage, time and place read.
 func stageBefore(a, b *stage) bool {
 	switch {
@@ -291,10 +308,10 @@ type dupCount struct {
 // stage's time and position, and each field from the last stage that
 // has it. It reports false for a create, update or patch that failed:
 // it changed nothing.
-func collapse(stages []stage, dup *dupCount) (Event, bool) {
+func collapse(stages []*stage, dup *dupCount) (Event, bool) {
 	ev := stages[0].ev
 	for k := 1; k < len(stages); k++ {
-		st := &stages[k]
+		st := stages[k]
 		if st.rank == stages[k-1].rank {
 			if dup.n == 0 {
 				dup.id, dup.first = st.ev.AuditID, st.ev.Source

@@ -265,11 +265,41 @@ func (s *scanner) str() ([]byte, error) {
 	if err != nil || bytes.IndexByte(b, '\\') < 0 {
 		return b, err
 	}
+	if v, ok := unescapeSimple(b); ok {
+		return v, nil
+	}
 	var v string
 	if err := json.Unmarshal(s.d[start:s.i], &v); err != nil {
 		return nil, fmt.Errorf("invalid string at byte %d: %w", start+1, err)
 	}
 	return []byte(v), nil
+}
+
+// unescapeSimple decodes the escapes of ASCII text (\" \\ \/ \n \t);
+// the rest (\u, control characters) goes to encoding/json.
+func unescapeSimple(b []byte) ([]byte, bool) {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i++; i == len(b) {
+			return nil, false
+		}
+		switch b[i] {
+		case '"', '\\', '/':
+			out = append(out, b[i])
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		default:
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 // strings decodes an array of strings; null is nil.

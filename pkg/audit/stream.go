@@ -130,8 +130,9 @@ func readStream(src io.Reader, idx int, path string, firstLine int, opts Options
 // fail ends a stream: an error before the first event means the file is
 // not an audit log; after it, a warning at the line reached.
 func (s *stream) fail(acc *accumulator, err error, first bool) error {
-	if err == nil {
-		return nil
+	var nal *notAuditLogError
+	if err == nil || errors.As(err, &nal) {
+		return err
 	}
 	if err == errIncomplete && !first {
 		acc.badLine(nil, s.lineAt(s.pos), errIncomplete, false)
