@@ -912,9 +912,9 @@ func (x *Extractor) workloadFacts(raw []byte, kind string) (*Facts, error) {
 	}
 	if dsTemplate != nil {
 		var v struct {
-			NodeSelector map[string]string
-			Tolerations  []struct{ Key, Operator, Effect string }
-			Affinity     *struct{ NodeAffinity json.RawMessage }
+			NodeSelector       map[string]string
+			Tolerations        []struct{ Key, Operator, Effect string }
+			Affinity           *struct{ NodeAffinity json.RawMessage }
 			ServiceAccountName string
 		}
 		if err := json.Unmarshal(dsTemplate, &v); err != nil {
