@@ -147,3 +147,32 @@ func TestFinalizerFamilyEvidence(t *testing.T) {
 		})
 	}
 }
+
+// TestTriageByController: why-stuck -A gives one group to a controller
+// gone with its namespace, whatever the number of objects it leaves
+// holding its finalizer (longhorn/longhorn#3457: "longhorn.io in 11
+// resource instances"; https://github.com/longhorn/longhorn/issues/3457).
+func TestTriageByController(t *testing.T) {
+	ns := terminatingNS("longhorn-system", ago(2*time.Hour))
+	objs := []snapshot.Object{ns, crdObj("longhorn.io", "Replica", "replicas", "Namespaced").Build(), crdObj("longhorn.io", "Volume", "volumes", "Namespaced").Build(),
+		clusterRole("longhorn-role", allow("longhorn.io", "*", "*")), clusterRoleBinding("longhorn-bind", "longhorn-role", "longhorn-system", "longhorn-service-account")}
+	for _, n := range []string{"r-1", "r-2", "r-3"} {
+		objs = append(objs, gone(testobj.New("longhorn.io/v1beta2", "Replica", "longhorn-system", n).Deleting(ago(time.Hour)).Finalizers("longhorn.io").Build()))
+	}
+	objs = append(objs, gone(testobj.New("longhorn.io/v1beta2", "Volume", "longhorn-system", "pvc-1").Deleting(ago(time.Hour)).Finalizers("longhorn.io").Build()))
+	l := New(testobj.Snapshot(objs...).Build(), nil, Options{}).All("")
+	var groups []Group
+	for _, g := range l.Groups {
+		if g.RootCause.Reason == ReasonControllerTerminating {
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) != 1 {
+		t.Fatalf("%d groups for the controller gone with longhorn-system, want 1: %+v", len(groups), l.Groups)
+	}
+	g := groups[0]
+	want := "the controller running as ServiceAccount longhorn-system/longhorn-service-account is gone, or going, with its namespace: 4 objects hold longhorn.io"
+	if g.Summary != want || len(g.RootObjects) != 4 {
+		t.Errorf("summary %q (%d objects), want %q", g.Summary, len(g.RootObjects), want)
+	}
+}

@@ -323,6 +323,15 @@ type DiagnosisList struct {
 // Group is one root cause and the terminating objects it holds.
 type Group struct {
 	RootCause RootCause `json:"rootCause"`
+	// Controller is set when the group is one controller's (missing,
+	// gone with its namespace, or running but not finishing): every
+	// object whose finalizer it does not remove, under one remedy, and
+	// RootCause is its first. RootObjects are those objects, Finalizers
+	// theirs, and Summary says it in one line.
+	Controller  string               `json:"controller,omitempty"`
+	Summary     string               `json:"summary,omitempty"`
+	Finalizers  []string             `json:"finalizers,omitempty"`
+	RootObjects []snapshot.ObjectRef `json:"rootObjects,omitempty"`
 	// Objects are the terminating objects held, oldest first.
 	Objects []Held `json:"objects"`
 }
