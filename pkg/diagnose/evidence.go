@@ -295,7 +295,7 @@ func (r *run) suffixObject(o *snapshot.Object, f string, groups []string, a *att
 		}
 		for _, x := range r.ix.ofKind(c.Facts.CRD.Group, c.Facts.CRD.Kind) {
 			n := x.Metadata.Name
-			if x == o || !(suffix == n || strings.HasSuffix(suffix, "-"+n)) {
+			if x == o || suffix != n && !strings.HasSuffix(suffix, "-"+n) {
 				continue
 			}
 			if best == nil || len(n) > len(best.Metadata.Name) {
