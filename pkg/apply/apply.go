@@ -238,6 +238,10 @@ func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report)
 	req := deleteRequest(saved, a.Options.DryRun)
 	resp := a.Cluster.Delete(ctx, req)
 	rep.Requests = append(rep.Requests, a.record(req, resp))
+	resp, err := a.settleLostDelete(ctx, req, resp, rep)
+	if err != nil {
+		return rep, err
+	}
 	if err := judgeResponse(rep, req, resp); err != nil || a.Options.DryRun {
 		return rep, err
 	}
