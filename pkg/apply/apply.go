@@ -122,6 +122,9 @@ func (a *Applier) Preflight(ctx context.Context, saved *plan.Plan) (*plan.Plan, 
 	if err := CheckCluster(saved, snap.Source); err != nil {
 		return nil, err
 	}
+	if err := CheckRead(snap); err != nil {
+		return nil, err
+	}
 	if err := CheckApplied(saved, snap); err != nil {
 		return nil, err
 	}

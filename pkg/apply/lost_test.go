@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 // A DELETE whose response was lost is never sent twice: kgc re-reads its
@@ -34,6 +35,37 @@ func TestApplyLostDeleteResponse(t *testing.T) {
 			if rep.Requests[0].Status != 0 {
 				t.Errorf("the report records status %d for a DELETE that got no response, want 0", rep.Requests[0].Status)
 			}
+		})
+	}
+}
+
+// A type the API server did not answer for (a 429 storm outlasting the
+// retries) makes the check incomplete: refused, nothing sent, whatever
+// the partial re-plan would say (here: the target's own type unread, so
+// it would look already applied).
+func TestApplyRefusesAnIncompleteRead(t *testing.T) {
+	for name, kind := range map[string]string{"the dependents' type": "Secret", "the target's type": "ConfigMap"} {
+		t.Run(name, func(t *testing.T) {
+			saved := mustPlan(t, shop(), plan.PolicyBackground)
+			now := shop()
+			var kept []snapshot.Object
+			for _, o := range now.Objects {
+				if o.Kind != kind {
+					kept = append(kept, o)
+				}
+			}
+			now.Objects = kept
+			for i, r := range now.Resources {
+				if r.Kind == kind {
+					now.Resources[i].Listed, now.Resources[i].Error = false, "the server has received too many requests (HTTP 429)"
+				}
+			}
+			f := &fakeCluster{snap: now}
+			rep, err := applier(f, Options{Consent: yes}).Apply(context.Background(), saved)
+			if reason(err) != ReasonIncomplete || rep.Outcome != OutcomeRefused || len(f.deletes) != 0 {
+				t.Fatalf("refusal %s, outcome %s, deletes %d; want incomplete, refused, none sent", reason(err), rep.Outcome, len(f.deletes))
+			}
+			mustContain(t, "refusal", err.Error(), "the check could not be completed", "(HTTP 429)", "nothing was sent")
 		})
 	}
 }

@@ -43,6 +43,9 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 	if err := checkFingerprint(saved.Cluster, snap.Source, "diagnosis"); err != nil {
 		return rep.refused(err)
 	}
+	if err := CheckRead(snap); err != nil {
+		return rep.refused(err)
+	}
 	fresh, err := rediagnose(snap, saved.Object, id, rc)
 	if err != nil {
 		return rep.refused(err)
