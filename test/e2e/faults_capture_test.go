@@ -18,7 +18,9 @@ import (
 func TestFaultCaptureRetriesAndRecords(t *testing.T) {
 	c := newApplyCase(t, "fault-capture")
 	p := framework.NewFaultProxy(t, c.env.CP)
-	list := func(path string) framework.Match { return framework.Match{Method: "GET", Path: path, Watch: "no", Times: 2} }
+	list := func(path string) framework.Match {
+		return framework.Match{Method: "GET", Path: path, Watch: "no", Times: 2}
+	}
 	p.Inject(
 		&framework.Fault{Match: list("/configmaps"), Kind: framework.Status, Code: 503},
 		&framework.Fault{Match: list("/secrets"), Kind: framework.Status, Code: 429, RetryAfter: "1"},
