@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +14,8 @@ import (
 // throttles, fails and closes requests between kgc and the real API
 // server, and count what kgc sent. docs/reliability.md holds the figures.
 
-// reportNotes decodes an ApplyReport's notes.
-func reportNotes(t *testing.T, res framework.KGCResult) []string {
+// requireNote requires the ApplyReport of res to hold the note want.
+func requireNote(t *testing.T, res framework.KGCResult, want string) {
 	t.Helper()
 	var doc struct {
 		Notes []string `json:"notes"`
@@ -22,7 +23,31 @@ func reportNotes(t *testing.T, res framework.KGCResult) []string {
 	if err := json.Unmarshal(res.Stdout, &doc); err != nil {
 		t.Fatalf("decoding the report: %v\n%s", err, res)
 	}
-	return doc.Notes
+	if !slices.Contains(doc.Notes, want) {
+		t.Errorf("notes %q lack %q", doc.Notes, want)
+	}
+}
+
+// requireGone requires every object of the case to be gone.
+func (c *applyCase) requireGone(t *testing.T) {
+	t.Helper()
+	if got := c.exist(t); len(got) != 0 {
+		t.Errorf("real control plane: %v still exist", got)
+	}
+}
+
+// applyDroppingDelete plans the delete of a new case and applies it
+// through a proxy that drops the connection of its DELETE (kind: before
+// or after it reached the API server); it requires the exit code.
+func applyDroppingDelete(t *testing.T, prefix string, kind framework.FaultKind, code int) (*applyCase, *framework.FaultProxy, framework.KGCResult, applyReport) {
+	t.Helper()
+	c := newApplyCase(t, prefix)
+	path := c.plan(t)
+	p := framework.NewFaultProxy(t, c.env.CP)
+	p.Inject(&framework.Fault{Match: framework.Match{Method: "DELETE", Path: "/configmaps/owner", Times: 1}, Kind: kind})
+	res := c.env.RunKGCVia(t, p, "apply", path, "--yes", "--timeout", "90s", "-o", "json")
+	t.Logf("through the proxy: %s", p.Summary())
+	return c, p, res, decodeApplyReport(t, res, code)
 }
 
 // TestFaultApplyDeleteResponseLost: the connection drops once the DELETE
@@ -30,46 +55,26 @@ func reportNotes(t *testing.T, res framework.KGCResult) []string {
 // target, finds it gone, says the DELETE was accepted, and follows the
 // cascade as planned.
 func TestFaultApplyDeleteResponseLost(t *testing.T) {
-	c := newApplyCase(t, "fault-delete-lost")
-	path := c.plan(t)
-	p := framework.NewFaultProxy(t, c.env.CP)
-	p.Inject(&framework.Fault{Match: framework.Match{Method: "DELETE", Path: "/configmaps/owner", Times: 1}, Kind: framework.ResetAfter})
-	res := c.env.RunKGCVia(t, p, "apply", path, "--yes", "--timeout", "90s", "-o", "json")
-	rep := decodeApplyReport(t, res, 0)
-	t.Logf("through the proxy: %s", p.Summary())
+	c, p, res, rep := applyDroppingDelete(t, "fault-delete-lost", framework.ResetAfter, 0)
 	if n := p.Count("DELETE", ""); n != 1 {
 		t.Errorf("kgc sent %d DELETEs after a lost response, want exactly 1", n)
 	}
 	if rep.Outcome != "as-planned" || len(rep.Requests) != 1 || rep.Requests[0].Status != 0 {
 		t.Errorf("outcome %s, requests %+v; want as-planned after one DELETE without response", rep.Outcome, rep.Requests)
 	}
-	want := "outcome of the DELETE unknown until re-read: accepted"
-	if notes := reportNotes(t, res); !strings.Contains(strings.Join(notes, "\n"), want) {
-		t.Errorf("notes %q lack %q", notes, want)
-	}
-	if got := c.exist(t); len(got) != 0 {
-		t.Errorf("real control plane: %v still exist", got)
-	}
+	requireNote(t, res, "outcome of the DELETE unknown until re-read: accepted")
+	c.requireGone(t)
 }
 
 // TestFaultApplyDeleteNeverArrived: the connection drops before the
 // DELETE reaches the API server. kgc re-reads the target, finds it
 // unchanged, says the DELETE was not accepted, and deletes nothing.
 func TestFaultApplyDeleteNeverArrived(t *testing.T) {
-	c := newApplyCase(t, "fault-delete-dropped")
-	path := c.plan(t)
-	p := framework.NewFaultProxy(t, c.env.CP)
-	p.Inject(&framework.Fault{Match: framework.Match{Method: "DELETE", Path: "/configmaps/owner", Times: 1}, Kind: framework.ResetBefore})
-	res := c.env.RunKGCVia(t, p, "apply", path, "--yes", "--timeout", "90s", "-o", "json")
-	rep := decodeApplyReport(t, res, 1)
-	t.Logf("through the proxy: %s", p.Summary())
+	c, p, res, rep := applyDroppingDelete(t, "fault-delete-dropped", framework.ResetBefore, 1)
 	if n := p.Count("DELETE", ""); n != 1 || rep.Outcome != "rejected" {
 		t.Errorf("%d DELETE(s), outcome %s; want 1 and rejected", n, rep.Outcome)
 	}
-	want := "outcome of the DELETE unknown until re-read: not accepted"
-	if notes := reportNotes(t, res); !strings.Contains(strings.Join(notes, "\n"), want) {
-		t.Errorf("notes %q lack %q", notes, want)
-	}
+	requireNote(t, res, "outcome of the DELETE unknown until re-read: not accepted")
 	c.requireUntouched(t)
 }
 
@@ -97,9 +102,7 @@ func TestFaultApplyFollowWatchClosed(t *testing.T) {
 	if p.Count("WATCH", "") < 2 {
 		t.Errorf("kgc opened %d watch(es); the faults should have made it rewatch", p.Count("WATCH", ""))
 	}
-	if got := c.exist(t); len(got) != 0 {
-		t.Errorf("real control plane: %v still exist", got)
-	}
+	c.requireGone(t)
 }
 
 // TestFaultApplyPreflightThrottled: every list of Secrets during the
