@@ -301,3 +301,24 @@ func TestCaptureSameInEitherEncoding(t *testing.T) {
 		t.Errorf("catalog from protobuf:\n%+v\nfrom JSON:\n%+v", a.Resources, b.Resources)
 	}
 }
+
+// Under a throttling storm (every list of a type answered 429), each page
+// is tried maxTries times in all, not client-go's retries times kgc's,
+// and the type is recorded as not listed with the API server's answer.
+func TestCaptureBoundsRetriesUnderThrottling(t *testing.T) {
+	fake := &capturetest.FakeAPIServer{ThrottledPath: "/api/v1/pods"}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{Workers: 3, PageSize: 2, Context: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fake.Storm != maxTries {
+		t.Errorf("the throttled list was sent %d times, want %d", fake.Storm, maxTries)
+	}
+	for _, r := range s.Resources {
+		if r.Resource == "pods" && (r.Listed || !strings.Contains(r.Error, "HTTP 429")) {
+			t.Errorf("pods: listed %v, error %q; want recorded as not listed (HTTP 429)", r.Listed, r.Error)
+		}
+	}
+}
