@@ -345,6 +345,11 @@ func mergeStage(ev, later *Event) {
 	if later.Decision != "" {
 		ev.Decision, ev.AuthzReason = later.Decision, later.AuthzReason
 	}
+	// The API server names the impersonated user only once it has
+	// authorized the request: not at RequestReceived.
+	if later.ImpersonatedUser != nil {
+		ev.ImpersonatedUser = later.ImpersonatedUser
+	}
 	if later.Delete != nil {
 		ev.Delete = later.Delete
 	}

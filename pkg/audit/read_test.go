@@ -20,6 +20,7 @@ type ev struct {
 	at                                                    string // stageTimestamp
 	req, resp                                             string // raw JSON bodies
 	apiVersion                                            string
+	as                                                    string // impersonatedUser
 }
 
 var t0 = time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
@@ -41,6 +42,9 @@ func (e ev) line() string {
 		"requestReceivedTimestamp": t0.Format(time.RFC3339Nano),
 		"stageTimestamp":           def(e.at, "2026-11-27T10:00:01.000000Z"),
 		"annotations":              map[string]string{"authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "RBAC: allowed", "mutation.webhook/x": "secret-annotation"},
+	}
+	if e.as != "" {
+		m["impersonatedUser"] = map[string]any{"username": e.as}
 	}
 	if e.resource != "-" {
 		m["objectRef"] = map[string]string{"resource": def(e.resource, "pods"), "namespace": e.ns, "name": e.name, "apiGroup": e.group, "apiVersion": "v1", "subresource": e.sub}
@@ -199,6 +203,19 @@ func TestCollapseAndMerge(t *testing.T) {
 	}
 	if f := l.Files[0]; f.Events != 3 || f.Kept != 0 || f.First.Format(time.RFC3339) != "2026-11-27T10:00:01Z" || f.Last.Format(time.RFC3339) != "2026-11-27T10:00:06Z" {
 		t.Errorf("file 1 = %+v", f)
+	}
+}
+
+// kube-apiserver v1.36 names the impersonated user from the stage after
+// authorization on: a log of every stage must not credit the impersonator.
+func TestImpersonatedUserFromALaterStage(t *testing.T) {
+	f := write(t, t.TempDir(), "audit.log", lines(
+		ev{id: "x", stage: StageRequestReceived, user: "admin", at: "2026-11-27T10:00:05.000000Z"},
+		ev{id: "x", stage: StageResponseComplete, user: "admin", as: "alice", at: "2026-11-27T10:00:06.000000Z"},
+	))
+	l := mustRead(t, []string{f}, "", Options{})
+	if len(l.Events) != 1 || l.Events[0].ImpersonatedUser == nil || l.Events[0].ImpersonatedUser.Username != "alice" {
+		t.Fatalf("events %+v, want one request by admin acting as alice", l.Events)
 	}
 }
 

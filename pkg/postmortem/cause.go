@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
@@ -41,6 +42,9 @@ func (ix *index) causeOf(r *record) (c cause, ok bool) {
 			return c, ok
 		}
 		if c, ok := ix.namespaceCause(r, s, c); ok {
+			return c, ok
+		}
+		if c, ok := ix.apiServiceCause(r, c); ok {
 			return c, ok
 		}
 		return cause{actor: a}, false
@@ -203,18 +207,54 @@ func (ix *index) crdOf(r *record) *record {
 	if r.key.group == "" {
 		return nil
 	}
-	key := objKey{typeKey{"apiextensions.k8s.io", "customresourcedefinitions"}, "", r.key.resource + "." + r.key.group}
-	rs := ix.byKey[key]
-	if len(rs) == 0 {
+	crd := ix.crdRecord(r)
+	if crd == nil {
 		return nil
 	}
-	crd := rs[len(rs)-1]
 	if crd.start() == nil {
 		if !ix.gone(crd) {
 			return nil
 		}
 	}
 	return crd
+}
+
+// apiServiceCause ties an APIService the API server removed to the CRD of
+// its group that went: the API server registers an APIService for each
+// group version its CRDs serve, and removes it when none serves it any
+// more (kube-aggregator's autoregister controller). The tie is kgc's
+// model of that controller, not something a request shows.
+func (ix *index) apiServiceCause(r *record, c cause) (cause, bool) {
+	if r.key.typeKey != (typeKey{"apiregistration.k8s.io", "apiservices"}) {
+		return c, false
+	}
+	_, group, ok := strings.Cut(r.key.name, ".")
+	if !ok {
+		return c, false
+	}
+	for _, crd := range ix.all {
+		if crd.key.typeKey != crdType || !strings.HasSuffix(crd.key.name, "."+group) {
+			continue
+		}
+		if crd.start() != nil || ix.gone(crd) {
+			c.parent, c.via, c.evidence = crd, ViaCRD, EvidenceModel
+			c.detail = "the API server removes the APIService of a group version when no CRD serves it any more"
+			return c, true
+		}
+	}
+	return c, false
+}
+
+// crdType is the type of CustomResourceDefinitions.
+var crdType = typeKey{"apiextensions.k8s.io", "customresourcedefinitions"}
+
+// crdRecord is the record of the CRD that defines r's type, if known.
+func (ix *index) crdRecord(r *record) *record {
+	rs := ix.byKey[objKey{crdType, "", r.key.resource + "." + r.key.group}]
+	if len(rs) == 0 {
+		return nil
+	}
+	return rs[len(rs)-1]
 }
 
 func (ix *index) namespaceRecord(ns string) *record {

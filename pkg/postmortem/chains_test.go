@@ -66,20 +66,61 @@ func TestOrphaningIsLinkedToTheOrphanDelete(t *testing.T) {
 }
 
 func TestCRDInstancesGoWithTheirCRD(t *testing.T) {
-	crd := testobj.New("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.example.com").Build()
+	crd := testobj.New("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.example.com").
+		Finalizers("customresourcecleanup.apiextensions.k8s.io").
+		Facts(&snapshot.Facts{CRD: &snapshot.CRDFacts{Group: "example.com", Kind: "Widget", Plural: "widgets", Scope: "Namespaced", Established: true}}).Build()
 	w := testobj.New("example.com/v1", "Widget", "team-a", "gizmo").Build()
-	before := testobj.Snapshot(crd, w).CRD("example.com", "Widget", "widgets", true).Build()
-	after := testobj.Snapshot().CRD("example.com", "Widget", "widgets", true).Build()
+	svc := testobj.New("apiregistration.k8s.io/v1", "APIService", "", "v1.example.com").Build()
+	before := testobj.Snapshot(crd, w, svc).CRD("example.com", "Widget", "widgets", true).Build()
+	// Once its CRD is gone, the type is not served: a snapshot taken after
+	// cannot list it, so the instance is gone by the CRD's going alone.
+	after := testobj.Snapshot().Build()
 	b := &logBuilder{level: audit.LevelMetadata}
-	b.add("bob", "delete", ref("apiextensions.k8s.io", "customresourcedefinitions", "", "widgets.example.com"))
-	pm := Analyze(Input{Log: b.log(), Before: before, After: after})
+	b.add("bob", "delete", ref("apiextensions.k8s.io", "customresourcedefinitions", "", "widgets.example.com"), withOptions("Background"))
+	b.add("system:apiserver", "delete", ref("apiregistration.k8s.io", "apiservices", "", "v1.example.com"))
+	pm := Analyze(Input{Log: b.log(), Before: before, After: after, Predict: true})
 	root := rootOf(t, pm, "CustomResourceDefinition", "widgets.example.com")
-	l, ok := flatten(root.Cascade)[w.Metadata.UID]
+	links := flatten(root.Cascade)
+	l, ok := links[w.Metadata.UID]
 	if !ok || l.Via != ViaCRD || l.Actor != ActorAPIServer || l.AuditID != "" || l.Result != ResultDeleted {
 		t.Fatalf("Widget link = %+v (found %v), want deleted via its CRD by the API server, with no request", l, ok)
 	}
 	if !strings.Contains(l.Detail, "no request names it") {
 		t.Errorf("detail %q should say that no request names it", l.Detail)
+	}
+	if a, ok := links[svc.Metadata.UID]; !ok || a.Evidence != EvidenceModel || a.Actor != ActorAPIServer {
+		t.Errorf("APIService link = %+v (found %v), want it under the CRD, by the API server, known from kgc's model", a, ok)
+	}
+	if len(pm.Unexplained) != 0 {
+		t.Errorf("unexplained = %+v, want none", pm.Unexplained)
+	}
+	if p := root.Prediction; p == nil || p.PropagationPolicy != "Background" || p.AsPredicted != 2 {
+		t.Errorf("prediction = %+v, want Background, the CRD and its instance as predicted", p)
+	}
+}
+
+// The garbage collector acts through the metadata client: the API server
+// logs its responses as PartialObjectMetadata, which is no object's kind.
+func TestMetadataClientResponsesKeepTheObjectsKind(t *testing.T) {
+	owner := testobj.ConfigMap("team-a", "owner").Build()
+	child := testobj.Secret("team-a", "child").OwnedBy(owner).Build()
+	before := testobj.Snapshot(owner, child).At(t0.Add(-time.Minute)).Build()
+	after := testobj.Snapshot().At(t0.Add(time.Hour)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("bob", "delete", ref("", "configmaps", "team-a", "owner"), withOptions("Foreground"), func(e *audit.Event) {
+		e.Response = &audit.Meta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata", Namespace: "team-a", Name: "owner", UID: owner.Metadata.UID}
+	})
+	b.add(gcUser, "delete", ref("", "secrets", "team-a", "child"), precondition(child.Metadata.UID), func(e *audit.Event) {
+		e.Response = &audit.Meta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata", Namespace: "team-a", Name: "child", UID: child.Metadata.UID,
+			OwnerReferences: []audit.OwnerRef{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.Metadata.UID}}}
+	})
+	pm := Analyze(Input{Log: b.log(), Before: before, After: after})
+	root := rootOf(t, pm, "ConfigMap", "owner")
+	if root.Request.Object.APIVersion != "v1" {
+		t.Errorf("root object %+v, want v1 ConfigMap", root.Request.Object)
+	}
+	if l := flatten(root.Cascade)[child.Metadata.UID]; l.Object.Kind != "Secret" || l.Evidence != EvidenceAudit {
+		t.Errorf("dependent link %+v, want a Secret tied by the owner reference in the logged response", l)
 	}
 }
 

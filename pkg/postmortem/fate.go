@@ -42,12 +42,25 @@ func (ix *index) gone(r *record) bool {
 	if ix.covers(r) {
 		return true
 	}
+	if ix.after != nil && r.before != nil && ix.instanceOfGoneCRD(r) {
+		return true
+	}
 	for _, e := range r.events {
 		if accepted(e) && removedIt(e) {
 			return true
 		}
 	}
 	return r.sweptByID && r.lastMeta != nil && r.lastMeta.DeletionTimestamp == nil
+}
+
+// instanceOfGoneCRD: the after snapshot cannot list a custom type whose
+// CRD went, and its instances went with it.
+func (ix *index) instanceOfGoneCRD(r *record) bool {
+	if r.key.group == "" || r.key.typeKey == crdType {
+		return false
+	}
+	crd := ix.crdRecord(r)
+	return crd != nil && crd.after == nil && ix.covers(crd)
 }
 
 // removedIt reports whether a logged request removed its object: a

@@ -207,7 +207,7 @@ func (ix *index) learnMeta(r *record, e *audit.Event) {
 		return
 	}
 	r.lastMeta = m
-	if m.Kind != "" && m.APIVersion != "" {
+	if objectKind(m.APIVersion, m.Kind) {
 		r.ref.Kind, r.ref.APIVersion = m.Kind, m.APIVersion
 	}
 	if len(m.OwnerReferences) > 0 && r.ownersFrom != EvidenceAudit {

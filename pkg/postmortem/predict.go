@@ -1,6 +1,7 @@
 package postmortem
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -31,7 +32,7 @@ func predict(before *snapshot.Snapshot, root *Root, ix *index, whyStuck func(str
 		pr.Error = fmt.Sprintf("planning the root request: %v", err)
 		return pr
 	}
-	pr.PropagationPolicy, pr.Complete = p.EffectivePolicy, p.Complete
+	pr.PropagationPolicy, pr.Complete = cmp.Or(p.EffectivePolicy, p.PropagationPolicy, opts.Policy), p.Complete
 	planned := map[string]bool{}
 	for _, of := range p.Objects {
 		planned[of.Object.UID] = true

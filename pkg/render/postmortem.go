@@ -242,6 +242,9 @@ func writePrediction(b *strings.Builder, p *postmortem.Prediction, s Style) {
 		return
 	}
 	policy := p.PropagationPolicy
+	if policy == "" {
+		policy = "the type's default policy"
+	}
 	if !p.PolicyKnown {
 		policy += ", assumed: the log does not say"
 	}
