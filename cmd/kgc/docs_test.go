@@ -247,19 +247,33 @@ func (sh *docShell) stage(args []string, in []byte, out, term io.Writer) (string
 	return "", fmt.Errorf("the page runs %q, which this test cannot: use kgc, echo, dot or jq", args[0])
 }
 
-// copyInputs copies the repository files a kgc command reads with -f
-// into the working folder, once each, as a fresh clone has them.
-func (sh *docShell) copyInputs(args []string) {
-	for i, a := range args {
-		var p string
+// inputFlags are the flags whose values are files a command reads.
+var inputFlags = []string{"-f", "--filename", "--audit-log", "--before", "--after", "--audit-policy"}
+
+// inputOf returns the file an argument (with the next one) names, if any.
+func inputOf(args []string, i int) string {
+	a := args[i]
+	for _, f := range inputFlags {
 		switch {
-		case (a == "-f" || a == "--filename") && i+1 < len(args):
-			p = args[i+1]
-		case strings.HasPrefix(a, "--filename="):
-			p = strings.TrimPrefix(a, "--filename=")
-		case strings.HasPrefix(a, "-f") && len(a) > 2:
-			p = a[2:]
-		default:
+		case a == f && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, f+"=") && strings.HasPrefix(f, "--"):
+			return strings.TrimPrefix(a, f+"=")
+		}
+	}
+	if strings.HasPrefix(a, "-f") && len(a) > 2 && !strings.HasPrefix(a, "--") {
+		return a[2:]
+	}
+	return ""
+}
+
+// copyInputs copies the repository files a kgc command reads (-f, the
+// audit logs and snapshots of postmortem) into the working folder, once
+// each, as a fresh clone has them.
+func (sh *docShell) copyInputs(args []string) {
+	for i := range args {
+		p := inputOf(args, i)
+		if p == "" {
 			continue
 		}
 		if sh.copied[p] || filepath.IsAbs(p) {

@@ -41,6 +41,7 @@ func newRootCmd(streams genericiooptions.IOStreams, name string) *cobra.Command 
   why-stuck     which finalizers hold a terminating object, who should remove them, and the way out
   graph         the owner graph the garbage collector keeps, with its hazards flagged
   snapshot      capture a metadata-only snapshot of a cluster for offline analysis
+  postmortem    who deleted what, the chain of controllers that carried it out, from the audit log
 
 Every analysis command reads the live cluster, or dumps and snapshots with -f.
 Use "kgc options" for the cluster-connection flags (--kubeconfig, --context, ...) every command accepts.`,
@@ -114,6 +115,7 @@ func commandFactories() []commandFactory {
 		newApplyCmd,
 		newSnapshotCmd,
 		newWhyStuckCmd,
+		newPostmortemCmd,
 		newVersionCmd,
 		newOptionsCmd,
 	}

@@ -113,14 +113,19 @@ type Meta struct {
 	ResourceVersion   string     `json:"resourceVersion,omitempty"`
 	DeletionTimestamp *time.Time `json:"deletionTimestamp,omitempty"`
 	// Finalizers is nil when the body does not say (a patch that leaves
-	// them), empty when it says there are none.
-	Finalizers      []string   `json:"finalizers"`
-	OwnerReferences []OwnerRef `json:"ownerReferences,omitempty"`
+	// them), empty when it says there are none. For a strategic merge
+	// patch it is the list of $setElementOrder/finalizers when given (the
+	// finalizers left after the patch), else the patch's finalizers list.
+	Finalizers []string `json:"finalizers"`
+	// RemovedFinalizers are the finalizers a strategic merge patch
+	// deletes ($deleteFromPrimitiveList/finalizers).
+	RemovedFinalizers []string   `json:"removedFinalizers,omitempty"`
+	OwnerReferences   []OwnerRef `json:"ownerReferences,omitempty"`
 	// RemovedOwnerUIDs are the owner references a strategic merge patch
 	// deletes ({"$patch":"delete","uid":U}), as the garbage collector
 	// orphans a dependent.
 	RemovedOwnerUIDs []string `json:"removedOwnerUIDs,omitempty"`
-	// Items counts the objects of a List response (a deletecollection's).
+	// Items are the objects of a List response (a deletecollection's).
 	Items []Meta `json:"items,omitempty"`
 }
 
@@ -170,4 +175,11 @@ type Log struct {
 	// Dropped counts events filtered out as irrelevant to a post-mortem
 	// (reads, watches, requests that changed nothing a chain needs).
 	Dropped int `json:"dropped"`
+}
+
+// PolicyFinding is something an audit policy hides from a post-mortem.
+type PolicyFinding struct {
+	Rule    int    `json:"rule"`
+	Problem string `json:"problem"`
+	Message string `json:"message"`
 }

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/diagnose"
+	"github.com/kgc-dev/kgc/pkg/postmortem"
+	"github.com/kgc-dev/kgc/pkg/render"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+func postmortemOutputs() enum[outputFormat] {
+	return oneOf(outputText, outputJSON, outputYAML, outputDOT)
+}
+
+// afterNone is the --after value that asks for no after state.
+const afterNone = "none"
+
+// postmortemOptions rebuilds deletions from the API server's audit log.
+type postmortemOptions struct {
+	streams   genericiooptions.IOStreams
+	source    *sourceOptions
+	output    outputFormat
+	auditLogs []string
+	before    []string
+	after     []string
+	since     string
+	until     string
+	args      []string
+
+	namespace string
+	window    audit.Options
+}
+
+func newPostmortemCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &postmortemOptions{streams: streams, source: newSourceOptions(streams, cf)}
+	cmd := &cobra.Command{
+		Use:   "postmortem [TYPE/NAME | -n NS | -A] --audit-log PATH...",
+		Short: "Name who deleted what, the chain of controllers that carried it out, and what a plan would have said",
+		Long: `Rebuild, from the API server's audit log, every deletion in a window: for each object that
+went, the request that started it (who, when, with which client and propagation policy), the
+chain of controllers that carried it out (the garbage collector, the namespace controller,
+kubelets, the API server's CRD cleanup), and for every link how it is known: from the audit log
+itself, from the before snapshot, from kgc's model, or from timing alone (a guess).
+
+The garbage collector's DELETE names only the dependent, the namespace controller sweeps a
+namespace with a deletecollection per type, and custom resources go with their CRD with no
+request at all: kgc ties them to the request that started them, and lists what it cannot tie.
+
+--audit-log takes kube-apiserver logs written with --audit-log-format=json, their rotated and
+gzipped siblings, folders of them, an EventList, or - for stdin; several files (several API
+servers) are merged. Only metadata is kept: no body of any request reaches the output.
+
+With --before (a snapshot or dump taken before), each root request is planned as kgc plan delete
+would have planned it, and the plan is compared with what happened. --after is the state at the
+end (a snapshot or dump); without it kgc reads the live cluster when a kubeconfig is set
+(--after none skips it).
+
+Output formats: text (default), json and yaml (the PostMortem document), dot (the causal graph).`,
+		Example: `  kgc postmortem -A --audit-log /var/log/kubernetes/audit/
+  kgc postmortem ns/team-a --audit-log audit.log --before before.json.gz --after after.json.gz
+  kgc postmortem -n shop --audit-log audit.log.gz --audit-log audit-2.log.gz -o json
+  kgc postmortem -A --audit-log audit.log --after none -o dot | dot -Tsvg > cascade.svg`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fs := cmd.Flags()
+	enumVar(cmd, &o.output, "output", "o", string(outputText), postmortemOutputs(), "output format")
+	fs.StringSliceVar(&o.auditLogs, "audit-log", nil, "kube-apiserver audit log files (JSON lines, .gz too), folders of them, an EventList, or - for stdin; repeatable")
+	fs.StringSliceVar(&o.before, "before", nil, "a snapshot or dump taken before the deletions: plans each root request on it")
+	fs.StringSliceVar(&o.after, "after", nil, "a snapshot or dump taken after; default: the live cluster when a kubeconfig is set; none: no after state")
+	fs.StringVar(&o.since, "since", "", "only events at or after this time (RFC 3339, or a duration before now such as 2h)")
+	fs.StringVar(&o.until, "until", "", "only events at or before this time (RFC 3339, or a duration before now)")
+	fs.BoolVarP(&o.source.AllNamespaces, "all-namespaces", "A", false, "every deletion in the window, in every namespace")
+	cmd.ValidArgsFunction = objectArgs(cf, o.source)
+	return cmd
+}
+
+func (o *postmortemOptions) Complete() error {
+	ns, _, err := o.source.Namespace()
+	if err != nil {
+		return err
+	}
+	o.namespace = ns
+	now := time.Now()
+	if o.window.Since, err = parseWhen("--since", o.since, now); err != nil {
+		return err
+	}
+	o.window.Until, err = parseWhen("--until", o.until, now)
+	return err
+}
+
+// parseWhen reads an RFC 3339 time or a duration before now.
+func parseWhen(flag, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, usageErrorf("%s %q: give a time like 2026-11-20T10:00:00Z or a duration like 2h", flag, v)
+}
+
+func (o *postmortemOptions) Validate() error {
+	if len(o.auditLogs) == 0 {
+		return usageErrorf("--audit-log is required: give the API server's audit log files or folders (- for stdin)")
+	}
+	if len(o.args) > 2 {
+		return usageErrorf("expected one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
+	}
+	if o.source.AllNamespaces && len(o.args) > 0 {
+		return usageErrorf("-A lists every deletion: drop it to follow one object")
+	}
+	return nil
+}
+
+func (o *postmortemOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	log, err := audit.Read(o.auditLogs, o.streams.In, o.window)
+	if err != nil {
+		return err
+	}
+	o.printAuditWarnings(log)
+	in := postmortem.Input{Log: log}
+	if err := o.loadStates(ctx, &in); err != nil {
+		return err
+	}
+	if in.Scope, err = o.scope(in.Before, in.After); err != nil {
+		return err
+	}
+	pm := postmortem.Analyze(in)
+	switch o.output {
+	case outputJSON, outputYAML:
+		return render.Document(o.streams.Out, string(o.output), pm)
+	case outputDOT:
+		return render.PostMortemDOT(o.streams.Out, pm)
+	}
+	return render.PostMortemText(o.streams.Out, pm, styleFor(o.streams.Out))
+}
+
+// printAuditWarnings reports what could not be read, on stderr.
+func (o *postmortemOptions) printAuditWarnings(log *audit.Log) {
+	for _, w := range log.Warnings {
+		fmt.Fprintf(o.streams.ErrOut, "warning: %s:%d: %s\n", w.Position.File, w.Position.Line, w.Message)
+	}
+}
+
+// loadStates reads the before and after states: files, or the live
+// cluster for after when a kubeconfig is set.
+func (o *postmortemOptions) loadStates(ctx context.Context, in *postmortem.Input) error {
+	var err error
+	if len(o.before) > 0 {
+		if in.Before, err = o.readState("--before", o.before); err != nil {
+			return err
+		}
+		in.BeforeName, in.Predict = strings.Join(o.before, ","), true
+	}
+	switch {
+	case len(o.after) == 1 && o.after[0] == afterNone:
+	case len(o.after) > 0:
+		if in.After, err = o.readState("--after", o.after); err != nil {
+			return err
+		}
+		in.AfterName = strings.Join(o.after, ",")
+	default:
+		in.After, err = o.source.capture(ctx, "", nil)
+		if err != nil {
+			fmt.Fprintf(o.streams.ErrOut, "warning: no after state, so what still exists is not known: %v; pass --after FILE, or --after none\n", err)
+			in.After = nil
+			break
+		}
+		in.AfterName = "live"
+	}
+	if in.After != nil {
+		d := diagnose.New(in.After, nil, diagnose.Options{})
+		in.WhyStuck = func(uid string) string { return whyStuckLine(d, uid) }
+	}
+	return nil
+}
+
+func (o *postmortemOptions) readState(flag string, paths []string) (*snapshot.Snapshot, error) {
+	snap, err := snapshot.ReadFiles(paths, o.streams.In, snapshot.ReadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	for _, w := range snap.Warnings {
+		fmt.Fprintf(o.streams.ErrOut, "warning: %s: %s\n", flag, w.String())
+	}
+	return snap, nil
+}
+
+// whyStuckLine is why-stuck's first root cause of an object, in a line.
+func whyStuckLine(d *diagnose.Diagnoser, uid string) string {
+	diag, err := d.Diagnose(uid)
+	if err != nil || len(diag.RootCauses) == 0 {
+		return "unknown: why-stuck finds no root cause"
+	}
+	rc := diag.RootCauses[0]
+	return fmt.Sprintf("%s (%s): %s", rc.Reason, rc.Object.String(), rc.Message)
+}
+
+// scope turns the arguments into the chains to report. The object asked
+// about may be gone: its type is resolved from the snapshots' catalogs
+// and the built-in table, not looked up as a live object.
+func (o *postmortemOptions) scope(before, after *snapshot.Snapshot) (postmortem.Scope, error) {
+	if len(o.args) == 0 {
+		if o.source.AllNamespaces {
+			return postmortem.Scope{}, nil
+		}
+		return postmortem.Scope{Namespace: o.namespace}, nil
+	}
+	typ, name, ok := strings.Cut(o.args[0], "/")
+	if len(o.args) == 2 {
+		typ, name, ok = o.args[0], o.args[1], !strings.Contains(o.args[0], "/")
+	}
+	if !ok || typ == "" || name == "" {
+		return postmortem.Scope{}, usageErrorf("expected TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
+	}
+	var resources []snapshot.Resource
+	for _, s := range []*snapshot.Snapshot{before, after} {
+		if s != nil {
+			resources = append(resources, s.Resources...)
+		}
+	}
+	res, err := snapshot.NewCatalog(append(resources, snapshot.BuiltinResources()...)).Resolve(typ)
+	if err != nil {
+		return postmortem.Scope{}, err
+	}
+	ref := snapshot.ObjectRef{Kind: res.Kind, Name: name}
+	if res.Namespaced {
+		ref.Namespace = o.namespace
+	}
+	return postmortem.Scope{Object: &ref}, nil
+}

@@ -1,0 +1,268 @@
+package audit
+
+import (
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// This file reads a request or response body, or a responseStatus, down
+// to what Event keeps: Meta, DeleteOptions, a Status's code and reason.
+// Every other field is skipped unread: the reader never copies a byte of
+// a Secret's data, a token or an annotation's value.
+
+// body is what readBody found; which parts count depends on the kind.
+type body struct {
+	kind   string
+	meta   *Meta
+	delete *DeleteOptions
+	status bool // a Status: code and reason say how the request ended
+	code   int
+	reason string
+}
+
+func readBody(s *scanner, in *interner) (body, error) {
+	var b body
+	switch s.peek() {
+	case '{':
+	case '[': // a JSON patch: its operations are not read
+		return b, s.skip()
+	default: // null, or a value that is not an object
+		return b, s.skip()
+	}
+	var m Meta
+	var d DeleteOptions
+	var reason, message []byte
+	seen := false
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "kind":
+			err = s.internStr(&b.kind, in)
+		case "apiVersion":
+			err = s.internStr(&m.APIVersion, in)
+		case "metadata":
+			seen = true
+			err = readMetadata(s, &m, in)
+		case "items":
+			seen = true
+			err = readItems(s, &m, in)
+		case "code":
+			var n int64
+			n, _, err = s.int()
+			b.code = int(n)
+		case "reason":
+			reason, err = s.str()
+		case "message":
+			message, err = s.str()
+		default:
+			var known bool
+			known, err = readDeleteOption(s, key, &d, in)
+			if !known {
+				err = s.skip()
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return b, err
+	}
+	switch {
+	case b.kind == "DeleteOptions":
+		b.delete = &d
+	case b.kind == "Status" || b.kind == "":
+		b.status = b.kind == "Status"
+		b.reason = short(reason)
+		if len(reason) == 0 {
+			b.reason = short(message)
+		}
+		if b.kind == "" && seen { // a patch body: no kind, but metadata
+			b.meta = &m
+		}
+	default:
+		m.Kind = b.kind
+		b.meta = &m
+	}
+	return b, nil
+}
+
+// readDeleteOption reads key if it is a field of DeleteOptions.
+func readDeleteOption(s *scanner, key []byte, d *DeleteOptions, in *interner) (bool, error) {
+	var err error
+	switch string(key) {
+	case "propagationPolicy":
+		err = s.internStr(&d.PropagationPolicy, in)
+	case "orphanDependents":
+		d.OrphanDependents, err = s.bool()
+	case "gracePeriodSeconds":
+		var n int64
+		var ok bool
+		if n, ok, err = s.int(); ok {
+			d.GracePeriodSeconds = &n
+		}
+	case "dryRun":
+		d.DryRun, err = s.strings(in)
+	case "preconditions":
+		if s.peek() == 'n' {
+			return true, s.skip()
+		}
+		err = s.object(func(key []byte) error {
+			switch string(key) {
+			case "uid":
+				return s.plainStr(&d.PreconditionUID)
+			case "resourceVersion":
+				return s.plainStr(&d.PreconditionRV)
+			}
+			return s.skip()
+		})
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// readMetadata reads the identity, deletion state, finalizers and owner
+// references of an object's metadata, and what a strategic merge patch
+// says about finalizers and owner references. Annotations, labels and
+// managedFields are skipped.
+func readMetadata(s *scanner, m *Meta, in *interner) error {
+	if s.peek() == 'n' {
+		return s.skip()
+	}
+	return s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "namespace":
+			err = s.internStr(&m.Namespace, in)
+		case "name":
+			err = s.plainStr(&m.Name)
+		case "uid":
+			err = s.plainStr(&m.UID)
+		case "resourceVersion":
+			err = s.plainStr(&m.ResourceVersion)
+		case "deletionTimestamp":
+			err = readTimePtr(s, &m.DeletionTimestamp)
+		case "finalizers", "$setElementOrder/finalizers":
+			// $setElementOrder lists the finalizers the patch leaves,
+			// in order: the list after the patch.
+			m.Finalizers, err = s.strings(in)
+			if m.Finalizers == nil {
+				m.Finalizers = []string{} // null: there are none
+			}
+		case "$deleteFromPrimitiveList/finalizers":
+			m.RemovedFinalizers, err = s.strings(in)
+		case "ownerReferences":
+			err = readOwners(s, m, in)
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+}
+
+func readTimePtr(s *scanner, dst **time.Time) error {
+	b, err := s.str()
+	if err != nil || len(b) == 0 {
+		return err
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return nil // a patch may hold anything here; the time is unknown
+	}
+	t = t.UTC()
+	*dst = &t
+	return nil
+}
+
+// readOwners reads owner references; a strategic merge patch's
+// {"$patch":"delete","uid":U} entries are owner references it removes.
+func readOwners(s *scanner, m *Meta, in *interner) error {
+	if s.peek() == 'n' {
+		return s.skip()
+	}
+	return s.array(func() error {
+		if s.peek() != '{' {
+			return s.skip()
+		}
+		var o OwnerRef
+		var patch []byte
+		err := s.object(func(key []byte) error {
+			var err error
+			switch string(key) {
+			case "apiVersion":
+				err = s.internStr(&o.APIVersion, in)
+			case "kind":
+				err = s.internStr(&o.Kind, in)
+			case "name":
+				err = s.plainStr(&o.Name)
+			case "uid":
+				err = s.plainStr(&o.UID)
+			case "controller":
+				o.Controller, err = s.bool()
+			case "blockOwnerDeletion":
+				o.BlockOwnerDeletion, err = s.bool()
+			case "$patch":
+				patch, err = s.str()
+			default:
+				err = s.skip()
+			}
+			return err
+		})
+		if string(patch) == "delete" {
+			m.RemovedOwnerUIDs = append(m.RemovedOwnerUIDs, o.UID)
+		} else {
+			m.OwnerReferences = append(m.OwnerReferences, o)
+		}
+		return err
+	})
+}
+
+// readItems reads a List's items down to their Meta.
+func readItems(s *scanner, m *Meta, in *interner) error {
+	if s.peek() == 'n' {
+		return s.skip()
+	}
+	m.Items = []Meta{}
+	return s.array(func() error {
+		b, err := readBody(s, in)
+		if b.meta != nil {
+			m.Items = append(m.Items, *b.meta)
+		}
+		return err
+	})
+}
+
+// unsafeString views b as a string without copying, for comparisons
+// made while b is alive and unchanged.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// interner shares the strings that repeat across events (users, groups,
+// user agents, resources, namespaces): a log of a million events names
+// a few hundred of each.
+type interner struct{ m map[string]string }
+
+// maxInterned bounds an interner: a log of unique values must not grow it
+// without limit.
+const maxInterned = 1 << 16
+
+func (in *interner) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if in.m == nil {
+		in.m = map[string]string{}
+	}
+	if v, ok := in.m[string(b)]; ok {
+		return v
+	}
+	v := strings.Clone(string(b))
+	if len(in.m) < maxInterned {
+		in.m[v] = v
+	}
+	return v
+}

@@ -1,0 +1,440 @@
+package audit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// This file reads one audit event line into a stage record: the whole
+// line for the few lines kept, and for the rest only the keys that decide
+// to drop them.
+
+// stage is one audit event as read: one stage of one request.
+type stage struct {
+	ev      Event
+	rank    int8 // position of ev.Stage in a request's life
+	file    int  // index of the input file, for a stable merge
+	v1beta1 bool
+}
+
+func stageRank(s string) int8 {
+	switch s {
+	case StageRequestReceived:
+		return 0
+	case StageResponseStarted:
+		return 1
+	case StageResponseComplete:
+		return 2
+	case StagePanic:
+		return 3
+	}
+	return -1
+}
+
+// verdict is the prefilter's decision on a line.
+type verdict int8
+
+const (
+	undecided verdict = iota
+	drop
+	keep
+)
+
+// head is what the prefilter reads of a line: the top-level keys that
+// decide whether a post-mortem needs it.
+type head struct {
+	verb, stageTime []byte
+	ref             Ref
+	refSeen         bool
+	v1beta1         bool
+}
+
+var errDecided = errors.New("decided")
+
+// notAnEvent is a line that is JSON but not an audit event.
+type notAnEvent struct{ why string }
+
+func (e *notAnEvent) Error() string { return "not an audit event: " + e.why }
+
+func notEvent(why string) error { return &notAnEvent{why} }
+
+// prefilter walks the line's top-level keys, skipping every value but
+// apiVersion, verb, objectRef and stageTimestamp, and stops as soon as the
+// verdict is known. The kube-apiserver writes verb fifth and objectRef
+// before the bodies, so a dropped line costs a few string skips; another
+// key order is read correctly, only slower.
+func prefilter(l []byte) (head, verdict, error) {
+	var h head
+	s := scanner{d: l}
+	v := undecided
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "apiVersion":
+			var b []byte
+			b, err = s.str()
+			h.v1beta1 = string(b) == "audit.k8s.io/v1beta1"
+		case "verb":
+			h.verb, err = s.str()
+		case "objectRef":
+			h.refSeen = true
+			err = readRef(&s, &h.ref, nil)
+		case "stageTimestamp":
+			h.stageTime, err = s.str()
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return err
+		}
+		if v = h.decide(); v != undecided {
+			return errDecided
+		}
+		return nil
+	})
+	if err != nil && err != errDecided {
+		return h, undecided, err
+	}
+	err = nil
+	if v == undecided {
+		if h.verb == nil {
+			return h, undecided, notEvent("it has no verb")
+		}
+		v = drop // a create, update or patch of a non-resource URL
+	}
+	if v == drop && h.stageTime == nil {
+		h.stageTime, err = stageTimeAtEnd(l)
+	}
+	return h, v, err
+}
+
+// decide is the verdict once the verb (and, for writes, the objectRef)
+// is known.
+func (h *head) decide() verdict {
+	switch string(h.verb) {
+	case "":
+		return undecided
+	case "delete", "deletecollection", "create", "update", "patch":
+		if !h.refSeen {
+			return undecided
+		}
+		return keepWrite(string(h.verb), &h.ref)
+	}
+	return drop // get, list, watch and every other read
+}
+
+// keepWrite says whether a write on ref can be part of a chain.
+func keepWrite(verb string, ref *Ref) verdict {
+	if noise(ref.Resource) {
+		return drop
+	}
+	switch verb {
+	case "create":
+		if ref.Subresource != "" && ref.Subresource != "eviction" {
+			return drop // exec, attach, token, binding: nothing a chain needs
+		}
+	case "update", "patch":
+		if ref.Subresource == "status" {
+			return drop
+		}
+	}
+	return keep
+}
+
+// noise are resources whose requests never explain a deletion: a busy
+// cluster's event, lease and review traffic.
+func noise(resource string) bool {
+	switch resource {
+	case "events", "leases", "tokenreviews", "subjectaccessreviews", "localsubjectaccessreviews":
+		return true
+	}
+	return len(resource) > 11 && resource[:11] == "selfsubject"
+}
+
+// stageTimeAtEnd finds a dropped line's stageTimestamp from its end, where
+// the kube-apiserver writes it (only annotations follow), without
+// walking the bodies before it. The key found is checked to be top-level:
+// the rest of the line must parse as its object's remaining keys and
+// close it at the very end. Otherwise the line is walked from the start.
+func stageTimeAtEnd(l []byte) ([]byte, error) {
+	const key = `"stageTimestamp"`
+	// The annotations after it are short: look in the tail first.
+	for _, from := range []int{max(0, len(l)-tailSize), 0} {
+		if i := bytes.LastIndex(l[from:], []byte(key)) + from; i > 0 {
+			s := scanner{d: l, i: i + len(key)}
+			if t, ok := restOfTopObject(&s, l[i-1]); ok {
+				return t, nil
+			}
+		}
+		if from == 0 {
+			break
+		}
+	}
+	var t []byte
+	s := scanner{d: l}
+	err := s.object(func(key []byte) error {
+		if string(key) == "stageTimestamp" {
+			var err error
+			t, err = s.str()
+			return err
+		}
+		return s.skip()
+	})
+	if err == nil && t == nil {
+		err = notEvent("it has no stageTimestamp")
+	}
+	return t, err
+}
+
+// tailSize is how much of a line's end is searched first.
+const tailSize = 640
+
+// restOfTopObject reads the value after a key found by search, then the
+// keys that follow, and reports whether the object they are in closes at
+// the line's last byte: then the key was top-level.
+func restOfTopObject(s *scanner, before byte) ([]byte, bool) {
+	if before != ',' && before != '{' && !isSpace(before) {
+		return nil, false
+	}
+	if s.expect(':') != nil {
+		return nil, false
+	}
+	t, err := s.str()
+	if err != nil {
+		return nil, false
+	}
+	for {
+		switch s.peek() {
+		case '}':
+			return t, s.i == len(s.d)-1
+		case ',':
+			s.i++
+			if _, err := s.rawString(); err != nil || s.expect(':') != nil || s.skip() != nil {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+}
+
+// parseStage reads a kept line whole.
+func parseStage(l []byte, in *interner) (stage, error) {
+	var st stage
+	ev := &st.ev
+	var stageTime, received []byte
+	s := scanner{d: l}
+	err := s.object(func(key []byte) error {
+		switch string(key) {
+		case "kind":
+			b, err := s.str()
+			if err == nil && string(b) != "Event" {
+				return notEvent(fmt.Sprintf("its kind is %.40q", b))
+			}
+			return err
+		case "apiVersion":
+			b, err := s.str()
+			st.v1beta1 = string(b) == "audit.k8s.io/v1beta1"
+			return err
+		case "level":
+			return s.internStr(&ev.Level, in)
+		case "auditID":
+			return s.plainStr(&ev.AuditID)
+		case "stage":
+			return s.internStr(&ev.Stage, in)
+		case "requestURI":
+			return s.plainStr(&ev.RequestURI)
+		case "verb":
+			return s.internStr(&ev.Verb, in)
+		case "user":
+			return readUser(&s, &ev.User, in)
+		case "impersonatedUser":
+			if s.peek() == 'n' {
+				return s.skip()
+			}
+			ev.ImpersonatedUser = &User{}
+			return readUser(&s, ev.ImpersonatedUser, in)
+		case "sourceIPs":
+			var err error
+			ev.SourceIPs, err = s.strings(in)
+			return err
+		case "userAgent":
+			return s.internStr(&ev.UserAgent, in)
+		case "objectRef":
+			return readRef(&s, &ev.Object, in)
+		case "responseStatus":
+			b, err := readBody(&s, in)
+			ev.Code = b.code
+			if b.reason != "" {
+				ev.Reason = b.reason
+			}
+			return err
+		case "requestObject":
+			b, err := readBody(&s, in)
+			ev.Request, ev.Delete = b.meta, b.delete
+			return err
+		case "responseObject":
+			b, err := readBody(&s, in)
+			ev.Response = b.meta
+			if b.status && b.reason != "" {
+				ev.Reason = b.reason
+			}
+			return err
+		case "requestReceivedTimestamp":
+			var err error
+			received, err = s.str()
+			return err
+		case "stageTimestamp":
+			var err error
+			stageTime, err = s.str()
+			return err
+		case "annotations":
+			return readAnnotations(&s, ev, in)
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return st, err
+	}
+	if err := st.complete(stageTime, received); err != nil {
+		return st, err
+	}
+	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
+		ev.Delete = nil // DeleteOptions only mean something on a delete
+	}
+	return st, nil
+}
+
+// complete checks the fields every audit event has and parses its times.
+func (st *stage) complete(stageTime, received []byte) error {
+	ev := &st.ev
+	for _, f := range []struct{ name, v string }{{"auditID", ev.AuditID}, {"stage", ev.Stage}, {"verb", ev.Verb}} {
+		if f.v == "" {
+			return notEvent("it has no " + f.name)
+		}
+	}
+	if st.rank = stageRank(ev.Stage); st.rank < 0 {
+		return notEvent(fmt.Sprintf("unknown stage %.40q", ev.Stage))
+	}
+	var err error
+	if ev.Time, err = parseTime(stageTime, "stageTimestamp"); err != nil {
+		return err
+	}
+	if len(received) > 0 {
+		ev.Received, err = parseTime(received, "requestReceivedTimestamp")
+	}
+	return err
+}
+
+func parseTime(b []byte, field string) (time.Time, error) {
+	if len(b) == 0 {
+		return time.Time{}, notEvent("it has no " + field)
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return t, notEvent(fmt.Sprintf("invalid %s %.40q", field, b))
+	}
+	return t.UTC(), nil
+}
+
+func (s *scanner) plainStr(dst *string) error {
+	b, err := s.str()
+	*dst = string(b)
+	return err
+}
+
+func (s *scanner) internStr(dst *string, in *interner) error {
+	b, err := s.str()
+	*dst = in.str(b)
+	return err
+}
+
+func readUser(s *scanner, u *User, in *interner) error {
+	return s.object(func(key []byte) error {
+		switch string(key) {
+		case "username":
+			return s.internStr(&u.Username, in)
+		case "uid":
+			return s.internStr(&u.UID, in)
+		case "groups":
+			var err error
+			u.Groups, err = s.strings(in)
+			return err
+		}
+		return s.skip() // extra: may hold credentials' identifiers
+	})
+}
+
+// readRef reads an objectRef. in is nil for the prefilter, which
+// only compares the strings: they alias the line.
+func readRef(s *scanner, r *Ref, in *interner) error {
+	str := func(dst *string, low bool) error {
+		b, err := s.str()
+		switch {
+		case in == nil:
+			*dst = unsafeString(b)
+		case low:
+			*dst = in.str(b)
+		default:
+			*dst = string(b)
+		}
+		return err
+	}
+	return s.object(func(key []byte) error {
+		switch string(key) {
+		case "resource":
+			return str(&r.Resource, true)
+		case "apiGroup":
+			return str(&r.APIGroup, true)
+		case "subresource":
+			return str(&r.Subresource, true)
+		}
+		if in == nil {
+			return s.skip()
+		}
+		switch string(key) {
+		case "namespace":
+			return str(&r.Namespace, true)
+		case "name":
+			return str(&r.Name, false)
+		case "uid":
+			return str(&r.UID, false)
+		case "apiVersion":
+			return str(&r.APIVersion, true)
+		case "resourceVersion":
+			return str(&r.ResourceVersion, false)
+		}
+		return s.skip()
+	})
+}
+
+// readAnnotations keeps the authorizer's decision and reason, nothing
+// else: other annotations can name what a webhook saw in a body.
+func readAnnotations(s *scanner, ev *Event, in *interner) error {
+	if s.peek() == 'n' {
+		return s.skip()
+	}
+	return s.object(func(key []byte) error {
+		switch string(key) {
+		case "authorization.k8s.io/decision":
+			return s.internStr(&ev.Decision, in)
+		case "authorization.k8s.io/reason":
+			b, err := s.str()
+			ev.AuthzReason = short(b)
+			return err
+		}
+		return s.skip()
+	})
+}
+
+// maxReason bounds a kept reason or message.
+const maxReason = 200
+
+func short(b []byte) string {
+	if len(b) > maxReason {
+		return string(b[:maxReason]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,295 @@
+package audit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+)
+
+// This file reads a file of one event per line on every core: the calling
+// goroutine reads (and decompresses) chunks of whole lines, workers filter
+// and parse them, each into its own accumulator, merged at the end. Order
+// does not matter until the stages are sorted, so no worker waits for
+// another.
+
+// chunkSize is how much the framer reads at once; a longer line grows it.
+const chunkSize = 1 << 20
+
+// maxNamed is how many bad lines of a file are named one by one.
+const maxNamed = 3
+
+type chunk struct {
+	data      []byte
+	firstLine int // the line number of data's first line
+	first     bool
+}
+
+type badLine struct {
+	line int
+	msg  string
+}
+
+// accumulator is what a worker read of one file.
+type accumulator struct {
+	path            string
+	idx             int
+	opts            Options
+	in              interner
+	stages          []*stage
+	block           []stage // where stages are allocated, a block at a time
+	events, dropped int
+	window          window
+	bad             []badLine // the first maxNamed, by line
+	badCount        int
+	v1beta1         bool
+	fatal           *badLine // the first line is not an audit event
+}
+
+func newAccumulator(idx int, path string, opts Options) *accumulator {
+	return &accumulator{idx: idx, path: path, opts: opts}
+}
+
+// readLines frames src into chunks of lines for the workers.
+func readLines(src io.Reader, idx int, path string, firstLine int, opts Options) (*accumulator, error) {
+	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
+	jobs := make(chan chunk, workers)
+	free := make(chan []byte, 2*workers+2) // more than can be in flight
+	accs := make([]*accumulator, workers)
+	var wg sync.WaitGroup
+	for w := range accs {
+		accs[w] = newAccumulator(idx, path, opts)
+		wg.Add(1)
+		go func(acc *accumulator) {
+			defer wg.Done()
+			for c := range jobs {
+				acc.chunk(c)
+				select {
+				case free <- c.data[:0]:
+				default:
+				}
+			}
+		}(accs[w])
+	}
+	err := frame(src, jobs, free, firstLine)
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return nil, fmt.Errorf("reading audit log %s: %w", path, err)
+	}
+	return mergeAccumulators(accs), nil
+}
+
+// frame reads src into chunks ending at a line's end.
+func frame(src io.Reader, jobs chan<- chunk, free chan []byte, line int) error {
+	var carry []byte
+	first := true
+	for {
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+			buf = make([]byte, 0, chunkSize)
+		}
+		if cap(buf) < 2*len(carry) {
+			buf = make([]byte, 0, 2*len(carry)+chunkSize)
+		}
+		buf = append(buf[:0], carry...)
+		n, err := io.ReadFull(src, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			return err
+		}
+		end := len(buf)
+		if !eof {
+			end = bytes.LastIndexByte(buf, '\n') + 1
+		}
+		carry = append(carry[:0], buf[end:]...)
+		if end > 0 {
+			jobs <- chunk{data: buf[:end], firstLine: line, first: first}
+			line += bytes.Count(buf[:end], []byte{'\n'})
+			first = false
+		}
+		if eof {
+			return nil
+		}
+	}
+}
+
+// chunk reads each line of c.
+func (a *accumulator) chunk(c chunk) {
+	d := c.data
+	line := c.firstLine
+	for len(d) > 0 {
+		i := bytes.IndexByte(d, '\n')
+		l := d
+		if i >= 0 {
+			l, d = d[:i], d[i+1:]
+		} else {
+			d = nil
+		}
+		a.line(l, line, c.first && line == c.firstLine)
+		line++
+	}
+}
+
+// line reads one line: blank lines are skipped, dropped lines counted,
+// kept ones parsed.
+func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
+	l = bytes.TrimSpace(l)
+	if len(l) == 0 {
+		return
+	}
+	h, v, err := prefilter(l)
+	if err == nil && v == keep {
+		err = a.keep(l, n)
+	}
+	if err != nil {
+		a.badLine(l, n, err, firstOfFile)
+		return
+	}
+	a.events++
+	a.v1beta1 = a.v1beta1 || h.v1beta1
+	if v == drop {
+		a.dropped++
+		a.window.add(h.stageTime)
+	}
+}
+
+// keep parses a kept line and files its stage when it is in the window.
+func (a *accumulator) keep(l []byte, n int) error {
+	st, err := parseStage(l, &a.in)
+	if err != nil {
+		return err
+	}
+	st.file, st.ev.Source = a.idx, Position{File: a.path, Line: n}
+	a.v1beta1 = a.v1beta1 || st.v1beta1
+	a.window.addTime(st.ev.Time)
+	if (a.opts.Since.IsZero() || !st.ev.Time.Before(a.opts.Since)) && (a.opts.Until.IsZero() || !st.ev.Time.After(a.opts.Until)) {
+		a.stages = append(a.stages, a.alloc(st))
+	}
+	return nil
+}
+
+// alloc files st in a block of stages: one allocation for many, and
+// no copying of grown slices of large structs.
+func (a *accumulator) alloc(st stage) *stage {
+	if len(a.block) == cap(a.block) {
+		a.block = make([]stage, 0, 256)
+	}
+	a.block = append(a.block, st)
+	return &a.block[len(a.block)-1]
+}
+
+func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
+	var ne *notAnEvent
+	msg := err.Error()
+	switch {
+	case errors.As(err, &ne):
+	case len(l) > 0 && l[0] != '{':
+		if end, err := skipValue(l, 0); err == nil && end == len(l) {
+			msg = "not an audit event: it is not a JSON object"
+		} else {
+			msg = "not valid JSON"
+		}
+	case errors.Is(err, errIncomplete):
+		msg = "not valid JSON: the line ends inside a value (a truncated write?)"
+	default:
+		msg = "not valid JSON: " + msg
+	}
+	if firstOfFile {
+		a.fatal = &badLine{n, msg}
+	}
+	a.badCount++
+	if len(a.bad) < maxNamed {
+		a.bad = append(a.bad, badLine{n, msg})
+	}
+}
+
+// mergeAccumulators adds the workers' accumulators into the first.
+func mergeAccumulators(accs []*accumulator) *accumulator {
+	out := accs[0]
+	for _, a := range accs[1:] {
+		out.stages = append(out.stages, a.stages...)
+		out.events += a.events
+		out.dropped += a.dropped
+		out.window.merge(&a.window)
+		out.bad = append(out.bad, a.bad...)
+		out.badCount += a.badCount
+		out.v1beta1 = out.v1beta1 || a.v1beta1
+		if a.fatal != nil {
+			out.fatal = a.fatal
+		}
+	}
+	sort.Slice(out.bad, func(i, j int) bool { return out.bad[i].line < out.bad[j].line })
+	out.bad = out.bad[:min(len(out.bad), maxNamed)]
+	return out
+}
+
+// window is the earliest and latest stageTimestamp seen. Timestamps as
+// the kube-apiserver writes them (UTC, microseconds) compare as bytes, so
+// the dropped majority is never parsed.
+type window struct {
+	lo, hi   []byte    // canonical timestamps
+	min, max time.Time // the others, parsed
+}
+
+// canonicalTime is len("2006-01-02T15:04:05.000000Z").
+const canonicalTime = 27
+
+func (w *window) add(b []byte) {
+	if len(b) != canonicalTime || b[canonicalTime-1] != 'Z' || b[10] != 'T' {
+		if t, err := time.Parse(time.RFC3339Nano, string(b)); err == nil {
+			w.addTime(t.UTC())
+		}
+		return
+	}
+	if w.lo == nil || bytes.Compare(b, w.lo) < 0 {
+		w.lo = append(w.lo[:0], b...)
+	}
+	if w.hi == nil || bytes.Compare(b, w.hi) > 0 {
+		w.hi = append(w.hi[:0], b...)
+	}
+}
+
+func (w *window) addTime(t time.Time) {
+	if w.min.IsZero() || t.Before(w.min) {
+		w.min = t
+	}
+	if w.max.IsZero() || t.After(w.max) {
+		w.max = t
+	}
+}
+
+func (w *window) merge(o *window) {
+	for _, b := range [][]byte{o.lo, o.hi} {
+		if b != nil {
+			w.add(b)
+		}
+	}
+	for _, t := range []time.Time{o.min, o.max} {
+		if !t.IsZero() {
+			w.addTime(t)
+		}
+	}
+}
+
+// bounds folds the byte-compared timestamps into the parsed ones.
+func (w *window) bounds() (time.Time, time.Time) {
+	for _, b := range [][]byte{w.lo, w.hi} {
+		if b == nil {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339Nano, string(b)); err == nil {
+			w.addTime(t.UTC())
+		}
+	}
+	return w.min, w.max
+}
+
+func indexNewline(d []byte) int { return bytes.IndexByte(d, '\n') }

@@ -1,0 +1,357 @@
+package audit
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// Options bound what Read keeps. A zero time is unbounded.
+type Options struct {
+	// Since and Until keep the events whose stageTimestamp is in
+	// [Since, Until].
+	Since, Until time.Time
+}
+
+// Read reads audit logs: kube-apiserver files written with
+// --audit-log-format=json (rotated ones too, gzipped or not), folders of
+// them, EventList documents as the webhook backend sends them, and "-"
+// for stdin. It merges every file's events by stageTimestamp, collapses
+// the stages of one request into one Event, and keeps only the requests
+// a post-mortem needs, reduced to their metadata (see Event).
+//
+// A file that is not an audit log is an error naming it; lines that
+// cannot be read are warnings naming file and line, and the rest is read.
+func Read(paths []string, stdin io.Reader, opts Options) (*Log, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no audit log given: name the kube-apiserver's audit log files or folders, or - for stdin")
+	}
+	files, err := expand(paths)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{opts: opts, stdin: stdin}
+	for i, path := range files {
+		if err := r.readFile(i, path); err != nil {
+			return nil, err
+		}
+	}
+	return r.finish(files)
+}
+
+// expand replaces each folder by the regular files in it, sorted by name.
+func expand(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		if p == "-" {
+			files = append(files, p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading audit log: %w", err)
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading audit log folder: %w", err)
+		}
+		n := len(files)
+		for _, e := range entries { // sorted by name
+			full := filepath.Join(p, e.Name())
+			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
+				files = append(files, full)
+			}
+		}
+		if len(files) == n {
+			return nil, fmt.Errorf("audit log folder %s holds no file: name the folder of the kube-apiserver's --audit-log-path", p)
+		}
+	}
+	return files, nil
+}
+
+// reader accumulates what every file gave.
+type reader struct {
+	opts     Options
+	stdin    io.Reader
+	stages   []*stage
+	files    []File
+	warnings []Warning
+	dropped  int
+}
+
+// open opens a path (or stdin), decompressing it when it starts with
+// gzip's magic bytes, whatever its name.
+func (r *reader) open(path string) (io.Reader, func() error, error) {
+	var src io.Reader = r.stdin
+	closer := func() error { return nil }
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading audit log: %w", err)
+		}
+		src, closer = f, f.Close
+	}
+	if src == nil {
+		return nil, nil, errors.New("reading audit log from stdin: no stdin")
+	}
+	br := bufio.NewReaderSize(src, 1<<16)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br) // reads every member of a multi-member file
+		if err != nil {
+			_ = closer()
+			return nil, nil, fmt.Errorf("reading audit log %s: %w", path, err)
+		}
+		return gz, closer, nil
+	}
+	return br, closer, nil
+}
+
+// sniffSize is how far the reader looks for the end of the first line.
+const sniffSize = 1 << 20
+
+func (r *reader) readFile(idx int, path string) error {
+	src, closer, err := r.open(path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = closer() }()
+	br := bufio.NewReaderSize(src, sniffSize)
+	blank, err := skipBlank(br)
+	if err == io.EOF {
+		r.files = append(r.files, File{Path: path})
+		r.warn(path, 0, fmt.Sprintf("%s is empty: it holds no audit events", path))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading audit log %s: %w", path, err)
+	}
+	if c, _ := br.Peek(1); c[0] != '{' {
+		return notAuditLog(path, blank+1, "it does not start with a JSON object")
+	}
+	var acc *accumulator
+	if oneLineEvents(br) {
+		acc, err = readLines(br, idx, path, blank+1, r.opts)
+	} else {
+		acc, err = readStream(br, idx, path, blank+1, r.opts)
+	}
+	if err != nil {
+		return err
+	}
+	return r.add(acc, path)
+}
+
+// notAuditLogError is a file that is not an audit log.
+type notAuditLogError struct{ msg string }
+
+func (e *notAuditLogError) Error() string { return e.msg }
+
+func notAuditLog(path string, line int, why string) error {
+	return &notAuditLogError{fmt.Sprintf("%s is not an audit log (line %d: %s): give the kube-apiserver's --audit-log-path file written with --audit-log-format=json, or an EventList", path, line, why)}
+}
+
+// skipBlank consumes leading whitespace and returns the number of
+// lines it held.
+func skipBlank(br *bufio.Reader) (int, error) {
+	lines := 0
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return lines, err
+		}
+		if !isSpace(c) {
+			return lines, br.UnreadByte()
+		}
+		if c == '\n' {
+			lines++
+		}
+	}
+}
+
+// oneLineEvents says whether the file holds one event per line: its
+// first line is a whole JSON object, and not an EventList.
+func oneLineEvents(br *bufio.Reader) bool {
+	d, _ := br.Peek(sniffSize)
+	if i := indexNewline(d); i >= 0 {
+		d = d[:i]
+	}
+	s := scanner{d: d}
+	kind := ""
+	err := s.object(func(key []byte) error {
+		if string(key) == "kind" {
+			b, err := s.str()
+			kind = string(b)
+			return err
+		}
+		return s.skip()
+	})
+	return err == nil && kind != "EventList"
+}
+
+// add files what one file gave, with its warnings.
+func (r *reader) add(acc *accumulator, path string) error {
+	if acc.fatal != nil {
+		return notAuditLog(path, acc.fatal.line, acc.fatal.msg)
+	}
+	r.stages = append(r.stages, acc.stages...)
+	r.dropped += acc.dropped
+	f := File{Path: path, Events: acc.events, Bad: acc.badCount}
+	f.First, f.Last = acc.window.bounds()
+	r.files = append(r.files, f)
+	if acc.v1beta1 {
+		r.warn(path, 0, fmt.Sprintf("%s holds audit.k8s.io/v1beta1 events: they are read as audit.k8s.io/v1, whose fields a post-mortem reads have the same names", path))
+	}
+	for _, b := range acc.bad {
+		r.warn(path, b.line, fmt.Sprintf("%s:%d: %s", path, b.line, b.msg))
+	}
+	if acc.badCount > len(acc.bad) {
+		r.warn(path, acc.bad[0].line, fmt.Sprintf("%d lines of %s could not be read as audit events; first at line %d", acc.badCount, path, acc.bad[0].line))
+	}
+	if acc.events == 0 && acc.badCount == 0 {
+		r.warn(path, 0, fmt.Sprintf("%s holds no audit events", path))
+	}
+	return nil
+}
+
+func (r *reader) warn(path string, line int, msg string) {
+	r.warnings = append(r.warnings, Warning{Position: Position{File: path, Line: line}, Message: msg})
+}
+
+// finish collapses the stages of each request, drops the failed writes
+// and sorts the requests by time.
+func (r *reader) finish(paths []string) (*Log, error) {
+	events := 0
+	for _, f := range r.files {
+		events += f.Events
+	}
+	if events == 0 {
+		return nil, fmt.Errorf("no audit events in %s: give the kube-apiserver's audit log (--audit-log-path, written with --audit-log-format=json)", strings.Join(paths, ", "))
+	}
+	log := &Log{Files: r.files, Warnings: r.warnings, Dropped: r.dropped}
+	sort.Slice(r.stages, func(i, j int) bool { return stageBefore(r.stages[i], r.stages[j]) })
+	log.Events = make([]Event, 0, requests(r.stages))
+	var dup dupCount
+	for i := 0; i < len(r.stages); {
+		j := i + 1
+		for j < len(r.stages) && r.stages[j].ev.AuditID == r.stages[i].ev.AuditID {
+			j++
+		}
+		ev, ok := collapse(r.stages[i:j], &dup)
+		if !ok {
+			log.Dropped += j - i
+		} else {
+			log.Events = append(log.Events, ev)
+			log.Files[r.stages[j-1].file].Kept++
+		}
+		i = j
+	}
+	r.stages = nil
+	sort.Slice(log.Events, func(i, j int) bool {
+		a, b := &log.Events[i], &log.Events[j]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		return a.AuditID < b.AuditID
+	})
+	if dup.n > 0 {
+		log.Warnings = append(log.Warnings, Warning{Position: dup.first, Message: fmt.Sprintf(
+			"%d audit events were read more than once (the same auditID and stage: a file given twice, or rotated files that overlap) and counted once; the first is auditID %s at %s:%d",
+			dup.n, dup.id, dup.first.File, dup.first.Line)})
+	}
+	return log, nil
+}
+
+// requests counts the requests of sorted stages.
+func requests(stages []*stage) int {
+	n := 0
+	for i := range stages {
+		if i == 0 || stages[i].ev.AuditID != stages[i-1].ev.AuditID {
+			n++
+		}
+	}
+	return n
+}
+
+// stageBefore orders stages by request, then by stage, time and place read.
+func stageBefore(a, b *stage) bool {
+	switch {
+	case a.ev.AuditID != b.ev.AuditID:
+		return a.ev.AuditID < b.ev.AuditID
+	case a.rank != b.rank:
+		return a.rank < b.rank
+	case !a.ev.Time.Equal(b.ev.Time):
+		return a.ev.Time.Before(b.ev.Time)
+	case a.file != b.file:
+		return a.file < b.file
+	}
+	return a.ev.Source.Line < b.ev.Source.Line
+}
+
+type dupCount struct {
+	n     int
+	id    string
+	first Position
+}
+
+// collapse merges the stages of one request, in stage order: the last
+// stage's time and position, and each field from the last stage that
+// has it. It reports false for a create, update or patch that failed:
+// it changed nothing.
+func collapse(stages []*stage, dup *dupCount) (Event, bool) {
+	ev := stages[0].ev
+	for k := 1; k < len(stages); k++ {
+		st := stages[k]
+		if st.rank == stages[k-1].rank {
+			if dup.n == 0 {
+				dup.id, dup.first = st.ev.AuditID, st.ev.Source
+			}
+			dup.n++
+			continue
+		}
+		mergeStage(&ev, &st.ev)
+	}
+	switch ev.Verb {
+	case "create", "update", "patch":
+		return ev, ev.Code < 400
+	}
+	return ev, true
+}
+
+func mergeStage(ev, later *Event) {
+	ev.Stage, ev.Time, ev.Source = later.Stage, later.Time, later.Source
+	if later.Code != 0 {
+		ev.Code = later.Code
+	}
+	if later.Reason != "" {
+		ev.Reason = later.Reason
+	}
+	if ev.Received.IsZero() {
+		ev.Received = later.Received
+	}
+	if later.Level != "" {
+		ev.Level = later.Level
+	}
+	if later.Decision != "" {
+		ev.Decision, ev.AuthzReason = later.Decision, later.AuthzReason
+	}
+	if later.Delete != nil {
+		ev.Delete = later.Delete
+	}
+	if later.Request != nil {
+		ev.Request = later.Request
+	}
+	if later.Response != nil {
+		ev.Response = later.Response
+	}
+}

@@ -1,0 +1,261 @@
+package audit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// This file reads a file that is not one event per line: an EventList
+// (what the webhook backend sends, often pretty-printed), a pretty-printed
+// Event, or several of them one after the other. It holds one item at a
+// time, never the whole document.
+
+// stream is a growing window on a reader: buf[pos:] is unread.
+type stream struct {
+	src  io.Reader
+	buf  []byte
+	pos  int
+	eof  bool
+	line int // the line number at buf[counted]
+	// counted is how far buf has been scanned for newlines.
+	counted int
+}
+
+// more reads at least as much again as is buffered, dropping what was
+// consumed.
+func (s *stream) more() error {
+	if s.eof {
+		return errIncomplete
+	}
+	if s.pos > 0 {
+		s.lineAt(s.pos)
+		n := copy(s.buf, s.buf[s.pos:])
+		s.buf, s.counted, s.pos = s.buf[:n], s.counted-s.pos, 0
+	}
+	want := max(len(s.buf), 1<<16)
+	if cap(s.buf)-len(s.buf) < want {
+		nb := make([]byte, len(s.buf), len(s.buf)+want)
+		copy(nb, s.buf)
+		s.buf = nb
+	}
+	n, err := io.ReadFull(s.src, s.buf[len(s.buf):len(s.buf)+want])
+	s.buf = s.buf[:len(s.buf)+n]
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		s.eof = true
+		return nil
+	}
+	return err
+}
+
+// lineAt is the line number of buf[off], off ≥ counted.
+func (s *stream) lineAt(off int) int {
+	s.line += bytes.Count(s.buf[s.counted:off], []byte{'\n'})
+	s.counted = off
+	return s.line
+}
+
+// do runs f on the unread bytes until it needs no more data; f returns
+// how much it consumed.
+func (s *stream) do(f func(d []byte) (int, error)) error {
+	for {
+		n, err := f(s.buf[s.pos:])
+		if err == nil {
+			s.pos += n
+			return nil
+		}
+		if !errors.Is(err, errIncomplete) {
+			return err
+		}
+		if err := s.more(); err != nil {
+			return err
+		}
+	}
+}
+
+// token consumes whitespace and one expected byte among want; it
+// returns the byte, or 0 at the end of the data.
+func (s *stream) token(want string) (byte, error) {
+	var c byte
+	err := s.do(func(d []byte) (int, error) {
+		i := skipSpace(d, 0)
+		if i == len(d) {
+			if s.eof {
+				return i, nil
+			}
+			return 0, errIncomplete
+		}
+		if bytes.IndexByte([]byte(want), d[i]) < 0 {
+			return 0, fmt.Errorf("expected one of %q, found %q", want, d[i])
+		}
+		c = d[i]
+		return i + 1, nil
+	})
+	return c, err
+}
+
+// value consumes the next value and returns it with its line.
+func (s *stream) value() ([]byte, int, error) {
+	var v []byte
+	line := 0
+	err := s.do(func(d []byte) (int, error) {
+		i := skipSpace(d, 0)
+		end, err := skipValue(d, i)
+		if err != nil {
+			return 0, err
+		}
+		v = d[i:end]
+		line = s.lineAt(s.pos + i)
+		return end, nil
+	})
+	return v, line, err
+}
+
+// readStream reads the JSON values of src: EventLists' items and Events.
+func readStream(src io.Reader, idx int, path string, firstLine int, opts Options) (*accumulator, error) {
+	acc := newAccumulator(idx, path, opts)
+	s := &stream{src: src, line: firstLine}
+	for first := true; ; first = false {
+		if c, err := s.token("{"); err != nil || c == 0 {
+			return acc, s.fail(acc, err, first)
+		}
+		s.pos-- // the object is read whole or key by key below
+		if err := s.document(acc, first); err != nil {
+			return acc, s.fail(acc, err, first)
+		}
+	}
+}
+
+// fail ends a stream: an error before the first event means the file is
+// not an audit log; after it, a warning at the line reached.
+func (s *stream) fail(acc *accumulator, err error, first bool) error {
+	var nal *notAuditLogError
+	if err == nil || errors.As(err, &nal) {
+		return err
+	}
+	if err == errIncomplete && !first {
+		acc.badLine(nil, s.lineAt(s.pos), errIncomplete, false)
+		return nil
+	}
+	if acc.events == 0 && acc.badCount == 0 {
+		return notAuditLog(acc.path, s.lineAt(s.pos), "not valid JSON: "+err.Error())
+	}
+	acc.badLine(nil, s.lineAt(s.pos), err, false)
+	return nil
+}
+
+// document reads one top-level object: an EventList item by item, or an
+// Event whole.
+func (s *stream) document(acc *accumulator, first bool) error {
+	start := s.pos
+	kind, err := s.kindOf()
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case "Event":
+		v, line, err := s.value()
+		if err == nil {
+			acc.line(v, line, false)
+		}
+		return err
+	case "EventList":
+		s.pos = start
+		return s.items(acc)
+	}
+	if first {
+		return notAuditLog(acc.path, s.lineAt(s.pos), fmt.Sprintf("its kind is %.40q, not Event or EventList", kind))
+	}
+	_, line, err := s.value()
+	acc.badLine(nil, line, notEvent(fmt.Sprintf("its kind is %.40q", kind)), false)
+	return err
+}
+
+// kindOf reads the kind of the object at pos without consuming it.
+func (s *stream) kindOf() (string, error) {
+	kind := ""
+	err := s.do(func(d []byte) (int, error) {
+		sc := scanner{d: d}
+		err := sc.object(func(key []byte) error {
+			if string(key) == "kind" {
+				b, err := sc.str()
+				kind = string(b)
+				if err == nil {
+					return errDecided
+				}
+				return err
+			}
+			if string(key) == "items" && kind == "" {
+				kind = "EventList" // a list without kind says what it is by its items
+				return errDecided
+			}
+			return sc.skip()
+		})
+		if err == errDecided {
+			err = nil
+		}
+		return 0, err
+	})
+	return kind, err
+}
+
+// items reads an EventList key by key, each item as one event.
+func (s *stream) items(acc *accumulator) error {
+	if _, err := s.token("{"); err != nil {
+		return err
+	}
+	for {
+		c, err := s.token("\",}")
+		if err != nil || c == '}' {
+			return err
+		}
+		if c == ',' {
+			continue
+		}
+		s.pos--
+		key, _, err := s.value()
+		if err != nil {
+			return err
+		}
+		if _, err := s.token(":"); err != nil {
+			return err
+		}
+		if string(key) != `"items"` {
+			if _, _, err := s.value(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.list(acc); err != nil {
+			return err
+		}
+	}
+}
+
+// list reads the items array.
+func (s *stream) list(acc *accumulator) error {
+	c, err := s.token("[n")
+	if err != nil || c == 'n' {
+		s.pos-- // null: no items
+		if err == nil {
+			_, _, err = s.value()
+		}
+		return err
+	}
+	for {
+		c, err := s.token("{,]")
+		if err != nil || c == ']' {
+			return err
+		}
+		if c == ',' {
+			continue
+		}
+		s.pos--
+		v, line, err := s.value()
+		if err != nil {
+			return err
+		}
+		acc.line(v, line, false)
+	}
+}

@@ -1,0 +1,67 @@
+package postmortem
+
+import (
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/audit"
+)
+
+// Actors that only ever carry out a deletion someone else started. They
+// are never roots: a post-mortem follows them up to who started it.
+const (
+	ActorGarbageCollector    = "garbagecollector"
+	ActorNamespaceController = "namespace-controller"
+	ActorKubelet             = "kubelet"
+	ActorAPIServer           = "apiserver"
+	ActorUser                = "user"
+	// ActorControllerManager is kube-controller-manager running without
+	// --use-service-account-credentials: every controller shares one
+	// identity, so which one acted is a judgement, not a fact.
+	ActorControllerManager = "kube-controller-manager"
+)
+
+const serviceAccountPrefix = "system:serviceaccount:kube-system:"
+
+// actor names who sent a request: a controller by its service account, a
+// kubelet by its node identity, anyone else as a user. An impersonated
+// request acted as the impersonated user.
+func actor(e *audit.Event) string {
+	u := e.User.Username
+	if e.ImpersonatedUser != nil && e.ImpersonatedUser.Username != "" {
+		u = e.ImpersonatedUser.Username
+	}
+	switch {
+	case u == serviceAccountPrefix+"generic-garbage-collector":
+		return ActorGarbageCollector
+	case u == serviceAccountPrefix+"namespace-controller":
+		return ActorNamespaceController
+	case strings.HasPrefix(u, "system:node:"):
+		return ActorKubelet
+	case u == "system:apiserver":
+		return ActorAPIServer
+	case u == "system:kube-controller-manager":
+		return ActorControllerManager
+	case strings.HasPrefix(u, serviceAccountPrefix) && strings.HasSuffix(u, "-controller"):
+		return strings.TrimPrefix(u, serviceAccountPrefix)
+	}
+	return ActorUser
+}
+
+// follower reports whether an actor only carries out deletions others
+// start. kube-controller-manager's shared identity is decided per request
+// (sharedIdentityFollows).
+func follower(a string) bool {
+	switch a {
+	case ActorGarbageCollector, ActorNamespaceController, ActorKubelet, ActorAPIServer:
+		return true
+	}
+	return false
+}
+
+// userOf is the name a request acted as.
+func userOf(e *audit.Event) string {
+	if e.ImpersonatedUser != nil && e.ImpersonatedUser.Username != "" {
+		return e.ImpersonatedUser.Username
+	}
+	return e.User.Username
+}

@@ -1,0 +1,274 @@
+package postmortem
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// chains is the forest of what happened: roots and each object's cause.
+type chains struct {
+	ix       *index
+	causes   map[*record]cause
+	children map[*record][]*record
+	roots    []*record
+	// missing are owners whose deletion the log does not hold, keyed by
+	// UID, with the dependents that went for them.
+	missing     map[string]*record
+	unexplained []*record
+	wentByNS    map[string][]went
+}
+
+// buildChains decides every object's cause. Objects whose deletion did
+// not start in the window and that were not orphaned take no part.
+func buildChains(ix *index) *chains {
+	ch := &chains{ix: ix, causes: map[*record]cause{}, children: map[*record][]*record{}, missing: map[string]*record{}}
+	for _, r := range sortedRecords(ix.all) {
+		if !ix.wentOrStarted(r) {
+			ch.orphan(r)
+			continue
+		}
+		c, ok := ix.causeOf(r)
+		switch {
+		case ok && c.parent == nil:
+			ch.roots = append(ch.roots, r)
+			ch.causes[r] = c
+		case ok:
+			ch.link(r, c)
+		case c.actor == ActorGarbageCollector && len(r.owners) > 0:
+			ch.underMissingOwner(r, c)
+		case c.actor == ActorGarbageCollector:
+			ch.byTiming(r, c)
+		default:
+			ch.unexplained = append(ch.unexplained, r)
+		}
+	}
+	ch.promoteParents()
+	return ch
+}
+
+// promoteParents makes an unexplained object that others went for the
+// root of their chain: its own deletion is not in the log, but theirs is.
+func (ch *chains) promoteParents() {
+	rest := ch.unexplained[:0]
+	for _, r := range ch.unexplained {
+		if len(ch.children[r]) == 0 {
+			rest = append(rest, r)
+			continue
+		}
+		ch.missing[r.uid] = r
+		ch.roots = append(ch.roots, r)
+		ch.causes[r] = cause{via: ViaRoot, actor: "unknown"}
+	}
+	ch.unexplained = rest
+}
+
+// wentOrStarted: a request started deleting the object, or it was there
+// before and is gone after.
+func (ix *index) wentOrStarted(r *record) bool {
+	if r.start() != nil {
+		return true
+	}
+	g, _ := ix.gone(r)
+	return g && r.before != nil
+}
+
+func (ch *chains) link(r *record, c cause) {
+	ch.causes[r] = c
+	ch.children[c.parent] = append(ch.children[c.parent], r)
+}
+
+// orphan files an object the garbage collector orphaned under the owner
+// whose orphaning delete caused it.
+func (ch *chains) orphan(r *record) {
+	uids, e, ev := ch.ix.orphanedFrom(r)
+	for _, uid := range uids {
+		o := ch.ix.byUID[uid]
+		if o == nil || o.start() == nil {
+			continue
+		}
+		c := cause{parent: o, via: ViaOwnerReference, evidence: ev, actor: ActorGarbageCollector, likely: e == nil}
+		ch.link(r, c)
+		return
+	}
+}
+
+// underMissingOwner puts a dependent the garbage collector deleted under
+// an owner whose deletion is not in the log: it came before the window,
+// or through an API server whose log was not given.
+func (ch *chains) underMissingOwner(r *record, c cause) {
+	ref := r.owners[0]
+	o := ch.ix.byUID[ref.UID]
+	if o == nil {
+		group, _ := snapshot.SplitAPIVersion(ref.APIVersion)
+		t, _ := ch.ix.kinds.byKind[[2]string{group, ref.Kind}]
+		o = ch.ix.add(objKey{t, r.key.namespace, ref.Name}, ref.UID)
+		o.ref = snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: r.key.namespace, Name: ref.Name, UID: ref.UID}
+	}
+	if _, known := ch.causes[o]; !known {
+		ch.missing[ref.UID] = o
+		ch.roots = append(ch.roots, o)
+		ch.causes[o] = cause{via: ViaRoot, actor: "unknown"}
+	}
+	c.parent, c.via, c.evidence = o, ViaOwnerReference, r.ownersFrom
+	ch.link(r, c)
+}
+
+// guessWindow is how close in time a deletion must follow another for
+// kgc to guess that one caused the other, when nothing else ties them.
+const guessWindow = time.Minute
+
+// byTiming ties a dependent the garbage collector deleted, whose owner
+// references neither the log nor a snapshot shows, to the deletion that
+// started last before it in its namespace: a guess, said as one.
+func (ch *chains) byTiming(r *record, c cause) {
+	at := received(r.start())
+	best, bestAt := ch.lastWentBefore(r, at)
+	if best == nil || at.Sub(bestAt) > guessWindow {
+		ch.unexplained = append(ch.unexplained, r)
+		return
+	}
+	c.parent, c.via, c.evidence = best, ViaOwnerReference, EvidenceTiming
+	c.detail = fmt.Sprintf("its owner references are in neither the log nor a snapshot: tied to %s only because its deletion started %s later (a guess)",
+		describe(best.ref), at.Sub(bestAt).Round(time.Millisecond))
+	ch.link(r, c)
+}
+
+// went is one object's start of going, for lastWentBefore.
+type went struct {
+	at time.Time
+	r  *record
+}
+
+// lastWentBefore finds, in r's namespace, the object whose going started
+// last at or before at (r excluded). The per-namespace lists are sorted
+// once, so a log of many such dependents costs a search each.
+func (ch *chains) lastWentBefore(r *record, at time.Time) (*record, time.Time) {
+	if ch.wentByNS == nil {
+		ch.wentByNS = map[string][]went{}
+		for _, o := range ch.ix.all {
+			if st, ok := ch.ix.wentAt(o); ok && !st.IsZero() {
+				ch.wentByNS[o.key.namespace] = append(ch.wentByNS[o.key.namespace], went{st, o})
+			}
+		}
+		for _, ws := range ch.wentByNS {
+			slices.SortStableFunc(ws, func(a, b went) int { return a.at.Compare(b.at) })
+		}
+	}
+	ws := ch.wentByNS[r.key.namespace]
+	i, _ := slices.BinarySearchFunc(ws, at, func(w went, t time.Time) int {
+		if w.at.After(t) {
+			return 1
+		}
+		return -1
+	})
+	for i--; i >= 0; i-- {
+		if ws[i].r != r {
+			return ws[i].r, ws[i].at
+		}
+	}
+	return nil, time.Time{}
+}
+
+// tree is the Link of r with its dependents, in time order.
+func (ch *chains) tree(r *record, seen map[*record]bool) Link {
+	seen[r] = true
+	c := ch.causes[r]
+	l := ch.linkOf(r, c)
+	kids := slices.Clone(ch.children[r])
+	slices.SortStableFunc(kids, func(a, b *record) int {
+		if x := a.startTime().Compare(b.startTime()); x != 0 {
+			return x
+		}
+		return a.ref.Compare(b.ref)
+	})
+	for _, k := range kids {
+		if !seen[k] {
+			l.Dependents = append(l.Dependents, ch.tree(k, seen))
+		}
+	}
+	return l
+}
+
+func (ch *chains) linkOf(r *record, c cause) Link {
+	l := Link{Object: r.ref, Via: c.via, Evidence: c.evidence, Actor: c.actor, Detail: c.detail, Steps: ch.ix.stepsOf(r)}
+	if c.via == ViaRoot {
+		l.Evidence = EvidenceAudit
+		if _, missing := ch.missing[r.uid]; missing && r.start() == nil {
+			l.Evidence = ""
+		}
+	}
+	s := r.start()
+	if s != nil {
+		l.Time, l.AuditID, l.User = s.Time, s.AuditID, userOf(s)
+	} else if sw := ch.ix.sweepOrStart(r); sw != nil {
+		l.Time = sw.Time
+	}
+	l.Result, _ = ch.ix.result(r)
+	if s == nil && c.via == ViaOwnerReference && c.actor == ActorGarbageCollector && !c.likely {
+		l.Result = ResultOrphaned
+	}
+	if uids, e, _ := ch.ix.orphanedFrom(r); len(uids) > 0 && s == nil {
+		l.Result = ResultOrphaned
+		if e != nil {
+			l.Time, l.AuditID, l.User = e.Time, e.AuditID, userOf(e)
+		}
+	}
+	if c.likely && l.Detail == "" {
+		l.Detail = fmt.Sprintf("no request shows who did it: %s is the likely actor", c.actor)
+	}
+	return l
+}
+
+// stepsOf lists the logged requests about an object that change it.
+func (ix *index) stepsOf(r *record) []Step {
+	out := []Step{}
+	started := false
+	for _, e := range r.events {
+		what := stepWhat(e, started)
+		if what == "" {
+			continue
+		}
+		if deletes(e) && accepted(e) {
+			started = true
+		}
+		out = append(out, Step{Time: e.Time, User: userOf(e), Actor: actor(e), Verb: e.Verb, AuditID: e.AuditID, Code: e.Code, What: what})
+	}
+	if e := ix.sweepOrStart(r); e != nil && e.Verb == "deletecollection" {
+		out = append(out, Step{Time: e.Time, User: userOf(e), Actor: actor(e), Verb: e.Verb, AuditID: e.AuditID, Code: e.Code, What: StepDeleteCollection})
+	}
+	slices.SortStableFunc(out, func(a, b Step) int { return cmp.Compare(a.Time.UnixNano(), b.Time.UnixNano()) })
+	return out
+}
+
+func stepWhat(e *audit.Event, started bool) string {
+	switch {
+	case e.Code >= 400 && (deletes(e) || e.Verb == "deletecollection"):
+		return StepRefused
+	case e.Code >= 400:
+		return ""
+	case e.Verb == "create" && e.Object.Subresource == "eviction":
+		return StepEvict
+	case e.Verb == "delete" && !started:
+		if removedIt(e) {
+			return StepDelete
+		}
+		return StepMarkDeleting
+	case e.Verb == "delete":
+		return StepDelete
+	case (e.Verb == "patch" || e.Verb == "update") && e.Request != nil && len(e.Request.RemovedOwnerUIDs) > 0:
+		return StepOrphan
+	case (e.Verb == "patch" || e.Verb == "update") && started:
+		if e.Object.Subresource == "finalize" || removedIt(e) {
+			return StepRemoveFinalizer
+		}
+		return StepUpdate
+	case (e.Verb == "patch" || e.Verb == "update") && actor(e) == ActorGarbageCollector:
+		return StepUpdate
+	}
+	return ""
+}

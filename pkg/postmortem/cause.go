@@ -1,0 +1,239 @@
+package postmortem
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/audit"
+)
+
+// cause is why an object went: its parent in a chain and how the tie is
+// known, or, for a root, nothing.
+type cause struct {
+	parent   *record
+	via      string
+	evidence string
+	// actor carried out the deletion; likely is set when no request
+	// shows it, so the actor is the model's answer, not a fact.
+	actor  string
+	likely bool
+	detail string
+}
+
+// causeOf decides an object's cause, or reports it a root (ok true, parent
+// nil) or unexplained (ok false).
+func (ix *index) causeOf(r *record) (c cause, ok bool) {
+	s := r.start()
+	if s == nil {
+		return ix.silentCause(r)
+	}
+	a := ix.actorFor(s, r)
+	c.actor = a
+	switch a {
+	case ActorGarbageCollector:
+		return ix.ownerCause(r, received(s), c)
+	case ActorNamespaceController:
+		return ix.namespaceCause(r, s, c)
+	case ActorKubelet, ActorAPIServer:
+		// A kubelet or the API server finishes what someone started;
+		// when the start is not in the log, look for who had reason to.
+		if c, ok := ix.ownerCause(r, received(s), c); ok {
+			return c, ok
+		}
+		if c, ok := ix.namespaceCause(r, s, c); ok {
+			return c, ok
+		}
+		return cause{actor: a}, false
+	}
+	return cause{actor: a, via: ViaRoot}, true
+}
+
+// actorFor names who deleted r with s. kube-controller-manager without
+// its own service accounts is named from what the request did: a
+// deletecollection or a delete in a namespace being emptied is the
+// namespace controller's, a delete of a dependent whose owner went the
+// garbage collector's.
+func (ix *index) actorFor(s *audit.Event, r *record) string {
+	a := actor(s)
+	if a != ActorControllerManager {
+		return a
+	}
+	if s.Verb == "deletecollection" {
+		return ActorNamespaceController
+	}
+	if _, ok := ix.ownerWent(r, received(s)); ok {
+		return ActorGarbageCollector
+	}
+	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
+		return ActorNamespaceController
+	}
+	return a
+}
+
+// ownerCause ties a dependent to the owner whose going made the garbage
+// collector delete it: the owner that started going last before it did.
+func (ix *index) ownerCause(r *record, at time.Time, c cause) (cause, bool) {
+	o, ok := ix.ownerWent(r, at)
+	if !ok {
+		return c, false
+	}
+	c.parent, c.via, c.evidence = o, ViaOwnerReference, r.ownersFrom
+	return c, true
+}
+
+// ownerWent finds, among r's owners, the one whose deletion started last
+// at or before at; an owner known only as gone (absent from the after
+// snapshot, or from the before one) counts, with no start.
+func (ix *index) ownerWent(r *record, at time.Time) (*record, bool) {
+	var best *record
+	var bestAt time.Time
+	for _, ref := range r.owners {
+		o := ix.byUID[ref.UID]
+		if o == nil || o == r {
+			continue
+		}
+		st, ok := ix.wentAt(o)
+		if !ok {
+			continue
+		}
+		// Owners that went before at win, the latest first; one that
+		// went after at only when none did: API servers' clocks differ,
+		// and a dependent's deletion never comes before its owner's.
+		switch {
+		case best == nil,
+			!st.After(at) && (bestAt.After(at) || st.After(bestAt)),
+			st.After(at) && bestAt.After(at) && st.Before(bestAt):
+			best, bestAt = o, st
+		}
+	}
+	return best, best != nil
+}
+
+// wentAt is when an object started going: its first accepted delete, or
+// the deletecollection that swept it; an object known only as gone went
+// at an unknown time (zero, ok).
+func (ix *index) wentAt(r *record) (time.Time, bool) {
+	if s := ix.sweepOrStart(r); s != nil {
+		return received(s), true
+	}
+	g, _ := ix.gone(r)
+	return time.Time{}, g && r.before != nil
+}
+
+// sweepOrStart is the request that started r going: its own, or the
+// deletecollection of its type in its namespace.
+func (ix *index) sweepOrStart(r *record) *audit.Event {
+	if s := r.start(); s != nil {
+		return s
+	}
+	if g, _ := ix.gone(r); g {
+		return ix.collectionFor(r)
+	}
+	return nil
+}
+
+// namespaceCause ties an object to its namespace being deleted.
+func (ix *index) namespaceCause(r *record, s *audit.Event, c cause) (cause, bool) {
+	// Only a namespace being deleted makes the namespace controller
+	// delete its content, so no clock is consulted: API servers' clocks
+	// differ, and a response can be logged after the controller acted.
+	ns := ix.namespaceRecord(r.key.namespace)
+	if ns == nil || ns == r || ns.start() == nil {
+		return c, false
+	}
+	c.parent, c.via = ns, ViaNamespace
+	c.evidence = EvidenceAudit // the request itself names the namespace
+	if s.Verb == "deletecollection" && !r.sweptByID {
+		c.evidence = EvidenceSnapshot
+		c.detail = fmt.Sprintf("no request names it: %s swept %s in %s (deletecollection, audit ID %s)", actor(s), s.Object.Resource, r.key.namespace, s.AuditID)
+	}
+	return c, true
+}
+
+// silentCause explains an object that went with no request naming it: a
+// namespace's deletecollection, a CRD's storage delete, or an owner that
+// went, known from the snapshots; nothing else is guessed.
+func (ix *index) silentCause(r *record) (cause, bool) {
+	if g, _ := ix.gone(r); !g || r.before == nil {
+		return cause{}, false
+	}
+	if crd := ix.crdOf(r); crd != nil {
+		ev := EvidenceSnapshot
+		if crd.start() != nil {
+			ev = EvidenceAudit
+		}
+		return cause{parent: crd, via: ViaCRD, evidence: ev, actor: ActorAPIServer, likely: true,
+			detail: "no request names it: the API server deletes a CRD's instances from storage when the CRD goes"}, true
+	}
+	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
+		c := cause{parent: ns, via: ViaNamespace, evidence: EvidenceSnapshot, actor: ActorNamespaceController, likely: true}
+		c.detail = DetailNotLogged
+		if coll := ix.collectionFor(r); coll != nil {
+			c.likely = false
+			c.detail = fmt.Sprintf("no request names it: %s swept %s in %s (deletecollection, audit ID %s)", actor(coll), coll.Object.Resource, r.key.namespace, coll.AuditID)
+		}
+		return c, true
+	}
+	if o, ok := ix.ownerWent(r, farFuture); ok {
+		return cause{parent: o, via: ViaOwnerReference, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
+			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner"}, true
+	}
+	return cause{}, false
+}
+
+// DetailNotLogged is the detail of a link no request shows, which the
+// text output says in its actor column instead.
+const DetailNotLogged = "no request names it (the audit policy did not log it)"
+
+var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// collectionFor is the namespace controller's deletecollection of r's
+// type in r's namespace, if logged.
+func (ix *index) collectionFor(r *record) *audit.Event {
+	for _, e := range ix.colls {
+		if e.Object.Resource == r.key.resource && e.Object.APIGroup == r.key.group && e.Object.Namespace == r.key.namespace && accepted(e) {
+			return e
+		}
+	}
+	return nil
+}
+
+// crdOf is the CRD record of a custom resource, when it went.
+func (ix *index) crdOf(r *record) *record {
+	if r.key.group == "" {
+		return nil
+	}
+	key := objKey{typeKey{"apiextensions.k8s.io", "customresourcedefinitions"}, "", r.key.resource + "." + r.key.group}
+	rs := ix.byKey[key]
+	if len(rs) == 0 {
+		return nil
+	}
+	crd := rs[len(rs)-1]
+	if crd.start() == nil {
+		if g, _ := ix.gone(crd); !g {
+			return nil
+		}
+	}
+	return crd
+}
+
+func (ix *index) namespaceRecord(ns string) *record {
+	if ns == "" {
+		return nil
+	}
+	rs := ix.byKey[objKey{typeKey{"", "namespaces"}, "", ns}]
+	if len(rs) == 0 {
+		return nil
+	}
+	return rs[len(rs)-1]
+}
+
+// received is when the API server received a request: the order in which
+// requests can cause each other (a response may be logged after the
+// controller that reacted to it already acted).
+func received(e *audit.Event) time.Time {
+	if e.Received.IsZero() {
+		return e.Time
+	}
+	return e.Received
+}

@@ -1,0 +1,129 @@
+package postmortem
+
+import (
+	"slices"
+
+	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// ResultDeleting is a link whose deletion was accepted when neither the
+// log nor an after snapshot shows whether it finished.
+const ResultDeleting = "deleting"
+
+// covers reports whether the after snapshot would hold the object if it
+// still existed: its type was listed, in its namespace.
+func (ix *index) covers(r *record) bool {
+	a := ix.after
+	if a == nil {
+		return false
+	}
+	if a.Source.Namespace != "" && r.key.namespace != "" && a.Source.Namespace != r.key.namespace {
+		return false
+	}
+	res, ok := ix.kinds.byResource[r.key.typeKey]
+	if !ok {
+		return false
+	}
+	for _, s := range a.Resources {
+		if s.Group == res.Group && s.Resource == res.Resource {
+			return s.Listed
+		}
+	}
+	return false
+}
+
+// gone reports whether the object no longer exists at the end, and how
+// that is known.
+func (ix *index) gone(r *record) (bool, string) {
+	if r.after != nil {
+		return false, EvidenceSnapshot
+	}
+	if ix.covers(r) {
+		return true, EvidenceSnapshot
+	}
+	for _, e := range r.events {
+		if accepted(e) && removedIt(e) {
+			return true, EvidenceAudit
+		}
+	}
+	if r.sweptByID && r.lastMeta != nil && r.lastMeta.DeletionTimestamp == nil {
+		return true, EvidenceAudit
+	}
+	return false, ""
+}
+
+// removedIt reports whether a logged request removed its object: a
+// DELETE whose response shows it gone rather than marked, or an update
+// that left a deleting object no finalizers.
+func removedIt(e *audit.Event) bool {
+	m := e.Response
+	switch {
+	case m == nil:
+		return false
+	case e.Verb == "delete":
+		// A DELETE answers with a Status, or with the object as it was
+		// removed, or, when it only marked it, with its deletionTimestamp
+		// set; a zero grace period on an object left no finalizers
+		// removes it at once.
+		zeroGrace := e.Delete != nil && e.Delete.GracePeriodSeconds != nil && *e.Delete.GracePeriodSeconds == 0
+		return m.Kind == "Status" || m.DeletionTimestamp == nil || (zeroGrace && len(m.Finalizers) == 0)
+	case e.Object.Subresource == "finalize":
+		// The namespace controller's finalize removes the last spec
+		// finalizer; the API server deletes the namespace in that update
+		// when no metadata finalizer is left.
+		return m.DeletionTimestamp != nil && len(m.Finalizers) == 0
+	case e.Verb == "update" || e.Verb == "patch":
+		return m.DeletionTimestamp != nil && m.Finalizers != nil && len(m.Finalizers) == 0
+	}
+	return false
+}
+
+// result is what happened to a deleted or swept object by the end.
+func (ix *index) result(r *record) (string, string) {
+	if g, how := ix.gone(r); g {
+		return ResultDeleted, how
+	}
+	if r.after != nil {
+		if r.after.Terminating() {
+			return ResultTerminating, EvidenceSnapshot
+		}
+		return HappenedExists, EvidenceSnapshot
+	}
+	if m := r.lastMeta; m != nil && m.DeletionTimestamp != nil {
+		return ResultTerminating, EvidenceAudit
+	}
+	return ResultDeleting, ""
+}
+
+// orphanedFrom returns the owner UIDs the garbage collector removed from
+// the object, from the log (its PATCH names them) or from the snapshots
+// (before had them, after has not), with the request when logged.
+func (ix *index) orphanedFrom(r *record) (uids []string, e *audit.Event, evidence string) {
+	for _, ev := range r.events {
+		if ev.Verb != "patch" && ev.Verb != "update" || !accepted(ev) || actor(ev) != ActorGarbageCollector {
+			continue
+		}
+		if ev.Request != nil && len(ev.Request.RemovedOwnerUIDs) > 0 {
+			return ev.Request.RemovedOwnerUIDs, ev, EvidenceAudit
+		}
+		if e == nil && ev.Object.Subresource == "" {
+			e = ev
+		}
+	}
+	if r.before == nil || r.after == nil {
+		if e != nil {
+			return nil, e, EvidenceTiming
+		}
+		return nil, nil, ""
+	}
+	for _, o := range r.before.Metadata.OwnerReferences {
+		if !slices.ContainsFunc(r.after.Metadata.OwnerReferences, func(a snapshot.OwnerReference) bool { return a.UID == o.UID }) {
+			uids = append(uids, o.UID)
+		}
+	}
+	if len(uids) == 0 {
+		return nil, nil, ""
+	}
+	return uids, e, EvidenceSnapshot
+}

@@ -1,0 +1,277 @@
+package postmortem
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// objKey names an object as audit events do.
+type objKey struct {
+	typeKey
+	namespace, name string
+}
+
+// record is everything known of one object (one incarnation: an object
+// deleted and created again under its name is two records).
+type record struct {
+	key objKey
+	uid string
+	ref snapshot.ObjectRef
+	// owners and where they are known from (EvidenceAudit or
+	// EvidenceSnapshot); ownersFromAudit is set when a logged object
+	// carried them.
+	owners      []audit.OwnerRef
+	ownersFrom  string
+	before      *snapshot.Object
+	after       *snapshot.Object
+	afterCovers bool // the after snapshot lists this object's type and namespace
+	events      []*audit.Event
+	// sweep is the deletecollection that removed the object, when no
+	// event names it.
+	sweep     *audit.Event
+	sweptByID bool // the deletecollection's response listed it
+	// lastMeta is the latest logged state of the object.
+	lastMeta *audit.Meta
+}
+
+// index files every object the snapshots and the log know.
+type index struct {
+	kinds  *kinds
+	byKey  map[objKey][]*record
+	byUID  map[string]*record
+	all    []*record
+	colls  []*audit.Event // deletecollections, in time order
+	before *snapshot.Snapshot
+	after  *snapshot.Snapshot
+}
+
+func newIndex(k *kinds, before, after *snapshot.Snapshot) *index {
+	ix := &index{kinds: k, byKey: map[objKey][]*record{}, byUID: map[string]*record{}, before: before, after: after}
+	if before != nil {
+		for i := range before.Objects {
+			o := &before.Objects[i]
+			r := ix.fromSnapshot(o)
+			if r != nil {
+				r.before = o
+				r.owners, r.ownersFrom = ownersOf(o), EvidenceSnapshot
+			}
+		}
+	}
+	if after != nil {
+		for i := range after.Objects {
+			o := &after.Objects[i]
+			if r := ix.fromSnapshot(o); r != nil {
+				r.after = o
+				if r.ownersFrom == "" {
+					r.owners, r.ownersFrom = ownersOf(o), EvidenceSnapshot
+				}
+			}
+		}
+	}
+	return ix
+}
+
+func (ix *index) fromSnapshot(o *snapshot.Object) *record {
+	t, ok := ix.kinds.typeOf(o.APIVersion, o.Kind)
+	if !ok {
+		return nil
+	}
+	key := objKey{t, o.Metadata.Namespace, o.Metadata.Name}
+	if r := ix.byUID[o.Metadata.UID]; r != nil && o.Metadata.UID != "" {
+		return r
+	}
+	r := ix.add(key, o.Metadata.UID)
+	r.ref = o.Ref()
+	return r
+}
+
+func (ix *index) add(key objKey, uid string) *record {
+	r := &record{key: key, uid: uid}
+	r.ref = ix.kinds.ref(key.typeKey, "", key.namespace, key.name, uid)
+	ix.byKey[key] = append(ix.byKey[key], r)
+	if uid != "" {
+		ix.byUID[uid] = r
+	}
+	ix.all = append(ix.all, r)
+	return r
+}
+
+func ownersOf(o *snapshot.Object) []audit.OwnerRef {
+	out := make([]audit.OwnerRef, 0, len(o.Metadata.OwnerReferences))
+	for _, r := range o.Metadata.OwnerReferences {
+		out = append(out, audit.OwnerRef{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: r.UID,
+			Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion})
+	}
+	return out
+}
+
+// file attaches an event to the object it is about.
+func (ix *index) file(e *audit.Event) {
+	t := typeKey{e.Object.APIGroup, e.Object.Resource}
+	for _, m := range []*audit.Meta{e.Response, e.Request} {
+		if m != nil {
+			ix.kinds.learn(t, m.APIVersion, m.Kind)
+		}
+	}
+	if e.Verb == "deletecollection" {
+		ix.colls = append(ix.colls, e)
+		ix.fileItems(e, t)
+		return
+	}
+	if e.Object.Name == "" {
+		return
+	}
+	ns := e.Object.Namespace
+	if t == (typeKey{"", "namespaces"}) {
+		ns = "" // the API server names a namespace's own namespace in its objectRef
+	}
+	key := objKey{t, ns, e.Object.Name}
+	r := ix.recordFor(key, eventUID(e), e.Verb == "create" && e.Object.Subresource == "")
+	r.events = append(r.events, e)
+	ix.learnMeta(r, e)
+}
+
+// fileItems names the objects a deletecollection's response listed.
+func (ix *index) fileItems(e *audit.Event, t typeKey) {
+	if e.Response == nil {
+		return
+	}
+	for i := range e.Response.Items {
+		it := &e.Response.Items[i]
+		r := ix.recordFor(objKey{t, it.Namespace, it.Name}, it.UID, false)
+		r.sweep, r.sweptByID = e, true
+		r.lastMeta = it
+		if len(it.OwnerReferences) > 0 {
+			r.owners, r.ownersFrom = it.OwnerReferences, EvidenceAudit
+		}
+	}
+}
+
+// eventUID is the UID an event shows for its object: a DELETE's
+// precondition (the garbage collector always sets one), or a logged
+// object's.
+func eventUID(e *audit.Event) string {
+	if e.Object.UID != "" {
+		return e.Object.UID
+	}
+	if e.Delete != nil && e.Delete.PreconditionUID != "" {
+		return e.Delete.PreconditionUID
+	}
+	for _, m := range []*audit.Meta{e.Response, e.Request} {
+		if m != nil && m.UID != "" && m.Name == e.Object.Name {
+			return m.UID
+		}
+	}
+	return ""
+}
+
+// recordFor finds the incarnation an event is about: by UID when it says,
+// else the latest of its name; a create starts a new one once the last is
+// gone.
+func (ix *index) recordFor(key objKey, uid string, create bool) *record {
+	if uid != "" {
+		if r := ix.byUID[uid]; r != nil {
+			return r
+		}
+	}
+	rs := ix.byKey[key]
+	if n := len(rs); n > 0 {
+		last := rs[n-1]
+		switch {
+		case last.uid == "" && uid != "":
+			last.uid = uid
+			last.ref.UID = uid
+			ix.byUID[uid] = last
+			return last
+		case uid == "" && !(create && last.startedDeleting()):
+			return last
+		}
+	}
+	return ix.add(key, uid)
+}
+
+// learnMeta keeps the latest logged state, and the owner references a
+// logged object shows: evidence from the log itself.
+func (ix *index) learnMeta(r *record, e *audit.Event) {
+	m := e.Response
+	if m == nil || m.Kind == "Status" || m.Name != r.key.name {
+		m = nil
+		if e.Request != nil && e.Request.Name == r.key.name && e.Verb != "patch" {
+			m = e.Request
+		}
+	}
+	if m == nil || (e.Code >= 400) {
+		return
+	}
+	r.lastMeta = m
+	if m.Kind != "" && m.APIVersion != "" {
+		r.ref.Kind, r.ref.APIVersion = m.Kind, m.APIVersion
+	}
+	if len(m.OwnerReferences) > 0 && r.ownersFrom != EvidenceAudit {
+		r.owners, r.ownersFrom = m.OwnerReferences, EvidenceAudit
+	}
+}
+
+// startedDeleting reports whether an accepted request started deleting r.
+func (r *record) startedDeleting() bool { return r.start() != nil }
+
+// start is the first accepted request that deleted, evicted or swept the
+// object. A kubelet's DELETE finishes a pod someone else started
+// deleting, so it is the start only when no other request is logged.
+func (r *record) start() *audit.Event {
+	var kubelet *audit.Event
+	for _, e := range r.events {
+		if !accepted(e) || !deletes(e) {
+			continue
+		}
+		if actor(e) != ActorKubelet {
+			return e
+		}
+		if kubelet == nil {
+			kubelet = e
+		}
+	}
+	if r.sweep != nil {
+		return r.sweep
+	}
+	return kubelet
+}
+
+// deletes reports whether an event is a request to delete its object.
+func deletes(e *audit.Event) bool {
+	return (e.Verb == "delete" && e.Object.Subresource == "") ||
+		(e.Verb == "create" && e.Object.Subresource == "eviction")
+}
+
+// accepted: the request was not refused and was not a dry run. An event
+// logged before its response (no code) counts as accepted: the log cannot
+// say otherwise.
+func accepted(e *audit.Event) bool {
+	if e.Code >= 300 || strings.Contains(e.RequestURI, "dryRun=") {
+		return false
+	}
+	return e.Delete == nil || len(e.Delete.DryRun) == 0
+}
+
+// sortedUIDs of a set, for deterministic walks.
+func sortedRecords(rs []*record) []*record {
+	out := slices.Clone(rs)
+	slices.SortStableFunc(out, func(a, b *record) int {
+		if c := a.startTime().Compare(b.startTime()); c != 0 {
+			return c
+		}
+		return a.ref.Compare(b.ref)
+	})
+	return out
+}
+
+func (r *record) startTime() time.Time {
+	if s := r.start(); s != nil {
+		return s.Time
+	}
+	return time.Time{}
+}

@@ -1,0 +1,148 @@
+package postmortem
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// PredictionUnknown is an object the plan predicted a fate for whose end
+// the evidence does not show.
+const PredictionUnknown = "unknown"
+
+// predict plans the root request on the before snapshot, as `kgc plan
+// delete` would have, and compares the plan with what happened.
+func predict(before *snapshot.Snapshot, root *Root, ix *index, whyStuck func(string) string) *Prediction {
+	req := root.Request
+	pr := &Prediction{PolicyKnown: req.DeleteOptionsKnown, Objects: []PredictedObject{}}
+	target := ix.byUID[req.Object.UID]
+	if req.Missing || target == nil || target.before == nil {
+		pr.Error = "the root object is not in the before snapshot, so there is nothing to plan"
+		return pr
+	}
+	opts := plan.Options{Target: target.before.Metadata.UID}
+	if d := req.DeleteOptions; d != nil {
+		opts.Policy, opts.OrphanDependents = d.PropagationPolicy, d.OrphanDependents
+	}
+	p, err := plan.Simulate(before, opts)
+	if err != nil {
+		pr.Error = fmt.Sprintf("planning the root request: %v", err)
+		return pr
+	}
+	pr.PropagationPolicy, pr.Complete = p.EffectivePolicy, p.Complete
+	planned := map[string]bool{}
+	for _, of := range p.Objects {
+		planned[of.Object.UID] = true
+		if po, ok := comparePlanned(of, ix, whyStuck); ok {
+			pr.Objects = append(pr.Objects, po)
+		}
+	}
+	walkLinks(root.Cascade, func(l Link) {
+		if !planned[l.Object.UID] && l.Object.UID != target.uid {
+			pr.Objects = append(pr.Objects, unpredicted(l, ix))
+		}
+	})
+	slices.SortFunc(pr.Objects, func(a, b PredictedObject) int { return a.Object.Compare(b.Object) })
+	for _, o := range pr.Objects {
+		switch o.Result {
+		case PredictionAsPredicted:
+			pr.AsPredicted++
+		case PredictionNotPredicted:
+			pr.NotPredicted++
+		case PredictionPredictedNotHappened:
+			pr.PredictedNotHappened++
+		}
+	}
+	return pr
+}
+
+// comparePlanned judges one object the plan changes or that blocks it.
+// Objects the plan leaves unchanged are compared only when they went.
+func comparePlanned(of plan.ObjectFate, ix *index, whyStuck func(string) string) (PredictedObject, bool) {
+	po := PredictedObject{Object: of.Object, Predicted: of.Fate, Happened: ix.happened(of.Object.UID)}
+	want := expected(of.Fate)
+	switch {
+	case want == nil:
+		if po.Happened != HappenedDeleted {
+			return po, false
+		}
+		po.Result, po.Detail = PredictionNotPredicted, "deleted, but the plan keeps it"
+	case po.Happened == HappenedUnknown:
+		po.Result, po.Detail = PredictionUnknown, "neither the log nor an after snapshot shows how it ended"
+	case slices.Contains(want, po.Happened):
+		po.Result = PredictionAsPredicted
+	case po.Happened == HappenedDeleted:
+		po.Result, po.Detail = PredictionNotPredicted, fmt.Sprintf("deleted, but the plan says %s", of.Fate)
+	default:
+		po.Result, po.Detail = PredictionPredictedNotHappened, fmt.Sprintf("%s, but the plan says %s", po.Happened, of.Fate)
+		if po.Happened == HappenedTerminating && whyStuck != nil {
+			po.WhyStuck = whyStuck(of.Object.UID)
+		}
+	}
+	return po, true
+}
+
+// expected maps a planned fate to what the evidence may show for it.
+func expected(fate string) []string {
+	switch fate {
+	case plan.FateDeleted, plan.FateRecreated:
+		return []string{HappenedDeleted}
+	case plan.FateOrphaned:
+		return []string{HappenedOrphaned, HappenedExists}
+	case plan.FateBlocked:
+		return []string{HappenedTerminating}
+	}
+	return nil
+}
+
+// unpredicted judges an object that went with the root but that the plan
+// did not name.
+func unpredicted(l Link, ix *index) PredictedObject {
+	po := PredictedObject{Object: l.Object, Happened: ix.happened(l.Object.UID), Result: PredictionNotPredicted}
+	r := ix.byUID[l.Object.UID]
+	switch {
+	case r == nil || r.before == nil:
+		po.Detail = "not in the before snapshot: created after it was taken"
+	case l.Actor != ActorGarbageCollector && l.Actor != ActorNamespaceController && l.Actor != ActorAPIServer && l.Actor != ActorKubelet:
+		po.Detail = fmt.Sprintf("another actor: %s (%s)", l.Actor, l.User)
+	default:
+		po.Detail = "a model error: kgc's plan of this request did not predict it"
+	}
+	return po
+}
+
+// happened says what became of an object by the end of the evidence.
+func (ix *index) happened(uid string) string {
+	r := ix.byUID[uid]
+	if r == nil {
+		return HappenedUnknown
+	}
+	if uids, _, _ := ix.orphanedFrom(r); len(uids) > 0 && r.start() == nil {
+		return HappenedOrphaned
+	}
+	res, _ := ix.result(r)
+	switch res {
+	case ResultDeleted:
+		return HappenedDeleted
+	case ResultTerminating:
+		return HappenedTerminating
+	case HappenedExists:
+		return HappenedExists
+	}
+	if r.start() == nil && r.after == nil && !ix.covers(r) {
+		return HappenedUnknown
+	}
+	if r.start() == nil {
+		return HappenedExists
+	}
+	return HappenedUnknown
+}
+
+func walkLinks(ls []Link, f func(Link)) {
+	for _, l := range ls {
+		f(l)
+		walkLinks(l.Dependents, f)
+	}
+}

@@ -1,0 +1,284 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/words"
+	"github.com/kgc-dev/kgc/pkg/postmortem"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// PostMortemText writes a post-mortem for people: per root, one sentence
+// (who deleted what, when, with what, and how much went with it), the
+// request's details, the chain as a tree in time order with how each link
+// is known, and the plan's comparison; then what the evidence cannot show.
+func PostMortemText(w io.Writer, pm *postmortem.PostMortem, s Style) error {
+	var b strings.Builder
+	writeWindow(&b, pm.Window)
+	if len(pm.Roots) == 0 {
+		b.WriteString("No deletion in the window matches.\n")
+	}
+	for _, root := range pm.Roots {
+		b.WriteString("\n")
+		writeRoot(&b, &root, s)
+	}
+	writeRest(&b, pm, s)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeWindow(b *strings.Builder, w postmortem.Window) {
+	fmt.Fprintf(b, "Audit log: %s, %s to %s\n", words.Count(len(w.Files), "file"), stamp(w.From), stamp(w.To))
+	for _, g := range w.Gaps {
+		fmt.Fprintf(b, "  gap: %s\n", g.Message)
+	}
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// RootSentence is the one-line summary of a root: who deleted what, when,
+// with which client and policy, and what went with it.
+func RootSentence(r *postmortem.Root) string {
+	q := r.Request
+	what := q.Object.Kind + " " + refName(q.Object.ObjectRef)
+	if q.Missing {
+		return fmt.Sprintf("%s was deleted by a request not in the log: %s", what, wentWith(r.Summary))
+	}
+	return fmt.Sprintf("%s %s %s at %s%s (%s): %s", who(q), verbPast(q.Verb), what, stamp(q.Time), client(q.UserAgent), policyWords(q), wentWith(r.Summary))
+}
+
+func who(q postmortem.Request) string {
+	if q.ImpersonatedUser != "" {
+		return fmt.Sprintf("%s as %s", q.User, q.ImpersonatedUser)
+	}
+	return q.User
+}
+
+func verbPast(v string) string {
+	switch v {
+	case "create":
+		return "evicted"
+	case "deletecollection":
+		return "deleted (deletecollection)"
+	}
+	return "deleted"
+}
+
+// client is the user agent's first word (kubectl/v1.36.3).
+func client(ua string) string {
+	if ua == "" {
+		return ""
+	}
+	return " with " + strings.Fields(ua)[0]
+}
+
+func policyWords(q postmortem.Request) string {
+	d := q.DeleteOptions
+	switch {
+	case !q.DeleteOptionsKnown:
+		return "propagation policy unknown: logged at Metadata level"
+	case d == nil || (d.PropagationPolicy == "" && d.OrphanDependents == nil):
+		return "the type's default policy"
+	case d.PropagationPolicy != "":
+		return d.PropagationPolicy
+	case *d.OrphanDependents:
+		return "orphanDependents=true"
+	}
+	return "orphanDependents=false"
+}
+
+func wentWith(s postmortem.Summary) string {
+	if s.Objects == 0 {
+		return "nothing went with it"
+	}
+	parts := make([]string, 0, len(s.ByKind))
+	for _, k := range s.ByKind {
+		parts = append(parts, fmt.Sprintf("%d %s", k.Count, kindNoun(k.Kind, k.Count)))
+	}
+	return fmt.Sprintf("%s went with it: %s", words.Count(s.Objects, "object"), strings.Join(parts, ", "))
+}
+
+func kindNoun(kind string, n int) string {
+	if n == 1 {
+		return kind
+	}
+	return words.Plural(kind)
+}
+
+func refName(r snapshot.ObjectRef) string {
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + "/" + r.Name
+}
+
+func writeRoot(b *strings.Builder, r *postmortem.Root, s Style) {
+	b.WriteString(s.Paint(Bold, RootSentence(r)) + "\n")
+	writeRequest(b, r.Request)
+	for _, l := range r.Cascade {
+		writeLink(b, l, "", "", s)
+	}
+	if p := r.Prediction; p != nil {
+		writePrediction(b, p, s)
+	}
+}
+
+func writeRequest(b *strings.Builder, q postmortem.Request) {
+	if q.Missing {
+		return
+	}
+	fmt.Fprintf(b, "  request: audit ID %s, %s %s, code %d", q.AuditID, strings.ToUpper(q.Verb), q.URI, q.Code)
+	if len(q.SourceIPs) > 0 {
+		fmt.Fprintf(b, ", from %s", strings.Join(q.SourceIPs, ", "))
+	}
+	b.WriteString("\n")
+	if a := q.Authorization; a != nil && a.Reason != "" {
+		fmt.Fprintf(b, "  authorized: %s\n", a.Reason)
+	}
+}
+
+// writeLink draws one link and its dependents as a tree.
+func writeLink(b *strings.Builder, l postmortem.Link, indent, branch string, s Style) {
+	line := fmt.Sprintf("%s%s %s  %s", indent+branch, l.Object.Kind, refName(l.Object), resultWord(l.Result, s))
+	if by := linkActors(l); by != "" {
+		line += "  " + by
+	}
+	if l.Via != postmortem.ViaRoot {
+		line += "  " + s.Paint(Dim, "("+howKnown(l)+")")
+	}
+	b.WriteString(line + "\n")
+	if l.Detail != "" && l.Detail != postmortem.DetailNotLogged {
+		fmt.Fprintf(b, "%s%s  %s\n", indent, continuation(branch), s.Paint(Dim, l.Detail))
+	}
+	for i, d := range l.Dependents {
+		next := "├── "
+		if i == len(l.Dependents)-1 {
+			next = "└── "
+		}
+		writeLink(b, d, indent+continuation(branch), next, s)
+	}
+}
+
+func continuation(branch string) string {
+	switch branch {
+	case "├── ":
+		return "│   "
+	case "└── ":
+		return "    "
+	}
+	return ""
+}
+
+func resultWord(r string, s Style) string {
+	switch r {
+	case postmortem.ResultDeleted:
+		return s.Paint(Red, r)
+	case postmortem.ResultTerminating, postmortem.ResultDeleting:
+		return s.Paint(Yellow, r)
+	}
+	return r
+}
+
+// linkActors says who acted on an object, in order: "by alice 10:02:11,
+// then kubelet (system:node:n1) 10:02:15".
+func linkActors(l postmortem.Link) string {
+	var parts []string
+	last := ""
+	for _, st := range l.Steps {
+		name := st.Actor
+		if name == postmortem.ActorUser || name == postmortem.ActorKubelet {
+			name = st.User
+		}
+		entry := fmt.Sprintf("%s %s", st.What, st.Time.UTC().Format("15:04:05"))
+		if name != last {
+			entry = name + " " + entry
+			last = name
+		}
+		parts = append(parts, entry)
+	}
+	if len(parts) == 0 {
+		if l.Actor == "" {
+			return ""
+		}
+		return "by " + l.Actor + ", no request logged"
+	}
+	return "by " + strings.Join(parts, ", ")
+}
+
+func howKnown(l postmortem.Link) string {
+	via := map[string]string{
+		postmortem.ViaOwnerReference: "owner reference",
+		postmortem.ViaNamespace:      "in the namespace",
+		postmortem.ViaCRD:            "instance of the CRD",
+	}[l.Via]
+	return via + ", known from " + evidenceWords(l.Evidence)
+}
+
+func evidenceWords(e string) string {
+	switch e {
+	case postmortem.EvidenceAudit:
+		return "the audit log"
+	case postmortem.EvidenceSnapshot:
+		return "the before snapshot"
+	case postmortem.EvidenceModel:
+		return "kgc's model"
+	case postmortem.EvidenceTiming:
+		return "timing only: a guess"
+	}
+	return "nothing"
+}
+
+func writePrediction(b *strings.Builder, p *postmortem.Prediction, s Style) {
+	if p.Error != "" {
+		fmt.Fprintf(b, "  plan: %s\n", p.Error)
+		return
+	}
+	policy := p.PropagationPolicy
+	if !p.PolicyKnown {
+		policy += ", assumed: the log does not say"
+	}
+	fmt.Fprintf(b, "  plan (kgc plan delete on the before snapshot, %s): %d as predicted, %d not predicted, %d predicted but did not happen\n",
+		policy, p.AsPredicted, p.NotPredicted, p.PredictedNotHappened)
+	for _, o := range p.Objects {
+		if o.Result == postmortem.PredictionAsPredicted {
+			continue
+		}
+		line := fmt.Sprintf("    %s  %s %s: %s", s.Paint(Yellow, o.Result), o.Object.Kind, refName(o.Object), o.Detail)
+		if o.WhyStuck != "" {
+			line += "; why-stuck: " + o.WhyStuck
+		}
+		b.WriteString(line + "\n")
+	}
+}
+
+func writeRest(b *strings.Builder, pm *postmortem.PostMortem, s Style) {
+	if len(pm.StillGoing) > 0 {
+		b.WriteString("\n" + s.Paint(Bold, "Still terminating") + "\n")
+		for _, g := range pm.StillGoing {
+			fmt.Fprintf(b, "  %s %s since %s: %s\n", g.Object.Kind, refName(g.Object), stamp(g.Since), g.RootCause)
+		}
+	}
+	if len(pm.Unexplained) > 0 {
+		b.WriteString("\n" + s.Paint(Bold, "Gone, and the evidence cannot show how") + "\n")
+		for _, u := range pm.Unexplained {
+			fmt.Fprintf(b, "  %s %s: %s (likely remover: %s)\n", u.Object.Kind, refName(u.Object), u.Message, u.LikelyRemover)
+		}
+	}
+	if len(pm.PolicyFindings) > 0 {
+		b.WriteString("\n" + s.Paint(Bold, "What the audit policy hides") + "\n")
+		for _, f := range pm.PolicyFindings {
+			fmt.Fprintf(b, "  rule %d: %s: %s\n", f.Rule, f.Problem, f.Message)
+		}
+	}
+	for _, w := range pm.Warnings {
+		fmt.Fprintf(b, "note: %s\n", w)
+	}
+}

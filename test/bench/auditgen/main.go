@@ -1,0 +1,53 @@
+// Command auditgen writes a realistic kube-apiserver audit log for
+// benchmarks: go run ./test/bench/auditgen -events 1000000 -o FILE [-gzip].
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/kgc-dev/kgc/test/bench/auditgen/gen"
+)
+
+func main() {
+	events := flag.Int("events", 1_000_000, "audit events (lines) to write")
+	out := flag.String("o", "", "output file (required)")
+	gz := flag.Bool("gzip", false, "gzip the output")
+	seed := flag.Uint64("seed", 1, "the same seed writes the same log")
+	flag.Parse()
+	if err := run(*out, *events, *seed, *gz); err != nil {
+		fmt.Fprintln(os.Stderr, "auditgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(path string, events int, seed uint64, gz bool) error {
+	if path == "" {
+		return fmt.Errorf("-o FILE is required")
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if gz {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	st, err := gen.Write(w, gen.Options{Events: events, Seed: seed})
+	if err == nil && zw != nil {
+		err = zw.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		fmt.Fprintf(os.Stderr, "auditgen: %d events, %d cascades, %d deletes, %d bytes of JSON\n", st.Events, st.Cascades, st.Deletes, st.Bytes)
+	}
+	return err
+}
