@@ -268,7 +268,6 @@ func (c *pmCase) check(t *testing.T, pm framework.PostMortem, raw []byte) framew
 			t.Errorf("%s went but is not in the cascade of %s's request", b, c.user)
 			continue
 		}
-		deleted++
 		l := at[0]
 		if l.link.Result != "deleted" {
 			t.Errorf("%s went: result %q, want deleted", b, l.link.Result)
@@ -276,6 +275,7 @@ func (c *pmCase) check(t *testing.T, pm framework.PostMortem, raw []byte) framew
 		if uid == c.target.UID {
 			continue
 		}
+		deleted++
 		c.checkRemover(t, b, l, removals[uid])
 	}
 	for _, uid := range orphaned {
@@ -293,7 +293,7 @@ func (c *pmCase) check(t *testing.T, pm framework.PostMortem, raw []byte) framew
 		t.Errorf("summary.orphaned %d, the test saw %d orphaned", r.Summary.Orphaned, len(orphaned))
 	}
 	if r.Summary.Deleted != deleted {
-		t.Errorf("summary.deleted %d, the test saw %d objects go", r.Summary.Deleted, deleted)
+		t.Errorf("summary.deleted %d, the test saw %d objects go with the root object", r.Summary.Deleted, deleted)
 	}
 	c.checkEvidence(t, pm)
 	return r
