@@ -710,9 +710,9 @@ func TestPostMortemMetadataLevel(t *testing.T) {
 }
 
 // exampleDir is where the README's post-mortem example lives.
-func exampleDir() string { return filepath.Join(framework.RepoRoot(), "examples", "postmortem") }
+func exampleDir() string { return filepath.Join(framework.RepoRoot(), "examples-postmortem") }
 
-// TestPostMortemWriteExample regenerates examples/postmortem/ (run it with
+// TestPostMortemWriteExample regenerates examples-postmortem/ (run it with
 // KGC_E2E_WRITE_EXAMPLE=1): on the workload plane, alice deletes the
 // namespace team-a holding a Deployment of 2 replicas, a ConfigMap and a
 // Secret whose value is the fake "hunter2". It writes the audit log of the
@@ -721,7 +721,7 @@ func exampleDir() string { return filepath.Join(framework.RepoRoot(), "examples"
 // snapshots before and after, all gzipped.
 func TestPostMortemWriteExample(t *testing.T) {
 	if os.Getenv("KGC_E2E_WRITE_EXAMPLE") == "" {
-		t.Skip("set KGC_E2E_WRITE_EXAMPLE=1 to regenerate examples/postmortem/")
+		t.Skip("set KGC_E2E_WRITE_EXAMPLE=1 to regenerate examples-postmortem/")
 	}
 	env := framework.Setup(t).Workloads(t)
 	ctx := context.Background()
