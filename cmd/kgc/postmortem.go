@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -35,6 +36,8 @@ type postmortemOptions struct {
 	since     string
 	until     string
 	args      []string
+	// auditPolicy is the API server's audit policy file to lint.
+	auditPolicy string
 
 	namespace string
 	window    audit.Options
@@ -62,7 +65,7 @@ servers) are merged. Only metadata is kept: no body of any request reaches the o
 With --before (a snapshot or dump taken before), each root request is planned as kgc plan delete
 would have planned it, and the plan is compared with what happened. --after is the state at the
 end (a snapshot or dump); without it kgc reads the live cluster when a kubeconfig is set
-(--after none skips it).
+(--after none skips it). --audit-policy lints the policy for what it hides from a post-mortem.
 
 Output formats: text (default), json and yaml (the PostMortem document), dot (the causal graph).`,
 		Example: `  kgc postmortem -A --audit-log /var/log/kubernetes/audit/
@@ -87,6 +90,7 @@ Output formats: text (default), json and yaml (the PostMortem document), dot (th
 	fs.StringSliceVar(&o.after, "after", nil, "a snapshot or dump taken after; default: the live cluster when a kubeconfig is set; none: no after state")
 	fs.StringVar(&o.since, "since", "", "only events at or after this time (RFC 3339, or a duration before now such as 2h)")
 	fs.StringVar(&o.until, "until", "", "only events at or before this time (RFC 3339, or a duration before now)")
+	fs.StringVar(&o.auditPolicy, "audit-policy", "", "the API server's audit policy file: say what it hides from a post-mortem")
 	fs.BoolVarP(&o.source.AllNamespaces, "all-namespaces", "A", false, "every deletion in the window, in every namespace")
 	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
@@ -149,6 +153,9 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	if in.Scope, err = o.scope(in.Before, in.After); err != nil {
 		return err
 	}
+	if in.PolicyFindings, err = o.lintPolicy(); err != nil {
+		return err
+	}
 	pm := postmortem.Analyze(in)
 	switch o.output {
 	case outputJSON, outputYAML:
@@ -157,6 +164,18 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 		return render.PostMortemDOT(o.streams.Out, pm)
 	}
 	return render.PostMortemText(o.streams.Out, pm, styleFor(o.streams.Out))
+}
+
+// lintPolicy reads --audit-policy, if given, for what it hides.
+func (o *postmortemOptions) lintPolicy() ([]audit.PolicyFinding, error) {
+	if o.auditPolicy == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(o.auditPolicy)
+	if err != nil {
+		return nil, fmt.Errorf("reading the audit policy: %w", err)
+	}
+	return audit.LintPolicy(data, o.auditPolicy)
 }
 
 // printAuditWarnings reports what could not be read, on stderr.

@@ -122,6 +122,9 @@ func (a *Applier) Preflight(ctx context.Context, saved *plan.Plan) (*plan.Plan, 
 	if err := CheckCluster(saved, snap.Source); err != nil {
 		return nil, err
 	}
+	if err := CheckRead(snap); err != nil {
+		return nil, err
+	}
 	if err := CheckApplied(saved, snap); err != nil {
 		return nil, err
 	}
@@ -238,6 +241,10 @@ func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report)
 	req := deleteRequest(saved, a.Options.DryRun)
 	resp := a.Cluster.Delete(ctx, req)
 	rep.Requests = append(rep.Requests, a.record(req, resp))
+	resp, err := a.settleLostDelete(ctx, req, resp, rep)
+	if err != nil {
+		return rep, err
+	}
 	if err := judgeResponse(rep, req, resp); err != nil || a.Options.DryRun {
 		return rep, err
 	}

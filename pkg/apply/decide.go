@@ -315,3 +315,27 @@ func basisOf(p *plan.Plan, uid string) *plan.BasisEntry {
 	}
 	return nil
 }
+
+// CheckRead refuses a fresh capture that could not read every type for
+// another reason than RBAC (which the plan itself accounts for): a type
+// left unread could hide dependents, or the target itself, and a re-plan
+// without it would approve what nobody checked.
+func CheckRead(snap *snapshot.Snapshot) error {
+	var failed []string
+	for _, r := range snap.Resources {
+		if r.Listed || r.Error == "" || r.Forbidden() {
+			continue
+		}
+		name := r.Resource
+		if r.Group != "" {
+			name += "." + r.Group
+		}
+		failed = append(failed, name+" ("+r.Error+")")
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	slices.Sort(failed)
+	return refuse(ReasonIncomplete, "the check could not be completed: the API server did not answer the list of %s after retries; nothing was sent: try again when it answers",
+		strings.Join(failed, ", "))
+}

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/capture"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
@@ -30,14 +33,25 @@ type fakeCluster struct {
 	after      map[string]*plan.FinalState
 	// captures are the namespaces of the captures asked for ("" = whole).
 	captures []string
+	// lost makes every DELETE get no response (status 0), as when the
+	// connection drops once it was sent; Get then reads its target as
+	// rereadAs says: "gone", "terminating", or "" (unchanged).
+	lost     bool
+	rereadAs string
 }
 
 func (f *fakeCluster) Get(_ context.Context, obj snapshot.ObjectRef) (map[string]any, error) {
 	if f.unreadable == obj.UID {
 		return nil, errors.New("forbidden")
 	}
-	return map[string]any{"apiVersion": obj.APIVersion, "kind": obj.Kind, "data": map[string]any{"k": "v"},
-		"metadata": map[string]any{"name": obj.Name, "namespace": obj.Namespace, "uid": obj.UID, "managedFields": []any{map[string]any{"manager": "kubectl"}}}}, nil
+	if f.rereadAs == "gone" && len(f.deletes) > 0 {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: strings.ToLower(obj.Kind) + "s"}, obj.Name)
+	}
+	md := map[string]any{"name": obj.Name, "namespace": obj.Namespace, "uid": obj.UID, "managedFields": []any{map[string]any{"manager": "kubectl"}}}
+	if f.rereadAs == "terminating" && len(f.deletes) > 0 {
+		md["deletionTimestamp"] = "2026-11-20T10:05:00Z"
+	}
+	return map[string]any{"apiVersion": obj.APIVersion, "kind": obj.Kind, "data": map[string]any{"k": "v"}, "metadata": md}, nil
 }
 
 func (f *fakeCluster) Send(_ context.Context, req diagnose.RemedyRequest, _ bool) Response {
@@ -66,6 +80,9 @@ func (f *fakeCluster) Capture(_ context.Context, namespace string) (*snapshot.Sn
 
 func (f *fakeCluster) Delete(_ context.Context, req DeleteRequest) Response {
 	f.deletes = append(f.deletes, req)
+	if f.lost {
+		return Response{Message: "read tcp 127.0.0.1:50000->127.0.0.1:6443: read: connection reset by peer"}
+	}
 	if f.status == 0 {
 		return Response{Status: 200, Message: "OK"}
 	}

@@ -152,7 +152,7 @@ func (l *Live) Get(ctx context.Context, obj snapshot.ObjectRef) (map[string]any,
 		return nil, err
 	}
 	if string(u.GetUID()) != obj.UID {
-		return nil, fmt.Errorf("%s is another object now (uid %s, planned %s)", obj.Name, u.GetUID(), obj.UID)
+		return nil, fmt.Errorf("%w: %s is another object now (uid %s, planned %s)", ErrReplaced, obj.Name, u.GetUID(), obj.UID)
 	}
 	return u.Object, nil
 }

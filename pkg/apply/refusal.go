@@ -70,3 +70,8 @@ func refString(r snapshot.ObjectRef) string {
 func refuse(reason, format string, a ...any) *Refusal {
 	return &Refusal{Reason: reason, Message: fmt.Sprintf(format, a...)}
 }
+
+// ReasonIncomplete: the fresh read of the cluster missed a type the
+// API server did not answer for (throttled, 5xx, timed out): the check
+// could not be completed, and a DELETE on a partial re-plan is never sent.
+const ReasonIncomplete = "incomplete"

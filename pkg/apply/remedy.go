@@ -26,14 +26,16 @@ type RemedyApplied struct {
 
 // ApplyRemedy carries out the remedy id of a why-stuck diagnosis made
 // against this cluster: it diagnoses the object again live and refuses
-// when the remedy is no longer offered or its root cause changed, asks,
-// sends the fresh remedy's guarded request, and follows what it finishes.
+// when the remedy is no longer offered, its root cause changed, or its
+// object is no longer as reviewed (uid, resourceVersion, finalizers),
+// asks, sends the reviewed remedy's guarded request, and follows what it
+// finishes.
 func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id string) (*Report, error) {
 	rep := newRemedyReport(saved, id)
 	if err := PrecheckRemedy(saved, id); err != nil {
 		return rep.refused(err)
 	}
-	_, rc, _ := saved.FindRemedy(id)
+	savedRem, rc, _ := saved.FindRemedy(id)
 	snap, err := a.Cluster.Capture(ctx, "")
 	if err != nil {
 		return rep, fmt.Errorf("reading the cluster to check the diagnosis: %w", err)
@@ -41,11 +43,22 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 	if err := checkFingerprint(saved.Cluster, snap.Source, "diagnosis"); err != nil {
 		return rep.refused(err)
 	}
+	if err := CheckRead(snap); err != nil {
+		return rep.refused(err)
+	}
 	fresh, err := rediagnose(snap, saved.Object, id, rc)
 	if err != nil {
 		return rep.refused(err)
 	}
-	fresh.obj = objectByUID(snap, fresh.rem.Request.Object.UID)
+	// The request sent is the reviewed one, pinned to the state the
+	// diagnosis read, never one rebuilt from the fresh read: its test
+	// operations then guard everything since the review.
+	reviewed := *savedRem.Request
+	fresh.obj = objectByUID(snap, reviewed.Object.UID)
+	if err := checkReviewed(reviewed, fresh.obj); err != nil {
+		return rep.refused(err)
+	}
+	fresh.rem.Request = &reviewed
 	rep.Remedy = &RemedyApplied{ID: id, Action: fresh.rem.Action, Description: fresh.rem.Description,
 		Reason: fresh.rc.Reason, Message: fresh.rc.Message, Leaks: fresh.rem.Leaks}
 	return a.runRemedy(ctx, fresh, rep)
@@ -55,7 +68,7 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 // diagnosis does not offer, or a diagnosis made from files. It needs no
 // connection.
 func PrecheckRemedy(saved *diagnose.Diagnosis, id string) error {
-	if _, _, ok := saved.FindRemedy(id); !ok {
+	if rem, _, ok := saved.FindRemedy(id); !ok || rem.Request == nil {
 		return refuse(ReasonNoBasis, "the diagnosis offers no remedy %q that kgc can apply: pick an id from its remedies[] (kgc why-stuck … -o json)", id)
 	}
 	return checkMadeLive(saved.Cluster, "diagnosis")

@@ -150,3 +150,65 @@ func TestApplyRemedyThatLeaksNeedsTheTypedName(t *testing.T) {
 	}
 	mustContain(t, "prompt", prompt.String(), "May leak: the cloud load balancer", "Type the name of the Service (front)")
 }
+
+// roundTrip is the diagnosis as kgc apply reads it back from WHY.json.
+func roundTrip(t *testing.T, d *diagnose.Diagnosis) *diagnose.Diagnosis {
+	t.Helper()
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out diagnose.Diagnosis
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
+
+// A remedy is a contract on the object as the diagnosis read it: when
+// someone else changed it since (the root cause still the same), kgc
+// refuses with the difference and sends nothing, instead of pinning the
+// state it reads now.
+func TestApplyRemedyRefusesAnObjectChangedSinceReview(t *testing.T) {
+	saved := roundTrip(t, diagnosis(t, stuckWidget(cleanup, "example.com/audit")))
+	withRV := func(rv string, finalizers ...string) *snapshot.Snapshot {
+		s := stuckWidget(finalizers...)
+		s.Objects[0].Metadata.ResourceVersion = rv
+		return s
+	}
+	for name, tc := range map[string]struct {
+		now  *snapshot.Snapshot
+		want []string
+	}{
+		"another finalizer was removed": {withRV("42", cleanup),
+			[]string{"finalizers were [" + cleanup + " example.com/audit] when reviewed, now [" + cleanup + "]", "resourceVersion was 41 when reviewed, now 42", "nothing was sent"}},
+		"only the resourceVersion moved": {withRV("43", cleanup, "example.com/audit"),
+			[]string{"Widget/gizmo -n shop changed since the diagnosis was reviewed: resourceVersion was 41 when reviewed, now 43"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := &fakeCluster{snap: tc.now}
+			rep, err := applier(f, Options{Consent: yes}).ApplyRemedy(context.Background(), saved, removeHold)
+			if reason(err) != ReasonStale || rep.Outcome != OutcomeRefused || len(f.sent) != 0 {
+				t.Fatalf("refusal %s (%v), outcome %s, sent %+v; want stale, nothing sent", reason(err), err, rep.Outcome, f.sent)
+			}
+			mustContain(t, "refusal", err.Error(), tc.want...)
+		})
+	}
+}
+
+// Unchanged since the review, the remedy sends the reviewed request as
+// saved, read back from its document.
+func TestApplyRemedySendsTheReviewedRequest(t *testing.T) {
+	saved := roundTrip(t, diagnosis(t, stuckWidget(cleanup, "example.com/audit")))
+	f := &fakeCluster{snap: stuckWidget(cleanup, "example.com/audit"), after: map[string]*plan.FinalState{
+		widgetUID: {Exists: true, Terminating: true, Finalizers: []string{"example.com/audit"}, OwnerReferences: []string{}}}}
+	if _, err := applier(f, Options{Consent: yes, Timeout: 100 * time.Millisecond}).ApplyRemedy(context.Background(), saved, removeHold); err != nil {
+		t.Fatal(err)
+	}
+	rem, _, _ := saved.FindRemedy(removeHold)
+	got, _ := json.Marshal(f.sent)
+	want, _ := json.Marshal([]diagnose.RemedyRequest{*rem.Request})
+	if string(got) != string(want) {
+		t.Errorf("sent\n%s\nwant the reviewed\n%s", got, want)
+	}
+}

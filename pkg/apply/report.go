@@ -44,6 +44,9 @@ const (
 	OutcomeDryRunAccepted = "dry-run-accepted" // --dry-run=server: the API server would accept the DELETE
 	OutcomeDryRunRejected = "dry-run-rejected" // --dry-run=server: the API server refused it
 	OutcomeRejected       = "rejected"         // the API server refused the DELETE (not a precondition)
+	// OutcomeUnknown: the DELETE got no response and its target could not
+	// be re-read to tell whether the API server accepted it.
+	OutcomeUnknown = "unknown"
 )
 
 // RequestRecord is one request apply sent.

@@ -51,7 +51,11 @@ func (a *Applier) runSteps(ctx context.Context, p *plan.Plan, rep *Report) error
 		}
 		resp := a.Cluster.Delete(ctx, req)
 		rep.Requests = append(rep.Requests, a.record(req, resp))
-		if err := judgeResponse(rep, req, resp); err != nil {
+		resp, err := a.settleLostDelete(ctx, req, resp, rep)
+		if err == nil {
+			err = judgeResponse(rep, req, resp)
+		}
+		if err != nil {
 			return stepStopped(rep, len(order)-k-1, err)
 		}
 		if err := a.follow(ctx, stepPlan(p, ref.UID), rep); err != nil {

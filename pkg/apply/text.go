@@ -55,6 +55,8 @@ func outcomeText(r *Report) string {
 		return "refused; nothing was deleted"
 	case OutcomeRejected:
 		return "the API server refused the DELETE; nothing was deleted"
+	case OutcomeUnknown:
+		return "UNKNOWN: the DELETE got no response and its target could not be re-read"
 	}
 	return r.Outcome
 }

@@ -176,10 +176,3 @@ type Log struct {
 	// (reads, watches, requests that changed nothing a chain needs).
 	Dropped int `json:"dropped"`
 }
-
-// PolicyFinding is something an audit policy hides from a post-mortem.
-type PolicyFinding struct {
-	Rule    int    `json:"rule"`
-	Problem string `json:"problem"`
-	Message string `json:"message"`
-}

@@ -256,7 +256,9 @@ func TestCaptureOwnersOnly(t *testing.T) {
 // namespaces are not.
 func TestNarrowReadsTheOwnersKinds(t *testing.T) {
 	role := testobj.New("rbac.authorization.k8s.io/v1", "ClusterRole", "", "admin").Build()
-	binding := testobj.New("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", "b").Build()
+	// StorageClasses carry no facts (unlike RBAC, read in full as the
+	// evidence of who runs a finalizer's controller).
+	binding := testobj.New("storage.k8s.io/v1", "StorageClass", "", "b").Build()
 	pc := testobj.New("scheduling.k8s.io/v1", "PriorityClass", "", "high").OwnedBy(role).Build()
 	cm := testobj.ConfigMap("shop", "c").OwnedBy(pc).Build()
 	other := testobj.ConfigMap("other", "d").Build()
@@ -267,8 +269,8 @@ func TestNarrowReadsTheOwnersKinds(t *testing.T) {
 		t.Errorf("objects = %s\nwant %s", got, want)
 	}
 	for _, r := range s.Resources {
-		if r.Kind == "ClusterRoleBinding" && r.Listed {
-			t.Error("ClusterRoleBinding was read, but nothing names it as owner")
+		if r.Kind == "StorageClass" && r.Listed {
+			t.Error("StorageClass was read, but nothing names it as owner")
 		}
 	}
 }
@@ -297,5 +299,26 @@ func TestCaptureSameInEitherEncoding(t *testing.T) {
 	}
 	if !reflect.DeepEqual(a.Resources, b.Resources) {
 		t.Errorf("catalog from protobuf:\n%+v\nfrom JSON:\n%+v", a.Resources, b.Resources)
+	}
+}
+
+// Under a throttling storm (every list of a type answered 429), each page
+// is tried maxTries times in all, not client-go's retries times kgc's,
+// and the type is recorded as not listed with the API server's answer.
+func TestCaptureBoundsRetriesUnderThrottling(t *testing.T) {
+	fake := &capturetest.FakeAPIServer{ThrottledPath: "/api/v1/pods"}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	s, err := Capture(context.Background(), &rest.Config{Host: srv.URL}, Options{Workers: 3, PageSize: 2, Context: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fake.Storm != maxTries {
+		t.Errorf("the throttled list was sent %d times, want %d", fake.Storm, maxTries)
+	}
+	for _, r := range s.Resources {
+		if r.Resource == "pods" && (r.Listed || !strings.Contains(r.Error, "HTTP 429")) {
+			t.Errorf("pods: listed %v, error %q; want recorded as not listed (HTTP 429)", r.Listed, r.Error)
+		}
 	}
 }

@@ -199,7 +199,7 @@ func (c *capturer) getNamespaces(ctx context.Context, x *snapshot.Extractor, r s
 		var body []byte
 		err := c.retry(ctx, func() error {
 			var err error
-			body, err = c.raw.Get().AbsPath("/api/" + r.Version + "/namespaces/" + ns).DoRaw(ctx)
+			body, err = c.raw.Get().MaxRetries(0).AbsPath("/api/" + r.Version + "/namespaces/" + ns).DoRaw(ctx)
 			return statusFromBody(body, err)
 		})
 		if apierrors.IsNotFound(err) {
@@ -371,7 +371,10 @@ func (c *capturer) listRequest(r snapshot.Resource, ns, cont string) *rest.Reque
 	}
 	path += "/" + r.Resource
 	lo := c.listOptions(cont)
-	req := c.raw.Get().AbsPath(path).Param("limit", strconv.FormatInt(lo.Limit, 10))
+	// c.retry is the only retry loop: client-go's own (10 tries on a 429
+	// or 5xx with Retry-After) inside it multiplied every request by 11
+	// under throttling, a retry storm.
+	req := c.raw.Get().MaxRetries(0).AbsPath(path).Param("limit", strconv.FormatInt(lo.Limit, 10))
 	if lo.Continue != "" {
 		req = req.Param("continue", lo.Continue)
 	}

@@ -1,7 +1,9 @@
 package diagnose
 
 import (
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -51,12 +53,23 @@ func (d *Diagnoser) All(namespace string) *DiagnosisList {
 		held := Held{Object: o.Ref(), Since: o.Metadata.DeletionTimestamp.UTC(), AgeSeconds: int64(at.Sub(*o.Metadata.DeletionTimestamp) / time.Second)}
 		for _, rc := range diag.RootCauses {
 			key := rootKey(rc)
+			byController := controllerGroupKey(rc)
+			if byController != "" {
+				key = byController
+			}
 			g, ok := groups[key]
 			if !ok {
 				g = &Group{RootCause: rc}
 				g.RootCause.Holds = nil
+				if byController != "" {
+					g.Controller = rc.Controller
+				}
 				groups[key] = g
 				order = append(order, key)
+			}
+			if g.Controller != "" {
+				g.Finalizers = appendString(g.Finalizers, rc.Finalizer)
+				g.RootObjects = appendRef(g.RootObjects, rc.Object)
 			}
 			dup := false
 			for _, h := range g.Objects {
@@ -82,7 +95,11 @@ func (d *Diagnoser) All(namespace string) *DiagnosisList {
 		return order[i] < order[j]
 	})
 	for _, k := range order {
-		list.Groups = append(list.Groups, *groups[k])
+		g := groups[k]
+		if g.Controller != "" {
+			g.Summary = controllerSummary(g)
+		}
+		list.Groups = append(list.Groups, *g)
 	}
 	return list
 }
@@ -93,4 +110,46 @@ func olderFirst(a, b *snapshot.Object) bool {
 		return ta.Before(tb)
 	}
 	return a.Ref().Less(b.Ref())
+}
+
+// controllerGroupKey groups, in triage, the root causes of one missing or
+// stalled controller: every object whose finalizer it does not remove is
+// one thing to fix, not one per object. "" for other root causes.
+func controllerGroupKey(rc RootCause) string {
+	switch rc.Reason {
+	case ReasonControllerTerminating, ReasonControllerNotFinishing, ReasonControllerAbsent, ReasonControllerPending:
+		if rc.Controller != "" && rc.Attribution != nil && rc.Attribution.Evidence != EvidenceNone {
+			return "controller|" + rc.Reason + "|" + rc.Controller
+		}
+	}
+	return ""
+}
+
+// controllerSummary says what a controller's group is in one line:
+// "DaemonSet/longhorn-system/longhorn-manager is gone with its namespace
+// (longhorn-system is being deleted): 11 objects hold longhorn.io".
+func controllerSummary(g *Group) string {
+	state := map[string]string{
+		ReasonControllerTerminating:  "is gone, or going, with its namespace",
+		ReasonControllerNotFinishing: "runs and is available, but is not finishing its cleanup",
+		ReasonControllerAbsent:       "is not installed",
+		ReasonControllerPending:      "has not removed its finalizers",
+	}[g.RootCause.Reason]
+	return g.Controller + " " + state + ": " + plural(len(g.RootObjects), "object") + " " + holdWord(len(g.RootObjects)) + " " + strings.Join(g.Finalizers, ", ")
+}
+
+func holdWord(n int) string {
+	if n == 1 {
+		return "holds"
+	}
+	return "hold"
+}
+
+func appendString(l []string, s string) []string {
+	if s == "" || slices.Contains(l, s) {
+		return l
+	}
+	l = append(l, s)
+	slices.Sort(l)
+	return l
 }

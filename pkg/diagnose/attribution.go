@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -61,6 +62,9 @@ func (r *run) attribute(o *snapshot.Object, f string, info rules.FinalizerInfo) 
 	if a, ok := r.byDomain(o, f); ok {
 		return a
 	}
+	if a, ok := r.byFamily(o, f); ok {
+		return a
+	}
 	if info.Ecosystem {
 		// Known, but where it runs varies with the install.
 		return attribution{att: Attribution{Evidence: EvidenceWellKnown, Confidence: ConfidenceHigh, Controller: info.RemovedBy, Detail: wellKnownDetail(f, info)},
@@ -70,6 +74,21 @@ func (r *run) attribute(o *snapshot.Object, f string, info rules.FinalizerInfo) 
 				Command: "kubectl describe " + r.ix.kubectlTarget(o.Ref())}}}
 	}
 	return r.notFound(o, f)
+}
+
+// going reports whether a workload is going away: being deleted itself,
+// or in a namespace being deleted.
+func (r *run) going(w *snapshot.Object) bool {
+	return w.Terminating() || r.namespaceGoing(w.Metadata.Namespace)
+}
+
+// available is how many of a workload's pods are available; nil when its
+// status was not read.
+func available(w *snapshot.Object) *int32 {
+	if w.Facts == nil || w.Facts.Workload == nil {
+		return nil
+	}
+	return w.Facts.Workload.Available
 }
 
 func wellKnownDetail(f string, info rules.FinalizerInfo) string {
@@ -84,7 +103,7 @@ func (r *run) byPublishedName(o *snapshot.Object, f string, info rules.Finalizer
 	for _, w := range r.workloads("published:"+strings.Join(info.Workloads, ","), func(w *snapshot.Object) bool {
 		return slices.Contains(info.Workloads, w.Metadata.Name) || slices.Contains(info.Workloads, w.Metadata.Labels["app.kubernetes.io/name"])
 	}) {
-		if w.Terminating() {
+		if r.going(w) {
 			dying = append(dying, w)
 		} else {
 			live = append(live, w)
@@ -92,7 +111,7 @@ func (r *run) byPublishedName(o *snapshot.Object, f string, info rules.Finalizer
 	}
 	a.att.Objects = refsOf(append(append([]*snapshot.Object{}, live...), dying...))
 	names := strings.Join(info.Workloads, ", ")
-	a.fill(o, f, info.RemovedBy, live, dying, r.workloadsListed(),
+	a.fill(r, o, f, info.RemovedBy, live, dying, r.workloadsListed(),
 		"no Deployment, StatefulSet or DaemonSet named "+names+" is in the input: it is not installed, or runs outside the cluster",
 		"Reinstall "+info.RemovedBy+" (published as "+names+") so that it finishes its cleanup and removes "+f+" itself",
 		"kubectl get deployments,statefulsets,daemonsets -A | grep -w -e "+strings.Join(info.Workloads, " -e "))
@@ -101,19 +120,35 @@ func (r *run) byPublishedName(o *snapshot.Object, f string, info rules.Finalizer
 
 // fill states the controller's presence: running (its logs are named, as
 // the evidence names it), only being deleted, unknown, or absent.
-func (a *attribution) fill(o *snapshot.Object, f, who string, live, dying []*snapshot.Object, listed bool, absent, reinstall, grep string) {
+func (a *attribution) fill(r *run, o *snapshot.Object, f, who string, live, dying []*snapshot.Object, listed bool, absent, reinstall, grep string) {
 	switch {
 	case len(live) > 0:
 		w := live[0]
-		a.reason = ReasonControllerPending
 		a.related = refsOf(live)
 		runs := who + " runs (" + w.Ref().String() + ")"
 		if who == w.Ref().String() {
 			runs = who + " runs"
 		}
-		a.message = runs + " but has not removed " + f + ": it is failing its cleanup for this object, or not reconciling it; its logs say why"
-		a.remedies = []Remedy{{Action: ActionFixController, Description: "Read the logs of " + w.Ref().String() + " for errors about " + o.Ref().String() + " and fix what it reports",
-			Command: "kubectl logs " + logsTarget(w) + " --tail=200"}}
+		logs := Remedy{Action: ActionFixController, Description: "Read the logs of " + w.Ref().String() + " for errors about " + o.Ref().String() + " and fix what it reports",
+			Command: "kubectl logs " + logsTarget(w) + " --tail=200"}
+		status := Remedy{Action: ActionFixController, Description: "Read the status and events of " + o.Ref().String() + ": what its controller's cleanup is waiting on",
+			Command: "kubectl describe " + r.ix.kubectlTarget(o.Ref())}
+		switch n := available(w); {
+		case n == nil:
+			a.reason = ReasonControllerPending
+			a.message = runs + " but has not removed " + f + ": it is failing its cleanup for this object, or not reconciling it; its logs say why"
+			a.remedies = []Remedy{logs}
+		case *n == 0:
+			a.reason = ReasonControllerPending
+			a.message = who + " is installed (" + w.Ref().String() + ") but none of its pods is available, so nothing removes " + f + " until it runs again"
+			a.remedies = []Remedy{{Action: ActionFixController, Description: "Find why " + w.Ref().String() + " has no available pod (its pods' events, scheduling, image pulls) and fix it",
+				Command: "kubectl describe " + r.ix.kubectlTarget(w.Ref())}, logs}
+		default:
+			a.reason = ReasonControllerNotFinishing
+			a.message = runs + " and is available (" + words.Count(int(*n), "pod") + " available), yet " + f + " stays: it is running but not finishing its cleanup of " + o.Ref().String() +
+				" (failing it, or waiting on something the cleanup needs); its logs and the object's status say which"
+			a.remedies = []Remedy{logs, status}
+		}
 	case len(dying) > 0:
 		w := dying[0]
 		a.reason = ReasonControllerTerminating
@@ -123,6 +158,9 @@ func (a *attribution) fill(o *snapshot.Object, f, who string, live, dying []*sna
 			gone = who + " is being deleted itself"
 		}
 		a.message = gone + ", typically with the namespace it runs in, so nothing will remove " + f
+		if ns := w.Metadata.Namespace; r.namespaceGoing(ns) {
+			a.message = who + " is gone with its namespace: it lives in " + ns + ", which is being deleted, so nothing will remove " + f + " once it stops"
+		}
 		a.remedies = []Remedy{{Action: ActionFixController, Description: "Run " + who + " again outside the namespace being deleted (reinstall it), so it can finish its cleanup and remove " + f}}
 	case !listed:
 		a.reason = ReasonControllerUnknown
@@ -179,7 +217,7 @@ func (r *run) byCRDOwner(o *snapshot.Object, f string, info rules.FinalizerInfo)
 	for _, w := range r.workloads("owned-by:"+owner.Metadata.UID, func(w *snapshot.Object) bool {
 		return slices.ContainsFunc(w.Metadata.OwnerReferences, func(x snapshot.OwnerReference) bool { return x.UID == owner.Metadata.UID })
 	}) {
-		if w.Terminating() {
+		if r.going(w) {
 			dying = append(dying, w)
 		} else {
 			live = append(live, w)
@@ -198,7 +236,7 @@ func (r *run) byCRDOwner(o *snapshot.Object, f string, info rules.FinalizerInfo)
 			Command: "kubectl describe " + r.ix.kubectlTarget(owner.Ref())}}
 		return a, true
 	}
-	a.fill(o, f, who, live, dying, true, "", "", "")
+	a.fill(r, o, f, who, live, dying, true, "", "", "")
 	return a, true
 }
 
@@ -266,7 +304,7 @@ func (r *run) byDomain(o *snapshot.Object, f string) (attribution, bool) {
 		if w.Metadata.UID == o.Metadata.UID {
 			continue
 		}
-		if w.Terminating() {
+		if r.going(w) {
 			dying = append(dying, w)
 		} else {
 			live = append(live, w)
@@ -280,7 +318,7 @@ func (r *run) byDomain(o *snapshot.Object, f string) (attribution, bool) {
 	a := attribution{att: Attribution{Evidence: EvidenceWorkloadLabel, Confidence: ConfidenceMedium, Controller: who,
 		Detail:  who + " carries the finalizer's domain: " + carriesDomain(all[0], domains),
 		Objects: refsOf(all)}}
-	a.fill(o, f, who, live, dying, true, "", "", "")
+	a.fill(r, o, f, who, live, dying, true, "", "", "")
 	return a, true
 }
 

@@ -27,6 +27,12 @@ const (
 	// ReasonControllerPending: the controller the evidence names runs (or
 	// is a built-in one) and has not removed its finalizer yet.
 	ReasonControllerPending = "controller-pending"
+	// ReasonControllerNotFinishing: the controller the evidence names
+	// runs and is available, yet its finalizer stays: it is failing its
+	// cleanup, or waiting on something the cleanup needs. Its logs and
+	// the object's status say which; removing the finalizer skips what it
+	// has not done.
+	ReasonControllerNotFinishing = "controller-not-finishing"
 	// ReasonControllerUnknown: kgc cannot tell whether the controller runs
 	// (the workload types could not be listed, or the evidence names a
 	// controller whose workloads the input does not show).
@@ -219,7 +225,10 @@ type RootCause struct {
 type Attribution struct {
 	// Evidence: "well-known" (kgc's table of finalizers, with its source),
 	// "crd-owner" (the owner of the CRD serving the object), "workload-label"
-	// (a workload carrying the finalizer's full domain) or "none".
+	// (a workload carrying the finalizer's full domain), "rbac" (a workload
+	// whose ServiceAccount may update the object's type or a group of the
+	// finalizer's API-group family), "install-labels" (a workload sharing
+	// an installation label with a CRD of that family) or "none".
 	Evidence string `json:"evidence"`
 	// Confidence: "high", "medium" or "none".
 	Confidence string `json:"confidence"`
@@ -314,6 +323,15 @@ type DiagnosisList struct {
 // Group is one root cause and the terminating objects it holds.
 type Group struct {
 	RootCause RootCause `json:"rootCause"`
+	// Controller is set when the group is one controller's (missing,
+	// gone with its namespace, or running but not finishing): every
+	// object whose finalizer it does not remove, under one remedy, and
+	// RootCause is its first. RootObjects are those objects, Finalizers
+	// theirs, and Summary says it in one line.
+	Controller  string               `json:"controller,omitempty"`
+	Summary     string               `json:"summary,omitempty"`
+	Finalizers  []string             `json:"finalizers,omitempty"`
+	RootObjects []snapshot.ObjectRef `json:"rootObjects,omitempty"`
 	// Objects are the terminating objects held, oldest first.
 	Objects []Held `json:"objects"`
 }

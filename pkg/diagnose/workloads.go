@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
@@ -52,6 +53,11 @@ func (r *run) node(name string) (*snapshot.Object, bool) {
 // kubeletConfirms explains a pod whose kubelet ends its termination: in its
 // grace period, past it on a Ready node (something hangs), or on a node
 // whose state the input does not show.
+// finishingFor is how long past its grace period a pod on a Ready node is
+// still finishing (the kubelet kills what is left and confirms on its
+// next sync) rather than stuck.
+const finishingFor = time.Minute
+
 func (r *run) kubeletConfirms(pod *snapshot.Object, end rules.PodEnd, b *Blocker) {
 	at, deadline := r.ix.snap.CapturedAt, *pod.Metadata.DeletionTimestamp
 	switch {
@@ -71,6 +77,12 @@ func (r *run) kubeletConfirms(pod *snapshot.Object, end rules.PodEnd, b *Blocker
 		b.WaitingFor = "the kubelet on node " + end.Node + " to stop its containers (grace period ends in " + Age(deadline.Sub(at)) + ")"
 		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},
 			Message: "it is within its grace period, which ends in " + Age(deadline.Sub(at)) + "; the kubelet on node " + end.Node + " then confirms termination"}}, pod, nil)
+	case at.Sub(deadline) < finishingFor:
+		// The kubelet stops containers as the grace period ends and
+		// confirms on its next sync: a pod seconds past it is finishing.
+		b.WaitingFor = "the kubelet on node " + end.Node + " to confirm that its containers stopped"
+		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonInProgress, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},
+			Message: "it is finishing: its grace period ended " + Age(at.Sub(deadline)) + " ago, and the kubelet on node " + end.Node + " confirms termination once its containers have stopped"}}, pod, nil)
 	default:
 		b.WaitingFor = "the kubelet on node " + end.Node + " to confirm that its containers stopped"
 		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonKubeletNotConfirming, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},

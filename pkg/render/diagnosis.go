@@ -268,7 +268,8 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 		for i, h := range g.Objects {
 			age := diagnose.Age(time.Duration(h.AgeSeconds) * time.Second)
 			if h.AgeSeconds < 0 {
-				age = "-" + age
+				// A pod's deletionTimestamp is the end of its grace period.
+				age = "terminating, " + diagnose.Age(time.Duration(-h.AgeSeconds)*time.Second) + " of grace left"
 			}
 			if i == 0 {
 				rows = append(rows, []string{rc.Object.String(), fin, rc.Reason, shortRemovedBy(rc.RemovedBy, rc.Controller, rc.Attribution), h.Object.String(), age})
@@ -279,6 +280,17 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 	}
 	if err := plainTable(w, []string{"ROOT CAUSE", "FINALIZER", "REASON", "REMOVED BY", "HOLDS", "AGE"}, rows); err != nil {
 		return err
+	}
+	var byController []string
+	for _, g := range l.Groups {
+		if len(g.RootObjects) > 1 {
+			byController = append(byController, "  "+g.Summary+" ("+listRefs(g.RootObjects)+")")
+		}
+	}
+	if len(byController) > 0 {
+		if _, err := fmt.Fprintf(w, "\nOne controller, one fix:\n%s\n", strings.Join(byController, "\n")); err != nil {
+			return err
+		}
 	}
 	stuck := 0
 	for _, g := range l.Groups {

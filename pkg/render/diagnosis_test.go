@@ -156,3 +156,29 @@ func TestDiagnosisTableOfALiveObject(t *testing.T) {
 		t.Errorf("-n shop lists %d terminating objects, want the deployment, replica set and pod", len(list.Items))
 	}
 }
+
+// TestDiagnosisTableAges: a pod still inside its grace period shows the
+// grace left, never a negative age, and one seconds past it is
+// finishing (in progress), not stuck.
+func TestDiagnosisTableAges(t *testing.T) {
+	at := testobj.CapturedAt
+	thirty := int64(30)
+	inGrace := testobj.Pod("shop", "web-a").Deleting(at.Add(20 * time.Second)).Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "n1", Phase: "Running"}}).Build()
+	inGrace.Metadata.DeletionGracePeriodSeconds = &thirty
+	pastGrace := testobj.Pod("shop", "web-b").Deleting(at.Add(-15 * time.Second)).Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "n1", Phase: "Running"}}).Build()
+	pastGrace.Metadata.DeletionGracePeriodSeconds = &thirty
+	snap := testobj.Snapshot(inGrace, pastGrace, testobj.Node("n1").Facts(&snapshot.Facts{Node: &snapshot.NodeFacts{Ready: "True"}}).Build()).Build()
+	var out bytes.Buffer
+	if err := DiagnosisTable(&out, diagnose.New(snap, nil, diagnose.Options{}).All(""), Style{}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"terminating, 20s of grace left", "(0 stuck, 2 in progress)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "-20s") || strings.Contains(got, "kubelet-not-confirming") {
+		t.Errorf("a negative age, or a pod 15s past its grace period called stuck:\n%s", got)
+	}
+}

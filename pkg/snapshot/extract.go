@@ -17,6 +17,8 @@ type topFields struct {
 	// webhooks and endpoints are the top-level lists of webhook
 	// configurations and EndpointSlices.
 	webhooks, endpoints []byte
+	// rules, roleRef and subjects are RBAC's top-level fields.
+	rules, roleRef, subjects []byte
 }
 
 // splitTop scans one object's top-level keys; the object must be all of raw.
@@ -55,6 +57,12 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 			dst = &f.webhooks
 		case "endpoints":
 			dst = &f.endpoints
+		case "rules":
+			dst = &f.rules
+		case "roleRef":
+			dst = &f.roleRef
+		case "subjects":
+			dst = &f.subjects
 		default:
 			return s.skip()
 		}
@@ -174,6 +182,9 @@ type workloadKey struct {
 	hasReplicas, paused, suspend, selector bool
 	revision                               string
 	ordinalsStart                          int32
+	serviceAccount                         string
+	available                              int32
+	hasAvailable                           bool
 }
 
 // sharedWorkloadFacts returns f, or the same facts read before, when
@@ -183,9 +194,12 @@ func (x *Extractor) sharedWorkloadFacts(f *Facts, share bool) *Facts {
 	if !share || w.NodeSelector != nil || w.Tolerations != nil || w.NodeAffinity {
 		return f
 	}
-	k := workloadKey{paused: w.Paused, suspend: w.Suspend, selector: w.SelectorMatchesTemplate, revision: w.Revision, ordinalsStart: w.OrdinalsStart}
+	k := workloadKey{paused: w.Paused, suspend: w.Suspend, selector: w.SelectorMatchesTemplate, revision: w.Revision, ordinalsStart: w.OrdinalsStart, serviceAccount: w.ServiceAccount}
 	if w.Replicas != nil {
 		k.replicas, k.hasReplicas = *w.Replicas, true
+	}
+	if w.Available != nil {
+		k.available, k.hasAvailable = *w.Available, true
 	}
 	if same, ok := x.workloadSets.m[k]; ok {
 		return same
@@ -421,6 +435,10 @@ var factKinds = map[groupKind]bool{
 	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}:   true,
 	{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: true,
 	{"discovery.k8s.io", "EndpointSlice"}:                              true,
+	{"rbac.authorization.k8s.io", "Role"}:                              true,
+	{"rbac.authorization.k8s.io", "ClusterRole"}:                       true,
+	{"rbac.authorization.k8s.io", "RoleBinding"}:                       true,
+	{"rbac.authorization.k8s.io", "ClusterRoleBinding"}:                true,
 }
 
 // HasFacts reports whether objects of group and kind carry Facts read
@@ -519,6 +537,9 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 		}
 		var wf *Facts
 		wf, err = x.workloadFacts(f.spec, o.Kind)
+		if err == nil && wf != nil {
+			wf.Workload.Available, err = workloadAvailable(f.status, group, o.Kind)
+		}
 		if wf != nil {
 			wf.Workload.Revision = ann.revision
 			o.Facts = x.sharedWorkloadFacts(wf, ann.keep == "")
@@ -601,6 +622,8 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 			w.Webhooks = append(w.Webhooks, wh)
 		}
 		o.Facts = &Facts{WebhookConfiguration: w}
+	case group == "rbac.authorization.k8s.io":
+		o.Facts, err = rbacFacts(f)
 	case group == "discovery.k8s.io" && o.Kind == "EndpointSlice":
 		var v []struct {
 			Conditions struct{ Ready *bool }
@@ -856,6 +879,14 @@ func (x *Extractor) workloadFacts(raw []byte, kind string) (*Facts, error) {
 						dsTemplate, err = s.raw()
 						return err
 					}
+					return s.object(func(k2 []byte) error {
+						if string(k2) != "serviceAccountName" {
+							return s.skip()
+						}
+						var err error
+						w.ServiceAccount, err = s.internStr(x.in)
+						return err
+					})
 				}
 				return s.skip()
 			})
@@ -881,14 +912,16 @@ func (x *Extractor) workloadFacts(raw []byte, kind string) (*Facts, error) {
 	}
 	if dsTemplate != nil {
 		var v struct {
-			NodeSelector map[string]string
-			Tolerations  []struct{ Key, Operator, Effect string }
-			Affinity     *struct{ NodeAffinity json.RawMessage }
+			NodeSelector       map[string]string
+			Tolerations        []struct{ Key, Operator, Effect string }
+			Affinity           *struct{ NodeAffinity json.RawMessage }
+			ServiceAccountName string
 		}
 		if err := json.Unmarshal(dsTemplate, &v); err != nil {
 			return nil, fmt.Errorf("spec.template.spec: %w", err)
 		}
 		w.NodeSelector = v.NodeSelector
+		w.ServiceAccount = v.ServiceAccountName
 		for _, t := range v.Tolerations {
 			if t.Operator == "Exists" && t.Key == "" {
 				w.Tolerations = append(w.Tolerations, ":"+t.Effect)
@@ -900,6 +933,44 @@ func (x *Extractor) workloadFacts(raw []byte, kind string) (*Facts, error) {
 	}
 	w.SelectorMatchesTemplate = selectorMatches(selSet, rc, x.sel, exprs, x.tpl)
 	return &block.f, nil
+}
+
+// workloadAvailable reads how many pods of a Deployment, StatefulSet or
+// DaemonSet are available from its status; nil without a status (and for
+// the other workload kinds, which run no controller).
+func workloadAvailable(status []byte, group, kind string) (*int32, error) {
+	if status == nil || group != "apps" || kind == "ReplicaSet" {
+		return nil, nil
+	}
+	var v struct {
+		AvailableReplicas, NumberAvailable int32
+	}
+	if err := json.Unmarshal(status, &v); err != nil {
+		return nil, fmt.Errorf("status: %w", err)
+	}
+	n := v.AvailableReplicas
+	if kind == "DaemonSet" {
+		n = v.NumberAvailable
+	}
+	return &n, nil
+}
+
+// rbacFacts reads a role's rules or a binding's roleRef and subjects.
+func rbacFacts(f topFields) (*Facts, error) {
+	r := &RBACFacts{}
+	for _, part := range []struct {
+		name string
+		raw  []byte
+		dst  any
+	}{{"rules", f.rules, &r.Rules}, {"roleRef", f.roleRef, &r.RoleRef}, {"subjects", f.subjects, &r.Subjects}} {
+		if part.raw == nil {
+			continue
+		}
+		if err := json.Unmarshal(part.raw, part.dst); err != nil {
+			return nil, fmt.Errorf("%s: %w", part.name, err)
+		}
+	}
+	return &Facts{RBAC: r}, nil
 }
 
 // selectorMatches reports whether a workload's selector selects labels:

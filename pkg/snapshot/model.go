@@ -319,6 +319,9 @@ type Facts struct {
 	APIService           *APIServiceFacts           `json:"apiService,omitempty"`
 	WebhookConfiguration *WebhookConfigurationFacts `json:"webhookConfiguration,omitempty"`
 	EndpointSlice        *EndpointSliceFacts        `json:"endpointSlice,omitempty"`
+	// RBAC is set on Roles, ClusterRoles and their bindings: which
+	// workload may update a stuck object's type names its controller.
+	RBAC *RBACFacts `json:"rbac,omitempty"`
 }
 
 // PodFacts: what the kubelet, PodGC and the PVC protection controller look at.
@@ -526,6 +529,51 @@ type WorkloadFacts struct {
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	Tolerations  []string          `json:"tolerations,omitempty"`
 	NodeAffinity bool              `json:"nodeAffinity,omitempty"`
+	// ServiceAccount is the pod template's serviceAccountName ("" for
+	// the default ServiceAccount): what RBAC lets the workload's pods do
+	// is what a controller it runs can do, which names the controller of
+	// a finalizer.
+	ServiceAccount string `json:"serviceAccount,omitempty"`
+	// Available is, for a Deployment, StatefulSet or DaemonSet read with
+	// its status, how many of its pods are available
+	// (status.availableReplicas, status.numberAvailable); nil when the
+	// status was not read.
+	Available *int32 `json:"available,omitempty"`
+}
+
+// RBACFacts are the authorization facts of a Role, ClusterRole,
+// RoleBinding or ClusterRoleBinding: what it grants and to whom, never
+// anything else of it (resourceNames are dropped too: kgc asks only
+// which types a subject may change).
+type RBACFacts struct {
+	// Rules are a role's rules.
+	Rules []PolicyRule `json:"rules,omitempty"`
+	// RoleRef and Subjects are a binding's.
+	RoleRef  *RoleRef  `json:"roleRef,omitempty"`
+	Subjects []Subject `json:"subjects,omitempty"`
+}
+
+// PolicyRule is one rule of a role: the verbs it allows on the resources
+// of the API groups it names.
+type PolicyRule struct {
+	APIGroups []string `json:"apiGroups,omitempty"`
+	Resources []string `json:"resources,omitempty"`
+	Verbs     []string `json:"verbs,omitempty"`
+}
+
+// RoleRef is the role a binding grants: a Role (of the binding's
+// namespace) or a ClusterRole.
+type RoleRef struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+// Subject is one subject of a binding (kind User, Group or
+// ServiceAccount; namespace for a ServiceAccount).
+type Subject struct {
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // Condition is a status condition, kept for namespaces (why deletion is stuck).

@@ -113,6 +113,10 @@ func (x *Extractor) savedWorkloadFacts(s *scanner, w *WorkloadFacts) error {
 			err = boolInto(s, &w.NodeAffinity)
 		case "revision":
 			w.Revision, err = s.internStr(x.in)
+		case "serviceAccount":
+			w.ServiceAccount, err = s.internStr(x.in)
+		case "available":
+			w.Available, err = int32p(s)
 		default:
 			err = errSlowPath
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -145,5 +146,38 @@ func TestRemedyPatchFailsOnAConcurrentChange(t *testing.T) {
 	}
 	if !slices.Equal(after.Finalizers, []string{"kgc.dev/hold", "kgc.dev/other"}) {
 		t.Errorf("real control plane: finalizers %v after a refused patch, want both kept", after.Finalizers)
+	}
+}
+
+// TestApplyRemedyRefusesWhatChangedSinceReview: the saved remedy pins the
+// ConfigMap as why-stuck read it; once someone else removed its other
+// finalizer, applying it is refused as stale with the difference, and
+// nothing is changed: the ConfigMap is still there, held.
+func TestApplyRemedyRefusesWhatChangedSinceReview(t *testing.T) {
+	env := framework.Setup(t)
+	t.Parallel()
+	ctx := context.Background()
+	ns := env.Namespace(t, ctx, "remedy-reviewed")
+	why, _ := heldConfigMap(t, env, ns, "kgc.test/hold", "kgc.test/other")
+	patch := `[{"op":"test","path":"/metadata/finalizers","value":["kgc.test/hold","kgc.test/other"]},` +
+		`{"op":"replace","path":"/metadata/finalizers","value":["kgc.test/hold"]}]`
+	if _, err := env.Client.CoreV1().ConfigMaps(ns).Patch(ctx, "held", types.JSONPatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := env.RunKGC(t, "apply", why, "--remedy", "remove-finalizer:configmap:"+ns+"/held:kgc.test/hold", "--yes", "-o", "json")
+	rep := decodeApplyReport(t, res, 4)
+	if rep.Outcome != "refused" || rep.Refusal == nil || rep.Refusal.Reason != "stale" || len(rep.Requests) != 0 {
+		t.Fatalf("outcome %s, refusal %+v, requests %+v; want refused as stale, nothing sent", rep.Outcome, rep.Refusal, rep.Requests)
+	}
+	want := "finalizers were [kgc.test/hold kgc.test/other] when reviewed, now [kgc.test/hold]"
+	if !strings.Contains(string(res.Stdout), want) {
+		t.Errorf("the report does not say %q:\n%s", want, res.Stdout)
+	}
+	cm, err := env.Client.CoreV1().ConfigMaps(ns).Get(ctx, "held", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("real control plane: the ConfigMap is gone after a refused remedy: %v", err)
+	}
+	if !slices.Equal(cm.Finalizers, []string{"kgc.test/hold"}) {
+		t.Errorf("real control plane: finalizers %v, want kgc.test/hold kept", cm.Finalizers)
 	}
 }

@@ -56,6 +56,10 @@ type FakeAPIServer struct {
 	// NamespacesForbidden forbids listing namespaces, as a namespace-scoped
 	// role does; KubeSystemForbidden forbids the GET of kube-system too.
 	NamespacesForbidden, KubeSystemForbidden bool
+	// ThrottledPath is a list path answered 429 with Retry-After: 0 every
+	// time, as under a throttling storm; Storm counts those answers.
+	ThrottledPath string
+	Storm         int
 }
 
 // refuse answers what RBAC or authentication would refuse, and reports
@@ -171,6 +175,12 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.refuse(w, r.URL.Path) {
+		return
+	}
+	if f.ThrottledPath != "" && r.URL.Path == f.ThrottledPath {
+		f.Storm++
+		w.Header().Set("Retry-After", "0")
+		status(w, 429, "TooManyRequests", "too many requests")
 		return
 	}
 	q := r.URL.Query()

@@ -80,10 +80,16 @@ type RunningKGC struct {
 // cluster while kgc runs; Wait returns what RunKGC would.
 func (e *Env) StartKGC(t testing.TB, args ...string) *RunningKGC {
 	t.Helper()
+	return e.startKGC(t, e.CP.Kubeconfig, args...)
+}
+
+// startKGC starts kgc against the API server of kubeconfig.
+func (e *Env) startKGC(t testing.TB, kubeconfig string, args ...string) *RunningKGC {
+	t.Helper()
 	if e.kgcErr != nil {
 		t.Fatalf("kgc binary unavailable: %v", e.kgcErr)
 	}
-	r := &RunningKGC{args: append([]string{"--kubeconfig", e.CP.Kubeconfig}, args...)}
+	r := &RunningKGC{args: append([]string{"--kubeconfig", kubeconfig}, args...)}
 	r.ctx, r.cancel = context.WithTimeout(context.Background(), 2*time.Minute)
 	r.cmd = exec.CommandContext(r.ctx, e.KGCBinary, r.args...)
 	// On timeout, SIGQUIT makes the Go runtime print every goroutine's
@@ -97,7 +103,7 @@ func (e *Env) StartKGC(t testing.TB, args ...string) *RunningKGC {
 		r.cancel()
 		t.Fatalf("creating kgc cache dir: %v", err)
 	}
-	r.cmd.Env = append(cleanEnv(), "KUBECONFIG="+e.CP.Kubeconfig, "KUBECACHEDIR="+r.cacheDir)
+	r.cmd.Env = append(cleanEnv(), "KUBECONFIG="+kubeconfig, "KUBECACHEDIR="+r.cacheDir)
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	r.start = time.Now()
 	if err := r.cmd.Start(); err != nil {

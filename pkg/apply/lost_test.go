@@ -1,0 +1,71 @@
+package apply
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// A DELETE whose response was lost is never sent twice: kgc re-reads its
+// target and says whether the API server accepted it.
+func TestApplyLostDeleteResponse(t *testing.T) {
+	for name, tc := range map[string]struct {
+		rereadAs, outcome, note, err string
+	}{
+		"the target is gone":        {"gone", OutcomeAsPlanned, "outcome of the DELETE unknown until re-read: accepted", ""},
+		"the target is terminating": {"terminating", OutcomeAsPlanned, "outcome of the DELETE unknown until re-read: accepted", ""},
+		"the target is unchanged":   {"", OutcomeRejected, "outcome of the DELETE unknown until re-read: not accepted", "did not accept it and nothing was deleted"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			saved := mustPlan(t, shop(), plan.PolicyBackground)
+			f := &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{}, lost: true, rereadAs: tc.rereadAs}
+			rep, err := applier(f, Options{Consent: yes}).Apply(context.Background(), saved)
+			if len(f.deletes) != 1 {
+				t.Fatalf("sent %d DELETEs after a lost response, want exactly 1", len(f.deletes))
+			}
+			if rep.Outcome != tc.outcome || !strings.Contains(strings.Join(rep.Notes, "\n"), tc.note) {
+				t.Errorf("outcome %s, notes %q; want %s and %q", rep.Outcome, rep.Notes, tc.outcome, tc.note)
+			}
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+			if rep.Requests[0].Status != 0 {
+				t.Errorf("the report records status %d for a DELETE that got no response, want 0", rep.Requests[0].Status)
+			}
+		})
+	}
+}
+
+// A type the API server did not answer for (a 429 storm outlasting the
+// retries) makes the check incomplete: refused, nothing sent, whatever
+// the partial re-plan would say (here: the target's own type unread, so
+// it would look already applied).
+func TestApplyRefusesAnIncompleteRead(t *testing.T) {
+	for name, kind := range map[string]string{"the dependents' type": "Secret", "the target's type": "ConfigMap"} {
+		t.Run(name, func(t *testing.T) {
+			saved := mustPlan(t, shop(), plan.PolicyBackground)
+			now := shop()
+			var kept []snapshot.Object
+			for _, o := range now.Objects {
+				if o.Kind != kind {
+					kept = append(kept, o)
+				}
+			}
+			now.Objects = kept
+			for i, r := range now.Resources {
+				if r.Kind == kind {
+					now.Resources[i].Listed, now.Resources[i].Error = false, "the server has received too many requests (HTTP 429)"
+				}
+			}
+			f := &fakeCluster{snap: now}
+			rep, err := applier(f, Options{Consent: yes}).Apply(context.Background(), saved)
+			if reason(err) != ReasonIncomplete || rep.Outcome != OutcomeRefused || len(f.deletes) != 0 {
+				t.Fatalf("refusal %s, outcome %s, deletes %d; want incomplete, refused, none sent", reason(err), rep.Outcome, len(f.deletes))
+			}
+			mustContain(t, "refusal", err.Error(), "the check could not be completed", "(HTTP 429)", "nothing was sent")
+		})
+	}
+}
