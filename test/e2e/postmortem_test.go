@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,7 +104,7 @@ func (c *pmCase) run(t *testing.T, ctx context.Context) {
 	if c.quiet == 0 {
 		c.quiet = 3 * time.Second
 	}
-	c.dir = t.TempDir()
+	c.dir = keptDir(t)
 	c.beforeFile = filepath.Join(c.dir, "before.json")
 	c.afterFile = filepath.Join(c.dir, "after.json")
 	as := actAs(t, ctx, c.env, c.user)
@@ -156,6 +157,25 @@ func (c *pmCase) run(t *testing.T, ctx context.Context) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// keptDir is a directory for a case's snapshots and logs, removed when the
+// test passes and kept (its path logged) when it fails, so that kgc can be
+// run on them again by hand.
+func keptDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "kgc-e2e-postmortem-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("snapshots and audit log window kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
+}
 
 // gone are the UIDs of the objects the test saw go; orphaned those that
 // stayed but lost an owner reference.
@@ -257,6 +277,13 @@ func (c *pmCase) check(t *testing.T, pm framework.PostMortem, raw []byte) framew
 		t.Errorf("the cascade's first link is not the root object %s (uid %s)", c.name, c.target.UID)
 	} else if l := r.Cascade[0]; l.Via != "root" || l.Result != "deleted" {
 		t.Errorf("root link: via %q result %q, want root deleted", l.Via, l.Result)
+	}
+	for uid, at := range links {
+		if b, ok := c.before[uid]; ok {
+			if o := at[0].link.Object; o.Kind != b.Kind || o.Name != b.Name || o.Namespace != b.Namespace {
+				t.Errorf("link of %s names the object %s", b, o)
+			}
+		}
 	}
 	gone, orphaned := c.gone()
 	removals := framework.Removals(c.events, c.before)
@@ -430,11 +457,62 @@ func (c *pmCase) checkPrediction(t *testing.T, r framework.PMRoot) {
 func sameRoot(t *testing.T, what string, want framework.PMRoot, c *pmCase, pm framework.PostMortem, raw []byte) {
 	t.Helper()
 	got := c.root(t, pm, raw)
-	w, _ := json.Marshal(want)
-	g, _ := json.Marshal(got)
-	if !bytes.Equal(w, g) {
-		t.Errorf("%s: the root differs from the one read from the whole log\nwant %s\ngot  %s", what, w, g)
+	if d := jsonDiff(want, got); len(d) > 0 {
+		t.Errorf("%s: the root differs from the one read from the whole log:\n%s", what, strings.Join(d, "\n"))
 	}
+}
+
+// jsonDiff lists, by JSON path, where a and b differ.
+func jsonDiff(a, b any) []string {
+	var av, bv any
+	for _, p := range []struct {
+		in  any
+		out *any
+	}{{a, &av}, {b, &bv}} {
+		data, _ := json.Marshal(p.in)
+		_ = json.Unmarshal(data, p.out)
+	}
+	var out []string
+	var walk func(path string, x, y any)
+	walk = func(path string, x, y any) {
+		switch xv := x.(type) {
+		case map[string]any:
+			if yv, ok := y.(map[string]any); ok {
+				keys := map[string]bool{}
+				for k := range xv {
+					keys[k] = true
+				}
+				for k := range yv {
+					keys[k] = true
+				}
+				for _, k := range slices.Sorted(maps.Keys(keys)) {
+					walk(path+"."+k, xv[k], yv[k])
+				}
+				return
+			}
+		case []any:
+			if yv, ok := y.([]any); ok && len(xv) == len(yv) {
+				for i := range xv {
+					walk(fmt.Sprintf("%s[%d]", path, i), xv[i], yv[i])
+				}
+				return
+			}
+		}
+		xs, _ := json.Marshal(x)
+		ys, _ := json.Marshal(y)
+		if !bytes.Equal(xs, ys) {
+			out = append(out, fmt.Sprintf("  %s: want %s, got %s", path, clipJSON(xs), clipJSON(ys)))
+		}
+	}
+	walk("root", av, bv)
+	return out
+}
+
+func clipJSON(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "..."
+	}
+	return string(b)
 }
 
 // splitLog writes the window as two API servers of an HA pair would have
@@ -468,7 +546,11 @@ func (c *pmCase) checkText(t *testing.T, kind string, args ...string) {
 	args = append(append([]string{"postmortem"}, args...), "--before", c.beforeFile, "--after", c.afterFile)
 	res := c.env.RunKGC(t, args...)
 	requireNoSecret(t, res)
-	want := fmt.Sprintf("deleted %s %s", kind, c.name)
+	name := c.name
+	if c.ns != "" {
+		name = c.ns + "/" + c.name
+	}
+	want := fmt.Sprintf("deleted %s %s", kind, name)
 	if res.ExitCode != 0 || !strings.Contains(string(res.Stdout), c.user) || !strings.Contains(string(res.Stdout), want) {
 		t.Errorf("text output: want a summary line naming %s and %q\n%s", c.user, want, res)
 	}
