@@ -280,9 +280,18 @@ func (c *pmCase) check(t *testing.T, pm framework.PostMortem, raw []byte) framew
 	}
 	for uid, at := range links {
 		if b, ok := c.before[uid]; ok {
-			if o := at[0].link.Object; o.Kind != b.Kind || o.Name != b.Name || o.Namespace != b.Namespace {
-				t.Errorf("link of %s names the object %s", b, o)
+			if o := at[0].link.Object; o.Kind != b.Kind || o.APIVersion != b.GVR.GroupVersion().String() || o.Name != b.Name || o.Namespace != b.Namespace {
+				t.Errorf("link of %s names the object %s %s", b, o.APIVersion, o)
 			}
+		}
+	}
+	kinds := map[string]bool{}
+	for _, b := range c.before {
+		kinds[b.Kind] = true
+	}
+	for _, k := range r.Summary.ByKind {
+		if !kinds[k.Kind] {
+			t.Errorf("summary.byKind counts %d %s: no object of the case is of that kind", k.Count, k.Kind)
 		}
 	}
 	gone, orphaned := c.gone()
