@@ -678,11 +678,13 @@ func TestPostMortemCRD(t *testing.T) {
 	if gone, _ := c.gone(); len(gone) != 4 {
 		t.Fatalf("real control plane: want the CRD and its 3 instances gone, gone %v", gone)
 	}
-	pm, raw := c.postmortem(t, append([]string{"-A"}, logArgs(c.windowLog)...)...)
+	pm, raw := c.postmortem(t, append([]string{"crd/" + c.name}, logArgs(mustFiles(t, env)...)...)...)
 	r := c.check(t, pm, raw)
 	c.checkPrediction(t, r)
-	pm, raw = c.postmortem(t, append([]string{"crd/" + c.name}, logArgs(mustFiles(t, env)...)...)...)
-	sameRoot(t, "crd/NAME", r, c, pm, raw)
+	pm, raw = c.postmortem(t, append([]string{"crd/" + c.name}, logArgs(c.windowLog)...)...)
+	r = c.root(t, pm, raw)
+	pm, raw = c.postmortem(t, append([]string{"-A"}, logArgs(c.windowLog)...)...)
+	sameRoot(t, "-A on the window", r, c, pm, raw)
 }
 
 // ownerWithDependents builds an owner ConfigMap, two dependents (a Secret
@@ -720,6 +722,10 @@ func TestPostMortemForegroundOrphan(t *testing.T) {
 		r := c.check(t, pm, raw)
 		c.checkPrediction(t, r)
 
+		// The same window, read in other ways, must give the same root
+		// (the whole log holds more: the dependents' creation requests).
+		pm, raw = c.postmortem(t, append([]string{"-n", ns}, logArgs(c.windowLog)...)...)
+		r = c.root(t, pm, raw)
 		pm, raw = c.postmortem(t, append([]string{"-A"}, logArgs(c.windowLog)...)...)
 		sameRoot(t, "-A on the window", r, c, pm, raw)
 		pm, raw = c.postmortem(t, append([]string{"configmap/owner", "-n", ns}, logArgs(c.windowLog)...)...)
@@ -729,7 +735,7 @@ func TestPostMortemForegroundOrphan(t *testing.T) {
 			t.Fatal(err)
 		}
 		pm, raw = c.postmortem(t, append([]string{"-n", ns}, logArgs(gz)...)...)
-		sameRoot(t, "gzipped window", r, c, pm, raw)
+		sameRoot(t, "the window gzipped", r, c, pm, raw)
 		a, b := splitLog(t, c)
 		pm, raw = c.postmortem(t, append([]string{"-n", ns}, logArgs(a, b)...)...)
 		sameRoot(t, "window split between two API servers", r, c, pm, raw)
