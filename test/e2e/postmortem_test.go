@@ -238,6 +238,15 @@ func logArgs(files ...string) []string {
 // the case's user (as user or impersonated user).
 func (c *pmCase) root(t *testing.T, pm framework.PostMortem, raw []byte) framework.PMRoot {
 	t.Helper()
+	r, n := c.findRoot(pm)
+	if n != 1 {
+		t.Fatalf("want one root: %s deleting %s %s/%s; got %d\n%s", c.user, c.gvr.Resource, c.ns, c.name, n, raw)
+	}
+	return r
+}
+
+// findRoot returns the case's root in pm, and how many pm has.
+func (c *pmCase) findRoot(pm framework.PostMortem) (framework.PMRoot, int) {
 	var found []framework.PMRoot
 	for _, r := range pm.Roots {
 		q := r.Request
@@ -246,10 +255,10 @@ func (c *pmCase) root(t *testing.T, pm framework.PostMortem, raw []byte) framewo
 			found = append(found, r)
 		}
 	}
-	if len(found) != 1 {
-		t.Fatalf("want one root: %s deleting %s %s/%s; got %d\n%s", c.user, c.gvr.Resource, c.ns, c.name, len(found), raw)
+	if len(found) == 0 {
+		return framework.PMRoot{}, 0
 	}
-	return found[0]
+	return found[0], len(found)
 }
 
 // linkAt is a link of a cascade with its parent.
@@ -465,7 +474,11 @@ func (c *pmCase) checkPrediction(t *testing.T, r framework.PMRoot) {
 // selection) to be the same as want.
 func sameRoot(t *testing.T, what string, want framework.PMRoot, c *pmCase, pm framework.PostMortem, raw []byte) {
 	t.Helper()
-	got := c.root(t, pm, raw)
+	got, n := c.findRoot(pm)
+	if n != 1 {
+		t.Errorf("%s: want one root: %s deleting %s %s/%s; got %d\n%s", what, c.user, c.gvr.Resource, c.ns, c.name, n, raw)
+		return
+	}
 	if d := jsonDiff(want, got); len(d) > 0 {
 		t.Errorf("%s: the root differs from the one read from the whole log:\n%s", what, strings.Join(d, "\n"))
 	}
