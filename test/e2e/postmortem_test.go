@@ -234,8 +234,7 @@ func logArgs(files ...string) []string {
 	return out
 }
 
-// root finds the case's root request in pm: a delete of the target by
-// the case's user (as user or impersonated user).
+// root finds the case's root request in pm: the delete of the target.
 func (c *pmCase) root(t *testing.T, pm framework.PostMortem, raw []byte) framework.PMRoot {
 	t.Helper()
 	r, n := c.findRoot(pm)
@@ -245,13 +244,13 @@ func (c *pmCase) root(t *testing.T, pm framework.PostMortem, raw []byte) framewo
 	return r
 }
 
-// findRoot returns the case's root in pm, and how many pm has.
+// findRoot returns the case's root in pm (the delete of the target; that
+// it is the user's, checkRequest requires), and how many pm has.
 func (c *pmCase) findRoot(pm framework.PostMortem) (framework.PMRoot, int) {
 	var found []framework.PMRoot
 	for _, r := range pm.Roots {
 		q := r.Request
-		if q.Object.Name == c.name && q.Object.Namespace == c.ns && q.Verb == "delete" &&
-			(q.User == c.user || q.ImpersonatedUser == c.user) {
+		if q.Object.Name == c.name && q.Object.Namespace == c.ns && q.Verb == "delete" {
 			found = append(found, r)
 		}
 	}
@@ -347,6 +346,11 @@ func (c *pmCase) check(t *testing.T, pm framework.PostMortem, raw []byte) framew
 // checkRequest: the root request is the user's, as sent.
 func (c *pmCase) checkRequest(t *testing.T, q framework.PMRequest) {
 	t.Helper()
+	// The admin token impersonated the user: the authenticated user is
+	// the admin, the impersonated one the case's.
+	if q.User != "kgc-e2e-admin" || q.ImpersonatedUser != c.user {
+		t.Errorf("request.user %q, impersonatedUser %q; the test sent it as kgc-e2e-admin impersonating %s", q.User, q.ImpersonatedUser, c.user)
+	}
 	if q.Actor != "user" {
 		t.Errorf("request.actor %q, want user", q.Actor)
 	}
