@@ -283,8 +283,8 @@ func (c *pmCase) check(t *testing.T, pm framework.PostMortem, raw []byte) framew
 	links := linksByUID(r.Cascade)
 	if len(r.Cascade) == 0 || r.Cascade[0].Object.UID != c.target.UID {
 		t.Errorf("the cascade's first link is not the root object %s (uid %s)", c.name, c.target.UID)
-	} else if l := r.Cascade[0]; l.Via != "root" || l.Result != "deleted" {
-		t.Errorf("root link: via %q result %q, want root deleted", l.Via, l.Result)
+	} else if l := r.Cascade[0]; l.Via != "root" || l.Result != "deleted" || l.Actor != "user" || l.User != c.user {
+		t.Errorf("root link: via %q result %q actor %q user %q, want root deleted by user %s (the name it acted as)", l.Via, l.Result, l.Actor, l.User, c.user)
 	}
 	for uid, at := range links {
 		if b, ok := c.before[uid]; ok {
