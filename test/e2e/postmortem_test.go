@@ -343,6 +343,16 @@ func (c *pmCase) check(t *testing.T, pm framework.PostMortem, raw []byte) framew
 	return r
 }
 
+// checkLog runs kgc postmortem with sel on the plane's whole audit log
+// and the case's snapshots, and checks the root and its prediction.
+func (c *pmCase) checkLog(t *testing.T, sel ...string) framework.PMRoot {
+	t.Helper()
+	pm, raw := c.postmortem(t, append(sel, logArgs(mustFiles(t, c.env)...)...)...)
+	r := c.check(t, pm, raw)
+	c.checkPrediction(t, r)
+	return r
+}
+
 // checkRequest: the root request is the user's, as sent.
 func (c *pmCase) checkRequest(t *testing.T, q framework.PMRequest) {
 	t.Helper()
@@ -601,9 +611,7 @@ func TestPostMortemWorkloadDeployment(t *testing.T) {
 		t.Fatalf("real control plane: want the Deployment, its ReplicaSet and %d pods gone; gone %v", workloadReplicas, gone)
 	}
 	requireKubeletFinished(t, c)
-	pm, raw := c.postmortem(t, append([]string{"-n", ns}, logArgs(mustFiles(t, env)...)...)...)
-	r := c.check(t, pm, raw)
-	c.checkPrediction(t, r)
+	c.checkLog(t, "-n", ns)
 	c.checkText(t, "Deployment", append([]string{"-n", ns}, logArgs(c.windowLog)...)...)
 }
 
@@ -659,17 +667,18 @@ func TestPostMortemNamespace(t *testing.T) {
 	if gone, _ := c.gone(); len(gone) != 10 {
 		t.Fatalf("real control plane: want the namespace and its 9 objects gone, gone %v", gone)
 	}
-	pm, raw := c.postmortem(t, append([]string{"-n", ns}, logArgs(mustFiles(t, env)...)...)...)
-	r := c.check(t, pm, raw)
-	c.checkPrediction(t, r)
+	c.checkLog(t, "-n", ns)
 	c.checkText(t, "Namespace", append([]string{"-n", ns}, logArgs(c.windowLog)...)...)
 }
 
 // mkSecret creates a Secret holding the fake secret value.
-func mkSecret(t testing.TB, ctx context.Context, env *framework.Env, ns, name string) *unstructured.Unstructured {
+func mkSecret(t testing.TB, ctx context.Context, env *framework.Env, ns, name string, opts ...objOpt) *unstructured.Unstructured {
 	t.Helper()
 	u := framework.Obj("v1", "Secret", ns, name)
 	u.Object["stringData"] = map[string]any{"password": fakeSecret}
+	for _, o := range opts {
+		o(u)
+	}
 	return env.MustCreate(t, ctx, framework.Secrets, u)
 }
 
@@ -695,11 +704,9 @@ func TestPostMortemCRD(t *testing.T) {
 	if gone, _ := c.gone(); len(gone) != 4 {
 		t.Fatalf("real control plane: want the CRD and its 3 instances gone, gone %v", gone)
 	}
-	pm, raw := c.postmortem(t, append([]string{"crd/" + c.name}, logArgs(mustFiles(t, env)...)...)...)
-	r := c.check(t, pm, raw)
-	c.checkPrediction(t, r)
-	pm, raw = c.postmortem(t, append([]string{"crd/" + c.name}, logArgs(c.windowLog)...)...)
-	r = c.root(t, pm, raw)
+	c.checkLog(t, "crd/"+c.name)
+	pm, raw := c.postmortem(t, append([]string{"crd/" + c.name}, logArgs(c.windowLog)...)...)
+	r := c.root(t, pm, raw)
 	pm, raw = c.postmortem(t, append([]string{"-A"}, logArgs(c.windowLog)...)...)
 	sameRoot(t, "-A on the window", r, c, pm, raw)
 }
@@ -709,10 +716,7 @@ func TestPostMortemCRD(t *testing.T) {
 func ownerWithDependents(t *testing.T, ctx context.Context, env *framework.Env, ns string) {
 	t.Helper()
 	owner := mk(t, ctx, env, "ConfigMap", ns, "owner")
-	u := framework.Obj("v1", "Secret", ns, "child-secret")
-	u.Object["stringData"] = map[string]any{"password": fakeSecret}
-	u.SetOwnerReferences([]metav1.OwnerReference{ref(owner, tr(), nil)})
-	env.MustCreate(t, ctx, framework.Secrets, u)
+	mkSecret(t, ctx, env, ns, "child-secret", owners(ref(owner, tr(), nil)))
 	child := mk(t, ctx, env, "ConfigMap", ns, "child", owners(ref(owner, tr(), tr())))
 	mk(t, ctx, env, "ConfigMap", ns, "grandchild", owners(ref(child, tr(), nil)))
 }
@@ -735,14 +739,12 @@ func TestPostMortemForegroundOrphan(t *testing.T) {
 		if gone, _ := c.gone(); len(gone) != 4 {
 			t.Fatalf("real control plane: want the owner, its 2 dependents and the grandchild gone, gone %v", gone)
 		}
-		pm, raw := c.postmortem(t, append([]string{"-n", ns}, logArgs(mustFiles(t, env)...)...)...)
-		r := c.check(t, pm, raw)
-		c.checkPrediction(t, r)
+		c.checkLog(t, "-n", ns)
 
 		// The same window, read in other ways, must give the same root
 		// (the whole log holds more: the dependents' creation requests).
-		pm, raw = c.postmortem(t, append([]string{"-n", ns}, logArgs(c.windowLog)...)...)
-		r = c.root(t, pm, raw)
+		pm, raw := c.postmortem(t, append([]string{"-n", ns}, logArgs(c.windowLog)...)...)
+		r := c.root(t, pm, raw)
 		pm, raw = c.postmortem(t, append([]string{"-A"}, logArgs(c.windowLog)...)...)
 		sameRoot(t, "-A on the window", r, c, pm, raw)
 		pm, raw = c.postmortem(t, append([]string{"configmap/owner", "-n", ns}, logArgs(c.windowLog)...)...)
@@ -772,9 +774,7 @@ func TestPostMortemForegroundOrphan(t *testing.T) {
 		if len(gone) != 1 || len(orphaned) != 2 {
 			t.Fatalf("real control plane: want the owner gone and its 2 dependents orphaned; gone %v, orphaned %v", gone, orphaned)
 		}
-		pm, raw := c.postmortem(t, append([]string{"-n", ns}, logArgs(mustFiles(t, env)...)...)...)
-		r := c.check(t, pm, raw)
-		c.checkPrediction(t, r)
+		c.checkLog(t, "-n", ns)
 	})
 }
 
@@ -801,9 +801,7 @@ func TestPostMortemMetadataLevel(t *testing.T) {
 			t.Fatalf("real control plane: the Metadata-only policy logged %s %s at %s with a body", e.Verb, e.RequestURI, e.Level)
 		}
 	}
-	pm, raw := c.postmortem(t, append([]string{"-n", ns}, logArgs(mustFiles(t, env)...)...)...)
-	r := c.check(t, pm, raw)
-	c.checkPrediction(t, r)
+	c.checkLog(t, "-n", ns)
 	// Without --before, nothing but the log: no owner reference is known
 	// from evidence, so no link may claim audit or snapshot for one.
 	res := env.RunKGC(t, append([]string{"postmortem", "-n", ns, "--after", c.afterFile, "-o", "json"}, logArgs(c.windowLog)...)...)
