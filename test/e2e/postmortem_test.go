@@ -711,14 +711,19 @@ func TestPostMortemCRD(t *testing.T) {
 	sameRoot(t, "-A on the window", r, c, pm, raw)
 }
 
-// ownerWithDependents builds an owner ConfigMap, two dependents (a Secret
-// and a ConfigMap, blocking) and a grandchild owned by the ConfigMap.
-func ownerWithDependents(t *testing.T, ctx context.Context, env *framework.Env, ns string) {
+// ownerCase builds, in a fresh namespace named after prefix, an owner
+// ConfigMap, two dependents (a Secret and a ConfigMap, blocking) and a
+// grandchild owned by the ConfigMap, and returns the case of user deleting
+// the owner with policy.
+func ownerCase(t *testing.T, ctx context.Context, env *framework.Env, prefix, user, policy string) *pmCase {
 	t.Helper()
+	ns := env.Namespace(t, ctx, prefix)
 	owner := mk(t, ctx, env, "ConfigMap", ns, "owner")
 	mkSecret(t, ctx, env, ns, "child-secret", owners(ref(owner, tr(), nil)))
 	child := mk(t, ctx, env, "ConfigMap", ns, "child", owners(ref(owner, tr(), tr())))
 	mk(t, ctx, env, "ConfigMap", ns, "grandchild", owners(ref(child, tr(), nil)))
+	return &pmCase{env: env, user: user, gvr: framework.ConfigMaps, ns: ns, name: "owner", policy: policy,
+		typeArg: "configmap", scope: nsScope(ns, framework.ConfigMaps, framework.Secrets)}
 }
 
 // TestPostMortemForegroundOrphan: an owner with dependents and a
@@ -731,10 +736,8 @@ func TestPostMortemForegroundOrphan(t *testing.T) {
 	ctx := context.Background()
 	t.Run("Foreground", func(t *testing.T) {
 		t.Parallel()
-		ns := env.Namespace(t, ctx, "pm-fg")
-		ownerWithDependents(t, ctx, env, ns)
-		c := &pmCase{env: env, user: "alice", gvr: framework.ConfigMaps, ns: ns, name: "owner", policy: "Foreground",
-			typeArg: "configmap", scope: nsScope(ns, framework.ConfigMaps, framework.Secrets)}
+		c := ownerCase(t, ctx, env, "pm-fg", "alice", "Foreground")
+		ns := c.ns
 		c.run(t, ctx)
 		if gone, _ := c.gone(); len(gone) != 4 {
 			t.Fatalf("real control plane: want the owner, its 2 dependents and the grandchild gone, gone %v", gone)
@@ -765,16 +768,13 @@ func TestPostMortemForegroundOrphan(t *testing.T) {
 	})
 	t.Run("Orphan", func(t *testing.T) {
 		t.Parallel()
-		ns := env.Namespace(t, ctx, "pm-orphan")
-		ownerWithDependents(t, ctx, env, ns)
-		c := &pmCase{env: env, user: "bob", gvr: framework.ConfigMaps, ns: ns, name: "owner", policy: "Orphan",
-			typeArg: "configmap", scope: nsScope(ns, framework.ConfigMaps, framework.Secrets)}
+		c := ownerCase(t, ctx, env, "pm-orphan", "bob", "Orphan")
 		c.run(t, ctx)
 		gone, orphaned := c.gone()
 		if len(gone) != 1 || len(orphaned) != 2 {
 			t.Fatalf("real control plane: want the owner gone and its 2 dependents orphaned; gone %v, orphaned %v", gone, orphaned)
 		}
-		c.checkLog(t, "-n", ns)
+		c.checkLog(t, "-n", c.ns)
 	})
 }
 
@@ -788,10 +788,9 @@ func TestPostMortemMetadataLevel(t *testing.T) {
 	t.Parallel()
 	env := shared.Dedicated(t, framework.WithAuditPolicy(framework.AuditMetadata))
 	ctx := context.Background()
-	ns := env.Namespace(t, ctx, "pm-meta")
-	ownerWithDependents(t, ctx, env, ns)
-	c := &pmCase{env: env, user: "alice", gvr: framework.ConfigMaps, ns: ns, name: "owner", policy: "Background",
-		typeArg: "configmap", scope: nsScope(ns, framework.ConfigMaps, framework.Secrets), metadataLevel: true}
+	c := ownerCase(t, ctx, env, "pm-meta", "alice", "Background")
+	c.metadataLevel = true
+	ns := c.ns
 	c.run(t, ctx)
 	if gone, _ := c.gone(); len(gone) != 4 {
 		t.Fatalf("real control plane: want the owner, its 2 dependents and the grandchild gone, gone %v", gone)
