@@ -67,10 +67,10 @@ func readBody(s *scanner, in *interner) (body, error) {
 	if err != nil {
 		return b, err
 	}
-	switch {
-	case b.kind == "DeleteOptions":
+	switch b.kind {
+	case "DeleteOptions":
 		b.delete = &d
-	case b.kind == "Status" || b.kind == "":
+	case "Status", "":
 		b.status = b.kind == "Status"
 		b.reason = short(reason)
 		if len(reason) == 0 {

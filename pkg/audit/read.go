@@ -94,7 +94,7 @@ type reader struct {
 // open opens a path (or stdin), decompressing it when it starts with
 // gzip's magic bytes, whatever its name.
 func (r *reader) open(path string) (io.Reader, func() error, error) {
-	var src io.Reader = r.stdin
+	src := r.stdin
 	closer := func() error { return nil }
 	if path != "-" {
 		f, err := os.Open(path)

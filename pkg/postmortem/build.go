@@ -73,7 +73,7 @@ func (ix *index) wentOrStarted(r *record) bool {
 	if r.start() != nil {
 		return true
 	}
-	g, _ := ix.gone(r)
+	g := ix.gone(r)
 	return g && r.before != nil
 }
 
@@ -208,7 +208,7 @@ func (ch *chains) linkOf(r *record, c cause) Link {
 	} else if sw := ch.ix.sweepOrStart(r); sw != nil {
 		l.Time = sw.Time
 	}
-	l.Result, _ = ch.ix.result(r)
+	l.Result = ch.ix.result(r)
 	if s == nil && c.via == ViaOwnerReference && c.actor == ActorGarbageCollector && !c.likely {
 		l.Result = ResultOrphaned
 	}

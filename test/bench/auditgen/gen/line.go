@@ -32,8 +32,6 @@ var (
 	kubectlAgent  = "kubectl/v1.36.3 (linux/amd64) kubernetes/5b3c1f5"
 	kcmAgent      = "kube-controller-manager/v1.36.3 (linux/amd64) kubernetes/5b3c1f5/system:serviceaccount:kube-system:"
 	kubeletAgent  = "kubelet/v1.36.3 (linux/amd64) kubernetes/5b3c1f5"
-	gcUser        = "system:serviceaccount:kube-system:generic-garbage-collector"
-	nsCtrlUser    = "system:serviceaccount:kube-system:namespace-controller"
 	canonicalTime = "2006-01-02T15:04:05.000000Z07:00"
 )
 
