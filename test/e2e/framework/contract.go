@@ -313,3 +313,169 @@ func describeState(s ObjState) string {
 	}
 	return fmt.Sprintf("exists terminating=%v finalizers=[%s] owners=[%s]", s.Terminating, sortedJoin(s.Finalizers), sortedJoin(s.OwnerUIDs))
 }
+
+// PostMortem is `kgc postmortem -o json`: who started each deletion found
+// in the audit log, and what went with it.
+type PostMortem struct {
+	APIVersion     string            `json:"apiVersion"`
+	Kind           string            `json:"kind"`
+	Window         PMWindow          `json:"window"`
+	Before         string            `json:"before"`
+	After          string            `json:"after"`
+	Roots          []PMRoot          `json:"roots"`
+	Unexplained    []PMUnexplained   `json:"unexplained"`
+	StillGoing     []PMStillGoing    `json:"stillGoing"`
+	PolicyFindings []PMPolicyFinding `json:"policyFindings"`
+	Warnings       []string          `json:"warnings"`
+	Complete       bool              `json:"complete"`
+}
+
+// PMWindow is the time the audit log covers, per file, and its gaps.
+type PMWindow struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Files []struct {
+		Path   string `json:"path"`
+		Events int    `json:"events"`
+		Kept   int    `json:"kept"`
+		First  string `json:"first"`
+		Last   string `json:"last"`
+		Bad    int    `json:"bad"`
+	} `json:"files"`
+	Gaps []struct {
+		From    string `json:"from"`
+		To      string `json:"to"`
+		Message string `json:"message"`
+	} `json:"gaps"`
+}
+
+// PMRoot is one deletion a user (or a controller on its own) started.
+type PMRoot struct {
+	Request    PMRequest     `json:"request"`
+	Summary    PMSummary     `json:"summary"`
+	Cascade    []PMLink      `json:"cascade"`
+	Prediction *PMPrediction `json:"prediction"`
+}
+
+// PMRequest is the root request as the audit log has it.
+type PMRequest struct {
+	AuditID          string   `json:"auditID"`
+	Time             string   `json:"time"`
+	Verb             string   `json:"verb"`
+	URI              string   `json:"uri"`
+	User             string   `json:"user"`
+	Groups           []string `json:"groups"`
+	ImpersonatedUser string   `json:"impersonatedUser"`
+	UserAgent        string   `json:"userAgent"`
+	SourceIPs        []string `json:"sourceIPs"`
+	Object           struct {
+		ObjectRef
+		Resource string `json:"resource"`
+	} `json:"object"`
+	DeleteOptions *struct {
+		PropagationPolicy  string   `json:"propagationPolicy"`
+		OrphanDependents   *bool    `json:"orphanDependents"`
+		GracePeriodSeconds *int64   `json:"gracePeriodSeconds"`
+		DryRun             []string `json:"dryRun"`
+		Preconditions      *struct {
+			UID             string `json:"uid"`
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"preconditions"`
+	} `json:"deleteOptions"`
+	DeleteOptionsKnown bool `json:"deleteOptionsKnown"`
+	Code               int  `json:"code"`
+	Authorization      *struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	} `json:"authorization"`
+	Actor string `json:"actor"`
+}
+
+// PMSummary counts what went with a root.
+type PMSummary struct {
+	Objects     int `json:"objects"`
+	Deleted     int `json:"deleted"`
+	Orphaned    int `json:"orphaned"`
+	Terminating int `json:"terminating"`
+	ByKind      []struct {
+		Kind  string `json:"kind"`
+		Count int    `json:"count"`
+	} `json:"byKind"`
+}
+
+// PMLink is one object of a cascade, how it went, and how that is known.
+type PMLink struct {
+	Object     ObjectRef `json:"object"`
+	Result     string    `json:"result"`
+	Actor      string    `json:"actor"`
+	User       string    `json:"user"`
+	Time       string    `json:"time"`
+	AuditID    string    `json:"auditID"`
+	Via        string    `json:"via"`
+	Evidence   string    `json:"evidence"`
+	Detail     string    `json:"detail"`
+	Steps      []PMStep  `json:"steps"`
+	Dependents []PMLink  `json:"dependents"`
+}
+
+// PMStep is one request that acted on a link's object.
+type PMStep struct {
+	Time    string `json:"time"`
+	User    string `json:"user"`
+	Actor   string `json:"actor"`
+	Verb    string `json:"verb"`
+	AuditID string `json:"auditID"`
+	Code    int    `json:"code"`
+	What    string `json:"what"`
+}
+
+// PMPrediction compares what a plan of the root request on the before
+// snapshot says with what happened.
+type PMPrediction struct {
+	PropagationPolicy    string `json:"propagationPolicy"`
+	PolicyKnown          bool   `json:"policyKnown"`
+	Complete             bool   `json:"complete"`
+	AsPredicted          int    `json:"asPredicted"`
+	NotPredicted         int    `json:"notPredicted"`
+	PredictedNotHappened int    `json:"predictedNotHappened"`
+	Objects              []struct {
+		Object    ObjectRef `json:"object"`
+		Predicted string    `json:"predicted"`
+		Happened  string    `json:"happened"`
+		Result    string    `json:"result"`
+		Detail    string    `json:"detail"`
+		WhyStuck  string    `json:"whyStuck"`
+	} `json:"objects"`
+}
+
+// PMUnexplained is an object gone with no event naming its removal.
+type PMUnexplained struct {
+	Object        ObjectRef `json:"object"`
+	LikelyRemover string    `json:"likelyRemover"`
+	Evidence      string    `json:"evidence"`
+	Message       string    `json:"message"`
+}
+
+// PMStillGoing is an object still Terminating at the end of the window.
+type PMStillGoing struct {
+	Object      ObjectRef `json:"object"`
+	Since       string    `json:"since"`
+	RootAuditID string    `json:"rootAuditID"`
+	RootCause   string    `json:"rootCause"`
+}
+
+// PMPolicyFinding is what the audit policy hides from a post-mortem.
+type PMPolicyFinding struct {
+	Rule    int    `json:"rule"`
+	Problem string `json:"problem"`
+	Message string `json:"message"`
+}
+
+// Walk calls f on every link of the cascade, depth first, with its parent
+// (nil for a top-level link).
+func Walk(links []PMLink, parent *PMLink, f func(l, parent *PMLink)) {
+	for i := range links {
+		f(&links[i], parent)
+		Walk(links[i].Dependents, &links[i], f)
+	}
+}

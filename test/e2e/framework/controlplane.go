@@ -52,6 +52,10 @@ type ControlPlane struct {
 	Logs map[string]string
 	// StartupTime is how long Start took once the binaries existed.
 	StartupTime time.Duration
+	// Audit is the API server's audit policy (Option WithAuditPolicy);
+	// AuditLog is the log it writes, rotated siblings beside it (audit.go).
+	Audit    AuditPolicy
+	AuditLog string
 
 	bins ControlPlaneBinaries
 	// mu guards procs and Logs: parallel tests start and stop kwok nodes.
@@ -116,13 +120,16 @@ func (p Profile) String() string {
 // and the garbage collector has proved that it collects dependents; with the
 // Workloads profile also once the scheduler answers and the shared kwok nodes
 // are Ready.
-func Start(ctx context.Context, bins ControlPlaneBinaries, profile Profile, logf func(string, ...any)) (cp *ControlPlane, err error) {
+func Start(ctx context.Context, bins ControlPlaneBinaries, profile Profile, logf func(string, ...any), opts ...Option) (cp *ControlPlane, err error) {
 	start := time.Now()
 	dir, err := os.MkdirTemp("", "kgc-e2e-"+profile.String()+"-")
 	if err != nil {
 		return nil, fmt.Errorf("creating control-plane dir: %w", err)
 	}
 	cp = &ControlPlane{Dir: dir, Logs: map[string]string{}, Profile: profile, bins: bins}
+	for _, o := range opts {
+		o(cp)
+	}
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("%w\n%s", err, cp.LogTails(40))
@@ -243,6 +250,11 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, bins ControlPlaneBin
 		"--profiling=false",
 		"--v=1",
 	}
+	auditArgs, err := cp.auditArgs()
+	if err != nil {
+		return err
+	}
+	args = append(args, auditArgs...)
 	if cp.Profile == GCOnly {
 		// No serviceaccount controller runs here: pods must be creatable
 		// without a "default" ServiceAccount.
@@ -272,7 +284,11 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context, bins Control
 	cp.ControllerManagerURL = fmt.Sprintf("https://127.0.0.1:%d", kcmPort)
 	args := append(cp.componentArgs("kcm", kcmPort),
 		"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics,"+GCGraphPath,
-		"--use-service-account-credentials=false",
+		// Each controller acts as its own service account, as in a real
+		// cluster: the audit log names generic-garbage-collector,
+		// namespace-controller, ... (tokens from the TokenRequest API,
+		// which the API server's signing key and issuer enable).
+		"--use-service-account-credentials=true",
 	)
 	args = append(args, cp.controllerArgs()...)
 	if err := cp.spawn("kube-controller-manager", bins.ControllerManager, nil, args...); err != nil {

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,11 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 const (
-	// SharedNodeGroupLabel marks the nodes that one shared kwok process
-	// plays the kubelet of; every workload scenario's pods can land there.
+	// SharedNodeGroupLabel marks the shared nodes (each played by a kwok
+	// process of its own); every workload scenario's pods can land there.
 	SharedNodeGroupLabel = "kgc.dev/kwok-group"
 	sharedNodeGroup      = "shared"
 	sharedNodeCount      = 2
@@ -25,8 +27,8 @@ const (
 	kwokLeaseSeconds = 8
 )
 
-// startSharedNodes creates the shared nodes and the kwok process that
-// plays their kubelets, and waits until they are Ready.
+// startSharedNodes creates the shared nodes, each with a kwok process
+// that plays its kubelet, and waits until they are Ready.
 func (cp *ControlPlane) startSharedNodes(ctx context.Context) error {
 	cs, err := cp.clientset()
 	if err != nil {
@@ -38,10 +40,10 @@ func (cp *ControlPlane) startSharedNodes(ctx context.Context) error {
 		if err := createNode(ctx, cs, name, map[string]string{SharedNodeGroupLabel: sharedNodeGroup}, nil); err != nil {
 			return err
 		}
+		if err := cp.startKwok(name); err != nil {
+			return err
+		}
 		names = append(names, name)
-	}
-	if err := cp.startKwok(sharedNodeGroup, "--manage-nodes-with-label-selector="+SharedNodeGroupLabel+"="+sharedNodeGroup); err != nil {
-		return err
 	}
 	for _, name := range names {
 		if err := waitNodeReady(ctx, cs, name, corev1.ConditionTrue, 2*time.Minute); err != nil {
@@ -51,18 +53,40 @@ func (cp *ControlPlane) startSharedNodes(ctx context.Context) error {
 	return nil
 }
 
-// startKwok starts a kwok process named kwok-NAME managing the nodes that
-// manage (a kwok flag) selects. HOME points into Dir so that a user's
-// ~/.kwok/kwok.yaml never adds stages.
-func (cp *ControlPlane) startKwok(name, manage string) error {
-	return cp.spawn("kwok-"+name, cp.bins.Kwok, []string{"HOME=" + cp.Dir},
-		"--kubeconfig="+cp.Kubeconfig,
+// startKwok starts a kwok process named kwok-NODE playing the kubelet of
+// one node, as that node: its requests impersonate system:node:NODE (in
+// system:nodes, and system:masters since only RBAC authorizes here, no
+// Node authorizer), so the audit log names the node as a real kubelet's
+// requests do. HOME points into Dir so that a user's ~/.kwok/kwok.yaml
+// never adds stages.
+func (cp *ControlPlane) startKwok(node string) error {
+	kubeconfig := filepath.Join(cp.Dir, "kubeconfig-"+node)
+	if err := writeNodeKubeconfig(kubeconfig, cp.APIServerURL, cp.Token, node); err != nil {
+		return err
+	}
+	return cp.spawn("kwok-"+node, cp.bins.Kwok, []string{"HOME=" + cp.Dir},
+		"--kubeconfig="+kubeconfig,
 		"--config="+cp.bins.KwokStages,
-		manage,
+		"--manage-single-node="+node,
 		fmt.Sprintf("--node-lease-duration-seconds=%d", kwokLeaseSeconds),
 		// Pod IPs come from this range; a /16 never runs out in a run.
 		"--cidr=10.128.0.0/16",
 	)
+}
+
+// writeNodeKubeconfig writes a kubeconfig with the admin token that
+// impersonates node's kubelet.
+func writeNodeKubeconfig(path, server, token, node string) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["kgc-e2e"] = &clientcmdapi.Cluster{Server: server, InsecureSkipTLSVerify: true}
+	cfg.AuthInfos[node] = &clientcmdapi.AuthInfo{Token: token, Impersonate: "system:node:" + node,
+		ImpersonateGroups: []string{"system:nodes", "system:masters", "system:authenticated"}}
+	cfg.Contexts["kgc-e2e"] = &clientcmdapi.Context{Cluster: "kgc-e2e", AuthInfo: node}
+	cfg.CurrentContext = "kgc-e2e"
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return fmt.Errorf("writing kubeconfig %s: %w", path, err)
+	}
+	return nil
 }
 
 func (cp *ControlPlane) clientset() (kubernetes.Interface, error) {
@@ -136,7 +160,7 @@ func (e *Env) AddNode(t testing.TB, ctx context.Context, name string, taints ...
 			t.Errorf("deleting node %s: %v", name, err)
 		}
 	})
-	if err := e.CP.startKwok(name, "--manage-single-node="+name); err != nil {
+	if err := e.CP.startKwok(name); err != nil {
 		t.Fatal(err)
 	}
 	if err := waitNodeReady(ctx, e.Client, name, corev1.ConditionTrue, 2*time.Minute); err != nil {

@@ -230,13 +230,14 @@ func ptrUID(u types.UID) *types.UID { return &u }
 // Dedicated starts a control plane of its own for a test that would disturb
 // the shared one (for example a CRD whose list always fails, which makes the
 // GC wait on every resync). It is stopped when the test ends; its logs are
-// kept and printed if the test failed.
-func (e *Env) Dedicated(t testing.TB) *Env {
+// kept and printed if the test failed. Options change how it is set up
+// (WithAuditPolicy).
+func (e *Env) Dedicated(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	logf := func(format string, args ...any) { t.Logf(format, args...) }
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cp, err := Start(ctx, e.bins, GCOnly, logf)
+	cp, err := Start(ctx, e.bins, GCOnly, logf, opts...)
 	if err != nil {
 		t.Fatalf("starting a dedicated control plane: %v", err)
 	}
