@@ -91,6 +91,11 @@ const (
 	// ReasonConversionWebhookUnavailable: content of a custom type cannot
 	// be listed or deleted because its CRD's conversion webhook fails.
 	ReasonConversionWebhook = "conversion-webhook-unavailable"
+	// ReasonInstanceDeletionFailed: the CRD finalizer reports that it
+	// failed to list or delete a terminating CRD's instances
+	// (InstanceDeletionFailed) and nothing kgc can check explains it. It
+	// retries for ever: a root cause, never progress.
+	ReasonInstanceDeletionFailed = "instance-deletion-failed"
 	// ReasonAPIServiceUnavailable: an APIService is not Available, so
 	// discovery of its group version fails.
 	ReasonAPIServiceUnavailable = "apiservice-unavailable"

@@ -2,7 +2,10 @@ package snapshot
 
 import (
 	"bytes"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/url"
 	"slices"
@@ -559,7 +562,10 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 					Webhook  *struct{ ClientConfig clientConfig }
 				}
 			}
-			Status struct{ Conditions []Condition }
+			Status struct {
+				Conditions     []Condition
+				StoredVersions []string
+			}
 		}
 		err = unmarshalParts(f, &v.Spec, &v.Status)
 		c := &CRDFacts{Group: v.Spec.Group, Kind: v.Spec.Names.Kind, Plural: v.Spec.Names.Plural, Singular: v.Spec.Names.Singular,
@@ -568,11 +574,16 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 			c.Conversion = &CRDConversion{Strategy: cv.Strategy}
 			if cv.Webhook != nil {
 				c.Conversion.Service, c.Conversion.URLHost = cv.Webhook.ClientConfig.reduce()
+				c.Conversion.CAValidity = cv.Webhook.ClientConfig.caBundleState()
 			}
 		}
+		c.StoredVersions = v.Status.StoredVersions
 		for _, cond := range v.Status.Conditions {
-			if cond.Type == "Established" && cond.Status == "True" {
+			switch {
+			case cond.Type == "Established" && cond.Status == "True":
 				c.Established = true
+			case cond.Type == "Terminating":
+				c.Terminating = &Condition{Type: cond.Type, Status: cond.Status, Reason: cond.Reason, Message: cond.Message}
 			}
 		}
 		o.Facts = &Facts{CRD: c}
@@ -646,14 +657,45 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 	return nil
 }
 
-// clientConfig is a webhook's clientConfig as read: caBundle is not
-// decoded at all, and of a URL only the host is kept.
+// clientConfig is a webhook's clientConfig as read: of the caBundle only
+// whether it holds a certificate is kept, and of a URL only the host.
 type clientConfig struct {
 	URL     *string
 	Service *struct {
 		Namespace, Name string
 		Port            *int32
 	}
+	CABundle string
+}
+
+// caBundleState judges the caBundle (base64 of PEM, as the API writes
+// it) the way client-go's rootCertPool does, and forgets it.
+func (c clientConfig) caBundleState() string {
+	if c.CABundle == "" {
+		return CABundleEmpty
+	}
+	raw, err := base64.StdEncoding.DecodeString(c.CABundle)
+	if err != nil {
+		return CABundleNotPEM
+	}
+	found := false
+	for {
+		var b *pem.Block
+		if b, raw = pem.Decode(raw); b == nil {
+			break
+		}
+		found = true
+		if b.Type != "CERTIFICATE" || len(b.Headers) != 0 {
+			continue
+		}
+		if _, err := x509.ParseCertificate(b.Bytes); err == nil {
+			return CABundleValid
+		}
+	}
+	if !found {
+		return CABundleNotPEM
+	}
+	return CABundleNoCertificate
 }
 
 func (c clientConfig) reduce() (*ServiceReference, string) {
