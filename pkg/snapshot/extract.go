@@ -258,6 +258,15 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 	if err := x.facts(&o, f, ann); err != nil {
 		return o, err
 	}
+	if o.Facts == nil && f.spec != nil && len(o.Metadata.Finalizers) > 0 {
+		refs, err := specRefs(f.spec)
+		if err != nil {
+			return o, fmt.Errorf("%s spec: %w", o.Kind, err)
+		}
+		if len(refs) > 0 {
+			o.Facts = &Facts{Refs: refs}
+		}
+	}
 	withKeep(&o, ann.keep)
 	return o, nil
 }
@@ -655,6 +664,35 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 		return fmt.Errorf("%s facts: %w", o.Kind, err)
 	}
 	return nil
+}
+
+// specRefs reads the object references at the top of a spec: fields
+// named *Ref whose value is an object with a kind and a name. Other
+// fields are skipped unread; of a reference only apiVersion, kind,
+// namespace and name are kept.
+func specRefs(raw []byte) ([]SpecRef, error) {
+	var out []SpecRef
+	s := scanner{d: raw}
+	if s.ws(); s.i >= len(raw) || raw[s.i] != '{' {
+		return nil, nil
+	}
+	err := s.object(func(key []byte) error {
+		if !bytes.HasSuffix(key, []byte("Ref")) || len(key) == 3 || s.isNull() {
+			return s.skip()
+		}
+		v, err := s.raw()
+		if err != nil || len(v) == 0 || v[0] != '{' {
+			return err
+		}
+		var r SpecRef
+		if json.Unmarshal(v, &r) != nil || r.Kind == "" || r.Name == "" {
+			return nil
+		}
+		r.Field = "spec." + string(key)
+		out = append(out, r)
+		return nil
+	})
+	return out, err
 }
 
 // clientConfig is a webhook's clientConfig as read: of the caBundle only

@@ -322,6 +322,22 @@ type Facts struct {
 	// RBAC is set on Roles, ClusterRoles and their bindings: which
 	// workload may update a stuck object's type names its controller.
 	RBAC *RBACFacts `json:"rbac,omitempty"`
+	// Refs are, on an object of any other kind that carries finalizers,
+	// the object references at the top of its spec (a field named
+	// *Ref holding a kind and a name: Cluster API's
+	// spec.infrastructureRef and spec.controlPlaneRef): the objects its
+	// controller's cleanup may wait on. Nothing else of the spec is kept.
+	Refs []SpecRef `json:"refs,omitempty"`
+}
+
+// SpecRef is one spec.*Ref object reference: its field, and the
+// referenced object's apiVersion, kind, namespace and name only.
+type SpecRef struct {
+	Field      string `json:"field"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
 }
 
 // PodFacts: what the kubelet, PodGC and the PVC protection controller look at.
