@@ -27,8 +27,8 @@ func TestChainBelowTheStuckObject(t *testing.T) {
 	infraCRD := crdObj("infrastructure.cluster.x-k8s.io", "OpenStackCluster", "openstackclusters", "Namespaced").Build()
 
 	for _, via := range []string{"ownerReference", "spec.infrastructureRef"} {
-		cluster := gone(testobj.New("cluster.x-k8s.io/v1beta1", "Cluster", "fleet", "prod").Deleting(ago(3*time.Hour)).Finalizers("cluster.cluster.x-k8s.io").Build())
-		ib := testobj.New("infrastructure.cluster.x-k8s.io/v1beta1", "OpenStackCluster", "fleet", "prod").Deleting(ago(3*time.Hour)).
+		cluster := gone(testobj.New("cluster.x-k8s.io/v1beta1", "Cluster", "fleet", "prod").Deleting(ago(3 * time.Hour)).Finalizers("cluster.cluster.x-k8s.io").Build())
+		ib := testobj.New("infrastructure.cluster.x-k8s.io/v1beta1", "OpenStackCluster", "fleet", "prod").Deleting(ago(3 * time.Hour)).
 			Finalizers("openstackcluster.infrastructure.cluster.x-k8s.io")
 		if via == "ownerReference" {
 			ib = ib.OwnedBy(cluster)
