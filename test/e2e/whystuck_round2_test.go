@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -227,5 +229,115 @@ func TestWhyStuckStaleNamespaceConditions(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("root causes %+v do not name the pod's finalizer", d.RootCauses)
+	}
+}
+
+// runningController installs a controller the way evidence sees one: a
+// ClusterRole letting update resource of group, bound to ServiceAccount
+// opsNS/name, and a Deployment running as it whose status says one pod is
+// available (nothing runs pods on this plane, so the status is written
+// through its subresource).
+func runningController(t *testing.T, ctx context.Context, env *framework.Env, opsNS, name, group, resource string) {
+	t.Helper()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: opsNS + "-" + name},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{group}, Resources: []string{resource, resource + "/finalizers"}, Verbs: []string{"get", "list", "watch", "update", "patch"}}}}
+	if _, err := env.Client.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: opsNS + "-" + name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: opsNS}}}
+	if _, err := env.Client.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.Client.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+		_ = env.Client.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
+	one := int32(1)
+	labels := map[string]string{"app": name}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: opsNS},
+		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{ServiceAccountName: name, Containers: []corev1.Container{{Name: "manager", Image: "example.invalid/operator:1"}}}}}}
+	created, err := env.Client.AppsV1().Deployments(opsNS).Create(ctx, dep, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Status = appsv1.DeploymentStatus{ObservedGeneration: created.Generation, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1}
+	if _, err := env.Client.AppsV1().Deployments(opsNS).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWhyStuckControllerRunningButNotFinishing: a Bucket held by its
+// operator's finalizer while the operator (RBAC-bound to update buckets,
+// one pod available) runs and does nothing. kgc says
+// controller-not-finishing and names the Deployment, reading its logs
+// first; the real API server keeps the Bucket.
+func TestWhyStuckControllerRunningButNotFinishing(t *testing.T) {
+	env := framework.Setup(t)
+	t.Parallel()
+	ctx := context.Background()
+	crd := framework.CRD{Group: "run1.e2e.kgc.dev", Kind: "Bucket", Plural: "buckets", Namespace: true}
+	env.CreateCRD(t, ctx, crd)
+	ns := env.Namespace(t, ctx, "run1")
+	ops := env.Namespace(t, ctx, "run1-ops")
+	runningController(t, ctx, env, ops, "bucket-operator", crd.Group, crd.Plural)
+	const fin = "buckets.run1.e2e.kgc.dev/cleanup"
+	mkCR(t, ctx, env, crd, ns, "logs", finalizers(fin))
+	deleteNow(t, ctx, env, crd.GVR(), ns, "logs", bg)
+
+	d := round2WhyStuck(t, env, crd.TypeArg()+"/logs", "-n", ns)
+	if len(d.RootCauses) != 1 {
+		t.Fatalf("root causes %+v, want one", d.RootCauses)
+	}
+	rc := d.RootCauses[0]
+	if rc.Reason != "controller-not-finishing" || rc.Finalizer != fin || rc.Controller != "Deployment/"+ops+"/bucket-operator" {
+		t.Errorf("root cause %s %s (%s), controller %q; want controller-not-finishing naming Deployment/%s/bucket-operator", rc.Object, rc.Finalizer, rc.Reason, rc.Controller, ops)
+	}
+	if len(d.Remedies) == 0 || d.Remedies[0].Action != "fix-controller" || !strings.Contains(d.Remedies[0].Description, "logs of Deployment/"+ops+"/bucket-operator") {
+		t.Errorf("remedies %+v, want the operator's logs first", d.Remedies)
+	}
+	if _, err := env.Dynamic.Resource(crd.GVR()).Namespace(ns).Get(ctx, "logs", metav1.GetOptions{}); err != nil {
+		t.Errorf("real control plane: the Bucket should stay held: %v", err)
+	}
+}
+
+// TestWhyStuckChainBelowHeldObject: a Cluster held by its running
+// controller's finalizer owns an Infra held by a finalizer nothing
+// removes. The root cause is the Infra's finalizer, the deepest blocker;
+// the Cluster's blocker names the chain.
+func TestWhyStuckChainBelowHeldObject(t *testing.T) {
+	env := framework.Setup(t)
+	t.Parallel()
+	ctx := context.Background()
+	top := framework.CRD{Group: "core.chain2.e2e.kgc.dev", Kind: "Cluster", Plural: "clusters", Namespace: true}
+	infra := framework.CRD{Group: "infra.chain2.e2e.kgc.dev", Kind: "Infra", Plural: "infras", Namespace: true}
+	env.CreateCRDs(t, ctx, top, infra)
+	ns := env.Namespace(t, ctx, "chain2")
+	ops := env.Namespace(t, ctx, "chain2-ops")
+	runningController(t, ctx, env, ops, "cluster-manager", top.Group, top.Plural)
+	const topFin, infraFin = "clusters.core.chain2.e2e.kgc.dev/cleanup", "infras.infra.chain2.e2e.kgc.dev/cleanup"
+	cl := mkCR(t, ctx, env, top, ns, "prod", finalizers(topFin))
+	in := mkCR(t, ctx, env, infra, ns, "prod", finalizers(infraFin), owners(ref(cl, nil, tr())))
+	deleteNow(t, ctx, env, top.GVR(), ns, "prod", bg)
+	deleteNow(t, ctx, env, infra.GVR(), ns, "prod", bg)
+
+	d := round2WhyStuck(t, env, top.TypeArg()+"/prod", "-n", ns)
+	if len(d.RootCauses) != 1 || d.RootCauses[0].Object.UID != string(in.GetUID()) || d.RootCauses[0].Finalizer != infraFin {
+		t.Fatalf("root causes %+v, want only the Infra's finalizer", d.RootCauses)
+	}
+	out := string(env.KGC(t, "why-stuck", top.TypeArg()+"/prod", "-n", ns))
+	if want := "which waits for Infra/" + ns + "/prod, held by finalizer " + infraFin; !strings.Contains(out, want) {
+		t.Errorf("why-stuck does not name the chain %q:\n%s", want, out)
+	}
+	for _, x := range []struct {
+		gvr  schema.GroupVersionResource
+		what string
+	}{{top.GVR(), "Cluster"}, {infra.GVR(), "Infra"}} {
+		if _, err := env.Dynamic.Resource(x.gvr).Namespace(ns).Get(ctx, "prod", metav1.GetOptions{}); err != nil {
+			t.Errorf("real control plane: the %s should stay held: %v", x.what, err)
+		}
 	}
 }
