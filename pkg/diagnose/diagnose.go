@@ -49,6 +49,9 @@ type Diagnoser struct {
 	// workloads caches the workloads matching a finalizer's evidence
 	// (matchingWorkloads, run.workloads), by key.
 	workloads map[string][]*snapshot.Object
+	// roles are the Roles and ClusterRoles by kind/namespace/name
+	// (roleMap), built on first use.
+	roles map[string]*snapshot.Object
 	// diagnosed counts Diagnose calls; findings holds the graph's
 	// findings by UID once more than one object is diagnosed.
 	diagnosed  int
