@@ -77,26 +77,7 @@ func TestWhyStuckCRDConversionWebhookHoldsItsDeletion(t *testing.T) {
 	ctx := context.Background()
 	const group = "conv2.e2e.kgc.dev"
 	name := "gadgets." + group
-	schemaAny := map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
-	versions := func(storage string) []any {
-		return []any{
-			map[string]any{"name": "v1", "served": true, "storage": storage == "v1", "schema": schemaAny},
-			map[string]any{"name": "v2", "served": true, "storage": storage == "v2", "schema": schemaAny},
-		}
-	}
-	crd := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": name},
-		"spec": map[string]any{
-			"group": group, "scope": "Namespaced",
-			"names":    map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
-			"versions": versions("v1"),
-			"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
-				"conversionReviewVersions": []any{"v1"},
-				"clientConfig":             map[string]any{"service": map[string]any{"namespace": "gadget-system", "name": "gadget-conversion", "port": int64(443)}},
-			}},
-		},
-	}}
+	crd := gadgetCRD(group, "v1")
 	if _, err := env.Dynamic.Resource(framework.CRDResource).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +98,7 @@ func TestWhyStuckCRDConversionWebhookHoldsItsDeletion(t *testing.T) {
 		if err != nil {
 			return false, nil
 		}
-		if err := unstructured.SetNestedSlice(cur.Object, versions("v2"), "spec", "versions"); err != nil {
+		if err := unstructured.SetNestedSlice(cur.Object, gadgetVersions("v2"), "spec", "versions"); err != nil {
 			return false, err
 		}
 		_, err = env.Dynamic.Resource(framework.CRDResource).Update(ctx, cur, metav1.UpdateOptions{})
