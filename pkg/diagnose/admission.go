@@ -262,30 +262,15 @@ func (r *run) conversionFailure(ns *snapshot.Object, group, version, kind, detai
 	if crd != nil {
 		rc.Object = crd.Ref()
 		b.Objects = []snapshot.ObjectRef{crd.Ref()}
-		conv := crd.Facts.CRD.Conversion
-		switch {
-		case conv != nil && conv.Service != nil:
-			c := r.checkService(*conv.Service)
-			rc.Related = []snapshot.ObjectRef{c.ref}
-			switch {
-			case c.problem != "":
-				msg += "; the conversion webhook of " + crd.Ref().String() + " calls a Service that cannot answer: " + c.problem
-			case c.unknown:
-				msg += "; " + crd.Ref().String() + " calls service " + conv.Service.String() + ", which the input does not show (Services were not listed)"
-			default:
-				msg += "; " + crd.Ref().String() + " calls service " + conv.Service.String() + ", which exists: the webhook itself fails"
-			}
-			extra = append(extra, Remedy{Action: ActionFixService,
-				Description: "Bring back what serves " + crd.Metadata.Name + "'s conversion webhook (service " + conv.Service.String() + " and its pods: reinstall or scale up the operator that owns the CRD)",
-				Command:     "kubectl get service " + conv.Service.Name + " -n " + conv.Service.Namespace + " && kubectl get endpointslices -n " + conv.Service.Namespace + " -l kubernetes.io/service-name=" + conv.Service.Name})
-		case conv != nil && conv.URLHost != "":
-			msg += "; " + crd.Ref().String() + " calls " + conv.URLHost + ", outside the cluster"
-			extra = append(extra, Remedy{Action: ActionFixService, Description: "Make the conversion webhook at " + conv.URLHost + " answer again"})
+		c := r.checkConversion(crd)
+		rc.Related = c.related
+		for _, p := range c.problems {
+			msg += "; " + p
 		}
-		extra = append(extra, Remedy{Action: ActionPatchCRDConversion,
-			Description: "If every stored " + kind + " is at one version with one schema, turn conversion off on " + crd.Metadata.Name + " so that the API server serves them without the webhook",
-			Command:     "kubectl patch customresourcedefinition " + crd.Metadata.Name + ` --type=json -p '[{"op":"test","path":"/spec/conversion/strategy","value":"Webhook"},{"op":"replace","path":"/spec/conversion","value":{"strategy":"None"}}]'`,
-			Risk:        "objects stored at another version are served with only their apiVersion changed: fields that differ between versions are lost or misread"})
+		if len(c.problems) == 0 && c.detail != "" {
+			msg += "; " + c.detail
+		}
+		extra = c.remedies
 	} else {
 		msg += "; the input holds no CRD for " + kind + "." + group + ", so its webhook's service cannot be checked"
 		extra = append(extra, Remedy{Action: ActionFixService, Description: "Find the conversion webhook of the CRD serving " + kind + "." + group + " and make its service answer",

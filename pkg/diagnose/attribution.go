@@ -427,5 +427,19 @@ func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 		b.WaitingFor = who + " to remove " + f + " once " + info.Condition
 	}
 	rc := RootCause{Object: o.Ref(), Finalizer: f, Reason: a.reason, RemovedBy: b.RemovedBy, Controller: b.Controller, Attribution: b.Attribution, Message: a.message, Related: a.related}
+	if below := r.heldBelow(o); len(below) > 0 {
+		// The chain first: its deepest blockers are the root causes, and
+		// their remedies come first.
+		first := len(r.leaves)
+		chain := r.chainBelow(o, below, b)
+		r.chains[o.Metadata.UID] = o.Ref().String() + ", which waits for " + chain
+		b.WaitingFor = who + " to finish its cleanup of " + o.Ref().String() + ", which waits for " + chain
+		if (a.reason == ReasonControllerNotFinishing || a.reason == ReasonControllerPending) && stuckAmong(r.leaves[first:]) {
+			// Its controller runs: it finishes once what it waits for,
+			// itself stuck, is gone.
+			return
+		}
+		rc.Message += "; and it waits for " + chain
+	}
 	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: a.remedies}, o, nil)
 }

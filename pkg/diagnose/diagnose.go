@@ -49,6 +49,9 @@ type Diagnoser struct {
 	// workloads caches the workloads matching a finalizer's evidence
 	// (matchingWorkloads, run.workloads), by key.
 	workloads map[string][]*snapshot.Object
+	// roles are the Roles and ClusterRoles by kind/namespace/name
+	// (roleMap), built on first use.
+	roles map[string]*snapshot.Object
 	// diagnosed counts Diagnose calls; findings holds the graph's
 	// findings by UID once more than one object is diagnosed.
 	diagnosed  int
@@ -205,10 +208,13 @@ type run struct {
 	// shared dependent's subtree is shown once.
 	explained map[string]bool
 	notes     map[string]bool
+	// chains says, for an object whose controller waits on held objects
+	// below it, that chain in words.
+	chains map[string]string
 }
 
 func newRun(d *Diagnoser) *run {
-	return &run{d: d, ix: d.ix, byKey: map[string]*leaf{}, byObject: map[string][]*leaf{}, path: map[string]bool{}, explained: map[string]bool{}, notes: map[string]bool{}}
+	return &run{d: d, ix: d.ix, byKey: map[string]*leaf{}, byObject: map[string][]*leaf{}, path: map[string]bool{}, explained: map[string]bool{}, notes: map[string]bool{}, chains: map[string]string{}}
 }
 
 func (r *run) note(format string, a ...any) { r.notes[fmt.Sprintf(format, a...)] = true }

@@ -79,16 +79,26 @@ func serviceAccountOf(w *snapshot.Object) string {
 	return w.Metadata.Namespace + "/" + sa
 }
 
+// roleMap is the input's Roles and ClusterRoles by kind/namespace/name,
+// built once per Diagnoser: why-stuck -A asks for every stuck object.
+func (d *Diagnoser) roleMap() map[string]*snapshot.Object {
+	if d.roles != nil {
+		return d.roles
+	}
+	d.roles = map[string]*snapshot.Object{}
+	for _, k := range []string{"ClusterRole", "Role"} {
+		for _, x := range d.ix.ofKind("rbac.authorization.k8s.io", k) {
+			d.roles[k+"/"+x.Metadata.Namespace+"/"+x.Metadata.Name] = x
+		}
+	}
+	return d.roles
+}
+
 // rbacCandidates are the ServiceAccounts RBAC lets update the object's
 // type or a resource of one of groups, with the workloads running as
 // them; exact grants first.
 func (r *run) rbacCandidates(o *snapshot.Object, groups []string) []candidate {
-	roles := map[string]*snapshot.Object{}
-	for _, k := range []string{"ClusterRole", "Role"} {
-		for _, x := range r.ix.ofKind("rbac.authorization.k8s.io", k) {
-			roles[k+"/"+x.Metadata.Namespace+"/"+x.Metadata.Name] = x
-		}
-	}
+	roles := r.d.roleMap()
 	plural := ""
 	if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok {
 		plural = res.Resource

@@ -103,6 +103,7 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 		waits = append(waits, "every object in the namespace to be gone: "+strconv.Itoa(len(content))+remain+countKinds(content)+")")
 	}
 	b.Objects = refsOf(content)
+	b.StaleConditions = staleConditions(conds, content)
 
 	dw, db := r.discoveryBlockers(ns, conds)
 	waits = append(waits, dw...)
@@ -138,6 +139,41 @@ func (r *run) namespaceContent(ns *snapshot.Object) Blocker {
 	}
 	b.WaitingFor = strings.Join(waits, "; ")
 	return b
+}
+
+// staleConditions are the namespace controller's all-clear conditions
+// (NamespaceContentRemaining or NamespaceFinalizersRemaining False) that
+// the content the input holds contradicts. Under ordered namespace
+// deletion the controller returns early while pods remain, and writes
+// its all-clear defaults for both (kubernetes/kubernetes#138208): the
+// objects win.
+func staleConditions(conds map[string]snapshot.Condition, content []*snapshot.Object) []StaleCondition {
+	var held []*snapshot.Object
+	for _, o := range content {
+		if len(o.Metadata.Finalizers) > 0 {
+			held = append(held, o)
+		}
+	}
+	var out []StaleCondition
+	for _, c := range []struct {
+		typ  string
+		objs []*snapshot.Object
+		what string
+	}{{condContentRemaining, content, "still present"}, {condFinalizersRemains, held, "still carrying finalizers"}} {
+		if cond, ok := conds[c.typ]; ok && cond.Status == "False" && len(c.objs) > 0 {
+			out = append(out, StaleCondition{Condition: cond,
+				ContradictedBy: plural(len(c.objs), "object") + " " + c.what + " (" + shortList(refStrings(c.objs)) + "): the condition is stale, the objects win"})
+		}
+	}
+	return out
+}
+
+func refStrings(objs []*snapshot.Object) []string {
+	out := make([]string, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.Ref().String())
+	}
+	return out
 }
 
 // discoveryBlocker is a failing API group holding the namespace: its root

@@ -91,6 +91,11 @@ const (
 	// ReasonConversionWebhookUnavailable: content of a custom type cannot
 	// be listed or deleted because its CRD's conversion webhook fails.
 	ReasonConversionWebhook = "conversion-webhook-unavailable"
+	// ReasonInstanceDeletionFailed: the CRD finalizer reports that it
+	// failed to list or delete a terminating CRD's instances
+	// (InstanceDeletionFailed) and nothing kgc can check explains it. It
+	// retries for ever: a root cause, never progress.
+	ReasonInstanceDeletionFailed = "instance-deletion-failed"
 	// ReasonAPIServiceUnavailable: an APIService is not Available, so
 	// discovery of its group version fails.
 	ReasonAPIServiceUnavailable = "apiservice-unavailable"
@@ -188,6 +193,12 @@ type Blocker struct {
 	// Conditions are, for a namespace's kubernetes finalizer, the failing
 	// (status True) conditions the namespace controller wrote.
 	Conditions []snapshot.Condition `json:"conditions,omitempty"`
+	// StaleConditions are, for a namespace's kubernetes finalizer, the
+	// conditions that say content is gone while the input still holds
+	// it: the objects win (the namespace controller writes an all-clear
+	// while pods remain under ordered namespace deletion,
+	// kubernetes/kubernetes#138208).
+	StaleConditions []StaleCondition `json:"staleConditions,omitempty"`
 	// Objects are the objects it waits on.
 	Objects []snapshot.ObjectRef `json:"objects,omitempty"`
 	// Blockers are, for each object it waits on that is itself stuck, what
@@ -199,6 +210,14 @@ type Blocker struct {
 	// Repeated is true when the object was already explained higher in the
 	// tree (a shared dependent); its blockers are not repeated.
 	Repeated bool `json:"repeated,omitempty"`
+}
+
+// StaleCondition is a status condition contradicted by the objects the
+// input holds.
+type StaleCondition struct {
+	snapshot.Condition
+	// ContradictedBy says what in the input contradicts it.
+	ContradictedBy string `json:"contradictedBy"`
 }
 
 // RootCause is a leaf of the blocker tree: an object and finalizer (or

@@ -187,51 +187,6 @@ func (r *run) pv(vol *snapshot.Object, b *Blocker) {
 	b.Blockers = append(b.Blockers, nb)
 }
 
-// crd explains customresourcecleanup.apiextensions.k8s.io: the CRD
-// finalizer deletes every instance, then waits for the list to be empty.
-func (r *run) crd(crd *snapshot.Object, b *Blocker) {
-	group, kind := "", ""
-	if crd.Facts != nil && crd.Facts.CRD != nil {
-		group, kind = crd.Facts.CRD.Group, crd.Facts.CRD.Kind
-	} else if plural, g, ok := strings.Cut(crd.Metadata.Name, "."); ok {
-		group = g
-		for _, res := range r.ix.snap.Resources {
-			if res.Group == g && res.Resource == plural {
-				kind = res.Kind
-			}
-		}
-	}
-	b.RemovedBy = rules.ActorCRDFinalizer
-	if kind == "" {
-		r.note("the snapshot holds no spec for %s: its instances are unknown", crd.Ref())
-	} else if !r.ix.listed(group, kind) {
-		r.note("%s instances could not be listed: those holding %s are unknown", kind, crd.Ref())
-	}
-	instances := r.ix.ofKind(group, kind)
-	if kind == "" || len(instances) == 0 {
-		b.WaitingFor = "the CRD finalizer to see that no instance remains"
-		b.RootCause = r.inProgress(crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "no instance remains: the CRD finalizer removes its finalizer on its next pass", crd)
-		return
-	}
-	b.WaitingFor = "every " + kind + " to be gone: " + plural(len(instances), "instance") + " " + words.Agree(len(instances), "remains", "remain")
-	b.Objects = refsOf(instances)
-	var pending []*snapshot.Object
-	for _, o := range instances {
-		if o.Terminating() {
-			b.Blockers = append(b.Blockers, r.explainHeld(o, crd, nil)...)
-		} else {
-			pending = append(pending, o)
-		}
-	}
-	if len(pending) > 0 {
-		nb := Blocker{Object: crd.Ref(), Finalizer: rules.FinalizerCRD, RemovedBy: rules.ActorCRDFinalizer,
-			WaitingFor: "the CRD finalizer to delete " + plural(len(pending), kind), Objects: refsOf(pending)}
-		nb.RootCause = r.progress(crd, crd, rules.FinalizerCRD, rules.ActorCRDFinalizer, "the CRD finalizer has yet to delete "+plural(len(pending), kind), crd, nil)
-		r.leaves[nb.RootCause-1].rc.Related = refsOf(pending)
-		b.Blockers = append(b.Blockers, nb)
-	}
-}
-
 // workloadKinds are where a controller runs.
 var workloadKinds = [][2]string{{"apps", "Deployment"}, {"apps", "StatefulSet"}, {"apps", "DaemonSet"}, {"", "Pod"}}
 

@@ -159,6 +159,9 @@ func writeBlocker(b *strings.Builder, x diagnose.Blocker, prefix, branch, cont s
 	for _, c := range x.Conditions {
 		b.WriteString(inner + s.Paint(Dim, "status "+c.Type+": ") + c.Message + "\n")
 	}
+	for _, c := range x.StaleConditions {
+		b.WriteString(inner + s.Paint(Yellow, "stale status "+c.Type+"="+c.Status+": ") + c.Message + "; contradicted by " + c.ContradictedBy + "\n")
+	}
 	// Objects explained below are not repeated here, except for a count.
 	shown := map[snapshot.ObjectRef]bool{}
 	for _, k := range x.Blockers {

@@ -2,9 +2,18 @@ package snapshot
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"math/big"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -83,6 +92,41 @@ func TestAdmissionFactsKeepNoSecrets(t *testing.T) {
 		c := by["CustomResourceDefinition"].CRD
 		if c == nil || c.Conversion == nil || c.Conversion.Strategy != "Webhook" || c.Conversion.Service == nil || c.Conversion.Service.String() != "widget-system/widget-conversion" {
 			t.Errorf("%s: CRD conversion = %+v", name, c)
+		}
+		if c != nil && c.Conversion != nil && c.Conversion.CAValidity != CABundleNotPEM {
+			t.Errorf("%s: CRD caValidity = %q, want %q for a caBundle that is no PEM", name, c.Conversion.CAValidity, CABundleNotPEM)
+		}
+		if c == nil || strings.Join(c.StoredVersions, ",") != "v1beta1,v1" || c.Terminating == nil || c.Terminating.Reason != "InstanceDeletionFailed" || !c.Established {
+			t.Errorf("%s: CRD storedVersions and Terminating condition = %+v", name, c)
+		}
+	}
+}
+
+// TestCAValidity judges caBundles as the API server's client does,
+// keeping only the verdict.
+func TestCAValidity(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "webhook"}, NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64 := func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	for _, c := range []struct{ bundle, want string }{
+		{"", CABundleEmpty},
+		{b64(certPEM), CABundleValid},
+		{b64(append(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: []byte{1}}), certPEM...)), CABundleValid},
+		{b64([]byte("not a certificate")), CABundleNotPEM},
+		{"%%% not base64", CABundleNotPEM},
+		{b64(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte("garbage")})), CABundleNoCertificate},
+		{b64(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: []byte{1}})), CABundleNoCertificate},
+	} {
+		if got := (clientConfig{CABundle: c.bundle}).caBundleState(); got != c.want {
+			t.Errorf("caBundle %.30q: %s, want %s", c.bundle, got, c.want)
 		}
 	}
 }

@@ -2,7 +2,10 @@ package snapshot
 
 import (
 	"bytes"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/url"
 	"slices"
@@ -254,6 +257,15 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 	}
 	if err := x.facts(&o, f, ann); err != nil {
 		return o, err
+	}
+	if o.Facts == nil && f.spec != nil && len(o.Metadata.Finalizers) > 0 {
+		refs, err := specRefs(f.spec)
+		if err != nil {
+			return o, fmt.Errorf("%s spec: %w", o.Kind, err)
+		}
+		if len(refs) > 0 {
+			o.Facts = &Facts{Refs: refs}
+		}
 	}
 	withKeep(&o, ann.keep)
 	return o, nil
@@ -559,7 +571,10 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 					Webhook  *struct{ ClientConfig clientConfig }
 				}
 			}
-			Status struct{ Conditions []Condition }
+			Status struct {
+				Conditions     []Condition
+				StoredVersions []string
+			}
 		}
 		err = unmarshalParts(f, &v.Spec, &v.Status)
 		c := &CRDFacts{Group: v.Spec.Group, Kind: v.Spec.Names.Kind, Plural: v.Spec.Names.Plural, Singular: v.Spec.Names.Singular,
@@ -568,11 +583,16 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 			c.Conversion = &CRDConversion{Strategy: cv.Strategy}
 			if cv.Webhook != nil {
 				c.Conversion.Service, c.Conversion.URLHost = cv.Webhook.ClientConfig.reduce()
+				c.Conversion.CAValidity = cv.Webhook.ClientConfig.caBundleState()
 			}
 		}
+		c.StoredVersions = v.Status.StoredVersions
 		for _, cond := range v.Status.Conditions {
-			if cond.Type == "Established" && cond.Status == "True" {
+			switch {
+			case cond.Type == "Established" && cond.Status == "True":
 				c.Established = true
+			case cond.Type == "Terminating":
+				c.Terminating = &Condition{Type: cond.Type, Status: cond.Status, Reason: cond.Reason, Message: cond.Message}
 			}
 		}
 		o.Facts = &Facts{CRD: c}
@@ -646,14 +666,74 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 	return nil
 }
 
-// clientConfig is a webhook's clientConfig as read: caBundle is not
-// decoded at all, and of a URL only the host is kept.
+// specRefs reads the object references at the top of a spec: fields
+// named *Ref whose value is an object with a kind and a name. Other
+// fields are skipped unread; of a reference only apiVersion, kind,
+// namespace and name are kept.
+func specRefs(raw []byte) ([]SpecRef, error) {
+	var out []SpecRef
+	s := scanner{d: raw}
+	if s.ws(); s.i >= len(raw) || raw[s.i] != '{' {
+		return nil, nil
+	}
+	err := s.object(func(key []byte) error {
+		if !bytes.HasSuffix(key, []byte("Ref")) || len(key) == 3 || s.isNull() {
+			return s.skip()
+		}
+		v, err := s.raw()
+		if err != nil || len(v) == 0 || v[0] != '{' {
+			return err
+		}
+		var r SpecRef
+		if json.Unmarshal(v, &r) != nil || r.Kind == "" || r.Name == "" {
+			return nil
+		}
+		r.Field = "spec." + string(key)
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// clientConfig is a webhook's clientConfig as read: of the caBundle only
+// whether it holds a certificate is kept, and of a URL only the host.
 type clientConfig struct {
 	URL     *string
 	Service *struct {
 		Namespace, Name string
 		Port            *int32
 	}
+	CABundle string
+}
+
+// caBundleState judges the caBundle (base64 of PEM, as the API writes
+// it) the way client-go's rootCertPool does, and forgets it.
+func (c clientConfig) caBundleState() string {
+	if c.CABundle == "" {
+		return CABundleEmpty
+	}
+	raw, err := base64.StdEncoding.DecodeString(c.CABundle)
+	if err != nil {
+		return CABundleNotPEM
+	}
+	found := false
+	for {
+		var b *pem.Block
+		if b, raw = pem.Decode(raw); b == nil {
+			break
+		}
+		found = true
+		if b.Type != "CERTIFICATE" || len(b.Headers) != 0 {
+			continue
+		}
+		if _, err := x509.ParseCertificate(b.Bytes); err == nil {
+			return CABundleValid
+		}
+	}
+	if !found {
+		return CABundleNotPEM
+	}
+	return CABundleNoCertificate
 }
 
 func (c clientConfig) reduce() (*ServiceReference, string) {

@@ -322,6 +322,22 @@ type Facts struct {
 	// RBAC is set on Roles, ClusterRoles and their bindings: which
 	// workload may update a stuck object's type names its controller.
 	RBAC *RBACFacts `json:"rbac,omitempty"`
+	// Refs are, on an object of any other kind that carries finalizers,
+	// the object references at the top of its spec (a field named
+	// *Ref holding a kind and a name: Cluster API's
+	// spec.infrastructureRef and spec.controlPlaneRef): the objects its
+	// controller's cleanup may wait on. Nothing else of the spec is kept.
+	Refs []SpecRef `json:"refs,omitempty"`
+}
+
+// SpecRef is one spec.*Ref object reference: its field, and the
+// referenced object's apiVersion, kind, namespace and name only.
+type SpecRef struct {
+	Field      string `json:"field"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
 }
 
 // PodFacts: what the kubelet, PodGC and the PVC protection controller look at.
@@ -376,6 +392,25 @@ type CRDFacts struct {
 	// the API server sends objects to convert between versions. Never
 	// the caBundle.
 	Conversion *CRDConversion `json:"conversion,omitempty"`
+	// StoredVersions is status.storedVersions: every version objects may
+	// still be stored at in etcd. One that is not the storage version
+	// is converted on every read, through the webhook when there is one.
+	StoredVersions []string `json:"storedVersions,omitempty"`
+	// Terminating is the Terminating condition the CRD finalizer writes
+	// while it deletes the instances of a CRD being deleted
+	// (InstanceDeletionInProgress, InstanceDeletionFailed,
+	// InstanceDeletionCheck, InstanceDeletionCompleted).
+	Terminating *Condition `json:"terminating,omitempty"`
+}
+
+// StorageVersion is the version objects are written at, "" when unknown.
+func (c *CRDFacts) StorageVersion() string {
+	for _, v := range c.Versions {
+		if v.Storage {
+			return v.Name
+		}
+	}
+	return ""
 }
 
 // CRDConversion is a CRD's conversion webhook: the Service it calls, or
@@ -385,7 +420,23 @@ type CRDConversion struct {
 	Strategy string            `json:"strategy"`
 	Service  *ServiceReference `json:"service,omitempty"`
 	URLHost  string            `json:"urlHost,omitempty"`
+	// CAValidity says whether the caBundle can verify anything, never
+	// what it holds: CABundleValid, CABundleEmpty, CABundleNotPEM or
+	// CABundleNoCertificate; "" in snapshots written before it was kept.
+	CAValidity string `json:"caValidity,omitempty"`
 }
+
+// CABundleState values. The API server turns a caBundle into a
+// certificate pool as client-go's rootCertPool does: an empty one means
+// its system roots (which rarely sign an in-cluster webhook's
+// certificate), and one without a PEM certificate fails every call
+// before it is made.
+const (
+	CABundleValid         = "valid"
+	CABundleEmpty         = "empty"
+	CABundleNotPEM        = "not-pem"
+	CABundleNoCertificate = "no-certificate"
+)
 
 // ServiceReference names the Service a webhook or an APIService calls.
 type ServiceReference struct {

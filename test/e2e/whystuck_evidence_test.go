@@ -197,23 +197,7 @@ func TestWhyStuckConversionWebhookServiceGone(t *testing.T) {
 	env := shared.Dedicated(t)
 	ctx := context.Background()
 	const group = "conv.e2e.kgc.dev"
-	schemaAny := map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
-	crd := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "gadgets." + group},
-		"spec": map[string]any{
-			"group": group, "scope": "Namespaced",
-			"names": map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
-			"versions": []any{
-				map[string]any{"name": "v1", "served": true, "storage": true, "schema": schemaAny},
-				map[string]any{"name": "v2", "served": true, "storage": false, "schema": schemaAny},
-			},
-			"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
-				"conversionReviewVersions": []any{"v1"},
-				"clientConfig":             map[string]any{"service": map[string]any{"namespace": "gadget-system", "name": "gadget-conversion", "port": 443}},
-			}},
-		},
-	}}
+	crd := gadgetCRD(group, "v1")
 	if _, err := env.Dynamic.Resource(framework.CRDResource).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -287,4 +271,32 @@ func TestWhyStuckAdmissionWebhookRejectsFinalizerRemoval(t *testing.T) {
 
 	d, _ := evidenceWhyStuck(t, env, "cm/held", "-n", ns)
 	requireCause(t, d, "webhook-rejects", "ValidatingWebhookConfiguration", "fix-service")
+}
+
+// gadgetCRD is the CRD of Gadgets in group, served at v1 and v2 and
+// stored at storage, converting through a webhook whose Service
+// (gadget-system/gadget-conversion) does not exist.
+func gadgetCRD(group, storage string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "gadgets." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names":    map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+			"versions": gadgetVersions(storage),
+			"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+				"conversionReviewVersions": []any{"v1"},
+				"clientConfig":             map[string]any{"service": map[string]any{"namespace": "gadget-system", "name": "gadget-conversion", "port": int64(443)}},
+			}},
+		},
+	}}
+}
+
+// gadgetVersions are v1 and v2, both served, storage the one stored.
+func gadgetVersions(storage string) []any {
+	schemaAny := map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
+	return []any{
+		map[string]any{"name": "v1", "served": true, "storage": storage == "v1", "schema": schemaAny},
+		map[string]any{"name": "v2", "served": true, "storage": storage == "v2", "schema": schemaAny},
+	}
 }
