@@ -684,7 +684,8 @@ func mkSecret(t testing.TB, ctx context.Context, env *framework.Env, ns, name st
 
 // TestPostMortemCRD: alice deletes a CRD with instances. The API server
 // removes the instances through storage (no request, no audit event
-// each), then the CRD. (No dependent of an instance: once the CRD is gone
+// each), then the CRD, and its autoregister controller the APIService of
+// the CRD's group version (a DELETE by system:apiserver). (No dependent of an instance: once the CRD is gone
 // the garbage collector may no longer map the owner's kind, and then
 // retries for ever rather than collecting it.)
 func TestPostMortemCRD(t *testing.T) {
@@ -697,18 +698,32 @@ func TestPostMortemCRD(t *testing.T) {
 	for _, name := range []string{"first", "second", "third"} {
 		mkCR(t, ctx, env, crd, ns, name)
 	}
+	scope := nsScope(ns, crd.GVR())
+	scope.Cluster = append(scope.Cluster, apiServices)
 	c := &pmCase{env: env, user: "alice", gvr: framework.CRDResource, name: crd.Plural + "." + crd.Group, policy: "Background",
-		typeArg: "customresourcedefinition",
-		scope:   nsScope(ns, crd.GVR())}
+		typeArg: "customresourcedefinition", scope: scope}
 	c.run(t, ctx)
-	if gone, _ := c.gone(); len(gone) != 4 {
-		t.Fatalf("real control plane: want the CRD and its 3 instances gone, gone %v", gone)
+	c.keepOnly(apiServices, "v1."+crd.Group)
+	if gone, _ := c.gone(); len(gone) != 5 {
+		t.Fatalf("real control plane: want the CRD, its 3 instances and its group's APIService gone, gone %v", gone)
 	}
 	c.checkLog(t, "crd/"+c.name)
 	pm, raw := c.postmortem(t, append([]string{"crd/" + c.name}, logArgs(c.windowLog)...)...)
 	r := c.root(t, pm, raw)
 	pm, raw = c.postmortem(t, append([]string{"-A"}, logArgs(c.windowLog)...)...)
 	sameRoot(t, "-A on the window", r, c, pm, raw)
+}
+
+// keepOnly drops from the case's states the objects of gvr but the one
+// named name: other tests' types have APIServices too.
+func (c *pmCase) keepOnly(gvr schema.GroupVersionResource, name string) {
+	for _, m := range []map[string]framework.ObjState{c.before, c.after} {
+		for uid, o := range m {
+			if o.GVR == gvr && o.Name != name {
+				delete(m, uid)
+			}
+		}
+	}
 }
 
 // ownerCase builds, in a fresh namespace named after prefix, an owner
