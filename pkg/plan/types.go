@@ -278,14 +278,15 @@ type Summary struct {
 	// not counted under Deleted.
 	Recreated int `json:"recreated"`
 	// VolumesDestroyed counts PersistentVolumes whose storage the plan
-	// deletes, outside the cluster, and CapacityDestroyed adds up their
-	// capacities ("20Gi"); VolumesKept counts released volumes whose
+	// deletes, outside the cluster, and BytesDestroyed adds up their
+	// capacities (a number, as every count of the summary is: scripts
+	// read it as a map of numbers); VolumesKept counts released volumes whose
 	// storage stays by design (Retain, no deleter), VolumesNotReclaimed
 	// those under Delete whose provisioner does not run.
-	VolumesDestroyed    int    `json:"volumesDestroyed,omitempty"`
-	CapacityDestroyed   string `json:"capacityDestroyed,omitempty"`
-	VolumesKept         int    `json:"volumesKept,omitempty"`
-	VolumesNotReclaimed int    `json:"volumesNotReclaimed,omitempty"`
+	VolumesDestroyed    int   `json:"volumesDestroyed,omitempty"`
+	BytesDestroyed      int64 `json:"bytesDestroyed,omitempty"`
+	VolumesKept         int   `json:"volumesKept,omitempty"`
+	VolumesNotReclaimed int   `json:"volumesNotReclaimed,omitempty"`
 }
 
 // WorstCase counts objects by fate as Summary does, but counts an object

@@ -237,7 +237,5 @@ func countVolumes(p *Plan) {
 			p.Summary.VolumesKept++
 		}
 	}
-	if !total.IsZero() {
-		p.Summary.CapacityDestroyed = total.String()
-	}
+	p.Summary.BytesDestroyed = total.Value()
 }

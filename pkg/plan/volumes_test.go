@@ -10,11 +10,11 @@ import (
 
 // boundPair is a claim ns/name bound to volume pv with the given facts.
 func boundPair(ns, name, pvName string, pv snapshot.PVFacts) (snapshot.Object, snapshot.Object) {
-	claim := testobj.PVC(ns, name).UID("claim-"+name).Finalizers(rules.FinalizerPVC).
+	claim := testobj.PVC(ns, name).UID("claim-" + name).Finalizers(rules.FinalizerPVC).
 		Facts(&snapshot.Facts{PVC: &snapshot.PVCFacts{Phase: "Bound", VolumeName: pvName}}).Build()
 	pv.Phase = rules.VolumeBound
 	pv.ClaimRef = &snapshot.ObjectRef{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: ns, Name: name, UID: "claim-" + name}
-	vol := testobj.PV(pvName).UID("pv-"+name).Finalizers(rules.FinalizerPV).Facts(&snapshot.Facts{PV: &pv}).Build()
+	vol := testobj.PV(pvName).UID("pv-" + name).Finalizers(rules.FinalizerPV).Facts(&snapshot.Facts{PV: &pv}).Build()
 	return claim, vol
 }
 
@@ -28,14 +28,14 @@ func TestVolumeOfDeletedClaim(t *testing.T) {
 		storage  string // rules.Disk*
 		final    string // the volume's final state
 		phase    string
-		capacity string // Summary.CapacityDestroyed
+		capacity int64 // Summary.BytesDestroyed
 	}{
-		{"csi with its provisioner", csi, []snapshot.Object{provisioner}, rules.DiskDestroyed, "gone", "", "10Gi"},
-		{"csi without provisioner", csi, nil, rules.DiskNotReclaimed, "exists fin=kubernetes.io/pv-protection", rules.VolumeReleased, ""},
-		{"retain", snapshot.PVFacts{ReclaimPolicy: "Retain", Capacity: "5Gi", Plugin: "hostPath", HostPath: "/tmp/kgc/a"}, nil, rules.DiskKept, "exists fin=kubernetes.io/pv-protection", rules.VolumeReleased, ""},
-		{"hostPath under /tmp", snapshot.PVFacts{ReclaimPolicy: "Delete", Capacity: "1Gi", Plugin: "hostPath", HostPath: "/tmp/kgc/b"}, nil, rules.DiskDestroyed, "gone", "", "1Gi"},
-		{"hostPath elsewhere", snapshot.PVFacts{ReclaimPolicy: "Delete", Capacity: "1Gi", Plugin: "hostPath", HostPath: "/data/b"}, nil, rules.DiskKept, "exists fin=kubernetes.io/pv-protection", rules.VolumeFailed, ""},
-		{"nfs", snapshot.PVFacts{ReclaimPolicy: "Delete", Plugin: "nfs"}, nil, rules.DiskKept, "exists fin=kubernetes.io/pv-protection", rules.VolumeFailed, ""},
+		{"csi with its provisioner", csi, []snapshot.Object{provisioner}, rules.DiskDestroyed, "gone", "", 10 << 30},
+		{"csi without provisioner", csi, nil, rules.DiskNotReclaimed, "exists fin=kubernetes.io/pv-protection", rules.VolumeReleased, 0},
+		{"retain", snapshot.PVFacts{ReclaimPolicy: "Retain", Capacity: "5Gi", Plugin: "hostPath", HostPath: "/tmp/kgc/a"}, nil, rules.DiskKept, "exists fin=kubernetes.io/pv-protection", rules.VolumeReleased, 0},
+		{"hostPath under /tmp", snapshot.PVFacts{ReclaimPolicy: "Delete", Capacity: "1Gi", Plugin: "hostPath", HostPath: "/tmp/kgc/b"}, nil, rules.DiskDestroyed, "gone", "", 1 << 30},
+		{"hostPath elsewhere", snapshot.PVFacts{ReclaimPolicy: "Delete", Capacity: "1Gi", Plugin: "hostPath", HostPath: "/data/b"}, nil, rules.DiskKept, "exists fin=kubernetes.io/pv-protection", rules.VolumeFailed, 0},
+		{"nfs", snapshot.PVFacts{ReclaimPolicy: "Delete", Plugin: "nfs"}, nil, rules.DiskKept, "exists fin=kubernetes.io/pv-protection", rules.VolumeFailed, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			claim, vol := boundPair("app", "data", "pv-data", tc.pv)
@@ -54,8 +54,8 @@ func TestVolumeOfDeletedClaim(t *testing.T) {
 			if vf.Storage != tc.storage || vf.Phase != tc.phase || vf.Reason == "" {
 				t.Errorf("storage %q phase %q (%s), want %q phase %q", vf.Storage, vf.Phase, vf.Reason, tc.storage, tc.phase)
 			}
-			if p.Summary.CapacityDestroyed != tc.capacity {
-				t.Errorf("capacity destroyed %q, want %q", p.Summary.CapacityDestroyed, tc.capacity)
+			if p.Summary.BytesDestroyed != tc.capacity {
+				t.Errorf("bytes destroyed %d, want %d", p.Summary.BytesDestroyed, tc.capacity)
 			}
 			if tc.storage != rules.DiskDestroyed && vf.Reclaim == "" {
 				t.Errorf("kept storage without a way to reclaim it: %+v", vf)
@@ -76,7 +76,7 @@ func TestStatefulSetClaimRetentionReachesVolumes(t *testing.T) {
 	snap := world(sts, owned, vol, kept, keptVol).Build()
 	got, p := simulate(t, snap, []Action{Delete{UID: sts.Metadata.UID, Policy: PolicyBackground}}, Options{})
 	checkStates(t, got, map[string]string{vol.Metadata.UID: "gone", keptVol.Metadata.UID: "exists fin=kubernetes.io/pv-protection"}, p)
-	if p.Summary.VolumesDestroyed != 1 || p.Summary.CapacityDestroyed != "2Gi" {
+	if p.Summary.VolumesDestroyed != 1 || p.Summary.BytesDestroyed != 2<<30 {
 		t.Errorf("summary %+v, want 1 volume destroyed (2Gi)", p.Summary)
 	}
 }

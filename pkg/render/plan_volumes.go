@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/plan"
 )
@@ -14,8 +16,8 @@ import (
 func planStorageCounts(bw *bufio.Writer, s plan.Summary, st Style) {
 	if s.VolumesDestroyed > 0 {
 		fmt.Fprintf(bw, ", %s destroyed", st.Paint(Red, words.Count(s.VolumesDestroyed, "volume")))
-		if s.CapacityDestroyed != "" {
-			fmt.Fprintf(bw, " (%s)", s.CapacityDestroyed)
+		if s.BytesDestroyed > 0 {
+			fmt.Fprintf(bw, " (%s)", resource.NewQuantity(s.BytesDestroyed, resource.BinarySI).String())
 		}
 	}
 	if s.VolumesKept > 0 {
