@@ -46,7 +46,7 @@ func TestWorkloadVolumes(t *testing.T) {
 	r := checkPlan(t, ctx, env, pc)
 	expectReal(t, r, map[string]string{
 		"PersistentVolume/" + ns + "-scratch": "gone",
-		"PersistentVolume/" + ns + "-keep":    "exists finalizers=kubernetes.io/pv-protection",
+		"PersistentVolume/" + ns + "-keep":    describe(false, []string{"kubernetes.io/pv-protection"}, nil),
 	})
 	if r.Plan == nil {
 		return
