@@ -68,7 +68,7 @@ func mkPolicyPV(t testing.TB, ctx context.Context, env *framework.Env, ns, claim
 	pv.Object["spec"] = map[string]any{
 		"capacity": map[string]any{"storage": "1Mi"}, "accessModes": []any{"ReadWriteOnce"},
 		"persistentVolumeReclaimPolicy": policy, "storageClassName": "",
-		"hostPath": map[string]any{"path": "/tmp/kgc-e2e/" + ns + "/" + claim, "type": "DirectoryOrCreate"},
+		"hostPath": map[string]any{"path": "/tmp/kgc-e2e/" + ns + "/" + claim},
 		"claimRef": map[string]any{"namespace": ns, "name": claim},
 	}
 	t.Cleanup(func() {
