@@ -58,7 +58,7 @@ func TestEnumFlagsShowTheirChoicesInHelp(t *testing.T) {
 		want []string
 	}{
 		{[]string{"plan", "delete", "--help"}, []string{
-			`--cascade string             propagation policy; default sends none: {background|foreground|orphan|default} (default "background")`,
+			`send no policy, so the resource's own default applies: {background|foreground|orphan|default} (default "background")`,
 			`{hang|remove} (default "hang")`,
 			`-o, --output string              output format: {text|json|yaml|dot} (default "text")`,
 			`--fail-if stringArray        exit 3 after printing the plan when it holds (repeatable): {blocked|orphans|recreated|deletes-more-than=N}` + "\n",

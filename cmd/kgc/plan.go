@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,7 +120,14 @@ and deletes-more-than counts recreated objects as deleted.`,
 func (o *planOptions) addDeleteFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	enumVar(cmd, &o.policy, "cascade", "", "background", enum[plan.Policy]{choices: plan.PolicyChoices(), parse: plan.ParsePolicy},
-		"propagation policy; default sends none")
+		`Must be "background", "orphan", or "foreground". Selects the deletion cascading strategy for the dependents (e.g. Pods created by a ReplicationController). Defaults to background. kgc adds "default": send no policy, so the resource's own default applies`)
+	// kubectl's deprecation warning for the boolean values, which it
+	// still accepts.
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
+		if f := cmd.Flags().Lookup("cascade"); f != nil && f.Changed {
+			warnBooleanCascade(o.streams.ErrOut, f.Value.String())
+		}
+	}
 	fs.StringVar(&o.uid, "uid", "", "the object to delete, by UID, instead of TYPE/NAME")
 	enumVar(cmd, &o.assume, "assume-finalizers", "", plan.AssumeHang,
 		enum[plan.FinalizerAssumption]{choices: plan.FinalizerAssumptions(), parse: plan.ParseFinalizerAssumption},
@@ -281,4 +289,15 @@ func (o *planOptions) checkGates(p *plan.Plan) error {
 		return nil
 	}
 	return gateError(errors.New("--fail-if: " + strings.Join(msgs, "; ")))
+}
+
+// warnBooleanCascade prints kubectl's warning for --cascade=true and
+// --cascade=false (kubectl's cmd/delete/delete_flags.go).
+func warnBooleanCascade(w io.Writer, v string) {
+	switch strings.ToLower(v) {
+	case "true":
+		fmt.Fprintln(w, "warning: --cascade=true is deprecated (boolean value) and can be replaced with --cascade=background.")
+	case "false":
+		fmt.Fprintln(w, "warning: --cascade=false is deprecated (boolean value) and can be replaced with --cascade=orphan.")
+	}
 }

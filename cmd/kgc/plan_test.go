@@ -170,3 +170,21 @@ func TestPlanNamespaceMissingFromDump(t *testing.T) {
 		t.Errorf("a namespace nothing in the input belongs to planned with exit 0: %s", stderr)
 	}
 }
+
+// TestPlanBooleanCascade: --cascade=true and false are kubectl's
+// deprecated spellings; kgc takes them as kubectl does, with its warning.
+func TestPlanBooleanCascade(t *testing.T) {
+	for v, want := range map[string]string{
+		"true":  "warning: --cascade=true is deprecated (boolean value) and can be replaced with --cascade=background.",
+		"false": "warning: --cascade=false is deprecated (boolean value) and can be replaced with --cascade=orphan.",
+	} {
+		_, stderr, code := runPlanCmd(t, "plan", "delete", "deploy/web", "-n", "shop", "-f", "../../examples/cluster.yaml", "--cascade="+v)
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Errorf("--cascade=%s: exit %d, stderr %q, want the warning %q", v, code, stderr, want)
+		}
+	}
+	_, stderr, _ := runPlanCmd(t, "plan", "delete", "deploy/web", "-n", "shop", "-f", "../../examples/cluster.yaml", "--cascade=background")
+	if strings.Contains(stderr, "deprecated") {
+		t.Errorf("--cascade=background warns: %q", stderr)
+	}
+}

@@ -54,6 +54,10 @@ func (o *versionOptions) Run() error {
 	if o.output.isDocument() {
 		return render.Document(o.streams.Out, string(o.output), info)
 	}
-	_, err := fmt.Fprintf(o.streams.Out, "kgc %s (%s)\n", info.Version, info.GoVersion)
+	commit := info.Commit
+	if commit == "" {
+		commit = "unknown"
+	}
+	_, err := fmt.Fprintf(o.streams.Out, "kgc %s (commit %s, %s)\n", info.Version, commit, info.GoVersion)
 	return err
 }

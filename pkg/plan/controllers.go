@@ -29,6 +29,7 @@ const (
 	kPV
 	kJobPod
 	kAssume
+	kVolume
 )
 
 type ctlItem struct {
@@ -49,11 +50,13 @@ type controllers struct {
 	// why says why a controller cannot finish an object now (for blockers).
 	why    map[int32]string
 	waited map[int32]bool
+	vol    volumes
 }
 
 func newControllers(s *sim) *controllers {
 	c := &controllers{s: s, enabled: map[string]bool{}, q: newQueue[ctlItem]("controllers"),
-		termPVCs: map[string][]int32{}, why: map[int32]string{}, waited: map[int32]bool{}}
+		termPVCs: map[string][]int32{}, why: map[int32]string{}, waited: map[int32]bool{},
+		vol: volumes{fates: map[string]*VolumeFate{}, waited: map[int32]bool{}}}
 	for _, n := range s.opts.Controllers {
 		c.enabled[n] = true
 	}
@@ -80,6 +83,7 @@ func (c *controllers) handles(f string) bool {
 func isKind(ri *resInfo, group, kind string) bool { return ri.group == group && ri.kind == kind }
 
 func (c *controllers) observe(i int32, ri *resInfo, typ eventType, old, new *snapshot.Object, w int) {
+	c.observeVolume(ri, typ, old, new, w)
 	if typ == deleteEvent {
 		switch {
 		case isKind(ri, "", "Pod"):
@@ -185,6 +189,8 @@ func (c *controllers) processOne() bool {
 		c.syncJobPod(it.i)
 	case kAssume:
 		c.syncAssumed(it.i)
+	case kVolume:
+		c.syncVolume(it.i)
 	}
 	switch {
 	case retry == "":

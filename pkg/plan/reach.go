@@ -159,7 +159,49 @@ func (r *reach) stirs() []int32 {
 			out = append(out, int32(i))
 		}
 	}
+	out = append(out, r.unsettledVolumes()...)
+	slices.Sort(out)
+	out = slices.Compact(out)
 	r.indexDependents()
+	return out
+}
+
+// unsettledVolumes lists the PersistentVolumes the persistentvolume
+// controller acts on without the delete: Released ones, and Bound ones
+// whose claim is not in the snapshot.
+func (r *reach) unsettledVolumes() []int32 {
+	objs := r.full.Objects
+	var bound, out []int32
+	for i := range objs {
+		o := &objs[i]
+		if !isKind(r.info[i], "", "PersistentVolume") || o.Facts == nil || o.Facts.PV == nil {
+			continue
+		}
+		switch o.Facts.PV.Phase {
+		case rules.VolumeReleased:
+			out = append(out, int32(i))
+		case rules.VolumeBound:
+			bound = append(bound, int32(i))
+		}
+	}
+	if len(bound) == 0 {
+		return out
+	}
+	claims := map[[2]string]string{}
+	for i := range objs {
+		if o := &objs[i]; isKind(r.info[i], "", "PersistentVolumeClaim") {
+			claims[[2]string{o.Metadata.Namespace, o.Metadata.Name}] = o.Metadata.UID
+		}
+	}
+	for _, i := range bound {
+		cr := objs[i].Facts.PV.ClaimRef
+		if cr == nil {
+			continue
+		}
+		if uid, ok := claims[[2]string{cr.Namespace, cr.Name}]; !ok || (cr.UID != "" && cr.UID != uid) {
+			out = append(out, i)
+		}
+	}
 	return out
 }
 
@@ -227,14 +269,14 @@ func (r *reach) solid(i int32, ref snapshot.OwnerReference, j int32, m *resInfo)
 // simulator follows from them: owners and dependents, a pod's node, a
 // namespaced object's namespace, all the content of a namespace that is
 // deleted or whose claims the pvc-protection controller checks, a deleted
-// CRD's instances, a volume's claim, and the APIServices a namespace's
+// CRD's instances, a volume's claim and a claim's volume, and the APIServices a namespace's
 // finalization asks about.
 func (r *reach) closeOver(seeds []int32, target int32) {
 	objs := r.full.Objects
 	r.in = make([]bool, len(objs))
 	named := r.namedObjects()
 	queue := seeds
-	wantNS, wantType, wantClaim := map[string]bool{}, map[*resInfo]bool{}, map[[2]string]bool{}
+	wantNS, wantType, wantClaim, wantVolume := map[string]bool{}, map[*resInfo]bool{}, map[[2]string]bool{}, map[string]bool{}
 	add := func(i int32) {
 		if !r.in[i] {
 			r.in[i] = true
@@ -245,7 +287,7 @@ func (r *reach) closeOver(seeds []int32, target int32) {
 		r.in[s] = true
 	}
 	add(target)
-	for len(queue) > 0 || len(wantNS)+len(wantType)+len(wantClaim) > 0 {
+	for len(queue) > 0 || len(wantNS)+len(wantType)+len(wantClaim)+len(wantVolume) > 0 {
 		for len(queue) > 0 {
 			i := queue[0]
 			queue = queue[1:]
@@ -271,24 +313,29 @@ func (r *reach) closeOver(seeds []int32, target int32) {
 				}
 			case isKind(ri, "", "PersistentVolumeClaim"):
 				wantNS[o.Metadata.Namespace] = true
+				if o.Facts != nil && o.Facts.PVC != nil && o.Facts.PVC.VolumeName != "" {
+					wantVolume[o.Facts.PVC.VolumeName] = true
+				}
 			case isKind(ri, "", "PersistentVolume") && o.Facts != nil && o.Facts.PV != nil && o.Facts.PV.ClaimRef != nil:
 				wantClaim[[2]string{o.Facts.PV.ClaimRef.Namespace, o.Facts.PV.ClaimRef.Name}] = true
 			}
 		}
-		if len(wantNS)+len(wantType)+len(wantClaim) == 0 {
+		if len(wantNS)+len(wantType)+len(wantClaim)+len(wantVolume) == 0 {
 			break
 		}
 		// One pass over the snapshot for everything asked for since the last.
 		for k := range objs {
 			o, ri := &objs[k], r.info[k]
 			if wantNS[o.Metadata.Namespace] && ri.namespaced || wantType[ri] ||
-				isKind(ri, "", "PersistentVolumeClaim") && wantClaim[[2]string{o.Metadata.Namespace, o.Metadata.Name}] {
+				isKind(ri, "", "PersistentVolumeClaim") && wantClaim[[2]string{o.Metadata.Namespace, o.Metadata.Name}] ||
+				isKind(ri, "", "PersistentVolume") && wantVolume[o.Metadata.Name] {
 				add(int32(k))
 			}
 		}
 		clear(wantNS)
 		clear(wantType)
 		clear(wantClaim)
+		clear(wantVolume)
 	}
 }
 

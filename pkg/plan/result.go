@@ -26,6 +26,7 @@ func (s *sim) buildPlan(actions []Action, base []*snapshot.Object, nBase int) *P
 	for _, of := range p.Objects {
 		p.Summary.add(of.Fate)
 	}
+	countVolumes(p)
 	s.planCompleteness(p)
 	s.parkedNotes()
 	p.Warnings = append(p.Warnings, s.warnings...)
@@ -231,7 +232,7 @@ func (s *sim) parkedNotes() {
 func (s *sim) fate(i int32, b *snapshot.Object) ObjectFate {
 	o := s.st.objs[i]
 	ref := s.st.orig[i].Ref()
-	of := ObjectFate{Object: ref, Final: finalState(o)}
+	of := ObjectFate{Object: ref, Final: finalState(o), Volume: s.ctrl.volumeFate(ref.UID, o)}
 	why := s.firstWhy[ref.UID]
 	switch {
 	case b == nil:

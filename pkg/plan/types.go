@@ -30,6 +30,10 @@ const (
 	ControllerPVCProtection = "pvc-protection"
 	ControllerPVProtection  = "pv-protection"
 	ControllerJob           = "job"
+	// ControllerPVBinder is kube-controller-manager's persistentvolume
+	// controller (named persistentvolume-binder there): it releases a
+	// volume whose claim is gone and reclaims it by its policy.
+	ControllerPVBinder = "persistentvolume-binder"
 	// The controllers that create again what a delete removes while its
 	// owner survives (recreate.go); the Job controller replaces pods too.
 	ControllerDeployment            = "deployment"
@@ -45,7 +49,7 @@ const (
 // AllControllers lists every controller the simulator knows, the default set.
 func AllControllers() []string {
 	return []string{ControllerNamespace, ControllerCRDFinalizer, ControllerKubelet, ControllerPodGC,
-		ControllerPVCProtection, ControllerPVProtection, ControllerJob,
+		ControllerPVCProtection, ControllerPVProtection, ControllerPVBinder, ControllerJob,
 		ControllerDeployment, ControllerReplicaSet, ControllerReplicationController, ControllerStatefulSet,
 		ControllerDaemonSet, ControllerRootCAPublisher, ControllerServiceAccount, ControllerEndpointSlice}
 }
@@ -138,6 +142,12 @@ const (
 	ActionRemoveOwner  = "remove-owner-reference"
 	ActionUnblockOwner = "unblock-owner-reference"
 	ActionWait         = "wait"
+	// ActionRelease: the persistentvolume controller marks a volume whose
+	// claim is gone Released; ActionDeleteStorage: the volume's storage
+	// (the disk, outside the cluster) is deleted, before the volume
+	// object.
+	ActionRelease       = "release"
+	ActionDeleteStorage = "delete-storage"
 )
 
 // Fates of objects.
@@ -175,6 +185,29 @@ type ObjectFate struct {
 	// controllers have reconciled, it is owned by the replacement, which
 	// Final.OwnerReferences cannot name (it has no UID yet).
 	AdoptedBy *AdoptedBy `json:"adoptedBy,omitempty"`
+	// Volume is set on a PersistentVolume the plan releases: what becomes
+	// of the storage behind it.
+	Volume *VolumeFate `json:"volume,omitempty"`
+}
+
+// VolumeFate is what a plan does to a PersistentVolume's storage.
+type VolumeFate struct {
+	// Phase is the volume's phase at quiescence ("" once it is deleted).
+	Phase         string `json:"phase,omitempty"`
+	ReclaimPolicy string `json:"reclaimPolicy"`
+	Capacity      string `json:"capacity,omitempty"`
+	// Driver is the CSI driver or external provisioner that deletes the
+	// storage; "" for an in-tree plugin (Plugin).
+	Driver string `json:"driver,omitempty"`
+	Plugin string `json:"plugin,omitempty"`
+	// Claim is the claim the volume was bound to.
+	Claim *snapshot.ObjectRef `json:"claim,omitempty"`
+	// Storage is destroyed, kept or not-reclaimed (rules.Disk*).
+	Storage string `json:"storage"`
+	// Reason says who deletes the storage, or why nobody does.
+	Reason string `json:"reason"`
+	// Reclaim says how to free kept storage by hand.
+	Reclaim string `json:"reclaim,omitempty"`
 }
 
 // AdoptedBy is the replacement that adopts an orphaned object.
@@ -244,6 +277,16 @@ type Summary struct {
 	// Recreated counts fate recreated: those objects are deleted too, but
 	// not counted under Deleted.
 	Recreated int `json:"recreated"`
+	// VolumesDestroyed counts PersistentVolumes whose storage the plan
+	// deletes, outside the cluster, and BytesDestroyed adds up their
+	// capacities (a number, as every count of the summary is: scripts
+	// read it as a map of numbers); VolumesKept counts released volumes whose
+	// storage stays by design (Retain, no deleter), VolumesNotReclaimed
+	// those under Delete whose provisioner does not run.
+	VolumesDestroyed    int   `json:"volumesDestroyed,omitempty"`
+	BytesDestroyed      int64 `json:"bytesDestroyed,omitempty"`
+	VolumesKept         int   `json:"volumesKept,omitempty"`
+	VolumesNotReclaimed int   `json:"volumesNotReclaimed,omitempty"`
 }
 
 // WorstCase counts objects by fate as Summary does, but counts an object

@@ -32,6 +32,7 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 		planCascade(bw, p, st)
 	}
 	planFinalState(bw, p, st)
+	planVolumes(bw, p, st)
 	planBlocked(bw, p, st)
 	planRaces(bw, p, st)
 	planWarnings(bw, p, opts, st)
@@ -57,6 +58,7 @@ func planHeader(bw *bufio.Writer, p *plan.Plan, st Style) {
 		// Only when there are some, so that every other plan reads as before.
 		fmt.Fprintf(bw, ", %s recreated", st.Paint(Magenta, fmt.Sprint(s.Recreated)))
 	}
+	planStorageCounts(bw, s, st)
 	fmt.Fprintln(bw)
 }
 

@@ -84,11 +84,16 @@ const mirrorAnnotation = "kubernetes.io/config.mirror"
 // Deployment and on each of its ReplicaSets; a number, kept as a fact.
 const revisionAnnotation = "deployment.kubernetes.io/revision"
 
+// provisionedByAnnotation names who provisioned a PersistentVolume and so
+// deletes its storage; kept as a fact of the volume.
+const provisionedByAnnotation = "pv.kubernetes.io/provisioned-by"
+
 // annotated are the facts kgc reads from annotations, which it never keeps.
 type annotated struct {
-	mirror   bool
-	revision string
-	keep     string // keep markers (KeepMarker)
+	mirror        bool
+	revision      string
+	keep          string // keep markers (KeepMarker)
+	provisionedBy string
 }
 
 // Extractor turns raw JSON objects into Objects, keeping only what the
@@ -325,6 +330,10 @@ func (x *Extractor) annotation(s *scanner, key string, ann *annotated) error {
 	switch {
 	case key == mirrorAnnotation:
 		ann.mirror = true
+	case key == provisionedByAnnotation:
+		v, err := s.internStr(x.in)
+		ann.provisionedBy = v
+		return err
 	case key == revisionAnnotation:
 		// Interned: a handful of values ("1", "2", …) repeat.
 		v, err := s.internStr(x.in)
@@ -514,15 +523,10 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 		err = unmarshalParts(f, &v.Spec, &v.Status)
 		o.Facts = &Facts{PVC: &PVCFacts{Phase: v.Status.Phase, VolumeName: v.Spec.VolumeName}}
 	case group == "" && o.Kind == "PersistentVolume":
-		var v struct {
-			Spec struct {
-				PersistentVolumeReclaimPolicy string
-				ClaimRef                      *ObjectRef
-			}
-			Status struct{ Phase string }
-		}
-		err = unmarshalParts(f, &v.Spec, &v.Status)
-		o.Facts = &Facts{PV: &PVFacts{Phase: v.Status.Phase, ReclaimPolicy: v.Spec.PersistentVolumeReclaimPolicy, ClaimRef: v.Spec.ClaimRef}}
+		var pv *PVFacts
+		pv, err = volumeFacts(f)
+		pv.ProvisionedBy = ann.provisionedBy
+		o.Facts = &Facts{PV: pv}
 	case group == "batch" && o.Kind == "Job":
 		var v struct {
 			Status struct {

@@ -369,11 +369,25 @@ type PVCFacts struct {
 	VolumeName string `json:"volumeName,omitempty"`
 }
 
-// PVFacts for the pv-protection and PV controllers.
+// PVFacts for the pv-protection and PV controllers, and for what a
+// delete destroys outside the cluster: who reclaims the volume's storage
+// and how much of it there is.
 type PVFacts struct {
 	Phase         string     `json:"phase,omitempty"`
 	ReclaimPolicy string     `json:"reclaimPolicy,omitempty"`
 	ClaimRef      *ObjectRef `json:"claimRef,omitempty"`
+	// Capacity is spec.capacity.storage as written ("10Gi").
+	Capacity string `json:"capacity,omitempty"`
+	// Driver is spec.csi.driver; ProvisionedBy the
+	// pv.kubernetes.io/provisioned-by annotation (the one annotation of a
+	// volume kgc keeps, as this fact): who deletes the storage.
+	Driver        string `json:"driver,omitempty"`
+	ProvisionedBy string `json:"provisionedBy,omitempty"`
+	// Plugin is the in-tree volume source (hostPath, nfs, local, …) when
+	// the volume is not CSI; HostPath is a hostPath volume's path, which
+	// decides whether the in-tree deleter accepts it.
+	Plugin   string `json:"plugin,omitempty"`
+	HostPath string `json:"hostPath,omitempty"`
 }
 
 // CRDFacts let an offline reader serve the custom types a dump defines and

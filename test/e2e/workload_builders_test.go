@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -190,21 +189,7 @@ func mkStatefulSet(t testing.TB, ctx context.Context, env *framework.Env, ns, na
 // released).
 func mkBoundPV(t testing.TB, ctx context.Context, env *framework.Env, ns, claim string) *unstructured.Unstructured {
 	t.Helper()
-	pv := framework.Obj("v1", "PersistentVolume", "", ns+"-"+claim)
-	pv.SetLabels(map[string]string{caseLabel: ns})
-	pv.Object["spec"] = map[string]any{
-		"capacity": map[string]any{"storage": "1Mi"}, "accessModes": []any{"ReadWriteOnce"},
-		"persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
-		"hostPath": map[string]any{"path": "/tmp/kgc-e2e/" + ns + "/" + claim},
-		"claimRef": map[string]any{"namespace": ns, "name": claim},
-	}
-	t.Cleanup(func() {
-		err := env.Dynamic.Resource(pvs).Delete(context.Background(), pv.GetName(), metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting PersistentVolume %s: %v", pv.GetName(), err)
-		}
-	})
-	return env.MustCreate(t, ctx, pvs, pv)
+	return mkPolicyPV(t, ctx, env, ns, claim, "Retain")
 }
 
 // waitRunningPods waits until ns holds exactly want pods labelled app=app,

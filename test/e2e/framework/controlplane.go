@@ -317,6 +317,9 @@ func (cp *ControlPlane) controllerArgs() []string {
 		"--root-ca-file=" + filepath.Join(cp.Dir, "apiserver-certs", "apiserver.crt"),
 		"--node-monitor-grace-period=" + nodeMonitorGracePeriod.String(),
 		"--node-monitor-period=2s",
+		// The persistentvolume controller deletes hostPath volumes under
+		// /tmp whose reclaim policy is Delete (the volume scenarios).
+		"--enable-hostpath-provisioner",
 	}
 }
 

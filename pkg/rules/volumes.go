@@ -1,0 +1,145 @@
+package rules
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// What happens to a PersistentVolume once its claim is gone, as
+// kube-controller-manager's persistentvolume controller decides it
+// (pkg/controller/volume/persistentvolume/pv_controller.go:
+// reclaimVolume, deleteVolumeOperation, findDeletablePlugin) and the CSI
+// external-provisioner carries it out for the volumes it provisioned.
+
+// Reclaim policies and volume phases as the API spells them.
+const (
+	ReclaimDelete  = "Delete"
+	ReclaimRetain  = "Retain"
+	ReclaimRecycle = "Recycle"
+
+	VolumeBound     = "Bound"
+	VolumeReleased  = "Released"
+	VolumeFailed    = "Failed"
+	VolumeAvailable = "Available"
+)
+
+// What becomes of a volume's storage (the disk) when the volume is
+// reclaimed.
+const (
+	DiskDestroyed    = "destroyed"     // the storage is deleted with the volume
+	DiskKept         = "kept"          // Retain, or no deleter: the data stays
+	DiskNotReclaimed = "not-reclaimed" // Delete, but its provisioner does not run
+)
+
+// ActorExternalProvisioner is the CSI (or other out-of-tree) provisioner
+// that deletes the storage of the volumes it provisioned.
+const ActorExternalProvisioner = "external-provisioner"
+
+// Reclaimer is who deletes a volume's storage under reclaim policy
+// Delete, and whether they can.
+type Reclaimer struct {
+	// External is the provisioner's name (a CSI driver, or the
+	// provisioned-by annotation of an out-of-tree provisioner); "" when
+	// the persistentvolume controller deletes the storage itself.
+	External string
+	// Deletable is false when the persistentvolume controller finds no
+	// deleter for the volume (an in-tree plugin without one, a hostPath
+	// outside /tmp): the volume goes Failed and the storage is kept.
+	Deletable bool
+	// Why says it in words for plan steps.
+	Why string
+}
+
+// hostPathDeletable is the in-tree hostPath deleter's own check
+// (pkg/volume/hostpath/host_path.go, hostPathDeleter.Delete).
+var hostPathDeletable = regexp.MustCompile("/tmp/.+")
+
+// VolumeReclaimer is findDeletablePlugin: the provisioned-by annotation
+// names the plugin (an out-of-tree name means an external provisioner),
+// a CSI volume is its driver's, and otherwise the in-tree plugin of the
+// spec decides; of those kube-controller-manager can delete only hostPath
+// volumes under /tmp.
+func VolumeReclaimer(pv *snapshot.PVFacts) Reclaimer {
+	switch {
+	case pv.ProvisionedBy != "" && !strings.HasPrefix(pv.ProvisionedBy, "kubernetes.io/"):
+		return Reclaimer{External: pv.ProvisionedBy, Deletable: true, Why: "provisioned by " + pv.ProvisionedBy}
+	case pv.Driver != "":
+		return Reclaimer{External: pv.Driver, Deletable: true, Why: "CSI driver " + pv.Driver}
+	case pv.Plugin == "hostPath" && hostPathDeletable.MatchString(pv.HostPath):
+		return Reclaimer{Deletable: true, Why: "the hostPath deleter removes " + pv.HostPath}
+	case pv.Plugin == "hostPath":
+		return Reclaimer{Why: "the hostPath deleter only deletes paths under /tmp, not " + pv.HostPath}
+	case pv.Plugin != "":
+		return Reclaimer{Why: "the in-tree " + pv.Plugin + " plugin cannot delete volumes"}
+	}
+	return Reclaimer{Why: "the input does not say which plugin serves the volume"}
+}
+
+// ProvisionerWorkloads returns the workloads (Deployments, StatefulSets,
+// DaemonSets, not terminating) that run the provisioner named name, by
+// the names CSI drivers publish their controllers under: the driver's
+// first label with "csi" ("ebs.csi.aws.com" → ebs-csi-controller,
+// "hostpath.csi.k8s.io" → csi-hostpathplugin), the driver's name itself
+// in a label, or an out-of-tree provisioner's last path element
+// ("rancher.io/local-path" → local-path-provisioner). Evidence, not
+// proof: a managed cluster runs its provisioners outside the cluster.
+func ProvisionerWorkloads(name string, workloads []*snapshot.Object) []*snapshot.Object {
+	tokens := provisionerTokens(name)
+	var out []*snapshot.Object
+	for _, w := range workloads {
+		if w.Terminating() || !isWorkloadKind(w) {
+			continue
+		}
+		if slices.ContainsFunc(tokens, func(t string) bool { return mentions(w, t) }) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func isWorkloadKind(w *snapshot.Object) bool {
+	g, _ := snapshot.SplitAPIVersion(w.APIVersion)
+	return g == "apps" && (w.Kind == "Deployment" || w.Kind == "StatefulSet" || w.Kind == "DaemonSet")
+}
+
+func provisionerTokens(name string) []string {
+	name = strings.ToLower(name)
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		return []string{name, name[i+1:]}
+	}
+	tokens := []string{name}
+	for _, l := range strings.Split(name, ".") {
+		if l != "csi" && l != "" {
+			return append(tokens, l+"-csi", "csi-"+l)
+		}
+	}
+	return tokens
+}
+
+func mentions(w *snapshot.Object, token string) bool {
+	if strings.Contains(strings.ToLower(w.Metadata.Name), token) {
+		return true
+	}
+	for _, v := range w.Metadata.Labels {
+		if strings.Contains(strings.ToLower(v), token) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReclaimCommand is how to free the storage of a volume kept after its
+// claim went: delete it where it lives, then the volume object.
+func ReclaimCommand(volume string, pv *snapshot.PVFacts) string {
+	where := "its storage"
+	switch {
+	case pv.Driver != "":
+		where = "the " + pv.Driver + " volume behind it"
+	case pv.HostPath != "":
+		where = pv.HostPath + " on the node"
+	}
+	return "when its data is no longer needed, delete " + where + ", then: kubectl delete persistentvolume " + volume
+}
