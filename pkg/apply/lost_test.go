@@ -28,12 +28,7 @@ func TestApplyLostDeleteResponse(t *testing.T) {
 			if len(f.deletes) != 1 {
 				t.Fatalf("sent %d DELETEs after a lost response, want exactly 1", len(f.deletes))
 			}
-			if rep.Outcome != tc.outcome || !strings.Contains(strings.Join(rep.Notes, "\n"), tc.note) {
-				t.Errorf("outcome %s, notes %q; want %s and %q", rep.Outcome, rep.Notes, tc.outcome, tc.note)
-			}
-			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
-				t.Errorf("error %v, want %q", err, tc.err)
-			}
+			requireSettled(t, rep, err, tc.outcome, tc.note, tc.err)
 			if rep.Requests[0].Status != 0 {
 				t.Errorf("the report records status %d for a DELETE that got no response, want 0", rep.Requests[0].Status)
 			}
@@ -101,12 +96,7 @@ func TestApplyRemedyLostResponse(t *testing.T) {
 			if len(f.sent) != 1 {
 				t.Fatalf("sent %d PATCHes after a lost response, want exactly 1", len(f.sent))
 			}
-			if rep.Outcome != tc.outcome || !strings.Contains(strings.Join(rep.Notes, "\n"), tc.note) {
-				t.Errorf("outcome %s, notes %q; want %s and %q", rep.Outcome, rep.Notes, tc.outcome, tc.note)
-			}
-			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
-				t.Errorf("error %v, want %q", err, tc.err)
-			}
+			requireSettled(t, rep, err, tc.outcome, tc.note, tc.err)
 			if r := rep.Requests[0]; r.Status != 0 || r.AuditID == "" {
 				t.Errorf("the report records %+v for a PATCH that got no response, want status 0 and its audit ID", r)
 			}
@@ -133,5 +123,17 @@ func TestPatchShows(t *testing.T) {
 		if got := patchShows(obj, []diagnose.PatchOp{tc.op}); got != tc.want {
 			t.Errorf("%+v shows: %v, want %v", tc.op, got, tc.want)
 		}
+	}
+}
+
+// requireSettled requires the outcome, note and error (a substring, or
+// "" for none) of a request whose response was lost.
+func requireSettled(t *testing.T, rep *Report, err error, outcome, note, wantErr string) {
+	t.Helper()
+	if rep.Outcome != outcome || !strings.Contains(strings.Join(rep.Notes, "\n"), note) {
+		t.Errorf("outcome %s, notes %q; want %s and %q", rep.Outcome, rep.Notes, outcome, note)
+	}
+	if wantErr == "" && err != nil || wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)) {
+		t.Errorf("error %v, want %q", err, wantErr)
 	}
 }
