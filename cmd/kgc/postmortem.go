@@ -38,6 +38,8 @@ type postmortemOptions struct {
 	args      []string
 	// auditPolicy is the API server's audit policy file to lint.
 	auditPolicy string
+	// applyReports are kgc apply reports to join by audit ID.
+	applyReports []string
 
 	namespace string
 	window    audit.Options
@@ -66,6 +68,8 @@ With --before (a snapshot or dump taken before), each root request is planned as
 would have planned it, and the plan is compared with what happened. --after is the state at the
 end (a snapshot or dump); without it kgc reads the live cluster when a kubeconfig is set
 (--after none skips it). --audit-policy lints the policy for what it hides from a post-mortem.
+--apply-report joins kgc apply reports by audit ID: a root request kgc apply sent says so, with
+the digest of the plan it applied.
 
 Output formats: text (default), json and yaml (the PostMortem document), dot (the causal graph).`,
 		Example: `  kgc postmortem -A --audit-log /var/log/kubernetes/audit/
@@ -91,6 +95,7 @@ Output formats: text (default), json and yaml (the PostMortem document), dot (th
 	fs.StringVar(&o.since, "since", "", "only events at or after this time (RFC 3339, or a duration before now such as 2h)")
 	fs.StringVar(&o.until, "until", "", "only events at or before this time (RFC 3339, or a duration before now)")
 	fs.StringVar(&o.auditPolicy, "audit-policy", "", "the API server's audit policy file: say what it hides from a post-mortem")
+	fs.StringSliceVar(&o.applyReports, "apply-report", nil, "kgc apply reports (-o json): name the root requests kgc apply sent, by audit ID; repeatable")
 	fs.BoolVarP(&o.source.AllNamespaces, "all-namespaces", "A", false, "every deletion in the window, in every namespace")
 	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
@@ -156,6 +161,9 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	if in.PolicyFindings, err = o.lintPolicy(); err != nil {
 		return err
 	}
+	if in.ApplyReports, err = readApplyReports(o.applyReports); err != nil {
+		return err
+	}
 	pm := postmortem.Analyze(in)
 	switch o.output {
 	case outputJSON, outputYAML:
@@ -176,6 +184,23 @@ func (o *postmortemOptions) lintPolicy() ([]audit.PolicyFinding, error) {
 		return nil, fmt.Errorf("reading the audit policy: %w", err)
 	}
 	return audit.LintPolicy(data, o.auditPolicy)
+}
+
+// readApplyReports reads the --apply-report files.
+func readApplyReports(paths []string) ([]postmortem.ApplyReport, error) {
+	var out []postmortem.ApplyReport
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("reading the apply report: %w", err)
+		}
+		rep, err := postmortem.ReadApplyReport(data, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rep)
+	}
+	return out, nil
 }
 
 // printAuditWarnings reports what could not be read, on stderr.

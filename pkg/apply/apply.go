@@ -54,6 +54,8 @@ type DeleteRequest struct {
 type Response struct {
 	Status  int
 	Message string
+	// AuditID names the request in the API server's audit log.
+	AuditID string
 }
 
 // Event is an observed state of a watched object; State nil means gone.
@@ -279,7 +281,7 @@ func (a *Applier) now() time.Time {
 
 func (a *Applier) record(req DeleteRequest, resp Response) RequestRecord {
 	return RequestRecord{Time: a.now().UTC(), Verb: "DELETE", Object: req.Object, Preconditions: req.Preconditions,
-		PropagationPolicy: req.PropagationPolicy, DryRun: req.DryRun, Status: resp.Status, Message: resp.Message}
+		PropagationPolicy: req.PropagationPolicy, DryRun: req.DryRun, Status: resp.Status, Message: resp.Message, AuditID: resp.AuditID}
 }
 
 // judgeResponse sets the outcome the DELETE's response decides: a 409 is

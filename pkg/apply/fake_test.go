@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -38,28 +39,46 @@ type fakeCluster struct {
 	// rereadAs says: "gone", "terminating", or "" (unchanged).
 	lost     bool
 	rereadAs string
+	// rereadFinalizers are the finalizers Get reads once a request was
+	// sent, when rereadAs is "patched".
+	rereadFinalizers []string
+}
+
+// auditID is the audit ID the fake API server gives its nth request.
+func auditID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+
+// answer is the fake's response to its nth request.
+func (f *fakeCluster) answer(n int) Response {
+	switch {
+	case f.lost:
+		return Response{Message: "read tcp 127.0.0.1:50000->127.0.0.1:6443: read: connection reset by peer", AuditID: auditID(n)}
+	case f.status == 0:
+		return Response{Status: 200, Message: "OK", AuditID: auditID(n)}
+	}
+	return Response{Status: f.status, Message: f.message, AuditID: auditID(n)}
 }
 
 func (f *fakeCluster) Get(_ context.Context, obj snapshot.ObjectRef) (map[string]any, error) {
 	if f.unreadable == obj.UID {
 		return nil, errors.New("forbidden")
 	}
-	if f.rereadAs == "gone" && len(f.deletes) > 0 {
+	sent := len(f.deletes)+len(f.sent) > 0
+	if f.rereadAs == "gone" && sent {
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: strings.ToLower(obj.Kind) + "s"}, obj.Name)
 	}
 	md := map[string]any{"name": obj.Name, "namespace": obj.Namespace, "uid": obj.UID, "managedFields": []any{map[string]any{"manager": "kubectl"}}}
-	if f.rereadAs == "terminating" && len(f.deletes) > 0 {
+	if f.rereadAs == "terminating" && sent {
 		md["deletionTimestamp"] = "2026-11-20T10:05:00Z"
+	}
+	if f.rereadAs == "patched" && sent {
+		md["finalizers"] = f.rereadFinalizers
 	}
 	return map[string]any{"apiVersion": obj.APIVersion, "kind": obj.Kind, "data": map[string]any{"k": "v"}, "metadata": md}, nil
 }
 
 func (f *fakeCluster) Send(_ context.Context, req diagnose.RemedyRequest, _ bool) Response {
 	f.sent = append(f.sent, req)
-	if f.status == 0 {
-		return Response{Status: 200, Message: "OK"}
-	}
-	return Response{Status: f.status, Message: f.message}
+	return f.answer(len(f.deletes) + len(f.sent))
 }
 
 func (f *fakeCluster) Identity(context.Context) string { return "system:admin" }
@@ -80,13 +99,7 @@ func (f *fakeCluster) Capture(_ context.Context, namespace string) (*snapshot.Sn
 
 func (f *fakeCluster) Delete(_ context.Context, req DeleteRequest) Response {
 	f.deletes = append(f.deletes, req)
-	if f.lost {
-		return Response{Message: "read tcp 127.0.0.1:50000->127.0.0.1:6443: read: connection reset by peer"}
-	}
-	if f.status == 0 {
-		return Response{Status: 200, Message: "OK"}
-	}
-	return Response{Status: f.status, Message: f.message}
+	return f.answer(len(f.deletes) + len(f.sent))
 }
 
 func (f *fakeCluster) Watch(ctx context.Context, objs []snapshot.ObjectRef) (<-chan Event, error) {

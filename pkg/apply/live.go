@@ -46,6 +46,7 @@ type Live struct {
 // NewLive connects to the API server of cfg; mapper resolves the plan's
 // kinds to resources.
 func NewLive(cfg *rest.Config, mapper meta.RESTMapper) (*Live, error) {
+	cfg = withAuditIDs(cfg)
 	mc, err := metadata.NewForConfig(metadata.ConfigFor(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("cannot create a metadata client: %w", err)
@@ -130,7 +131,8 @@ func (l *Live) Delete(ctx context.Context, req DeleteRequest) Response {
 	if req.DryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	return response(r.Delete(ctx, req.Object.Name, opts))
+	ctx, slot := withAuditID(ctx)
+	return response(r.Delete(ctx, req.Object.Name, opts)).withAuditID(slot)
 }
 
 // Get reads obj in full through the dynamic client.
@@ -168,6 +170,12 @@ func (l *Live) Send(ctx context.Context, req diagnose.RemedyRequest, dryRun bool
 	if dryRun {
 		dry = []string{metav1.DryRunAll}
 	}
+	ctx, slot := withAuditID(ctx)
+	return sendRemedy(ctx, r, req, dry).withAuditID(slot)
+}
+
+// sendRemedy sends a remedy's request with the client of its resource.
+func sendRemedy(ctx context.Context, r metadata.ResourceInterface, req diagnose.RemedyRequest, dry []string) Response {
 	switch req.Verb {
 	case diagnose.VerbPatch:
 		body, err := json.Marshal(req.Patch)
@@ -188,6 +196,12 @@ func (l *Live) Send(ctx context.Context, req diagnose.RemedyRequest, dryRun bool
 		return response(r.Delete(ctx, req.Object.Name, opts))
 	}
 	return Response{Message: "kgc cannot send a " + req.Verb + " request"}
+}
+
+// withAuditID records the audit ID of the request that got resp.
+func (resp Response) withAuditID(s *auditSlot) Response {
+	resp.AuditID = s.id()
+	return resp
 }
 
 // response turns a client error into the response the server gave.

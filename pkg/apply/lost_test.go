@@ -4,7 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -26,12 +28,7 @@ func TestApplyLostDeleteResponse(t *testing.T) {
 			if len(f.deletes) != 1 {
 				t.Fatalf("sent %d DELETEs after a lost response, want exactly 1", len(f.deletes))
 			}
-			if rep.Outcome != tc.outcome || !strings.Contains(strings.Join(rep.Notes, "\n"), tc.note) {
-				t.Errorf("outcome %s, notes %q; want %s and %q", rep.Outcome, rep.Notes, tc.outcome, tc.note)
-			}
-			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
-				t.Errorf("error %v, want %q", err, tc.err)
-			}
+			requireSettled(t, rep, err, tc.outcome, tc.note, tc.err)
 			if rep.Requests[0].Status != 0 {
 				t.Errorf("the report records status %d for a DELETE that got no response, want 0", rep.Requests[0].Status)
 			}
@@ -67,5 +64,76 @@ func TestApplyRefusesAnIncompleteRead(t *testing.T) {
 			}
 			mustContain(t, "refusal", err.Error(), "the check could not be completed", "(HTTP 429)", "nothing was sent")
 		})
+	}
+}
+
+// A remedy's PATCH whose response was lost is settled as a plan's DELETE
+// is: never sent twice, the object re-read; its operations showing (or
+// the object gone) mean the API server took it.
+func TestApplyRemedyLostResponse(t *testing.T) {
+	for name, tc := range map[string]struct {
+		rereadAs   string
+		finalizers []string
+		outcome    string
+		note, err  string
+	}{
+		"the object is gone":         {"gone", nil, OutcomeAsPlanned, "outcome of the PATCH unknown until re-read: accepted", ""},
+		"the finalizer is removed":   {"patched", []string{"example.com/audit"}, OutcomeAsPlanned, "outcome of the PATCH unknown until re-read: accepted", ""},
+		"the finalizers are as were": {"patched", []string{cleanup, "example.com/audit"}, OutcomeRejected, "outcome of the PATCH unknown until re-read: not accepted", "nothing was changed"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			held := []string{cleanup, "example.com/audit"}
+			if tc.rereadAs == "gone" {
+				held = []string{cleanup} // the remedy finishes the Widget
+			}
+			saved := diagnosis(t, stuckWidget(held...))
+			f := &fakeCluster{snap: stuckWidget(held...), lost: true, rereadAs: tc.rereadAs, rereadFinalizers: tc.finalizers,
+				after: map[string]*plan.FinalState{widgetUID: {Exists: true, Terminating: true, Finalizers: []string{"example.com/audit"}, OwnerReferences: []string{}}}}
+			if tc.rereadAs == "gone" {
+				f.after = map[string]*plan.FinalState{}
+			}
+			rep, err := applier(f, Options{Consent: yes, Timeout: time.Second}).ApplyRemedy(context.Background(), saved, removeHold)
+			if len(f.sent) != 1 {
+				t.Fatalf("sent %d PATCHes after a lost response, want exactly 1", len(f.sent))
+			}
+			requireSettled(t, rep, err, tc.outcome, tc.note, tc.err)
+			if r := rep.Requests[0]; r.Status != 0 || r.AuditID == "" {
+				t.Errorf("the report records %+v for a PATCH that got no response, want status 0 and its audit ID", r)
+			}
+		})
+	}
+}
+
+// patchShows tells a JSON patch's effect on a re-read object: replaced
+// lists (an emptied one is dropped), appended and removed values.
+func TestPatchShows(t *testing.T) {
+	obj := map[string]any{"metadata": map[string]any{"finalizers": []any{"a"}}, "spec": map[string]any{"taints": []any{map[string]any{"key": "k"}}}}
+	for _, tc := range []struct {
+		op   diagnose.PatchOp
+		want bool
+	}{
+		{diagnose.PatchOp{Op: "replace", Path: "/metadata/finalizers", Value: []string{"a"}}, true},
+		{diagnose.PatchOp{Op: "replace", Path: "/metadata/finalizers", Value: []string{"a", "b"}}, false},
+		{diagnose.PatchOp{Op: "replace", Path: "/metadata/labels", Value: []string{}}, true},
+		{diagnose.PatchOp{Op: "add", Path: "/spec/taints/-", Value: map[string]string{"key": "k"}}, true},
+		{diagnose.PatchOp{Op: "add", Path: "/spec/taints/-", Value: map[string]string{"key": "other"}}, false},
+		{diagnose.PatchOp{Op: "remove", Path: "/metadata/annotations"}, true},
+		{diagnose.PatchOp{Op: "test", Path: "/metadata/uid", Value: "x"}, true},
+	} {
+		if got := patchShows(obj, []diagnose.PatchOp{tc.op}); got != tc.want {
+			t.Errorf("%+v shows: %v, want %v", tc.op, got, tc.want)
+		}
+	}
+}
+
+// requireSettled requires the outcome, note and error (a substring, or
+// "" for none) of a request whose response was lost.
+func requireSettled(t *testing.T, rep *Report, err error, outcome, note, wantErr string) {
+	t.Helper()
+	if rep.Outcome != outcome || !strings.Contains(strings.Join(rep.Notes, "\n"), note) {
+		t.Errorf("outcome %s, notes %q; want %s and %q", rep.Outcome, rep.Notes, outcome, note)
+	}
+	if wantErr == "" && err != nil || wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)) {
+		t.Errorf("error %v, want %q", err, wantErr)
 	}
 }

@@ -154,6 +154,10 @@ func (a *Applier) runRemedy(ctx context.Context, fresh freshRemedy, rep *Report)
 	rep.Identity = a.Cluster.Identity(ctx)
 	resp := a.Cluster.Send(ctx, *rem.Request, a.Options.DryRun)
 	rep.Requests = append(rep.Requests, a.recordRemedy(*rem.Request, resp))
+	resp, err = a.settleLostRemedy(ctx, *rem.Request, fresh.obj, resp, rep)
+	if err != nil {
+		return rep, err
+	}
 	if err := judgeRemedy(rep, rem, resp, a.Options.DryRun); err != nil || a.Options.DryRun {
 		return rep, err
 	}
@@ -223,7 +227,8 @@ func judgeRemedy(rep *Report, rem diagnose.Remedy, resp Response, dryRun bool) e
 
 func (a *Applier) recordRemedy(req diagnose.RemedyRequest, resp Response) RequestRecord {
 	r := RequestRecord{Time: a.now().UTC(), Verb: req.Verb, Object: req.Object, DryRun: a.Options.DryRun,
-		Status: resp.Status, Message: resp.Message, Patch: req.Patch, GracePeriodSeconds: req.GracePeriodSeconds}
+		Status: resp.Status, Message: resp.Message, Patch: req.Patch, GracePeriodSeconds: req.GracePeriodSeconds,
+		AuditID: resp.AuditID}
 	if p := req.Preconditions; p != nil {
 		r.Preconditions = Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
 	}

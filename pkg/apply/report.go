@@ -64,6 +64,10 @@ type RequestRecord struct {
 	// Status is the HTTP status code of the response.
 	Status  int    `json:"status"`
 	Message string `json:"message,omitempty"`
+	// AuditID is the request's Audit-Id: the ID of its event in the API
+	// server's audit log. kgc sends an ID of its own, which the API server
+	// adopts and echoes, so a request whose response was lost has one too.
+	AuditID string `json:"auditID,omitempty"`
 }
 
 // Preconditions of a DELETE: the server refuses it with 409 Conflict when

@@ -24,6 +24,7 @@ package capture
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -80,6 +81,7 @@ const (
 	DefaultPageSize = 1000
 	maxTries        = 5 // per page, for 429, 5xx and timeouts
 	maxRelists      = 3 // per type, for 410 Gone (expired continue token)
+	maxTimeouts     = 2 // per request, for the client's timeout: then the capture stops
 )
 
 // Capture lists every listable type of the cluster, metadata only, and
@@ -97,8 +99,15 @@ func Capture(ctx context.Context, cfg *rest.Config, opts Options) (*snapshot.Sna
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c.abort, c.timeout = cancel, cfg.Timeout
 	results := c.listRounds(ctx, d.resources)
-	if err := ctx.Err(); err != nil {
+	if err := context.Cause(ctx); err != nil {
+		var stalled *StalledError
+		if errors.As(err, &stalled) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("capture interrupted: %w", err)
 	}
 	if err := checkReadable(d.resources, results, c.fallback, cfg.Host); err != nil {

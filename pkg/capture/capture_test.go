@@ -3,11 +3,14 @@ package capture
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -320,5 +323,31 @@ func TestCaptureBoundsRetriesUnderThrottling(t *testing.T) {
 		if r.Resource == "pods" && (r.Listed || !strings.Contains(r.Error, "HTTP 429")) {
 			t.Errorf("pods: listed %v, error %q; want recorded as not listed (HTTP 429)", r.Listed, r.Error)
 		}
+	}
+}
+
+// A list the API server stops answering in the middle of a capture (the
+// client times out) is tried once more, not maxTries times, and then the
+// capture stops with an error saying the API server stopped answering:
+// --request-timeout bounds the command, not each of its retries.
+func TestCaptureStopsWhenTheAPIServerStalls(t *testing.T) {
+	fake := &capturetest.FakeAPIServer{}
+	var stalled atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/pods" {
+			stalled.Add(1)
+			<-r.Context().Done() // the client gave up
+			return
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	_, err := Capture(context.Background(), &rest.Config{Host: srv.URL, Timeout: 300 * time.Millisecond}, Options{Workers: 3, PageSize: 2})
+	var st *StalledError
+	if !errors.As(err, &st) || !strings.Contains(err.Error(), "the API server stopped answering") || !strings.Contains(err.Error(), "300ms (--request-timeout)") {
+		t.Fatalf("error %v, want the API server stopped answering, naming --request-timeout", err)
+	}
+	if n := stalled.Load(); n != maxTimeouts {
+		t.Errorf("the stalled list was sent %d times, want %d", n, maxTimeouts)
 	}
 }

@@ -38,6 +38,10 @@ type capturer struct {
 	objects   atomic.Int64
 	// backoff is the first retry delay; tests shorten it.
 	backoff time.Duration
+	// abort stops the capture with a cause (stall); timeout is the
+	// client's per-request timeout, for the message.
+	abort   context.CancelCauseFunc
+	timeout time.Duration
 }
 
 // listRounds lists the types of the capture: every listable one, or for
@@ -297,13 +301,26 @@ func describeListError(err error) error {
 	return err
 }
 
+// retry calls fn until it succeeds, fails for good, or was tried
+// maxTries times, with jittered exponential backoff honouring
+// Retry-After. A request the client timed out on is tried once more
+// only: a second timeout means the API server stopped answering, and the
+// capture stops (stall) rather than wait --request-timeout for every
+// page of every type left.
 func (c *capturer) retry(ctx context.Context, fn func() error) error {
 	delay := c.backoff
 	if delay == 0 {
 		delay = 200 * time.Millisecond
 	}
+	timeouts := 0
 	for try := 1; ; try++ {
 		err := fn()
+		if err != nil && ctx.Err() == nil && clientTimeout(err) {
+			if timeouts++; timeouts >= maxTimeouts {
+				c.stall(err)
+				return err
+			}
+		}
 		if err == nil || try >= maxTries || !retryable(err) {
 			return err
 		}
@@ -318,6 +335,35 @@ func (c *capturer) retry(ctx context.Context, fn func() error) error {
 		case <-time.After(d):
 		}
 		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+// clientTimeout reports whether err is the client giving up on a
+// request after --request-timeout, not an answer of the API server.
+func clientTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)
+}
+
+// StalledError is a capture's error when the API server stopped
+// answering in the middle of it.
+type StalledError struct {
+	// Timeout is the client's per-request timeout (--request-timeout).
+	Timeout time.Duration
+	Err     error
+}
+
+func (e *StalledError) Error() string {
+	return fmt.Sprintf("the API server stopped answering: a request timed out twice after %s (--request-timeout): %v; "+
+		"nothing was concluded from a partial read: try again, or raise --request-timeout if the cluster is only slow", e.Timeout, e.Err)
+}
+
+func (e *StalledError) Unwrap() error { return e.Err }
+
+// stall stops the capture, once, with a StalledError.
+func (c *capturer) stall(err error) {
+	if c.abort != nil {
+		c.abort(&StalledError{Timeout: c.timeout, Err: err})
 	}
 }
 

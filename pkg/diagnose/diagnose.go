@@ -131,6 +131,7 @@ func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
 		}
 		diag.Findings = append(diag.Findings, f)
 	}
+	r.noteFailedDependentLists()
 	diag.Notes = r.sortedNotes()
 	diag.Complete = len(diag.Notes) == 0
 	return diag, nil

@@ -625,3 +625,24 @@ func TestNoEvidenceNamesNoController(t *testing.T) {
 		}
 	}
 }
+
+// An object held by a finalizer is no all-clear when a live capture
+// failed to list a type its dependents may be of (a 5xx after retries):
+// the diagnosis is incomplete and names the type, since what its remedy
+// finishes may miss them. A dump lacking the type says nothing here.
+func TestFinalizerHeldWithAFailedList(t *testing.T) {
+	held := testobj.ConfigMap("shop", "held").Finalizers("example.com/hold").Deleting(ago(time.Hour)).Build()
+	failed := testobj.Snapshot(held).Live().Unlisted("", "Secret", "fault: injected Internal Server Error (HTTP 500)").Build()
+	d, err := New(failed, nil, Options{}).Diagnose(held.Metadata.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "1 type could not be listed, so their objects may be dependents that are not shown: secrets"
+	if d.Complete || !slices.Contains(d.Notes, want) {
+		t.Errorf("complete %v, notes %q; want incomplete with %q", d.Complete, d.Notes, want)
+	}
+	dump := testobj.Snapshot(held).Build()
+	if d, err := New(dump, nil, Options{}).Diagnose(held.Metadata.UID); err != nil || !d.Complete {
+		t.Errorf("from a dump: complete %v, notes %q (%v); want complete", d.Complete, d.Notes, err)
+	}
+}

@@ -268,6 +268,16 @@ func (r *run) noteUnlistedDependents() {
 	})
 }
 
+// noteFailedDependentLists says the same of the types a live capture
+// failed to list, whatever held the object: dependents they hide are
+// missing from the blockers and from what a remedy finishes. (A type a
+// dump lacks is said only where it matters: dumps are partial by design.)
+func (r *run) noteFailedDependentLists() {
+	r.noteUnlisted("their objects may be dependents that are not shown", func(res snapshot.Resource) bool {
+		return res.HasVerb("list") && r.ix.monitored(res.GroupVersion(), res.Kind) && r.ix.snap.ListFailed(res)
+	})
+}
+
 // noteUnlistedContent says a namespace's content may be incomplete when a
 // namespaced type the namespace controller deletes could not be listed.
 func (r *run) noteUnlistedContent() {

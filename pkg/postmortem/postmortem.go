@@ -25,6 +25,9 @@ type Input struct {
 	// WhyStuck says, in one line, why an object of the after snapshot is
 	// still terminating; nil when there is no after snapshot to diagnose.
 	WhyStuck func(uid string) string
+	// ApplyReports are kgc apply reports whose requests the log's root
+	// requests are joined to by audit ID.
+	ApplyReports []ApplyReport
 }
 
 // Scope says which chains to report: those touching an object, a
@@ -65,7 +68,7 @@ func Analyze(in Input) *PostMortem {
 	})
 	pm.Unexplained = ch.explainRest(in.Scope)
 	pm.StillGoing = stillGoing(pm.Roots, ix, in.WhyStuck)
-	pm.Warnings = warnings(in, ch)
+	pm.Warnings = append(warnings(in, ch), joinApplyReports(pm.Roots, in.ApplyReports, in.Log)...)
 	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !anyMissing(pm.Roots)
 	return pm
 }

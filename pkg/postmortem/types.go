@@ -73,6 +73,9 @@ type Request struct {
 	// Actor is "user" for a person or an outside client, or the name of
 	// the controller that acted on its own.
 	Actor string `json:"actor"`
+	// ApplyReport names the kgc apply report that sent the request, when
+	// one given with --apply-report holds its audit ID.
+	ApplyReport *ApplyReportRef `json:"applyReport,omitempty"`
 }
 
 // RequestObject is the object a root request named.

@@ -143,6 +143,9 @@ func writeRequest(b *strings.Builder, q postmortem.Request) {
 	if a := q.Authorization; a != nil && a.Reason != "" {
 		fmt.Fprintf(b, "  authorized: %s\n", a.Reason)
 	}
+	if r := q.ApplyReport; r != nil {
+		fmt.Fprintf(b, "  sent by kgc apply: plan %s (report %s)\n", r.Digest, r.File)
+	}
 }
 
 // writeLink draws one link and its dependents as a tree.

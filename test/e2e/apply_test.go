@@ -43,6 +43,7 @@ type applyReport struct {
 		Verb              string `json:"verb"`
 		PropagationPolicy string `json:"propagationPolicy"`
 		Status            int    `json:"status"`
+		AuditID           string `json:"auditID"`
 		DryRun            bool   `json:"dryRun"`
 		Preconditions     struct {
 			UID             string `json:"uid"`

@@ -59,8 +59,8 @@ func TestFaultApplyDeleteResponseLost(t *testing.T) {
 	if n := p.Count("DELETE", ""); n != 1 {
 		t.Errorf("kgc sent %d DELETEs after a lost response, want exactly 1", n)
 	}
-	if rep.Outcome != "as-planned" || len(rep.Requests) != 1 || rep.Requests[0].Status != 0 {
-		t.Errorf("outcome %s, requests %+v; want as-planned after one DELETE without response", rep.Outcome, rep.Requests)
+	if rep.Outcome != "as-planned" || len(rep.Requests) != 1 || rep.Requests[0].Status != 0 || !auditIDRE.MatchString(rep.Requests[0].AuditID) {
+		t.Errorf("outcome %s, requests %+v; want as-planned after one DELETE without response, with the audit ID kgc sent", rep.Outcome, rep.Requests)
 	}
 	requireNote(t, res, "outcome of the DELETE unknown until re-read: accepted")
 	c.requireGone(t)

@@ -57,6 +57,9 @@ type Match struct {
 	Nth   int
 	// Times bounds how often the fault fires (0: unbounded).
 	Times int
+	// From selects the fromth matching request and every later one
+	// (1-based; 0: from the first): "after the first page" is From 2.
+	From int
 }
 
 // Fault is a programmed misbehaviour of the proxy.
@@ -217,7 +220,7 @@ func (p *FaultProxy) pick(r *http.Request) *Fault {
 			continue
 		}
 		f.seen++
-		if f.Nth != 0 && f.seen != f.Nth || f.Times != 0 && f.fired >= f.Times {
+		if f.Nth != 0 && f.seen != f.Nth || f.Times != 0 && f.fired >= f.Times || f.seen < f.From {
 			continue
 		}
 		f.fired++
