@@ -38,6 +38,7 @@ type postmortemOptions struct {
 	args      []string
 	// auditPolicy is the API server's audit policy file to lint.
 	auditPolicy string
+	failIf      []string
 	// applyReports are kgc apply reports to join by audit ID.
 	applyReports []string
 
@@ -96,6 +97,7 @@ Output formats: text (default), json and yaml (the PostMortem document), dot (th
 	fs.StringVar(&o.until, "until", "", "only events at or before this time (RFC 3339, or a duration before now)")
 	fs.StringVar(&o.auditPolicy, "audit-policy", "", "the API server's audit policy file: say what it hides from a post-mortem")
 	fs.StringSliceVar(&o.applyReports, "apply-report", nil, "kgc apply reports (-o json): name the root requests kgc apply sent, by audit ID; repeatable")
+	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf("incomplete"), "exit 3 after printing when the evidence has holes (gaps in the log, roots not in it, objects no chain explains)")
 	fs.BoolVarP(&o.source.AllNamespaces, "all-namespaces", "A", false, "every deletion in the window, in every namespace")
 	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
@@ -165,6 +167,16 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 		return err
 	}
 	pm := postmortem.Analyze(in)
+	if err := o.print(pm); err != nil {
+		return err
+	}
+	if len(o.failIf) > 0 && !pm.Complete {
+		return gateError(fmt.Errorf("--fail-if incomplete: the evidence has holes; see the notes, gaps and unexplained objects"))
+	}
+	return nil
+}
+
+func (o *postmortemOptions) print(pm *postmortem.PostMortem) error {
 	switch o.output {
 	case outputJSON, outputYAML:
 		return render.Document(o.streams.Out, string(o.output), pm)

@@ -92,6 +92,32 @@ func TestPostmortemBadInput(t *testing.T) {
 	}
 }
 
+// A dependent the garbage collector deleted, whose owner's deletion is not
+// in the log: the post-mortem says so, and --fail-if incomplete stops a
+// pipeline rather than let it read the rest as everything that happened.
+func TestPostmortemFailIfIncomplete(t *testing.T) {
+	line := `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":"a1","stage":"ResponseComplete",` +
+		`"requestURI":"/apis/apps/v1/namespaces/shop/replicasets/web-1","verb":"delete",` +
+		`"user":{"username":"system:serviceaccount:kube-system:generic-garbage-collector"},` +
+		`"objectRef":{"resource":"replicasets","namespace":"shop","name":"web-1","apiGroup":"apps","apiVersion":"v1"},` +
+		`"responseStatus":{"code":200},"requestObject":{"kind":"DeleteOptions","apiVersion":"meta.k8s.io/v1","preconditions":{"uid":"rs-1"}},` +
+		`"responseObject":{"kind":"ReplicaSet","apiVersion":"apps/v1","metadata":{"name":"web-1","namespace":"shop","uid":"rs-1",` +
+		`"ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"deploy-1"}]}},` +
+		`"requestReceivedTimestamp":"2026-11-27T10:00:00.000000Z","stageTimestamp":"2026-11-27T10:00:00.100000Z"}`
+	log := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(log, []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runKGC(t, "postmortem", "-A", "--audit-log", log, "--after", "none")
+	if code != 0 || !strings.Contains(out, "Deployment shop/web was deleted by a request not in the log") || !strings.Contains(out, "incomplete:") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant the missing root said, and the output marked incomplete", code, out, errOut)
+	}
+	_, errOut, code = runKGC(t, "postmortem", "-A", "--audit-log", log, "--after", "none", "--fail-if", "incomplete", "-o", "json")
+	if code != exitGate || !strings.Contains(errOut, "--fail-if incomplete") {
+		t.Errorf("--fail-if incomplete: exit %d, stderr %q; want exit %d", code, errOut, exitGate)
+	}
+}
+
 func readGzip(t *testing.T, path string) []byte {
 	t.Helper()
 	f, err := os.Open(path)

@@ -287,4 +287,7 @@ func writeRest(b *strings.Builder, pm *postmortem.PostMortem, s Style) {
 	for _, w := range pm.Warnings {
 		fmt.Fprintf(b, "note: %s\n", w)
 	}
+	if !pm.Complete {
+		b.WriteString(s.Paint(Yellow, "incomplete:") + " the evidence has holes (above): what it does not show may have happened too\n")
+	}
 }
