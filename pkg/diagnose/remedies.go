@@ -22,6 +22,7 @@ var actionRank = map[string]int{
 	ActionFixAPIService:         1,
 	ActionFixNode:               1,
 	ActionFixService:            1,
+	ActionCheckWebhook:          1,
 	ActionDelete:                2,
 	ActionTaintOutOfService:     3,
 	ActionUnblockOwnerReference: 4,
