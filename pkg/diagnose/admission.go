@@ -561,10 +561,14 @@ func (r *run) finalizerWebhookRemedies(o *snapshot.Object, f string, ctrlNS []st
 	}
 	var names []string
 	var out []Remedy
+	mutating, validating := false, false
 	for _, w := range hooks {
 		what := "may refuse the UPDATE that removes " + f
 		if w.config.Kind == "MutatingWebhookConfiguration" {
 			what = "may put " + f + " back as soon as it is removed"
+			mutating = true
+		} else {
+			validating = true
 		}
 		why := "its rules name " + snapshot.GroupOf(o.APIVersion)
 		if w.hook.Service != nil && slices.Contains(ctrlNS, w.hook.Service.Namespace) {
@@ -579,5 +583,12 @@ func (r *run) finalizerWebhookRemedies(o *snapshot.Object, f string, ctrlNS []st
 				": a server-side dry run of the removal shows the finalizers that would remain, or the webhook's refusal (a webhook with side effects refuses dry runs)",
 			Command: fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"remove","path":"/metadata/finalizers/%d"}]' --dry-run=server -o jsonpath='{.metadata.finalizers}'`, r.ix.kubectlTarget(o.Ref()), i)})
 	}
-	return "; " + strings.Join(names, " and ") + " intercept" + verbS(len(names)) + " the UPDATE that removes it, and may rewrite or refuse it", out
+	may := "refuse it"
+	switch {
+	case mutating && validating:
+		may = "put it back or refuse it"
+	case mutating:
+		may = "put it back"
+	}
+	return "; " + strings.Join(names, " and ") + " intercept" + verbS(len(names)) + " the UPDATE that removes it, and may " + may, out
 }

@@ -45,7 +45,9 @@ type volumeProblem struct {
 // volumes that need it, and the problems found on the way (a claim or
 // volume gone).
 type podVolumes struct {
-	drivers  map[string][]string
+	drivers map[string][]string
+	// refs are, by driver, the claims and volumes that need it.
+	refs     map[string][]snapshot.ObjectRef
 	pvs      []string
 	problems []volumeProblem
 	checked  []string
@@ -59,7 +61,7 @@ func (r *run) volumeTeardown(pod *snapshot.Object, node string) ([]volumeProblem
 	if pf == nil {
 		return nil, []string{"the pod's volumes (the snapshot holds no spec for it)"}
 	}
-	v := podVolumes{drivers: map[string][]string{}}
+	v := podVolumes{drivers: map[string][]string{}, refs: map[string][]snapshot.ObjectRef{}}
 	for _, d := range pf.CSIDrivers {
 		v.drivers[d] = append(v.drivers[d], "an inline CSI volume")
 	}
@@ -79,6 +81,7 @@ func (r *run) volumeTeardown(pod *snapshot.Object, node string) ([]volumeProblem
 	sort.Strings(names)
 	for _, d := range names {
 		if p, ok := r.csiDriver(d, node, v.drivers[d]); ok {
+			p.related = append(p.related, v.refs[d]...)
 			v.problems = append(v.problems, p)
 		} else {
 			v.checked = append(v.checked, p.msg)
@@ -120,7 +123,9 @@ func (r *run) claimVolume(pod *snapshot.Object, c string, v *podVolumes) {
 	case pv.Facts == nil || pv.Facts.Volume == nil || pv.Facts.Volume.CSIDriver == "":
 		v.checked = append(v.checked, "volume "+vol+" of claim "+c+" (not a CSI volume)")
 	default:
-		v.drivers[pv.Facts.Volume.CSIDriver] = append(v.drivers[pv.Facts.Volume.CSIDriver], "volume "+vol+" (claim "+c+")")
+		d := pv.Facts.Volume.CSIDriver
+		v.drivers[d] = append(v.drivers[d], "volume "+vol+" (claim "+c+")")
+		v.refs[d] = append(v.refs[d], pvc.Ref(), pv.Ref())
 		v.pvs = append(v.pvs, vol)
 	}
 }
@@ -194,7 +199,7 @@ func (r *run) csiDriver(d, node string, vols []string) (volumeProblem, bool) {
 	p.msg = what + " (" + strings.Join(facts, "; ") + "), and " + uses + " need" + verbS(len(vols)) + " it: the kubelet cannot call it to unmount, so it never confirms the pod's termination (its events say \"driver name " + d + " not found in the list of registered CSI drivers\")"
 	p.remedies = []Remedy{{Action: ActionFixController,
 		Description: "Reinstall CSI driver " + d + " (its CSIDriver object and the DaemonSet running its node plugin on node " + node + "): once it registers with the kubelet, the kubelet unmounts the volume and confirms the termination",
-		Command:     "kubectl get csinode " + node + " -o jsonpath='{.spec.drivers[*].name}'"}}
+		Command:     "kubectl get csidriver " + d + "; kubectl get csinode " + node + " -o jsonpath='{.spec.drivers[*].name}'"}}
 	if len(plugins) > 0 {
 		ds := plugins[0]
 		p.remedies = append([]Remedy{{Action: ActionFixController,
