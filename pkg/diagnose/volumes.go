@@ -188,7 +188,7 @@ func (r *run) csiDriver(d, node string, vols []string) (volumeProblem, bool) {
 		facts = append(facts, "node "+node+" has no CSINode")
 	}
 	pluginGone := noPlugin || len(going) > 0 && len(plugins) == 0
-	if !(regKnown && !registered) && !pluginGone {
+	if (!regKnown || registered) && !pluginGone {
 		p.msg = "CSI driver " + d + " of " + uses + " (" + strings.Join(facts, ", ") + ")"
 		return p, false
 	}
