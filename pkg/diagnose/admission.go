@@ -501,3 +501,94 @@ func (r *run) webhooksHolding(o *snapshot.Object, f string) []Blocker {
 	}
 	return out
 }
+
+// updateWebhooks are the webhooks that intercept the UPDATE removing a
+// finalizer of o and can be called, so they may rewrite or refuse it: a
+// mutating webhook may put the finalizer back (a defaulting webhook
+// adding it to every object it admits), a validating one may deny the
+// removal. Only the project's own webhooks are named, whose rules name
+// o's API group itself (not "*") or whose Service lives in one of
+// ctrlNS, the namespaces of the controller the evidence names: a
+// catch-all policy engine intercepts everything and is no evidence.
+// Those that cannot be called are rejectingWebhooks, root causes of
+// their own.
+func (r *run) updateWebhooks(o *snapshot.Object, ctrlNS []string) []failingWebhook {
+	res, ok := r.ix.resource(o.APIVersion, o.Kind)
+	group, version := snapshot.SplitAPIVersion(o.APIVersion)
+	if !ok || group == "admissionregistration.k8s.io" {
+		return nil
+	}
+	var out []failingWebhook
+	for _, cfg := range r.webhookObjects() {
+		if cfg.Facts == nil || cfg.Facts.WebhookConfiguration == nil || cfg.Terminating() {
+			continue
+		}
+		for i, h := range cfg.Facts.WebhookConfiguration.Webhooks {
+			if !webhookMatches(h, group, version, res.Resource, "UPDATE", res.Namespaced) {
+				continue
+			}
+			own := slices.ContainsFunc(h.Rules, func(rule snapshot.WebhookRule) bool { return slices.Contains(rule.APIGroups, group) })
+			if !own && (h.Service == nil || !slices.Contains(ctrlNS, h.Service.Namespace)) {
+				continue
+			}
+			selects, unsure := r.webhookSelects(h, o, res.Namespaced)
+			if !selects {
+				continue
+			}
+			w := failingWebhook{config: cfg, index: i, hook: h, unsure: unsure}
+			if h.Service != nil {
+				if w.service = r.checkService(*h.Service); w.service.problem != "" {
+					// Failing closed it is a root cause already
+					// (webhooksHolding); failing open it is skipped.
+					continue
+				}
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// finalizerWebhookRemedies name, in the remedies of finalizer f of o, the
+// webhooks that may rewrite or refuse its removal, with a server-side dry
+// run of that removal: it shows the finalizers the API server would keep
+// after every mutating webhook, or the webhook that denies it.
+func (r *run) finalizerWebhookRemedies(o *snapshot.Object, f string, ctrlNS []string) (string, []Remedy) {
+	hooks := r.updateWebhooks(o, ctrlNS)
+	i := slices.Index(o.Metadata.Finalizers, f)
+	if len(hooks) == 0 || i < 0 {
+		return "", nil
+	}
+	var names []string
+	var out []Remedy
+	mutating, validating := false, false
+	for _, w := range hooks {
+		what := "may refuse the UPDATE that removes " + f
+		if w.config.Kind == "MutatingWebhookConfiguration" {
+			what = "may put " + f + " back as soon as it is removed"
+			mutating = true
+		} else {
+			validating = true
+		}
+		why := "its rules name " + snapshot.GroupOf(o.APIVersion)
+		if w.hook.Service != nil && slices.Contains(ctrlNS, w.hook.Service.Namespace) {
+			why = "it is served from namespace " + w.hook.Service.Namespace + ", where the controller runs"
+		}
+		if w.unsure != "" {
+			why += "; " + w.unsure + " may exclude the object"
+		}
+		names = append(names, "webhook "+w.hook.Name+" of "+w.config.Ref().String())
+		out = append(out, Remedy{Action: ActionCheckWebhook,
+			Description: "Webhook " + w.hook.Name + " of " + w.config.Ref().String() + " intercepts the UPDATE of " + o.Ref().String() + " (" + why + ") and " + what +
+				": a server-side dry run of the removal shows the finalizers that would remain, or the webhook's refusal (a webhook with side effects refuses dry runs)",
+			Command: fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"remove","path":"/metadata/finalizers/%d"}]' --dry-run=server -o jsonpath='{.metadata.finalizers}'`, r.ix.kubectlTarget(o.Ref()), i)})
+	}
+	may := "refuse it"
+	switch {
+	case mutating && validating:
+		may = "put it back or refuse it"
+	case mutating:
+		may = "put it back"
+	}
+	return "; " + strings.Join(names, " and ") + " intercept" + verbS(len(names)) + " the UPDATE that removes it, and may " + may, out
+}

@@ -426,7 +426,8 @@ func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 	if info.Ecosystem {
 		b.WaitingFor = who + " to remove " + f + " once " + info.Condition
 	}
-	rc := RootCause{Object: o.Ref(), Finalizer: f, Reason: a.reason, RemovedBy: b.RemovedBy, Controller: b.Controller, Attribution: b.Attribution, Message: a.message, Related: a.related}
+	hooks, hookRemedies := r.finalizerWebhookRemedies(o, f, controllerNamespaces(a.related))
+	rc := RootCause{Object: o.Ref(), Finalizer: f, Reason: a.reason, RemovedBy: b.RemovedBy, Controller: b.Controller, Attribution: b.Attribution, Message: a.message + hooks, Related: a.related}
 	if below := r.heldBelow(o); len(below) > 0 {
 		// The chain first: its deepest blockers are the root causes, and
 		// their remedies come first.
@@ -441,5 +442,16 @@ func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 		}
 		rc.Message += "; and it waits for " + chain
 	}
-	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: a.remedies}, o, nil)
+	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: append(a.remedies, hookRemedies...)}, o, nil)
+}
+
+// controllerNamespaces are the namespaces of the workloads among refs.
+func controllerNamespaces(refs []snapshot.ObjectRef) []string {
+	var out []string
+	for _, ref := range refs {
+		if ref.Namespace != "" && slices.ContainsFunc(workloadKinds, func(gk [2]string) bool { return gk[1] == ref.Kind && gk[1] != "Pod" }) && !slices.Contains(out, ref.Namespace) {
+			out = append(out, ref.Namespace)
+		}
+	}
+	return out
 }

@@ -22,6 +22,7 @@ var actionRank = map[string]int{
 	ActionFixAPIService:         1,
 	ActionFixNode:               1,
 	ActionFixService:            1,
+	ActionCheckWebhook:          1,
 	ActionDelete:                2,
 	ActionTaintOutOfService:     3,
 	ActionUnblockOwnerReference: 4,
@@ -199,10 +200,15 @@ func (r *run) lastResorts(l *leaf) []Remedy {
 					Risk: info.Risk})
 			}
 		case isKind(o, "", "Pod"):
+			risk := "skips the kubelet's confirmation: if the node still runs the containers they keep running, and a StatefulSet may start a replacement with the same identity alongside"
+			switch rc.Reason {
+			case ReasonCSIDriverMissing, ReasonVolumeAttachmentStuck, ReasonVolumeMissing:
+				risk += "; its volumes stay mounted (and attached) on the node until their driver tears them down, so a replacement needing a ReadWriteOnce volume elsewhere cannot attach it"
+			}
 			add(Remedy{Action: ActionForceDelete,
 				Description: "Last resort: force-delete the pod without the kubelet's confirmation",
 				Command:     "kubectl delete " + r.ix.kubectlTarget(rc.Object) + " --grace-period=0 --force",
-				Risk:        "skips the kubelet's confirmation: if the node still runs the containers they keep running, and a StatefulSet may start a replacement with the same identity alongside"})
+				Risk:        risk})
 		}
 	}
 	return out

@@ -118,11 +118,14 @@ const (
 
 // Remedy actions, from least to most destructive.
 const (
-	ActionWait                  = "wait"
-	ActionFixController         = "fix-controller"
-	ActionFixAPIService         = "fix-apiservice"
-	ActionFixNode               = "fix-node"
-	ActionFixService            = "fix-service"
+	ActionWait          = "wait"
+	ActionFixController = "fix-controller"
+	ActionFixAPIService = "fix-apiservice"
+	ActionFixNode       = "fix-node"
+	ActionFixService    = "fix-service"
+	// ActionCheckWebhook: find out, with a server-side dry run, whether
+	// an admission webhook rewrites or refuses a finalizer's removal.
+	ActionCheckWebhook          = "check-webhook"
 	ActionDelete                = "delete"
 	ActionTaintOutOfService     = "taint-out-of-service"
 	ActionUnblockOwnerReference = "unblock-owner-reference"

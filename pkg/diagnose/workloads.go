@@ -85,8 +85,7 @@ func (r *run) kubeletConfirms(pod *snapshot.Object, end rules.PodEnd, b *Blocker
 			Message: "it is finishing: its grace period ended " + Age(at.Sub(deadline)) + " ago, and the kubelet on node " + end.Node + " confirms termination once its containers have stopped"}}, pod, nil)
 	default:
 		b.WaitingFor = "the kubelet on node " + end.Node + " to confirm that its containers stopped"
-		b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: ReasonKubeletNotConfirming, RemovedBy: rules.ActorKubelet, Related: []snapshot.ObjectRef{end.NodeObject.Ref()},
-			Message: "its grace period ended " + Age(at.Sub(deadline)) + " ago and node " + end.Node + " is Ready, yet its kubelet has not confirmed termination: a container, a preStop hook or a volume unmount is probably hanging (kubectl describe pod; kubelet logs)"}}, pod, nil)
+		r.hungVolumes(pod, end.NodeObject, Age(at.Sub(deadline)), b)
 	}
 }
 

@@ -168,7 +168,7 @@ type podKey struct {
 // before with the same facts when share (the object gets no keep marker,
 // which is written into its facts) and p names no claim.
 func (x *Extractor) sharedPodFacts(p *PodFacts, share bool) *Facts {
-	if !share || p.Claims != nil || p.EphemeralClaims != nil {
+	if !share || p.Claims != nil || p.EphemeralClaims != nil || p.CSIDrivers != nil {
 		return &Facts{Pod: p}
 	}
 	k := podKey{node: p.NodeName, phase: p.Phase, mirror: p.Mirror}
@@ -465,7 +465,9 @@ var factKinds = map[groupKind]bool{
 // HasFacts reports whether objects of group and kind carry Facts read
 // from their spec or status: a live capture lists those kinds in full,
 // and metadata alone is enough for every other kind.
-func HasFacts(group, kind string) bool { return factKinds[groupKind{group, kind}] }
+func HasFacts(group, kind string) bool {
+	return factKinds[groupKind{group, kind}] || volumeKinds[groupKind{group, kind}]
+}
 
 // facts extracts the kind-specific Facts. Pods and Services are common in
 // big dumps and are scanned by hand; the rare kinds go through
@@ -524,7 +526,7 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 		o.Facts = &Facts{PVC: &PVCFacts{Phase: v.Status.Phase, VolumeName: v.Spec.VolumeName}}
 	case group == "" && o.Kind == "PersistentVolume":
 		var pv *PVFacts
-		pv, err = volumeFacts(f)
+		pv, err = pvFacts(f)
 		pv.ProvisionedBy = ann.provisionedBy
 		o.Facts = &Facts{PV: pv}
 	case group == "batch" && o.Kind == "Job":
@@ -663,6 +665,9 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 			}
 		}
 		o.Facts = &Facts{EndpointSlice: e}
+	}
+	if err == nil {
+		err = volumeFacts(o, f, group)
 	}
 	if err != nil {
 		return fmt.Errorf("%s facts: %w", o.Kind, err)
@@ -810,6 +815,20 @@ func (x *Extractor) podSpec(raw []byte, podName string, p *PodFacts) error {
 								return err
 							}
 							return s.skip()
+						})
+					case "csi":
+						if s.isNull() {
+							break
+						}
+						err = s.object(func(k2 []byte) error {
+							if string(k2) != "driver" {
+								return s.skip()
+							}
+							d, err := s.internStr(x.in)
+							if d != "" {
+								p.CSIDrivers = append(p.CSIDrivers, d)
+							}
+							return err
 						})
 					case "ephemeral":
 						ephemeral = !s.isNull()

@@ -328,6 +328,10 @@ type Facts struct {
 	// spec.infrastructureRef and spec.controlPlaneRef): the objects its
 	// controller's cleanup may wait on. Nothing else of the spec is kept.
 	Refs []SpecRef `json:"refs,omitempty"`
+	// Volume is set on PersistentVolumes of a CSI driver, CSINodes,
+	// VolumeAttachments and DaemonSets running a CSI node plugin: what
+	// tells whether a pod's volumes can be torn down (volumefacts.go).
+	Volume *VolumeFacts `json:"volume,omitempty"`
 }
 
 // SpecRef is one spec.*Ref object reference: its field, and the
@@ -348,6 +352,9 @@ type PodFacts struct {
 	Claims                        []string `json:"claims,omitempty"`          // volumes[].persistentVolumeClaim.claimName
 	EphemeralClaims               []string `json:"ephemeralClaims,omitempty"` // generic ephemeral volumes: <pod>-<volume>
 	Mirror                        bool     `json:"mirror,omitempty"`
+	// CSIDrivers are the drivers of the pod's inline CSI volumes
+	// (volumes[].csi.driver).
+	CSIDrivers []string `json:"csiDrivers,omitempty"`
 }
 
 // NamespaceFacts: what the namespace controller reads and writes.

@@ -56,6 +56,8 @@ func (x *Extractor) podFacts(s *scanner, p *PodFacts) error {
 			p.Claims, err = nonEmptyList(s, x)
 		case "ephemeralClaims":
 			p.EphemeralClaims, err = nonEmptyList(s, x)
+		case "csiDrivers":
+			p.CSIDrivers, err = nonEmptyList(s, x)
 		case "mirror":
 			var b *bool
 			b, err = s.boolp()

@@ -12,11 +12,11 @@ var inTreeSources = []string{"hostPath", "nfs", "local", "iscsi", "fc", "rbd", "
 	"gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile", "cinder", "vsphereVolume",
 	"portworxVolume", "flexVolume", "flocker", "quobyte", "photonPersistentDisk", "scaleIO", "storageos"}
 
-// volumeFacts reads a PersistentVolume's facts from its spec and status:
+// pvFacts reads a PersistentVolume's facts from its spec and status:
 // the binding, the reclaim policy, the capacity and the plugin or CSI
 // driver behind it. Nothing else of the spec (volume handles, secrets
 // references, attributes) is kept.
-func volumeFacts(f topFields) (*PVFacts, error) {
+func pvFacts(f topFields) (*PVFacts, error) {
 	var v struct {
 		Spec struct {
 			PersistentVolumeReclaimPolicy string

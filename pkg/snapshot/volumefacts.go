@@ -1,0 +1,134 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// VolumeFacts are what kgc reads to tell why a pod's volumes cannot be
+// torn down on its node: which CSI driver a volume needs, whether that
+// driver is installed and registered with the node's kubelet, and whether
+// an attachment of it is stuck. Only names and states are kept: never a
+// volume's attributes, a driver's container arguments or environment, nor
+// the text of an attach or detach error.
+type VolumeFacts struct {
+	// CSIDriver is a CSIDriver object's own name (the driver it
+	// installs); a PersistentVolume's driver is PVFacts.Driver.
+	CSIDriver string `json:"csiDriver,omitempty"`
+	// NodeDrivers are a CSINode's spec.drivers[].name: the drivers whose
+	// node plugin registered with that node's kubelet.
+	NodeDrivers []string `json:"nodeDrivers,omitempty"`
+	// NodePlugins are, on a DaemonSet, the CSI drivers whose kubelet
+	// plugin directory (…/kubelet/plugins/DRIVER, the socket the node
+	// plugin serves and its registrar registers) its pods mount from the
+	// host: the DaemonSet runs those drivers' node plugin.
+	NodePlugins []string `json:"nodePlugins,omitempty"`
+	// Attachment is a VolumeAttachment's spec and status, reduced.
+	Attachment *VolumeAttachmentFacts `json:"attachment,omitempty"`
+}
+
+// VolumeAttachmentFacts: which driver attaches which volume to which
+// node, whether it is attached, and whether the last attach or detach
+// failed (the error's presence only).
+type VolumeAttachmentFacts struct {
+	Attacher             string `json:"attacher"`
+	NodeName             string `json:"nodeName"`
+	PersistentVolumeName string `json:"persistentVolumeName,omitempty"`
+	Attached             bool   `json:"attached,omitempty"`
+	AttachError          bool   `json:"attachError,omitempty"`
+	DetachError          bool   `json:"detachError,omitempty"`
+}
+
+// volumeKinds are the storage kinds read in full for why-stuck: a
+// CSIDriver's name is its driver (a capture must list every one: a driver
+// without one is uninstalled), a CSINode's drivers and a
+// VolumeAttachment's state are facts.
+var volumeKinds = map[groupKind]bool{
+	{"storage.k8s.io", "CSIDriver"}: true, {"storage.k8s.io", "CSINode"}: true, {"storage.k8s.io", "VolumeAttachment"}: true,
+}
+
+// volumeFacts adds the VolumeFacts of a CSIDriver, CSINode,
+// VolumeAttachment or DaemonSet to o. A DaemonSet's facts may be shared
+// with other objects, so they are copied before they change.
+func volumeFacts(o *Object, f topFields, group string) error {
+	var v *VolumeFacts
+	var err error
+	switch {
+	case group == "storage.k8s.io" && o.Kind == "CSIDriver":
+		v = &VolumeFacts{CSIDriver: o.Metadata.Name}
+	case group == "storage.k8s.io" && o.Kind == "CSINode":
+		var s struct{ Drivers []struct{ Name string } }
+		err = unmarshalParts(f, &s, nil)
+		v = &VolumeFacts{}
+		for _, d := range s.Drivers {
+			v.NodeDrivers = append(v.NodeDrivers, d.Name)
+		}
+	case group == "storage.k8s.io" && o.Kind == "VolumeAttachment":
+		var spec struct {
+			Attacher, NodeName string
+			Source             struct{ PersistentVolumeName *string }
+		}
+		var status struct {
+			Attached                 bool
+			AttachError, DetachError json.RawMessage
+		}
+		err = unmarshalParts(f, &spec, &status)
+		a := &VolumeAttachmentFacts{Attacher: spec.Attacher, NodeName: spec.NodeName, Attached: status.Attached,
+			AttachError: present(status.AttachError), DetachError: present(status.DetachError)}
+		if p := spec.Source.PersistentVolumeName; p != nil {
+			a.PersistentVolumeName = *p
+		}
+		v = &VolumeFacts{Attachment: a}
+	case group == "apps" && o.Kind == "DaemonSet" && f.spec != nil:
+		var s struct {
+			Template struct {
+				Spec struct {
+					Volumes []struct{ HostPath *struct{ Path string } }
+				}
+			}
+		}
+		err = unmarshalParts(f, &s, nil)
+		var plugins []string
+		for _, vol := range s.Template.Spec.Volumes {
+			if d := pluginDir(vol.HostPath); d != "" && !slices.Contains(plugins, d) {
+				plugins = append(plugins, d)
+			}
+		}
+		if len(plugins) > 0 {
+			v = &VolumeFacts{NodePlugins: plugins}
+		}
+	}
+	if v == nil || err != nil {
+		return err
+	}
+	cp := Facts{}
+	if o.Facts != nil {
+		cp = *o.Facts
+	}
+	cp.Volume = v
+	o.Facts = &cp
+	return nil
+}
+
+// pluginDir is the driver a kubelet plugin directory belongs to
+// (/var/lib/kubelet/plugins/ebs.csi.aws.com, under any kubelet root), ""
+// for other paths and for kubernetes.io, where the kubelet keeps CSI
+// mounts of every driver.
+func pluginDir(h *struct{ Path string }) string {
+	if h == nil {
+		return ""
+	}
+	_, rest, ok := strings.Cut(strings.TrimSuffix(h.Path, "/")+"/", "/kubelet/plugins/")
+	if !ok {
+		return ""
+	}
+	d, _, _ := strings.Cut(rest, "/")
+	if d == "" || d == "kubernetes.io" {
+		return ""
+	}
+	return d
+}
+
+// present reports whether a JSON value is set and not null.
+func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
