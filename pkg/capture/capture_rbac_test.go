@@ -125,3 +125,27 @@ func TestCheckReadableNoObjects(t *testing.T) {
 		t.Errorf("one object read: error = %v", err)
 	}
 }
+
+// A narrow capture serves apply's re-plan: it reads the cluster-scoped
+// kinds whose facts a plan reads (nodes), not those only why-stuck reads
+// (cluster RBAC, CSI drivers), which would cost requests outside the
+// namespace on every apply.
+func TestNarrowFirstRoundReadsWhatAPlanReads(t *testing.T) {
+	res := []snapshot.Resource{
+		{Group: "", Resource: "nodes", Kind: "Node", Verbs: []string{"list"}},
+		{Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Kind: "ClusterRole", Verbs: []string{"list"}},
+		{Group: "storage.k8s.io", Resource: "csidrivers", Kind: "CSIDriver", Verbs: []string{"list"}},
+		{Group: "", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true, Verbs: []string{"list"}},
+		{Group: "rbac.authorization.k8s.io", Resource: "roles", Kind: "Role", Namespaced: true, Verbs: []string{"list"}},
+	}
+	var got []string
+	for _, i := range firstRound(res, true) {
+		got = append(got, res[i].Resource)
+	}
+	if want := "nodes configmaps roles"; strings.Join(got, " ") != want {
+		t.Errorf("narrow first round lists %v, want %s", got, want)
+	}
+	if n := len(firstRound(res, false)); n != len(res) {
+		t.Errorf("a whole capture's first round lists %d types, want all %d", n, len(res))
+	}
+}

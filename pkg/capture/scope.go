@@ -17,13 +17,14 @@ import (
 // every namespaced owner and dependent of an object in the namespace is in
 // the namespace too; a cluster-scoped owner can be of any kind, and is
 // named by kind in the reference. The controllers that finish deletions
-// read the kinds that carry facts (snapshot.HasFacts: nodes for pods,
+// read the kinds that carry facts (snapshot.PlanFacts: nodes for pods,
 // volumes for claims, CRDs for custom resources, APIServices for
-// namespaces), all cluster-scoped ones of which are therefore read. So a
-// narrow capture lists, in rounds:
+// namespaces), all cluster-scoped ones of which are therefore read; the
+// facts only why-stuck reads (RBAC, CSI drivers) are not. So a narrow
+// capture lists, in rounds:
 //
 //  1. every namespaced type, in the namespace; every cluster-scoped type
-//     that carries facts, in full;
+//     whose facts a plan reads, in full;
 //  2. then every cluster-scoped type that an object read so far names as
 //     an owner's kind and that is not read yet, until no new kind is named.
 //
@@ -42,7 +43,7 @@ func (o Options) narrow() bool { return o.OwnersOnly && o.Namespace != "" }
 func firstRound(res []snapshot.Resource, narrow bool) []int {
 	var out []int
 	for i, r := range res {
-		if r.HasVerb("list") && (!narrow || r.Namespaced || snapshot.HasFacts(r.Group, r.Kind)) {
+		if r.HasVerb("list") && (!narrow || r.Namespaced || snapshot.PlanFacts(r.Group, r.Kind)) {
 			out = append(out, i)
 		}
 	}

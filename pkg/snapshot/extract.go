@@ -469,6 +469,20 @@ func HasFacts(group, kind string) bool {
 	return factKinds[groupKind{group, kind}] || volumeKinds[groupKind{group, kind}]
 }
 
+// diagnosisOnlyKinds carry facts only why-stuck reads (who may update a
+// finalizer's type, which CSI drivers are installed): a plan never does,
+// so a capture that serves a plan alone (apply's narrow pre-flight) need
+// not read their cluster-scoped kinds.
+var diagnosisOnlyKinds = map[groupKind]bool{
+	{"rbac.authorization.k8s.io", "ClusterRole"}: true, {"rbac.authorization.k8s.io", "ClusterRoleBinding"}: true,
+	{"storage.k8s.io", "CSIDriver"}: true, {"storage.k8s.io", "CSINode"}: true, {"storage.k8s.io", "VolumeAttachment"}: true,
+}
+
+// PlanFacts reports whether a plan reads the facts of group and kind.
+func PlanFacts(group, kind string) bool {
+	return HasFacts(group, kind) && !diagnosisOnlyKinds[groupKind{group, kind}]
+}
+
 // facts extracts the kind-specific Facts. Pods and Services are common in
 // big dumps and are scanned by hand; the rare kinds go through
 // encoding/json into small structs.
