@@ -97,6 +97,7 @@ Output formats: text (default), json and yaml (the PostMortem document), dot (th
 	fs.StringVar(&o.auditPolicy, "audit-policy", "", "the API server's audit policy file: say what it hides from a post-mortem")
 	fs.StringSliceVar(&o.applyReports, "apply-report", nil, "kgc apply reports (-o json): name the root requests kgc apply sent, by audit ID; repeatable")
 	fs.BoolVarP(&o.source.AllNamespaces, "all-namespaces", "A", false, "every deletion in the window, in every namespace")
+	addChunkSizeFlag(fs, &o.source.ChunkSize)
 	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
 }
