@@ -77,7 +77,7 @@ func (c chunkSize) pageSize() int64 {
 // addChunkSizeFlag adds --chunk-size, for every command that lists the
 // live cluster.
 func addChunkSizeFlag(fs *pflag.FlagSet, p *chunkSize) {
-	fs.Var(p, "chunk-size", "live: list objects in pages of this many, as kubectl's --chunk-size (kgc's default is twice kubectl's 500: it reads metadata only); 0 lists each type in one request")
+	fs.Var(p, "chunk-size", "live: list objects in pages of this many, as kubectl's --chunk-size (kgc's default is twice kubectl's 500: it reads metadata only); 0 lists each type in one request. The API server may send a list from its watch cache (without --consistent-read) whole")
 }
 
 func newSourceOptions(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *sourceOptions {

@@ -83,13 +83,14 @@ const (
 	// a capture reads metadata only, so a page costs the API server less
 	// than kubectl's full objects.
 	DefaultPageSize = 1000
-	// NoPaging as PageSize lists each type in one request, as kubectl
-	// --chunk-size=0 does.
-	NoPaging    int64 = -1
-	maxTries          = 5 // per page, for 429, 5xx and timeouts
-	maxRelists        = 3 // per type, for 410 Gone (expired continue token)
-	maxTimeouts       = 2 // per request, for the client's timeout: then the capture stops
+	maxTries        = 5 // per page, for 429, 5xx and timeouts
+	maxRelists      = 3 // per type, for 410 Gone (expired continue token)
+	maxTimeouts     = 2 // per request, for the client's timeout: then the capture stops
 )
+
+// NoPaging as PageSize lists each type in one request, as kubectl
+// --chunk-size=0 does.
+const NoPaging int64 = -1
 
 // Capture lists every listable type of the cluster, metadata only, and
 // returns the snapshot. Discovery failures of single groups (an aggregated

@@ -13,7 +13,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 
 	"github.com/kgc-dev/kgc/test/e2e/framework"
 )
@@ -160,9 +159,9 @@ func limitServiceAccount(t *testing.T, ctx context.Context, env *framework.Env, 
 		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
 			Type: flowcontrolv1.PriorityLevelEnablementLimited,
 			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
-				NominalConcurrencyShares: ptr.To[int32](1),
-				LendablePercent:          ptr.To[int32](0),
-				BorrowingLimitPercent:    ptr.To[int32](0),
+				NominalConcurrencyShares: new(int32(1)),
+				LendablePercent:          new(int32(0)),
+				BorrowingLimitPercent:    new(int32(0)),
 				LimitResponse: flowcontrolv1.LimitResponse{
 					Type:    flowcontrolv1.LimitResponseTypeQueue,
 					Queuing: &flowcontrolv1.QueuingConfiguration{Queues: 1, HandSize: 1, QueueLengthLimit: 1},
