@@ -43,14 +43,7 @@ func TestFaultCaptureContinueTokenGone(t *testing.T) {
 	if got := p.Count("GET", "/namespaces/"+ns+"/configmaps"); got != 2+n/5 {
 		t.Errorf("%d list requests of ConfigMaps, want %d: one aborted read (first page, 410) and one whole relist", got, 2+n/5)
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc snapshotDoc
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readSnapshotDoc(t, out)
 	uids := map[string]int{}
 	names := map[string]int{}
 	for _, o := range doc.Objects {
@@ -72,4 +65,18 @@ func TestFaultCaptureContinueTokenGone(t *testing.T) {
 	if len(names) != n {
 		t.Errorf("%d ConfigMaps of %s in the snapshot, want %d", len(names), ns, n)
 	}
+}
+
+// readSnapshotDoc reads a snapshot file kgc wrote.
+func readSnapshotDoc(t *testing.T, path string) snapshotDoc {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc snapshotDoc
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("%s is not a snapshot: %v", path, err)
+	}
+	return doc
 }
