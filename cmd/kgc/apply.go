@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kgc-dev/kgc/pkg/apply"
-	"github.com/kgc-dev/kgc/pkg/capture"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/render"
@@ -41,6 +40,7 @@ type applyOptions struct {
 	timeout      time.Duration
 	output       outputFormat
 	filenames    []string
+	chunkSize    chunkSize
 }
 
 func newApplyCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
@@ -168,6 +168,7 @@ func (o *applyOptions) addFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.dryRun, "dry-run", "none", `"server": send the DELETE with dryRun=All and report what the API server said, deleting nothing`)
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long to follow the cascade; 0 sends the DELETE and returns")
 	enumVar(cmd, &o.output, "output", "o", string(outputText), applyOutputs(), "report format")
+	addChunkSizeFlag(fs, &o.chunkSize)
 	// -f is accepted only to refuse it clearly: apply changes a cluster,
 	// and a dump is not one.
 	fs.StringSliceVarP(&o.filenames, "filename", "f", nil, "not supported: kgc apply works on a live cluster only")
@@ -225,6 +226,7 @@ func (o *applyOptions) runRemedy(ctx context.Context, path string) error {
 
 // runDelete plans the delete live, shows the plan, and applies it.
 func (o *applyOptions) runDelete(ctx context.Context, po *planOptions) error {
+	po.source.ChunkSize = o.chunkSize
 	snap, p, err := po.makePlan(ctx)
 	if err != nil {
 		return err
@@ -256,8 +258,8 @@ func (o *applyOptions) applier() (*apply.Applier, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := &sourceOptions{configFlags: o.configFlags, streams: o.streams}
-	live.CaptureOptions = capture.Options{Context: src.contextName()}
+	src := &sourceOptions{configFlags: o.configFlags, streams: o.streams, ChunkSize: o.chunkSize}
+	live.CaptureOptions = src.captureOptions("", nil)
 	opts := apply.Options{
 		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked, AllowKept: o.allowKept},
 		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: isTerminalReader(o.streams.In) && isTerminal(o.streams.ErrOut)},

@@ -99,6 +99,7 @@ Output formats: text (default), json and yaml (the PostMortem document), dot (th
 	fs.StringSliceVar(&o.applyReports, "apply-report", nil, "kgc apply reports (-o json): name the root requests kgc apply sent, by audit ID; repeatable")
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf("incomplete"), "exit 3 after printing when the evidence has holes (gaps in the log, roots not in it, objects no chain explains)")
 	fs.BoolVarP(&o.source.AllNamespaces, "all-namespaces", "A", false, "every deletion in the window, in every namespace")
+	addChunkSizeFlag(fs, &o.source.ChunkSize)
 	cmd.ValidArgsFunction = objectArgs(cf, o.source)
 	return cmd
 }

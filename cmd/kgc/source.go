@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,53 @@ type sourceOptions struct {
 	// Verbosity is -v: 1 and up lists every type RBAC kept kgc from
 	// reading instead of a summary.
 	Verbosity int
+	// ChunkSize is --chunk-size, the objects per list page.
+	ChunkSize chunkSize
+}
+
+// chunkSize is kubectl's --chunk-size: how many objects a list page holds
+// at most, 0 for no paging. Its zero value is the capture's default, so
+// that a command without the flag pages as the others do by default.
+type chunkSize struct {
+	n   int64
+	set bool
+}
+
+func (c *chunkSize) String() string {
+	if !c.set {
+		return strconv.FormatInt(capture.DefaultPageSize, 10)
+	}
+	return strconv.FormatInt(c.n, 10)
+}
+
+// Set rejects what is not a number of objects: a negative limit would be
+// refused by the API server for every type, one by one.
+func (c *chunkSize) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("give a number of objects per list page, or 0 to list each type in one request")
+	}
+	*c = chunkSize{n: n, set: true}
+	return nil
+}
+
+func (c *chunkSize) Type() string { return "int" }
+
+// pageSize is the capture's PageSize for it.
+func (c chunkSize) pageSize() int64 {
+	switch {
+	case !c.set:
+		return 0
+	case c.n == 0:
+		return capture.NoPaging
+	}
+	return c.n
+}
+
+// addChunkSizeFlag adds --chunk-size, for every command that lists the
+// live cluster.
+func addChunkSizeFlag(fs *pflag.FlagSet, p *chunkSize) {
+	fs.Var(p, "chunk-size", "live: list objects in pages of this many, as kubectl's --chunk-size (kgc's default is twice kubectl's 500: it reads metadata only); 0 lists each type in one request. The API server may send a list from its watch cache (without --consistent-read) whole")
 }
 
 func newSourceOptions(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *sourceOptions {
@@ -49,6 +97,7 @@ func (o *sourceOptions) AddInputFlags(fs *pflag.FlagSet) {
 		"live: read from etcd with quorum reads instead of the API server's watch cache (the garbage collector's own view, milliseconds behind, several times cheaper)")
 	fs.StringSliceVarP(&o.Filenames, "filename", "f", nil,
 		"read dumps or snapshots instead of the cluster: kubectl get -o yaml|json output, kubectl cluster-info dump folders, kgc snapshot files (.gz too); a folder is read recursively, - is stdin; repeatable")
+	addChunkSizeFlag(fs, &o.ChunkSize)
 	fs.IntVarP(&o.Verbosity, "v", "v", 0, "verbosity, as kubectl's -v: 1 and up lists every type kgc could not read instead of a summary")
 	fs.StringVar(&o.CapturedAt, "captured-at", "",
 		"with -f: when the dump was taken (RFC 3339, e.g. 2026-11-20T10:00:00Z), which ages and grace periods count from; default: a snapshot file's own time, else the newest file's modification time")
@@ -116,11 +165,17 @@ func (o *sourceOptions) capture(ctx context.Context, namespace string, asked []s
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig, or read dumps with -f", err)
 	}
-	opts := capture.Options{Namespace: namespace, Namespaces: asked, Context: o.contextName(), ConsistentRead: o.ConsistentRead}
+	opts := o.captureOptions(namespace, asked)
 	if isTerminal(o.streams.ErrOut) {
 		opts.Progress = o.streams.ErrOut
 	}
 	return capture.Capture(ctx, cfg, opts)
+}
+
+// captureOptions are the capture's options from the source flags.
+func (o *sourceOptions) captureOptions(namespace string, asked []string) capture.Options {
+	return capture.Options{Namespace: namespace, Namespaces: asked, Context: o.contextName(),
+		ConsistentRead: o.ConsistentRead, PageSize: o.ChunkSize.pageSize()}
 }
 
 func (o *sourceOptions) contextName() string {

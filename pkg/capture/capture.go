@@ -43,7 +43,9 @@ import (
 type Options struct {
 	// Workers lists this many types at once; 0 means DefaultWorkers.
 	Workers int
-	// PageSize is the list page size; 0 means DefaultPageSize.
+	// PageSize is how many objects a list page holds at most (kubectl's
+	// --chunk-size); 0 means DefaultPageSize, NoPaging lists each type in
+	// one request without a limit.
 	PageSize int64
 	// Progress, when set, receives a single updating progress line.
 	Progress io.Writer
@@ -77,12 +79,18 @@ const (
 	// DefaultWorkers lists this many types in parallel: enough to hide
 	// round trips, few enough not to trip API Priority and Fairness.
 	DefaultWorkers = 12
-	// DefaultPageSize is the list chunk size.
+	// DefaultPageSize is the list chunk size: twice kubectl's 500, since
+	// a capture reads metadata only, so a page costs the API server less
+	// than kubectl's full objects.
 	DefaultPageSize = 1000
 	maxTries        = 5 // per page, for 429, 5xx and timeouts
 	maxRelists      = 3 // per type, for 410 Gone (expired continue token)
 	maxTimeouts     = 2 // per request, for the client's timeout: then the capture stops
 )
+
+// NoPaging as PageSize lists each type in one request, as kubectl
+// --chunk-size=0 does.
+const NoPaging int64 = -1
 
 // Capture lists every listable type of the cluster, metadata only, and
 // returns the snapshot. Discovery failures of single groups (an aggregated
@@ -144,7 +152,7 @@ func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
 	}
-	if o.PageSize <= 0 {
+	if o.PageSize == 0 {
 		o.PageSize = DefaultPageSize
 	}
 	return o

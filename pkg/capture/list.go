@@ -420,7 +420,10 @@ func (c *capturer) listRequest(r snapshot.Resource, ns, cont string) *rest.Reque
 	// c.retry is the only retry loop: client-go's own (10 tries on a 429
 	// or 5xx with Retry-After) inside it multiplied every request by 11
 	// under throttling, a retry storm.
-	req := c.raw.Get().MaxRetries(0).AbsPath(path).Param("limit", strconv.FormatInt(lo.Limit, 10))
+	req := c.raw.Get().MaxRetries(0).AbsPath(path)
+	if lo.Limit > 0 {
+		req = req.Param("limit", strconv.FormatInt(lo.Limit, 10))
+	}
 	if lo.Continue != "" {
 		req = req.Param("continue", lo.Continue)
 	}
@@ -433,7 +436,7 @@ func (c *capturer) listRequest(r snapshot.Resource, ns, cont string) *rest.Reque
 // listOptions for one page. Only a first page carries a resourceVersion:
 // later pages are pinned by their continue token.
 func (c *capturer) listOptions(cont string) metav1.ListOptions {
-	lo := metav1.ListOptions{Limit: c.opts.PageSize, Continue: cont}
+	lo := metav1.ListOptions{Limit: max(c.opts.PageSize, 0), Continue: cont}
 	if cont == "" && !c.opts.ConsistentRead {
 		lo.ResourceVersion = "0"
 	}

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,14 +32,7 @@ func TestFaultCaptureRetriesAndRecords(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("%s", res)
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc snapshotDoc
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readSnapshotDoc(t, out)
 	for _, r := range doc.Resources {
 		switch {
 		case r.Resource == "serviceaccounts" && (r.Listed || !strings.Contains(r.Error, "HTTP 500")):

@@ -113,15 +113,49 @@ func TestFaultRemedyPatchResponseLost(t *testing.T) {
 }
 
 // TestApplyReportAuditIDs: every request of a real apply carries the
-// audit ID the API server gave it (TestFaultApplyDeleteResponseLost:
-// a request whose response was lost keeps the one kgc sent).
+// audit ID the API server gave it, and the API server's audit log holds
+// that request under it (TestFaultApplyDeleteResponseLost: a request
+// whose response was lost keeps the one kgc sent).
 func TestApplyReportAuditIDs(t *testing.T) {
 	c := newApplyCase(t, "apply-audit-id")
 	path := c.plan(t)
 	rep := c.apply(t, 0, path, "--yes", "--timeout", "90s")
 	if len(rep.Requests) != 1 || !auditIDRE.MatchString(rep.Requests[0].AuditID) {
-		t.Errorf("requests %+v, want one with a UUID audit ID", rep.Requests)
+		t.Fatalf("requests %+v, want one with a UUID audit ID", rep.Requests)
 	}
+	ev := waitAuditEvent(t, c.env, rep.Requests[0].AuditID)
+	if !ev.Is("delete", "configmaps", c.ns, "owner") {
+		t.Errorf("the audit log's event %s is %s %s, want the DELETE of ConfigMap owner in %s", ev.AuditID, ev.Verb, ev.RequestURI, c.ns)
+	}
+}
+
+// waitAuditEvent returns the completed request with this audit ID from
+// the control plane's audit log, which the API server may write a moment
+// after it answered.
+func waitAuditEvent(t *testing.T, env *framework.Env, id string) framework.AuditEvent {
+	t.Helper()
+	var found *framework.AuditEvent
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		files, err := env.CP.AuditLogFiles()
+		if err != nil {
+			return false, err
+		}
+		events, err := framework.ReadAuditLog(files...)
+		if err != nil {
+			return false, err
+		}
+		for i := range events {
+			if events[i].AuditID == id && events[i].Stage == "ResponseComplete" {
+				found = &events[i]
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("the audit log holds no completed request with audit ID %s: %v", id, err)
+	}
+	return *found
 }
 
 // TestFaultCaptureStallMidList: the API server answers discovery and the

@@ -9,8 +9,8 @@
 // example.com/keep), and two ComponentStatuses without a UID, as the real
 // server computes them. Secrets are forbidden (403), metrics.k8s.io/v1beta1
 // discovery fails (503), the third ConfigMap page's continue token expires
-// once (410) and is then throttled once (429). Lists page two items at a
-// time. Every object carries a last-applied annotation holding "hunter2"
+// once (410) and is then throttled once (429). Lists page at most two
+// items at a time, a list asked without a limit comes whole. Every object carries a last-applied annotation holding "hunter2"
 // and managedFields, which a snapshot must not keep.
 //
 // Set NamespaceUser to serve a user bound in one namespace (a RoleBinding
@@ -103,6 +103,8 @@ func (f *FakeAPIServer) refuse(w http.ResponseWriter, path string) bool {
 // ListRequest is what a list request asked for.
 type ListRequest struct {
 	Path, ResourceVersion, Continue string
+	// Limit is the limit parameter as sent ("" when absent).
+	Limit string
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -186,14 +188,19 @@ func (f *FakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	// pageOf serves items two per page with "<prefix>-<n>" continue tokens.
 	page := func(prefix string, items []any, metadataOnly bool) {
-		f.Lists = append(f.Lists, ListRequest{Path: r.URL.Path, ResourceVersion: q.Get("resourceVersion"), Continue: q.Get("continue")})
+		f.Lists = append(f.Lists, ListRequest{Path: r.URL.Path, ResourceVersion: q.Get("resourceVersion"), Continue: q.Get("continue"), Limit: q.Get("limit")})
 		start := 0
 		if c := q.Get("continue"); c != "" {
 			start, _ = strconv.Atoi(strings.TrimPrefix(c, prefix+"-"))
 		}
-		limit, _ := strconv.Atoi(q.Get("limit"))
-		if limit <= 0 || limit > 2 {
-			limit = 2
+		// Without a limit, the whole list is one page, as the API server
+		// serves it.
+		limit := len(items)
+		if q.Has("limit") {
+			limit, _ = strconv.Atoi(q.Get("limit"))
+			if limit <= 0 || limit > 2 {
+				limit = 2
+			}
 		}
 		end := min(start+limit, len(items))
 		listMeta := map[string]any{"resourceVersion": "99"}

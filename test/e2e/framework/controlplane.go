@@ -56,6 +56,8 @@ type ControlPlane struct {
 	// AuditLog is the log it writes, rotated siblings beside it (audit.go).
 	Audit    AuditPolicy
 	AuditLog string
+	// apiServerArgs are more kube-apiserver flags (WithAPIServerArgs).
+	apiServerArgs []string
 
 	bins ControlPlaneBinaries
 	// mu guards procs and Logs: parallel tests start and stop kwok nodes.
@@ -255,6 +257,7 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, bins ControlPlaneBin
 		return err
 	}
 	args = append(args, auditArgs...)
+	args = append(args, cp.apiServerArgs...)
 	if cp.Profile == GCOnly {
 		// No serviceaccount controller runs here: pods must be creatable
 		// without a "default" ServiceAccount.

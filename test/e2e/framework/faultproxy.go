@@ -90,6 +90,8 @@ type FaultProxy struct {
 	faults []*Fault
 	counts map[string]int
 	fired  map[string]int
+	// answered counts the API server's answers by status code.
+	answered map[int]int
 }
 
 // NewFaultProxy starts a proxy in front of cp's API server; it stops when
@@ -113,6 +115,10 @@ func NewFaultProxy(t testing.TB, cp *ControlPlane) *FaultProxy {
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // the harness's own loopback API server
 		// Watches stream: pass every event on at once.
 		FlushInterval: -1,
+		ModifyResponse: func(resp *http.Response) error {
+			p.countAnswer(resp.StatusCode)
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			writeStatus(w, http.StatusBadGateway, "", "fault proxy: "+err.Error())
 		},
