@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // This file reads one audit event line into a stage record: the whole
@@ -195,7 +197,7 @@ const tailSize = 640
 // keys that follow, and reports whether the object they are in closes at
 // the line's last byte: then the key was top-level.
 func restOfTopObject(s *scanner, before byte) ([]byte, bool) {
-	if before != ',' && before != '{' && !isSpace(before) {
+	if before != ',' && before != '{' && !jsonskip.IsSpace(before) {
 		return nil, false
 	}
 	if s.expect(':') != nil {

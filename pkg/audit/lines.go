@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // This file reads a file of one event per line on every core: the calling
@@ -192,7 +194,7 @@ func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
 	switch {
 	case errors.As(err, &ne):
 	case len(l) > 0 && l[0] != '{':
-		if end, err := skipValue(l, 0); err == nil && end == len(l) {
+		if wholeValue(l) {
 			msg = "not an audit event: it is not a JSON object"
 		} else {
 			msg = "not valid JSON"
@@ -201,6 +203,10 @@ func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
 		msg = "not valid JSON: the line ends inside a value (a truncated write?)"
 	default:
 		msg = "not valid JSON: " + msg
+		var se *jsonskip.SyntaxError
+		if errors.As(err, &se) {
+			msg = fmt.Sprintf("%s at byte %d", msg, se.Off+1)
+		}
 	}
 	if firstOfFile {
 		a.fatal = &badLine{n, msg}
@@ -290,6 +296,16 @@ func (w *window) bounds() (time.Time, time.Time) {
 		}
 	}
 	return w.min, w.max
+}
+
+// wholeValue reports whether a line is one JSON value: a number running
+// to its end is whole, the line being complete.
+func wholeValue(l []byte) bool {
+	if c := l[0]; c == '-' || c >= '0' && c <= '9' {
+		return jsonskip.Number(l, 0) == len(l)
+	}
+	end, err := jsonskip.Value(l, 0)
+	return err == nil && end == len(l)
 }
 
 func indexNewline(d []byte) int { return bytes.IndexByte(d, '\n') }

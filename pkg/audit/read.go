@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -170,7 +171,7 @@ func skipBlank(br *bufio.Reader) (int, error) {
 		if err != nil {
 			return lines, err
 		}
-		if !isSpace(c) {
+		if !jsonskip.IsSpace(c) {
 			return lines, br.UnreadByte()
 		}
 		if c == '\n' {

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // topFields are the raw top-level values of one object that kgc reads.
@@ -25,8 +27,8 @@ type topFields struct {
 func splitTop(raw []byte) (topFields, error) {
 	f, n, err := splitTopPrefix(raw)
 	if err == nil {
-		if n = skipSpace(raw, n); n != len(raw) {
-			err = &syntaxError{n, "unexpected data after the object"}
+		if n = jsonskip.Space(raw, n); n != len(raw) {
+			err = &syntaxError{Off: n, Msg: "unexpected data after the object"}
 		}
 	}
 	return f, err
@@ -1087,7 +1089,7 @@ func labelPairs(s *scanner, dst []labelPair) ([]labelPair, error) {
 		v, esc, err := s.strBytes()
 		if err == nil && esc {
 			var u string
-			u, err = unescape(s.d[skipSpace(s.d, start):s.i])
+			u, err = unescape(s.d[jsonskip.Space(s.d, start):s.i])
 			v = []byte(u)
 		}
 		dst = append(dst, labelPair{k, v})
