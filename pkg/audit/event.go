@@ -162,16 +162,25 @@ func noise(resource string) bool {
 // close it at the very end. Otherwise the line is walked from the start.
 func stageTimeAtEnd(l []byte) ([]byte, error) {
 	const key = `"stageTimestamp"`
-	// The annotations after it are short: look in the tail first.
-	for _, from := range []int{max(0, len(l)-tailSize), 0} {
-		if i := bytes.LastIndex(l[from:], []byte(key)) + from; i > 0 {
-			s := scanner{d: l, i: i + len(key)}
-			if t, ok := restOfTopObject(&s, l[i-1]); ok {
-				return t, nil
-			}
-		}
-		if from == 0 {
+	// The annotations after it are short: look in the tail first, with
+	// bytes.Index (vectorised; bytes.LastIndex is not), for its last
+	// occurrence there.
+	from := max(0, len(l)-tailSize)
+	last := -1
+	for j := from; ; {
+		k := bytes.Index(l[j:], []byte(key))
+		if k < 0 {
 			break
+		}
+		last, j = j+k, j+k+1
+	}
+	if last < 0 && from > 0 {
+		last = bytes.LastIndex(l[:from+len(key)], []byte(key))
+	}
+	if last > 0 {
+		s := scanner{d: l, i: last + len(key)}
+		if t, ok := restOfTopObject(&s, l[last-1]); ok {
+			return t, nil
 		}
 	}
 	var t []byte
@@ -227,6 +236,7 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	var st stage
 	ev := &st.ev
 	var stageTime, received []byte
+	in.newEvent()
 	s := scanner{d: l}
 	err := s.object(func(key []byte) error {
 		switch string(key) {
@@ -243,11 +253,11 @@ func parseStage(l []byte, in *interner) (stage, error) {
 		case "level":
 			return s.internStr(&ev.Level, in)
 		case "auditID":
-			return s.plainStr(&ev.AuditID)
+			return s.plainStr(&ev.AuditID, in)
 		case "stage":
 			return s.internStr(&ev.Stage, in)
 		case "requestURI":
-			return s.plainStr(&ev.RequestURI)
+			return s.plainStr(&ev.RequestURI, in)
 		case "verb":
 			return s.internStr(&ev.Verb, in)
 		case "user":
@@ -306,7 +316,21 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
 		ev.Delete = nil // DeleteOptions only mean something on a delete
 	}
+	if requestAddsNothing(ev) {
+		ev.Request = nil
+	}
 	return st, nil
+}
+
+// requestAddsNothing reports whether an event's request object says
+// nothing its response object does not: the response names the same
+// object, with its kind and UID, and the request removes no owner
+// reference or finalizer. A create's or an update's request object is
+// then dropped: most kept events are those, and their objects are large.
+func requestAddsNothing(ev *Event) bool {
+	q, r := ev.Request, ev.Response
+	return q != nil && r != nil && r.Kind != "" && r.UID != "" && r.Name == ev.Object.Name &&
+		len(q.RemovedOwnerUIDs) == 0 && len(q.RemovedFinalizers) == 0
 }
 
 // complete checks the fields every audit event has and parses its times.
@@ -341,9 +365,9 @@ func parseTime(b []byte, field string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-func (s *scanner) plainStr(dst *string) error {
+func (s *scanner) plainStr(dst *string, in *interner) error {
 	b, err := s.str()
-	*dst = string(b)
+	*dst = in.plain(b)
 	return err
 }
 
@@ -380,7 +404,7 @@ func readRef(s *scanner, r *Ref, in *interner) error {
 		case low:
 			*dst = in.str(b)
 		default:
-			*dst = string(b)
+			*dst = in.plain(b)
 		}
 		return err
 	}
@@ -403,10 +427,6 @@ func readRef(s *scanner, r *Ref, in *interner) error {
 			return str(&r.Name, false)
 		case "uid":
 			return str(&r.UID, false)
-		case "apiVersion":
-			return str(&r.APIVersion, true)
-		case "resourceVersion":
-			return str(&r.ResourceVersion, false)
 		}
 		return s.skip()
 	})
@@ -424,7 +444,7 @@ func readAnnotations(s *scanner, ev *Event, in *interner) error {
 			return s.internStr(&ev.Decision, in)
 		case "authorization.k8s.io/reason":
 			b, err := s.str()
-			ev.AuthzReason = short(b)
+			ev.AuthzReason = short(b, in)
 			return err
 		}
 		return s.skip()
@@ -434,9 +454,11 @@ func readAnnotations(s *scanner, ev *Event, in *interner) error {
 // maxReason bounds a kept reason or message.
 const maxReason = 200
 
-func short(b []byte) string {
+// short interns a reason or message cut to maxReason: reasons repeat
+// (the same role binding allows the same user again and again).
+func short(b []byte, in *interner) string {
 	if len(b) > maxReason {
-		return string(b[:maxReason]) + "…"
+		b = append(b[:maxReason:maxReason], "…"...)
 	}
-	return string(b)
+	return in.str(b)
 }

@@ -196,18 +196,18 @@ func unescapeSimple(b []byte) ([]byte, bool) {
 	return out, true
 }
 
-// strings decodes an array of strings; null is nil.
+// strings decodes an array of strings, interned; null is nil.
 func (s *scanner) strings(in *interner) ([]string, error) {
 	if s.peek() == 'n' {
 		return nil, s.skip()
 	}
-	out := []string{}
+	in.scratch = in.scratch[:0]
 	err := s.array(func() error {
 		b, err := s.str()
-		out = append(out, in.str(b))
+		in.scratch = append(in.scratch, in.str(b))
 		return err
 	})
-	return out, err
+	return in.list(in.scratch), err
 }
 
 // int decodes the next value as an integer; null is 0, false.
@@ -223,16 +223,15 @@ func (s *scanner) int() (int64, bool, error) {
 	return n, true, nil
 }
 
-// bool decodes the next value as a boolean; null is nil.
-func (s *scanner) bool() (*bool, error) {
+// bool decodes the next value as a boolean, interned; null is nil.
+func (s *scanner) bool(in *interner) (*bool, error) {
 	raw, err := s.raw()
 	if err != nil {
 		return nil, err
 	}
 	switch string(raw) {
 	case "true", "false":
-		v := raw[0] == 't'
-		return &v, nil
+		return in.bool(raw[0] == 't'), nil
 	case "null":
 		return nil, nil
 	}
