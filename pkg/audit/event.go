@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -162,24 +161,15 @@ func noise(resource string) bool {
 // close it at the very end. Otherwise the line is walked from the start.
 func stageTimeAtEnd(l []byte) ([]byte, error) {
 	const key = `"stageTimestamp"`
-	// The annotations after it are short: look in the tail first, with
-	// bytes.Index (vectorised; bytes.LastIndex is not), for its last
-	// occurrence there.
-	from := max(0, len(l)-tailSize)
-	last := -1
-	for j := from; ; {
-		k := bytes.Index(l[j:], []byte(key))
-		if k < 0 {
-			break
-		}
-		last, j = j+k, j+k+1
+	// The annotations after it are short: look back from the end over
+	// the tail first, then over the whole line.
+	i := lastKey(l, key, max(0, len(l)-tailSize))
+	if i < 0 {
+		i = lastKey(l, key, 0)
 	}
-	if last < 0 && from > 0 {
-		last = bytes.LastIndex(l[:from+len(key)], []byte(key))
-	}
-	if last > 0 {
-		s := scanner{d: l, i: last + len(key)}
-		if t, ok := restOfTopObject(&s, l[last-1]); ok {
+	if i > 0 {
+		s := scanner{d: l, i: i + len(key)}
+		if t, ok := restOfTopObject(&s, l[i-1]); ok {
 			return t, nil
 		}
 	}
@@ -197,6 +187,18 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 		err = notEvent("it has no stageTimestamp")
 	}
 	return t, err
+}
+
+// lastKey is the index of the last occurrence of key, a quoted key, in
+// l[from:]. It looks back from the end a byte at a time: the key is
+// near the end, and bytes.LastIndex is slower on short distances.
+func lastKey(l []byte, key string, from int) int {
+	for i := len(l) - len(key); i >= from; i-- {
+		if l[i] == '"' && l[i+1] == key[1] && string(l[i:i+len(key)]) == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // tailSize is how much of a line's end is searched first.

@@ -3,6 +3,8 @@ package audit
 import (
 	"strings"
 	"unsafe"
+
+	"github.com/kgc-dev/kgc/internal/hugepages"
 )
 
 // This file holds what makes a kept event small. A log of a million
@@ -44,8 +46,12 @@ type interner struct {
 // without limit.
 const maxInterned = 1 << 16
 
-// arenaBlock is the size of a block of plain strings.
-const arenaBlock = 64 << 10
+// arenaBlock is the size of the first block of plain strings; blocks
+// double up to maxArenaBlock, a size worth backing with huge pages.
+const (
+	arenaBlock    = 16 << 10
+	maxArenaBlock = 8 << 20
+)
 
 func (in *interner) str(b []byte) string {
 	if len(b) == 0 {
@@ -76,11 +82,12 @@ func (in *interner) plain(b []byte) string {
 			return r
 		}
 	}
-	if len(b) > arenaBlock/8 {
+	if len(b) > arenaBlock/4 {
 		return string(b)
 	}
 	if cap(in.arena)-len(in.arena) < len(b) {
-		in.arena = make([]byte, 0, arenaBlock)
+		in.arena = make([]byte, 0, min(max(2*cap(in.arena), arenaBlock), maxArenaBlock))
+		hugepages.Advise(in.arena)
 	}
 	n := len(in.arena)
 	in.arena = append(in.arena, b...)

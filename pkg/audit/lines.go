@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
@@ -21,6 +22,9 @@ import (
 
 // chunkSize is how much the framer reads at once; a longer line grows it.
 const chunkSize = 1 << 20
+
+// maxBlock is the most stages a block holds: about 9 MB.
+const maxBlock = 20000
 
 // maxNamed is how many bad lines of a file are named one by one.
 const maxNamed = 3
@@ -179,10 +183,12 @@ func (a *accumulator) keep(l []byte, n int) error {
 }
 
 // alloc files st in a block of stages: one allocation for many, and
-// no copying of grown slices of large structs.
+// no copying of grown slices of large structs. Blocks grow with the file,
+// to sizes worth backing with huge pages.
 func (a *accumulator) alloc(st stage) *stage {
 	if len(a.block) == cap(a.block) {
-		a.block = make([]stage, 0, 256)
+		a.block = make([]stage, 0, min(max(2*cap(a.block), 256), maxBlock))
+		hugepages.Advise(a.block)
 	}
 	a.block = append(a.block, st)
 	return &a.block[len(a.block)-1]

@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 	"github.com/kgc-dev/kgc/internal/permute"
 )
@@ -244,7 +245,7 @@ func (r *reader) finish(paths []string) (*Log, error) {
 	}
 	log := &Log{Files: r.files, Warnings: r.warnings, Dropped: r.dropped}
 	slices.SortFunc(r.stages, compareStages)
-	log.Events = make([]Event, 0, requests(r.stages))
+	log.Events = hugepages.Make[Event](requests(r.stages))[:0]
 	var dup dupCount
 	for i := 0; i < len(r.stages); {
 		j := i + 1

@@ -53,8 +53,16 @@ type index struct {
 	after  *snapshot.Snapshot
 }
 
-func newIndex(k *kinds, before, after *snapshot.Snapshot) *index {
-	ix := &index{kinds: k, byKey: map[objKey][]*record{}, byUID: map[string]*record{}, before: before, after: after}
+// newIndex files the snapshots' objects; events is how many events will
+// be filed, to size the maps once.
+func newIndex(k *kinds, before, after *snapshot.Snapshot, events int) *index {
+	n := events / 2
+	for _, s := range []*snapshot.Snapshot{before, after} {
+		if s != nil {
+			n += len(s.Objects)
+		}
+	}
+	ix := &index{kinds: k, byKey: make(map[objKey][]*record, n), byUID: make(map[string]*record, n), before: before, after: after}
 	if before != nil {
 		for i := range before.Objects {
 			o := &before.Objects[i]
