@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/binary"
 	"strings"
 	"unsafe"
 
@@ -104,9 +105,9 @@ func (in *interner) newEvent() { in.recent = [len(in.recent)]string{} }
 // slice, never nil (an empty list is empty, not absent).
 func (in *interner) list(l []string) []string {
 	in.key = in.key[:0]
-	for _, s := range l {
+	for _, s := range l { // each string after its length: no two lists share a key
+		in.key = binary.AppendUvarint(in.key, uint64(len(s)))
 		in.key = append(in.key, s...)
-		in.key = append(in.key, 0)
 	}
 	if in.slices == nil {
 		in.slices = map[string][]string{}
