@@ -47,17 +47,6 @@ func actor(e *audit.Event) string {
 	return ActorUser
 }
 
-// follower reports whether an actor only carries out deletions others
-// start. kube-controller-manager's shared identity is decided per request
-// (sharedIdentityFollows).
-func follower(a string) bool {
-	switch a {
-	case ActorGarbageCollector, ActorNamespaceController, ActorKubelet, ActorAPIServer:
-		return true
-	}
-	return false
-}
-
 // userOf is the name a request acted as.
 func userOf(e *audit.Event) string {
 	if e.ImpersonatedUser != nil && e.ImpersonatedUser.Username != "" {

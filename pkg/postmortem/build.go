@@ -73,8 +73,7 @@ func (ix *index) wentOrStarted(r *record) bool {
 	if r.start() != nil {
 		return true
 	}
-	g, _ := ix.gone(r)
-	return g && r.before != nil
+	return ix.gone(r) && r.before != nil
 }
 
 func (ch *chains) link(r *record, c cause) {
@@ -208,7 +207,7 @@ func (ch *chains) linkOf(r *record, c cause) Link {
 	} else if sw := ch.ix.sweepOrStart(r); sw != nil {
 		l.Time = sw.Time
 	}
-	l.Result, _ = ch.ix.result(r)
+	l.Result = ch.ix.result(r)
 	if s == nil && c.via == ViaOwnerReference && c.actor == ActorGarbageCollector && !c.likely {
 		l.Result = ResultOrphaned
 	}

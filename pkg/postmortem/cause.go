@@ -116,8 +116,7 @@ func (ix *index) wentAt(r *record) (time.Time, bool) {
 	if s := ix.sweepOrStart(r); s != nil {
 		return received(s), true
 	}
-	g, _ := ix.gone(r)
-	return time.Time{}, g && r.before != nil
+	return time.Time{}, ix.gone(r) && r.before != nil
 }
 
 // sweepOrStart is the request that started r going: its own, or the
@@ -126,7 +125,7 @@ func (ix *index) sweepOrStart(r *record) *audit.Event {
 	if s := r.start(); s != nil {
 		return s
 	}
-	if g, _ := ix.gone(r); g {
+	if ix.gone(r) {
 		return ix.collectionFor(r)
 	}
 	return nil
@@ -154,7 +153,7 @@ func (ix *index) namespaceCause(r *record, s *audit.Event, c cause) (cause, bool
 // namespace's deletecollection, a CRD's storage delete, or an owner that
 // went, known from the snapshots; nothing else is guessed.
 func (ix *index) silentCause(r *record) (cause, bool) {
-	if g, _ := ix.gone(r); !g || r.before == nil {
+	if !ix.gone(r) || r.before == nil {
 		return cause{}, false
 	}
 	if crd := ix.crdOf(r); crd != nil {
@@ -210,7 +209,7 @@ func (ix *index) crdOf(r *record) *record {
 	}
 	crd := rs[len(rs)-1]
 	if crd.start() == nil {
-		if g, _ := ix.gone(crd); !g {
+		if !ix.gone(crd) {
 			return nil
 		}
 	}

@@ -33,24 +33,21 @@ func (ix *index) covers(r *record) bool {
 	return false
 }
 
-// gone reports whether the object no longer exists at the end, and how
-// that is known.
-func (ix *index) gone(r *record) (bool, string) {
+// gone reports whether the object no longer exists at the end: the after
+// snapshot lacks it, or a logged request removed it.
+func (ix *index) gone(r *record) bool {
 	if r.after != nil {
-		return false, EvidenceSnapshot
+		return false
 	}
 	if ix.covers(r) {
-		return true, EvidenceSnapshot
+		return true
 	}
 	for _, e := range r.events {
 		if accepted(e) && removedIt(e) {
-			return true, EvidenceAudit
+			return true
 		}
 	}
-	if r.sweptByID && r.lastMeta != nil && r.lastMeta.DeletionTimestamp == nil {
-		return true, EvidenceAudit
-	}
-	return false, ""
+	return r.sweptByID && r.lastMeta != nil && r.lastMeta.DeletionTimestamp == nil
 }
 
 // removedIt reports whether a logged request removed its object: a
@@ -80,20 +77,20 @@ func removedIt(e *audit.Event) bool {
 }
 
 // result is what happened to a deleted or swept object by the end.
-func (ix *index) result(r *record) (string, string) {
-	if g, how := ix.gone(r); g {
-		return ResultDeleted, how
+func (ix *index) result(r *record) string {
+	if ix.gone(r) {
+		return ResultDeleted
 	}
 	if r.after != nil {
 		if r.after.Terminating() {
-			return ResultTerminating, EvidenceSnapshot
+			return ResultTerminating
 		}
-		return HappenedExists, EvidenceSnapshot
+		return HappenedExists
 	}
 	if m := r.lastMeta; m != nil && m.DeletionTimestamp != nil {
-		return ResultTerminating, EvidenceAudit
+		return ResultTerminating
 	}
-	return ResultDeleting, ""
+	return ResultDeleting
 }
 
 // orphanedFrom returns the owner UIDs the garbage collector removed from

@@ -24,12 +24,11 @@ type record struct {
 	// owners and where they are known from (EvidenceAudit or
 	// EvidenceSnapshot); ownersFromAudit is set when a logged object
 	// carried them.
-	owners      []audit.OwnerRef
-	ownersFrom  string
-	before      *snapshot.Object
-	after       *snapshot.Object
-	afterCovers bool // the after snapshot lists this object's type and namespace
-	events      []*audit.Event
+	owners     []audit.OwnerRef
+	ownersFrom string
+	before     *snapshot.Object
+	after      *snapshot.Object
+	events     []*audit.Event
 	// sweep is the deletecollection that removed the object, when no
 	// event names it.
 	sweep     *audit.Event
@@ -200,7 +199,7 @@ func (ix *index) recordFor(key objKey, uid string, create bool) *record {
 			last.ref.UID = uid
 			ix.byUID[uid] = last
 			return last
-		case uid == "" && !(create && last.startedDeleting()):
+		case uid == "" && (!create || !last.startedDeleting()):
 			return last
 		}
 	}

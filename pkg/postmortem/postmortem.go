@@ -65,7 +65,7 @@ func Analyze(in Input) *PostMortem {
 	})
 	pm.Unexplained = ch.explainRest(in.Scope)
 	pm.StillGoing = stillGoing(pm.Roots, ix, in.WhyStuck)
-	pm.Warnings = warnings(in, ix, ch)
+	pm.Warnings = warnings(in, ch)
 	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !anyMissing(pm.Roots)
 	return pm
 }

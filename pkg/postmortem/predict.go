@@ -122,7 +122,7 @@ func (ix *index) happened(uid string) string {
 	if uids, _, _ := ix.orphanedFrom(r); len(uids) > 0 && r.start() == nil {
 		return HappenedOrphaned
 	}
-	res, _ := ix.result(r)
+	res := ix.result(r)
 	switch res {
 	case ResultDeleted:
 		return HappenedDeleted

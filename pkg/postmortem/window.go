@@ -48,7 +48,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // warnings say what limits every conclusion: snapshots that do not
 // bracket the log, and roots whose request is not in it.
-func warnings(in Input, ix *index, ch *chains) []string {
+func warnings(in Input, ch *chains) []string {
 	var out []string
 	w := window(in.Log)
 	if b := in.Before; b != nil && !w.From.IsZero() && b.CapturedAt.After(w.From) {
