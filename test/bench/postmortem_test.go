@@ -20,8 +20,8 @@ import (
 // none -o json` on a generated audit log of KGC_BENCH_AUDIT_EVENTS events
 // (default 1,000,000, about 1.5 GB of JSON lines), plain and gzipped,
 // against its floors: jq selecting the deletes of the plain file (skipped
-// when jq is not installed) and `gzip -dc` of the gzipped one. Targets: at most 0.1×
-// jq, 2× gzip -dc, 1 GB peak RSS.
+// when jq is not installed) and `gzip -dc` of the gzipped one. Targets:
+// at most 0.1× jq, 2× gzip -dc, 1 GB peak RSS.
 //
 //	go test ./test/bench -run '^$' -bench Postmortem -benchtime 1x -timeout 60m
 //
