@@ -1,9 +1,7 @@
 package audit
 
 import (
-	"strings"
 	"time"
-	"unsafe"
 )
 
 // This file reads a request or response body, or a responseStatus, down
@@ -72,9 +70,9 @@ func readBody(s *scanner, in *interner) (body, error) {
 		b.delete = &d
 	case "Status", "":
 		b.status = b.kind == "Status"
-		b.reason = short(reason)
+		b.reason = short(reason, in)
 		if len(reason) == 0 {
-			b.reason = short(message)
+			b.reason = short(message, in)
 		}
 		if b.kind == "" && seen { // a patch body: no kind, but metadata
 			b.meta = &m
@@ -93,7 +91,7 @@ func readDeleteOption(s *scanner, key []byte, d *DeleteOptions, in *interner) (b
 	case "propagationPolicy":
 		err = s.internStr(&d.PropagationPolicy, in)
 	case "orphanDependents":
-		d.OrphanDependents, err = s.bool()
+		d.OrphanDependents, err = s.bool(in)
 	case "gracePeriodSeconds":
 		var n int64
 		var ok bool
@@ -109,9 +107,9 @@ func readDeleteOption(s *scanner, key []byte, d *DeleteOptions, in *interner) (b
 		err = s.object(func(key []byte) error {
 			switch string(key) {
 			case "uid":
-				return s.plainStr(&d.PreconditionUID)
+				return s.plainStr(&d.PreconditionUID, in)
 			case "resourceVersion":
-				return s.plainStr(&d.PreconditionRV)
+				return s.plainStr(&d.PreconditionRV, in)
 			}
 			return s.skip()
 		})
@@ -135,11 +133,9 @@ func readMetadata(s *scanner, m *Meta, in *interner) error {
 		case "namespace":
 			err = s.internStr(&m.Namespace, in)
 		case "name":
-			err = s.plainStr(&m.Name)
+			err = s.plainStr(&m.Name, in)
 		case "uid":
-			err = s.plainStr(&m.UID)
-		case "resourceVersion":
-			err = s.plainStr(&m.ResourceVersion)
+			err = s.plainStr(&m.UID, in)
 		case "deletionTimestamp":
 			err = readTimePtr(s, &m.DeletionTimestamp)
 		case "finalizers", "$setElementOrder/finalizers":
@@ -147,7 +143,7 @@ func readMetadata(s *scanner, m *Meta, in *interner) error {
 			// in order: the list after the patch.
 			m.Finalizers, err = s.strings(in)
 			if m.Finalizers == nil {
-				m.Finalizers = []string{} // null: there are none
+				m.Finalizers = in.list(nil) // null: there are none
 			}
 		case "$deleteFromPrimitiveList/finalizers":
 			m.RemovedFinalizers, err = s.strings(in)
@@ -194,13 +190,13 @@ func readOwners(s *scanner, m *Meta, in *interner) error {
 			case "kind":
 				err = s.internStr(&o.Kind, in)
 			case "name":
-				err = s.plainStr(&o.Name)
+				err = s.plainStr(&o.Name, in)
 			case "uid":
-				err = s.plainStr(&o.UID)
+				err = s.plainStr(&o.UID, in)
 			case "controller":
-				o.Controller, err = s.bool()
+				o.Controller, err = s.bool(in)
 			case "blockOwnerDeletion":
-				o.BlockOwnerDeletion, err = s.bool()
+				o.BlockOwnerDeletion, err = s.bool(in)
 			case "$patch":
 				patch, err = s.str()
 			default:
@@ -230,39 +226,4 @@ func readItems(s *scanner, m *Meta, in *interner) error {
 		}
 		return err
 	})
-}
-
-// unsafeString views b as a string without copying, for comparisons
-// made while b is alive and unchanged.
-func unsafeString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// interner shares the strings that repeat across events (users, groups,
-// user agents, resources, namespaces): a log of a million events names
-// a few hundred of each.
-type interner struct{ m map[string]string }
-
-// maxInterned bounds an interner: a log of unique values must not grow it
-// without limit.
-const maxInterned = 1 << 16
-
-func (in *interner) str(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if in.m == nil {
-		in.m = map[string]string{}
-	}
-	if v, ok := in.m[string(b)]; ok {
-		return v
-	}
-	v := strings.Clone(string(b))
-	if len(in.m) < maxInterned {
-		in.m[v] = v
-	}
-	return v
 }

@@ -1,10 +1,11 @@
 package audit
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // This file reads one audit event line into a stage record: the whole
@@ -160,16 +161,16 @@ func noise(resource string) bool {
 // close it at the very end. Otherwise the line is walked from the start.
 func stageTimeAtEnd(l []byte) ([]byte, error) {
 	const key = `"stageTimestamp"`
-	// The annotations after it are short: look in the tail first.
-	for _, from := range []int{max(0, len(l)-tailSize), 0} {
-		if i := bytes.LastIndex(l[from:], []byte(key)) + from; i > 0 {
-			s := scanner{d: l, i: i + len(key)}
-			if t, ok := restOfTopObject(&s, l[i-1]); ok {
-				return t, nil
-			}
-		}
-		if from == 0 {
-			break
+	// The annotations after it are short: look back from the end over
+	// the tail first, then over the whole line.
+	i := lastKey(l, key, max(0, len(l)-tailSize))
+	if i < 0 {
+		i = lastKey(l, key, 0)
+	}
+	if i > 0 {
+		s := scanner{d: l, i: i + len(key)}
+		if t, ok := restOfTopObject(&s, l[i-1]); ok {
+			return t, nil
 		}
 	}
 	var t []byte
@@ -188,6 +189,18 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 	return t, err
 }
 
+// lastKey is the index of the last occurrence of key, a quoted key, in
+// l[from:]. It looks back from the end a byte at a time: the key is
+// near the end, and bytes.LastIndex is slower on short distances.
+func lastKey(l []byte, key string, from int) int {
+	for i := len(l) - len(key); i >= from; i-- {
+		if l[i] == '"' && l[i+1] == key[1] && string(l[i:i+len(key)]) == key {
+			return i
+		}
+	}
+	return -1
+}
+
 // tailSize is how much of a line's end is searched first.
 const tailSize = 640
 
@@ -195,7 +208,7 @@ const tailSize = 640
 // keys that follow, and reports whether the object they are in closes at
 // the line's last byte: then the key was top-level.
 func restOfTopObject(s *scanner, before byte) ([]byte, bool) {
-	if before != ',' && before != '{' && !isSpace(before) {
+	if before != ',' && before != '{' && !jsonskip.IsSpace(before) {
 		return nil, false
 	}
 	if s.expect(':') != nil {
@@ -225,6 +238,7 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	var st stage
 	ev := &st.ev
 	var stageTime, received []byte
+	in.newEvent()
 	s := scanner{d: l}
 	err := s.object(func(key []byte) error {
 		switch string(key) {
@@ -241,11 +255,11 @@ func parseStage(l []byte, in *interner) (stage, error) {
 		case "level":
 			return s.internStr(&ev.Level, in)
 		case "auditID":
-			return s.plainStr(&ev.AuditID)
+			return s.plainStr(&ev.AuditID, in)
 		case "stage":
 			return s.internStr(&ev.Stage, in)
 		case "requestURI":
-			return s.plainStr(&ev.RequestURI)
+			return s.plainStr(&ev.RequestURI, in)
 		case "verb":
 			return s.internStr(&ev.Verb, in)
 		case "user":
@@ -304,7 +318,21 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
 		ev.Delete = nil // DeleteOptions only mean something on a delete
 	}
+	if requestAddsNothing(ev) {
+		ev.Request = nil
+	}
 	return st, nil
+}
+
+// requestAddsNothing reports whether an event's request object says
+// nothing its response object does not: the response names the same
+// object, with its kind and UID, and the request removes no owner
+// reference or finalizer. A create's or an update's request object is
+// then dropped: most kept events are those, and their objects are large.
+func requestAddsNothing(ev *Event) bool {
+	q, r := ev.Request, ev.Response
+	return q != nil && r != nil && r.Kind != "" && r.UID != "" && r.Name == ev.Object.Name &&
+		len(q.RemovedOwnerUIDs) == 0 && len(q.RemovedFinalizers) == 0
 }
 
 // complete checks the fields every audit event has and parses its times.
@@ -339,9 +367,9 @@ func parseTime(b []byte, field string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-func (s *scanner) plainStr(dst *string) error {
+func (s *scanner) plainStr(dst *string, in *interner) error {
 	b, err := s.str()
-	*dst = string(b)
+	*dst = in.plain(b)
 	return err
 }
 
@@ -378,7 +406,7 @@ func readRef(s *scanner, r *Ref, in *interner) error {
 		case low:
 			*dst = in.str(b)
 		default:
-			*dst = string(b)
+			*dst = in.plain(b)
 		}
 		return err
 	}
@@ -401,10 +429,6 @@ func readRef(s *scanner, r *Ref, in *interner) error {
 			return str(&r.Name, false)
 		case "uid":
 			return str(&r.UID, false)
-		case "apiVersion":
-			return str(&r.APIVersion, true)
-		case "resourceVersion":
-			return str(&r.ResourceVersion, false)
 		}
 		return s.skip()
 	})
@@ -422,7 +446,7 @@ func readAnnotations(s *scanner, ev *Event, in *interner) error {
 			return s.internStr(&ev.Decision, in)
 		case "authorization.k8s.io/reason":
 			b, err := s.str()
-			ev.AuthzReason = short(b)
+			ev.AuthzReason = short(b, in)
 			return err
 		}
 		return s.skip()
@@ -432,9 +456,11 @@ func readAnnotations(s *scanner, ev *Event, in *interner) error {
 // maxReason bounds a kept reason or message.
 const maxReason = 200
 
-func short(b []byte) string {
+// short interns a reason or message cut to maxReason: reasons repeat
+// (the same role binding allows the same user again and again).
+func short(b []byte, in *interner) string {
 	if len(b) > maxReason {
-		return string(b[:maxReason]) + "…"
+		b = append(b[:maxReason:maxReason], "…"...)
 	}
-	return string(b)
+	return in.str(b)
 }

@@ -9,6 +9,9 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/kgc-dev/kgc/internal/hugepages"
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // This file reads a file of one event per line on every core: the calling
@@ -19,6 +22,9 @@ import (
 
 // chunkSize is how much the framer reads at once; a longer line grows it.
 const chunkSize = 1 << 20
+
+// maxBlock is the most stages a block holds: about 9 MB.
+const maxBlock = 20000
 
 // maxNamed is how many bad lines of a file are named one by one.
 const maxNamed = 3
@@ -177,10 +183,12 @@ func (a *accumulator) keep(l []byte, n int) error {
 }
 
 // alloc files st in a block of stages: one allocation for many, and
-// no copying of grown slices of large structs.
+// no copying of grown slices of large structs. Blocks grow with the file,
+// to sizes worth backing with huge pages.
 func (a *accumulator) alloc(st stage) *stage {
 	if len(a.block) == cap(a.block) {
-		a.block = make([]stage, 0, 256)
+		a.block = make([]stage, 0, min(max(2*cap(a.block), 256), maxBlock))
+		hugepages.Advise(a.block)
 	}
 	a.block = append(a.block, st)
 	return &a.block[len(a.block)-1]
@@ -192,7 +200,7 @@ func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
 	switch {
 	case errors.As(err, &ne):
 	case len(l) > 0 && l[0] != '{':
-		if end, err := skipValue(l, 0); err == nil && end == len(l) {
+		if wholeValue(l) {
 			msg = "not an audit event: it is not a JSON object"
 		} else {
 			msg = "not valid JSON"
@@ -201,6 +209,10 @@ func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
 		msg = "not valid JSON: the line ends inside a value (a truncated write?)"
 	default:
 		msg = "not valid JSON: " + msg
+		var se *jsonskip.SyntaxError
+		if errors.As(err, &se) {
+			msg = fmt.Sprintf("%s at byte %d", msg, se.Off+1)
+		}
 	}
 	if firstOfFile {
 		a.fatal = &badLine{n, msg}
@@ -290,6 +302,16 @@ func (w *window) bounds() (time.Time, time.Time) {
 		}
 	}
 	return w.min, w.max
+}
+
+// wholeValue reports whether a line is one JSON value: a number running
+// to its end is whole, the line being complete.
+func wholeValue(l []byte) bool {
+	if c := l[0]; c == '-' || c >= '0' && c <= '9' {
+		return jsonskip.Number(l, 0) == len(l)
+	}
+	end, err := jsonskip.Value(l, 0)
+	return err == nil && end == len(l)
 }
 
 func indexNewline(d []byte) int { return bytes.IndexByte(d, '\n') }

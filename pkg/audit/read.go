@@ -2,16 +2,21 @@ package audit
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/kgc-dev/kgc/internal/hugepages"
+	"github.com/kgc-dev/kgc/internal/jsonskip"
+	"github.com/kgc-dev/kgc/internal/permute"
 )
 
 // Options bound what Read keeps. A zero time is unbounded.
@@ -170,7 +175,7 @@ func skipBlank(br *bufio.Reader) (int, error) {
 		if err != nil {
 			return lines, err
 		}
-		if !isSpace(c) {
+		if !jsonskip.IsSpace(c) {
 			return lines, br.UnreadByte()
 		}
 		if c == '\n' {
@@ -239,8 +244,8 @@ func (r *reader) finish(paths []string) (*Log, error) {
 		return nil, fmt.Errorf("no audit events in %s: give the kube-apiserver's audit log (--audit-log-path, written with --audit-log-format=json)", strings.Join(paths, ", "))
 	}
 	log := &Log{Files: r.files, Warnings: r.warnings, Dropped: r.dropped}
-	sort.Slice(r.stages, func(i, j int) bool { return stageBefore(r.stages[i], r.stages[j]) })
-	log.Events = make([]Event, 0, requests(r.stages))
+	slices.SortFunc(r.stages, compareStages)
+	log.Events = hugepages.Make[Event](requests(r.stages))[:0]
 	var dup dupCount
 	for i := 0; i < len(r.stages); {
 		j := i + 1
@@ -257,13 +262,7 @@ func (r *reader) finish(paths []string) (*Log, error) {
 		i = j
 	}
 	r.stages = nil
-	sort.Slice(log.Events, func(i, j int) bool {
-		a, b := &log.Events[i], &log.Events[j]
-		if !a.Time.Equal(b.Time) {
-			return a.Time.Before(b.Time)
-		}
-		return a.AuditID < b.AuditID
-	})
+	sortByTime(log.Events)
 	if dup.n > 0 {
 		log.Warnings = append(log.Warnings, Warning{Position: dup.first, Message: fmt.Sprintf(
 			"%d audit events were read more than once (the same auditID and stage: a file given twice, or rotated files that overlap) and counted once; the first is auditID %s at %s:%d",
@@ -283,19 +282,39 @@ func requests(stages []*stage) int {
 	return n
 }
 
-// stageBefore orders stages by request, then by stage, time and place read.
-func stageBefore(a, b *stage) bool {
-	switch {
-	case a.ev.AuditID != b.ev.AuditID:
-		return a.ev.AuditID < b.ev.AuditID
-	case a.rank != b.rank:
-		return a.rank < b.rank
-	case !a.ev.Time.Equal(b.ev.Time):
-		return a.ev.Time.Before(b.ev.Time)
-	case a.file != b.file:
-		return a.file < b.file
+// compareStages orders stages by request, then by stage, time and place
+// read.
+func compareStages(a, b *stage) int {
+	if c := strings.Compare(a.ev.AuditID, b.ev.AuditID); c != 0 {
+		return c
 	}
-	return a.ev.Source.Line < b.ev.Source.Line
+	if c := cmp.Compare(a.rank, b.rank); c != 0 {
+		return c
+	}
+	if c := a.ev.Time.Compare(b.ev.Time); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.file, b.file); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ev.Source.Line, b.ev.Source.Line)
+}
+
+// sortByTime orders requests by stageTimestamp, ties by auditID. It sorts
+// indexes and moves each Event once: an Event is large to swap.
+func sortByTime(evs []Event) {
+	idx := make([]int32, len(evs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(i, j int32) int {
+		a, b := &evs[i], &evs[j]
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.AuditID, b.AuditID)
+	})
+	permute.Apply(evs, idx)
 }
 
 type dupCount struct {

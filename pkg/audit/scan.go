@@ -3,9 +3,10 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // This file is a small JSON scanner for one audit event held in memory.
@@ -15,114 +16,7 @@ import (
 // (strings with bytes.IndexByte) and decodes only the fields Event holds.
 
 // errIncomplete means the data ended inside a value.
-var errIncomplete = errors.New("unexpected end of data (truncated?)")
-
-// maxDepth bounds nesting: hostile input cannot grow the bracket stack
-// without limit.
-const maxDepth = 512
-
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
-
-func skipSpace(d []byte, i int) int {
-	for i < len(d) && isSpace(d[i]) {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the closing quote of the string
-// whose opening quote is at d[i].
-func skipString(d []byte, i int) (int, error) {
-	i++
-	for {
-		j := bytes.IndexByte(d[i:], '"')
-		if j < 0 {
-			return 0, errIncomplete
-		}
-		i += j
-		k := i - 1
-		for d[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 { // an even number of backslashes: not escaped
-			return i + 1, nil
-		}
-		i++
-	}
-}
-
-// skipValue returns the index after the value starting at or after d[i].
-// It checks brackets, strings and literals, not number grammar.
-func skipValue(d []byte, i int) (int, error) {
-	i = skipSpace(d, i)
-	if i >= len(d) {
-		return 0, errIncomplete
-	}
-	switch c := d[i]; {
-	case c == '"':
-		return skipString(d, i)
-	case c == '{' || c == '[':
-		return skipContainer(d, i)
-	case c == 't':
-		return skipLiteral(d, i, "true")
-	case c == 'f':
-		return skipLiteral(d, i, "false")
-	case c == 'n':
-		return skipLiteral(d, i, "null")
-	case c == '-' || c >= '0' && c <= '9':
-		j := i + 1
-		for j < len(d) && (d[j] >= '0' && d[j] <= '9' || d[j] == '.' || d[j] == 'e' || d[j] == 'E' || d[j] == '+' || d[j] == '-') {
-			j++
-		}
-		return j, nil
-	default:
-		return 0, fmt.Errorf("invalid character %q at byte %d", c, i+1)
-	}
-}
-
-func skipLiteral(d []byte, i int, lit string) (int, error) {
-	if len(d)-i < len(lit) {
-		return 0, errIncomplete
-	}
-	if string(d[i:i+len(lit)]) != lit {
-		return 0, fmt.Errorf("invalid literal at byte %d, expected %s", i+1, lit)
-	}
-	return i + len(lit), nil
-}
-
-// skipContainer skips an object or array, checking its brackets match.
-func skipContainer(d []byte, i int) (int, error) {
-	var stackArr [32]byte
-	stack := stackArr[:0]
-	for i < len(d) {
-		switch c := d[i]; c {
-		case '"':
-			j, err := skipString(d, i)
-			if err != nil {
-				return 0, err
-			}
-			i = j
-			continue
-		case '{':
-			stack = append(stack, '}')
-		case '[':
-			stack = append(stack, ']')
-		case '}', ']':
-			if len(stack) == 0 || stack[len(stack)-1] != c {
-				return 0, fmt.Errorf("mismatched %q at byte %d", c, i+1)
-			}
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				return i + 1, nil
-			}
-		}
-		if len(stack) > maxDepth {
-			return 0, fmt.Errorf("nesting deeper than %d at byte %d", maxDepth, i+1)
-		}
-		i++
-	}
-	return 0, errIncomplete
-}
+var errIncomplete = jsonskip.ErrIncomplete
 
 // scanner walks the values of one JSON document in memory.
 type scanner struct {
@@ -130,7 +24,7 @@ type scanner struct {
 	i int
 }
 
-func (s *scanner) ws() { s.i = skipSpace(s.d, s.i) }
+func (s *scanner) ws() { s.i = jsonskip.Space(s.d, s.i) }
 
 func (s *scanner) peek() byte {
 	s.ws()
@@ -141,7 +35,7 @@ func (s *scanner) peek() byte {
 }
 
 func (s *scanner) skip() error {
-	j, err := skipValue(s.d, s.i)
+	j, err := jsonskip.Value(s.d, s.i)
 	if err != nil {
 		return err
 	}
@@ -245,7 +139,7 @@ func (s *scanner) rawString() ([]byte, error) {
 	if s.peek() != '"' {
 		return nil, s.unexpected("a string")
 	}
-	j, err := skipString(s.d, s.i)
+	j, err := jsonskip.String(s.d, s.i)
 	if err != nil {
 		return nil, err
 	}
@@ -302,18 +196,18 @@ func unescapeSimple(b []byte) ([]byte, bool) {
 	return out, true
 }
 
-// strings decodes an array of strings; null is nil.
+// strings decodes an array of strings, interned; null is nil.
 func (s *scanner) strings(in *interner) ([]string, error) {
 	if s.peek() == 'n' {
 		return nil, s.skip()
 	}
-	out := []string{}
+	in.scratch = in.scratch[:0]
 	err := s.array(func() error {
 		b, err := s.str()
-		out = append(out, in.str(b))
+		in.scratch = append(in.scratch, in.str(b))
 		return err
 	})
-	return out, err
+	return in.list(in.scratch), err
 }
 
 // int decodes the next value as an integer; null is 0, false.
@@ -329,16 +223,15 @@ func (s *scanner) int() (int64, bool, error) {
 	return n, true, nil
 }
 
-// bool decodes the next value as a boolean; null is nil.
-func (s *scanner) bool() (*bool, error) {
+// bool decodes the next value as a boolean, interned; null is nil.
+func (s *scanner) bool(in *interner) (*bool, error) {
 	raw, err := s.raw()
 	if err != nil {
 		return nil, err
 	}
 	switch string(raw) {
 	case "true", "false":
-		v := raw[0] == 't'
-		return &v, nil
+		return in.bool(raw[0] == 't'), nil
 	case "null":
 		return nil, nil
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // This file reads a file that is not one event per line: an EventList
@@ -79,7 +81,7 @@ func (s *stream) do(f func(d []byte) (int, error)) error {
 func (s *stream) token(want string) (byte, error) {
 	var c byte
 	err := s.do(func(d []byte) (int, error) {
-		i := skipSpace(d, 0)
+		i := jsonskip.Space(d, 0)
 		if i == len(d) {
 			if s.eof {
 				return i, nil
@@ -100,8 +102,8 @@ func (s *stream) value() ([]byte, int, error) {
 	var v []byte
 	line := 0
 	err := s.do(func(d []byte) (int, error) {
-		i := skipSpace(d, 0)
-		end, err := skipValue(d, i)
+		i := jsonskip.Space(d, 0)
+		end, err := jsonskip.Value(d, i)
 		if err != nil {
 			return 0, err
 		}

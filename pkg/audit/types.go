@@ -68,6 +68,8 @@ type Event struct {
 	// when they are objects (not DeleteOptions or a Status). For a PATCH,
 	// Request is read from the patch body as far as it says (a strategic
 	// merge patch's $patch:delete of an owner reference, a finalizer list).
+	// Request is nil when Response names the same object with its kind
+	// and UID and the request removes nothing: it would say no more.
 	Request  *Meta `json:"request,omitempty"`
 	Response *Meta `json:"response,omitempty"`
 	// Source is where the event was read: file and line of its last stage.
@@ -83,14 +85,12 @@ type User struct {
 
 // Ref is an event's objectRef.
 type Ref struct {
-	Resource        string `json:"resource,omitempty"`
-	Namespace       string `json:"namespace,omitempty"`
-	Name            string `json:"name,omitempty"`
-	UID             string `json:"uid,omitempty"`
-	APIGroup        string `json:"apiGroup,omitempty"`
-	APIVersion      string `json:"apiVersion,omitempty"`
-	ResourceVersion string `json:"resourceVersion,omitempty"`
-	Subresource     string `json:"subresource,omitempty"`
+	Resource    string `json:"resource,omitempty"`
+	Namespace   string `json:"namespace,omitempty"`
+	Name        string `json:"name,omitempty"`
+	UID         string `json:"uid,omitempty"`
+	APIGroup    string `json:"apiGroup,omitempty"`
+	Subresource string `json:"subresource,omitempty"`
 }
 
 // DeleteOptions are the fields of a DELETE's body a post-mortem reports.
@@ -110,7 +110,6 @@ type Meta struct {
 	Namespace         string     `json:"namespace,omitempty"`
 	Name              string     `json:"name,omitempty"`
 	UID               string     `json:"uid,omitempty"`
-	ResourceVersion   string     `json:"resourceVersion,omitempty"`
 	DeletionTimestamp *time.Time `json:"deletionTimestamp,omitempty"`
 	// Finalizers is nil when the body does not say (a patch that leaves
 	// them), empty when it says there are none. For a strategic merge

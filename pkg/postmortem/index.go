@@ -35,6 +35,10 @@ type record struct {
 	sweptByID bool // the deletecollection's response listed it
 	// lastMeta is the latest logged state of the object.
 	lastMeta *audit.Meta
+	// started caches start(), which every sort and walk asks for; it is
+	// valid while startKnown, reset when an event or a sweep is filed.
+	started    *audit.Event
+	startKnown bool
 }
 
 // index files every object the snapshots and the log know.
@@ -48,8 +52,16 @@ type index struct {
 	after  *snapshot.Snapshot
 }
 
-func newIndex(k *kinds, before, after *snapshot.Snapshot) *index {
-	ix := &index{kinds: k, byKey: map[objKey][]*record{}, byUID: map[string]*record{}, before: before, after: after}
+// newIndex files the snapshots' objects; events is how many events will
+// be filed, to size the maps once.
+func newIndex(k *kinds, before, after *snapshot.Snapshot, events int) *index {
+	n := events / 2
+	for _, s := range []*snapshot.Snapshot{before, after} {
+		if s != nil {
+			n += len(s.Objects)
+		}
+	}
+	ix := &index{kinds: k, byKey: make(map[objKey][]*record, n), byUID: make(map[string]*record, n), before: before, after: after}
 	if before != nil {
 		for i := range before.Objects {
 			o := &before.Objects[i]
@@ -131,6 +143,7 @@ func (ix *index) file(e *audit.Event) {
 	key := objKey{t, ns, e.Object.Name}
 	r := ix.recordFor(key, eventUID(e), e.Verb == "create" && e.Object.Subresource == "")
 	r.events = append(r.events, e)
+	r.startKnown = false
 	ix.learnMeta(r, e)
 }
 
@@ -142,7 +155,7 @@ func (ix *index) fileItems(e *audit.Event, t typeKey) {
 	for i := range e.Response.Items {
 		it := &e.Response.Items[i]
 		r := ix.recordFor(objKey{t, it.Namespace, it.Name}, it.UID, false)
-		r.sweep, r.sweptByID = e, true
+		r.sweep, r.sweptByID, r.startKnown = e, true, false
 		r.lastMeta = it
 		if len(it.OwnerReferences) > 0 {
 			r.owners, r.ownersFrom = it.OwnerReferences, EvidenceAudit
@@ -222,6 +235,13 @@ func (r *record) startedDeleting() bool { return r.start() != nil }
 // object. A kubelet's DELETE finishes a pod someone else started
 // deleting, so it is the start only when no other request is logged.
 func (r *record) start() *audit.Event {
+	if !r.startKnown {
+		r.started, r.startKnown = r.findStart(), true
+	}
+	return r.started
+}
+
+func (r *record) findStart() *audit.Event {
 	var kubelet *audit.Event
 	for _, e := range r.events {
 		if !accepted(e) || !deletes(e) {

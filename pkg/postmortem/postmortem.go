@@ -42,7 +42,7 @@ type Scope struct {
 // Analyze rebuilds the chains of deletions the log shows.
 func Analyze(in Input) *PostMortem {
 	k := newKinds(in.Before, in.After)
-	ix := newIndex(k, in.Before, in.After)
+	ix := newIndex(k, in.Before, in.After, len(in.Log.Events))
 	for i := range in.Log.Events {
 		ix.file(&in.Log.Events[i])
 	}

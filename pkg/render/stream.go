@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // streamJSON writes v exactly as encodeJSON would (indented by two
@@ -126,18 +128,79 @@ func streamValue(bw *bufio.Writer, v reflect.Value) error {
 	if v.Kind() != reflect.Slice || v.Len() == 0 || v.Type().Elem().Kind() == reflect.Uint8 {
 		return newIndentedEncoder("  ").write(bw, v.Interface())
 	}
-	enc := newIndentedEncoder("    ") // one encoder and buffer for every element
 	bw.WriteString("[")
-	for i := range v.Len() {
-		if i > 0 {
-			bw.WriteString(",")
+	if err := streamElements(bw, v); err != nil {
+		return err
+	}
+	bw.WriteString("\n  ]")
+	return nil
+}
+
+// streamBatch is how many elements of a big slice one goroutine encodes
+// at a time; parallelMin is the length from which a slice is encoded on
+// several cores (encoding/json's reflection costs more than the rest of
+// writing a big document: a post-mortem of a million audit events, a
+// graph of a million objects).
+const (
+	streamBatch = 128
+	parallelMin = 4 * streamBatch
+)
+
+// streamElements writes a slice's elements, each on its own line at
+// indentation level 2, separated by commas. A big slice is encoded a
+// batch per core at a time, and the batches are written in order.
+func streamElements(bw *bufio.Writer, v reflect.Value) error {
+	n := v.Len()
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	if n < parallelMin || workers < 2 {
+		return encodeElements(bw, newIndentedEncoder("    "), v, 0, n)
+	}
+	encs := make([]*indentedEncoder, workers) // one encoder and buffer per core
+	outs := make([]bytes.Buffer, workers)
+	errs := make([]error, workers)
+	for i := range encs {
+		encs[i] = newIndentedEncoder("    ")
+	}
+	for from := 0; from < n; from += workers * streamBatch {
+		var wg sync.WaitGroup
+		for w := range workers {
+			lo := min(from+w*streamBatch, n)
+			hi := min(lo+streamBatch, n)
+			outs[w].Reset()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[w] = encodeElements(&outs[w], encs[w], v, lo, hi)
+			}()
 		}
-		bw.WriteString("\n    ")
-		if err := enc.write(bw, v.Index(i).Interface()); err != nil {
+		wg.Wait()
+		for w := range workers {
+			if errs[w] != nil {
+				return errs[w]
+			}
+			if _, err := bw.Write(outs[w].Bytes()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// encodeElements writes elements [from, to) of a slice, each after its
+// separator.
+func encodeElements(w io.Writer, enc *indentedEncoder, v reflect.Value, from, to int) error {
+	for i := from; i < to; i++ {
+		sep := ",\n    "
+		if i == 0 {
+			sep = "\n    "
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if err := enc.write(w, v.Index(i).Interface()); err != nil {
 			return err
 		}
 	}
-	bw.WriteString("\n  ]")
 	return nil
 }
 
@@ -157,7 +220,7 @@ func newIndentedEncoder(prefix string) *indentedEncoder {
 }
 
 // write writes v to bw without the encoder's trailing newline.
-func (e *indentedEncoder) write(bw *bufio.Writer, v any) error {
+func (e *indentedEncoder) write(bw io.Writer, v any) error {
 	e.buf.Reset()
 	if err := e.enc.Encode(v); err != nil {
 		return err

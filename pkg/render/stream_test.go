@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -48,6 +49,7 @@ func TestStreamJSONMatchesTheEncoder(t *testing.T) {
 		"embedded":      embedded{streamItem: streamItem{Name: "e"}, Extra: "x"},
 		"marshaler":     at,
 		"nil pointer":   (*streamDoc)(nil),
+		"big slice":     streamDoc{Items: bigItems(3*parallelMin + 7)},
 	}
 	for name, v := range docs {
 		want, err := encodeJSON(v)
@@ -62,4 +64,13 @@ func TestStreamJSONMatchesTheEncoder(t *testing.T) {
 			t.Errorf("%s: streamed\n%s\nencoding/json\n%s", name, got.Bytes(), want)
 		}
 	}
+}
+
+// bigItems is a slice long enough to be encoded on several cores.
+func bigItems(n int) []streamItem {
+	out := make([]streamItem, n)
+	for i := range out {
+		out[i] = streamItem{Name: fmt.Sprintf("item-%d", i), Tags: []string{fmt.Sprint(i % 7)}}
+	}
+	return out
 }

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // topFields are the raw top-level values of one object that kgc reads.
@@ -28,8 +30,8 @@ type topFields struct {
 func splitTop(raw []byte) (topFields, error) {
 	f, n, err := splitTopPrefix(raw)
 	if err == nil {
-		if n = skipSpace(raw, n); n != len(raw) {
-			err = &syntaxError{n, "unexpected data after the object"}
+		if n = jsonskip.Space(raw, n); n != len(raw) {
+			err = &syntaxError{Off: n, Msg: "unexpected data after the object"}
 		}
 	}
 	return f, err
@@ -1204,7 +1206,7 @@ func labelPairs(s *scanner, dst []labelPair) ([]labelPair, error) {
 		v, esc, err := s.strBytes()
 		if err == nil && esc {
 			var u string
-			u, err = unescape(s.d[skipSpace(s.d, start):s.i])
+			u, err = unescape(s.d[jsonskip.Space(s.d, start):s.i])
 			v = []byte(u)
 		}
 		dst = append(dst, labelPair{k, v})

@@ -242,7 +242,7 @@ func frameObject(st *stream, i int, desc func() string, emit func(framedItem, []
 		}
 		var se *syntaxError
 		if errors.As(err, &se) {
-			return fmt.Errorf("%s: %w", desc(), st.errorfAt(st.pos+se.off, "%s", se.msg))
+			return fmt.Errorf("%s: %w", desc(), st.errorfAt(st.pos+se.Off, "%s", se.Msg))
 		}
 		if err != errIncomplete {
 			return fmt.Errorf("%s: %w", desc(), err)

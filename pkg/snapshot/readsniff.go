@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // fileError names the file in an error that stops reading it.
@@ -88,7 +90,7 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 			return 0, err
 		}
 		c := b[i-1]
-		if !isSpace(c) {
+		if !jsonskip.IsSpace(c) {
 			return c, nil
 		}
 		if i > 4096 {

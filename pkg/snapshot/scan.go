@@ -3,7 +3,6 @@ package snapshot
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/kgc-dev/kgc/internal/hugepages"
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // This file is a small hand-written JSON scanner. Reading a dump of a
@@ -22,135 +22,10 @@ import (
 
 // errIncomplete means the data ended inside a value: the streaming reader
 // reads more and tries again.
-var errIncomplete = errors.New("unexpected end of JSON input")
+var errIncomplete = jsonskip.ErrIncomplete
 
 // syntaxError is a malformed-JSON error at a byte offset of the scanned slice.
-type syntaxError struct {
-	off int
-	msg string
-}
-
-func (e *syntaxError) Error() string { return e.msg }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
-
-func skipSpace(d []byte, i int) int {
-	for i < len(d) && isSpace(d[i]) {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the closing quote of the string whose
-// opening quote is at d[i].
-func skipString(d []byte, i int) (int, error) {
-	i++
-	for {
-		j := bytes.IndexByte(d[i:], '"')
-		if j < 0 {
-			return 0, errIncomplete
-		}
-		i += j
-		// An odd number of backslashes before the quote escapes it.
-		k := i - 1
-		for k >= 0 && d[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
-			return i + 1, nil
-		}
-		i++
-	}
-}
-
-// skipValue returns the index after the JSON value starting at or after d[i].
-// It checks structure (brackets, strings, literal spelling) but not number
-// grammar or string escapes inside skipped values: kgc never reads those.
-func skipValue(d []byte, i int) (int, error) {
-	i = skipSpace(d, i)
-	if i >= len(d) {
-		return 0, errIncomplete
-	}
-	switch c := d[i]; c {
-	case '"':
-		return skipString(d, i)
-	case '{', '[':
-		return skipContainer(d, i)
-	case 't':
-		return skipLiteral(d, i, "true")
-	case 'f':
-		return skipLiteral(d, i, "false")
-	case 'n':
-		return skipLiteral(d, i, "null")
-	default:
-		if c == '-' || (c >= '0' && c <= '9') {
-			j := i + 1
-			for j < len(d) && (d[j] >= '0' && d[j] <= '9' || d[j] == '.' || d[j] == 'e' || d[j] == 'E' || d[j] == '+' || d[j] == '-') {
-				j++
-			}
-			if j == len(d) {
-				// A number may continue in the next chunk.
-				return 0, errIncomplete
-			}
-			return j, nil
-		}
-		return 0, &syntaxError{i, fmt.Sprintf("invalid character %q looking for a value", c)}
-	}
-}
-
-func skipLiteral(d []byte, i int, lit string) (int, error) {
-	n := len(lit)
-	if len(d)-i < n {
-		if bytes.HasPrefix([]byte(lit), d[i:]) {
-			return 0, errIncomplete
-		}
-		return 0, &syntaxError{i, fmt.Sprintf("invalid literal, expected %s", lit)}
-	}
-	if string(d[i:i+n]) != lit {
-		return 0, &syntaxError{i, fmt.Sprintf("invalid literal, expected %s", lit)}
-	}
-	return i + n, nil
-}
-
-// maxDepth bounds nesting so hostile input cannot make the structure
-// stack grow without limit.
-const maxDepth = 10000
-
-// skipContainer skips an object or array iteratively, tracking the
-// expected closers on a small stack.
-func skipContainer(d []byte, i int) (int, error) {
-	var stackArr [64]byte
-	stack := stackArr[:0]
-	for i < len(d) {
-		c := d[i]
-		switch c {
-		case '"':
-			j, err := skipString(d, i)
-			if err != nil {
-				return 0, err
-			}
-			i = j
-			continue
-		case '{':
-			stack = append(stack, '}')
-		case '[':
-			stack = append(stack, ']')
-		case '}', ']':
-			if len(stack) == 0 || stack[len(stack)-1] != c {
-				return 0, &syntaxError{i, fmt.Sprintf("invalid character %q: mismatched bracket", c)}
-			}
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				return i + 1, nil
-			}
-		}
-		if len(stack) > maxDepth {
-			return 0, &syntaxError{i, "exceeded max nesting depth"}
-		}
-		i++
-	}
-	return 0, errIncomplete
-}
+type syntaxError = jsonskip.SyntaxError
 
 // scanner walks one complete JSON value held in memory.
 type scanner struct {
@@ -158,7 +33,7 @@ type scanner struct {
 	i int
 }
 
-func (s *scanner) fail(msg string) error { return &syntaxError{s.i, msg} }
+func (s *scanner) fail(msg string) error { return &syntaxError{Off: s.i, Msg: msg} }
 
 // failOrMore reports errIncomplete when the data ended (the streaming
 // reader then reads more), a syntax error otherwise.
@@ -169,10 +44,10 @@ func (s *scanner) failOrMore(msg string) error {
 	return s.fail(msg)
 }
 
-func (s *scanner) ws() { s.i = skipSpace(s.d, s.i) }
+func (s *scanner) ws() { s.i = jsonskip.Space(s.d, s.i) }
 
 func (s *scanner) skip() error {
-	j, err := skipValue(s.d, s.i)
+	j, err := jsonskip.Value(s.d, s.i)
 	if err != nil {
 		return err
 	}
@@ -220,7 +95,7 @@ func (s *scanner) object(fn func(key []byte) error) error {
 			return s.failOrMore("expected a string key")
 		}
 		start := s.i + 1
-		j, err := skipString(s.d, s.i)
+		j, err := jsonskip.String(s.d, s.i)
 		if err != nil {
 			return err
 		}
@@ -233,7 +108,7 @@ func (s *scanner) object(fn func(key []byte) error) error {
 			}
 			key = []byte(k)
 		}
-		s.i = skipSpace(s.d, j)
+		s.i = jsonskip.Space(s.d, j)
 		if s.i >= len(s.d) || s.d[s.i] != ':' {
 			return s.failOrMore("expected ':' after object key")
 		}
@@ -301,7 +176,7 @@ func (s *scanner) strBytes() (b []byte, escaped bool, err error) {
 		return nil, false, s.failOrMore("expected a string")
 	}
 	start := s.i
-	j, err := skipString(s.d, s.i)
+	j, err := jsonskip.String(s.d, s.i)
 	if err != nil {
 		return nil, false, err
 	}
@@ -326,7 +201,7 @@ func (s *scanner) str() (string, error) {
 	if err != nil || !esc {
 		return string(validUTF8(b)), err
 	}
-	return unescape(s.d[skipSpace(s.d, start):s.i])
+	return unescape(s.d[jsonskip.Space(s.d, start):s.i])
 }
 
 // internStr decodes a string through the intern table.
@@ -344,7 +219,7 @@ func (s *scanner) internRecent(t *interner, recent *string) (string, error) {
 	case err != nil:
 		return "", err
 	case esc:
-		v, err := unescape(s.d[skipSpace(s.d, start):s.i])
+		v, err := unescape(s.d[jsonskip.Space(s.d, start):s.i])
 		if err != nil {
 			return "", err
 		}
@@ -358,7 +233,7 @@ func (s *scanner) internRecent(t *interner, recent *string) (string, error) {
 func unescape(quoted []byte) (string, error) {
 	var v string
 	if err := json.Unmarshal(quoted, &v); err != nil {
-		return "", &syntaxError{0, "invalid string escape"}
+		return "", &syntaxError{Off: 0, Msg: "invalid string escape"}
 	}
 	return v, nil
 }
@@ -382,7 +257,7 @@ func (s *scanner) int64v() (v int64, ok bool, err error) {
 	}
 	v, err = strconv.ParseInt(string(s.d[start:s.i]), 10, 64)
 	if err != nil {
-		return 0, false, &syntaxError{start, "expected an integer"}
+		return 0, false, &syntaxError{Off: start, Msg: "expected an integer"}
 	}
 	return v, true, nil
 }
@@ -522,7 +397,7 @@ func (s *scanner) arenaStr(a *arena) (string, error) {
 	if !esc {
 		return a.str(b), nil
 	}
-	return unescape(s.d[skipSpace(s.d, start):s.i])
+	return unescape(s.d[jsonskip.Space(s.d, start):s.i])
 }
 
 // Shared pointers for booleans (ownerReference controller and

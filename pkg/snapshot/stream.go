@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // stream reads JSON values one at a time from a reader without holding
@@ -83,7 +85,7 @@ func (st *stream) fill() error {
 // peek returns the next non-space byte, or io.EOF at the end of input.
 func (st *stream) peek() (byte, error) {
 	for {
-		st.pos = skipSpace(st.buf[:st.end], st.pos)
+		st.pos = jsonskip.Space(st.buf[:st.end], st.pos)
 		if st.pos < st.end {
 			return st.buf[st.pos], nil
 		}
@@ -129,7 +131,7 @@ func (st *stream) value() ([]byte, error) {
 		return nil, st.wrap(err)
 	}
 	for {
-		end, err := skipValue(st.buf[:st.end], st.pos)
+		end, err := jsonskip.Value(st.buf[:st.end], st.pos)
 		if err == nil {
 			if end-st.pos > st.maxVal {
 				return nil, &errTooLarge{st.maxVal}
@@ -140,7 +142,7 @@ func (st *stream) value() ([]byte, error) {
 		}
 		var se *syntaxError
 		if errors.As(err, &se) {
-			return nil, st.errorfAt(se.off, "%s", se.msg)
+			return nil, st.errorfAt(se.Off, "%s", se.Msg)
 		}
 		if st.eof {
 			if len(st.buf[st.pos:st.end]) > 0 && isNumberStart(st.buf[st.pos]) {
