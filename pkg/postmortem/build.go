@@ -227,7 +227,9 @@ func (ch *chains) linkOf(r *record, c cause) Link {
 // stepsOf lists the logged requests about an object that change it.
 func (ix *index) stepsOf(r *record) []Step {
 	out := []Step{}
-	started := false
+	// A deletecollection that names no object started it before any
+	// request of its own.
+	started := r.sweep != nil && r.start() == r.sweep
 	for _, e := range r.events {
 		what := stepWhat(e, started)
 		if what == "" {
@@ -254,7 +256,9 @@ func stepWhat(e *audit.Event, started bool) string {
 	case e.Verb == "create" && e.Object.Subresource == "eviction":
 		return StepEvict
 	case e.Verb == "delete" && !started:
-		if removedIt(e) {
+		// Without its response (Metadata level) a DELETE may have marked
+		// the object or removed it: say delete, which is true either way.
+		if e.Response == nil || removedIt(e) {
 			return StepDelete
 		}
 		return StepMarkDeleting

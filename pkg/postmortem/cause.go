@@ -147,7 +147,10 @@ func (ix *index) namespaceCause(r *record, s *audit.Event, c cause) (cause, bool
 	}
 	c.parent, c.via = ns, ViaNamespace
 	c.evidence = EvidenceAudit // the request itself names the namespace
-	if s.Verb == "deletecollection" && !r.sweptByID {
+	switch {
+	case s.Verb == "deletecollection" && !r.sweptByID && len(r.events) > 0:
+		c.detail = fmt.Sprintf("%s's deletecollection of %s in %s (audit ID %s) names no object; the object's own later requests name it there", actor(s), s.Object.Resource, r.key.namespace, s.AuditID)
+	case s.Verb == "deletecollection" && !r.sweptByID:
 		c.evidence = EvidenceSnapshot
 		c.detail = fmt.Sprintf("no request names it: %s swept %s in %s (deletecollection, audit ID %s)", actor(s), s.Object.Resource, r.key.namespace, s.AuditID)
 	}

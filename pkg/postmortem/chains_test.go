@@ -248,3 +248,47 @@ func TestGapsBetweenFilesAreSaid(t *testing.T) {
 		t.Errorf("gap %+v, want 10:03:11 to 10:22:11", g)
 	}
 }
+
+// At Metadata level a namespace's deletecollections name no object: with
+// no before snapshot to itemize them, the post-mortem says which types
+// went unnamed and is incomplete, rather than count only what it can name.
+func TestUnitemizedSweepsAreSaid(t *testing.T) {
+	_, objs := shop()
+	log := namespaceDelete(objs, audit.LevelMetadata)
+	log.Events[0].Delete = nil
+	pm := Analyze(Input{Log: log})
+	root := rootOf(t, pm, "Namespace", "team-a")
+	var got []string
+	for _, u := range root.Unitemized {
+		got = append(got, u.Resource)
+	}
+	if strings.Join(got, " ") != "configmaps deployments.apps" || pm.Complete {
+		t.Errorf("unitemized %v, complete %v; want configmaps and deployments.apps said, and an incomplete document", got, pm.Complete)
+	}
+	// With the before snapshot the same sweeps are itemized.
+	before, _ := shop()
+	if pm := Analyze(Input{Log: log, Before: before}); len(rootOf(t, pm, "Namespace", "team-a").Unitemized) != 0 {
+		t.Errorf("with a before snapshot nothing should be unitemized")
+	}
+}
+
+// A pod whose first logged DELETE is its kubelet's was started by the
+// namespace controller's deletecollection of pods before it.
+func TestKubeletFinishesWhatASweepStarted(t *testing.T) {
+	b := &logBuilder{level: audit.LevelMetadata}
+	b.add("alice", "delete", ref("", "namespaces", "", "team-a"))
+	b.add(nsUser, "deletecollection", ref("", "pods", "team-a", ""))
+	grace := int64(0)
+	b.add("system:node:n1", "delete", ref("", "pods", "team-a", "web-1-a"), func(e *audit.Event) {
+		e.Delete = &audit.DeleteOptions{GracePeriodSeconds: &grace}
+	})
+	pm := Analyze(Input{Log: b.log()})
+	root := rootOf(t, pm, "Namespace", "team-a")
+	if len(root.Cascade[0].Dependents) != 1 {
+		t.Fatalf("cascade %+v, want the pod under its namespace", root.Cascade)
+	}
+	l := root.Cascade[0].Dependents[0]
+	if l.Actor != ActorNamespaceController || len(l.Steps) != 2 || l.Steps[0].What != StepDeleteCollection || l.Steps[1].Actor != ActorKubelet || l.Evidence != EvidenceAudit {
+		t.Errorf("pod link %+v, want started by the namespace controller's sweep and finished by its kubelet, in the namespace by the log", l)
+	}
+}

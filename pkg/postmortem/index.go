@@ -228,6 +228,22 @@ func (ix *index) learnMeta(r *record, e *audit.Event) {
 	}
 }
 
+// attachSweeps ties a pod whose first logged DELETE is its kubelet's to
+// the deletecollection of its type in its namespace that came before it
+// (at Metadata level the collection names no object): the namespace
+// controller started that pod's deletion, its kubelet finished it.
+func (ix *index) attachSweeps() {
+	for _, r := range ix.all {
+		s := r.start()
+		if s == nil || r.sweep != nil || actor(s) != ActorKubelet {
+			continue
+		}
+		if c := ix.collectionFor(r); c != nil && !received(c).After(received(s)) {
+			r.sweep, r.startKnown = c, false
+		}
+	}
+}
+
 // startedDeleting reports whether an accepted request started deleting r.
 func (r *record) startedDeleting() bool { return r.start() != nil }
 

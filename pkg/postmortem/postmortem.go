@@ -46,6 +46,7 @@ func Analyze(in Input) *PostMortem {
 	for i := range in.Log.Events {
 		ix.file(&in.Log.Events[i])
 	}
+	ix.attachSweeps()
 	ch := buildChains(ix)
 	pm := &PostMortem{APIVersion: snapshot.APIVersion, Kind: Kind, Before: in.BeforeName, After: in.AfterName,
 		Roots: []Root{}, Unexplained: []Unexplained{}, StillGoing: []StillGoing{}, PolicyFindings: in.PolicyFindings}
@@ -69,12 +70,14 @@ func Analyze(in Input) *PostMortem {
 	pm.Unexplained = ch.explainRest(in.Scope)
 	pm.StillGoing = stillGoing(pm.Roots, ix, in.WhyStuck)
 	pm.Warnings = append(warnings(in, ch), joinApplyReports(pm.Roots, in.ApplyReports, in.Log)...)
-	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !anyMissing(pm.Roots)
+	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !anyHole(pm.Roots)
 	return pm
 }
 
-func anyMissing(roots []Root) bool {
-	return slices.ContainsFunc(roots, func(r Root) bool { return r.Request.Missing })
+// anyHole reports a root whose evidence is partial: its request is not in
+// the log, or what some of its deletecollections removed is not known.
+func anyHole(roots []Root) bool {
+	return slices.ContainsFunc(roots, func(r Root) bool { return r.Request.Missing || len(r.Unitemized) > 0 })
 }
 
 // root is the Root document of a root record.
@@ -82,7 +85,39 @@ func (ch *chains) root(r *record) Root {
 	link := ch.tree(r, map[*record]bool{})
 	root := Root{Request: requestOf(r, ch.causes[r]), Cascade: []Link{link}}
 	root.Summary = summarize(link)
+	root.Unitemized = ch.unitemized(r)
 	return root
+}
+
+// unitemized lists the deletecollections in a deleted namespace whose
+// objects neither the log nor a before snapshot names: a post-mortem that
+// counted only what it can name would read as less than what went.
+func (ch *chains) unitemized(r *record) []Sweep {
+	if r.key.typeKey != (typeKey{"", "namespaces"}) || ch.ix.before != nil {
+		return nil
+	}
+	// A type of which some object is known to have gone is itemized,
+	// however many times the namespace controller swept it.
+	named := map[typeKey]bool{}
+	for _, o := range ch.ix.all {
+		if o.sweep != nil {
+			named[o.key.typeKey] = true
+		}
+	}
+	var out []Sweep
+	for _, e := range ch.ix.colls {
+		t := typeKey{e.Object.APIGroup, e.Object.Resource}
+		if e.Object.Namespace != r.key.name || e.Response != nil || named[t] || !accepted(e) {
+			continue
+		}
+		named[t] = true
+		res := e.Object.Resource
+		if e.Object.APIGroup != "" {
+			res += "." + e.Object.APIGroup
+		}
+		out = append(out, Sweep{Resource: res, Namespace: e.Object.Namespace, User: userOf(e), AuditID: e.AuditID, Time: e.Time})
+	}
+	return out
 }
 
 func requestOf(r *record, c cause) Request {

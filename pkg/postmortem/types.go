@@ -48,6 +48,19 @@ type Root struct {
 	Summary    Summary     `json:"summary"`
 	Cascade    []Link      `json:"cascade"`
 	Prediction *Prediction `json:"prediction,omitempty"`
+	// Unitemized are the deletecollections of a deleted namespace that
+	// name no object (logged at Metadata level) and that no before
+	// snapshot itemizes: what they removed is not in Cascade.
+	Unitemized []Sweep `json:"unitemized,omitempty"`
+}
+
+// Sweep is a deletecollection whose objects the evidence does not name.
+type Sweep struct {
+	Resource  string    `json:"resource"`
+	Namespace string    `json:"namespace"`
+	User      string    `json:"user"`
+	AuditID   string    `json:"auditID"`
+	Time      time.Time `json:"time"`
 }
 
 // Request is the root request as the log shows it. A root whose request is

@@ -126,6 +126,17 @@ func writeRoot(b *strings.Builder, r *postmortem.Root, s Style) {
 	for _, l := range r.Cascade {
 		writeLink(b, l, "", "", s)
 	}
+	if n := len(r.Unitemized); n > 0 {
+		res := make([]string, 0, min(n, maxListed))
+		for _, u := range r.Unitemized[:min(n, maxListed)] {
+			res = append(res, u.Resource)
+		}
+		if n > maxListed {
+			res = append(res, fmt.Sprintf("+%d more", n-maxListed))
+		}
+		fmt.Fprintf(b, "  %s the deletecollections of %s in %s name no object, and no before snapshot shows what they removed: %s (--before names them)\n",
+			s.Paint(Yellow, "not itemized:"), words.Count(n, "type"), r.Unitemized[0].Namespace, strings.Join(res, ", "))
+	}
 	if p := r.Prediction; p != nil {
 		writePrediction(b, p, s)
 	}
