@@ -159,6 +159,7 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	view.CapturedAt = snap.CapturedAt
 	switch o.output {
 	case outputTree:
 		err = render.GraphTree(o.streams.Out, view, styleFor(o.streams.Out))

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"slices"
 
@@ -32,6 +33,9 @@ type GraphView struct {
 	// that a whole cluster's are judged on other cores while its million
 	// nodes are written.
 	FindingsLater func() []graph.Finding
+	// CapturedAt is when the snapshot was taken: the tree's AGE column
+	// counts to it. Zero: no ages.
+	CapturedAt time.Time
 	// All says that Nodes are all of Graph.Nodes(): every owner a drawn
 	// node references is drawn too (as a virtual node if absent), so no
 	// edge needs to be checked.
