@@ -87,6 +87,10 @@ type Options struct {
 	BackupDir string
 	// Now is the clock for request records; nil is time.Now.
 	Now func() time.Time
+	// Interrupt, when it delivers (the person pressed Ctrl-C), stops
+	// following: the report says what was seen so far, with outcome
+	// interrupted. nil: never.
+	Interrupt <-chan struct{}
 }
 
 // Applier applies plans to one cluster.
