@@ -91,6 +91,10 @@ type Options struct {
 	// following: the report says what was seen so far, with outcome
 	// interrupted. nil: never.
 	Interrupt <-chan struct{}
+	// Following, when set, is called as each follow starts: before it,
+	// the caller may let an interrupt end the process as usual, for
+	// nothing but the checks, the prompt and the request have happened.
+	Following func()
 }
 
 // Applier applies plans to one cluster.

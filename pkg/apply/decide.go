@@ -163,8 +163,8 @@ func DiffPlans(saved, fresh *plan.Plan) []ObjectDiff {
 	keptOnly := outcomes{fate: kept, all: []string{kept}}
 	var out []ObjectDiff
 	for uid, ref := range refs {
-		w, ok := was[uid]
-		if !ok {
+		w, inSaved := was[uid]
+		if !inSaved {
 			w = keptOnly
 		}
 		n, ok := now[uid]
@@ -172,7 +172,7 @@ func DiffPlans(saved, fresh *plan.Plan) []ObjectDiff {
 			n = keptOnly
 		}
 		if d := diffOutcomes(w, n); d != "" {
-			out = append(out, ObjectDiff{Object: ref, Planned: w.String(), Now: n.String(), Detail: d})
+			out = append(out, ObjectDiff{Object: ref, Planned: plannedOutcome(w, inSaved), Now: n.String(), Detail: d})
 		}
 	}
 	slices.SortFunc(out, func(a, b ObjectDiff) int { return a.Object.Compare(b.Object) })

@@ -25,6 +25,9 @@ func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
 		rep.Outcome = OutcomeSent
 		return fmt.Errorf("the DELETE was accepted, but following the cascade failed: %w; check with kgc why-stuck", err)
 	}
+	if a.Options.Following != nil {
+		a.Options.Following()
+	}
 	seen := map[string]plan.FinalState{}
 	clock := &waitClock{}
 	interrupted := false

@@ -77,3 +77,17 @@ func (c *waitClock) line(p *plan.Plan, objs []ObjectResult, now time.Time) strin
 	}
 	return bar
 }
+
+// NotInPlan is ObjectDiff.Planned for an object the saved plan does not
+// list: created after the plan was made, or newly reached by the cascade.
+// "kept" would say the plan decided to keep it, which it never did.
+const NotInPlan = "not-in-plan"
+
+// plannedOutcome is what the saved plan said of an object: its outcomes,
+// or NotInPlan when it does not list the object.
+func plannedOutcome(was outcomes, listed bool) string {
+	if !listed {
+		return NotInPlan
+	}
+	return was.String()
+}

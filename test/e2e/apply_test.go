@@ -24,6 +24,8 @@ const (
 	applyExitLimit        = 6
 	applyExitNotConfirmed = 7
 	applyExitTimedOut     = 9
+	applyExitApplied      = 10
+	applyExitInterrupted  = 11
 )
 
 // applyReport is the part of the ApplyReport document the tests read.
@@ -173,7 +175,7 @@ func TestApplyBackgroundAsPlanned(t *testing.T) {
 	}
 	// A plan is used once: applied again, it is refused as already
 	// applied, not as stale.
-	again := c.apply(t, applyExitStale, path, "--yes")
+	again := c.apply(t, applyExitApplied, path, "--yes")
 	if again.Refusal == nil || again.Refusal.Reason != "already-applied" || len(again.Requests) != 0 {
 		t.Errorf("second apply: refusal %+v, %d requests; want already-applied before any request", again.Refusal, len(again.Requests))
 	}
