@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -160,6 +161,7 @@ func (o *graphOptions) Run(ctx context.Context) error {
 		return err
 	}
 	view.CapturedAt = snap.CapturedAt
+	view.Scope = o.scope(snap)
 	switch o.output {
 	case outputTree:
 		err = render.GraphTree(o.streams.Out, view, styleFor(o.streams.Out))
@@ -191,7 +193,9 @@ func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 	if len(selected) > 0 {
 		g := graph.ReplayAbout(snap, selected...)
 		for _, uid := range selected {
-			o.explainAbsence(snap, g, uid)
+			if err := o.explainAbsence(snap, g, uid); err != nil {
+				return render.GraphView{}, err
+			}
 		}
 		nodes := g.Component(selected...)
 		contextNS := ""
@@ -215,20 +219,53 @@ func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 		Findings: g.FindingsAbout(nodes, nil, []string{o.namespace})}, nil
 }
 
+// scope says where the graph was looked at: the objects asked about, the
+// namespace, or all of them, and the source (files by name, or the
+// cluster's server).
+func (o *graphOptions) scope(snap *snapshot.Snapshot) string {
+	var what string
+	switch {
+	case len(o.args) > 0:
+		what = "connected to " + strings.Join(o.args, " ")
+		if o.namespace != "" {
+			what += " -n " + o.namespace
+		}
+	case len(o.uids) > 0:
+		what = "connected to uid " + strings.Join(o.uids, ", uid ")
+	case o.source.AllNamespaces || o.namespace == "":
+		what = "in any namespace"
+	default:
+		what = "in namespace " + o.namespace
+	}
+	switch {
+	case snap.Source.Type == "files" && len(snap.Source.Files) > 0:
+		names := make([]string, len(snap.Source.Files))
+		for i, f := range snap.Source.Files {
+			names[i] = filepath.Base(f)
+		}
+		what += ", in " + strings.Join(names, ", ")
+	case snap.Source.Server != "":
+		what += ", in the cluster at " + snap.Source.Server
+	}
+	return what
+}
+
 // explainAbsence tells on stderr why a requested object will not show up:
-// the collector's graph holds only objects of types it watches.
-func (o *graphOptions) explainAbsence(snap *snapshot.Snapshot, g *graph.Graph, uid string) {
+// the collector's graph holds only objects of types it watches. A UID that
+// names nothing at all is not found, as graph TYPE/NAME of a missing
+// object is (exit 1).
+func (o *graphOptions) explainAbsence(snap *snapshot.Snapshot, g *graph.Graph, uid string) error {
 	if g.Node(uid) != nil {
-		return
+		return nil
 	}
 	for i := range snap.Objects {
 		if obj := &snap.Objects[i]; obj.Metadata.UID == uid {
 			fmt.Fprintf(o.streams.ErrOut, "warning: %s %s is not in the garbage collector's graph: the collector does not watch its type, so it never collects it nor treats it as an owner it has seen\n",
 				obj.Kind, objectName(obj.Ref()))
-			return
+			return nil
 		}
 	}
-	fmt.Fprintf(o.streams.ErrOut, "warning: no object with uid %q (%s), and none names it as an owner\n", uid, where(snap))
+	return fmt.Errorf("no object with uid %q %s, and none names it as an owner: check the UID (kubectl get TYPE NAME -o jsonpath='{.metadata.uid}')", uid, where(snap))
 }
 
 func objectName(r snapshot.ObjectRef) string {

@@ -120,17 +120,18 @@ func TestGraphCommandErrors(t *testing.T) {
 	}
 }
 
-func TestGraphCommandUnknownUIDWarnsAndPrintsAnEmptyGraph(t *testing.T) {
+// An unknown UID is not found, as an unknown TYPE/NAME is: exit 1, the
+// error naming it and where kgc looked, nothing on stdout.
+func TestGraphCommandUnknownUIDIsNotFound(t *testing.T) {
 	hazards := graphFixture(t, "testdata/graph-hazards.yaml", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
-	stdout, stderr, code := runKGC(t, "graph", "-f", hazards, "--uid", "nope", "-o", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stderr, `warning: no object with uid "nope"`) {
-		t.Errorf("stderr = %q, want a warning naming the uid", stderr)
-	}
-	if !strings.Contains(stdout, `"nodes": []`) {
-		t.Errorf("stdout = %q, want an empty Graph document, as the debug handler prints for an unknown uid", stdout)
+	for _, args := range [][]string{{"--uid", "nope"}, {"deploy/nope", "-n", "team"}} {
+		stdout, stderr, code := runKGC(t, append([]string{"graph", "-f", hazards, "-o", "json"}, args...)...)
+		if code != exitError || stdout != "" {
+			t.Errorf("graph %v: exit %d, stdout %q; want exit %d and nothing on stdout", args, code, stdout, exitError)
+		}
+		if !strings.Contains(stderr, "nope") || !strings.Contains(stderr, "graph-hazards.yaml") {
+			t.Errorf("graph %v: stderr = %q, want an error naming the object and the file", args, stderr)
+		}
 	}
 }
 

@@ -36,7 +36,7 @@ func GraphTree(w io.Writer, v GraphView, s Style) error {
 		}
 	}
 	if len(nodes) == 0 {
-		fmt.Fprintln(bw, "No objects with owners or dependents.")
+		bw.WriteString(v.nothingFound())
 	}
 	for _, n := range nodes {
 		st, age := t.statusAge(n)
