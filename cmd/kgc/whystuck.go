@@ -28,6 +28,7 @@ type whyStuckOptions struct {
 	source   *sourceOptions
 	output   outputFormat
 	uid      string
+	program  string // how the user runs kgc, for the footers
 	simulate bool
 	failIf   []string
 	args     []string
@@ -73,6 +74,7 @@ deletion in progress), so a pipeline can stop on it.`,
   kgc why-stuck ns/team-a -f cluster.json.gz -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
+			o.program = programName(cmd)
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -153,6 +155,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	// The graph is replayed about what is diagnosed, not for the cluster.
 	d := diagnose.New(snap, nil, opts)
 	style := styleFor(o.streams.Out)
+	style.Program = o.program
 
 	if !one {
 		scope := o.namespace
