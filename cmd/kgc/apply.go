@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -127,6 +129,7 @@ kgc apply works on a live cluster only.`,
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&o.remedy, "remedy", "", "apply this remedy (its id) of the kgc why-stuck -o json document given instead of a plan")
+	_ = cmd.RegisterFlagCompletionFunc("remedy", remedyIDs) // only fails for an unknown flag name
 	cmd.AddCommand(newApplyDeleteCmd(streams, cf, o))
 	return cmd
 }
@@ -391,6 +394,39 @@ func readDiagnosis(path string, stdin io.Reader, id string) (*diagnose.Diagnosis
 		}
 	}
 	return nil, fmt.Errorf("%s offers no remedy %q that kgc can apply: pick an id from its remedies[]", path, id)
+}
+
+// remedyIDs completes --remedy with the ids of the remedies kgc can carry
+// out that the why-stuck document given as argument offers, each with its
+// description; nothing when no readable document is given yet.
+func remedyIDs(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	none := cobra.ShellCompDirectiveNoFileComp
+	if len(args) != 1 || args[0] == "-" {
+		return nil, none
+	}
+	js, err := readDocument(args[0], nil)
+	if err != nil {
+		return nil, none
+	}
+	var doc struct {
+		Remedies []diagnose.Remedy    `json:"remedies"`
+		Items    []diagnose.Diagnosis `json:"items"`
+	}
+	if json.Unmarshal(js, &doc) != nil {
+		return nil, none
+	}
+	rems := doc.Remedies
+	for _, d := range doc.Items {
+		rems = append(rems, d.Remedies...)
+	}
+	var out []string
+	for _, r := range rems {
+		if r.ID != "" && !slices.ContainsFunc(out, func(c string) bool { return strings.HasPrefix(c, r.ID+"\t") }) {
+			out = append(out, r.ID+"\t"+r.Description)
+		}
+	}
+	slices.Sort(out)
+	return out, none
 }
 
 // isTerminalReader reports whether r is a terminal, to ask on.
