@@ -83,7 +83,38 @@ func TestEnumFlagsShowTheirChoicesInHelp(t *testing.T) {
 // missing file is never reported.
 func TestEnumFlagsFailBeforeReadingInput(t *testing.T) {
 	_, stderr, code := runKGC(t, "graph", "-f", "testdata/no-such-file.yaml", "-o", "svg")
-	if code != exitUsage || stderr != "error: invalid argument \"svg\" for \"-o, --output\" flag: use one of tree, table, dot, json, yaml\n" {
+	if code != exitUsage || stderr != "error: invalid argument \"svg\" for \"-o, --output\" flag: use one of tree, text, table, dot, json, yaml\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// An -o value means the same in every command: each command's report for
+// a person under text (its default), its document under json and yaml,
+// one row per object under table wherever objects are listed.
+func TestOutputsMeanTheSame(t *testing.T) {
+	ex := "../../examples/cluster.yaml"
+	for _, c := range []struct {
+		args            []string
+		sameAsText      []string // the default output, without -o
+		tableFirstWords string
+	}{
+		{[]string{"graph", "-n", "shop", "-f", ex}, nil, "NAMESPACE   KIND"},
+		{[]string{"why-stuck", "-A", "-f", ex}, nil, "ROOT CAUSE"},
+		{[]string{"plan", "delete", "deploy/web", "-n", "shop", "-f", ex}, nil, "NAMESPACE   KIND"},
+	} {
+		def, _, code := runKGC(t, c.args...)
+		text, _, tcode := runKGC(t, append(c.args, "-o", "text")...)
+		if code != exitOK || tcode != exitOK || def != text {
+			t.Errorf("%v: -o text (exit %d) differs from the default (exit %d)", c.args, tcode, code)
+		}
+		table, errOut, code := runKGC(t, append(c.args, "-o", "table")...)
+		if code != exitOK || !strings.HasPrefix(table, c.tableFirstWords) {
+			t.Errorf("%v -o table: exit %d, want a table starting %q:\n%s%s", c.args, code, c.tableFirstWords, table, errOut)
+		}
+		for _, f := range []string{"json", "yaml"} {
+			if _, errOut, code := runKGC(t, append(c.args, "-o", f)...); code != exitOK {
+				t.Errorf("%v -o %s: exit %d: %s", c.args, f, code, errOut)
+			}
+		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // graphOutputs are the formats of kgc graph, default first.
 func graphOutputs() enum[outputFormat] {
-	return oneOf(outputTree, outputTable, outputDOT, outputJSON, outputYAML)
+	return oneOf(outputTree, outputText, outputTable, outputDOT, outputJSON, outputYAML)
 }
 
 // graphOptions draws the owner graph the garbage collector keeps.
@@ -163,7 +163,7 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	view.CapturedAt = snap.CapturedAt
 	view.Scope = o.scope(snap)
 	switch o.output {
-	case outputTree:
+	case outputTree, outputText:
 		err = render.GraphTree(o.streams.Out, view, styleFor(o.streams.Out))
 	case outputTable:
 		err = render.GraphTable(o.streams.Out, view, styleFor(o.streams.Out))

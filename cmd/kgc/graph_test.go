@@ -101,7 +101,7 @@ func TestGraphCommandErrors(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"unknown format", []string{"graph", "-f", hazards, "-o", "svg"}, exitUsage, `invalid argument "svg" for "-o, --output" flag: use one of tree, table, dot, json, yaml`},
+		{"unknown format", []string{"graph", "-f", hazards, "-o", "svg"}, exitUsage, `invalid argument "svg" for "-o, --output" flag: use one of tree, text, table, dot, json, yaml`},
 		{"object and uid", []string{"graph", "-f", hazards, "deploy/api", "--uid", "x"}, exitUsage, "give the object as TYPE/NAME or with --uid, not both"},
 		{"no such object", []string{"graph", "-f", hazards, "deploy/nope", "-n", "team"}, exitError, `deployments.apps "nope" not found in namespace "team"`},
 		{"unknown gate", []string{"graph", "-f", hazards, "--fail-if", "dangling"}, exitUsage, `invalid argument "dangling" for "--fail-if" flag: use one of any, cycle, dangling-owner,`},

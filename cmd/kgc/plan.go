@@ -21,7 +21,7 @@ import (
 
 // planOutputs are the formats of kgc plan delete, default first.
 func planOutputs() enum[outputFormat] {
-	return oneOf(outputText, outputJSON, outputYAML, outputDOT)
+	return oneOf(outputText, outputTable, outputJSON, outputYAML, outputDOT)
 }
 
 // planOptions is `kgc plan delete`.
@@ -237,6 +237,8 @@ func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
 	switch o.output {
 	case outputJSON, outputYAML:
 		return render.Document(o.streams.Out, string(o.output), p)
+	case outputTable:
+		return render.PlanTable(o.streams.Out, p)
 	case outputDOT:
 		byUID := make(map[string]*snapshot.Object, len(p.Objects)+1)
 		want := map[string]bool{p.Target.UID: true}

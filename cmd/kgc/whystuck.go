@@ -17,9 +17,10 @@ import (
 )
 
 // whyStuckOutputs are the formats of kgc why-stuck; the default,
-// outputAuto, is tree for one object and table for many.
+// outputAuto, is tree for one object and table for many; text is that
+// default asked for by name.
 func whyStuckOutputs() enum[outputFormat] {
-	return oneOf(outputTree, outputTable, outputJSON, outputYAML)
+	return oneOf(outputText, outputTree, outputTable, outputJSON, outputYAML)
 }
 
 // whyStuckOptions explains why objects are stuck in Terminating.
@@ -192,7 +193,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		}
 	}
 	switch o.output {
-	case outputAuto, outputTree:
+	case outputAuto, outputText, outputTree:
 		err = render.DiagnosisTree(o.streams.Out, diag, style)
 	case outputTable:
 		err = render.DiagnosisTable(o.streams.Out, singleList(diag, snap.CapturedAt), style)
@@ -207,7 +208,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 
 func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.Style) error {
 	switch o.output {
-	case outputAuto, outputTable:
+	case outputAuto, outputText, outputTable:
 		return render.DiagnosisTable(o.streams.Out, list, style)
 	case outputTree:
 		if len(list.Items) == 0 {

@@ -328,3 +328,12 @@ func TestPlanRecreatedGolden(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanTableGolden(t *testing.T) {
+	_, p := raceFixture(t)
+	var buf bytes.Buffer
+	if err := PlanTable(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, filepath.Join("testdata", "plan_race.table.golden"), buf.Bytes())
+}
