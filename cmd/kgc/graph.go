@@ -26,8 +26,9 @@ type graphOptions struct {
 	streams genericiooptions.IOStreams
 	source  *sourceOptions
 	output  outputFormat
-	uids    []string
-	args    []string
+	uids     []string
+	args     []string
+	selector string
 	failIf  []string
 
 	namespace string // resolved -n or the context's namespace
@@ -37,7 +38,7 @@ type graphOptions struct {
 func newGraphCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
 	o := &graphOptions{streams: streams, source: newSourceOptions(streams, cf)}
 	cmd := &cobra.Command{
-		Use:   "graph [TYPE/NAME | --uid UID ...]",
+		Use:   "graph [TYPE/NAME ... | TYPE NAME ... | --uid UID ... | -l SELECTOR]",
 		Short: "Show the owner graph the garbage collector keeps, and its hazards",
 		Long: `Show the owner graph the kube-controller-manager garbage collector keeps: every object of a
 type it watches that has owners or dependents, and a virtual node for every owner it has not
@@ -49,8 +50,9 @@ Under the graph kgc lists what will go wrong: dangling owners (the dependent wil
 owners in another namespace (deleted too), owner kinds the cluster does not serve (never
 collected, retried forever), cycles, stuck finalizers and malformed owner references.
 
-With TYPE/NAME or --uid, only the connected component of those objects is shown, as the debug
-handler's ?uid= does: owners and dependents in any namespace are included. Without, the
+With TYPE/NAME (several, as kubectl takes them: deploy/a sts/b, or deploy a b), --uid or -l
+SELECTOR, only the connected components of those objects are shown, as the debug handler's ?uid=
+does: owners and dependents in any namespace are included. Without, the
 namespace's objects (-n, or the context's namespace) are shown with everything connected to them,
 wherever it lives; -A (the default offline when -n is not given) shows the whole graph.
 
@@ -80,6 +82,7 @@ when a finding of that type is shown, for CI gates.`,
 	}
 	enumVar(cmd, &o.output, "output", "o", string(outputTree), graphOutputs(), "output format")
 	cmd.Flags().StringArrayVar(&o.uids, "uid", nil, "show the connected component of the object with this UID (repeatable)")
+	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "show the connected components of the objects with these labels (kubectl's selector syntax: -l app=web,tier!=db), in the namespace or with -A everywhere")
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf(append([]string{"any"}, graphFindingTypes()...)...),
 		"exit 3 when a shown finding has this type, or any (repeatable)")
 	o.source.AddFlags(cmd.Flags())
@@ -97,11 +100,11 @@ func (o *graphOptions) Complete() error {
 }
 
 func (o *graphOptions) Validate() error {
-	if len(o.args) > 2 {
-		return usageErrorf("expected at most one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
+	if _, err := splitObjectArgs(o.args); err != nil {
+		return err
 	}
-	if len(o.args) > 0 && len(o.uids) > 0 {
-		return usageErrorf("give the object as TYPE/NAME or with --uid, not both")
+	if n := countTrue(len(o.args) > 0, len(o.uids) > 0, o.selector != ""); n > 1 {
+		return usageErrorf("give the objects as TYPE/NAME, with --uid or with -l, one of them")
 	}
 	// -A wins over -n, as in kubectl: the namespace is ignored.
 	for _, u := range o.uids {
@@ -183,12 +186,24 @@ func (o *graphOptions) Run(ctx context.Context) error {
 // some objects needs, so only it is replayed.
 func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 	selected := slices.Clone(o.uids)
-	if len(o.args) > 0 {
-		obj, err := o.source.Resolve(snap, o.args, o.namespace)
+	groups, err := splitObjectArgs(o.args)
+	if err != nil {
+		return render.GraphView{}, err
+	}
+	for _, g := range groups {
+		obj, err := o.source.Resolve(snap, g, o.namespace)
 		if err != nil {
 			return render.GraphView{}, err
 		}
-		selected = []string{obj.Metadata.UID}
+		selected = append(selected, obj.Metadata.UID)
+	}
+	if o.selector != "" {
+		if selected, err = selectObjects(snap, o.selector, o.namespace, o.source.AllNamespaces); err != nil {
+			return render.GraphView{}, err
+		}
+		if len(selected) == 0 {
+			return render.GraphView{Graph: graph.Replay(snap)}, nil
+		}
 	}
 	if len(selected) > 0 {
 		g := graph.ReplayAbout(snap, selected...)
@@ -225,6 +240,8 @@ func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 func (o *graphOptions) scope(snap *snapshot.Snapshot) string {
 	var what string
 	switch {
+	case o.selector != "":
+		what = selectorScope(o.selector, o.namespace, o.source.AllNamespaces)
 	case len(o.args) > 0:
 		what = "connected to " + strings.Join(o.args, " ")
 		if o.namespace != "" {

@@ -243,7 +243,7 @@ func (t *graphTreeWriter) label(n, parent *graph.Node, contextNS string) (name, 
 func (t *graphTreeWriter) legend() {
 	var parts []string
 	if t.markedTarget {
-		parts = append(parts, "◀ the object asked about")
+		parts = append(parts, "◀ "+words.Agree(len(t.selected), "the object asked about", "the objects asked about"))
 	}
 	if t.markedBlocking {
 		parts = append(parts, "[blockOwnerDeletion] its owner, deleted in the foreground, stays until it is gone")
