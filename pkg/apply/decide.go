@@ -19,6 +19,9 @@ func CheckDocument(p *plan.Plan) error {
 	if got := plan.Digest(p); got != p.Digest {
 		return refuse(ReasonNoBasis, "the plan's digest %s does not match its content (%s): it was edited; re-plan", p.Digest, got)
 	}
+	if err := checkOneDelete(p); err != nil {
+		return err
+	}
 	if basisOf(p, p.Request.Target.UID) == nil {
 		return refuse(ReasonNoBasis, "the plan's basis lacks its target %s: re-plan", refString(p.Request.Target))
 	}

@@ -49,7 +49,7 @@ func planHeader(bw *bufio.Writer, p *plan.Plan, st Style) {
 		}
 		policy += ")"
 	}
-	fmt.Fprintf(bw, "%s %s with propagationPolicy %s\n", st.Paint(Bold, "Plan: delete"), refText(p.Target), policy)
+	fmt.Fprintf(bw, "%s %s with propagationPolicy %s\n", st.Paint(Bold, "Plan: delete"), planTargetsText(p), policy)
 	planUndone(bw, p, st)
 	s := p.Summary
 	fmt.Fprintf(bw, "%s deleted, %s orphaned, %s updated, %s blocked",
@@ -317,7 +317,7 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 	colors := map[string]string{plan.FateDeleted: "#f4a6a6", plan.FateOrphaned: "#a6e1f4", plan.FateUpdated: "#e0e0e0", plan.FateBlocked: "#f4e1a6", plan.FateUnchanged: "#c8f4a6", plan.FateRecreated: "#dcb8f4"}
 	for _, of := range p.Objects {
 		var extra [][2]string
-		if of.Object.UID == p.Target.UID {
+		if of.Object.UID == p.Target.UID || slices.ContainsFunc(p.Targets, func(t snapshot.ObjectRef) bool { return t.UID == of.Object.UID }) {
 			extra = append(extra, [2]string{"penwidth", "2"})
 		}
 		fate := of.Fate
@@ -404,4 +404,17 @@ func edgePairs(es []planDOTEdge) [][2]string {
 		out[i] = [2]string{e.from, e.to}
 	}
 	return out
+}
+
+// planTargetsText names what the plan deletes: its target, or every one of
+// them when the request names several.
+func planTargetsText(p *plan.Plan) string {
+	if len(p.Targets) < 2 {
+		return refText(p.Target)
+	}
+	names := make([]string, len(p.Targets))
+	for i, t := range p.Targets {
+		names[i] = refText(t)
+	}
+	return strings.Join(names, ", ")
 }
