@@ -47,7 +47,7 @@ func DiagnosisTree(w io.Writer, d *diagnose.Diagnosis, s Style) error {
 		}
 	}
 	if len(d.Findings) > 0 {
-		b.WriteString("\n" + s.Paint(Bold, "Owner-graph findings") + " ("+s.Cmd()+" graph)\n")
+		b.WriteString("\n" + s.Paint(Bold, "Owner-graph findings") + " (" + s.Cmd() + " graph)\n")
 		for _, f := range d.Findings {
 			b.WriteString("  - " + s.Paint(Yellow, f.Type) + ": " + f.Message + "\n")
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
-	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 // A drawing names objects as a person reads them: the UID is the node's ID
@@ -60,14 +59,7 @@ func TestDOTLabelsForPeople(t *testing.T) {
 // the same identity attributes.
 func TestDOTOneStyle(t *testing.T) {
 	snap, p := planFixture(t, plan.PolicyForeground)
-	owners := func(uid string) []snapshot.OwnerReference {
-		for _, o := range snap.Objects {
-			if o.Metadata.UID == uid {
-				return o.Metadata.OwnerReferences
-			}
-		}
-		return nil
-	}
+	owners := ownersIn(snap)
 	var pd, gd bytes.Buffer
 	if err := PlanDOT(&pd, p, owners); err != nil {
 		t.Fatal(err)
