@@ -23,13 +23,13 @@ func graphOutputs() enum[outputFormat] {
 
 // graphOptions draws the owner graph the garbage collector keeps.
 type graphOptions struct {
-	streams genericiooptions.IOStreams
-	source  *sourceOptions
-	output  outputFormat
+	streams  genericiooptions.IOStreams
+	source   *sourceOptions
+	output   outputFormat
 	uids     []string
 	args     []string
 	selector string
-	failIf  []string
+	failIf   []string
 
 	namespace string // resolved -n or the context's namespace
 	explicit  bool   // -n was given
