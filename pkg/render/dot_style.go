@@ -49,8 +49,7 @@ func dotColumns(components int) int {
 // edges (either direction), for dotColumns.
 func dotComponents(ids []string, edges [][2]string) int {
 	parent := make(map[string]string, len(ids))
-	var find func(string) string
-	find = func(x string) string {
+	find := func(x string) string {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
