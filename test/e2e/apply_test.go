@@ -265,8 +265,9 @@ func TestApplyStaleNewDependent(t *testing.T) {
 	c.env.MustCreate(t, ctx, framework.Secrets, late)
 	c.names = append(c.names, "dep-late")
 	rep := c.apply(t, applyExitStale, path, "--yes")
-	if rep.Refusal == nil || len(rep.Refusal.Diff) != 1 || rep.Refusal.Diff[0].Object.Name != "dep-late" || rep.Refusal.Diff[0].Now != "deleted" {
-		t.Errorf("refusal %+v, want stale with the new dependent newly deleted", rep.Refusal)
+	if rep.Refusal == nil || len(rep.Refusal.Diff) != 1 || rep.Refusal.Diff[0].Object.Name != "dep-late" || rep.Refusal.Diff[0].Now != "deleted" ||
+		rep.Refusal.Diff[0].Planned != "not-in-plan" {
+		t.Errorf("refusal %+v, want stale with the new dependent, not in the plan, newly deleted", rep.Refusal)
 	}
 	c.requireUntouched(t)
 }
