@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -84,9 +86,14 @@ state or --timeout passes, reporting each as planned, diverged or still in progr
 request sent. --dry-run=server sends the DELETE with dryRun=All instead and deletes nothing.
 
 The report goes to stdout in every case, refusals included (-o json|yaml: an ApplyReport document).
-Exit codes: 0 as planned (or a dry run the server accepts), 4 stale or already applied, 5 another
-cluster or a plan from files, 6 over --max-deletions, predicted to hang or deleting what is marked
-to be kept, 7 not confirmed, 8 diverged, 9 timed out.
+Exit codes: 0 as planned (or a dry run the server accepts), 4 stale, 5 another cluster or a plan
+from files, 6 over --max-deletions, predicted to hang or deleting what is marked to be kept, 7 not
+confirmed, 8 diverged, 9 timed out, 10 already applied (nothing left to do), 11 interrupted.
+
+Ctrl-C while the cascade is followed stops following: the report of what was seen so far is
+printed (requests sent, objects done, objects still in progress with why-stuck's verdict) and kgc
+exits 11; the cascade goes on in the cluster. A second Ctrl-C exits at once (130), without the
+report. On a terminal the progress line names the object the current wave waits on and why.
 A refusal deletes nothing.
 
 With --remedy ID, the file is a kgc why-stuck -o json document made live, and kgc carries out that
@@ -122,6 +129,7 @@ kgc apply works on a live cluster only.`,
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&o.remedy, "remedy", "", "apply this remedy (its id) of the kgc why-stuck -o json document given instead of a plan")
+	_ = cmd.RegisterFlagCompletionFunc("remedy", remedyIDs) // only fails for an unknown flag name
 	cmd.AddCommand(newApplyDeleteCmd(streams, cf, o))
 	return cmd
 }
@@ -199,10 +207,11 @@ func (o *applyOptions) runSaved(ctx context.Context, path string) error {
 	if err := apply.Precheck(p); err != nil {
 		return o.finish(apply.RefusedReport(p, err), err)
 	}
-	a, err := o.applier()
+	a, stop, err := o.applier(ctx)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	rep, err := a.Apply(ctx, p)
 	return o.finish(rep, err)
 }
@@ -216,10 +225,11 @@ func (o *applyOptions) runRemedy(ctx context.Context, path string) error {
 	if err := apply.PrecheckRemedy(diag, o.remedy); err != nil {
 		return o.finish(apply.RefusedRemedyReport(diag, o.remedy, err), err)
 	}
-	a, err := o.applier()
+	a, stop, err := o.applier(ctx)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	rep, err := a.ApplyRemedy(ctx, diag, o.remedy)
 	return o.finish(rep, err)
 }
@@ -237,15 +247,49 @@ func (o *applyOptions) runDelete(ctx context.Context, po *planOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.streams.ErrOut, "plan digest: %s\n\n", p.Digest)
-	a, err := o.applier()
+	a, stop, err := o.applier(ctx)
 	if err != nil {
 		return err
 	}
+	defer stop()
 	rep, err := a.ApplyFresh(ctx, p, snap)
 	return o.finish(rep, err)
 }
 
-func (o *applyOptions) applier() (*apply.Applier, error) {
+// applier connects to the cluster (the runtime's, in tests) and relays
+// interrupts to the apply until stop is called.
+func (o *applyOptions) applier(ctx context.Context) (a *apply.Applier, stop func(), err error) {
+	rt := applyRuntimeFrom(ctx)
+	var cluster apply.Cluster
+	captureProgress := func(io.Writer) {}
+	if rt.cluster != nil {
+		cluster, err = rt.cluster()
+	} else {
+		var live *apply.Live
+		live, err = o.liveCluster()
+		cluster = live
+		captureProgress = func(w io.Writer) { live.CaptureOptions.Progress = w }
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	errOut := &lockedWriter{w: o.streams.ErrOut}
+	opts := apply.Options{
+		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked, AllowKept: o.allowKept},
+		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: isTerminalReader(o.streams.In) && isTerminal(o.streams.ErrOut)},
+		In:      o.streams.In, Out: errOut,
+		DryRun: o.dryRun == "server", Timeout: o.timeout, BackupDir: o.backupDir, Step: o.step,
+	}
+	if isTerminal(o.streams.ErrOut) {
+		captureProgress(errOut)
+		opts.Progress = errOut
+	}
+	opts.Interrupt, opts.Following, stop = rt.interrupts(errOut)
+	return &apply.Applier{Cluster: cluster, Options: opts}, stop, nil
+}
+
+// liveCluster is the cluster of the kubeconfig.
+func (o *applyOptions) liveCluster() (*apply.Live, error) {
 	cfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig", err)
@@ -260,17 +304,7 @@ func (o *applyOptions) applier() (*apply.Applier, error) {
 	}
 	src := &sourceOptions{configFlags: o.configFlags, streams: o.streams, ChunkSize: o.chunkSize}
 	live.CaptureOptions = src.captureOptions("", nil)
-	opts := apply.Options{
-		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked, AllowKept: o.allowKept},
-		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: isTerminalReader(o.streams.In) && isTerminal(o.streams.ErrOut)},
-		In:      o.streams.In, Out: o.streams.ErrOut,
-		DryRun: o.dryRun == "server", Timeout: o.timeout, BackupDir: o.backupDir, Step: o.step,
-	}
-	if isTerminal(o.streams.ErrOut) {
-		live.CaptureOptions.Progress = o.streams.ErrOut
-		opts.Progress = o.streams.ErrOut
-	}
-	return &apply.Applier{Cluster: live, Options: opts}, nil
+	return live, nil
 }
 
 // finish prints the report, whatever happened, and turns the outcome into
@@ -362,6 +396,39 @@ func readDiagnosis(path string, stdin io.Reader, id string) (*diagnose.Diagnosis
 		}
 	}
 	return nil, fmt.Errorf("%s offers no remedy %q that kgc can apply: pick an id from its remedies[]", path, id)
+}
+
+// remedyIDs completes --remedy with the ids of the remedies kgc can carry
+// out that the why-stuck document given as argument offers, each with its
+// description; nothing when no readable document is given yet.
+func remedyIDs(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	none := cobra.ShellCompDirectiveNoFileComp
+	if len(args) != 1 || args[0] == "-" {
+		return nil, none
+	}
+	js, err := readDocument(args[0], nil)
+	if err != nil {
+		return nil, none
+	}
+	var doc struct {
+		Remedies []diagnose.Remedy    `json:"remedies"`
+		Items    []diagnose.Diagnosis `json:"items"`
+	}
+	if json.Unmarshal(js, &doc) != nil {
+		return nil, none
+	}
+	rems := doc.Remedies
+	for _, d := range doc.Items {
+		rems = append(rems, d.Remedies...)
+	}
+	var out []string
+	for _, r := range rems {
+		if r.ID != "" && !slices.ContainsFunc(out, func(c string) bool { return strings.HasPrefix(c, r.ID+"\t") }) {
+			out = append(out, r.ID+"\t"+r.Description)
+		}
+	}
+	slices.Sort(out)
+	return out, none
 }
 
 // isTerminalReader reports whether r is a terminal, to ask on.

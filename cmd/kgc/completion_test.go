@@ -166,3 +166,24 @@ func TestKubectlPluginCompletionScript(t *testing.T) {
 		t.Errorf("kubectl was run with %q, want %q", out, want)
 	}
 }
+
+// kgc apply WHY.json --remedy <TAB> offers the remedy ids of that
+// diagnosis, with their descriptions; nothing before the file is given.
+func TestCompleteRemedyIDs(t *testing.T) {
+	why, _, code := runKGC(t, "why-stuck", "widget/gizmo", "-n", "shop", "-f", "../../examples/cluster.yaml", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("why-stuck: exit %d", code)
+	}
+	path := filepath.Join(t.TempDir(), "why.json")
+	if err := os.WriteFile(path, []byte(why), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := runKGC(t, "__complete", "apply", path, "--remedy", "")
+	want := "remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup\tLast resort: remove finalizer widgets.example.com/cleanup from Widget/shop/gizmo\n:4\n"
+	if out != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+	if out, _, _ := runKGC(t, "__complete", "apply", "--remedy", ""); out != ":4\n" {
+		t.Errorf("without a file: got %q, want no candidates", out)
+	}
+}

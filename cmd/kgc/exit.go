@@ -27,6 +27,12 @@ const (
 	exitNotConfirmed = 7 // no --yes, no matching --confirm, no terminal, or a wrong answer
 	exitDiverged     = 8 // the DELETE was sent and reality differs from the plan
 	exitTimedOut     = 9 // the DELETE was sent and --timeout passed with objects in progress
+	// exitApplied: the plan was carried out already; nothing left to do
+	// (stale would say the world moved).
+	exitApplied = 10
+	// exitInterrupted: the DELETE was sent and the person interrupted the
+	// follow (Ctrl-C); the report of what was seen was printed.
+	exitInterrupted = 11
 )
 
 // applyError gives an apply's error its exit code: refusals by reason, and
@@ -41,6 +47,8 @@ func applyError(rep *apply.Report, err error) error {
 		return err
 	case rep.Outcome == apply.OutcomeDiverged:
 		return &codedError{code: exitDiverged, err: fmt.Errorf("%d object(s) diverged from the plan: see the report, and kgc why-stuck for objects still terminating", rep.Summary.Diverged)}
+	case rep.Outcome == apply.OutcomeInterrupted:
+		return &codedError{code: exitInterrupted, err: fmt.Errorf("interrupted: %d object(s) still in progress; the cascade goes on in the cluster: follow up with kgc why-stuck", rep.Summary.InProgress)}
 	case rep.Outcome == apply.OutcomeTimedOut:
 		return &codedError{code: exitTimedOut, err: fmt.Errorf("%d object(s) still in progress at --timeout: follow up with kgc why-stuck, or apply with a longer --timeout next time", rep.Summary.InProgress)}
 	}
@@ -49,8 +57,10 @@ func applyError(rep *apply.Report, err error) error {
 
 func refusalCode(reason string) int {
 	switch reason {
-	case apply.ReasonStale, apply.ReasonNoBasis, apply.ReasonApplied:
+	case apply.ReasonStale, apply.ReasonNoBasis:
 		return exitStale
+	case apply.ReasonApplied:
+		return exitApplied
 	case apply.ReasonOtherCluster:
 		return exitOtherCluster
 	case apply.ReasonMaxDeletions, apply.ReasonBlocked, apply.ReasonKept:

@@ -32,12 +32,12 @@ func TestEnumFlagsComplete(t *testing.T) {
 	}{
 		{[]string{"plan", "delete", "--cascade", ""}, "background foreground orphan default", noFiles},
 		{[]string{"plan", "delete", "--assume-finalizers", ""}, "hang remove", noFiles},
-		{[]string{"plan", "delete", "-o", ""}, "text json yaml dot", noFiles},
+		{[]string{"plan", "delete", "-o", ""}, "text table json yaml dot", noFiles},
 		{[]string{"plan", "delete", "--fail-if", ""}, "blocked orphans recreated deletes-more-than=", noFiles},
 		{[]string{"plan", "delete", "--fail-if", "de"}, "deletes-more-than=", noFilesNoSpace},
-		{[]string{"graph", "-o", "t"}, "tree table", noFiles},
+		{[]string{"graph", "-o", "t"}, "tree text table", noFiles},
 		{[]string{"graph", "--fail-if", "dangling"}, "dangling-owner", noFiles},
-		{[]string{"why-stuck", "-o", ""}, "tree table json yaml", noFiles},
+		{[]string{"why-stuck", "-o", ""}, "text tree table json yaml", noFiles},
 		{[]string{"why-stuck", "--fail-if", ""}, "stuck", noFiles},
 		{[]string{"version", "-o", ""}, "text json yaml", noFiles},
 	}
@@ -60,11 +60,11 @@ func TestEnumFlagsShowTheirChoicesInHelp(t *testing.T) {
 		{[]string{"plan", "delete", "--help"}, []string{
 			`send no policy, so the resource's own default applies: {background|foreground|orphan|default} (default "background")`,
 			`{hang|remove} (default "hang")`,
-			`-o, --output string              output format: {text|json|yaml|dot} (default "text")`,
+			`-o, --output string              output format: {text|table|json|yaml|dot} (default "text")`,
 			`--fail-if stringArray        exit 3 after printing the plan when it holds (repeatable): {blocked|orphans|recreated|deletes-more-than=N}` + "\n",
 		}},
-		{[]string{"graph", "--help"}, []string{`output format: {tree|table|dot|json|yaml} (default "tree")`, "{any|cycle|dangling-owner|"}},
-		{[]string{"why-stuck", "--help"}, []string{"by default: {tree|table|json|yaml}\n", "not in progress: {stuck}\n"}},
+		{[]string{"graph", "--help"}, []string{`output format: {tree|text|table|dot|json|yaml} (default "tree")`, "{any|cycle|dangling-owner|"}},
+		{[]string{"why-stuck", "--help"}, []string{"by default: {text|tree|table|json|yaml}\n", "not in progress: {stuck}\n"}},
 	}
 	for _, tt := range tests {
 		out, _, code := runKGC(t, tt.args...)
@@ -83,7 +83,38 @@ func TestEnumFlagsShowTheirChoicesInHelp(t *testing.T) {
 // missing file is never reported.
 func TestEnumFlagsFailBeforeReadingInput(t *testing.T) {
 	_, stderr, code := runKGC(t, "graph", "-f", "testdata/no-such-file.yaml", "-o", "svg")
-	if code != exitUsage || stderr != "error: invalid argument \"svg\" for \"-o, --output\" flag: use one of tree, table, dot, json, yaml\n" {
+	if code != exitUsage || stderr != "error: invalid argument \"svg\" for \"-o, --output\" flag: use one of tree, text, table, dot, json, yaml\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// An -o value means the same in every command: each command's report for
+// a person under text (its default), its document under json and yaml,
+// one row per object under table wherever objects are listed.
+func TestOutputsMeanTheSame(t *testing.T) {
+	ex := "../../examples/cluster.yaml"
+	for _, c := range []struct {
+		args            []string
+		sameAsText      []string // the default output, without -o
+		tableFirstWords string
+	}{
+		{[]string{"graph", "-n", "shop", "-f", ex}, nil, "NAMESPACE   KIND"},
+		{[]string{"why-stuck", "-A", "-f", ex}, nil, "ROOT CAUSE"},
+		{[]string{"plan", "delete", "deploy/web", "-n", "shop", "-f", ex}, nil, "NAMESPACE   KIND"},
+	} {
+		def, _, code := runKGC(t, c.args...)
+		text, _, tcode := runKGC(t, append(c.args, "-o", "text")...)
+		if code != exitOK || tcode != exitOK || def != text {
+			t.Errorf("%v: -o text (exit %d) differs from the default (exit %d)", c.args, tcode, code)
+		}
+		table, errOut, code := runKGC(t, append(c.args, "-o", "table")...)
+		if code != exitOK || !strings.HasPrefix(table, c.tableFirstWords) {
+			t.Errorf("%v -o table: exit %d, want a table starting %q:\n%s%s", c.args, code, c.tableFirstWords, table, errOut)
+		}
+		for _, f := range []string{"json", "yaml"} {
+			if _, errOut, code := runKGC(t, append(c.args, "-o", f)...); code != exitOK {
+				t.Errorf("%v -o %s: exit %d: %s", c.args, f, code, errOut)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,17 +18,18 @@ import (
 
 // graphOutputs are the formats of kgc graph, default first.
 func graphOutputs() enum[outputFormat] {
-	return oneOf(outputTree, outputTable, outputDOT, outputJSON, outputYAML)
+	return oneOf(outputTree, outputText, outputTable, outputDOT, outputJSON, outputYAML)
 }
 
 // graphOptions draws the owner graph the garbage collector keeps.
 type graphOptions struct {
-	streams genericiooptions.IOStreams
-	source  *sourceOptions
-	output  outputFormat
-	uids    []string
-	args    []string
-	failIf  []string
+	streams  genericiooptions.IOStreams
+	source   *sourceOptions
+	output   outputFormat
+	uids     []string
+	args     []string
+	selector string
+	failIf   []string
 
 	namespace string // resolved -n or the context's namespace
 	explicit  bool   // -n was given
@@ -36,7 +38,7 @@ type graphOptions struct {
 func newGraphCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
 	o := &graphOptions{streams: streams, source: newSourceOptions(streams, cf)}
 	cmd := &cobra.Command{
-		Use:   "graph [TYPE/NAME | --uid UID ...]",
+		Use:   "graph [TYPE/NAME ... | TYPE NAME ... | --uid UID ... | -l SELECTOR]",
 		Short: "Show the owner graph the garbage collector keeps, and its hazards",
 		Long: `Show the owner graph the kube-controller-manager garbage collector keeps: every object of a
 type it watches that has owners or dependents, and a virtual node for every owner it has not
@@ -48,8 +50,9 @@ Under the graph kgc lists what will go wrong: dangling owners (the dependent wil
 owners in another namespace (deleted too), owner kinds the cluster does not serve (never
 collected, retried forever), cycles, stuck finalizers and malformed owner references.
 
-With TYPE/NAME or --uid, only the connected component of those objects is shown, as the debug
-handler's ?uid= does: owners and dependents in any namespace are included. Without, the
+With TYPE/NAME (several, as kubectl takes them: deploy/a sts/b, or deploy a b), --uid or -l
+SELECTOR, only the connected components of those objects are shown, as the debug handler's ?uid=
+does: owners and dependents in any namespace are included. Without, the
 namespace's objects (-n, or the context's namespace) are shown with everything connected to them,
 wherever it lives; -A (the default offline when -n is not given) shows the whole graph.
 
@@ -79,6 +82,7 @@ when a finding of that type is shown, for CI gates.`,
 	}
 	enumVar(cmd, &o.output, "output", "o", string(outputTree), graphOutputs(), "output format")
 	cmd.Flags().StringArrayVar(&o.uids, "uid", nil, "show the connected component of the object with this UID (repeatable)")
+	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "show the connected components of the objects with these labels (kubectl's selector syntax: -l app=web,tier!=db), in the namespace or with -A everywhere")
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf(append([]string{"any"}, graphFindingTypes()...)...),
 		"exit 3 when a shown finding has this type, or any (repeatable)")
 	o.source.AddFlags(cmd.Flags())
@@ -96,11 +100,11 @@ func (o *graphOptions) Complete() error {
 }
 
 func (o *graphOptions) Validate() error {
-	if len(o.args) > 2 {
-		return usageErrorf("expected at most one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
+	if _, err := splitObjectArgs(o.args); err != nil {
+		return err
 	}
-	if len(o.args) > 0 && len(o.uids) > 0 {
-		return usageErrorf("give the object as TYPE/NAME or with --uid, not both")
+	if n := countTrue(len(o.args) > 0, len(o.uids) > 0, o.selector != ""); n > 1 {
+		return usageErrorf("give the objects as TYPE/NAME, with --uid or with -l, one of them")
 	}
 	// -A wins over -n, as in kubectl: the namespace is ignored.
 	for _, u := range o.uids {
@@ -159,8 +163,10 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	view.CapturedAt = snap.CapturedAt
+	view.Scope = o.scope(snap)
 	switch o.output {
-	case outputTree:
+	case outputTree, outputText:
 		err = render.GraphTree(o.streams.Out, view, styleFor(o.streams.Out))
 	case outputTable:
 		err = render.GraphTable(o.streams.Out, view, styleFor(o.streams.Out))
@@ -180,17 +186,31 @@ func (o *graphOptions) Run(ctx context.Context) error {
 // some objects needs, so only it is replayed.
 func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 	selected := slices.Clone(o.uids)
-	if len(o.args) > 0 {
-		obj, err := o.source.Resolve(snap, o.args, o.namespace)
+	groups, err := splitObjectArgs(o.args)
+	if err != nil {
+		return render.GraphView{}, err
+	}
+	for _, g := range groups {
+		obj, err := o.source.Resolve(snap, g, o.namespace)
 		if err != nil {
 			return render.GraphView{}, err
 		}
-		selected = []string{obj.Metadata.UID}
+		selected = append(selected, obj.Metadata.UID)
+	}
+	if o.selector != "" {
+		if selected, err = selectObjects(snap, o.selector, o.namespace, o.source.AllNamespaces); err != nil {
+			return render.GraphView{}, err
+		}
+		if len(selected) == 0 {
+			return render.GraphView{Graph: graph.Replay(snap)}, nil
+		}
 	}
 	if len(selected) > 0 {
 		g := graph.ReplayAbout(snap, selected...)
 		for _, uid := range selected {
-			o.explainAbsence(snap, g, uid)
+			if err := o.explainAbsence(snap, g, uid); err != nil {
+				return render.GraphView{}, err
+			}
 		}
 		nodes := g.Component(selected...)
 		contextNS := ""
@@ -214,20 +234,55 @@ func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 		Findings: g.FindingsAbout(nodes, nil, []string{o.namespace})}, nil
 }
 
+// scope says where the graph was looked at: the objects asked about, the
+// namespace, or all of them, and the source (files by name, or the
+// cluster's server).
+func (o *graphOptions) scope(snap *snapshot.Snapshot) string {
+	var what string
+	switch {
+	case o.selector != "":
+		what = selectorScope(o.selector, o.namespace, o.source.AllNamespaces)
+	case len(o.args) > 0:
+		what = "connected to " + strings.Join(o.args, " ")
+		if o.namespace != "" {
+			what += " -n " + o.namespace
+		}
+	case len(o.uids) > 0:
+		what = "connected to uid " + strings.Join(o.uids, ", uid ")
+	case o.source.AllNamespaces || o.namespace == "":
+		what = "in any namespace"
+	default:
+		what = "in namespace " + o.namespace
+	}
+	switch {
+	case snap.Source.Type == "files" && len(snap.Source.Files) > 0:
+		names := make([]string, len(snap.Source.Files))
+		for i, f := range snap.Source.Files {
+			names[i] = filepath.Base(f)
+		}
+		what += ", in " + strings.Join(names, ", ")
+	case snap.Source.Server != "":
+		what += ", in the cluster at " + snap.Source.Server
+	}
+	return what
+}
+
 // explainAbsence tells on stderr why a requested object will not show up:
-// the collector's graph holds only objects of types it watches.
-func (o *graphOptions) explainAbsence(snap *snapshot.Snapshot, g *graph.Graph, uid string) {
+// the collector's graph holds only objects of types it watches. A UID that
+// names nothing at all is not found, as graph TYPE/NAME of a missing
+// object is (exit 1).
+func (o *graphOptions) explainAbsence(snap *snapshot.Snapshot, g *graph.Graph, uid string) error {
 	if g.Node(uid) != nil {
-		return
+		return nil
 	}
 	for i := range snap.Objects {
 		if obj := &snap.Objects[i]; obj.Metadata.UID == uid {
 			fmt.Fprintf(o.streams.ErrOut, "warning: %s %s is not in the garbage collector's graph: the collector does not watch its type, so it never collects it nor treats it as an owner it has seen\n",
 				obj.Kind, objectName(obj.Ref()))
-			return
+			return nil
 		}
 	}
-	fmt.Fprintf(o.streams.ErrOut, "warning: no object with uid %q (%s), and none names it as an owner\n", uid, where(snap))
+	return fmt.Errorf("no object with uid %q %s, and none names it as an owner: check the UID (kubectl get TYPE NAME -o jsonpath='{.metadata.uid}')", uid, where(snap))
 }
 
 func objectName(r snapshot.ObjectRef) string {

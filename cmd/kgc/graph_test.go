@@ -101,8 +101,8 @@ func TestGraphCommandErrors(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"unknown format", []string{"graph", "-f", hazards, "-o", "svg"}, exitUsage, `invalid argument "svg" for "-o, --output" flag: use one of tree, table, dot, json, yaml`},
-		{"object and uid", []string{"graph", "-f", hazards, "deploy/api", "--uid", "x"}, exitUsage, "give the object as TYPE/NAME or with --uid, not both"},
+		{"unknown format", []string{"graph", "-f", hazards, "-o", "svg"}, exitUsage, `invalid argument "svg" for "-o, --output" flag: use one of tree, text, table, dot, json, yaml`},
+		{"object and uid", []string{"graph", "-f", hazards, "deploy/api", "--uid", "x"}, exitUsage, "give the objects as TYPE/NAME, with --uid or with -l, one of them"},
 		{"no such object", []string{"graph", "-f", hazards, "deploy/nope", "-n", "team"}, exitError, `deployments.apps "nope" not found in namespace "team"`},
 		{"unknown gate", []string{"graph", "-f", hazards, "--fail-if", "dangling"}, exitUsage, `invalid argument "dangling" for "--fail-if" flag: use one of any, cycle, dangling-owner,`},
 		{"no such file", []string{"graph", "-f", filepath.Join(t.TempDir(), "missing.yaml")}, exitError, "missing.yaml"},
@@ -120,17 +120,18 @@ func TestGraphCommandErrors(t *testing.T) {
 	}
 }
 
-func TestGraphCommandUnknownUIDWarnsAndPrintsAnEmptyGraph(t *testing.T) {
+// An unknown UID is not found, as an unknown TYPE/NAME is: exit 1, the
+// error naming it and where kgc looked, nothing on stdout.
+func TestGraphCommandUnknownUIDIsNotFound(t *testing.T) {
 	hazards := graphFixture(t, "testdata/graph-hazards.yaml", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC))
-	stdout, stderr, code := runKGC(t, "graph", "-f", hazards, "--uid", "nope", "-o", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stderr, `warning: no object with uid "nope"`) {
-		t.Errorf("stderr = %q, want a warning naming the uid", stderr)
-	}
-	if !strings.Contains(stdout, `"nodes": []`) {
-		t.Errorf("stdout = %q, want an empty Graph document, as the debug handler prints for an unknown uid", stdout)
+	for _, args := range [][]string{{"--uid", "nope"}, {"deploy/nope", "-n", "team"}} {
+		stdout, stderr, code := runKGC(t, append([]string{"graph", "-f", hazards, "-o", "json"}, args...)...)
+		if code != exitError || stdout != "" {
+			t.Errorf("graph %v: exit %d, stdout %q; want exit %d and nothing on stdout", args, code, stdout, exitError)
+		}
+		if !strings.Contains(stderr, "nope") || !strings.Contains(stderr, "graph-hazards.yaml") {
+			t.Errorf("graph %v: stderr = %q, want an error naming the object and the file", args, stderr)
+		}
 	}
 }
 
@@ -172,5 +173,38 @@ func TestAllNamespacesWinsOverNamespace(t *testing.T) {
 	both, stderr, code2 := runKGC(t, "graph", "-f", "../../examples", "-A", "-n", "shop")
 	if code != exitOK || code2 != exitOK || all != both {
 		t.Errorf("graph -A -n shop (exit %d, %s) differs from graph -A (exit %d)", code2, stderr, code)
+	}
+}
+
+// Several objects, and a label selector, as kubectl takes them: one graph
+// of all their components, each marked; a selector that matches nothing
+// says where it looked.
+func TestGraphSeveralObjectsAndSelector(t *testing.T) {
+	ex := copyFixture(t, "../../examples/cluster.yaml")
+	both, _, code := runKGC(t, "graph", "svc/web", "sts/db", "-n", "shop", "-f", ex)
+	same, _, code2 := runKGC(t, "graph", "service", "web", "-n", "shop", "-f", ex)
+	if code != exitOK || code2 != exitOK {
+		t.Fatalf("exit %d, %d", code, code2)
+	}
+	for _, want := range []string{"Service/web ◀", "StatefulSet/db ◀", "◀ the objects asked about"} {
+		if !strings.Contains(both, want) {
+			t.Errorf("graph svc/web sts/db lacks %q:\n%s", want, both)
+		}
+	}
+	if strings.Contains(both, "Deployment/web") || !strings.Contains(same, "Service/web ◀") || strings.Contains(same, "StatefulSet") {
+		t.Errorf("the graphs show other components than asked:\n%s\n%s", both, same)
+	}
+	sel, _, code := runKGC(t, "graph", "-l", "example.com/widget=gizmo", "-n", "shop", "-f", ex)
+	if code != exitOK || !strings.Contains(sel, "└── ConfigMap/gizmo-settings ◀") || strings.Contains(sel, "Deployment") {
+		t.Errorf("graph -l: exit %d:\n%s", code, sel)
+	}
+	none, _, code := runKGC(t, "graph", "-l", "app=nope", "-n", "shop", "-f", ex)
+	if code != exitOK || none != "No objects with owners or dependents matching -l app=nope in namespace shop, in cluster.yaml.\n" {
+		t.Errorf("graph -l matching nothing: exit %d: %q", code, none)
+	}
+	for _, args := range [][]string{{"svc/web", "db"}, {"svc/web", "-l", "a=b"}, {"-l", "a b"}} {
+		if _, errOut, code := runKGC(t, append([]string{"graph", "-n", "shop", "-f", ex}, args...)...); code != exitUsage {
+			t.Errorf("graph %v: exit %d, want %d: %s", args, code, exitUsage, errOut)
+		}
 	}
 }

@@ -1,7 +1,15 @@
 package main
 
-// outputFormat is an -o value. Each command accepts its own few, listed
-// next to it (graphOutputs, planOutputs, …) and checked as flags are parsed.
+// outputFormat is an -o value. Each command accepts those that fit it,
+// listed next to it (graphOutputs, planOutputs, …) and checked as flags are
+// parsed, and a value means the same in every command (TestOutputsMeanTheSame):
+//
+//	text   the command's own report for a person (its default)
+//	tree   owners above their dependents (graph, why-stuck)
+//	table  one row per object, kubectl get style (graph, why-stuck, plan)
+//	dot    Graphviz, in the one drawing style (graph, plan, postmortem)
+//	json   the command's versioned document (every command)
+//	yaml   the same document in YAML (every command)
 type outputFormat string
 
 const (

@@ -21,7 +21,7 @@ import (
 
 // planOutputs are the formats of kgc plan delete, default first.
 func planOutputs() enum[outputFormat] {
-	return oneOf(outputText, outputJSON, outputYAML, outputDOT)
+	return oneOf(outputText, outputTable, outputJSON, outputYAML, outputDOT)
 }
 
 // planOptions is `kgc plan delete`.
@@ -36,6 +36,7 @@ type planOptions struct {
 	output      outputFormat
 	gates       []gate
 	args        []string
+	selector    string
 
 	namespace string
 }
@@ -129,6 +130,7 @@ func (o *planOptions) addDeleteFlags(cmd *cobra.Command) {
 		}
 	}
 	fs.StringVar(&o.uid, "uid", "", "the object to delete, by UID, instead of TYPE/NAME")
+	fs.StringVarP(&o.selector, "selector", "l", "", "delete the objects with these labels in the namespace (kubectl's selector syntax: -l app=web,tier!=db): one plan for all of them")
 	enumVar(cmd, &o.assume, "assume-finalizers", "", plan.AssumeHang,
 		enum[plan.FinalizerAssumption]{choices: plan.FinalizerAssumptions(), parse: plan.ParseFinalizerAssumption},
 		"finalizers no simulated controller removes: stay (hang) or are removed, as if their controller finished (remove)")
@@ -166,14 +168,13 @@ func (o *planOptions) Validate() error {
 		}
 	}
 	switch {
-	case o.uid != "" && len(o.args) > 0:
-		return usageErrorf("give the object as TYPE/NAME or with --uid, not both")
-	case o.uid == "" && len(o.args) == 0:
-		return usageErrorf("which object? give TYPE/NAME (for example deploy/web) or --uid")
-	case len(o.args) > 2:
-		return usageErrorf("expected one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
+	case countTrue(o.uid != "", len(o.args) > 0, o.selector != "") > 1:
+		return usageErrorf("give the objects as TYPE/NAME, with --uid or with -l, one of them")
+	case o.uid == "" && len(o.args) == 0 && o.selector == "":
+		return usageErrorf("which object? give TYPE/NAME (for example deploy/web), --uid or -l")
 	}
-	return nil
+	_, err := splitObjectArgs(o.args)
+	return err
 }
 
 func (o *planOptions) Run(ctx context.Context) error {
@@ -206,24 +207,17 @@ func (o *planOptions) makePlan(ctx context.Context) (*snapshot.Snapshot, *plan.P
 	if err != nil {
 		return nil, nil, err
 	}
-	var target *snapshot.Object
-	assumed := ""
-	if o.uid != "" {
-		target, err = o.source.ResolveUID(snap, o.uid)
-	} else {
-		assumed = assumeNamespace(snap, o.args)
-		target, err = o.source.Resolve(snap, o.args, o.namespace)
-	}
+	targets, assumed, err := o.targets(snap)
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := plan.Options{Target: target.Metadata.UID, Policy: string(o.policy), AssumeFinalizers: string(o.assume)}
+	opts := plan.Options{Target: targets[0].Metadata.UID, Policy: string(o.policy), AssumeFinalizers: string(o.assume)}
 	if len(o.controllers) > 0 {
 		opts.Controllers = o.controllers
 	}
-	p, err := plan.Simulate(snap, opts)
+	p, err := simulateDeletes(snap, targets, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("planning the delete of %s: %w", target.Ref(), err)
+		return nil, nil, fmt.Errorf("planning the delete of %s: %w", targets[0].Ref(), err)
 	}
 	if assumed != "" {
 		p.Complete = false
@@ -233,10 +227,76 @@ func (o *planOptions) makePlan(ctx context.Context) (*snapshot.Snapshot, *plan.P
 	return snap, p, nil
 }
 
+// targets resolves what the plan deletes: the objects named (several as
+// kubectl delete takes them), the one with --uid, or those -l selects.
+func (o *planOptions) targets(snap *snapshot.Snapshot) (targets []*snapshot.Object, assumed string, err error) {
+	switch {
+	case o.uid != "":
+		t, err := o.source.ResolveUID(snap, o.uid)
+		return []*snapshot.Object{t}, "", err
+	case o.selector != "":
+		uids, err := selectObjects(snap, o.selector, o.namespace, false)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(uids) == 0 {
+			return nil, "", fmt.Errorf("no objects %s %s: nothing to plan", selectorScope(o.selector, o.namespace, false), where(snap))
+		}
+		for _, uid := range uids {
+			t, err := o.source.ResolveUID(snap, uid)
+			if err != nil {
+				return nil, "", err
+			}
+			targets = append(targets, t)
+		}
+		return targets, "", nil
+	}
+	groups, err := splitObjectArgs(o.args)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, g := range groups {
+		if a := assumeNamespace(snap, g); a != "" && assumed == "" {
+			assumed = a
+		}
+		t, err := o.source.Resolve(snap, g, o.namespace)
+		if err != nil {
+			return nil, "", err
+		}
+		if !slices.ContainsFunc(targets, func(x *snapshot.Object) bool { return x.Metadata.UID == t.Metadata.UID }) {
+			targets = append(targets, t)
+		}
+	}
+	return targets, assumed, nil
+}
+
+// simulateDeletes plans the delete of targets: one as ever, several as one
+// plan, their DELETEs sent in order with the same policy, as kubectl
+// delete deploy/a sts/b sends them.
+func simulateDeletes(snap *snapshot.Snapshot, targets []*snapshot.Object, opts plan.Options) (*plan.Plan, error) {
+	if len(targets) == 1 {
+		return plan.Simulate(snap, opts)
+	}
+	actions := make([]plan.Action, len(targets))
+	refs := make([]snapshot.ObjectRef, len(targets))
+	for i, t := range targets {
+		actions[i] = plan.Delete{UID: t.Metadata.UID, Policy: opts.Policy}
+		refs[i] = t.Ref()
+	}
+	out, err := plan.SimulateActions(snap, actions, opts)
+	if err != nil {
+		return nil, err
+	}
+	out.Plan.Targets = refs
+	return out.Plan, nil
+}
+
 func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
 	switch o.output {
 	case outputJSON, outputYAML:
 		return render.Document(o.streams.Out, string(o.output), p)
+	case outputTable:
+		return render.PlanTable(o.streams.Out, p)
 	case outputDOT:
 		byUID := make(map[string]*snapshot.Object, len(p.Objects)+1)
 		want := map[string]bool{p.Target.UID: true}

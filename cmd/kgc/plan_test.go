@@ -188,3 +188,33 @@ func TestPlanBooleanCascade(t *testing.T) {
 		t.Errorf("--cascade=background warns: %q", stderr)
 	}
 }
+
+// Several objects, or a label selector, make one plan of all their
+// deletes, as kubectl delete deploy/a sts/b sends them; apply refuses such
+// a plan (one guarded DELETE per apply) before connecting.
+func TestPlanSeveralObjects(t *testing.T) {
+	ex := copyFixture(t, "../../examples/cluster.yaml")
+	out, errOut, code := runPlanCmd(t, "plan", "delete", "svc/web", "sts/db", "-n", "shop", "-f", ex)
+	if code != exitOK || !strings.HasPrefix(out, "Plan: delete Service shop/web, StatefulSet shop/db with propagationPolicy Background\n") ||
+		!strings.Contains(out, "deleted  EndpointSlice shop/web-677r5") || !strings.Contains(out, "deleted  Pod shop/db-0") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+	}
+	sel, _, code := runPlanCmd(t, "plan", "delete", "-l", "example.com/widget=gizmo", "-n", "shop", "-f", ex, "-o", "table")
+	if code != exitOK || !strings.Contains(sel, "ConfigMap   gizmo-settings   deleted") {
+		t.Errorf("plan delete -l: exit %d:\n%s", code, sel)
+	}
+	if _, errOut, code := runPlanCmd(t, "plan", "delete", "-l", "app=nope", "-n", "shop", "-f", ex); code != exitError || !strings.Contains(errOut, "no objects matching -l app=nope in namespace shop") {
+		t.Errorf("plan delete -l matching nothing: exit %d: %s", code, errOut)
+	}
+	doc, _, _ := runPlanCmd(t, "plan", "delete", "service", "web", "db", "-n", "shop", "-f", ex, "-o", "json")
+	if !strings.Contains(doc, `"targets": [`) {
+		t.Errorf("the Plan document does not list its targets:\n%s", doc)
+	}
+	path := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runApplyCmd(t, "", "apply", path, "--yes"); code == exitOK || !strings.Contains(errOut, "error: the plan ") {
+		t.Errorf("apply of a plan of several deletes: exit %d: %s", code, errOut)
+	}
+}

@@ -14,6 +14,12 @@ import (
 // program name, used to tell whether kgc runs as the kubectl plugin). It is
 // the whole program minus os.Exit, so tests drive it directly.
 func Run(streams genericiooptions.IOStreams, args []string) int {
+	return run(context.Background(), streams, args)
+}
+
+// run is Run with a context, which tests use to hand kgc apply a fake
+// cluster and interrupts of their own (withApplyRuntime).
+func run(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
 	name := "kgc"
 	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "kubectl-") {
 		name = "kubectl kgc"
@@ -23,7 +29,7 @@ func Run(streams genericiooptions.IOStreams, args []string) int {
 		args = args[1:]
 	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
+	err := root.ExecuteContext(ctx)
 	return exitCode(err, streams.ErrOut)
 }
 

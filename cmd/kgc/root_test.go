@@ -81,3 +81,19 @@ func TestPluginHelpSaysKubectlKgc(t *testing.T) {
 		t.Errorf("exit %d, help:\n%s", code, help)
 	}
 }
+
+// As the kubectl plugin, the commands an output suggests are the plugin's.
+func TestPluginFootersSayKubectlKgc(t *testing.T) {
+	dump := copyFixture(t, "testdata/whystuck-cluster.yaml")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"why-stuck", "-A", "-f", dump}, "kubectl kgc why-stuck TYPE/NAME explains one"},
+	} {
+		out, errOut, code := runAs(t, "kubectl-kgc", c.args...)
+		if code != exitOK || !strings.Contains(out, c.want) || strings.Contains(out, "\nkgc ") || strings.Contains(out, "$ kgc ") {
+			t.Errorf("kubectl kgc %v: exit %d, want %q and no bare kgc command:\n%s%s", c.args, code, c.want, out, errOut)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func (o *sourceOptions) AddInputFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVarP(&o.Filenames, "filename", "f", nil,
 		"read dumps or snapshots instead of the cluster: kubectl get -o yaml|json output, kubectl cluster-info dump folders, kgc snapshot files (.gz too); a folder is read recursively, - is stdin; repeatable")
 	addChunkSizeFlag(fs, &o.ChunkSize)
-	fs.IntVarP(&o.Verbosity, "v", "v", 0, "verbosity, as kubectl's -v: 1 and up lists every type kgc could not read instead of a summary")
+	fs.IntVarP(&o.Verbosity, "v", "v", 0, "verbosity, as kubectl's -v: 1 and up lists every type kgc could not read instead of a summary; 6 and up log every HTTP request (7 with headers, 8 with responses)")
 	fs.StringVar(&o.CapturedAt, "captured-at", "",
 		"with -f: when the dump was taken (RFC 3339, e.g. 2026-11-20T10:00:00Z), which ages and grace periods count from; default: a snapshot file's own time, else the newest file's modification time")
 }
@@ -161,6 +161,7 @@ func (o *sourceOptions) capture(ctx context.Context, namespace string, asked []s
 	if err := o.checkKubeconfig(); err != nil {
 		return nil, err
 	}
+	logHTTP(o.Verbosity, o.streams.ErrOut)
 	cfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig, or read dumps with -f", err)

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
 
 	"github.com/kgc-dev/kgc/pkg/render"
 )
@@ -19,4 +20,13 @@ func isTerminal(w io.Writer) bool {
 // styleFor is the one place commands decide colour: a terminal, and NO_COLOR unset.
 func styleFor(w io.Writer) render.Style {
 	return render.StyleFor(isTerminal(w), os.Getenv)
+}
+
+// programName is how the user runs kgc: "kubectl kgc" as the kubectl
+// plugin, else "kgc" (the root command's display name, set by Run).
+func programName(cmd *cobra.Command) string {
+	if n := cmd.Root().Annotations[cobra.CommandDisplayNameAnnotation]; n != "" {
+		return n
+	}
+	return "kgc"
 }

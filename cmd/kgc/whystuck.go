@@ -17,9 +17,10 @@ import (
 )
 
 // whyStuckOutputs are the formats of kgc why-stuck; the default,
-// outputAuto, is tree for one object and table for many.
+// outputAuto, is tree for one object and table for many; text is that
+// default asked for by name.
 func whyStuckOutputs() enum[outputFormat] {
-	return oneOf(outputTree, outputTable, outputJSON, outputYAML)
+	return oneOf(outputText, outputTree, outputTable, outputJSON, outputYAML)
 }
 
 // whyStuckOptions explains why objects are stuck in Terminating.
@@ -28,6 +29,7 @@ type whyStuckOptions struct {
 	source   *sourceOptions
 	output   outputFormat
 	uid      string
+	program  string // how the user runs kgc, for the footers
 	simulate bool
 	failIf   []string
 	args     []string
@@ -73,6 +75,7 @@ deletion in progress), so a pipeline can stop on it.`,
   kgc why-stuck ns/team-a -f cluster.json.gz -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
+			o.program = programName(cmd)
 			if err := o.Complete(); err != nil {
 				return err
 			}
@@ -153,6 +156,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	// The graph is replayed about what is diagnosed, not for the cluster.
 	d := diagnose.New(snap, nil, opts)
 	style := styleFor(o.streams.Out)
+	style.Program = o.program
 
 	if !one {
 		scope := o.namespace
@@ -189,7 +193,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		}
 	}
 	switch o.output {
-	case outputAuto, outputTree:
+	case outputAuto, outputText, outputTree:
 		err = render.DiagnosisTree(o.streams.Out, diag, style)
 	case outputTable:
 		err = render.DiagnosisTable(o.streams.Out, singleList(diag, snap.CapturedAt), style)
@@ -204,7 +208,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 
 func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.Style) error {
 	switch o.output {
-	case outputAuto, outputTable:
+	case outputAuto, outputText, outputTable:
 		return render.DiagnosisTable(o.streams.Out, list, style)
 	case outputTree:
 		if len(list.Items) == 0 {

@@ -177,7 +177,7 @@ func TestWhyStuckErrors(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"why-stuck", "-o", "dot", "-f", dump}, exitUsage, `invalid argument "dot" for "-o, --output" flag: use one of tree, table, json, yaml`},
+		{[]string{"why-stuck", "-o", "dot", "-f", dump}, exitUsage, `invalid argument "dot" for "-o, --output" flag: use one of text, tree, table, json, yaml`},
 		{[]string{"why-stuck", "ns/team-a", "--uid", "x", "-f", dump}, exitUsage, "not both"},
 		{[]string{"why-stuck", "-A", "ns/team-a", "-f", dump}, exitUsage, "drop it"},
 		{[]string{"why-stuck", "a", "b", "c", "-f", dump}, exitUsage, "expected one object"},

@@ -87,6 +87,14 @@ type Options struct {
 	BackupDir string
 	// Now is the clock for request records; nil is time.Now.
 	Now func() time.Time
+	// Interrupt, when it delivers (the person pressed Ctrl-C), stops
+	// following: the report says what was seen so far, with outcome
+	// interrupted. nil: never.
+	Interrupt <-chan struct{}
+	// Following, when set, is called as each follow starts: before it,
+	// the caller may let an interrupt end the process as usual, for
+	// nothing but the checks, the prompt and the request have happened.
+	Following func()
 }
 
 // Applier applies plans to one cluster.

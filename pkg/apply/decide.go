@@ -19,6 +19,9 @@ func CheckDocument(p *plan.Plan) error {
 	if got := plan.Digest(p); got != p.Digest {
 		return refuse(ReasonNoBasis, "the plan's digest %s does not match its content (%s): it was edited; re-plan", p.Digest, got)
 	}
+	if err := checkOneDelete(p); err != nil {
+		return err
+	}
 	if basisOf(p, p.Request.Target.UID) == nil {
 		return refuse(ReasonNoBasis, "the plan's basis lacks its target %s: re-plan", refString(p.Request.Target))
 	}
@@ -163,8 +166,8 @@ func DiffPlans(saved, fresh *plan.Plan) []ObjectDiff {
 	keptOnly := outcomes{fate: kept, all: []string{kept}}
 	var out []ObjectDiff
 	for uid, ref := range refs {
-		w, ok := was[uid]
-		if !ok {
+		w, inSaved := was[uid]
+		if !inSaved {
 			w = keptOnly
 		}
 		n, ok := now[uid]
@@ -172,7 +175,7 @@ func DiffPlans(saved, fresh *plan.Plan) []ObjectDiff {
 			n = keptOnly
 		}
 		if d := diffOutcomes(w, n); d != "" {
-			out = append(out, ObjectDiff{Object: ref, Planned: w.String(), Now: n.String(), Detail: d})
+			out = append(out, ObjectDiff{Object: ref, Planned: plannedOutcome(w, inSaved), Now: n.String(), Detail: d})
 		}
 	}
 	slices.SortFunc(out, func(a, b ObjectDiff) int { return a.Object.Compare(b.Object) })

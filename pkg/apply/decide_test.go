@@ -80,7 +80,7 @@ func TestCheckStale(t *testing.T) {
 		"an unrelated object changed": {withRV(shop(), "configmap-shop-other", "99"), "none", nil},
 		"a dependent's version only":  {withRV(shop(), "secret-shop-a", "99"), "none", nil},
 		"target relabelled":           {withRV(shop(), ownerUID, "14"), ReasonStale, []string{"ConfigMap/owner -n shop changed", "resourceVersion 10, now 14"}},
-		"a new dependent":             {shop(newDep), ReasonStale, []string{"1 object(s)", "Secret/c -n shop: planned kept, now deleted (newly deleted)"}},
+		"a new dependent":             {shop(newDep), ReasonStale, []string{"1 object(s)", "Secret/c -n shop: not in the plan, now deleted (newly deleted)"}},
 		"target re-created":           {recreated, ReasonStale, []string{"no longer exists", "already applied"}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -121,7 +121,7 @@ func TestDiffPlans(t *testing.T) {
 	}{
 		"same":                           {map[string]string{"a": "deleted"}, map[string]string{"a": "deleted"}, ""},
 		"updated and unchanged are kept": {map[string]string{"a": "updated"}, map[string]string{"a": "unchanged"}, ""},
-		"newly deleted":                  {map[string]string{}, map[string]string{"a": "deleted"}, "Secret/a -n ns: planned kept, now deleted (newly deleted)"},
+		"newly deleted":                  {map[string]string{}, map[string]string{"a": "deleted"}, "Secret/a -n ns: not in the plan, now deleted (newly deleted)"},
 		"no longer deleted":              {map[string]string{"a": "deleted"}, map[string]string{}, "Secret/a -n ns: planned deleted, now kept (no longer deleted)"},
 		"orphaned instead":               {map[string]string{"a": "deleted"}, map[string]string{"a": "orphaned"}, "Secret/a -n ns: planned deleted, now orphaned (newly orphaned)"},
 		"alternative became the fate":    {map[string]string{"a": "deleted|orphaned"}, map[string]string{"a": "orphaned|deleted"}, ""},

@@ -25,7 +25,12 @@ func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
 		rep.Outcome = OutcomeSent
 		return fmt.Errorf("the DELETE was accepted, but following the cascade failed: %w; check with kgc why-stuck", err)
 	}
+	if a.Options.Following != nil {
+		a.Options.Following()
+	}
 	seen := map[string]plan.FinalState{}
+	clock := &waitClock{}
+	interrupted := false
 	for settled := false; !settled; {
 		select {
 		case ev, ok := <-events:
@@ -36,7 +41,9 @@ func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
 			seen[ev.UID] = observed(ev.State)
 			rep.Objects = Judge(p, seen)
 			settled = allSettled(rep.Objects)
-			a.progress(p, rep.Objects)
+			a.progress(p, rep.Objects, clock)
+		case <-a.Options.Interrupt:
+			settled, interrupted = true, true
 		case <-ctx.Done():
 			settled = true
 		}
@@ -47,6 +54,12 @@ func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
 	rep.Objects = Judge(p, seen)
 	rep.Summary = summarize(rep.Objects)
 	rep.Outcome = outcome(rep.Summary)
+	if interrupted {
+		rep.Outcome = interruptedOutcome(rep.Summary)
+		if rep.Outcome == OutcomeInterrupted {
+			rep.Notes = append(rep.Notes, interruptNote(rep.Summary))
+		}
+	}
 	a.explainStuck(ctx, rep)
 	return nil
 }
@@ -90,11 +103,11 @@ func observed(s *plan.FinalState) plan.FinalState {
 
 // progress redraws the progress bar, on a terminal only (the project's
 // rule: progress never goes to a pipe or a log).
-func (a *Applier) progress(p *plan.Plan, objs []ObjectResult) {
+func (a *Applier) progress(p *plan.Plan, objs []ObjectResult, clock *waitClock) {
 	if a.Options.Progress == nil {
 		return
 	}
-	fmt.Fprint(a.Options.Progress, "\r\033[K"+progressBar(p, objs))
+	fmt.Fprint(a.Options.Progress, "\r\033[K"+clock.line(p, objs, a.now()))
 }
 
 // Judge compares each planned object with its last observed state: as

@@ -53,7 +53,11 @@ type ObjectDiff struct {
 }
 
 func (d ObjectDiff) String() string {
-	s := fmt.Sprintf("%s: planned %s, now %s", refString(d.Object), d.Planned, d.Now)
+	planned := "planned " + d.Planned
+	if d.Planned == NotInPlan {
+		planned = "not in the plan"
+	}
+	s := fmt.Sprintf("%s: %s, now %s", refString(d.Object), planned, d.Now)
 	if d.Detail != "" {
 		s += " (" + d.Detail + ")"
 	}

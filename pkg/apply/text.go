@@ -47,6 +47,8 @@ func outcomeText(r *Report) string {
 		return fmt.Sprintf("timed out: %d object(s) still in progress", r.Summary.InProgress)
 	case OutcomeSent:
 		return "the DELETE was accepted; the cascade was not followed"
+	case OutcomeInterrupted:
+		return fmt.Sprintf("INTERRUPTED: %d object(s) still in progress when following stopped", r.Summary.InProgress)
 	case OutcomeDryRunAccepted:
 		return "dry run: the API server would accept the DELETE; nothing was deleted"
 	case OutcomeDryRunRejected:

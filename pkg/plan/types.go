@@ -90,6 +90,10 @@ type Plan struct {
 	APIVersion string             `json:"apiVersion"`
 	Kind       string             `json:"kind"`
 	Target     snapshot.ObjectRef `json:"target"`
+	// Targets are every object the request deletes when it names several
+	// (kgc plan delete deploy/a sts/b, or -l): one DELETE each, in this
+	// order, Target the first. Empty for one.
+	Targets []snapshot.ObjectRef `json:"targets,omitempty"`
 	// PropagationPolicy is the policy the DELETE sends ("" = none).
 	PropagationPolicy string `json:"propagationPolicy"`
 	// EffectivePolicy is what the API server made of it for the target:

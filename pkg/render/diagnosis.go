@@ -47,7 +47,7 @@ func DiagnosisTree(w io.Writer, d *diagnose.Diagnosis, s Style) error {
 		}
 	}
 	if len(d.Findings) > 0 {
-		b.WriteString("\n" + s.Paint(Bold, "Owner-graph findings") + " (kgc graph)\n")
+		b.WriteString("\n" + s.Paint(Bold, "Owner-graph findings") + " (" + s.Cmd() + " graph)\n")
 		for _, f := range d.Findings {
 			b.WriteString("  - " + s.Paint(Yellow, f.Type) + ": " + f.Message + "\n")
 		}
@@ -227,7 +227,7 @@ func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, live bool,
 		}
 		if r.ID != "" && live {
 			// Only a live diagnosis can be applied: say how, guard included.
-			b.WriteString("         " + s.Paint(Cyan, "$ kgc apply WHY.json --remedy "+r.ID) + s.Paint(Dim, "  (WHY.json: this diagnosis, -o json; guarded by its uid, resourceVersion and finalizers)") + "\n")
+			b.WriteString("         " + s.Paint(Cyan, "$ "+s.Cmd()+" apply WHY.json --remedy "+r.ID) + s.Paint(Dim, "  (WHY.json: this diagnosis, -o json; guarded by its uid, resourceVersion and finalizers)") + "\n")
 		}
 		if r.Risk != "" {
 			b.WriteString("         " + s.Paint(Yellow, "risk: ") + r.Risk + "\n")
@@ -303,7 +303,7 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 	}
 	_, err := fmt.Fprintf(w, "\n%s, %s (%d stuck, %d in progress). %s\n",
 		words.Count(terminating, "terminating object"), words.Count(len(l.Groups), "root cause"), stuck, len(l.Groups)-stuck,
-		s.Paint(Dim, "kgc why-stuck TYPE/NAME explains one and lists its remedies."))
+		s.Paint(Dim, s.Cmd()+" why-stuck TYPE/NAME explains one and lists its remedies."))
 	return err
 }
 

@@ -9,16 +9,19 @@ import (
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/graph"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// GraphDOT writes v in Graphviz DOT, laid out like the garbage collector's
+// GraphDOT writes v in Graphviz DOT, written like the garbage collector's
 // debug handler (pkg/controller/garbagecollector/dump.go): the node ID is
 // the UID, one attribute per line with the handler's names and values
 // (group, version, kind, namespace, name, uid, missing, beingDeleted,
 // deletingDependents, virtual), and edges from dependent to owner, so the
-// two can be diffed. Drawing attributes come after: owners above
-// dependents, virtual nodes dashed, terminating nodes filled red,
-// deletingDependents orange, blockOwnerDeletion edges bold.
+// two can be diffed. Drawing attributes come after, in the style every
+// kgc drawing shares (dot_style.go): owners left of their dependents,
+// trees packed, the UID in the tooltip only, virtual nodes dashed,
+// terminating nodes filled red, deletingDependents orange,
+// blockOwnerDeletion edges bold.
 //
 // The hazards kgc finds are drawn on the elements they concern: each
 // finding's node and owner-reference edge take the hazard's colour and
@@ -34,11 +37,10 @@ func GraphDOT(w io.Writer, v GraphView) error {
 	bw := bufio.NewWriter(w)
 	h := v.hazards()
 	d := &dotWriter{w: bw, h: h}
-	fmt.Fprintln(bw, "strict digraph kgc {")
-	fmt.Fprintln(bw, `  graph [rankdir="BT", fontname="Helvetica"];`)
-	fmt.Fprintln(bw, `  node [shape="box", style="rounded", fontname="Helvetica", fontsize="10"];`)
-	fmt.Fprintln(bw, `  edge [color="gray40", fontname="Helvetica", fontsize="8"];`)
 	nodes := d.nodesToDraw(v)
+	edges := v.edges()
+	d.contextNS = dotContextNamespace(nodeRefs(nodes), v.Namespace)
+	dotOpen(bw, "strict digraph kgc", d.components(nodes, edges))
 	if len(nodes) > 0 {
 		fmt.Fprintln(bw, "  // Node definitions.")
 	}
@@ -46,7 +48,6 @@ func GraphDOT(w io.Writer, v GraphView) error {
 		d.node(n)
 	}
 	d.invalidNotes()
-	edges := v.edges()
 	if len(edges) > 0 || len(h.invalid) > 0 {
 		fmt.Fprintln(bw, "  // Edge definitions.")
 	}
@@ -61,9 +62,40 @@ func GraphDOT(w io.Writer, v GraphView) error {
 
 // dotWriter draws one view and remembers which hazards it drew.
 type dotWriter struct {
-	w     *bufio.Writer
-	h     hazards
-	drawn []string
+	w         *bufio.Writer
+	h         hazards
+	drawn     []string
+	contextNS string
+}
+
+// components counts the trees drawn, the malformed references' notes
+// joined to their dependents, and the legend as one more when drawn.
+func (d *dotWriter) components(nodes []*graph.Node, edges []graph.Edge) int {
+	ids := make([]string, 0, len(nodes)+len(d.h.invalid))
+	pairs := make([][2]string, 0, len(edges)+len(d.h.invalid))
+	for _, n := range nodes {
+		ids = append(ids, n.UID())
+	}
+	for _, e := range edges {
+		pairs = append(pairs, [2]string{e.From, e.To})
+	}
+	for i, f := range d.h.invalid {
+		ids = append(ids, invalidID(i))
+		pairs = append(pairs, [2]string{f.Objects[0].UID, invalidID(i)})
+	}
+	n := dotComponents(ids, pairs)
+	if len(d.h.nodes) > 0 || len(d.h.edges) > 0 || len(d.h.invalid) > 0 {
+		n++
+	}
+	return n
+}
+
+func nodeRefs(nodes []*graph.Node) []snapshot.ObjectRef {
+	refs := make([]snapshot.ObjectRef, len(nodes))
+	for i, n := range nodes {
+		refs[i] = n.Identity()
+	}
+	return refs
 }
 
 func (d *dotWriter) drew(types ...string) {
@@ -103,17 +135,11 @@ func (d *dotWriter) node(n *graph.Node) {
 		group, version = g, v
 	}
 	fs := d.h.nodes[id.UID]
-	label := id.Kind + "/" + id.Name + "\n"
-	if id.Namespace != "" {
-		label += "namespace " + id.Namespace + "\n"
-	}
-	label += "uid " + id.UID + "\n"
-	if fl := append(graphFlags(n), hazardTypes(fs)...); len(fl) > 0 {
-		label += strings.Join(fl, ",") + "\n"
-	}
+	var fins string
 	if n.BeingDeleted && len(n.Finalizers()) > 0 {
-		label += "finalizers: " + strings.Join(n.Finalizers(), ", ") + "\n"
+		fins = "finalizers: " + strings.Join(n.Finalizers(), ", ")
 	}
+	label := dotLabel(id, d.contextNS, strings.Join(append(graphFlags(n), hazardTypes(fs)...), ","), fins)
 	attrs := [][2]string{
 		{"label", label},
 		{"group", group},
@@ -128,6 +154,11 @@ func (d *dotWriter) node(n *graph.Node) {
 		{"virtual", fmt.Sprint(n.Virtual)},
 	}
 	attrs = append(attrs, nodeDrawing(n, fs)...)
+	tip := dotTooltip(id)
+	if len(fs) > 0 {
+		tip += "\n" + hazardTooltip(fs)
+	}
+	attrs = append(attrs, [2]string{"tooltip", tip})
 	d.drew(hazardTypes(fs)...)
 	writeDOTAttrs(d.w, id.UID, attrs)
 }
@@ -156,7 +187,7 @@ func nodeDrawing(n *graph.Node, fs []graph.Finding) [][2]string {
 	}
 	attrs = append(attrs, [2]string{"style", strings.Join(style, ",")})
 	if len(fs) > 0 {
-		attrs = append(attrs, [2]string{"hazards", strings.Join(hazardTypes(fs), ",")}, [2]string{"tooltip", hazardTooltip(fs)})
+		attrs = append(attrs, [2]string{"hazards", strings.Join(hazardTypes(fs), ",")})
 	}
 	return attrs
 }
@@ -176,7 +207,7 @@ func (d *dotWriter) edge(e graph.Edge) {
 	fmt.Fprintf(d.w, "  %q -> %q", e.From, e.To)
 	if len(fs) == 0 {
 		if e.BlockOwnerDeletion {
-			fmt.Fprint(d.w, ` [style="bold", penwidth="2", color="black"]`)
+			fmt.Fprint(d.w, dotBlockingEdge)
 		}
 		fmt.Fprintln(d.w, ";")
 		return
@@ -225,37 +256,30 @@ func orUnknown(s string) string {
 }
 
 // legend names every hazard drawn, in the style it is drawn with: an edge
-// for a reference's hazard, a box for an object's. Entries are chained by
-// invisible edges so that they stack in one column beside the graph.
+// for a reference's hazard, a box for an object's. Every entry sits in the
+// rightmost rank, so they stack in one column; an edge entry points left
+// from its text, as references point from dependents to owners.
 func (d *dotWriter) legend() {
 	if len(d.drawn) == 0 {
 		return
 	}
 	types := slices.Clone(d.drawn)
-	// Reverse order: the graph is drawn bottom to top, so the chain puts
-	// the first type at the top.
 	slices.Sort(types)
-	slices.Reverse(types)
 	fmt.Fprintln(d.w, "  // Legend: the hazards drawn.")
 	fmt.Fprintln(d.w, `  subgraph "cluster_legend" {`)
 	fmt.Fprintln(d.w, `    label="Hazards"; fontname="Helvetica"; fontsize="10"; style="dashed"; color="gray60";`)
-	prev := ""
 	for _, t := range types {
 		hs := hazardStyleOf(t)
 		text := t + ": " + hs.meaning
-		key, first := "legend-"+t, "legend-"+t
+		key := "legend-" + t
 		if hs.edge == "" {
 			fmt.Fprintf(d.w, "    %q [label=%q, shape=\"box\", style=\"rounded\", color=%q, penwidth=\"2\", fontsize=\"9\", tooltip=%q];\n", key, text, hs.color, text)
-		} else {
-			first = key + "-from"
-			fmt.Fprintf(d.w, "    { rank=\"same\"; %q [label=\"\", shape=\"point\", width=\"0.05\", color=%q]; %q [label=%q, shape=\"plaintext\", fontsize=\"9\"]; }\n",
-				first, hs.color, key, text)
-			fmt.Fprintf(d.w, "    %q -> %q [style=%q, penwidth=\"2\", color=%q, minlen=\"2\", tooltip=%q];\n", first, key, hs.edge, hs.color, text)
+			continue
 		}
-		if prev != "" {
-			fmt.Fprintf(d.w, "    %q -> %q [style=\"invis\"];\n", prev, first)
-		}
-		prev = key
+		to := key + "-to"
+		fmt.Fprintf(d.w, "    %q [label=%q, shape=\"plaintext\", fontsize=\"9\"]; %q [label=\"\", shape=\"point\", width=\"0.05\", color=%q];\n",
+			key, text, to, hs.color)
+		fmt.Fprintf(d.w, "    %q -> %q [style=%q, penwidth=\"2\", color=%q, tooltip=%q];\n", key, to, hs.edge, hs.color, text)
 	}
 	fmt.Fprintln(d.w, "  }")
 }

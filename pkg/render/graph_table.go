@@ -15,7 +15,7 @@ import (
 // owner reference it has, a finalizer it is stuck on).
 func GraphTable(w io.Writer, v GraphView, s Style) error {
 	if len(v.Nodes) == 0 {
-		if _, err := io.WriteString(w, "No objects with owners or dependents.\n"); err != nil {
+		if _, err := io.WriteString(w, v.nothingFound()); err != nil {
 			return err
 		}
 		writeGraphFindings(w, v.FindingList(), s)

@@ -39,13 +39,13 @@ func exampleGraph() *graph.Graph {
 }
 
 func fullView(g *graph.Graph) GraphView {
-	return GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.Findings}
+	return GraphView{Graph: g, Nodes: g.Nodes(), Findings: g.Findings, CapturedAt: testobj.CapturedAt}
 }
 
 func componentView(g *graph.Graph, uid string) GraphView {
 	nodes := g.Component(uid)
 	return GraphView{Graph: g, Nodes: nodes, Selected: []string{uid}, Namespace: g.Node(uid).Identity().Namespace,
-		Findings: findingsAbout(g.Findings, nodes)}
+		Findings: findingsAbout(g.Findings, nodes), CapturedAt: testobj.CapturedAt}
 }
 
 func findingsAbout(fs []graph.Finding, nodes []*graph.Node) []graph.Finding {
@@ -98,7 +98,7 @@ func TestGraphTreeShowsAnIsolatedSelectedObject(t *testing.T) {
 	if err := GraphTree(&b, v, Style{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := b.String(), "ConfigMap/alone ◀\n"; got != want {
+	if got, want := b.String(), "ConfigMap/alone ◀\n◀ the object asked about\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"slices"
 
@@ -32,6 +33,12 @@ type GraphView struct {
 	// that a whole cluster's are judged on other cores while its million
 	// nodes are written.
 	FindingsLater func() []graph.Finding
+	// Scope says where the view looked ("in namespace shop, in
+	// cluster.yaml"), for the line that says it found nothing there.
+	Scope string
+	// CapturedAt is when the snapshot was taken: the tree's AGE column
+	// counts to it. Zero: no ages.
+	CapturedAt time.Time
 	// All says that Nodes are all of Graph.Nodes(): every owner a drawn
 	// node references is drawn too (as a virtual node if absent), so no
 	// edge needs to be checked.
@@ -45,6 +52,15 @@ func (v GraphView) FindingList() []graph.Finding {
 		return v.FindingsLater()
 	}
 	return v.Findings
+}
+
+// nothingFound is the line that says the view holds no object, and where
+// it looked.
+func (v GraphView) nothingFound() string {
+	if v.Scope == "" {
+		return "No objects with owners or dependents.\n"
+	}
+	return "No objects with owners or dependents " + v.Scope + ".\n"
 }
 
 // edges returns the edges between drawn nodes.

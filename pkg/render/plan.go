@@ -49,7 +49,7 @@ func planHeader(bw *bufio.Writer, p *plan.Plan, st Style) {
 		}
 		policy += ")"
 	}
-	fmt.Fprintf(bw, "%s %s with propagationPolicy %s\n", st.Paint(Bold, "Plan: delete"), refText(p.Target), policy)
+	fmt.Fprintf(bw, "%s %s with propagationPolicy %s\n", st.Paint(Bold, "Plan: delete"), planTargetsText(p), policy)
 	planUndone(bw, p, st)
 	s := p.Summary
 	fmt.Fprintf(bw, "%s deleted, %s orphaned, %s updated, %s blocked",
@@ -285,28 +285,40 @@ func finalText(f plan.FinalState) string {
 	return strings.Join(parts, ", ")
 }
 
-// PlanDOT draws the affected subgraph coloured by fate: every object of
-// the plan, edges from dependent to owner (bold when blockOwnerDeletion),
-// blocker edges dashed. Node IDs are UIDs, like the graph's DOT. It is
-// written with fmt for the same reason as GraphDOT.
+// PlanDOT draws the affected subgraph coloured by fate, in the style of
+// every kgc drawing (dot_style.go): every object of the plan with the
+// graph's identity attributes (kind, namespace, name, uid) and its fate,
+// edges from dependent to owner (bold when blockOwnerDeletion), blocker
+// edges dashed. Node IDs are UIDs, like the graph's DOT. It is written with
+// fmt for the same reason as GraphDOT.
 func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.OwnerReference) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "digraph kgcplan {")
-	fmt.Fprintln(bw, `  graph [rankdir="BT", fontname="Helvetica"];`)
-	fmt.Fprintln(bw, `  node [shape="box", style="rounded,filled", fontname="Helvetica", fontsize="10", fillcolor="white"];`)
 	in := map[string]bool{}
+	refs := []snapshot.ObjectRef{}
 	for _, of := range p.Objects {
 		in[of.Object.UID] = true
+		refs = append(refs, of.Object)
 	}
-	if p.Target.UID != "" && !in[p.Target.UID] {
+	target := p.Target.UID != "" && !in[p.Target.UID]
+	if target {
 		in[p.Target.UID] = true
-		fmt.Fprintf(bw, "  %q [label=%q, fillcolor=%q, penwidth=\"2\"];\n", p.Target.UID, dotLabel(p.Target, "target"), "white")
+		refs = append(refs, p.Target)
+	}
+	edges := planDOTEdges(p, owners, in)
+	ids := make([]string, 0, len(refs))
+	for _, r := range refs {
+		ids = append(ids, r.UID)
+	}
+	contextNS := dotContextNamespace(refs, "")
+	dotOpen(bw, "digraph kgcplan", dotComponents(ids, edgePairs(edges)))
+	if target {
+		planDOTNode(bw, p.Target, contextNS, "target", "white", [][2]string{{"penwidth", "2"}})
 	}
 	colors := map[string]string{plan.FateDeleted: "#f4a6a6", plan.FateOrphaned: "#a6e1f4", plan.FateUpdated: "#e0e0e0", plan.FateBlocked: "#f4e1a6", plan.FateUnchanged: "#c8f4a6", plan.FateRecreated: "#dcb8f4"}
 	for _, of := range p.Objects {
-		pen := ""
-		if of.Object.UID == p.Target.UID {
-			pen = `, penwidth="2"`
+		var extra [][2]string
+		if of.Object.UID == p.Target.UID || slices.ContainsFunc(p.Targets, func(t snapshot.ObjectRef) bool { return t.UID == of.Object.UID }) {
+			extra = append(extra, [2]string{"penwidth", "2"})
 		}
 		fate := of.Fate
 		if len(of.Alternatives) > 0 {
@@ -318,7 +330,7 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 				}
 			}
 			fate = strings.Join(seen, " or ")
-			pen += `, style="rounded,filled,dashed"`
+			extra = append(extra, [2]string{"style", "rounded,filled,dashed"})
 		}
 		if r := of.RecreatedBy; r != nil {
 			// A replacement comes (or may come) back: a double border,
@@ -328,39 +340,81 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 			} else {
 				fate += ", may be recreated by " + r.Controller
 			}
-			pen += `, peripheries="2"`
+			extra = append(extra, [2]string{"peripheries", "2"})
 		}
-		fmt.Fprintf(bw, "  %q [label=%q, fillcolor=%q%s];\n", of.Object.UID, dotLabel(of.Object, fate), colors[of.Fate], pen)
+		planDOTNode(bw, of.Object, contextNS, fate, colors[of.Fate], extra)
 	}
+	for _, e := range edges {
+		fmt.Fprintf(bw, "  %q -> %q%s;\n", e.from, e.to, e.attrs)
+	}
+	fmt.Fprintln(bw, "}")
+	return bw.Flush()
+}
+
+// planDOTNode writes one object of a plan as GraphDOT writes a node: the
+// identity attributes, then the drawing ones.
+func planDOTNode(w io.Writer, r snapshot.ObjectRef, contextNS string, fate, fill string, extra [][2]string) {
+	attrs := [][2]string{{"label", dotLabel(r, contextNS, fate)}, {"kind", r.Kind}, {"namespace", r.Namespace},
+		{"name", r.Name}, {"uid", r.UID}, {"fate", fate}, {"style", "rounded,filled"}, {"fillcolor", fill}}
+	for _, e := range extra {
+		if i := slices.IndexFunc(attrs, func(a [2]string) bool { return a[0] == e[0] }); i >= 0 {
+			attrs[i] = e
+		} else {
+			attrs = append(attrs, e)
+		}
+	}
+	attrs = append(attrs, [2]string{"tooltip", dotTooltip(r)})
+	writeDOTAttrs(w, r.UID, attrs)
+}
+
+// planDOTEdge is one edge of a plan's drawing and its attributes.
+type planDOTEdge struct{ from, to, attrs string }
+
+// planDOTEdges are the owner references between drawn objects (bold when
+// blockOwnerDeletion) and, after each object's, the edges of what blocks it.
+func planDOTEdges(p *plan.Plan, owners func(uid string) []snapshot.OwnerReference, in map[string]bool) []planDOTEdge {
+	var out []planDOTEdge
 	for _, of := range p.Objects {
 		if owners != nil {
 			for _, r := range owners(of.Object.UID) {
 				if !in[r.UID] {
 					continue
 				}
-				style := ""
+				attrs := ""
 				if r.Blocking() {
-					style = ` [style="bold"]`
+					attrs = dotBlockingEdge
 				}
-				fmt.Fprintf(bw, "  %q -> %q%s;\n", of.Object.UID, r.UID, style)
+				out = append(out, planDOTEdge{of.Object.UID, r.UID, attrs})
 			}
 		}
 		for _, b := range of.BlockedBy {
 			for _, o := range b.Objects {
 				if in[o.UID] {
-					fmt.Fprintf(bw, "  %q -> %q [style=\"dashed\", color=\"orange\", label=\"blocks\"];\n", o.UID, of.Object.UID)
+					out = append(out, planDOTEdge{o.UID, of.Object.UID, ` [style="dashed", color="orange", label="blocks"]`})
 				}
 			}
 		}
 	}
-	fmt.Fprintln(bw, "}")
-	return bw.Flush()
+	return out
 }
 
-func dotLabel(r snapshot.ObjectRef, fate string) string {
-	name := r.Name
-	if r.Namespace != "" {
-		name = r.Namespace + "/" + name
+func edgePairs(es []planDOTEdge) [][2]string {
+	out := make([][2]string, len(es))
+	for i, e := range es {
+		out[i] = [2]string{e.from, e.to}
 	}
-	return r.Kind + "\n" + name + "\n" + fate
+	return out
+}
+
+// planTargetsText names what the plan deletes: its target, or every one of
+// them when the request names several.
+func planTargetsText(p *plan.Plan) string {
+	if len(p.Targets) < 2 {
+		return refText(p.Target)
+	}
+	names := make([]string, len(p.Targets))
+	for i, t := range p.Targets {
+		names[i] = refText(t)
+	}
+	return strings.Join(names, ", ")
 }

@@ -69,9 +69,10 @@ func TestPlanDocumentGolden(t *testing.T) {
 	}
 }
 
-func TestPlanDOTGolden(t *testing.T) {
-	snap, p := planFixture(t, plan.PolicyForeground)
-	owners := func(uid string) []snapshot.OwnerReference {
+// ownersIn is the owner references of each object of snap, as PlanDOT
+// takes them.
+func ownersIn(snap *snapshot.Snapshot) func(uid string) []snapshot.OwnerReference {
+	return func(uid string) []snapshot.OwnerReference {
 		for _, o := range snap.Objects {
 			if o.Metadata.UID == uid {
 				return o.Metadata.OwnerReferences
@@ -79,6 +80,11 @@ func TestPlanDOTGolden(t *testing.T) {
 		}
 		return nil
 	}
+}
+
+func TestPlanDOTGolden(t *testing.T) {
+	snap, p := planFixture(t, plan.PolicyForeground)
+	owners := ownersIn(snap)
 	var buf bytes.Buffer
 	if err := PlanDOT(&buf, p, owners); err != nil {
 		t.Fatal(err)
@@ -121,14 +127,7 @@ func TestPlanRaceGolden(t *testing.T) {
 	}
 	golden.Assert(t, filepath.Join("testdata", "plan_race.json.golden"), buf.Bytes())
 	buf.Reset()
-	owners := func(uid string) []snapshot.OwnerReference {
-		for _, o := range snap.Objects {
-			if o.Metadata.UID == uid {
-				return o.Metadata.OwnerReferences
-			}
-		}
-		return nil
-	}
+	owners := ownersIn(snap)
 	if err := PlanDOT(&buf, p, owners); err != nil {
 		t.Fatal(err)
 	}
@@ -309,15 +308,7 @@ func TestPlanRecreatedGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden.Assert(t, filepath.Join("testdata", c.name+".golden"), text.Bytes())
-			owners := func(uid string) []snapshot.OwnerReference {
-				for _, o := range snap.Objects {
-					if o.Metadata.UID == uid {
-						return o.Metadata.OwnerReferences
-					}
-				}
-				return nil
-			}
-			if err := PlanDOT(&dot, p, owners); err != nil {
+			if err := PlanDOT(&dot, p, ownersIn(snap)); err != nil {
 				t.Fatal(err)
 			}
 			golden.Assert(t, filepath.Join("testdata", c.name+".dot.golden"), dot.Bytes())
@@ -327,4 +318,13 @@ func TestPlanRecreatedGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestPlanTableGolden(t *testing.T) {
+	_, p := raceFixture(t)
+	var buf bytes.Buffer
+	if err := PlanTable(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, filepath.Join("testdata", "plan_race.table.golden"), buf.Bytes())
 }

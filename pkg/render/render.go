@@ -46,6 +46,18 @@ func Document(w io.Writer, format string, v any) error {
 // Style decides how text output is decorated. The zero value is plain text.
 type Style struct {
 	Color bool
+	// Program is how the user runs kgc, for the commands an output
+	// suggests: "kubectl kgc" as the kubectl plugin; "" is "kgc".
+	Program string
+}
+
+// Cmd is the command line a suggestion starts with: "kgc", or "kubectl
+// kgc" as the plugin.
+func (s Style) Cmd() string {
+	if s.Program == "" {
+		return "kgc"
+	}
+	return s.Program
 }
 
 // StyleFor returns the style for a writer: colour only on a terminal and

@@ -24,6 +24,8 @@ const (
 	applyExitLimit        = 6
 	applyExitNotConfirmed = 7
 	applyExitTimedOut     = 9
+	applyExitApplied      = 10
+	applyExitInterrupted  = 11
 )
 
 // applyReport is the part of the ApplyReport document the tests read.
@@ -173,7 +175,7 @@ func TestApplyBackgroundAsPlanned(t *testing.T) {
 	}
 	// A plan is used once: applied again, it is refused as already
 	// applied, not as stale.
-	again := c.apply(t, applyExitStale, path, "--yes")
+	again := c.apply(t, applyExitApplied, path, "--yes")
 	if again.Refusal == nil || again.Refusal.Reason != "already-applied" || len(again.Requests) != 0 {
 		t.Errorf("second apply: refusal %+v, %d requests; want already-applied before any request", again.Refusal, len(again.Requests))
 	}
@@ -263,8 +265,9 @@ func TestApplyStaleNewDependent(t *testing.T) {
 	c.env.MustCreate(t, ctx, framework.Secrets, late)
 	c.names = append(c.names, "dep-late")
 	rep := c.apply(t, applyExitStale, path, "--yes")
-	if rep.Refusal == nil || len(rep.Refusal.Diff) != 1 || rep.Refusal.Diff[0].Object.Name != "dep-late" || rep.Refusal.Diff[0].Now != "deleted" {
-		t.Errorf("refusal %+v, want stale with the new dependent newly deleted", rep.Refusal)
+	if rep.Refusal == nil || len(rep.Refusal.Diff) != 1 || rep.Refusal.Diff[0].Object.Name != "dep-late" || rep.Refusal.Diff[0].Now != "deleted" ||
+		rep.Refusal.Diff[0].Planned != "not-in-plan" {
+		t.Errorf("refusal %+v, want stale with the new dependent, not in the plan, newly deleted", rep.Refusal)
 	}
 	c.requireUntouched(t)
 }

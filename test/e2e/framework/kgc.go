@@ -133,6 +133,14 @@ func (r *RunningKGC) Wait(t testing.TB) KGCResult {
 	return res
 }
 
+// Interrupt sends kgc SIGINT, as Ctrl-C on its terminal would.
+func (r *RunningKGC) Interrupt(t testing.TB) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatalf("interrupting kgc %s: %v", strings.Join(r.args, " "), err)
+	}
+}
+
 func (r *RunningKGC) cleanup() {
 	r.cancel()
 	os.RemoveAll(r.cacheDir)
