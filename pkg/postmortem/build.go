@@ -21,6 +21,10 @@ type chains struct {
 	missing     map[string]*record
 	unexplained []*record
 	wentByNS    map[string][]went
+	// sweptTypes and collsByNS are what unitemized reads for every
+	// deleted namespace, filed once (indexSweeps).
+	sweptTypes map[typeKey]bool
+	collsByNS  map[string][]*audit.Event
 }
 
 // buildChains decides every object's cause. Objects whose deletion did

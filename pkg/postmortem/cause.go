@@ -197,12 +197,28 @@ var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // collectionFor is the namespace controller's deletecollection of r's
 // type in r's namespace, if logged.
 func (ix *index) collectionFor(r *record) *audit.Event {
-	for _, e := range ix.colls {
-		if e.Object.Resource == r.key.resource && e.Object.APIGroup == r.key.group && e.Object.Namespace == r.key.namespace && accepted(e) {
-			return e
+	if ix.firstColl == nil {
+		// Asked for every object gone without a request of its own: a
+		// map built once, not a walk of every deletecollection each time.
+		ix.firstColl = make(map[collKey]*audit.Event, len(ix.colls))
+		for _, e := range ix.colls {
+			k := collKeyOf(e)
+			if _, ok := ix.firstColl[k]; !ok && accepted(e) {
+				ix.firstColl[k] = e
+			}
 		}
 	}
-	return nil
+	return ix.firstColl[collKey{r.key.typeKey, r.key.namespace}]
+}
+
+// collKey names the deletecollections of one type in one namespace.
+type collKey struct {
+	typeKey
+	namespace string
+}
+
+func collKeyOf(e *audit.Event) collKey {
+	return collKey{typeKey{e.Object.APIGroup, e.Object.Resource}, e.Object.Namespace}
 }
 
 // crdOf is the CRD record of a custom resource, when it went.

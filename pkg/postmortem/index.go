@@ -43,13 +43,16 @@ type record struct {
 
 // index files every object the snapshots and the log know.
 type index struct {
-	kinds  *kinds
-	byKey  map[objKey][]*record
-	byUID  map[string]*record
-	all    []*record
-	colls  []*audit.Event // deletecollections, in time order
-	before *snapshot.Snapshot
-	after  *snapshot.Snapshot
+	kinds *kinds
+	byKey map[objKey][]*record
+	byUID map[string]*record
+	all   []*record
+	colls []*audit.Event // deletecollections, in time order
+	// firstColl is the first accepted deletecollection of each type in
+	// each namespace, built from colls when first asked.
+	firstColl map[collKey]*audit.Event
+	before    *snapshot.Snapshot
+	after     *snapshot.Snapshot
 }
 
 // newIndex files the snapshots' objects; events is how many events will
@@ -130,6 +133,7 @@ func (ix *index) file(e *audit.Event) {
 	}
 	if e.Verb == "deletecollection" {
 		ix.colls = append(ix.colls, e)
+		ix.firstColl = nil
 		ix.fileItems(e, t)
 		return
 	}

@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -96,18 +97,14 @@ func (ch *chains) unitemized(r *record) []Sweep {
 	if r.key.typeKey != (typeKey{"", "namespaces"}) || ch.ix.before != nil {
 		return nil
 	}
+	ch.indexSweeps()
 	// A type of which some object is known to have gone is itemized,
 	// however many times the namespace controller swept it.
-	named := map[typeKey]bool{}
-	for _, o := range ch.ix.all {
-		if o.sweep != nil {
-			named[o.key.typeKey] = true
-		}
-	}
+	named := maps.Clone(ch.sweptTypes)
 	var out []Sweep
-	for _, e := range ch.ix.colls {
+	for _, e := range ch.collsByNS[r.key.name] {
 		t := typeKey{e.Object.APIGroup, e.Object.Resource}
-		if e.Object.Namespace != r.key.name || e.Response != nil || named[t] || !accepted(e) {
+		if e.Response != nil || named[t] || !accepted(e) {
 			continue
 		}
 		named[t] = true
@@ -118,6 +115,23 @@ func (ch *chains) unitemized(r *record) []Sweep {
 		out = append(out, Sweep{Resource: res, Namespace: e.Object.Namespace, User: userOf(e), AuditID: e.AuditID, Time: e.Time})
 	}
 	return out
+}
+
+// indexSweeps files, once for every deleted namespace, the types some
+// swept object is known of and the deletecollections of each namespace.
+func (ch *chains) indexSweeps() {
+	if ch.collsByNS != nil {
+		return
+	}
+	ch.sweptTypes, ch.collsByNS = map[typeKey]bool{}, map[string][]*audit.Event{}
+	for _, o := range ch.ix.all {
+		if o.sweep != nil {
+			ch.sweptTypes[o.key.typeKey] = true
+		}
+	}
+	for _, e := range ch.ix.colls {
+		ch.collsByNS[e.Object.Namespace] = append(ch.collsByNS[e.Object.Namespace], e)
+	}
 }
 
 func requestOf(r *record, c cause) Request {
