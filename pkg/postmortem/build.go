@@ -231,11 +231,16 @@ func (ch *chains) linkOf(r *record, c cause) Link {
 // stepsOf lists the logged requests about an object that change it.
 func (ix *index) stepsOf(r *record) []Step {
 	out := []Step{}
-	// A deletecollection that names no object started it before any
-	// request of its own.
-	started := r.sweep != nil && r.start() == r.sweep
+	// A deletecollection that swept the object started its deletion when
+	// the API server received it: the object's own requests from then on
+	// are part of its going, those before are not.
+	var sweptAt time.Time
+	if r.sweep != nil && r.start() == r.sweep {
+		sweptAt = received(r.sweep)
+	}
+	started := false
 	for _, e := range r.events {
-		what := stepWhat(e, started)
+		what := stepWhat(e, started || (!sweptAt.IsZero() && !received(e).Before(sweptAt)))
 		if what == "" {
 			continue
 		}

@@ -292,3 +292,21 @@ func TestKubeletFinishesWhatASweepStarted(t *testing.T) {
 		t.Errorf("pod link %+v, want started by the namespace controller's sweep and finished by its kubelet, in the namespace by the log", l)
 	}
 }
+
+// An object's updates before the deletecollection that swept it are not
+// part of its going: only what came after is a step of its link.
+func TestUpdatesBeforeASweepAreNotSteps(t *testing.T) {
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("bob", "update", ref("", "configmaps", "team-a", "cfg"), func(e *audit.Event) {
+		e.Response = &audit.Meta{APIVersion: "v1", Kind: "ConfigMap", Namespace: "team-a", Name: "cfg", UID: "cm-1", Finalizers: []string{}}
+	})
+	b.add("alice", "delete", ref("", "namespaces", "", "team-a"))
+	b.add(nsUser, "deletecollection", ref("", "configmaps", "team-a", ""), func(e *audit.Event) {
+		e.Response = &audit.Meta{Kind: "ConfigMapList", Items: []audit.Meta{{Namespace: "team-a", Name: "cfg", UID: "cm-1"}}}
+	})
+	pm := Analyze(Input{Log: b.log()})
+	l, ok := flatten(rootOf(t, pm, "Namespace", "team-a").Cascade)["cm-1"]
+	if !ok || len(l.Steps) != 1 || l.Steps[0].What != StepDeleteCollection {
+		t.Errorf("ConfigMap link %+v (found %v), want the sweep as its only step", l, ok)
+	}
+}
