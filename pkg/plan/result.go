@@ -169,7 +169,7 @@ func (s *sim) warnUnknownRefs(p *Plan) {
 	}
 	sort.Slice(refs, func(a, b int) bool { return refs[a].Less(refs[b]) })
 	for _, r := range refs {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s/%s %s: its type could not be listed when the snapshot was taken, so whether it exists is unknown; the plan assumes it does", r.APIVersion, r.Kind, nsName(r)))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s (%s): its type could not be listed when the snapshot was taken, so whether it exists is unknown; the plan assumes it does", r, r.APIVersion))
 	}
 }
 
@@ -209,13 +209,6 @@ func (s *sim) warnUnlistedTypes(p *Plan) {
 	if len(names) > 0 {
 		p.Complete = false
 	}
-}
-
-func nsName(r snapshot.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Name
-	}
-	return r.Namespace + "/" + r.Name
 }
 
 // parkedNotes turns items still retrying at quiescence into notes.

@@ -115,7 +115,7 @@ func TestDiagnosisTreeSaysWhatAUserNeeds(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"spec finalizer kubernetes ← namespace-controller",
-		"Widget/team-a/report",
+		"Widget/report -n team-a",
 		"finalizer example.com/cleanup ← unknown (no controller found in the input)  [root cause",
 		"node-not-ready",
 		"kubectl taint nodes node-2 node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
@@ -144,12 +144,12 @@ func TestDiagnosisTableEmpty(t *testing.T) {
 func TestDiagnosisTableOfALiveObject(t *testing.T) {
 	_, d := diagnosisFixture()
 	list := d.All("shop")
-	live := diagnose.Diagnosis{Terminating: false, Summary: "ConfigMap/shop/legacy is not terminating."}
+	live := diagnose.Diagnosis{Terminating: false, Summary: "ConfigMap/legacy -n shop is not terminating."}
 	var b bytes.Buffer
 	if err := DiagnosisTable(&b, &diagnose.DiagnosisList{Items: []diagnose.Diagnosis{live}}, Style{}); err != nil {
 		t.Fatal(err)
 	}
-	if b.String() != "No terminating objects.\nConfigMap/shop/legacy is not terminating.\n" {
+	if b.String() != "No terminating objects.\nConfigMap/legacy -n shop is not terminating.\n" {
 		t.Errorf("got %q", b.String())
 	}
 	if len(list.Items) != 3 {

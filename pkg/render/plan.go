@@ -207,12 +207,9 @@ func planRaces(bw *bufio.Writer, p *plan.Plan, st Style) {
 	t.flush(bw, st)
 }
 
-func refText(r snapshot.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Kind + " " + r.Name
-	}
-	return r.Kind + " " + r.Namespace + "/" + r.Name
-}
+// refText names an object in a plan's text as every command does
+// (snapshot.KubectlName).
+func refText(r snapshot.ObjectRef) string { return r.String() }
 
 // actionColor is the palette entry of a step's action.
 func actionColor(a string) string {

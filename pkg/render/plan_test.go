@@ -197,7 +197,7 @@ func TestPlanCascadeWavesInOrder(t *testing.T) {
 	}
 	for _, want := range []string{
 		"  wave 4 (waits only; --show-steps lists each)\n    kubelet  wait  2 Pods  until the grace period ends\n",
-		"  wave 5\n    kubelet  delete  Pod shop/web-1-a  delete web-1-a\n    kubelet  delete  Pod shop/web-2-a  delete web-2-a\n",
+		"  wave 5\n    kubelet  delete  Pod/web-1-a -n shop  delete web-1-a\n    kubelet  delete  Pod/web-2-a -n shop  delete web-2-a\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the cascade lacks\n%s\ngot:\n%s", want, out)
@@ -219,16 +219,16 @@ func TestPlanUnsettledWarningIsScoped(t *testing.T) {
 		want []string
 	}{
 		{cascadePlan(), PlanOptions{}, []string{
-			"warning: the input is not settled: even without this delete the controllers would act on 1 object this plan concerns: ReplicaSet shop/web-2 (garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (--show-steps lists them, marked baseline)\n",
-			"note: the controllers also have work pending on 3 other objects that this delete does not touch: Namespace legacy, ConfigMap shop/shared, ConfigMap ops/stale (--show-steps lists them, marked baseline)\n",
+			"warning: the input is not settled: even without this delete the controllers would act on 1 object this plan concerns: ReplicaSet/web-2 -n shop (garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (--show-steps lists them, marked baseline)\n",
+			"note: the controllers also have work pending on 3 other objects that this delete does not touch: Namespace/legacy, ConfigMap/shared -n shop, ConfigMap/stale -n ops (--show-steps lists them, marked baseline)\n",
 		}},
 		{cascadePlan(), PlanOptions{ShowSteps: true}, []string{
 			"(garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (the steps marked baseline above)\n",
-			"ConfigMap ops/stale (the steps marked baseline above)\n",
+			"ConfigMap/stale -n ops (the steps marked baseline above)\n",
 		}},
 		{nsPlan, PlanOptions{}, []string{
-			"this plan concerns: ConfigMap shop/shared (garbagecollector: delete), ReplicaSet shop/web-2 (garbagecollector: mark-deleting);",
-			"note: the controllers also have work pending on 2 other objects that this delete does not touch: Namespace legacy, ConfigMap ops/stale (",
+			"this plan concerns: ConfigMap/shared -n shop (garbagecollector: delete), ReplicaSet/web-2 -n shop (garbagecollector: mark-deleting);",
+			"note: the controllers also have work pending on 2 other objects that this delete does not touch: Namespace/legacy, ConfigMap/stale -n ops (",
 		}},
 	} {
 		var buf bytes.Buffer
@@ -257,7 +257,7 @@ func TestPlanTextWarnsOfKeepMarkers(t *testing.T) {
 	keep := &snapshot.Facts{Keep: "helm.sh/resource-policy=keep"}
 	cm := testobj.ConfigMap("shop", "web-config").UID("cm-web").OwnedBy(dep).Facts(keep).Build()
 	snap := testobj.Snapshot(dep, cm).Build()
-	const want = "warning: ConfigMap shop/web-config is marked helm.sh/resource-policy=keep, but the cascade deletes it"
+	const want = "warning: ConfigMap/web-config -n shop is marked helm.sh/resource-policy=keep, but the cascade deletes it"
 	for policy, warned := range map[string]bool{plan.PolicyBackground: true, plan.PolicyOrphan: false} {
 		p, err := plan.Simulate(snap, plan.Options{Target: "dep-web", Policy: policy})
 		if err != nil {
