@@ -221,7 +221,7 @@ func TestApplyAlreadyAppliedHasItsOwnCode(t *testing.T) {
 	}
 	f.before.Objects = gone
 	out, errOut, code := runApplyWith(t, f, nil, nil, "apply", planPath, "--yes", "--allow-blocked")
-	if code != exitApplied || !strings.Contains(out, "Refused (already-applied)") {
+	if code != exitApplied || !strings.Contains(out, "Outcome: refused (already-applied), no request was sent") {
 		t.Fatalf("exit %d, want %d with the refusal already-applied\nstdout:\n%s\nstderr:\n%s", code, exitApplied, out, errOut)
 	}
 }

@@ -132,8 +132,8 @@ func TestCapture(t *testing.T) {
 			t.Errorf("snapshot contains %q", leak)
 		}
 	}
-	if !strings.Contains(progress.String(), "listing: 8/8 types, 12 objects") {
-		t.Errorf("progress = %q", progress.String())
+	if !strings.Contains(progress.String(), "listing: 8/8 types, 12 objects") || !strings.HasSuffix(progress.String(), "\r\x1b[K") {
+		t.Errorf("progress = %q, want the last count, then the line cleared", progress.String())
 	}
 	if !fake.Expired || !fake.Throttled {
 		t.Error("the 410 and 429 paths were not exercised")

@@ -31,6 +31,7 @@ func (s *sim) buildPlan(actions []Action, base []*snapshot.Object, nBase int) *P
 	s.parkedNotes()
 	p.Warnings = append(p.Warnings, s.warnings...)
 	p.Notes = append(p.Notes, s.notes...)
+	p.NoteAbout = s.noteAbout
 	p.Stats = &SimulateStat{Objects: len(s.st.objs), GraphNodes: len(s.gc.uidToNode), WorkItems: s.workItems, StoreWrites: s.st.writes}
 	return p
 }
@@ -214,10 +215,10 @@ func (s *sim) warnUnlistedTypes(p *Plan) {
 // parkedNotes turns items still retrying at quiescence into notes.
 func (s *sim) parkedNotes() {
 	for _, p := range s.gc.attemptToDelete.parked {
-		s.note(fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.identity.ref(), p.reason))
+		s.noteOn(p.v.identity.ref(), fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.identity.ref(), p.reason))
 	}
 	for _, p := range s.gc.attemptToOrphan.parked {
-		s.note(fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.identity.ref(), p.reason))
+		s.noteOn(p.v.identity.ref(), fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.identity.ref(), p.reason))
 	}
 }
 

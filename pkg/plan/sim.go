@@ -34,6 +34,7 @@ type sim struct {
 
 	notes, warnings []string
 	noteSet         map[string]bool
+	noteAbout       map[string]snapshot.ObjectRef
 	unknownRefs     map[snapshot.ObjectRef]bool
 	orphaned        map[string]bool
 	firstWhy        map[string]string
@@ -109,6 +110,15 @@ func newSim(snap *snapshot.Snapshot, opts Options, r *reach) (*sim, error) {
 	s.gc = newGC(s, len(s.snap.Objects))
 	s.ctrl = newControllers(s)
 	return s, nil
+}
+
+// noteOn is a note about one object (see Plan.NoteAbout).
+func (s *sim) noteOn(ref snapshot.ObjectRef, msg string) {
+	if s.noteAbout == nil {
+		s.noteAbout = map[string]snapshot.ObjectRef{}
+	}
+	s.noteAbout[msg] = ref
+	s.note(msg)
 }
 
 func (s *sim) note(msg string) {

@@ -17,6 +17,10 @@ type PlanOptions struct {
 	// ShowSteps lists every numbered step (with baseline and wait steps)
 	// instead of the cascade by waves.
 	ShowSteps bool
+	// Verbose (-v=1 and up) names what the plan sees elsewhere in the
+	// input: the controllers' pending work on objects the delete does not
+	// touch, and notes about them; otherwise one line counts them.
+	Verbose bool
 }
 
 // PlanText writes a plan for people: the summary line, the cascade in

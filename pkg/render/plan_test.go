@@ -208,28 +208,47 @@ func TestPlanCascadeWavesInOrder(t *testing.T) {
 
 // The warning about an unsettled input names only what the plan concerns
 // (the objects it lists; for a namespace, its content) and says where to
-// see the steps; the work pending elsewhere is one note. The race note is
-// left to the races section, which this plan has none of.
+// see the steps; the work pending elsewhere, and notes about objects the
+// delete does not concern, are one line, named with -v=1 (Verbose) or
+// --show-steps. The race note is left to the races section, which this
+// plan has none of.
 func TestPlanUnsettledWarningIsScoped(t *testing.T) {
 	nsPlan := cascadePlan()
 	nsPlan.Target = snapshot.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "shop", UID: "ns-shop"}
+	const elsewhere = "Warning OwnerRefInvalidNamespace on ConfigMap/stale -n ops: ownerRef does not exist"
+	const here = "Warning OwnerRefInvalidNamespace on ReplicaSet/web-1 -n shop: ownerRef does not exist"
+	withNotes := func(p *plan.Plan) *plan.Plan {
+		p.Notes = append(p.Notes, elsewhere, here)
+		p.NoteAbout = map[string]snapshot.ObjectRef{
+			elsewhere: {Kind: "ConfigMap", Namespace: "ops", Name: "stale", UID: "ops-stale"},
+			here:      {Kind: "ReplicaSet", Namespace: "shop", Name: "web-1", UID: "shop-web-1"}}
+		return p
+	}
 	for _, c := range []struct {
-		p    *plan.Plan
-		opts PlanOptions
-		want []string
+		p           *plan.Plan
+		opts        PlanOptions
+		want, never []string
 	}{
 		{cascadePlan(), PlanOptions{}, []string{
 			"warning: the input is not settled: even without this delete the controllers would act on 1 object this plan concerns: ReplicaSet/web-2 -n shop (garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (--show-steps lists them, marked baseline)\n",
-			"note: the controllers also have work pending on 3 other objects that this delete does not touch: Namespace/legacy, ConfigMap/shared -n shop, ConfigMap/stale -n ops (--show-steps lists them, marked baseline)\n",
-		}},
+			"note: the controllers have work pending on 3 objects this delete does not touch (-v=1 names them)\n",
+		}, []string{"Namespace/legacy"}},
+		{cascadePlan(), PlanOptions{Verbose: true}, []string{
+			"note: the controllers have work pending on 3 objects that this delete does not touch: Namespace/legacy, ConfigMap/shared -n shop, ConfigMap/stale -n ops (--show-steps lists them, marked baseline)\n",
+		}, nil},
 		{cascadePlan(), PlanOptions{ShowSteps: true}, []string{
 			"(garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (the steps marked baseline above)\n",
 			"ConfigMap/stale -n ops (the steps marked baseline above)\n",
-		}},
+		}, nil},
 		{nsPlan, PlanOptions{}, []string{
 			"this plan concerns: ConfigMap/shared -n shop (garbagecollector: delete), ReplicaSet/web-2 -n shop (garbagecollector: mark-deleting);",
-			"note: the controllers also have work pending on 2 other objects that this delete does not touch: Namespace/legacy, ConfigMap/stale -n ops (",
-		}},
+			"note: the controllers have work pending on 2 objects this delete does not touch (-v=1 names them)\n",
+		}, nil},
+		{withNotes(cascadePlan()), PlanOptions{}, []string{
+			"note: " + here + "\n",
+			"note: the controllers have work pending on 3 objects this delete does not touch, and 1 note is about such objects (-v=1 shows them)\n",
+		}, []string{elsewhere}},
+		{withNotes(cascadePlan()), PlanOptions{Verbose: true}, []string{"note: " + here + "\n", "note: " + elsewhere + "\n"}, nil},
 	} {
 		var buf bytes.Buffer
 		if err := PlanText(&buf, c.p, c.opts, Style{}); err != nil {
@@ -241,7 +260,7 @@ func TestPlanUnsettledWarningIsScoped(t *testing.T) {
 				t.Errorf("the plan lacks\n%s\ngot:\n%s", want, out)
 			}
 		}
-		for _, never := range []string{"step(s)", "may end otherwise"} {
+		for _, never := range append(c.never, "step(s)", "may end otherwise") {
 			if strings.Contains(out, never) {
 				t.Errorf("the plan says %q:\n%s", never, out)
 			}
