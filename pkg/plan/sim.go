@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,9 +36,13 @@ type sim struct {
 	notes, warnings []string
 	noteSet         map[string]bool
 	noteAbout       map[string]snapshot.ObjectRef
-	unknownRefs     map[snapshot.ObjectRef]bool
-	orphaned        map[string]bool
-	firstWhy        map[string]string
+	// changedWave is, by UID, the wave of the last step that changed or
+	// removed an object: what a collector worker learns by reading it
+	// comes no earlier (gc.observeState).
+	changedWave map[string]int
+	unknownRefs map[snapshot.ObjectRef]bool
+	orphaned    map[string]bool
+	firstWhy    map[string]string
 
 	// raced is set when one garbage collector worker reads an object in
 	// the round trip in which, or just before, another writes it
@@ -146,6 +151,12 @@ func (s *sim) record(actor, action string, o *snapshot.Object, policy, detail st
 
 func (s *sim) onChange(i int32, typ eventType, old, new *snapshot.Object) {
 	ri := s.st.info[i]
+	if s.changedWave == nil {
+		s.changedWave = map[string]int{}
+	}
+	if o := cmp.Or(new, old); o != nil {
+		s.changedWave[o.Metadata.UID] = s.wave + 1
+	}
 	s.gc.observe(ri, typ, old, new, s.wave+1)
 	s.ctrl.observe(i, ri, typ, old, new, s.wave+1)
 }
