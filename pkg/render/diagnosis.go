@@ -339,4 +339,3 @@ func removedBy(actor, controller string, a *diagnose.Attribution) string {
 	}
 	return actor + " (" + controller + ")"
 }
-
