@@ -182,3 +182,34 @@ func TestDiagnosisTableAges(t *testing.T) {
 		t.Errorf("a negative age, or a pod 15s past its grace period called stuck:\n%s", got)
 	}
 }
+
+// A root cause whose finalizer sits on an object not deleted yet (the
+// namespace controller deletes it only after the pods) holds nothing yet:
+// the table marks it and does not count it as stuck; REMOVED BY is the
+// detailed view's words.
+func TestDiagnosisTableRootCauseNotDeletedYet(t *testing.T) {
+	ns := snapshot.ObjectRef{Kind: "Namespace", Name: "legacy", UID: "ns"}
+	pod := snapshot.ObjectRef{Kind: "Pod", Namespace: "legacy", Name: "runner", UID: "pod"}
+	backup := snapshot.ObjectRef{Kind: "Backup", Namespace: "legacy", Name: "nightly", UID: "backup"}
+	none := &diagnose.Attribution{Evidence: diagnose.EvidenceNone}
+	l := &diagnose.DiagnosisList{
+		Items: []diagnose.Diagnosis{{Object: ns, Terminating: true}, {Object: pod, Terminating: true}},
+		Groups: []diagnose.Group{
+			{RootCause: diagnose.RootCause{Object: pod, Reason: "node-not-ready", RemovedBy: "kubelet"}, Objects: []diagnose.Held{{Object: pod, AgeSeconds: 60}}},
+			{RootCause: diagnose.RootCause{Object: backup, Finalizer: "backups.example.com/protect", Reason: "controller-not-found", RemovedBy: "unknown", Attribution: none},
+				Objects: []diagnose.Held{{Object: ns, AgeSeconds: 60}}},
+		}}
+	var b bytes.Buffer
+	if err := DiagnosisTable(&b, l, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Backup/nightly -n legacy (once deleted)", "unknown (no controller found in the input)",
+		"2 terminating objects, 2 root causes (1 stuck, 0 in progress, 1 on an object not deleted yet)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "Pod/runner -n legacy (once deleted)") {
+		t.Errorf("a terminating root cause is marked as not deleted:\n%s", b.String())
+	}
+}
