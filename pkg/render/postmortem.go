@@ -48,7 +48,7 @@ func stamp(t time.Time) string {
 // with which client and policy, and what went with it.
 func RootSentence(r *postmortem.Root) string {
 	q := r.Request
-	what := q.Object.ObjectRef.String()
+	what := q.Object.String()
 	if q.Missing {
 		return fmt.Sprintf("%s was deleted by a request not in the log: %s", what, wentWith(r.Summary))
 	}
