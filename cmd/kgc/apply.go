@@ -86,6 +86,7 @@ state or --timeout passes, reporting each as planned, diverged or still in progr
 request sent. --dry-run=server sends the DELETE with dryRun=All instead and deletes nothing.
 
 The report goes to stdout in every case, refusals included (-o json|yaml: an ApplyReport document).
+A refusal is its outcome line, once: on a terminal no "error:" line repeats it; redirected, stderr says it.
 Exit codes: 0 as planned (or a dry run the server accepts), 4 stale, 5 another cluster or a plan
 from files, 6 over --max-deletions, predicted to hang or deleting what is marked to be kept, 7 not
 confirmed, 8 diverged, 9 timed out, 10 already applied (nothing left to do), 11 interrupted.
@@ -321,7 +322,7 @@ func (o *applyOptions) finish(rep *apply.Report, err error) error {
 			return perr
 		}
 	}
-	return applyError(rep, err)
+	return saidInReport(applyError(rep, err), rep, !o.output.isDocument() && isTerminal(o.streams.Out) && isTerminal(o.streams.ErrOut))
 }
 
 // readDocument reads a JSON or YAML document from a file or stdin (-), as

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -65,7 +66,7 @@ func TestApplyCommandOffline(t *testing.T) {
 		{name: "client dry run", args: []string{"apply", fromFiles, "--dry-run=client"}, wantCode: exitUsage, wantErr: "use --dry-run=server"},
 		{name: "no plan", args: []string{"apply"}, wantCode: exitUsage, wantErr: "which plan?"},
 		{name: "a plan from files", args: []string{"apply", fromFiles, "--yes"}, wantCode: exitOtherCluster,
-			wantOut: []string{"Outcome: refused; nothing was deleted", "Refused (other-cluster)", "No request was sent."}, wantErr: "made from files"},
+			wantOut: []string{"Outcome: refused (other-cluster), no request was sent: the plan was made from files"}, wantErr: "made from files"},
 		{name: "a YAML plan from files on stdin", stdin: yamlPlan, args: []string{"apply", "-", "--yes"}, wantCode: exitOtherCluster, wantErr: "made from files"},
 		{name: "a plan without basis", args: []string{"apply", old, "--yes"}, wantCode: exitStale, wantErr: "re-plan"},
 		{name: "a plan without basis, json", args: []string{"apply", old, "-o", "json"}, wantCode: exitStale,
@@ -104,7 +105,7 @@ func TestApplyRemedyOffline(t *testing.T) {
 	const id = "remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup"
 	out, errOut, code := runApplyCmd(t, "", "apply", path, "--remedy", id, "--yes")
 	if code != exitOtherCluster || !strings.Contains(errOut, "the diagnosis was made from files") ||
-		!strings.Contains(out, "Apply of remedy "+id) || !strings.Contains(out, "No request was sent.") {
+		!strings.Contains(out, "Apply of remedy "+id) || !strings.Contains(out, "Outcome: refused (other-cluster), no request was sent:") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	_, errOut, code = runApplyCmd(t, "", "apply", path, "--remedy", "remove-finalizer:widget:shop/gizmo:nope", "--yes")
@@ -142,6 +143,40 @@ func TestApplyExitCodes(t *testing.T) {
 			var sink strings.Builder
 			if got := exitCode(applyError(&rep, tc.err), &sink); got != tc.want {
 				t.Errorf("exit %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRefusalSaidOnce: an apply's text report already says why it was
+// refused; on a terminal that shows both streams, stderr adds no "error:"
+// line repeating it, and the exit code is the refusal's. Redirected, or as
+// a document, stderr still says it.
+func TestRefusalSaidOnce(t *testing.T) {
+	refused := &apply.Report{Outcome: apply.OutcomeRefused, Refusal: &apply.Refusal{Reason: apply.ReasonStale, Message: "the cluster changed"}}
+	for _, tt := range []struct {
+		name     string
+		rep      *apply.Report
+		terminal bool
+		wantErr  string
+	}{
+		{"text on a terminal", refused, true, ""},
+		{"redirected", refused, false, "error: the cluster changed\n"},
+		{"not a refusal", &apply.Report{Outcome: apply.OutcomeTimedOut}, true, "error: the cluster changed\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			err := applyError(tt.rep, refused.Refusal)
+			if tt.rep.Refusal == nil {
+				err = &codedError{code: exitTimedOut, err: refused.Refusal}
+			}
+			code := exitCode(saidInReport(err, tt.rep, tt.terminal), &errOut)
+			want := exitStale
+			if tt.rep.Refusal == nil {
+				want = exitTimedOut
+			}
+			if code != want || errOut.String() != tt.wantErr {
+				t.Errorf("exit %d, stderr %q; want exit %d, stderr %q", code, errOut.String(), want, tt.wantErr)
 			}
 		})
 	}

@@ -179,7 +179,7 @@ func TestCompleteRemedyIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, _ := runKGC(t, "__complete", "apply", path, "--remedy", "")
-	want := "remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup\tLast resort: remove finalizer widgets.example.com/cleanup from Widget/shop/gizmo\n:4\n"
+	want := "remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup\tLast resort: remove finalizer widgets.example.com/cleanup from Widget/gizmo -n shop\n:4\n"
 	if out != want {
 		t.Errorf("got %q, want %q", out, want)
 	}

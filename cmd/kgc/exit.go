@@ -55,6 +55,18 @@ func applyError(rep *apply.Report, err error) error {
 	return nil
 }
 
+// saidInReport marks an apply's refusal as said, when the text report
+// that says it went to the terminal stderr also writes to: one terminal
+// shows a refusal once. Redirected, the report is in a file and stderr
+// still says why the command failed.
+func saidInReport(err error, rep *apply.Report, textOnTerminal bool) error {
+	var ce *codedError
+	if textOnTerminal && rep != nil && rep.Refusal != nil && len(rep.Requests) == 0 && errors.As(err, &ce) {
+		ce.said = true
+	}
+	return err
+}
+
 func refusalCode(reason string) int {
 	switch reason {
 	case apply.ReasonStale, apply.ReasonNoBasis:
@@ -75,6 +87,9 @@ func refusalCode(reason string) int {
 type codedError struct {
 	code int
 	err  error
+	// said: the report on the same terminal already says it (an apply's
+	// refusal), so exitCode prints no "error:" line repeating it.
+	said bool
 }
 
 func (e *codedError) Error() string { return e.err.Error() }
@@ -108,10 +123,13 @@ func exitCode(err error, errOut io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(errOut, "error: %v\n", err)
 	var ce *codedError
-	if errors.As(err, &ce) {
-		return ce.code
+	if !errors.As(err, &ce) {
+		fmt.Fprintf(errOut, "error: %v\n", err)
+		return exitError
 	}
-	return exitError
+	if !ce.said {
+		fmt.Fprintf(errOut, "error: %v\n", err)
+	}
+	return ce.code
 }

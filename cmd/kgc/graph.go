@@ -277,17 +277,10 @@ func (o *graphOptions) explainAbsence(snap *snapshot.Snapshot, g *graph.Graph, u
 	}
 	for i := range snap.Objects {
 		if obj := &snap.Objects[i]; obj.Metadata.UID == uid {
-			fmt.Fprintf(o.streams.ErrOut, "warning: %s %s is not in the garbage collector's graph: the collector does not watch its type, so it never collects it nor treats it as an owner it has seen\n",
-				obj.Kind, objectName(obj.Ref()))
+			fmt.Fprintf(o.streams.ErrOut, "warning: %s is not in the garbage collector's graph: the collector does not watch its type, so it never collects it nor treats it as an owner it has seen\n",
+				obj.Ref())
 			return nil
 		}
 	}
 	return fmt.Errorf("no object with uid %q %s, and none names it as an owner: check the UID (kubectl get TYPE NAME -o jsonpath='{.metadata.uid}')", uid, where(snap))
-}
-
-func objectName(r snapshot.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Name
-	}
-	return r.Namespace + "/" + r.Name
 }

@@ -77,7 +77,7 @@ func TestGraphCommandGolden(t *testing.T) {
 		{"graph_hazards.json.golden", []string{"graph", "-f", hazards, "-o", "json"}, ""},
 		{"graph_hazards_pod.tree.golden", []string{"graph", "-f", hazards, "pod", "api-1-x"}, ""},
 		{"graph_hazards_event.tree.golden", []string{"graph", "-f", hazards, "ev/api.1", "-n", "team"},
-			"warning: Event team/api.1 is not in the garbage collector's graph: the collector does not watch its type"},
+			"warning: Event/api.1 -n team is not in the garbage collector's graph: the collector does not watch its type"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {

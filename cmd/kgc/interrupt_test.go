@@ -174,7 +174,7 @@ func TestApplyInterruptPrintsTheReportSoFar(t *testing.T) {
 		"as-planned  ReplicaSet/web-7d9f -n shop",
 		"as-planned  Pod/web-7d9f-b -n shop (planned blocked)",
 		"in-progress Pod/web-7d9f-a -n shop (planned deleted): terminating, finalizers [example.com/never]",
-		"why-stuck: Pod/shop/web-7d9f-a has been terminating for 1m",
+		"why-stuck: Pod/web-7d9f-a -n shop has been terminating for 1m",
 		"interrupted while following: the cascade goes on in the cluster",
 	} {
 		if !strings.Contains(out, want) {
@@ -221,7 +221,7 @@ func TestApplyAlreadyAppliedHasItsOwnCode(t *testing.T) {
 	}
 	f.before.Objects = gone
 	out, errOut, code := runApplyWith(t, f, nil, nil, "apply", planPath, "--yes", "--allow-blocked")
-	if code != exitApplied || !strings.Contains(out, "Refused (already-applied)") {
+	if code != exitApplied || !strings.Contains(out, "Outcome: refused (already-applied), no request was sent") {
 		t.Fatalf("exit %d, want %d with the refusal already-applied\nstdout:\n%s\nstderr:\n%s", code, exitApplied, out, errOut)
 	}
 }

@@ -315,7 +315,7 @@ func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
 			return nil
 		})
 	}
-	return render.PlanText(o.streams.Out, p, render.PlanOptions{ShowSteps: o.showSteps}, styleFor(o.streams.Out))
+	return render.PlanText(o.streams.Out, p, render.PlanOptions{ShowSteps: o.showSteps, Verbose: o.source.Verbosity >= 1}, styleFor(o.streams.Out))
 }
 
 // checkGates returns a gate error for the first --fail-if that holds.

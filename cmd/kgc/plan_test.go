@@ -67,11 +67,11 @@ func TestPlanCommand(t *testing.T) {
 		{name: "gate deletes", args: []string{"plan", "delete", "deploy/web", "-n", "shop", "-f", dump, "--fail-if", "orphans", "--fail-if", "deletes-more-than=2"},
 			wantCode: exitGate, wantErr: "more than 2"},
 		{name: "the ReplicaSet of a live Deployment comes back: text", args: []string{"plan", "delete", "rs/web-zwl66dqmgk", "-n", "shop", "-f", "../../examples"},
-			golden: "plan_example_recreated.golden", wantOut: []string{"Plan: delete ReplicaSet shop/web-zwl66dqmgk with propagationPolicy Background\nwarning: this delete will be undone by Deployment shop/web"}},
+			golden: "plan_example_recreated.golden", wantOut: []string{"Plan: delete ReplicaSet/web-zwl66dqmgk -n shop with propagationPolicy Background\nwarning: this delete will be undone by Deployment/web -n shop"}},
 		{name: "the ReplicaSet of a live Deployment comes back: json", args: []string{"plan", "delete", "rs/web-zwl66dqmgk", "-n", "shop", "-f", "../../examples", "-o", "json"},
 			golden: "plan_example_recreated.json.golden"},
 		{name: "gate recreated", args: []string{"plan", "delete", "pod/db-0", "-n", "shop", "-f", "../../examples", "--fail-if", "recreated"},
-			wantCode: exitGate, wantOut: []string{"recreated  Pod shop/db-0"}, wantErr: "error: --fail-if: 1 object would be recreated by its controller"},
+			wantCode: exitGate, wantOut: []string{"recreated  Pod/db-0 -n shop"}, wantErr: "error: --fail-if: 1 object would be recreated by its controller"},
 		{name: "gate recreated holds not when the owner goes too", args: []string{"plan", "delete", "sts/db", "-n", "shop", "-f", "../../examples", "--fail-if", "recreated"}, wantCode: exitOK},
 		{name: "gate deletes counts the recreated", args: []string{"plan", "delete", "rs/web-zwl66dqmgk", "-n", "shop", "-f", "../../examples", "--fail-if", "deletes-more-than=3"},
 			wantCode: exitGate, wantErr: "4 objects would be deleted, more than 3"},
@@ -161,7 +161,7 @@ func TestPlanNamespaceMissingFromDump(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"Plan: delete Namespace team", "blocked    Pod team/worker", "planning on an assumed active Namespace team", "the plan is incomplete"} {
+	for _, want := range []string{"Plan: delete Namespace/team", "blocked    Pod/worker -n team", "planning on an assumed active Namespace team", "the plan is incomplete"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -195,8 +195,8 @@ func TestPlanBooleanCascade(t *testing.T) {
 func TestPlanSeveralObjects(t *testing.T) {
 	ex := copyFixture(t, "../../examples/cluster.yaml")
 	out, errOut, code := runPlanCmd(t, "plan", "delete", "svc/web", "sts/db", "-n", "shop", "-f", ex)
-	if code != exitOK || !strings.HasPrefix(out, "Plan: delete Service shop/web, StatefulSet shop/db with propagationPolicy Background\n") ||
-		!strings.Contains(out, "deleted  EndpointSlice shop/web-677r5") || !strings.Contains(out, "deleted  Pod shop/db-0") {
+	if code != exitOK || !strings.HasPrefix(out, "Plan: delete Service/web -n shop, StatefulSet/db -n shop with propagationPolicy Background\n") ||
+		!strings.Contains(out, "deleted  EndpointSlice/web-677r5 -n shop") || !strings.Contains(out, "deleted  Pod/db-0 -n shop") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
 	sel, _, code := runPlanCmd(t, "plan", "delete", "-l", "example.com/widget=gizmo", "-n", "shop", "-f", ex, "-o", "table")

@@ -109,7 +109,7 @@ func TestPostmortemFailIfIncomplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := runKGC(t, "postmortem", "-A", "--audit-log", log, "--after", "none")
-	if code != 0 || !strings.Contains(out, "Deployment shop/web was deleted by a request not in the log") || !strings.Contains(out, "incomplete:") {
+	if code != 0 || !strings.Contains(out, "Deployment/web -n shop was deleted by a request not in the log") || !strings.Contains(out, "incomplete:") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant the missing root said, and the output marked incomplete", code, out, errOut)
 	}
 	_, errOut, code = runKGC(t, "postmortem", "-A", "--audit-log", log, "--after", "none", "--fail-if", "incomplete", "-o", "json")

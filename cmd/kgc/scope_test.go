@@ -153,8 +153,8 @@ func TestEmptyInput(t *testing.T) {
 // not that kgc could not list them.
 func TestTypedEmptyListIsListed(t *testing.T) {
 	for _, tc := range []struct{ dir, want string }{
-		{"testdata/dump-empty-replicasets", "dangling-owner: Pod shop/web-7d9f-a names owner ReplicaSet shop/web-7d9f, which does not exist; the garbage collector will delete Pod shop/web-7d9f-a"},
-		{"testdata/dump-without-replicasets", "unknown-owner: Pod shop/web-7d9f-a names owner ReplicaSet shop/web-7d9f, which is not in the input, but the input holds no replicasets.apps objects, so kgc cannot tell whether the owner exists"},
+		{"testdata/dump-empty-replicasets", "dangling-owner: Pod/web-7d9f-a -n shop names owner ReplicaSet/web-7d9f -n shop, which does not exist; the garbage collector will delete Pod/web-7d9f-a -n shop"},
+		{"testdata/dump-without-replicasets", "unknown-owner: Pod/web-7d9f-a -n shop names owner ReplicaSet/web-7d9f -n shop, which is not in the input, but the input holds no replicasets.apps objects, so kgc cannot tell whether the owner exists"},
 	} {
 		stdout, stderr, code := kgcRun(t, "", "graph", "-A", "-f", tc.dir)
 		if code != 0 || !strings.Contains(stdout, tc.want) || strings.Contains(stdout, "could not list") {

@@ -53,7 +53,7 @@ func TestSnapshotCommandFromDumps(t *testing.T) {
 	if stdout != "" {
 		t.Errorf("stdout = %q, want nothing (the snapshot went to the file)", stdout)
 	}
-	wantErr := "warning: testdata/snapshot-dump.yaml: ConfigMap/shop/template-only: skipped: no metadata.uid; templates are not cluster state\n" +
+	wantErr := "warning: testdata/snapshot-dump.yaml: ConfigMap/template-only -n shop: skipped: no metadata.uid; templates are not cluster state\n" +
 		"read 9 objects of 6 types in Xs\n"
 	if got := elapsedRE.ReplaceAllString(stderr, " in Xs"); got != wantErr {
 		t.Errorf("stderr = %q\nwant     %q", got, wantErr)
@@ -123,7 +123,7 @@ func TestSnapshotCommandNamespace(t *testing.T) {
 	for _, o := range s.Objects {
 		got = append(got, o.Ref().String())
 	}
-	want := "CustomResourceDefinition/widgets.example.com Namespace/shop Namespace/staging PersistentVolume/pv-1 Deployment/staging/api Deployment/staging/web"
+	want := "CustomResourceDefinition/widgets.example.com Namespace/shop Namespace/staging PersistentVolume/pv-1 Deployment/api -n staging Deployment/web -n staging"
 	if strings.Join(got, " ") != want {
 		t.Errorf("objects = %s\nwant %s", strings.Join(got, " "), want)
 	}
@@ -230,7 +230,7 @@ func TestSourceLoadWarnings(t *testing.T) {
 	if len(snap.Objects) != 9 {
 		t.Errorf("%d objects", len(snap.Objects))
 	}
-	want := "warning: testdata/snapshot-dump.yaml: ConfigMap/shop/template-only: skipped: no metadata.uid; templates are not cluster state\n"
+	want := "warning: testdata/snapshot-dump.yaml: ConfigMap/template-only -n shop: skipped: no metadata.uid; templates are not cluster state\n"
 	if errOut.String() != want {
 		t.Errorf("stderr = %q, want %q", errOut.String(), want)
 	}

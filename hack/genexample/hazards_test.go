@@ -51,9 +51,9 @@ func TestKgcFindsTheDocumentedHazards(t *testing.T) {
 
 	t.Run("graph findings", func(t *testing.T) {
 		want := map[string]string{
-			graph.FindingCrossNamespaceOwner + " ConfigMap/shop/shared-config": "",
-			graph.FindingStuckFinalizer + " Widget/shop/gizmo":                 "widgets.example.com/cleanup",
-			graph.FindingStuckFinalizer + " Backup/archive/weekly":             "backups.example.com/protect",
+			graph.FindingCrossNamespaceOwner + " ConfigMap/shared-config -n shop": "",
+			graph.FindingStuckFinalizer + " Widget/gizmo -n shop":                 "widgets.example.com/cleanup",
+			graph.FindingStuckFinalizer + " Backup/weekly -n archive":             "backups.example.com/protect",
 		}
 		got := map[string]string{}
 		for _, f := range g.Findings {

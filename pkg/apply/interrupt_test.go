@@ -54,7 +54,7 @@ func TestApplyInterruptedWhileFollowing(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustContain(t, "report", out.String(), "INTERRUPTED: 1 object(s) still in progress when following stopped",
-		"interrupted while following: the cascade goes on in the cluster", "why-stuck: Secret/shop/a has been terminating")
+		"interrupted while following: the cascade goes on in the cluster", "why-stuck: Secret/a -n shop has been terminating")
 }
 
 // watchedCluster says when a watch has delivered every object's first

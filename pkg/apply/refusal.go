@@ -64,12 +64,7 @@ func (d ObjectDiff) String() string {
 	return s
 }
 
-func refString(r snapshot.ObjectRef) string {
-	if r.Namespace != "" {
-		return r.Kind + "/" + r.Name + " -n " + r.Namespace
-	}
-	return r.Kind + "/" + r.Name
-}
+func refString(r snapshot.ObjectRef) string { return r.String() }
 
 func refuse(reason, format string, a ...any) *Refusal {
 	return &Refusal{Reason: reason, Message: fmt.Sprintf(format, a...)}

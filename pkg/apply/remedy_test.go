@@ -19,9 +19,9 @@ const (
 	removeHold = "remove-finalizer:widget:shop/gizmo:" + cleanup
 )
 
-// stuckWidget is a live snapshot in which Widget shop/gizmo has been
+// stuckWidget is a live snapshot in which Widget/gizmo -n shop has been
 // terminating for a day, held by a finalizer no controller removes, and
-// ConfigMap shop/gizmo-cfg waits for it in the foreground.
+// ConfigMap/gizmo-cfg -n shop waits for it in the foreground.
 func stuckWidget(finalizers ...string) *snapshot.Snapshot {
 	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	w := testobj.New("example.com/v1", "Widget", "shop", "gizmo").UID(widgetUID).ResourceVersion("41").

@@ -18,17 +18,28 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "Apply of the delete of %s (propagationPolicy %s)\n", refString(r.Target), policyName(r.PropagationPolicy))
 		fmt.Fprintf(&b, "Plan digest: %s\n", r.Digest)
 	}
-	fmt.Fprintf(&b, "Outcome: %s\n", outcomeText(r))
-	if r.Refusal != nil {
-		fmt.Fprintf(&b, "\nRefused (%s): %s\n", r.Refusal.Reason, r.Refusal.Message)
+	if r.Refusal != nil && len(r.Requests) == 0 {
+		// A refusal is said once: why, and that nothing was sent, on the
+		// outcome line (kgc prints no error beside it on a terminal).
+		fmt.Fprintf(&b, "Outcome: refused (%s), no request was sent: %s\n", r.Refusal.Reason, r.Refusal.Message)
 		for _, d := range r.Refusal.Diff {
 			fmt.Fprintf(&b, "  %s\n", d)
+		}
+	} else {
+		fmt.Fprintf(&b, "Outcome: %s\n", outcomeText(r))
+		if r.Refusal != nil {
+			fmt.Fprintf(&b, "\nRefused (%s): %s\n", r.Refusal.Reason, r.Refusal.Message)
+			for _, d := range r.Refusal.Diff {
+				fmt.Fprintf(&b, "  %s\n", d)
+			}
 		}
 	}
 	if r.Backup != nil {
 		fmt.Fprintf(&b, "\nBackup: %d object(s) written to %s before the first request\n", len(r.Backup.Files), r.Backup.Dir)
 	}
-	writeRequests(&b, r.Requests, r.Identity)
+	if r.Refusal == nil || len(r.Requests) > 0 {
+		writeRequests(&b, r.Requests, r.Identity)
+	}
 	writeObjects(&b, r.Objects)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\nNote: %s\n", n)

@@ -26,7 +26,7 @@ func TestCaptureNamespaceUserFallsBackToTheNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "v1 Namespace/shop; v1 ConfigMap/shop/a; v1 ConfigMap/shop/b; apps/v1 Deployment/shop/web; v1 Pod/shop/web-1; apps/v1 ReplicaSet/shop/web-1; example.com/v1 Widget/shop/w"
+	want := "v1 Namespace/shop; v1 ConfigMap/a -n shop; v1 ConfigMap/b -n shop; apps/v1 Deployment/web -n shop; v1 Pod/web-1 -n shop; apps/v1 ReplicaSet/web-1 -n shop; example.com/v1 Widget/w -n shop"
 	if got := strings.Join(refs(s), "; "); got != want {
 		t.Errorf("objects = %s\nwant %s", got, want)
 	}

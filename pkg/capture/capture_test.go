@@ -31,9 +31,9 @@ func TestCapture(t *testing.T) {
 
 	want := []string{
 		"v1 Namespace/kube-system", "v1 Namespace/shop",
-		"v1 ConfigMap/other/c", "v1 ConfigMap/other/d",
-		"v1 ConfigMap/shop/a", "v1 ConfigMap/shop/b", "apps/v1 Deployment/shop/web", "v1 Pod/shop/web-1",
-		"apps/v1 ReplicaSet/shop/web-1", "example.com/v1 Widget/shop/w",
+		"v1 ConfigMap/c -n other", "v1 ConfigMap/d -n other",
+		"v1 ConfigMap/a -n shop", "v1 ConfigMap/b -n shop", "apps/v1 Deployment/web -n shop", "v1 Pod/web-1 -n shop",
+		"apps/v1 ReplicaSet/web-1 -n shop", "example.com/v1 Widget/w -n shop",
 	}
 	if got := strings.Join(refs(s), "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("objects:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
@@ -132,8 +132,8 @@ func TestCapture(t *testing.T) {
 			t.Errorf("snapshot contains %q", leak)
 		}
 	}
-	if !strings.Contains(progress.String(), "listing: 8/8 types, 12 objects") {
-		t.Errorf("progress = %q", progress.String())
+	if !strings.Contains(progress.String(), "listing: 8/8 types, 12 objects") || !strings.HasSuffix(progress.String(), "\r\x1b[K") {
+		t.Errorf("progress = %q, want the last count, then the line cleared", progress.String())
 	}
 	if !fake.Expired || !fake.Throttled {
 		t.Error("the 410 and 429 paths were not exercised")
@@ -147,7 +147,7 @@ func TestCaptureNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "v1 Namespace/kube-system; v1 Namespace/shop; v1 ConfigMap/shop/a; v1 ConfigMap/shop/b; apps/v1 Deployment/shop/web; v1 Pod/shop/web-1; apps/v1 ReplicaSet/shop/web-1; example.com/v1 Widget/shop/w"
+	want := "v1 Namespace/kube-system; v1 Namespace/shop; v1 ConfigMap/a -n shop; v1 ConfigMap/b -n shop; apps/v1 Deployment/web -n shop; v1 Pod/web-1 -n shop; apps/v1 ReplicaSet/web-1 -n shop; example.com/v1 Widget/w -n shop"
 	if got := strings.Join(refs(s), "; "); got != want {
 		t.Errorf("objects = %s\nwant %s", got, want)
 	}
@@ -165,7 +165,7 @@ func TestCaptureUnreachable(t *testing.T) {
 	}
 }
 
-// refs names the snapshot's objects as "apiVersion Kind/ns/name".
+// refs names the snapshot's objects as "apiVersion Kind/name -n ns".
 func refs(s *snapshot.Snapshot) []string {
 	var out []string
 	for _, o := range s.Objects {
@@ -234,7 +234,7 @@ func TestCaptureOwnersOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "v1 Namespace/kube-system; v1 Namespace/shop; v1 ConfigMap/shop/a; v1 ConfigMap/shop/b; apps/v1 Deployment/shop/web; v1 Pod/shop/web-1; apps/v1 ReplicaSet/shop/web-1; example.com/v1 Widget/shop/w"
+	want := "v1 Namespace/kube-system; v1 Namespace/shop; v1 ConfigMap/a -n shop; v1 ConfigMap/b -n shop; apps/v1 Deployment/web -n shop; v1 Pod/web-1 -n shop; apps/v1 ReplicaSet/web-1 -n shop; example.com/v1 Widget/w -n shop"
 	if got := strings.Join(refs(s), "; "); got != want {
 		t.Errorf("objects = %s\nwant %s", got, want)
 	}
@@ -267,7 +267,7 @@ func TestNarrowReadsTheOwnersKinds(t *testing.T) {
 	other := testobj.ConfigMap("other", "d").Build()
 	node := testobj.New("v1", "Node", "", "n1").Build()
 	s := Narrow(testobj.Snapshot(role, binding, pc, cm, other, node).Build(), "shop")
-	want := "rbac.authorization.k8s.io/v1 ClusterRole/admin; v1 Node/n1; scheduling.k8s.io/v1 PriorityClass/high; v1 ConfigMap/shop/c"
+	want := "rbac.authorization.k8s.io/v1 ClusterRole/admin; v1 Node/n1; scheduling.k8s.io/v1 PriorityClass/high; v1 ConfigMap/c -n shop"
 	if got := strings.Join(refs(s), "; "); got != want {
 		t.Errorf("objects = %s\nwant %s", got, want)
 	}

@@ -112,8 +112,13 @@ func bigFirst(r snapshot.Resource) int {
 	return 0
 }
 
+// clearLine returns to the start of the line and erases it (ANSI EL).
+const clearLine = "\r\x1b[K"
+
 // startProgress prints "listing: N/M types, K objects" on one updating
-// line until stop is called.
+// line until stop is called, which clears the line: the count was news
+// while it moved, and what follows on the terminal (the result, or a
+// warning about what could not be listed) says the rest.
 func (c *capturer) startProgress(total int) (stop func()) {
 	if c.opts.Progress == nil {
 		return func() {}
@@ -131,7 +136,7 @@ func (c *capturer) startProgress(total int) (stop func()) {
 			select {
 			case <-done:
 				print()
-				fmt.Fprint(c.opts.Progress, "\n")
+				fmt.Fprint(c.opts.Progress, clearLine)
 				return
 			case <-t.C:
 				print()

@@ -234,7 +234,7 @@ func TestWebhookRejectingNamespaceDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := rootCause(t, d, ReasonWebhookRejects)
-	if !strings.Contains(rc.Message, "the namespace controller's delete of ConfigMap/app/settings") {
+	if !strings.Contains(rc.Message, "the namespace controller's delete of ConfigMap/settings -n app") {
 		t.Errorf("message %q", rc.Message)
 	}
 	for _, r := range d.RootCauses {

@@ -47,13 +47,13 @@ func TestAttributionEvidence(t *testing.T) {
 		{"well-known, controller absent (a lookalike runs)", testobj.Snapshot(awsSvc, ebs).Build(), awsSvc,
 			ReasonControllerAbsent, EvidenceWellKnown, ConfidenceHigh, "AWS Load Balancer Controller removes service.k8s.aws/resources", ""},
 		{"well-known, controller runs", testobj.Snapshot(awsSvc, ebs, lbc).Build(), awsSvc,
-			ReasonControllerPending, EvidenceWellKnown, ConfidenceHigh, "AWS Load Balancer Controller runs (Deployment/kube-system/aws-load-balancer-controller)", "deployment/aws-load-balancer-controller"},
+			ReasonControllerPending, EvidenceWellKnown, ConfidenceHigh, "AWS Load Balancer Controller runs (Deployment/aws-load-balancer-controller -n kube-system)", "deployment/aws-load-balancer-controller"},
 		{"well-known by published name", testobj.Snapshot(argoApp, argoCtrl).Build(), argoApp,
 			ReasonControllerPending, EvidenceWellKnown, ConfidenceHigh, "Argo CD application controller runs", "statefulset/argocd-application-controller"},
 		{"CRD owner gone: the provider was uninstalled", crossplane(testobj.Snapshot(bucket, bucketCRD, core)).Build(), bucket,
 			ReasonControllerAbsent, EvidenceCRDOwner, ConfidenceHigh, "ProviderRevision/provider-aws-s3-1a2b3c, which is gone", ""},
 		{"CRD owner present with its workload", crossplane(testobj.Snapshot(bucket, bucketCRD, core, rev, providerDeploy)).Build(), bucket,
-			ReasonControllerPending, EvidenceCRDOwner, ConfidenceMedium, "runs (Deployment/crossplane-system/provider-aws-s3-1a2b3c)", "deployment/provider-aws-s3-1a2b3c"},
+			ReasonControllerPending, EvidenceCRDOwner, ConfidenceMedium, "runs (Deployment/provider-aws-s3-1a2b3c -n crossplane-system)", "deployment/provider-aws-s3-1a2b3c"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

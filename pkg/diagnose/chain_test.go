@@ -49,7 +49,7 @@ func TestChainBelowTheStuckObject(t *testing.T) {
 			t.Errorf("%s: first remedy %q, want CAPO's", via, d.RootCauses[0].Remedies[0].Description)
 		}
 		w := d.Blockers[0].WaitingFor
-		for _, want := range []string{"Deployment/capi-system/capi-controller-manager to finish its cleanup of Cluster/fleet/prod, which waits for OpenStackCluster/fleet/prod, held by finalizer openstackcluster.infrastructure.cluster.x-k8s.io whose controller Deployment/capo-system/capo-controller-manager (controller-pending)"} {
+		for _, want := range []string{"Deployment/capi-controller-manager -n capi-system to finish its cleanup of Cluster/prod -n fleet, which waits for OpenStackCluster/prod -n fleet, held by finalizer openstackcluster.infrastructure.cluster.x-k8s.io whose controller Deployment/capo-controller-manager -n capo-system (controller-pending)"} {
 			if !strings.Contains(w, want) {
 				t.Errorf("%s: waiting for %q\nlacks %q", via, w, want)
 			}

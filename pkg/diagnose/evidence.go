@@ -79,6 +79,13 @@ func serviceAccountOf(w *snapshot.Object) string {
 	return w.Metadata.Namespace + "/" + sa
 }
 
+// saName names a serviceAccountOf key in a sentence as every command
+// names an object (snapshot.KubectlName).
+func saName(sa string) string {
+	ns, name, _ := strings.Cut(sa, "/")
+	return snapshot.KubectlName("ServiceAccount", ns, name)
+}
+
 // roleMap is the input's Roles and ClusterRoles by kind/namespace/name,
 // built once per Diagnoser: why-stuck -A asks for every stuck object.
 func (d *Diagnoser) roleMap() map[string]*snapshot.Object {
@@ -156,7 +163,7 @@ func (r *run) rbacCandidates(o *snapshot.Object, groups []string) []candidate {
 				}
 				if c.detail == "" || exact && !c.exact {
 					c.exact = exact
-					c.detail = "ServiceAccount " + sa + " may update " + grant + " (" + b.Ref().String() + " grants " + role.Ref().String() + ")"
+					c.detail = saName(sa) + " may update " + grant + " (" + b.Ref().String() + " grants " + role.Ref().String() + ")"
 					c.on = []snapshot.ObjectRef{b.Ref(), role.Ref()}
 				}
 			}
@@ -272,11 +279,11 @@ func (r *run) byFamilyGroups(o *snapshot.Object, f string, family, groups []stri
 		a.fill(r, o, f, a.att.Controller, live, dying, true, "", "", "")
 	case len(gone) > 0:
 		ns := strings.SplitN(gone[0].sa, "/", 2)[0]
-		a.att.Controller = "the controller running as ServiceAccount " + gone[0].sa
+		a.att.Controller = "the controller running as " + saName(gone[0].sa)
 		a.reason = ReasonControllerTerminating
 		a.related = gone[0].on
 		a.message = a.att.Controller + " is gone with its namespace: it lived in " + ns + ", which is being deleted, and no workload runs as it any more, so nothing will remove " + f
-		a.remedies = []Remedy{{Action: ActionFixController, Description: "Reinstall the controller that ran as " + gone[0].sa + " (outside namespace " + ns + ", or once it is gone) so that it finishes its cleanup and removes " + f + " itself"}}
+		a.remedies = []Remedy{{Action: ActionFixController, Description: "Reinstall the controller that ran as " + saName(gone[0].sa) + " (outside namespace " + ns + ", or once it is gone) so that it finishes its cleanup and removes " + f + " itself"}}
 	default:
 		return attribution{}, false
 	}

@@ -94,7 +94,7 @@ func TestFinalizerFamilyEvidence(t *testing.T) {
 	}{
 		{"running and available, RBAC names it", testobj.Snapshot(es, esCRD, cesCRD, esRole, esBinding, esDeploy, admin, ciBinding, ci).Build(), es,
 			ReasonControllerNotFinishing, EvidenceRBAC,
-			[]string{"Deployment/external-secrets/external-secrets runs and is available (1 pod available)", "not finishing its cleanup of ExternalSecret/shop/db"},
+			[]string{"Deployment/external-secrets -n external-secrets runs and is available (1 pod available)", "not finishing its cleanup of ExternalSecret/db -n shop"},
 			"kubectl logs deployment/external-secrets -n external-secrets"},
 		{"installed, no pod available", testobj.Snapshot(es, esCRD, esRole, esBinding, esDown).Build(), es,
 			ReasonControllerPending, EvidenceRBAC, []string{"none of its pods is available"}, "kubectl describe deployments.apps external-secrets"},
@@ -104,12 +104,12 @@ func TestFinalizerFamilyEvidence(t *testing.T) {
 			ReasonControllerNotFinishing, EvidenceRBAC, []string{"suffix names ClusterExternalSecret/repro"}, "kubectl logs deployment/external-secrets"},
 		{"gone with its namespace: only the binding is left", testobj.Snapshot(lhNS, replica, lhCRD, lhRole, lhBinding).Build(), replica,
 			ReasonControllerTerminating, EvidenceRBAC,
-			[]string{"ServiceAccount longhorn-system/longhorn-service-account is gone with its namespace: it lived in longhorn-system, which is being deleted"}, ""},
+			[]string{"ServiceAccount/longhorn-service-account -n longhorn-system is gone with its namespace: it lived in longhorn-system, which is being deleted"}, ""},
 		{"gone with its namespace: the DaemonSet is still there", testobj.Snapshot(lhNS, replica, lhCRD, lhRole, lhBinding, lhManager).Build(), replica,
 			ReasonControllerTerminating, EvidenceRBAC,
-			[]string{"DaemonSet/longhorn-system/longhorn-manager is gone with its namespace: it lives in longhorn-system, which is being deleted"}, ""},
+			[]string{"DaemonSet/longhorn-manager -n longhorn-system is gone with its namespace: it lives in longhorn-system, which is being deleted"}, ""},
 		{"install labels of the most specific group", testobj.Snapshot(osc, capoCRD, capiCRD, capo, capi).Build(), osc,
-			ReasonControllerNotFinishing, EvidenceInstallLabels, []string{"Deployment/capo-system/capo-controller-manager runs and is available"},
+			ReasonControllerNotFinishing, EvidenceInstallLabels, []string{"Deployment/capo-controller-manager -n capo-system runs and is available"},
 			"kubectl logs deployment/capo-controller-manager"},
 	}
 	for _, tc := range tests {
@@ -171,7 +171,7 @@ func TestTriageByController(t *testing.T) {
 		t.Fatalf("%d groups for the controller gone with longhorn-system, want 1: %+v", len(groups), l.Groups)
 	}
 	g := groups[0]
-	want := "the controller running as ServiceAccount longhorn-system/longhorn-service-account is gone, or going, with its namespace: 4 objects hold longhorn.io"
+	want := "the controller running as ServiceAccount/longhorn-service-account -n longhorn-system is gone, or going, with its namespace: 4 objects hold longhorn.io"
 	if g.Summary != want || len(g.RootObjects) != 4 {
 		t.Errorf("summary %q (%d objects), want %q", g.Summary, len(g.RootObjects), want)
 	}

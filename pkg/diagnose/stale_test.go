@@ -37,8 +37,8 @@ func TestStaleNamespaceConditions(t *testing.T) {
 	if len(stale) != 2 || stale[0].Type != condContentRemaining || stale[1].Type != condFinalizersRemains {
 		t.Fatalf("stale conditions %+v, want both all-clear conditions", stale)
 	}
-	if !strings.Contains(stale[0].ContradictedBy, "2 objects still present (ConfigMap/batch/settings, Pod/batch/worker)") ||
-		!strings.Contains(stale[1].ContradictedBy, "1 object still carrying finalizers (Pod/batch/worker)") {
+	if !strings.Contains(stale[0].ContradictedBy, "2 objects still present (ConfigMap/settings -n batch, Pod/worker -n batch)") ||
+		!strings.Contains(stale[1].ContradictedBy, "1 object still carrying finalizers (Pod/worker -n batch)") {
 		t.Errorf("contradicted by %q / %q", stale[0].ContradictedBy, stale[1].ContradictedBy)
 	}
 	if strings.Contains(d.Summary, "nothing is stuck") || len(d.RootCauses) == 0 || d.RootCauses[0].Object.UID != pod.Metadata.UID {

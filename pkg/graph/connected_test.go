@@ -205,7 +205,7 @@ func TestGraphLookupTakesTheFirstUnwatchedObject(t *testing.T) {
 	if want := g.ownerFindings(nodes[0], g.Index()); !reflect.DeepEqual(got, want) {
 		t.Fatalf("with the graph's UIDs %v, with the whole index %v", got, want)
 	}
-	if len(got) != 1 || !strings.Contains(got[0].Message, "belongs to Event web/a-first") {
-		t.Fatalf("findings %v, want the identity mismatch naming Event web/a-first", got)
+	if len(got) != 1 || !strings.Contains(got[0].Message, "belongs to Event/a-first -n web") {
+		t.Fatalf("findings %v, want the identity mismatch naming Event/a-first -n web", got)
 	}
 }

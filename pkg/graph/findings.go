@@ -78,14 +78,9 @@ func (g *Graph) judgeEach(nodes []*Node, ix rules.Lookup) []Finding {
 	return out
 }
 
-// name renders an object for a sentence: "ReplicaSet web/web-1", or
-// "Node n1" when cluster-scoped.
-func name(r snapshot.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Kind + " " + r.Name
-	}
-	return r.Kind + " " + r.Namespace + "/" + r.Name
-}
+// name names an object in a sentence as every command does
+// (snapshot.KubectlName): "ReplicaSet/web-1 -n web", "Node/n1".
+func name(r snapshot.ObjectRef) string { return r.String() }
 
 func names(refs []snapshot.ObjectRef) string {
 	s := make([]string, len(refs))
@@ -289,7 +284,7 @@ func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapsho
 			name(dep), ref.APIVersion, ref.Kind, served, name(dep))
 	case rules.NamespacedOwnerOfClusterScoped:
 		c.typ = FindingNamespacedOwnerOfGlobal
-		c.why = fmt.Sprintf("cluster-scoped %s names owner %s %s, but a %s is namespaced and cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners",
+		c.why = fmt.Sprintf("cluster-scoped %s names owner %s/%s, but a %s is namespaced and cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners",
 			name(dep), ref.Kind, ref.Name, ref.Kind)
 	default:
 		c.typ, c.why = g.danglingFinding(dep, c)
@@ -305,11 +300,11 @@ func (g *Graph) danglingFinding(dep snapshot.ObjectRef, c refCheck) (string, str
 		return FindingUnknownOwner, fmt.Sprintf("%s names owner %s of kind %s %s, which is not in the input, and kgc cannot tell whether the cluster serves that kind (%s)",
 			name(dep), name(c.owner), ref.APIVersion, ref.Kind, c.Detail)
 	case rules.WhyIdentityMismatch:
-		return FindingOwnerIdentityMismatch, fmt.Sprintf("%s names its owner as %s %s with UID %s, but that UID belongs to %s: the garbage collector looks the owner up by kind and name, finds no match and treats it as gone",
+		return FindingOwnerIdentityMismatch, fmt.Sprintf("%s names its owner as %s/%s with UID %s, but that UID belongs to %s: the garbage collector looks the owner up by kind and name, finds no match and treats it as gone",
 			name(dep), ref.Kind, ref.Name, ref.UID, name(c.owner))
 	case rules.WhyCrossNamespace:
-		return FindingCrossNamespaceOwner, fmt.Sprintf("%s names owner %s in namespace %s, but owner references cannot cross namespaces: the garbage collector looks for the owner in namespace %s only and treats it as gone",
-			name(dep), name(c.owner), c.owner.Namespace, dep.Namespace)
+		return FindingCrossNamespaceOwner, fmt.Sprintf("%s names owner %s, but owner references cannot cross namespaces: the garbage collector looks for the owner in namespace %s only and treats it as gone",
+			name(dep), name(c.owner), dep.Namespace)
 	case rules.WhyReplaced:
 		return FindingDanglingOwner, fmt.Sprintf("%s names owner %s with UID %s, but the %s of that name has UID %s (it was deleted and recreated)",
 			name(dep), name(c.owner), ref.UID, ref.Kind, c.Owner.Metadata.UID)

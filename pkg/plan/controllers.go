@@ -616,7 +616,7 @@ func (c *controllers) syncPV(i int32) {
 		return
 	}
 	if cr := rules.PVBoundClaim(o, c.claim); cr != nil {
-		c.why[i] = "still Bound to claim " + cr.Metadata.Namespace + "/" + cr.Metadata.Name
+		c.why[i] = "still Bound to " + cr.Ref().String()
 		return
 	}
 	c.removeFin(i, rules.ActorPVProtection, rules.FinalizerPV, "the volume is not Bound")

@@ -76,6 +76,7 @@ func (g *gc) attemptToDeleteWorker(n *node, w int) {
 // cannot map fails the item as the RESTMapper would.
 func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.Object, error) {
 	key := coords(r, "")
+	g.observeState(r.UID)
 	if _, ok := g.absentOwnerCache[key]; ok {
 		return true, nil, nil
 	}
@@ -118,6 +119,9 @@ func (l ownerGet) ByName(group, kind, namespace, name string) *snapshot.Object {
 		return nil
 	}
 	_, o := l.g.sim.st.getByName(ri, namespace, name)
+	if o != nil {
+		l.g.observeState(o.Metadata.UID)
+	}
 	return o
 }
 

@@ -85,7 +85,7 @@ func (g *gc) addDependentToOwners(n *node, owners []snapshot.OwnerReference, w i
 func (g *gc) reportInvalidNamespaceOwnerRef(n *node, ownerUID string) {
 	for _, r := range n.owners {
 		if r.UID == ownerUID {
-			g.sim.note(fmt.Sprintf("Warning OwnerRefInvalidNamespace on %s: ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
+			g.sim.noteOn(n.identity.ref(), fmt.Sprintf("Warning OwnerRefInvalidNamespace on %s: ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
 				n.identity.ref(), r.APIVersion, r.Kind, n.identity.Namespace, r.Name, r.UID, n.identity.Namespace))
 			return
 		}

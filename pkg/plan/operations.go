@@ -82,6 +82,10 @@ func (g *gc) getObject(id objectReference) (*snapshot.Object, error) {
 // object of a type kgc could not list is unknown, not absent.
 func (g *gc) lookup(ri *resInfo, id objectReference) (int32, *snapshot.Object, error) {
 	i, o := g.sim.st.getByName(ri, id.Namespace, id.Name)
+	g.observeState(id.UID)
+	if o != nil {
+		g.observeState(o.Metadata.UID)
+	}
 	if o == nil {
 		if !ri.listed {
 			g.sim.unknown(id.ref())
@@ -90,6 +94,23 @@ func (g *gc) lookup(ri *resInfo, id objectReference) (int32, *snapshot.Object, e
 		return -1, nil, errNotFound
 	}
 	return i, o, nil
+}
+
+// observeState moves the running worker's wave past the step that last
+// changed or removed the object it read: a decision made on what it read
+// ("its owner no longer exists") comes after the step that made it so,
+// however early the worker's item was queued. Without it, a worker queued
+// in wave 2 that reads an owner deleted in wave 3 would be listed in wave
+// 2, before the delete it depends on.
+func (g *gc) observeState(uid string) {
+	w, ok := g.sim.changedWave[uid]
+	if !ok || w <= g.sim.wave {
+		return
+	}
+	g.sim.wave = w
+	if t := g.sc.cur; t != nil {
+		t.wave = w
+	}
 }
 
 // removeFinalizer follows its namesake (operations.go): a GET, then a JSON

@@ -120,12 +120,12 @@ func (s *sim) replacedWithOwner(p *Plan) {
 			o := owner.Object
 			switch {
 			case of.Fate == FateDeleted:
-				of.Reason = joinWhy(of.Reason, o.Kind+" "+nsName(o)+" comes back and creates new pods")
+				of.Reason = joinWhy(of.Reason, o.String()+" comes back and creates new pods")
 			case o.Kind == "ReplicaSet" && owner.RecreatedBy.SameName:
 				j, _ := s.st.index(o.UID)
 				rs := s.st.orig[j]
 				if h := rs.Metadata.Labels[rules.LabelPodTemplateHash]; h != "" && pod.Metadata.Labels[rules.LabelPodTemplateHash] == h {
-					of.Reason = joinWhy(of.Reason, o.Kind+" "+nsName(o)+" comes back and adopts it again (its "+rules.LabelPodTemplateHash+" label matches)")
+					of.Reason = joinWhy(of.Reason, o.String()+" comes back and adopts it again (its "+rules.LabelPodTemplateHash+" label matches)")
 					replacement := o
 					replacement.UID = ""
 					of.AdoptedBy = &AdoptedBy{Controller: rules.ActorReplicaSet, Owner: replacement}

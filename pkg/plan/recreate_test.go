@@ -117,19 +117,19 @@ func TestRecreatedByTheirControllers(t *testing.T) {
 	}{
 		{name: "the new ReplicaSet of a live Deployment comes back with its name", kind: "ReplicaSet", target: "web-new", policy: PolicyBackground,
 			want: map[string]want{
-				"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/shop/web", "web-new", true, true},
+				"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/web -n shop", "web-new", true, true},
 				"Pod/web-new-a":      {fate: FateDeleted},
 				"Pod/web-new-b":      {fate: FateDeleted},
 			},
-			reason: map[string]string{"Pod/web-new-a": "ReplicaSet shop/web-new comes back and creates new pods"}},
+			reason: map[string]string{"Pod/web-new-a": "ReplicaSet/web-new -n shop comes back and creates new pods"}},
 		{name: "orphan: the ReplicaSet comes back and adopts its pods", kind: "ReplicaSet", target: "web-new", policy: PolicyOrphan,
 			want: map[string]want{
-				"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/shop/web", "web-new", true, true},
+				"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/web -n shop", "web-new", true, true},
 				"Pod/web-new-a":      {fate: FateOrphaned},
 			},
 			reason: map[string]string{"Pod/web-new-a": "comes back and adopts it again"}},
 		{name: "foreground: the same", kind: "ReplicaSet", target: "web-new", policy: PolicyForeground,
-			want: map[string]want{"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/shop/web", "web-new", true, true}}},
+			want: map[string]want{"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/web -n shop", "web-new", true, true}}},
 		{name: "an old ReplicaSet is not recreated", kind: "ReplicaSet", target: "web-old", policy: PolicyBackground,
 			want:   map[string]want{"ReplicaSet/web-old": {fate: FateDeleted}},
 			reason: map[string]string{"ReplicaSet/web-old": "an old ReplicaSet"}},
@@ -139,35 +139,35 @@ func TestRecreatedByTheirControllers(t *testing.T) {
 			reason: map[string]string{"ReplicaSet/web-new": "paused"}},
 		{name: "a Deployment scaled to 0 still keeps its ReplicaSet, empty", kind: "ReplicaSet", target: "web-new", policy: PolicyBackground,
 			deploy: &snapshot.WorkloadFacts{Replicas: i32(0), Revision: "2", SelectorMatchesTemplate: true},
-			want:   map[string]want{"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/shop/web", "web-new", true, true}},
+			want:   map[string]want{"ReplicaSet/web-new": {FateRecreated, rules.ActorDeployment, "Deployment/web -n shop", "web-new", true, true}},
 			reason: map[string]string{"ReplicaSet/web-new": "no pods (the Deployment is scaled to 0)"}},
 		{name: "a Deployment read without spec may recreate", kind: "ReplicaSet", target: "web-new", policy: PolicyBackground,
 			deploy: &snapshot.WorkloadFacts{}, // replaced by nil facts below
-			want:   map[string]want{"ReplicaSet/web-new": {FateDeleted, rules.ActorDeployment, "Deployment/shop/web", "web-new", true, false}},
+			want:   map[string]want{"ReplicaSet/web-new": {FateDeleted, rules.ActorDeployment, "Deployment/web -n shop", "web-new", true, false}},
 			reason: map[string]string{"ReplicaSet/web-new": "may be recreated by deployment-controller"}},
 		{name: "the Deployment deleted too: nothing comes back", kind: "Deployment", target: "web", policy: PolicyBackground,
 			want: map[string]want{"ReplicaSet/web-new": {fate: FateDeleted}, "Pod/web-new-a": {fate: FateDeleted}}},
 		{name: "a pod of a ReplicaSet is replaced under a new name", kind: "Pod", target: "web-new-a", policy: PolicyBackground,
-			want: map[string]want{"Pod/web-new-a": {FateRecreated, rules.ActorReplicaSet, "ReplicaSet/shop/web-new", "", false, true}}},
+			want: map[string]want{"Pod/web-new-a": {FateRecreated, rules.ActorReplicaSet, "ReplicaSet/web-new -n shop", "", false, true}}},
 		{name: "a ReplicaSet scaled to zero replaces nothing", kind: "Pod", target: "idle-a", policy: PolicyBackground,
 			want:   map[string]want{"Pod/idle-a": {fate: FateDeleted}},
 			reason: map[string]string{"Pod/idle-a": "scaled to 0"}},
 		{name: "a pod of a ReplicationController", kind: "Pod", target: "legacy-a", policy: PolicyBackground,
-			want: map[string]want{"Pod/legacy-a": {FateRecreated, rules.ActorReplicationController, "ReplicationController/shop/legacy", "", false, true}}},
+			want: map[string]want{"Pod/legacy-a": {FateRecreated, rules.ActorReplicationController, "ReplicationController/legacy -n shop", "", false, true}}},
 		{name: "a StatefulSet pod comes back with its name and claims", kind: "Pod", target: "db-1", policy: PolicyBackground,
-			want:   map[string]want{"Pod/db-1": {FateRecreated, rules.ActorStatefulSet, "StatefulSet/shop/db", "db-1", true, true}},
+			want:   map[string]want{"Pod/db-1": {FateRecreated, rules.ActorStatefulSet, "StatefulSet/db -n shop", "db-1", true, true}},
 			reason: map[string]string{"Pod/db-1": "reusing 1 claim data-db-1"}},
 		{name: "a StatefulSet pod beyond the replicas does not", kind: "Pod", target: "db-5", policy: PolicyBackground,
 			want: map[string]want{"Pod/db-5": {fate: FateDeleted}}},
 		{name: "a DaemonSet pod on an eligible node", kind: "Pod", target: "agent-a", policy: PolicyBackground,
-			want: map[string]want{"Pod/agent-a": {FateRecreated, rules.ActorDaemonSet, "DaemonSet/shop/agent", "", false, true}}},
+			want: map[string]want{"Pod/agent-a": {FateRecreated, rules.ActorDaemonSet, "DaemonSet/agent -n shop", "", false, true}}},
 		{name: "a DaemonSet pod on a node it does not tolerate", kind: "Pod", target: "agent-b", policy: PolicyBackground,
 			want:   map[string]want{"Pod/agent-b": {fate: FateDeleted}},
 			reason: map[string]string{"Pod/agent-b": "taint dedicated:NoSchedule"}},
 		{name: "a DaemonSet pod on a node its selector no longer matches", kind: "Pod", target: "ssd-only-a", policy: PolicyBackground,
 			want: map[string]want{"Pod/ssd-only-a": {fate: FateDeleted}}},
 		{name: "a running Job replaces its pod", kind: "Pod", target: "batch-a", policy: PolicyBackground,
-			want: map[string]want{"Pod/batch-a": {FateRecreated, rules.ActorJob, "Job/shop/batch", "", false, true}}},
+			want: map[string]want{"Pod/batch-a": {FateRecreated, rules.ActorJob, "Job/batch -n shop", "", false, true}}},
 		{name: "a finished Job recreates nothing", kind: "Pod", target: "batch-a", policy: PolicyBackground,
 			job:    &snapshot.JobFacts{Spec: true, Finished: true},
 			want:   map[string]want{"Pod/batch-a": {fate: FateDeleted}},
@@ -186,12 +186,12 @@ func TestRecreatedByTheirControllers(t *testing.T) {
 		{name: "the default ServiceAccount", kind: "ServiceAccount", target: "default", policy: PolicyBackground,
 			want: map[string]want{"ServiceAccount/default": {FateRecreated, rules.ActorServiceAccount, "Namespace/shop", "default", true, true}}},
 		{name: "an EndpointSlice of a Service with a selector", kind: "EndpointSlice", target: "web-x1", policy: PolicyBackground,
-			want: map[string]want{"EndpointSlice/web-x1": {FateRecreated, rules.ActorEndpointSlice, "Service/shop/web", "", false, true}}},
+			want: map[string]want{"EndpointSlice/web-x1": {FateRecreated, rules.ActorEndpointSlice, "Service/web -n shop", "", false, true}}},
 		{name: "the namespace deleted: nothing comes back", kind: "Namespace", target: "shop", policy: PolicyBackground,
 			want: map[string]want{"ConfigMap/kube-root-ca.crt": {fate: FateDeleted}, "ServiceAccount/default": {fate: FateDeleted}, "Pod/web-new-a": {fate: FateDeleted}}},
 		{name: "a controller not simulated: may be recreated", kind: "Pod", target: "db-1", policy: PolicyBackground,
 			controllers: []string{ControllerNamespace, ControllerKubelet},
-			want:        map[string]want{"Pod/db-1": {FateDeleted, rules.ActorStatefulSet, "StatefulSet/shop/db", "db-1", true, false}},
+			want:        map[string]want{"Pod/db-1": {FateDeleted, rules.ActorStatefulSet, "StatefulSet/db -n shop", "db-1", true, false}},
 			reason:      map[string]string{"Pod/db-1": "statefulset-controller is not simulated"}},
 	}
 	for _, tt := range tests {
@@ -264,7 +264,7 @@ func TestOrphanedPodsAdoptedByTheReplacement(t *testing.T) {
 	fates, _ := w.fates(t, "ReplicaSet", "web-new", PolicyOrphan, Options{})
 	a := fates["Pod/web-new-a"].AdoptedBy
 	if a == nil || a.Controller != rules.ActorReplicaSet || a.Owner.Kind != "ReplicaSet" || a.Owner.Name != "web-new" || a.Owner.Namespace != "shop" || a.Owner.UID != "" {
-		t.Errorf("Pod/web-new-a adoptedBy = %+v, want the new ReplicaSet shop/web-new, without a UID", a)
+		t.Errorf("Pod/web-new-a adoptedBy = %+v, want the new ReplicaSet/web-new -n shop, without a UID", a)
 	}
 	fates, _ = w.fates(t, "ReplicaSet", "web-new", PolicyBackground, Options{})
 	if a := fates["Pod/web-new-a"].AdoptedBy; a != nil {

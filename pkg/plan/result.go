@@ -31,6 +31,7 @@ func (s *sim) buildPlan(actions []Action, base []*snapshot.Object, nBase int) *P
 	s.parkedNotes()
 	p.Warnings = append(p.Warnings, s.warnings...)
 	p.Notes = append(p.Notes, s.notes...)
+	p.NoteAbout = s.noteAbout
 	p.Stats = &SimulateStat{Objects: len(s.st.objs), GraphNodes: len(s.gc.uidToNode), WorkItems: s.workItems, StoreWrites: s.st.writes}
 	return p
 }
@@ -169,7 +170,7 @@ func (s *sim) warnUnknownRefs(p *Plan) {
 	}
 	sort.Slice(refs, func(a, b int) bool { return refs[a].Less(refs[b]) })
 	for _, r := range refs {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s/%s %s: its type could not be listed when the snapshot was taken, so whether it exists is unknown; the plan assumes it does", r.APIVersion, r.Kind, nsName(r)))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s (%s): its type could not be listed when the snapshot was taken, so whether it exists is unknown; the plan assumes it does", r, r.APIVersion))
 	}
 }
 
@@ -211,20 +212,13 @@ func (s *sim) warnUnlistedTypes(p *Plan) {
 	}
 }
 
-func nsName(r snapshot.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Name
-	}
-	return r.Namespace + "/" + r.Name
-}
-
 // parkedNotes turns items still retrying at quiescence into notes.
 func (s *sim) parkedNotes() {
 	for _, p := range s.gc.attemptToDelete.parked {
-		s.note(fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.identity.ref(), p.reason))
+		s.noteOn(p.v.identity.ref(), fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.identity.ref(), p.reason))
 	}
 	for _, p := range s.gc.attemptToOrphan.parked {
-		s.note(fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.identity.ref(), p.reason))
+		s.noteOn(p.v.identity.ref(), fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.identity.ref(), p.reason))
 	}
 }
 

@@ -567,7 +567,7 @@ func TestForegroundRaceGivesBothOutcomes(t *testing.T) {
 		t.Errorf("updated: summary %d, worst case %d; want 0 and 1 (a gate counts the alternative)", p.Summary.Updated, p.WorstCase().Updated)
 	}
 	notes := strings.Join(p.Notes, "\n")
-	for _, want := range []string{"the garbage collector's worker for Widget/ns/o2 reads ConfigMap/ns/o0 in the same round trip as the worker for ConfigMap/ns/o0 changes it", "1 object may end otherwise"} {
+	for _, want := range []string{"the garbage collector's worker for Widget/o2 -n ns reads ConfigMap/o0 -n ns in the same round trip as the worker for ConfigMap/o0 -n ns changes it", "1 object may end otherwise"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("no note says %q: %q", want, p.Notes)
 		}
@@ -610,7 +610,7 @@ func TestForegroundRaceOneRoundApart(t *testing.T) {
 	if df == nil || df.Fate != FateDeleted || len(df.Alternatives) != 1 || df.Alternatives[0].Fate != FateUnchanged || describe(df.Alternatives[0].Final) != "exists owners=o" {
 		t.Fatalf("d: %+v; want deleted, or unchanged with its owner", df)
 	}
-	want := "the garbage collector's worker for ConfigMap/ns/d reads Secret/ns/o one round trip before the worker for Secret/ns/o changes it"
+	want := "the garbage collector's worker for ConfigMap/d -n ns reads Secret/o -n ns one round trip before the worker for Secret/o -n ns changes it"
 	if !strings.Contains(strings.Join(p.Notes, "\n"), want) {
 		t.Errorf("notes %q do not say %q", p.Notes, want)
 	}
@@ -717,7 +717,7 @@ func TestJobPlanIgnoresOtherJobs(t *testing.T) {
 		_, want := simulate(t, world(alone...).Build(), target, Options{})
 		_, got := simulate(t, world(append(job("a"), alone...)...).Build(), target, Options{})
 		if w, g := planLines(want), planLines(got); !slices.Equal(w, g) {
-			t.Errorf("%s: plan of Job b/batch alone:\n%s\nwith Job a/batch beside it:\n%s", policy, strings.Join(w, "\n"), strings.Join(g, "\n"))
+			t.Errorf("%s: plan of Job/batch -n b alone:\n%s\nwith Job/batch -n a beside it:\n%s", policy, strings.Join(w, "\n"), strings.Join(g, "\n"))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,9 +35,14 @@ type sim struct {
 
 	notes, warnings []string
 	noteSet         map[string]bool
-	unknownRefs     map[snapshot.ObjectRef]bool
-	orphaned        map[string]bool
-	firstWhy        map[string]string
+	noteAbout       map[string]snapshot.ObjectRef
+	// changedWave is, by UID, the wave of the last step that changed or
+	// removed an object: what a collector worker learns by reading it
+	// comes no earlier (gc.observeState).
+	changedWave map[string]int
+	unknownRefs map[snapshot.ObjectRef]bool
+	orphaned    map[string]bool
+	firstWhy    map[string]string
 
 	// raced is set when one garbage collector worker reads an object in
 	// the round trip in which, or just before, another writes it
@@ -111,6 +117,15 @@ func newSim(snap *snapshot.Snapshot, opts Options, r *reach) (*sim, error) {
 	return s, nil
 }
 
+// noteOn is a note about one object (see Plan.NoteAbout).
+func (s *sim) noteOn(ref snapshot.ObjectRef, msg string) {
+	if s.noteAbout == nil {
+		s.noteAbout = map[string]snapshot.ObjectRef{}
+	}
+	s.noteAbout[msg] = ref
+	s.note(msg)
+}
+
 func (s *sim) note(msg string) {
 	if !s.noteSet[msg] {
 		s.noteSet[msg] = true
@@ -136,6 +151,12 @@ func (s *sim) record(actor, action string, o *snapshot.Object, policy, detail st
 
 func (s *sim) onChange(i int32, typ eventType, old, new *snapshot.Object) {
 	ri := s.st.info[i]
+	if s.changedWave == nil {
+		s.changedWave = map[string]int{}
+	}
+	if o := cmp.Or(new, old); o != nil {
+		s.changedWave[o.Metadata.UID] = s.wave + 1
+	}
 	s.gc.observe(ri, typ, old, new, s.wave+1)
 	s.ctrl.observe(i, ri, typ, old, new, s.wave+1)
 }

@@ -107,6 +107,12 @@ type Plan struct {
 	Warnings        []string      `json:"warnings,omitempty"`
 	Notes           []string      `json:"notes,omitempty"`
 	Stats           *SimulateStat `json:"-"`
+	// NoteAbout is the object a note is about, for the notes that are
+	// about one object (a Warning event of the collector's): the text view
+	// tells those on objects the delete does not concern from the rest.
+	// Not in the document: a plan read back has none, and shows its notes
+	// as they are.
+	NoteAbout map[string]snapshot.ObjectRef `json:"-"`
 
 	// What apply needs (see Seal); absent from plans written before apply
 	// existed, which apply refuses.

@@ -70,14 +70,14 @@ func (c *controllers) syncVolume(i int32) {
 	case rules.VolumeBound:
 		if claim := c.claimGone(pv); claim != "" {
 			c.setPhase(i, rules.ActorPVController, ActionRelease, rules.VolumeReleased,
-				"claim "+claim+" is gone: the volume is Released (reclaim policy "+pv.ReclaimPolicy+")")
+				claim+" is gone: the volume is Released (reclaim policy "+pv.ReclaimPolicy+")")
 		}
 	case rules.VolumeReleased:
 		c.reclaim(i, o, pv)
 	}
 }
 
-// claimGone returns the namespace/name of a Bound volume's claim when the
+// claimGone names a Bound volume's claim when the
 // claim no longer exists (or was replaced by another of the same name),
 // "" while it exists or when the input cannot tell (claims not listed).
 func (c *controllers) claimGone(pv *snapshot.PVFacts) string {
@@ -89,7 +89,7 @@ func (c *controllers) claimGone(pv *snapshot.PVFacts) string {
 	if cl := c.claim(cr.Namespace, cr.Name); cl != nil && (cr.UID == "" || cr.UID == cl.Metadata.UID) {
 		return ""
 	}
-	return cr.Namespace + "/" + cr.Name
+	return snapshot.KubectlName("PersistentVolumeClaim", cr.Namespace, cr.Name)
 }
 
 // setPhase writes a volume's new phase (a status update) as one step.

@@ -243,14 +243,20 @@ func writeRootCause(b *strings.Builder, n int, rc diagnose.RootCause, live bool,
 
 // DiagnosisTable writes `why-stuck -A`: one block of rows per root cause,
 // the longest-held first, naming every terminating object it holds with
-// its age. Colour is left out of the cells so columns stay aligned.
+// its age. Colour is left out of the cells so columns stay aligned. A root
+// cause whose finalizer is on an object not yet deleted holds nothing yet:
+// it is marked "(once deleted)" and not counted as stuck. REMOVED BY is
+// what the detailed view says, word for word.
 func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 	terminating := 0
+	deleting := map[string]bool{}
 	for _, d := range l.Items {
 		if d.Terminating {
 			terminating++
+			deleting[d.Object.UID] = true
 		}
 	}
+	later := func(rc diagnose.RootCause) bool { return rc.Finalizer != "" && !deleting[rc.Object.UID] }
 	if terminating == 0 {
 		// Only an object named explicitly can be here while live: say what
 		// kgc found about it instead.
@@ -275,7 +281,11 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 				age = "terminating, " + diagnose.Age(time.Duration(-h.AgeSeconds)*time.Second) + " of grace left"
 			}
 			if i == 0 {
-				rows = append(rows, []string{rc.Object.String(), fin, rc.Reason, shortRemovedBy(rc.RemovedBy, rc.Controller, rc.Attribution), h.Object.String(), age})
+				name := rc.Object.String()
+				if later(rc) {
+					name += " (once deleted)"
+				}
+				rows = append(rows, []string{name, fin, rc.Reason, removedBy(rc.RemovedBy, rc.Controller, rc.Attribution), h.Object.String(), age})
 			} else {
 				rows = append(rows, []string{"", "", "", "", h.Object.String(), age})
 			}
@@ -295,14 +305,21 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 			return err
 		}
 	}
-	stuck := 0
+	stuck, pending := 0, 0
 	for _, g := range l.Groups {
-		if g.RootCause.Reason != diagnose.ReasonInProgress && g.RootCause.Reason != diagnose.ReasonNoFinalizers {
+		switch {
+		case later(g.RootCause):
+			pending++
+		case g.RootCause.Reason != diagnose.ReasonInProgress && g.RootCause.Reason != diagnose.ReasonNoFinalizers:
 			stuck++
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%s, %s (%d stuck, %d in progress). %s\n",
-		words.Count(terminating, "terminating object"), words.Count(len(l.Groups), "root cause"), stuck, len(l.Groups)-stuck,
+	counts := fmt.Sprintf("%d stuck, %d in progress", stuck, len(l.Groups)-stuck-pending)
+	if pending > 0 {
+		counts += fmt.Sprintf(", %d on %s not deleted yet", pending, words.Agree(pending, "an object", "objects"))
+	}
+	_, err := fmt.Fprintf(w, "\n%s, %s (%s). %s\n",
+		words.Count(terminating, "terminating object"), words.Count(len(l.Groups), "root cause"), counts,
 		s.Paint(Dim, s.Cmd()+" why-stuck TYPE/NAME explains one and lists its remedies."))
 	return err
 }
@@ -321,16 +338,4 @@ func removedBy(actor, controller string, a *diagnose.Attribution) string {
 		return actor + " (" + controller + "; " + a.Evidence + ")"
 	}
 	return actor + " (" + controller + ")"
-}
-
-// shortRemovedBy is removedBy for a table cell: "unknown (crd-owner)",
-// "unknown (none found)".
-func shortRemovedBy(actor, controller string, a *diagnose.Attribution) string {
-	switch {
-	case a != nil && a.Evidence == diagnose.EvidenceNone:
-		return actor + " (none found)"
-	case a != nil && controller != "" && controller != actor:
-		return actor + " (" + a.Evidence + ")"
-	}
-	return actor
 }

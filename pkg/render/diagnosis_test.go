@@ -115,7 +115,7 @@ func TestDiagnosisTreeSaysWhatAUserNeeds(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"spec finalizer kubernetes ← namespace-controller",
-		"Widget/team-a/report",
+		"Widget/report -n team-a",
 		"finalizer example.com/cleanup ← unknown (no controller found in the input)  [root cause",
 		"node-not-ready",
 		"kubectl taint nodes node-2 node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
@@ -144,12 +144,12 @@ func TestDiagnosisTableEmpty(t *testing.T) {
 func TestDiagnosisTableOfALiveObject(t *testing.T) {
 	_, d := diagnosisFixture()
 	list := d.All("shop")
-	live := diagnose.Diagnosis{Terminating: false, Summary: "ConfigMap/shop/legacy is not terminating."}
+	live := diagnose.Diagnosis{Terminating: false, Summary: "ConfigMap/legacy -n shop is not terminating."}
 	var b bytes.Buffer
 	if err := DiagnosisTable(&b, &diagnose.DiagnosisList{Items: []diagnose.Diagnosis{live}}, Style{}); err != nil {
 		t.Fatal(err)
 	}
-	if b.String() != "No terminating objects.\nConfigMap/shop/legacy is not terminating.\n" {
+	if b.String() != "No terminating objects.\nConfigMap/legacy -n shop is not terminating.\n" {
 		t.Errorf("got %q", b.String())
 	}
 	if len(list.Items) != 3 {
@@ -180,5 +180,36 @@ func TestDiagnosisTableAges(t *testing.T) {
 	}
 	if strings.Contains(got, "-20s") || strings.Contains(got, "kubelet-not-confirming") {
 		t.Errorf("a negative age, or a pod 15s past its grace period called stuck:\n%s", got)
+	}
+}
+
+// A root cause whose finalizer sits on an object not deleted yet (the
+// namespace controller deletes it only after the pods) holds nothing yet:
+// the table marks it and does not count it as stuck; REMOVED BY is the
+// detailed view's words.
+func TestDiagnosisTableRootCauseNotDeletedYet(t *testing.T) {
+	ns := snapshot.ObjectRef{Kind: "Namespace", Name: "legacy", UID: "ns"}
+	pod := snapshot.ObjectRef{Kind: "Pod", Namespace: "legacy", Name: "runner", UID: "pod"}
+	backup := snapshot.ObjectRef{Kind: "Backup", Namespace: "legacy", Name: "nightly", UID: "backup"}
+	none := &diagnose.Attribution{Evidence: diagnose.EvidenceNone}
+	l := &diagnose.DiagnosisList{
+		Items: []diagnose.Diagnosis{{Object: ns, Terminating: true}, {Object: pod, Terminating: true}},
+		Groups: []diagnose.Group{
+			{RootCause: diagnose.RootCause{Object: pod, Reason: "node-not-ready", RemovedBy: "kubelet"}, Objects: []diagnose.Held{{Object: pod, AgeSeconds: 60}}},
+			{RootCause: diagnose.RootCause{Object: backup, Finalizer: "backups.example.com/protect", Reason: "controller-not-found", RemovedBy: "unknown", Attribution: none},
+				Objects: []diagnose.Held{{Object: ns, AgeSeconds: 60}}},
+		}}
+	var b bytes.Buffer
+	if err := DiagnosisTable(&b, l, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Backup/nightly -n legacy (once deleted)", "unknown (no controller found in the input)",
+		"2 terminating objects, 2 root causes (1 stuck, 0 in progress, 1 on an object not deleted yet)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "Pod/runner -n legacy (once deleted)") {
+		t.Errorf("a terminating root cause is marked as not deleted:\n%s", b.String())
 	}
 }

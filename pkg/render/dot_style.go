@@ -113,9 +113,5 @@ func dotLabel(r snapshot.ObjectRef, contextNS string, lines ...string) string {
 // dotTooltip names the object the way kubectl takes it, and its UID: what
 // hovering a node in an SVG shows.
 func dotTooltip(r snapshot.ObjectRef) string {
-	name := r.Kind + "/" + r.Name
-	if r.Namespace != "" {
-		name += " -n " + r.Namespace
-	}
-	return name + "\nuid " + r.UID
+	return r.String() + "\nuid " + r.UID
 }

@@ -154,7 +154,7 @@ func TestGraphDocumentFields(t *testing.T) {
 	if len(doc.Edges) != 1 || doc.Edges[0] != want.Edges[0] {
 		t.Errorf("edges = %+v, want %+v", doc.Edges, want.Edges)
 	}
-	if len(doc.Findings) != 1 || doc.Findings[0].Type != graph.FindingDanglingOwner || !strings.Contains(doc.Findings[0].Message, "will delete Pod web/p") {
+	if len(doc.Findings) != 1 || doc.Findings[0].Type != graph.FindingDanglingOwner || !strings.Contains(doc.Findings[0].Message, "will delete Pod/p -n web") {
 		t.Errorf("findings = %+v, want one dangling-owner saying the pod will be deleted", doc.Findings)
 	}
 }

@@ -187,9 +187,9 @@ func (t *graphTreeWriter) draw(n, parent *graph.Node, prefix, branch, contextNS 
 	t.path = t.path[:len(t.path)-1]
 }
 
-// label is KIND/NAME, the namespace when it is not the one around it and
-// the target marker; then the flags of the node and of its reference to
-// parent.
+// label is KIND/NAME, "-n NAMESPACE" when the namespace is not the one
+// around it (snapshot.KubectlName's form), and the target marker; then
+// the flags of the node and of its reference to parent.
 func (t *graphTreeWriter) label(n, parent *graph.Node, contextNS string) (name, flags cell) {
 	id := n.Identity()
 	kn := id.Kind + "/" + id.Name
@@ -202,7 +202,7 @@ func (t *graphTreeWriter) label(n, parent *graph.Node, contextNS string) (name, 
 	case "":
 		name = name.then(span{text: " "}, span{Dim, "(cluster-scoped)"})
 	default:
-		name = name.then(span{text: " "}, span{Dim, "(namespace " + id.Namespace + ")"})
+		name = name.then(span{text: " "}, span{Dim, "-n " + id.Namespace})
 	}
 	if t.selected[n.UID()] {
 		name = name.then(span{text: " "}, span{Bold, "◀"})

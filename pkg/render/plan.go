@@ -17,6 +17,10 @@ type PlanOptions struct {
 	// ShowSteps lists every numbered step (with baseline and wait steps)
 	// instead of the cascade by waves.
 	ShowSteps bool
+	// Verbose (-v=1 and up) names what the plan sees elsewhere in the
+	// input: the controllers' pending work on objects the delete does not
+	// touch, and notes about them; otherwise one line counts them.
+	Verbose bool
 }
 
 // PlanText writes a plan for people: the summary line, the cascade in
@@ -207,12 +211,9 @@ func planRaces(bw *bufio.Writer, p *plan.Plan, st Style) {
 	t.flush(bw, st)
 }
 
-func refText(r snapshot.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Kind + " " + r.Name
-	}
-	return r.Kind + " " + r.Namespace + "/" + r.Name
-}
+// refText names an object in a plan's text as every command does
+// (snapshot.KubectlName).
+func refText(r snapshot.ObjectRef) string { return r.String() }
 
 // actionColor is the palette entry of a step's action.
 func actionColor(a string) string {

@@ -3,6 +3,7 @@ package render
 import (
 	"bufio"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kgc-dev/kgc/internal/words"
@@ -19,7 +20,10 @@ const unsettledPrefix = "the input is not settled:"
 // maxNamed is how many objects a warning names before "and N more".
 const maxNamed = 3
 
-// planWarnings are the plan's completeness, warnings and notes.
+// planWarnings are the plan's completeness, warnings and notes. What the
+// controllers would do elsewhere anyway, and notes about objects the
+// delete does not concern, are one line unless opts.Verbose or
+// opts.ShowSteps: they answer another question than the one asked.
 func planWarnings(bw *bufio.Writer, p *plan.Plan, opts PlanOptions, st Style) {
 	if !p.Complete {
 		fmt.Fprintf(bw, "\n%s the plan is incomplete: it depends on something the input does not show\n", st.Paint(Yellow, "warning:"))
@@ -28,20 +32,64 @@ func planWarnings(bw *bufio.Writer, p *plan.Plan, opts PlanOptions, st Style) {
 		fmt.Fprintf(bw, "%s %s is marked %s, but the cascade deletes it: the garbage collector ignores the markers of Helm, Argo CD and Flux (kgc apply refuses unless --allow-kept names it)\n",
 			st.Paint(Yellow, "warning:"), refText(of.Object), of.Keep)
 	}
+	concerns := concernsOf(p)
+	related, other := splitBaseline(p, concerns)
 	for _, w := range p.Warnings {
 		if strings.HasPrefix(w, unsettledPrefix) {
-			planUnsettled(bw, p, opts, st, strings.Contains(w, " shown"))
+			planUnsettled(bw, related, opts, st)
 			continue
 		}
 		fmt.Fprintf(bw, "%s %s\n", st.Paint(Yellow, "warning:"), w)
 	}
+	var elsewhere []string
 	for _, n := range p.Notes {
 		if plan.IsRaceNote(n) {
 			// The races section lists the objects and their alternatives,
 			// and only when there are some.
 			continue
 		}
+		if ref, ok := p.NoteAbout[n]; ok && !concerns(ref) {
+			elsewhere = append(elsewhere, n)
+			continue
+		}
 		fmt.Fprintf(bw, "%s %s\n", st.Paint(Dim, "note:"), n)
+	}
+	planElsewhere(bw, p, other, elsewhere, opts, st)
+}
+
+// planElsewhere is what concerns objects the delete does not touch: the
+// controllers' pending work on them and notes about them, named with
+// -v=1 or --show-steps, otherwise counted in one line that says how to
+// see them.
+func planElsewhere(bw *bufio.Writer, p *plan.Plan, other []baselineObject, notes []string, opts PlanOptions, st Style) {
+	capped := slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.HasPrefix(w, unsettledPrefix) && strings.Contains(w, " shown") })
+	count := words.Count(len(other), "object")
+	if capped {
+		count = "at least " + count
+	}
+	if opts.Verbose || opts.ShowSteps {
+		if len(other) > 0 {
+			where := "--show-steps lists them, marked baseline"
+			if opts.ShowSteps {
+				where = "the steps marked baseline above"
+			}
+			fmt.Fprintf(bw, "%s the controllers have work pending on %s that this delete does not touch: %s (%s)\n",
+				st.Paint(Dim, "note:"), count, baselineNames(other, false), where)
+		}
+		for _, n := range notes {
+			fmt.Fprintf(bw, "%s %s\n", st.Paint(Dim, "note:"), n)
+		}
+		return
+	}
+	n := words.Count(len(notes), "note")
+	switch {
+	case len(other) > 0 && len(notes) > 0:
+		fmt.Fprintf(bw, "%s the controllers have work pending on %s this delete does not touch, and %s about such objects (-v=1 shows them)\n",
+			st.Paint(Dim, "note:"), count, n+" "+words.Agree(len(notes), "is", "are"))
+	case len(other) > 0:
+		fmt.Fprintf(bw, "%s the controllers have work pending on %s this delete does not touch (-v=1 names them)\n", st.Paint(Dim, "note:"), count)
+	case len(notes) > 0:
+		fmt.Fprintf(bw, "%s %s about objects this delete does not touch (-v=1 shows %s)\n", st.Paint(Dim, "note:"), n, words.Agree(len(notes), "it", "them"))
 	}
 }
 
@@ -52,52 +100,41 @@ type baselineObject struct {
 	last plan.Step
 }
 
-// planUnsettled says what the controllers would do anyway, in two parts: a
-// warning naming the objects this plan concerns (the ones it lists, the
-// target, and a namespace target's content), since their final state is
-// measured on top of that; and a note naming the first few others, which
-// have nothing to do with the question (on a live cluster, work pending in
-// unrelated namespaces). capped says the plan lists only the first
-// baseline steps.
-func planUnsettled(bw *bufio.Writer, p *plan.Plan, opts PlanOptions, st Style, capped bool) {
-	related, other := splitBaseline(p)
+// planUnsettled warns of what the controllers would do anyway to the
+// objects this plan concerns (the ones it lists, the target, and a
+// namespace target's content), since their final state is measured on
+// top of that.
+func planUnsettled(bw *bufio.Writer, related []baselineObject, opts PlanOptions, st Style) {
+	if len(related) == 0 {
+		return
+	}
 	where := "--show-steps lists them, marked baseline"
 	if opts.ShowSteps {
 		where = "the steps marked baseline above"
 	}
-	if len(related) > 0 {
-		fmt.Fprintf(bw, "%s the input is not settled: even without this delete the controllers would act on %s this plan concerns: %s; the final state shows what the delete changes on top of that (%s)\n",
-			st.Paint(Yellow, "warning:"), words.Count(len(related), "object"), baselineNames(related, true), where)
-	}
-	if len(other) > 0 {
-		also, count := "", words.Count(len(other), "other object")
-		if len(related) == 0 {
-			count = words.Count(len(other), "object")
-		}
-		if len(related) > 0 {
-			also = " also"
-		}
-		if capped {
-			count = "at least " + count
-		}
-		fmt.Fprintf(bw, "%s the controllers%s have work pending on %s that this delete does not touch: %s (%s)\n",
-			st.Paint(Dim, "note:"), also, count, baselineNames(other, false), where)
-	}
+	fmt.Fprintf(bw, "%s the input is not settled: even without this delete the controllers would act on %s this plan concerns: %s; the final state shows what the delete changes on top of that (%s)\n",
+		st.Paint(Yellow, "warning:"), words.Count(len(related), "object"), baselineNames(related, true), where)
 }
 
-// splitBaseline sorts the objects of the baseline steps, in step order,
-// into those the plan concerns and the others.
-func splitBaseline(p *plan.Plan) (related, other []baselineObject) {
-	concerns := map[string]bool{p.Target.UID: true}
+// concernsOf says whether an object is one the plan concerns: its target,
+// an object whose fate it lists, or, for a namespace's delete, the
+// namespace's content. Any other delete concerns only the objects it
+// changes, whatever namespace they share.
+func concernsOf(p *plan.Plan) func(snapshot.ObjectRef) bool {
+	uids := map[string]bool{p.Target.UID: true}
 	for _, of := range p.Objects {
-		concerns[of.Object.UID] = true
+		uids[of.Object.UID] = true
 	}
-	// A namespace's delete concerns its content; any other delete, only
-	// the objects it changes, whatever namespace they share.
 	ns := ""
 	if p.Target.Namespace == "" && p.Target.Kind == "Namespace" {
 		ns = p.Target.Name
 	}
+	return func(r snapshot.ObjectRef) bool { return uids[r.UID] || (ns != "" && r.Namespace == ns) }
+}
+
+// splitBaseline sorts the objects of the baseline steps, in step order,
+// into those the plan concerns and the others.
+func splitBaseline(p *plan.Plan, concerns func(snapshot.ObjectRef) bool) (related, other []baselineObject) {
 	seen := map[string]int{}
 	var all []baselineObject
 	for _, s := range p.Steps {
@@ -112,7 +149,7 @@ func splitBaseline(p *plan.Plan) (related, other []baselineObject) {
 		all = append(all, baselineObject{ref: s.Object, last: s})
 	}
 	for _, o := range all {
-		if concerns[o.ref.UID] || (ns != "" && o.ref.Namespace == ns) {
+		if concerns(o.ref) {
 			related = append(related, o)
 		} else {
 			other = append(other, o)

@@ -197,7 +197,7 @@ func TestPlanCascadeWavesInOrder(t *testing.T) {
 	}
 	for _, want := range []string{
 		"  wave 4 (waits only; --show-steps lists each)\n    kubelet  wait  2 Pods  until the grace period ends\n",
-		"  wave 5\n    kubelet  delete  Pod shop/web-1-a  delete web-1-a\n    kubelet  delete  Pod shop/web-2-a  delete web-2-a\n",
+		"  wave 5\n    kubelet  delete  Pod/web-1-a -n shop  delete web-1-a\n    kubelet  delete  Pod/web-2-a -n shop  delete web-2-a\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the cascade lacks\n%s\ngot:\n%s", want, out)
@@ -208,28 +208,47 @@ func TestPlanCascadeWavesInOrder(t *testing.T) {
 
 // The warning about an unsettled input names only what the plan concerns
 // (the objects it lists; for a namespace, its content) and says where to
-// see the steps; the work pending elsewhere is one note. The race note is
-// left to the races section, which this plan has none of.
+// see the steps; the work pending elsewhere, and notes about objects the
+// delete does not concern, are one line, named with -v=1 (Verbose) or
+// --show-steps. The race note is left to the races section, which this
+// plan has none of.
 func TestPlanUnsettledWarningIsScoped(t *testing.T) {
 	nsPlan := cascadePlan()
 	nsPlan.Target = snapshot.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "shop", UID: "ns-shop"}
+	const elsewhere = "Warning OwnerRefInvalidNamespace on ConfigMap/stale -n ops: ownerRef does not exist"
+	const here = "Warning OwnerRefInvalidNamespace on ReplicaSet/web-1 -n shop: ownerRef does not exist"
+	withNotes := func(p *plan.Plan) *plan.Plan {
+		p.Notes = append(p.Notes, elsewhere, here)
+		p.NoteAbout = map[string]snapshot.ObjectRef{
+			elsewhere: {Kind: "ConfigMap", Namespace: "ops", Name: "stale", UID: "ops-stale"},
+			here:      {Kind: "ReplicaSet", Namespace: "shop", Name: "web-1", UID: "shop-web-1"}}
+		return p
+	}
 	for _, c := range []struct {
-		p    *plan.Plan
-		opts PlanOptions
-		want []string
+		p           *plan.Plan
+		opts        PlanOptions
+		want, never []string
 	}{
 		{cascadePlan(), PlanOptions{}, []string{
-			"warning: the input is not settled: even without this delete the controllers would act on 1 object this plan concerns: ReplicaSet shop/web-2 (garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (--show-steps lists them, marked baseline)\n",
-			"note: the controllers also have work pending on 3 other objects that this delete does not touch: Namespace legacy, ConfigMap shop/shared, ConfigMap ops/stale (--show-steps lists them, marked baseline)\n",
-		}},
+			"warning: the input is not settled: even without this delete the controllers would act on 1 object this plan concerns: ReplicaSet/web-2 -n shop (garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (--show-steps lists them, marked baseline)\n",
+			"note: the controllers have work pending on 3 objects this delete does not touch (-v=1 names them)\n",
+		}, []string{"Namespace/legacy"}},
+		{cascadePlan(), PlanOptions{Verbose: true}, []string{
+			"note: the controllers have work pending on 3 objects that this delete does not touch: Namespace/legacy, ConfigMap/shared -n shop, ConfigMap/stale -n ops (--show-steps lists them, marked baseline)\n",
+		}, nil},
 		{cascadePlan(), PlanOptions{ShowSteps: true}, []string{
 			"(garbagecollector: mark-deleting); the final state shows what the delete changes on top of that (the steps marked baseline above)\n",
-			"ConfigMap ops/stale (the steps marked baseline above)\n",
-		}},
+			"ConfigMap/stale -n ops (the steps marked baseline above)\n",
+		}, nil},
 		{nsPlan, PlanOptions{}, []string{
-			"this plan concerns: ConfigMap shop/shared (garbagecollector: delete), ReplicaSet shop/web-2 (garbagecollector: mark-deleting);",
-			"note: the controllers also have work pending on 2 other objects that this delete does not touch: Namespace legacy, ConfigMap ops/stale (",
-		}},
+			"this plan concerns: ConfigMap/shared -n shop (garbagecollector: delete), ReplicaSet/web-2 -n shop (garbagecollector: mark-deleting);",
+			"note: the controllers have work pending on 2 objects this delete does not touch (-v=1 names them)\n",
+		}, nil},
+		{withNotes(cascadePlan()), PlanOptions{}, []string{
+			"note: " + here + "\n",
+			"note: the controllers have work pending on 3 objects this delete does not touch, and 1 note is about such objects (-v=1 shows them)\n",
+		}, []string{elsewhere}},
+		{withNotes(cascadePlan()), PlanOptions{Verbose: true}, []string{"note: " + here + "\n", "note: " + elsewhere + "\n"}, nil},
 	} {
 		var buf bytes.Buffer
 		if err := PlanText(&buf, c.p, c.opts, Style{}); err != nil {
@@ -241,7 +260,7 @@ func TestPlanUnsettledWarningIsScoped(t *testing.T) {
 				t.Errorf("the plan lacks\n%s\ngot:\n%s", want, out)
 			}
 		}
-		for _, never := range []string{"step(s)", "may end otherwise"} {
+		for _, never := range append(c.never, "step(s)", "may end otherwise") {
 			if strings.Contains(out, never) {
 				t.Errorf("the plan says %q:\n%s", never, out)
 			}
@@ -257,7 +276,7 @@ func TestPlanTextWarnsOfKeepMarkers(t *testing.T) {
 	keep := &snapshot.Facts{Keep: "helm.sh/resource-policy=keep"}
 	cm := testobj.ConfigMap("shop", "web-config").UID("cm-web").OwnedBy(dep).Facts(keep).Build()
 	snap := testobj.Snapshot(dep, cm).Build()
-	const want = "warning: ConfigMap shop/web-config is marked helm.sh/resource-policy=keep, but the cascade deletes it"
+	const want = "warning: ConfigMap/web-config -n shop is marked helm.sh/resource-policy=keep, but the cascade deletes it"
 	for policy, warned := range map[string]bool{plan.PolicyBackground: true, plan.PolicyOrphan: false} {
 		p, err := plan.Simulate(snap, plan.Options{Target: "dep-web", Policy: policy})
 		if err != nil {

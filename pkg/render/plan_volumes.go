@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 // planStorageCounts adds to the summary line what the plan destroys
@@ -45,7 +46,7 @@ func planVolumes(bw *bufio.Writer, p *plan.Plan, st Style) {
 		if v.Capacity != "" {
 			size = " " + v.Capacity
 		}
-		fmt.Fprintf(bw, "  %s %s%s, claim %s: %s\n", storageSpan(v.Storage, st), of.Object.Name, size, claimText(v), v.Reason)
+		fmt.Fprintf(bw, "  %s %s%s, claim %s: %s\n", storageSpan(v.Storage, st), of.Object, size, claimText(v), v.Reason)
 		if v.Reclaim != "" {
 			fmt.Fprintf(bw, "      to reclaim it: %s\n", v.Reclaim)
 		}
@@ -66,5 +67,5 @@ func claimText(v *plan.VolumeFate) string {
 	if v.Claim == nil {
 		return "none"
 	}
-	return v.Claim.Namespace + "/" + v.Claim.Name
+	return snapshot.KubectlName("PersistentVolumeClaim", v.Claim.Namespace, v.Claim.Name)
 }

@@ -48,7 +48,7 @@ func stamp(t time.Time) string {
 // with which client and policy, and what went with it.
 func RootSentence(r *postmortem.Root) string {
 	q := r.Request
-	what := q.Object.Kind + " " + refName(q.Object.ObjectRef)
+	what := q.Object.String()
 	if q.Missing {
 		return fmt.Sprintf("%s was deleted by a request not in the log: %s", what, wentWith(r.Summary))
 	}
@@ -161,7 +161,7 @@ func writeRequest(b *strings.Builder, q postmortem.Request) {
 
 // writeLink draws one link and its dependents as a tree.
 func writeLink(b *strings.Builder, l postmortem.Link, indent, branch string, s Style) {
-	line := fmt.Sprintf("%s%s %s  %s", indent+branch, l.Object.Kind, refName(l.Object), resultWord(l.Result, s))
+	line := fmt.Sprintf("%s%s  %s", indent+branch, l.Object, resultWord(l.Result, s))
 	if by := linkActors(l); by != "" {
 		line += "  " + by
 	}
@@ -268,7 +268,7 @@ func writePrediction(b *strings.Builder, p *postmortem.Prediction, s Style) {
 		if o.Result == postmortem.PredictionAsPredicted {
 			continue
 		}
-		line := fmt.Sprintf("    %s  %s %s: %s", s.Paint(Yellow, o.Result), o.Object.Kind, refName(o.Object), o.Detail)
+		line := fmt.Sprintf("    %s  %s: %s", s.Paint(Yellow, o.Result), o.Object, o.Detail)
 		if o.WhyStuck != "" {
 			line += "; why-stuck: " + o.WhyStuck
 		}
@@ -280,13 +280,13 @@ func writeRest(b *strings.Builder, pm *postmortem.PostMortem, s Style) {
 	if len(pm.StillGoing) > 0 {
 		b.WriteString("\n" + s.Paint(Bold, "Still terminating") + "\n")
 		for _, g := range pm.StillGoing {
-			fmt.Fprintf(b, "  %s %s since %s: %s\n", g.Object.Kind, refName(g.Object), stamp(g.Since), g.RootCause)
+			fmt.Fprintf(b, "  %s since %s: %s\n", g.Object, stamp(g.Since), g.RootCause)
 		}
 	}
 	if len(pm.Unexplained) > 0 {
 		b.WriteString("\n" + s.Paint(Bold, "Gone, and the evidence cannot show how") + "\n")
 		for _, u := range pm.Unexplained {
-			fmt.Fprintf(b, "  %s %s: %s (likely remover: %s)\n", u.Object.Kind, refName(u.Object), u.Message, u.LikelyRemover)
+			fmt.Fprintf(b, "  %s: %s (likely remover: %s)\n", u.Object, u.Message, u.LikelyRemover)
 		}
 	}
 	if len(pm.PolicyFindings) > 0 {

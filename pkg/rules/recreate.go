@@ -97,7 +97,7 @@ func Recreate(o *snapshot.Object, look RecreateLookup) (rec *Recreation, not str
 	case group == "apps" && o.Kind == "ReplicaSet" && ownerGroup == "apps" && owner.Kind == "Deployment":
 		return recreateReplicaSet(o, owner)
 	case group == "batch" && o.Kind == "Job" && ownerGroup == "batch" && owner.Kind == "CronJob":
-		return nil, fmt.Sprintf("CronJob %s does not recreate past Jobs: %s creates Jobs only on its schedule", nsName(owner), ActorCronJob)
+		return nil, fmt.Sprintf("%s does not recreate past Jobs: %s creates Jobs only on its schedule", named(owner), ActorCronJob)
 	case group == "discovery.k8s.io" && o.Kind == "EndpointSlice" && ownerGroup == "" && owner.Kind == "Service" &&
 		o.Metadata.Labels[LabelManagedBy] == ManagedByEndpointSlice:
 		return recreateEndpointSlice(owner)
@@ -114,12 +114,8 @@ func controllerRef(o *snapshot.Object) *snapshot.OwnerReference {
 	return nil
 }
 
-func nsName(o *snapshot.Object) string {
-	if o.Metadata.Namespace == "" {
-		return o.Metadata.Name
-	}
-	return o.Metadata.Namespace + "/" + o.Metadata.Name
-}
+// named is how a sentence names an object: snapshot.KubectlName's form.
+func named(o *snapshot.Object) string { return o.Ref().String() }
 
 // perNamespace is the root-ca-cert-publisher's and the serviceaccount
 // controller's sync of a namespace: the object is created again, same
@@ -152,7 +148,7 @@ func uncertain(actor string, owner *snapshot.Object, name string, same bool, why
 }
 
 func noSpec(owner *snapshot.Object) string {
-	return fmt.Sprintf("the input has no spec for %s %s", owner.Kind, nsName(owner))
+	return fmt.Sprintf("the input has no spec for %s", named(owner))
 }
 
 // recreateReplicaSet is the deployment controller's sync
@@ -170,14 +166,14 @@ func recreateReplicaSet(o, owner *snapshot.Object) (*Recreation, string) {
 		return uncertain(ActorDeployment, owner, name, same, noSpec(owner)), ""
 	}
 	if w.Paused {
-		return nil, fmt.Sprintf("Deployment %s is paused: %s creates no ReplicaSet until it is resumed", nsName(owner), ActorDeployment)
+		return nil, fmt.Sprintf("%s is paused: %s creates no ReplicaSet until it is resumed", named(owner), ActorDeployment)
 	}
 	rw := workload(o)
 	switch {
 	case rw == nil || rw.Revision == "" || w.Revision == "":
-		return uncertain(ActorDeployment, owner, name, same, fmt.Sprintf("the input does not say whether %s is the new ReplicaSet of Deployment %s (its revision)", o.Metadata.Name, nsName(owner))), ""
+		return uncertain(ActorDeployment, owner, name, same, fmt.Sprintf("the input does not say whether %s is the new ReplicaSet of %s (its revision)", o.Metadata.Name, named(owner))), ""
 	case rw.Revision != w.Revision:
-		return nil, fmt.Sprintf("an old ReplicaSet of Deployment %s (revision %s, the Deployment is at %s): %s scales the new one instead of recreating it", nsName(owner), rw.Revision, w.Revision, ActorDeployment)
+		return nil, fmt.Sprintf("an old ReplicaSet of %s (revision %s, the Deployment is at %s): %s scales the new one instead of recreating it", named(owner), rw.Revision, w.Revision, ActorDeployment)
 	}
 	what := "with the same name (the pod-template hash)"
 	if !same {
@@ -189,7 +185,7 @@ func recreateReplicaSet(o, owner *snapshot.Object) (*Recreation, string) {
 		pods = "no pods (the Deployment is scaled to 0)"
 	}
 	rec := &Recreation{Controller: ActorDeployment, Owner: owner.Ref(), Name: name, SameName: same, NewUID: true, Certain: true,
-		Why: fmt.Sprintf("%s creates the new ReplicaSet of Deployment %s again, %s, a new UID and %s", ActorDeployment, nsName(owner), what, pods)}
+		Why: fmt.Sprintf("%s creates the new ReplicaSet of %s again, %s, a new UID and %s", ActorDeployment, named(owner), what, pods)}
 	return rec, ""
 }
 
@@ -227,16 +223,16 @@ func recreateReplica(owner *snapshot.Object, pf *snapshot.PodFacts, actor string
 	w := workload(owner)
 	switch {
 	case finished(pf):
-		return nil, fmt.Sprintf("it had already %s: %s %s replaced it then", strings.ToLower(pf.Phase), owner.Kind, nsName(owner))
+		return nil, fmt.Sprintf("it had already %s: %s replaced it then", strings.ToLower(pf.Phase), named(owner))
 	case w == nil:
 		return uncertain(actor, owner, "", false, noSpec(owner)), ""
 	case w.Replicas != nil && *w.Replicas == 0:
-		return nil, fmt.Sprintf("%s %s is scaled to 0", owner.Kind, nsName(owner))
+		return nil, fmt.Sprintf("%s is scaled to 0", named(owner))
 	case !w.SelectorMatchesTemplate:
-		return uncertain(actor, owner, "", false, fmt.Sprintf("the selector of %s %s does not select its pod template's labels", owner.Kind, nsName(owner))), ""
+		return uncertain(actor, owner, "", false, fmt.Sprintf("the selector of %s does not select its pod template's labels", named(owner))), ""
 	}
 	return &Recreation{Controller: actor, Owner: owner.Ref(), NewUID: true, Certain: true,
-		Why: fmt.Sprintf("%s creates a replacement pod for %s %s (%s), with a new name", actor, owner.Kind, nsName(owner), replicas(w))}, ""
+		Why: fmt.Sprintf("%s creates a replacement pod for %s (%s), with a new name", actor, named(owner), replicas(w))}, ""
 }
 
 func replicas(w *snapshot.WorkloadFacts) string {
@@ -256,7 +252,7 @@ func recreateOrdinal(o, owner *snapshot.Object, pf *snapshot.PodFacts) (*Recreat
 	prefix := owner.Metadata.Name + "-"
 	ord, err := strconv.Atoi(strings.TrimPrefix(o.Metadata.Name, prefix))
 	if !strings.HasPrefix(o.Metadata.Name, prefix) || err != nil || ord < 0 {
-		return uncertain(ActorStatefulSet, owner, "", false, fmt.Sprintf("pod %s is not named after an ordinal of StatefulSet %s", o.Metadata.Name, nsName(owner))), ""
+		return uncertain(ActorStatefulSet, owner, "", false, fmt.Sprintf("pod %s is not named after an ordinal of %s", o.Metadata.Name, named(owner))), ""
 	}
 	if w == nil {
 		return uncertain(ActorStatefulSet, owner, o.Metadata.Name, true, noSpec(owner)), ""
@@ -266,9 +262,9 @@ func recreateOrdinal(o, owner *snapshot.Object, pf *snapshot.PodFacts) (*Recreat
 		n = *w.Replicas
 	}
 	if int32(ord) < w.OrdinalsStart || int32(ord) >= w.OrdinalsStart+n {
-		return nil, fmt.Sprintf("ordinal %d is outside StatefulSet %s's %s", ord, nsName(owner), replicas(w))
+		return nil, fmt.Sprintf("ordinal %d is outside the %s of %s", ord, replicas(w), named(owner))
 	}
-	why := fmt.Sprintf("%s creates pod %s again for StatefulSet %s, same name and ordinal, new UID", ActorStatefulSet, o.Metadata.Name, nsName(owner))
+	why := fmt.Sprintf("%s creates pod %s again for %s, same name and ordinal, new UID", ActorStatefulSet, o.Metadata.Name, named(owner))
 	if pf != nil && len(pf.Claims) > 0 {
 		why += ", reusing " + words.Count(len(pf.Claims), "claim") + " " + strings.Join(pf.Claims, ", ")
 	}
@@ -323,25 +319,25 @@ func recreateDaemonPod(o, owner *snapshot.Object, pf *snapshot.PodFacts, look Re
 	case node == nil && !listed:
 		return uncertain(ActorDaemonSet, owner, "", false, "nodes are not in the input: whether node "+pf.NodeName+" still runs DaemonSet pods is unknown"), ""
 	case node == nil || node.Terminating():
-		return nil, "node " + pf.NodeName + " is gone: DaemonSet " + nsName(owner) + " creates no pod for it"
+		return nil, "node " + pf.NodeName + " is gone: " + named(owner) + " creates no pod for it"
 	}
 	for k, v := range w.NodeSelector {
 		if lv, ok := node.Metadata.Labels[k]; !ok || lv != v {
-			return nil, fmt.Sprintf("node %s does not match the nodeSelector of DaemonSet %s (%s=%s)", pf.NodeName, nsName(owner), k, v)
+			return nil, fmt.Sprintf("node %s does not match the nodeSelector of %s (%s=%s)", pf.NodeName, named(owner), k, v)
 		}
 	}
 	if node.Facts != nil && node.Facts.Node != nil {
 		for _, t := range node.Facts.Node.Taints {
 			if (strings.HasSuffix(t, ":NoSchedule") || strings.HasSuffix(t, ":NoExecute")) && !tolerates(w.Tolerations, t) {
-				return nil, fmt.Sprintf("node %s has taint %s, which DaemonSet %s does not tolerate", pf.NodeName, t, nsName(owner))
+				return nil, fmt.Sprintf("node %s has taint %s, which %s does not tolerate", pf.NodeName, t, named(owner))
 			}
 		}
 	}
 	if w.NodeAffinity {
-		return uncertain(ActorDaemonSet, owner, "", false, fmt.Sprintf("DaemonSet %s has a node affinity kgc does not evaluate", nsName(owner))), ""
+		return uncertain(ActorDaemonSet, owner, "", false, fmt.Sprintf("%s has a node affinity kgc does not evaluate", named(owner))), ""
 	}
 	return &Recreation{Controller: ActorDaemonSet, Owner: owner.Ref(), NewUID: true, Certain: true,
-		Why: fmt.Sprintf("%s creates a replacement pod for DaemonSet %s on node %s, with a new name", ActorDaemonSet, nsName(owner), pf.NodeName)}, ""
+		Why: fmt.Sprintf("%s creates a replacement pod for %s on node %s, with a new name", ActorDaemonSet, named(owner), pf.NodeName)}, ""
 }
 
 // recreateJobPod is the Job controller's syncJob (pkg/controller/job):
@@ -355,25 +351,25 @@ func recreateJobPod(owner *snapshot.Object, pf *snapshot.PodFacts) (*Recreation,
 	}
 	switch {
 	case jf != nil && jf.Finished:
-		return nil, fmt.Sprintf("Job %s is finished: a finished Job recreates nothing", nsName(owner))
+		return nil, fmt.Sprintf("%s is finished: a finished Job recreates nothing", named(owner))
 	case finished(pf):
-		return nil, fmt.Sprintf("it had already %s and was counted by Job %s", strings.ToLower(pf.Phase), nsName(owner))
+		return nil, fmt.Sprintf("it had already %s and was counted by %s", strings.ToLower(pf.Phase), named(owner))
 	case jf == nil || !jf.Spec:
 		return uncertain(ActorJob, owner, "", false, noSpec(owner)), ""
 	case jf.Suspend:
-		return nil, fmt.Sprintf("Job %s is suspended", nsName(owner))
+		return nil, fmt.Sprintf("%s is suspended", named(owner))
 	case jf.Completions != nil && jf.Succeeded >= *jf.Completions:
-		return nil, fmt.Sprintf("Job %s has its %d completions", nsName(owner), *jf.Completions)
+		return nil, fmt.Sprintf("%s has its %d completions", named(owner), *jf.Completions)
 	}
 	limit := int32(6)
 	if jf.BackoffLimit != nil {
 		limit = *jf.BackoffLimit
 	}
 	if jf.Failed+1 > limit {
-		return nil, fmt.Sprintf("the deleted pod counts as failure %d of Job %s, over its backoffLimit %d: the Job fails instead", jf.Failed+1, nsName(owner), limit)
+		return nil, fmt.Sprintf("the deleted pod counts as failure %d of %s, over its backoffLimit %d: the Job fails instead", jf.Failed+1, named(owner), limit)
 	}
 	return &Recreation{Controller: ActorJob, Owner: owner.Ref(), NewUID: true, Certain: true,
-		Why: fmt.Sprintf("%s counts the pod failed (%d of backoffLimit %d) and creates a replacement for Job %s, with a new name", ActorJob, jf.Failed+1, limit, nsName(owner))}, ""
+		Why: fmt.Sprintf("%s counts the pod failed (%d of backoffLimit %d) and creates a replacement for %s, with a new name", ActorJob, jf.Failed+1, limit, named(owner))}, ""
 }
 
 // recreateEndpointSlice is the endpointslice controller's syncService
@@ -386,10 +382,10 @@ func recreateEndpointSlice(owner *snapshot.Object) (*Recreation, string) {
 	}
 	switch {
 	case sel == nil:
-		return uncertain(ActorEndpointSlice, owner, "", false, "the input does not say whether Service "+nsName(owner)+" has a selector"), ""
+		return uncertain(ActorEndpointSlice, owner, "", false, "the input does not say whether "+named(owner)+" has a selector"), ""
 	case !*sel:
-		return nil, "Service " + nsName(owner) + " has no selector: " + ActorEndpointSlice + " does not manage its slices"
+		return nil, named(owner) + " has no selector: " + ActorEndpointSlice + " does not manage its slices"
 	}
 	return &Recreation{Controller: ActorEndpointSlice, Owner: owner.Ref(), NewUID: true, Certain: true,
-		Why: fmt.Sprintf("%s creates the slices of Service %s again, with new names", ActorEndpointSlice, nsName(owner))}, ""
+		Why: fmt.Sprintf("%s creates the slices of %s again, with new names", ActorEndpointSlice, named(owner))}, ""
 }

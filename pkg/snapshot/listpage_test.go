@@ -22,7 +22,7 @@ func TestReadListPage(t *testing.T) {
 	for _, o := range objs {
 		got = append(got, o.APIVersion+" "+o.Ref().String())
 	}
-	if strings.Join(got, "; ") != "v1 Pod/shop/web-1; v1 Pod/shop/web-2" {
+	if strings.Join(got, "; ") != "v1 Pod/web-1 -n shop; v1 Pod/web-2 -n shop" {
 		t.Errorf("objects = %s", strings.Join(got, "; "))
 	}
 	if f := objs[0].Facts; f == nil || f.Pod == nil || f.Pod.NodeName != "node-a" || f.Pod.Phase != "Running" {

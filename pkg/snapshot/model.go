@@ -286,12 +286,21 @@ func (r ObjectRef) ReferenceLess(o ObjectRef) bool {
 	return r.UID < o.UID
 }
 
-// String renders kind/name or kind/namespace/name for messages.
-func (r ObjectRef) String() string {
-	if r.Namespace == "" {
-		return r.Kind + "/" + r.Name
+// String is the one way every command names an object to a person:
+// KubectlName's form, which pastes into kubectl get.
+func (r ObjectRef) String() string { return KubectlName(r.Kind, r.Namespace, r.Name) }
+
+// KubectlName names an object as kubectl takes it: "Kind/name -n namespace",
+// or "Kind/name" when it is cluster-scoped. kubectl resolves a kind in any
+// case ("kubectl get ConfigMap/root -n ns"), so the kind keeps its own
+// spelling. Every text and table output names objects this way and no
+// other ("Kind ns/name" and "Kind/ns/name" do not paste into kubectl);
+// cmd/kgc's TestOneWayToNameAnObject scans the goldens and docs for them.
+func KubectlName(kind, namespace, name string) string {
+	if namespace == "" {
+		return kind + "/" + name
 	}
-	return r.Kind + "/" + r.Namespace + "/" + r.Name
+	return kind + "/" + name + " -n " + namespace
 }
 
 // Facts holds the few non-metadata fields that deciding who finishes a

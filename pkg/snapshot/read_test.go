@@ -109,16 +109,16 @@ func TestReadFormats(t *testing.T) {
 		content string
 		want    []string
 	}{
-		{"single JSON object", "o.json", pod("a", "u1"), []string{"v1 Pod/ns/a"}},
-		{"JSON List", "l.json", `{"apiVersion":"v1","items":[` + pod("b", "u2") + `,` + pod("a", "u1") + `],"kind":"List","metadata":{}}`, []string{"v1 Pod/ns/a", "v1 Pod/ns/b"}},
-		{"typed List, items without type", "x.json", `{"kind":"ConfigMapList","apiVersion":"v1","items":[{"metadata":{"name":"c","namespace":"ns","uid":"u3"}}]}`, []string{"v1 ConfigMap/ns/c"}},
-		{"typed List, kind after the items", "x.json", `{"apiVersion":"apps/v1","items":[{"metadata":{"name":"d","namespace":"ns","uid":"u4"}}],"kind":"DeploymentList"}`, []string{"apps/v1 Deployment/ns/d"}},
-		{"concatenated JSON values", "c.json", pod("a", "u1") + "\n" + pod("b", "u2"), []string{"v1 Pod/ns/a", "v1 Pod/ns/b"}},
-		{"top-level JSON array", "a.json", `[` + pod("a", "u1") + `]`, []string{"v1 Pod/ns/a"}},
-		{"gzip by magic bytes, whatever the name", "dump.data", gz.String(), []string{"v1 Pod/ns/a"}},
-		{"multi-document YAML", "m.yaml", "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ns, uid: u1}\n---\n# comment only\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns, uid: u5}\n", []string{"v1 Pod/ns/a", "v1 Secret/ns/s"}},
-		{"YAML List", "l.yml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a, namespace: ns, uid: u1}\n", []string{"v1 Pod/ns/a"}},
-		{"byte order mark", "bom.json", "\xef\xbb\xbf" + pod("a", "u1"), []string{"v1 Pod/ns/a"}},
+		{"single JSON object", "o.json", pod("a", "u1"), []string{"v1 Pod/a -n ns"}},
+		{"JSON List", "l.json", `{"apiVersion":"v1","items":[` + pod("b", "u2") + `,` + pod("a", "u1") + `],"kind":"List","metadata":{}}`, []string{"v1 Pod/a -n ns", "v1 Pod/b -n ns"}},
+		{"typed List, items without type", "x.json", `{"kind":"ConfigMapList","apiVersion":"v1","items":[{"metadata":{"name":"c","namespace":"ns","uid":"u3"}}]}`, []string{"v1 ConfigMap/c -n ns"}},
+		{"typed List, kind after the items", "x.json", `{"apiVersion":"apps/v1","items":[{"metadata":{"name":"d","namespace":"ns","uid":"u4"}}],"kind":"DeploymentList"}`, []string{"apps/v1 Deployment/d -n ns"}},
+		{"concatenated JSON values", "c.json", pod("a", "u1") + "\n" + pod("b", "u2"), []string{"v1 Pod/a -n ns", "v1 Pod/b -n ns"}},
+		{"top-level JSON array", "a.json", `[` + pod("a", "u1") + `]`, []string{"v1 Pod/a -n ns"}},
+		{"gzip by magic bytes, whatever the name", "dump.data", gz.String(), []string{"v1 Pod/a -n ns"}},
+		{"multi-document YAML", "m.yaml", "---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, namespace: ns, uid: u1}\n---\n# comment only\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns, uid: u5}\n", []string{"v1 Pod/a -n ns", "v1 Secret/s -n ns"}},
+		{"YAML List", "l.yml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a, namespace: ns, uid: u1}\n", []string{"v1 Pod/a -n ns"}},
+		{"byte order mark", "bom.json", "\xef\xbb\xbf" + pod("a", "u1"), []string{"v1 Pod/a -n ns"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestReadStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(refs(s), ";"); got != "v1 Pod/ns/a" {
+	if got := strings.Join(refs(s), ";"); got != "v1 Pod/a -n ns" {
 		t.Errorf("objects = %q", got)
 	}
 }
@@ -169,7 +169,7 @@ func TestReadClusterInfoDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "v1 Node/node-1; v1 Pod/shop/web-1; apps/v1 ReplicaSet/shop/web-6d4b"
+	want := "v1 Node/node-1; v1 Pod/web-1 -n shop; apps/v1 ReplicaSet/web-6d4b -n shop"
 	if got := strings.Join(refs(s), "; "); got != want {
 		t.Errorf("objects = %q, want %q", got, want)
 	}
@@ -314,56 +314,56 @@ func TestReadBadInput(t *testing.T) {
 		{
 			name:     "object without uid is a template, not cluster state",
 			files:    map[string]string{"a.json": `{"kind":"List","apiVersion":"v1","items":[` + obj("Pod", "tmpl", "", "") + `,` + obj("Pod", "real", "u1", "") + `]}`},
-			objects:  []string{"v1 Pod/ns/real"},
-			warnings: []string{"a.json: Pod/ns/tmpl: skipped: no metadata.uid; templates are not cluster state"},
+			objects:  []string{"v1 Pod/real -n ns"},
+			warnings: []string{"a.json: Pod/tmpl -n ns: skipped: no metadata.uid; templates are not cluster state"},
 		},
 		{
 			name:     "nameless object is named by its position",
 			files:    map[string]string{"a.json": `{"kind":"List","apiVersion":"v1","items":[{"kind":"Pod","apiVersion":"v1","metadata":{}},` + obj("Pod", "real", "u1", "") + `]}`},
-			objects:  []string{"v1 Pod/ns/real"},
+			objects:  []string{"v1 Pod/real -n ns"},
 			warnings: []string{"a.json: items[0]: skipped: no metadata.uid; templates are not cluster state"},
 		},
 		{
 			name:     "two objects sharing a uid: the higher resourceVersion is kept, both are named",
 			files:    map[string]string{"a.json": obj("Pod", "one", "dup", `,"resourceVersion":"9"`), "b.json": obj("Pod", "two", "dup", `,"resourceVersion":"12"`)},
-			objects:  []string{"v1 Pod/ns/two"},
-			warnings: []string{"a.json: Pod/ns/one: duplicate uid dup: Pod/ns/two in b.json has it too; kept that one (the higher resourceVersion, else the later capture, else the first read)"},
+			objects:  []string{"v1 Pod/two -n ns"},
+			warnings: []string{"a.json: Pod/one -n ns: duplicate uid dup: Pod/two -n ns in b.json has it too; kept that one (the higher resourceVersion, else the later capture, else the first read)"},
 			dups:     1,
 		},
 		{
 			name:     "owner reference missing fields is kept",
 			files:    map[string]string{"a.json": obj("Pod", "p", "u1", `,"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"r"},{"kind":"ReplicaSet","name":"rs"}]`)},
-			objects:  []string{"v1 Pod/ns/p"},
-			warnings: []string{"a.json: Pod/ns/p: ownerReferences[1] has no apiVersion, uid; kept, the garbage collector cannot resolve it"},
+			objects:  []string{"v1 Pod/p -n ns"},
+			warnings: []string{"a.json: Pod/p -n ns: ownerReferences[1] has no apiVersion, uid; kept, the garbage collector cannot resolve it"},
 		},
 		{
 			name:     "unknown kind is kept with a warning",
 			files:    map[string]string{"a.json": `[{"apiVersion":"acme.io/v1","kind":"Gadget","metadata":{"name":"g","namespace":"ns","uid":"g1"}},{"apiVersion":"acme.io/v1","kind":"Gadget","metadata":{"name":"h","namespace":"ns","uid":"g2"}}]`},
-			objects:  []string{"acme.io/v1 Gadget/ns/g", "acme.io/v1 Gadget/ns/h"},
-			warnings: []string{"a.json: Gadget/ns/g: kind Gadget of acme.io/v1 is not in the resource catalog (no CRD for it in the input); kept, but its type is unknown (2 objects of this kind)"},
+			objects:  []string{"acme.io/v1 Gadget/g -n ns", "acme.io/v1 Gadget/h -n ns"},
+			warnings: []string{"a.json: Gadget/g -n ns: kind Gadget of acme.io/v1 is not in the resource catalog (no CRD for it in the input); kept, but its type is unknown (2 objects of this kind)"},
 		},
 		{
 			name:     "wrongly typed metadata field skips the object",
 			files:    map[string]string{"a.json": `[` + obj("Pod", "p", "u1", `,"finalizers":"oops"`) + `,` + obj("Pod", "q", "u2", "") + `]`},
-			objects:  []string{"v1 Pod/ns/q"},
-			warnings: []string{"a.json: Pod/ns/p: skipped: metadata.finalizers: expected an array"},
+			objects:  []string{"v1 Pod/q -n ns"},
+			warnings: []string{"a.json: Pod/p -n ns: skipped: metadata.finalizers: expected an array"},
 		},
 		{
 			name:     "malformed file in a folder is a warning, the rest is read",
 			files:    map[string]string{"a.json": `{"kind":"List","items":[` + obj("Pod", "p", "u1", "") + `,{"metadata":}]}`, "b.yaml": "kind: Pod\napiVersion: v1\nmetadata: {name: q, namespace: ns, uid: u2}\n"},
-			objects:  []string{"v1 Pod/ns/p", "v1 Pod/ns/q"},
+			objects:  []string{"v1 Pod/p -n ns", "v1 Pod/q -n ns"},
 			warnings: []string{"a.json: skipped the rest of the file: items[1]: invalid JSON at byte 121: invalid character '}' looking for a value (1 objects read before the error were kept)"},
 		},
 		{
 			name:     "YAML syntax error in a folder names the document",
 			files:    map[string]string{"a.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns, uid: u1}\n---\nkind: [unclosed\n", "b.json": obj("Pod", "q", "u2", "")},
-			objects:  []string{"v1 Pod/ns/p", "v1 Pod/ns/q"},
+			objects:  []string{"v1 Pod/p -n ns", "v1 Pod/q -n ns"},
 			warnings: []string{"a.yaml: skipped the rest of the file: document 2 (from line 5): invalid YAML: yaml: line 1: did not find expected ',' or ']' (1 objects read before the error were kept)"},
 		},
 		{
 			name:     "list item that is not an object",
 			files:    map[string]string{"a.json": `{"kind":"List","items":[null,` + obj("Pod", "p", "u1", "") + `]}`},
-			objects:  []string{"v1 Pod/ns/p"},
+			objects:  []string{"v1 Pod/p -n ns"},
 			warnings: []string{"a.json: items[0]: skipped: not an object"},
 		},
 	}
@@ -558,7 +558,7 @@ truncated`
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "v1 Node/node-1; v1 Pod/shop/web; v1 ReplicationController/shop/rc"
+	want := "v1 Node/node-1; v1 Pod/web -n shop; v1 ReplicationController/rc -n shop"
 	if got := strings.Join(refs(s), "; "); got != want || len(s.Warnings) != 0 {
 		t.Errorf("objects = %q, warnings %q; want %q", got, warnings(s), want)
 	}
@@ -591,7 +591,7 @@ func TestReadYAMLListStreamed(t *testing.T) {
 		{
 			name: "typed list, kind after the items, comments and blank lines in block scalars",
 			yaml: "apiVersion: v1\nitems:\n- metadata:\n    name: a\n    namespace: ns\n    uid: u1\n    labels:\n      note: |\n        one\n\n        three\n# a comment between items\n- metadata:\n    name: b\n    namespace: ns\n    uid: u2\nkind: ConfigMapList\nmetadata:\n  resourceVersion: \"\"\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns, uid: u3}\n",
-			want: "v1 ConfigMap/ns/a; v1 ConfigMap/ns/b; v1 Secret/ns/s",
+			want: "v1 ConfigMap/a -n ns; v1 ConfigMap/b -n ns; v1 Secret/s -n ns",
 		},
 		{
 			name:    "malformed item names its line",
@@ -853,13 +853,13 @@ func TestManyBatchesReadInOrder(t *testing.T) {
 			continue
 		case i%89 == 0:
 			meta = fmt.Sprintf(`"name":"c%d","namespace":"ns"`, i)
-			want = append(want, fmt.Sprintf("ConfigMap/ns/c%d: %s", i, noUIDMessage))
+			want = append(want, fmt.Sprintf("ConfigMap/c%d -n ns: %s", i, noUIDMessage))
 		case i%83 == 0:
 			meta += `,"generation":"x"`
-			want = append(want, fmt.Sprintf("ConfigMap/ns/c%d: skipped: metadata.generation: expected an integer", i))
+			want = append(want, fmt.Sprintf("ConfigMap/c%d -n ns: skipped: metadata.generation: expected an integer", i))
 		case i%79 == 0:
 			meta += `,"ownerReferences":[{"kind":"X","name":"y"}]`
-			want = append(want, fmt.Sprintf("ConfigMap/ns/c%d: ownerReferences[0] has no apiVersion, uid; kept, the garbage collector cannot resolve it", i))
+			want = append(want, fmt.Sprintf("ConfigMap/c%d -n ns: ownerReferences[0] has no apiVersion, uid; kept, the garbage collector cannot resolve it", i))
 		case i == n-1:
 			// The same UID as the second item, read last: the first copy
 			// read stays.
@@ -867,7 +867,7 @@ func TestManyBatchesReadInOrder(t *testing.T) {
 		}
 		items = append(items, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{`+meta+`,"labels":{"app":"x"}}}`)
 	}
-	want = append(want, "ConfigMap/ns/late: duplicate uid u1: ConfigMap/ns/c1 in - has it too; kept that one ("+keepRule+")")
+	want = append(want, "ConfigMap/late -n ns: duplicate uid u1: ConfigMap/c1 -n ns in - has it too; kept that one ("+keepRule+")")
 	if size := len(strings.Join(items, ",")); size < 8*itemBatchBytes {
 		t.Fatalf("the items are %d bytes, too few to need many batches", size)
 	}
