@@ -582,11 +582,10 @@ func (c *pmCase) checkText(t *testing.T, kind string, args ...string) {
 	args = append(append([]string{"postmortem"}, args...), "--before", c.beforeFile, "--after", c.afterFile)
 	res := c.env.RunKGC(t, args...)
 	requireNoSecret(t, res)
-	name := c.name
+	want := fmt.Sprintf("deleted %s/%s", kind, c.name)
 	if c.ns != "" {
-		name = c.ns + "/" + c.name
+		want += " -n " + c.ns
 	}
-	want := fmt.Sprintf("deleted %s %s", kind, name)
 	if res.ExitCode != 0 || !strings.Contains(string(res.Stdout), c.user) || !strings.Contains(string(res.Stdout), want) {
 		t.Errorf("text output: want a summary line naming %s and %q\n%s", c.user, want, res)
 	}

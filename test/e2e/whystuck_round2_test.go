@@ -310,7 +310,7 @@ func TestWhyStuckChainBelowHeldObject(t *testing.T) {
 		t.Fatalf("root causes %+v, want only the Infra's finalizer", d.RootCauses)
 	}
 	out := string(env.KGC(t, "why-stuck", top.TypeArg()+"/prod", "-n", ns))
-	if want := "which waits for Infra/" + ns + "/prod, held by finalizer " + infraFin; !strings.Contains(out, want) {
+	if want := "which waits for Infra/prod -n " + ns + ", held by finalizer " + infraFin; !strings.Contains(out, want) {
 		t.Errorf("why-stuck does not name the chain %q:\n%s", want, out)
 	}
 	for _, x := range []struct {
