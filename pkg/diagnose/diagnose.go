@@ -110,6 +110,18 @@ func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
 		c := r.collection(o)
 		diag.GarbageCollection = &c
 		diag.Summary = o.Ref().String() + " is not terminating. " + c.Message
+		if rc, ok := r.unreclaimed(o); ok {
+			diag.RootCauses = []RootCause{rc}
+			for _, rem := range rc.Remedies {
+				rem.RootCause = 1
+				diag.Remedies = append(diag.Remedies, rem)
+			}
+			whose := "Its volume's storage"
+			if rc.Object == o.Ref() {
+				whose = "Its storage"
+			}
+			diag.Summary += " " + whose + " is not reclaimed: 1 root cause, " + rootCauseTitle(rc) + "."
+		}
 	} else {
 		since := o.Metadata.DeletionTimestamp.UTC()
 		diag.Since = &since
