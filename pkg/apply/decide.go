@@ -307,7 +307,7 @@ func typedOnly(p *plan.Plan) string {
 			n++
 		}
 	}
-	return fmt.Sprintf("deleting CustomResourceDefinition %s deletes every instance of it (%d in the plan)", t.Name, n)
+	return fmt.Sprintf("deleting %s deletes every instance of it (%d in the plan)", t, n)
 }
 
 func basisOf(p *plan.Plan, uid string) *plan.BasisEntry {

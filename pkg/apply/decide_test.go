@@ -198,7 +198,7 @@ func TestConsentForACRD(t *testing.T) {
 	p := &plan.Plan{Request: &plan.Request{Target: crd}, Objects: []plan.ObjectFate{
 		{Object: crd, Fate: plan.FateDeleted}, {Object: widget, Fate: plan.FateDeleted}}}
 	typed := typedOnly(p)
-	mustContain(t, "reason", typed, "CustomResourceDefinition widgets.example.com deletes every instance of it (1 in the plan)")
+	mustContain(t, "reason", typed, "CustomResourceDefinition/widgets.example.com deletes every instance of it (1 in the plan)")
 	if got := typedOnly(mustPlan(t, shop(), plan.PolicyBackground)); got != "" {
 		t.Errorf("a ConfigMap's plan needs a typed confirmation: %q", got)
 	}
