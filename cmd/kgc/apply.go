@@ -247,7 +247,7 @@ func (o *applyOptions) runDelete(ctx context.Context, po *planOptions) error {
 	if err := render.PlanText(o.streams.ErrOut, p, render.PlanOptions{}, styleFor(o.streams.ErrOut)); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.streams.ErrOut, "plan digest: %s\n\n", p.Digest)
+	planDigestLine(o.streams.ErrOut, p.Digest, o.reportOnTerminal())
 	a, stop, err := o.applier(ctx)
 	if err != nil {
 		return err
@@ -322,7 +322,24 @@ func (o *applyOptions) finish(rep *apply.Report, err error) error {
 			return perr
 		}
 	}
-	return saidInReport(applyError(rep, err), rep, !o.output.isDocument() && isTerminal(o.streams.Out) && isTerminal(o.streams.ErrOut))
+	return saidInReport(applyError(rep, err), rep, o.reportOnTerminal())
+}
+
+// reportOnTerminal says whether the text report and stderr share one
+// terminal: then what the report says is not said again on stderr.
+func (o *applyOptions) reportOnTerminal() bool {
+	return !o.output.isDocument() && isTerminal(o.streams.Out) && isTerminal(o.streams.ErrOut)
+}
+
+// planDigestLine ends the plan shown on stderr with its digest, unless the
+// report, on the same terminal, says it: one digest line on a screen, and
+// a script reading stderr (stdout redirected) still finds it there.
+func planDigestLine(w io.Writer, digest string, saidInReport bool) {
+	if saidInReport {
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintf(w, "plan digest: %s\n\n", digest)
 }
 
 // readDocument reads a JSON or YAML document from a file or stdin (-), as

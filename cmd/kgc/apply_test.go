@@ -181,3 +181,25 @@ func TestRefusalSaidOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanDigestSaidOnce: kgc apply delete ends the plan it shows on
+// stderr with the digest only when the report, which says it too, is not
+// on the same terminal.
+func TestPlanDigestSaidOnce(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		terminal bool
+		want     string
+	}{
+		{"text report on the terminal", true, "\n"},
+		{"stdout redirected", false, "plan digest: sha256:abc\n\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			planDigestLine(&errOut, "sha256:abc", tt.terminal)
+			if errOut.String() != tt.want {
+				t.Errorf("stderr %q, want %q", errOut.String(), tt.want)
+			}
+		})
+	}
+}

@@ -39,5 +39,5 @@ func assumeNamespace(snap *snapshot.Snapshot, args []string) string {
 	snap.Objects = append(snap.Objects, snapshot.Object{APIVersion: "v1", Kind: "Namespace",
 		Metadata: snapshot.ObjectMeta{Name: name, UID: "kgc-assumed-namespace-" + name},
 		Facts:    &snapshot.Facts{Namespace: &snapshot.NamespaceFacts{Phase: "Active", SpecFinalizers: []string{rules.FinalizerNamespace}}}})
-	return fmt.Sprintf("the input holds %d object(s) of namespace %s but not the Namespace itself: planning on an assumed active Namespace %s, whose own finalizers and conditions are unknown", held, name, name)
+	return fmt.Sprintf("the input holds %d object(s) of namespace %s but not the Namespace itself: planning on an assumed active %s, whose own finalizers and conditions are unknown", held, name, snapshot.KubectlName("Namespace", "", name))
 }

@@ -161,7 +161,7 @@ func TestPlanNamespaceMissingFromDump(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"Plan: delete Namespace/team", "blocked    Pod/worker -n team", "planning on an assumed active Namespace team", "the plan is incomplete"} {
+	for _, want := range []string{"Plan: delete Namespace/team", "blocked    Pod/worker -n team", "planning on an assumed active Namespace/team", "the plan is incomplete"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -13,15 +14,20 @@ import (
 
 // askedNamespaces are the namespaces a command asks about: its namespace
 // (-n, or the context's) unless -A, and the NAME of a namespace given as
-// TYPE/NAME (plan delete ns/team). A live capture reads these where RBAC
+// TYPE/NAME (plan delete ns/team), each of several. A live capture reads these where RBAC
 // forbids reading the whole cluster, as kubectl get -n does.
 func askedNamespaces(namespace string, all bool, args []string) []string {
 	var out []string
 	if namespace != "" && !all {
 		out = append(out, namespace)
 	}
-	if name := namespaceArg(args); name != "" && name != namespace {
-		out = append(out, name)
+	// Several objects (ns/a ns/b, or ns a b) ask about each; args kgc
+	// refuses later ask about none.
+	groups, _ := splitObjectArgs(args)
+	for _, g := range groups {
+		if name := namespaceArg(g); name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
 	}
 	return out
 }

@@ -204,3 +204,23 @@ func TestRBACWarningsNameWhatMatters(t *testing.T) {
 		t.Errorf("warnings = %q\nwant %q", got, want)
 	}
 }
+
+// TestAskedNamespacesOfSeveralObjects: a user who may read only some
+// namespaces and asks about several (why-stuck ns/a ns/b, ns a b) has
+// each read, as one namespace given alone is.
+func TestAskedNamespacesOfSeveralObjects(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ns/team-a"}, "shop team-a"},
+		{[]string{"ns/team-a", "namespace/team-b", "deploy/web"}, "shop team-a team-b"},
+		{[]string{"ns", "team-a", "team-b", "shop"}, "shop team-a team-b"},
+		{[]string{"deploy", "web"}, "shop"},
+		{[]string{"ns/a", "ns", "b"}, "shop"}, // refused later: asks about none
+	} {
+		if got := strings.Join(askedNamespaces("shop", false, tc.args), " "); got != tc.want {
+			t.Errorf("askedNamespaces(shop, %q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

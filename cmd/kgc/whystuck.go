@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +13,7 @@ import (
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/render"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 // whyStuckOutputs are the formats of kgc why-stuck; the default,
@@ -33,6 +33,7 @@ type whyStuckOptions struct {
 	simulate bool
 	failIf   []string
 	args     []string
+	selector string
 
 	namespace string
 	explicit  bool
@@ -41,7 +42,7 @@ type whyStuckOptions struct {
 func newWhyStuckCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
 	o := &whyStuckOptions{streams: streams, source: newSourceOptions(streams, cf)}
 	cmd := &cobra.Command{
-		Use:   "why-stuck [TYPE/NAME | --uid UID | -A]",
+		Use:   "why-stuck [TYPE/NAME ... | TYPE NAME ... | -l SELECTOR | --uid UID | -A]",
 		Short: "Explain which finalizers hold a terminating object, who should remove them, and the way out",
 		Long: `Explain why an object is stuck in Terminating. For each finalizer still on it (and, for a
 namespace, each spec finalizer; for a pod, its kubelet) kgc names who removes it (the garbage
@@ -60,6 +61,10 @@ computes it (--simulate=false skips that).
 
 For an object that is not terminating, kgc says whether the garbage collector will ever delete it.
 
+Several objects (TYPE/NAME ... or TYPE NAME ..., as kubectl takes them) or -l/--selector (the
+objects with these labels, in the namespace or with -A everywhere) are explained together, grouped
+by root cause as below.
+
 Without TYPE/NAME, every terminating object of the namespace (-n, or the context's namespace), or
 of the cluster with -A (the default offline), is listed grouped by root cause, oldest first.
 
@@ -70,6 +75,8 @@ document (DiagnosisList for many).
 deletion in progress), so a pipeline can stop on it.`,
 		Example: `  kgc why-stuck ns/team-a
   kgc why-stuck deploy/web -n shop
+  kgc why-stuck pod/db-0 pod/db-1 -n shop
+  kgc why-stuck -l app=web -n shop
   kgc why-stuck -A
   kgc why-stuck -A --fail-if stuck -o json > stuck.json
   kgc why-stuck ns/team-a -f cluster.json.gz -o json`,
@@ -87,6 +94,7 @@ deletion in progress), so a pipeline can stop on it.`,
 	}
 	enumVar(cmd, &o.output, "output", "o", string(outputAuto), whyStuckOutputs(), "output format, tree for one object and table for many by default")
 	cmd.Flags().StringVar(&o.uid, "uid", "", "explain the object with this UID")
+	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "explain the objects with these labels (kubectl's selector syntax: -l app=web,tier!=db), in the namespace or with -A everywhere")
 	cmd.Flags().BoolVar(&o.simulate, "simulate", true, "simulate each remedy to say which terminating objects it finishes")
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf("stuck"), "exit 3 after printing when a root cause is stuck, not in progress")
 	o.source.AddFlags(cmd.Flags())
@@ -104,13 +112,14 @@ func (o *whyStuckOptions) Complete() error {
 }
 
 func (o *whyStuckOptions) Validate() error {
-	if len(o.args) > 2 {
-		return usageErrorf("expected one object, TYPE/NAME or TYPE NAME, got %q", strings.Join(o.args, " "))
+	if _, err := splitObjectArgs(o.args); err != nil {
+		return err
 	}
-	if len(o.args) > 0 && o.uid != "" {
-		return usageErrorf("give the object as TYPE/NAME or with --uid, not both")
+	if countTrue(len(o.args) > 0, o.uid != "", o.selector != "") > 1 {
+		return usageErrorf("give the objects as TYPE/NAME, with --uid or with -l, one of them")
 	}
-	// -A wins over -n, as in kubectl: the namespace is ignored.
+	// -A wins over -n, as in kubectl: the namespace is ignored; with -l
+	// it says where to select.
 	if o.source.AllNamespaces && (len(o.args) > 0 || o.uid != "") {
 		return usageErrorf("-A lists every terminating object: drop it to explain one object")
 	}
@@ -144,7 +153,11 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	one := len(o.args) > 0 || o.uid != ""
+	groups, err := splitObjectArgs(o.args)
+	if err != nil {
+		return err
+	}
+	one := len(groups) == 1 || o.uid != ""
 	var sim *diagnose.Simulator
 	opts := diagnose.Options{}
 	// Simulating every remedy of every root cause of a whole cluster
@@ -158,6 +171,9 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	style := styleFor(o.streams.Out)
 	style.Program = o.program
 
+	if len(groups) > 1 || o.selector != "" {
+		return o.runSeveral(snap, d, groups, style)
+	}
 	if !one {
 		scope := o.namespace
 		if o.source.AllNamespaces {
@@ -175,7 +191,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 
 	uid := o.uid
 	if uid == "" {
-		obj, err := o.source.Resolve(snap, o.args, o.namespace)
+		obj, err := o.source.Resolve(snap, groups[0], o.namespace)
 		if err != nil {
 			return err
 		}
@@ -204,6 +220,36 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		return err
 	}
 	return o.gate([]diagnose.Diagnosis{*diag})
+}
+
+// runSeveral explains the objects named (or selected by -l) together, as
+// -A lists a namespace's.
+func (o *whyStuckOptions) runSeveral(snap *snapshot.Snapshot, d *diagnose.Diagnoser, groups [][]string, style render.Style) error {
+	var uids []string
+	for _, g := range groups {
+		obj, err := o.source.Resolve(snap, g, o.namespace)
+		if err != nil {
+			return err
+		}
+		uids = append(uids, obj.Metadata.UID)
+	}
+	if o.selector != "" {
+		var err error
+		if uids, err = selectObjects(snap, o.selector, o.namespace, o.source.AllNamespaces); err != nil {
+			return err
+		}
+		if len(uids) == 0 {
+			return fmt.Errorf("no objects %s %s: nothing to explain", selectorScope(o.selector, o.namespace, o.source.AllNamespaces), where(snap))
+		}
+	}
+	list, err := d.List(uids...)
+	if err != nil {
+		return err
+	}
+	if err := o.printList(list, style); err != nil {
+		return err
+	}
+	return o.gate(list.Items)
 }
 
 func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.Style) error {

@@ -20,6 +20,7 @@ func TestWhyStuckChainsAndVolumesGolden(t *testing.T) {
 		{"whystuck_chains_volumes_all.table.golden", []string{"why-stuck", "-A", "-f", dump}},
 		{"whystuck_chains_cluster.tree.golden", []string{"why-stuck", "cluster/prod", "-n", "fleet", "-f", dump}},
 		{"whystuck_volumes_postgres.tree.golden", []string{"why-stuck", "pod/postgres-0", "-n", "db", "-f", dump}},
+		{"whystuck_volumes_released.tree.golden", []string{"why-stuck", "pv/pvc-9b21", "-f", dump}},
 		{"whystuck_volumes_postgres.json.golden", []string{"why-stuck", "pod/postgres-0", "-n", "db", "-f", dump, "-o", "json"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {

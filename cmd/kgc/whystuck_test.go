@@ -178,9 +178,9 @@ func TestWhyStuckErrors(t *testing.T) {
 		says string
 	}{
 		{[]string{"why-stuck", "-o", "dot", "-f", dump}, exitUsage, `invalid argument "dot" for "-o, --output" flag: use one of text, tree, table, json, yaml`},
-		{[]string{"why-stuck", "ns/team-a", "--uid", "x", "-f", dump}, exitUsage, "not both"},
+		{[]string{"why-stuck", "ns/team-a", "--uid", "x", "-f", dump}, exitUsage, "with --uid or with -l, one of them"},
 		{[]string{"why-stuck", "-A", "ns/team-a", "-f", dump}, exitUsage, "drop it"},
-		{[]string{"why-stuck", "a", "b", "c", "-f", dump}, exitUsage, "expected one object"},
+		{[]string{"why-stuck", "a", "b/c", "-f", dump}, exitUsage, "TYPE/NAME ... or TYPE NAME ..., not both"},
 		{[]string{"why-stuck", "-A", "--fail-if", "blocked", "-f", dump}, exitUsage, `invalid argument "blocked" for "--fail-if" flag: use one of stuck`},
 		{[]string{"why-stuck", "deploy/nope", "-n", "shop", "-f", dump}, exitError, `"nope" not found`},
 		{[]string{"why-stuck", "--uid", "nope", "-f", dump}, exitError, `"nope"`},
@@ -216,5 +216,56 @@ func TestWhyStuckStalledGarbageCollector(t *testing.T) {
 	// simulated collector already removed the object.
 	if strings.Contains(stderr, "not in the snapshot") {
 		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+// TestWhyStuckSeveralObjects: several TYPE/NAME (or TYPE NAME ...) and
+// -l/--selector explain their objects together, as -A lists a
+// namespace's: one table, a named object that is not terminating said in
+// a line of its own, one DiagnosisList document.
+func TestWhyStuckSeveralObjects(t *testing.T) {
+	examples := filepath.Join(repoRoot, "examples")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string
+		wantErr  string
+	}{
+		{name: "TYPE NAME NAME", args: []string{"why-stuck", "ns", "legacy", "shop", "-f", examples},
+			want: []string{"Pod/report-runner -n legacy", "Not terminating:\n  Namespace/shop is not terminating.", "1 terminating object, 2 root causes"}},
+		{name: "TYPE/NAME TYPE/NAME", args: []string{"why-stuck", "pod/db-0", "pod/db-1", "-n", "shop", "-f", examples},
+			want: []string{"No terminating objects.", "Pod/db-0 -n shop is not terminating.", "Pod/db-1 -n shop is not terminating."}},
+		{name: "-l in a namespace", args: []string{"why-stuck", "-l", "app=web", "-n", "shop", "-f", examples},
+			want: []string{"Deployment/web -n shop is not terminating.", "ReplicaSet/web-zwl66dqmgk -n shop is not terminating."}},
+		{name: "-l matching nothing", args: []string{"why-stuck", "-l", "app=nope", "-n", "shop", "-f", examples},
+			wantCode: exitError, wantErr: "no objects matching -l app=nope in namespace shop in "},
+		{name: "-l matching nothing, where", args: []string{"why-stuck", "-l", "app=nope", "-n", "shop", "-f", examples},
+			wantCode: exitError, wantErr: "examples: nothing to explain"},
+		{name: "both forms", args: []string{"why-stuck", "ns/legacy", "cm", "-f", examples},
+			wantCode: exitUsage, wantErr: "give objects as TYPE/NAME ... or TYPE NAME ..., not both"},
+		{name: "objects and -l", args: []string{"why-stuck", "ns/legacy", "-l", "app=web", "-f", examples},
+			wantCode: exitUsage, wantErr: "give the objects as TYPE/NAME, with --uid or with -l, one of them"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runPlanCmd(t, tt.args...)
+			if code != tt.wantCode || !strings.Contains(errOut, tt.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want exit %d, stderr with %q", code, errOut, tt.wantCode, tt.wantErr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+	out, _, code := runPlanCmd(t, "why-stuck", "ns/legacy", "ns/shop", "-f", examples, "-o", "json")
+	var list struct {
+		Kind  string
+		Items []struct{ Object struct{ Name string } }
+	}
+	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || list.Kind != "DiagnosisList" || len(list.Items) != 2 || list.Items[0].Object.Name != "legacy" || list.Items[1].Object.Name != "shop" {
+		t.Errorf("-o json: exit %d, %v, %+v; want a DiagnosisList of legacy then shop", code, err, list)
 	}
 }

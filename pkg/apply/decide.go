@@ -84,8 +84,8 @@ func CheckApplied(saved *plan.Plan, snap *snapshot.Snapshot) error {
 		}
 		gone++
 	}
-	return refuse(ReasonApplied, "the plan was already applied: %s and the %d object(s) it deletes are gone (plan digest %s); nothing to do",
-		refString(saved.Request.Target), gone, saved.Digest)
+	return refuse(ReasonApplied, "the plan was already applied: %s and the %d object(s) it deletes are gone; nothing to do",
+		refString(saved.Request.Target), gone)
 }
 
 // CheckStale refuses the saved plan when the fresh one, made from the
@@ -284,13 +284,13 @@ func (c Consent) NeedsPrompt(digest, typed string) (bool, error) {
 	case c.Digest != "":
 		return false, nil
 	case c.Yes && typed != "" && !c.Prompts:
-		return false, refuse(ReasonNotConfirmed, "not confirmed: %s, so --yes is not enough: type its name on a terminal, or pass --confirm %s to approve exactly this plan", typed, digest)
+		return false, refuse(ReasonNotConfirmed, "not confirmed: %s, so --yes is not enough: type its name on a terminal, or pass --confirm with the plan digest to approve exactly this plan", typed)
 	case c.Yes && typed == "":
 		return false, nil
 	case c.Prompts:
 		return true, nil
 	}
-	return false, refuse(ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes, or --confirm %s to approve exactly this plan", digest)
+	return false, refuse(ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes, or --confirm with the plan digest to approve exactly this plan")
 }
 
 // typedOnly says why a plan needs the typed name (or its digest) even
@@ -307,7 +307,7 @@ func typedOnly(p *plan.Plan) string {
 			n++
 		}
 	}
-	return fmt.Sprintf("deleting CustomResourceDefinition %s deletes every instance of it (%d in the plan)", t.Name, n)
+	return fmt.Sprintf("deleting %s deletes every instance of it (%d in the plan)", t, n)
 }
 
 func basisOf(p *plan.Plan, uid string) *plan.BasisEntry {

@@ -25,7 +25,8 @@ func Prompt(in io.Reader, out io.Writer, p *plan.Plan) error {
 	}
 	fmt.Fprintf(out, "kgc will delete %s (propagationPolicy %s): %d deleted, %d orphaned, %d updated, %d blocked%s.\n",
 		refString(t), policyName(p.Request.PropagationPolicy), s.Deleted, s.Orphaned, s.Updated, s.Blocked, recreated)
-	fmt.Fprintf(out, "Plan digest: %s\nType the name of the %s (%s) to confirm: ", p.Digest, t.Kind, t.Name)
+	// The digest is not repeated here: the report says it.
+	fmt.Fprintf(out, "Type the name of the %s (%s) to confirm: ", t.Kind, t.Name)
 	return readName(in, t.Name)
 }
 

@@ -113,7 +113,7 @@ func (r *run) explainAPIService(apisvc *snapshot.Object, held *snapshot.Object) 
 	reason = ReasonDiscoveryFailure
 	if a := f.Available; a != nil && a.Status != "True" {
 		reason = ReasonAPIServiceUnavailable
-		s := "APIService " + apisvc.Metadata.Name + " is not Available"
+		s := apisvc.Ref().String() + " is not Available"
 		if a.Reason != "" {
 			s += " (" + a.Reason
 			if a.Message != "" {

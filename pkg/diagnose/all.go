@@ -15,8 +15,6 @@ import (
 // namespace itself. Items and groups are oldest first, so the longest-stuck
 // deletions lead.
 func (d *Diagnoser) All(namespace string) *DiagnosisList {
-	at := d.ix.snap.CapturedAt
-	list := &DiagnosisList{APIVersion: snapshot.APIVersion, Kind: KindDiagnosisList, CapturedAt: at, Groups: []Group{}, Items: []Diagnosis{}, Cluster: plan.ClusterOf(d.ix.snap)}
 	var targets []*snapshot.Object
 	seen := map[string]bool{}
 	for i := range d.ix.snap.Objects {
@@ -31,7 +29,40 @@ func (d *Diagnoser) All(namespace string) *DiagnosisList {
 			targets = append(targets, o)
 		}
 	}
-	sort.SliceStable(targets, func(i, j int) bool { return olderFirst(targets[i], targets[j]) })
+	return d.list(targets)
+}
+
+// List diagnoses the objects with these UIDs, as All does those of a
+// namespace: the terminating ones grouped by root cause, oldest first,
+// then the others (which hold nothing) in the order given.
+func (d *Diagnoser) List(uids ...string) (*DiagnosisList, error) {
+	var targets, others []*snapshot.Object
+	seen := map[string]bool{}
+	for _, uid := range uids {
+		o := d.ix.byUID(uid)
+		switch {
+		case o == nil:
+			return nil, unknownUID(uid)
+		case seen[uid]:
+		case o.Terminating():
+			targets = append(targets, o)
+		default:
+			others = append(others, o)
+		}
+		seen[uid] = true
+	}
+	return d.list(append(targets, others...)), nil
+}
+
+// list diagnoses targets into list: terminating ones first, oldest first.
+func (d *Diagnoser) list(targets []*snapshot.Object) *DiagnosisList {
+	at := d.ix.snap.CapturedAt
+	list := &DiagnosisList{APIVersion: snapshot.APIVersion, Kind: KindDiagnosisList, CapturedAt: at, Groups: []Group{}, Items: []Diagnosis{}, Cluster: plan.ClusterOf(d.ix.snap)}
+	n := 0
+	for n < len(targets) && targets[n].Terminating() {
+		n++
+	}
+	sort.SliceStable(targets[:n], func(i, j int) bool { return olderFirst(targets[i], targets[j]) })
 	// One replay of the graph about every target, rather than one more
 	// each time a diagnosis reaches a target outside the graph so far.
 	uids := make([]string, len(targets))
@@ -50,6 +81,9 @@ func (d *Diagnoser) All(namespace string) *DiagnosisList {
 			continue
 		}
 		list.Items = append(list.Items, *diag)
+		if !o.Terminating() {
+			continue
+		}
 		held := Held{Object: o.Ref(), Since: o.Metadata.DeletionTimestamp.UTC(), AgeSeconds: int64(at.Sub(*o.Metadata.DeletionTimestamp) / time.Second)}
 		for _, rc := range diag.RootCauses {
 			key := rootKey(rc)

@@ -93,7 +93,7 @@ func New(snap *snapshot.Snapshot, g *graph.Graph, opts Options) *Diagnoser {
 func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
 	o := d.ix.byUID(uid)
 	if o == nil {
-		return nil, fmt.Errorf("no object with uid %q in the snapshot: check the name and namespace, or capture a fresh snapshot", uid)
+		return nil, unknownUID(uid)
 	}
 	r := newRun(d)
 	diag := &Diagnosis{
@@ -110,6 +110,18 @@ func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
 		c := r.collection(o)
 		diag.GarbageCollection = &c
 		diag.Summary = o.Ref().String() + " is not terminating. " + c.Message
+		if rc, ok := r.unreclaimed(o); ok {
+			diag.RootCauses = []RootCause{rc}
+			for _, rem := range rc.Remedies {
+				rem.RootCause = 1
+				diag.Remedies = append(diag.Remedies, rem)
+			}
+			whose := "Its volume's storage"
+			if rc.Object == o.Ref() {
+				whose = "Its storage"
+			}
+			diag.Summary += " " + whose + " is not reclaimed: 1 root cause, " + rootCauseTitle(rc) + "."
+		}
 	} else {
 		since := o.Metadata.DeletionTimestamp.UTC()
 		diag.Since = &since
@@ -135,6 +147,10 @@ func (d *Diagnoser) Diagnose(uid string) (*Diagnosis, error) {
 	diag.Notes = r.sortedNotes()
 	diag.Complete = len(diag.Notes) == 0
 	return diag, nil
+}
+
+func unknownUID(uid string) error {
+	return fmt.Errorf("no object with uid %q in the snapshot: check the name and namespace, or capture a fresh snapshot", uid)
 }
 
 // summary is the one-sentence verdict on a terminating object.

@@ -191,7 +191,7 @@ func (r *run) discoveryBlocker(ns *snapshot.Object, gv, detail string) Blocker {
 		if detail != "" {
 			msg += " (" + detail + ")"
 		}
-		rc.Message = msg + ": the namespace controller cannot tell whether the namespace still holds objects of that group, so it never removes the kubernetes finalizer of any terminating namespace; fix or remove APIService " + apisvc
+		rc.Message = msg + ": the namespace controller cannot tell whether the namespace still holds objects of that group, so it never removes the kubernetes finalizer of any terminating namespace; fix or remove " + snapshot.KubectlName("APIService", "", apisvc)
 		ref := snapshot.ObjectRef{APIVersion: "apiregistration.k8s.io/v1", Kind: "APIService", Name: apisvc}
 		rc.Related = []snapshot.ObjectRef{ref}
 		if o := r.ix.byName("apiregistration.k8s.io", "APIService", "", apisvc); o != nil {

@@ -71,13 +71,13 @@ func (r *run) reasonRemedies(l *leaf) []Remedy {
 			Command: "kubectl wait --for=delete " + r.waitTarget(rc.Object) + " --timeout=5m"})
 	case ReasonNamespaceBlocksItself:
 		name := relatedName(rc, "APIService")
-		add(Remedy{Action: ActionDeleteAPIService, Description: "Delete APIService " + name + ": what serves it is deleted with the namespace, so it cannot become available again; every terminating namespace then finishes (reinstall the extension outside this namespace afterwards if it is still wanted)",
+		add(Remedy{Action: ActionDeleteAPIService, Description: "Delete " + snapshot.KubectlName("APIService", "", name) + ": what serves it is deleted with the namespace, so it cannot become available again; every terminating namespace then finishes (reinstall the extension outside this namespace afterwards if it is still wanted)",
 			Command: "kubectl delete apiservice " + name,
 			Risk:    "its API disappears for every client until the extension is reinstalled"})
 	case ReasonDiscoveryFailure, ReasonAPIServiceUnavailable:
 		if len(rc.Related) > 0 {
 			name := relatedName(rc, "APIService")
-			add(Remedy{Action: ActionFixAPIService, Description: "Make APIService " + name + " available again: its status.conditions say why it fails; its backing service must answer",
+			add(Remedy{Action: ActionFixAPIService, Description: "Make " + snapshot.KubectlName("APIService", "", name) + " available again: its status.conditions say why it fails; its backing service must answer",
 				Command: "kubectl get apiservice " + name + " -o yaml"})
 			add(Remedy{Action: ActionDeleteAPIService, Description: "If the extension behind " + name + " was uninstalled, delete its stale APIService; every terminating namespace then finishes",
 				Command: "kubectl delete apiservice " + name,

@@ -31,6 +31,10 @@ const (
 	// ReasonVolumeMissing: a claim the pod uses is bound to a
 	// PersistentVolume that no longer exists (or the claim itself is gone).
 	ReasonVolumeMissing = "volume-missing"
+	// ReasonVolumeNotReclaimed: a Released PersistentVolume with reclaim
+	// policy Delete whose external provisioner does not run: nothing
+	// deletes its storage, which stays (and is paid for) until it runs.
+	ReasonVolumeNotReclaimed = "volume-not-reclaimed"
 )
 
 // volumeProblem is one thing in the way of a pod's volume teardown.
@@ -279,4 +283,60 @@ func (r *run) hungVolumes(pod, node *snapshot.Object, past string, b *Blocker) {
 	b.Objects = related
 	b.RootCause = r.addLeaf(leaf{obj: pod, rc: RootCause{Object: pod.Ref(), Reason: problems[0].reason, RemovedBy: rules.ActorKubelet, Related: related,
 		Message: base + ": " + strings.Join(msgs, "; ")}, extra: extra}, pod, nil)
+}
+
+// unreclaimed is the root cause of a volume released under reclaim policy
+// Delete whose storage nothing deletes, as the plan judges it
+// (rules.VolumeReclaimer, rules.ProvisionerWorkloads): o is the volume, or
+// a claim whose volume it is. ok is false for any other object. As in the
+// plan, the provisioner runs when a workload of the input is named like it.
+func (r *run) unreclaimed(o *snapshot.Object) (rc RootCause, ok bool) {
+	pv := o
+	if o.Kind == "PersistentVolumeClaim" && o.Facts != nil && o.Facts.PVC != nil && o.Facts.PVC.VolumeName != "" {
+		pv = r.ix.byName("", "PersistentVolume", "", o.Facts.PVC.VolumeName)
+	}
+	if pv == nil || pv.Kind != "PersistentVolume" || pv.Facts == nil || pv.Facts.PV == nil {
+		return rc, false
+	}
+	f := pv.Facts.PV
+	rec := rules.VolumeReclaimer(f)
+	if f.Phase != rules.VolumeReleased || f.ReclaimPolicy != rules.ReclaimDelete || rec.External == "" {
+		return rc, false
+	}
+	var workloads []*snapshot.Object
+	for _, kind := range []string{"Deployment", "StatefulSet", "DaemonSet"} {
+		workloads = append(workloads, r.ix.ofKind("apps", kind)...)
+	}
+	if len(rules.ProvisionerWorkloads(rec.External, workloads)) > 0 {
+		return rc, false
+	}
+	released := "released"
+	if f.ClaimRef != nil {
+		released += " by its claim " + f.ClaimRef.String() + ", which is gone"
+	}
+	size := ""
+	if f.Capacity != "" {
+		size = " (" + f.Capacity + ")"
+	}
+	rc = RootCause{Object: pv.Ref(), Reason: ReasonVolumeNotReclaimed, RemovedBy: rules.ProvisionerActor(rec.External),
+		Message: "the storage" + size + " behind it is not deleted: it was " + released + "; " + rules.NotReclaimed(rec),
+		Remedies: []Remedy{
+			{Action: ActionFixController, Description: sentence(rules.StartProvisioner(rec)) + " (for a CSI driver, its controller with the external-provisioner sidecar); the volume's events say what it waits for",
+				Command: "kubectl describe persistentvolume " + pv.Metadata.Name},
+			{Action: ActionDelete, Description: sentence(rules.ReclaimCommand(pv.Metadata.Name, f)),
+				Command: "kubectl delete persistentvolume " + pv.Metadata.Name,
+				Leaks:   "the storage behind the volume, unless deleted by hand first: no provisioner deletes it once the volume is gone"},
+		}}
+	if pv != o {
+		rc.Related = []snapshot.ObjectRef{o.Ref()}
+	}
+	return rc, true
+}
+
+// sentence starts s with a capital letter.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

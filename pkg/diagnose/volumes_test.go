@@ -130,3 +130,57 @@ func TestPodWhoseVolumesCannotBeTornDown(t *testing.T) {
 		})
 	}
 }
+
+// A volume released under reclaim policy Delete whose external
+// provisioner does not run keeps its storage: why-stuck on the volume, or
+// on a claim bound to it, says so with the plan's rule and its remedies;
+// a running provisioner, Retain or a Bound volume says nothing of it.
+func TestReleasedVolumeNotReclaimed(t *testing.T) {
+	pv := func(phase, policy string) snapshot.Object {
+		return testobj.PV("pvc-9b21").Facts(&snapshot.Facts{PV: &snapshot.PVFacts{Phase: phase, ReclaimPolicy: policy, Capacity: "20Gi", Driver: "driver.longhorn.io",
+			ClaimRef: &snapshot.ObjectRef{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: "db", Name: "data-1"}}}).Build()
+	}
+	released := pv("Released", "Delete")
+	claim := testobj.PVC("db", "data-1").Facts(&snapshot.Facts{PVC: &snapshot.PVCFacts{Phase: "Lost", VolumeName: "pvc-9b21"}}).Build()
+	provisioner := testobj.Deployment("longhorn-system", "csi-provisioner").Label("app.kubernetes.io/component", "driver.longhorn.io").Build()
+	for _, tc := range []struct {
+		name   string
+		objs   []snapshot.Object
+		target snapshot.Object
+		want   bool
+	}{
+		{"released, Delete, no provisioner", []snapshot.Object{released}, released, true},
+		{"asked about the claim", []snapshot.Object{released, claim}, claim, true},
+		{"its provisioner runs", []snapshot.Object{released, provisioner}, released, false},
+		{"reclaim policy Retain", []snapshot.Object{pv("Released", "Retain")}, pv("Released", "Retain"), false},
+		{"still Bound", []snapshot.Object{pv("Bound", "Delete")}, pv("Bound", "Delete"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := New(testobj.Snapshot(tc.objs...).At(at).Build(), nil, Options{}).Diagnose(tc.target.Metadata.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.want {
+				if len(d.RootCauses) != 0 || strings.Contains(d.Summary, "not reclaimed") {
+					t.Errorf("a volume whose storage is reclaimed or kept on purpose has a root cause: %s %+v", d.Summary, d.RootCauses)
+				}
+				return
+			}
+			if len(d.RootCauses) != 1 || d.RootCauses[0].Reason != ReasonVolumeNotReclaimed || d.RootCauses[0].Object.Name != "pvc-9b21" {
+				t.Fatalf("root causes %+v, want one volume-not-reclaimed on pvc-9b21", d.RootCauses)
+			}
+			rc := d.RootCauses[0]
+			for _, s := range []string{"20Gi", "PersistentVolumeClaim/data-1 -n db, which is gone", "no workload of driver.longhorn.io's provisioner", "is not reclaimed"} {
+				if !strings.Contains(rc.Message, s) {
+					t.Errorf("message lacks %q: %s", s, rc.Message)
+				}
+			}
+			if len(d.Remedies) != 2 || d.Remedies[0].Action != ActionFixController || d.Remedies[1].Command != "kubectl delete persistentvolume pvc-9b21" || d.Remedies[1].Leaks == "" {
+				t.Errorf("remedies %+v, want run the provisioner, then delete the volume (leaking its storage)", d.Remedies)
+			}
+			if !strings.Contains(d.Summary, "storage is not reclaimed") {
+				t.Errorf("summary does not say it: %s", d.Summary)
+			}
+		})
+	}
+}

@@ -493,7 +493,7 @@ func (c *controllers) syncCRD(i int32) (string, time.Duration) {
 		}
 	}
 	if established && len(instances) > 0 {
-		why := fmt.Sprintf("its CustomResourceDefinition %s is being deleted", o.Metadata.Name)
+		why := "its " + o.Ref().String() + " is being deleted"
 		for _, k := range instances {
 			_ = c.s.st.delete(rules.ActorCRDFinalizer, k, deleteOptions{}, why)
 		}

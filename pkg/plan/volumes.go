@@ -133,12 +133,12 @@ func (c *controllers) reclaim(i int32, o *snapshot.Object, pv *snapshot.PVFacts)
 		c.setPhase(i, rules.ActorPVController, ActionWait, rules.VolumeFailed, r.Why+": the volume goes Failed (VolumeFailedDelete)")
 	case r.External != "" && len(c.provisioner(r.External)) == 0:
 		f.Storage = rules.DiskNotReclaimed
-		f.Reason = "reclaim policy Delete, but no workload of " + r.External + "'s provisioner is in the input (no Deployment, StatefulSet or DaemonSet named like it): the volume stays Released and its storage is not reclaimed until the provisioner runs"
-		f.Reclaim = "run " + r.External + "'s provisioner, which deletes the storage and the volume; or " + rules.ReclaimCommand(o.Metadata.Name, pv)
+		f.Reason = rules.NotReclaimed(r)
+		f.Reclaim = rules.RunProvisioner(o.Metadata.Name, r, pv)
 		c.why[i] = "the provisioner of " + r.External + " does not run"
 		if !c.vol.waited[i] {
 			c.vol.waited[i] = true
-			c.s.record(provisionerActor(r.External), ActionWait, o, "", "nothing deletes the storage: "+c.why[i])
+			c.s.record(rules.ProvisionerActor(r.External), ActionWait, o, "", "nothing deletes the storage: "+c.why[i])
 		}
 	default:
 		c.destroy(i, o, r, f)
@@ -152,7 +152,7 @@ func (c *controllers) destroy(i int32, o *snapshot.Object, r rules.Reclaimer, f 
 	actor, fin := rules.ActorPVController, rules.FinalizerPVCtrl
 	by := "the persistentvolume controller"
 	if r.External != "" {
-		actor, fin = provisionerActor(r.External), rules.FinalizerExtProv
+		actor, fin = rules.ProvisionerActor(r.External), rules.FinalizerExtProv
 		by = "the external-provisioner of " + r.External
 		if ws := c.provisioner(r.External); len(ws) > 0 {
 			by += " (" + ws[0].Ref().String() + ")"
@@ -173,8 +173,6 @@ func (c *controllers) destroy(i int32, o *snapshot.Object, r rules.Reclaimer, f 
 	}
 }
 
-func provisionerActor(name string) string { return rules.ActorExternalProvisioner + " " + name }
-
 // provisioner returns the workloads running provisioner name that the
 // plan leaves running: found in the snapshot, and not deleted (or being
 // deleted) by the simulation so far.
@@ -194,9 +192,6 @@ func (c *controllers) provisioner(name string) []*snapshot.Object {
 	var out []*snapshot.Object
 	for _, w := range rules.ProvisionerWorkloads(name, c.vol.workloads) {
 		if k, ok := c.s.st.byUID[w.Metadata.UID]; ok && (c.s.st.objs[k] == nil || c.s.st.objs[k].Terminating()) {
-			continue
-		}
-		if wf := w.Facts; wf != nil && wf.Workload != nil && wf.Workload.Available != nil && *wf.Workload.Available == 0 {
 			continue
 		}
 		out = append(out, w)

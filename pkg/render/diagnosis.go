@@ -305,6 +305,19 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 			return err
 		}
 	}
+	// Objects named on the command line that are not terminating hold
+	// nothing, but were asked about: each says so in one line.
+	var calm []string
+	for _, d := range l.Items {
+		if !d.Terminating {
+			calm = append(calm, "  "+d.Summary)
+		}
+	}
+	if len(calm) > 0 {
+		if _, err := fmt.Fprintf(w, "\nNot terminating:\n%s\n", strings.Join(calm, "\n")); err != nil {
+			return err
+		}
+	}
 	stuck, pending := 0, 0
 	for _, g := range l.Groups {
 		switch {

@@ -36,8 +36,10 @@ func PlanText(w io.Writer, p *plan.Plan, opts PlanOptions, st Style) error {
 		planCascade(bw, p, st)
 	}
 	planFinalState(bw, p, st)
-	planVolumes(bw, p, st)
+	// What holds a blocked object belongs under its final state, before
+	// the next section.
 	planBlocked(bw, p, st)
+	planVolumes(bw, p, st)
 	planRaces(bw, p, st)
 	planWarnings(bw, p, opts, st)
 	return bw.Flush()

@@ -79,7 +79,8 @@ func VolumeReclaimer(pv *snapshot.PVFacts) Reclaimer {
 }
 
 // ProvisionerWorkloads returns the workloads (Deployments, StatefulSets,
-// DaemonSets, not terminating) that run the provisioner named name, by
+// DaemonSets, not terminating, not known to have no available pod) that
+// run the provisioner named name, by
 // the names CSI drivers publish their controllers under: the driver's
 // first label with "csi" ("ebs.csi.aws.com" → ebs-csi-controller,
 // "hostpath.csi.k8s.io" → csi-hostpathplugin), the driver's name itself
@@ -90,7 +91,7 @@ func ProvisionerWorkloads(name string, workloads []*snapshot.Object) []*snapshot
 	tokens := provisionerTokens(name)
 	var out []*snapshot.Object
 	for _, w := range workloads {
-		if w.Terminating() || !isWorkloadKind(w) {
+		if w.Terminating() || !isWorkloadKind(w) || unavailable(w) {
 			continue
 		}
 		if slices.ContainsFunc(tokens, func(t string) bool { return mentions(w, t) }) {
@@ -98,6 +99,12 @@ func ProvisionerWorkloads(name string, workloads []*snapshot.Object) []*snapshot
 		}
 	}
 	return out
+}
+
+// unavailable: the snapshot says the workload has no available pod.
+func unavailable(w *snapshot.Object) bool {
+	f := w.Facts
+	return f != nil && f.Workload != nil && f.Workload.Available != nil && *f.Workload.Available == 0
 }
 
 func isWorkloadKind(w *snapshot.Object) bool {
@@ -143,3 +150,26 @@ func ReclaimCommand(volume string, pv *snapshot.PVFacts) string {
 	}
 	return "when its data is no longer needed, delete " + where + ", then: kubectl delete persistentvolume " + volume
 }
+
+// NotReclaimed says why the storage of a volume released under reclaim
+// policy Delete stays, when the external provisioner that deletes it
+// (r.External) has no workload in the input.
+func NotReclaimed(r Reclaimer) string {
+	return "reclaim policy Delete, but no workload of " + r.External + "'s provisioner is in the input (no Deployment, StatefulSet or DaemonSet named like it): the volume stays Released and its storage is not reclaimed until the provisioner runs"
+}
+
+// RunProvisioner is the remedy of a volume NotReclaimed says stays: the
+// provisioner deletes the storage and the volume (StartProvisioner), or a
+// person does (ReclaimCommand).
+func RunProvisioner(volume string, r Reclaimer, pv *snapshot.PVFacts) string {
+	return StartProvisioner(r) + "; or " + ReclaimCommand(volume, pv)
+}
+
+// StartProvisioner is the first remedy of a volume NotReclaimed says
+// stays.
+func StartProvisioner(r Reclaimer) string {
+	return "run " + r.External + "'s provisioner, which deletes the storage and the volume"
+}
+
+// ProvisionerActor names the external provisioner of name as an actor.
+func ProvisionerActor(name string) string { return ActorExternalProvisioner + " " + name }
