@@ -40,7 +40,7 @@ func (r *run) checkService(s snapshot.ServiceReference) serviceCheck {
 	if ns := r.ix.byName("", "Namespace", "", s.Namespace); ns != nil && ns.Terminating() {
 		c.dying = ns
 	}
-	name := "service " + s.String()
+	name := s.String()
 	switch {
 	case svc == nil && !r.ix.listed("", "Service"):
 		c.unknown = true
@@ -138,7 +138,7 @@ func (r *run) explainAPIService(apisvc *snapshot.Object, held *snapshot.Object) 
 		case c.problem != "":
 			parts = append(parts, "its "+c.problem)
 		case c.unknown:
-			parts = append(parts, "whether its service "+f.Service.String()+" exists is unknown (Services were not listed)")
+			parts = append(parts, "whether its "+f.Service.String()+" exists is unknown (Services were not listed)")
 		}
 	}
 	return reason, strings.Join(parts, "; "), related
@@ -438,7 +438,7 @@ func webhookRemedies(w failingWebhook) []Remedy {
 	typ := strings.ToLower(w.config.Kind) // mutatingwebhookconfiguration
 	svc := w.hook.Service
 	return []Remedy{
-		{Action: ActionFixService, Description: "Bring back service " + svc.String() + " and the pods behind it (reinstall or scale up what serves webhook " + w.hook.Name + ")",
+		{Action: ActionFixService, Description: "Bring back " + svc.String() + " and the pods behind it (reinstall or scale up what serves webhook " + w.hook.Name + ")",
 			Command: "kubectl get service " + svc.Name + " -n " + svc.Namespace + " && kubectl get endpointslices -n " + svc.Namespace + " -l kubernetes.io/service-name=" + svc.Name},
 		{Action: ActionPatchWebhook, Description: "Let requests through while webhook " + w.hook.Name + " cannot be called: set its failurePolicy to Ignore",
 			Command: fmt.Sprintf(`kubectl patch %s %s --type=json -p '[{"op":"test","path":"/webhooks/%d/name","value":"%s"},{"op":"replace","path":"/webhooks/%d/failurePolicy","value":"Ignore"}]'`,

@@ -218,15 +218,15 @@ func (r *run) checkConversion(crd *snapshot.Object) conversionCheck {
 		case sc.problem != "":
 			c.problems = append(c.problems, "the conversion webhook of "+name+" calls a Service that cannot answer: "+sc.problem)
 		case conv.CAValidity == snapshot.CABundleEmpty:
-			c.problems = append(c.problems, "the caBundle of "+name+"'s conversion webhook is empty, so the API server checks the certificate of service "+conv.Service.String()+" against its own system roots, which do not sign an in-cluster webhook's certificate")
+			c.problems = append(c.problems, "the caBundle of "+name+"'s conversion webhook is empty, so the API server checks the certificate of "+conv.Service.String()+" against its own system roots, which do not sign an in-cluster webhook's certificate")
 			c.remedies = append(c.remedies, caBundleRemedy(crd))
 		case sc.unknown:
-			c.detail = name + " calls service " + conv.Service.String() + ", which the input does not show (Services were not listed)"
+			c.detail = name + " calls " + conv.Service.String() + ", which the input does not show (Services were not listed)"
 		default:
-			c.detail = name + " calls service " + conv.Service.String() + ", which exists: the webhook itself fails"
+			c.detail = name + " calls " + conv.Service.String() + ", which exists: the webhook itself fails"
 		}
 		c.remedies = append([]Remedy{{Action: ActionFixService,
-			Description: "Bring back what serves " + crd.Metadata.Name + "'s conversion webhook (service " + conv.Service.String() + " and its pods: reinstall or scale up the operator that owns the CRD)",
+			Description: "Bring back what serves " + crd.Metadata.Name + "'s conversion webhook (" + conv.Service.String() + " and its pods: reinstall or scale up the operator that owns the CRD)",
 			Command:     "kubectl get service " + conv.Service.Name + " -n " + conv.Service.Namespace + " && kubectl get endpointslices -n " + conv.Service.Namespace + " -l kubernetes.io/service-name=" + conv.Service.Name}}, c.remedies...)
 	case conv.URLHost != "":
 		c.detail = name + " calls " + conv.URLHost + ", outside the cluster"

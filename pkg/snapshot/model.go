@@ -475,8 +475,9 @@ type ServiceReference struct {
 	Port      *int32 `json:"port,omitempty"`
 }
 
-// String is "namespace/name".
-func (r ServiceReference) String() string { return r.Namespace + "/" + r.Name }
+// String names the Service as every output names an object:
+// Service/name -n namespace.
+func (r ServiceReference) String() string { return KubectlName("Service", r.Namespace, r.Name) }
 
 // APIServiceFacts: which Service serves an aggregated API group/version
 // and whether the aggregator finds it Available.

@@ -136,7 +136,7 @@ func TestWhyStuckCRDConversionWebhookHoldsItsDeletion(t *testing.T) {
 	if rc.Reason != "conversion-webhook-unavailable" || rc.Object.Name != name || rc.Finalizer != "customresourcecleanup.apiextensions.k8s.io" {
 		t.Errorf("root cause %s %s (%s), want the CRD's cleanup finalizer held by its conversion webhook", rc.Object, rc.Finalizer, rc.Reason)
 	}
-	for _, want := range []string{"stored at v1", "service gadget-system/gadget-conversion does not exist"} {
+	for _, want := range []string{"stored at v1", "Service/gadget-conversion -n gadget-system does not exist"} {
 		if !strings.Contains(rc.Message, want) {
 			t.Errorf("message %q lacks %q", rc.Message, want)
 		}
