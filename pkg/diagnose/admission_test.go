@@ -51,7 +51,7 @@ func TestNamespaceBlocksItselfThroughItsAPIService(t *testing.T) {
 	for _, ns := range []string{"metrics", "team-c"} {
 		d := diagnoseByName(t, s, "Namespace", "", ns)
 		rc := rootCause(t, d, ReasonNamespaceBlocksItself)
-		for _, want := range []string{"MissingEndpoints", "metrics/metrics-server", "blocks itself"} {
+		for _, want := range []string{"MissingEndpoints", "Service/metrics-server -n metrics", "blocks itself"} {
 			if !strings.Contains(rc.Message, want) {
 				t.Errorf("%s: message %q lacks %q", ns, rc.Message, want)
 			}
@@ -96,7 +96,7 @@ func TestConversionWebhookWithoutService(t *testing.T) {
 	if rc.Object.Name != "gadgets.example.com" || relatedName(rc, "Service") != "gadget-conversion" {
 		t.Errorf("root cause on %s related %+v, want the CRD and its conversion Service", rc.Object, rc.Related)
 	}
-	if !strings.Contains(rc.Message, "service gadget-system/gadget-conversion does not exist") {
+	if !strings.Contains(rc.Message, "Service/gadget-conversion -n gadget-system does not exist") {
 		t.Errorf("message %q does not name the missing service", rc.Message)
 	}
 	var actions []string
