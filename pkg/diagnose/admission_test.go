@@ -82,7 +82,7 @@ func TestUnavailableAPIServiceElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := rootCause(t, d, ReasonAPIServiceUnavailable)
-	if !strings.Contains(rc.Message, "ServiceNotFound") || !strings.Contains(rc.Message, "service monitoring/adapter does not exist") {
+	if !strings.Contains(rc.Message, "ServiceNotFound") || !strings.Contains(rc.Message, "Service/adapter -n monitoring does not exist") {
 		t.Errorf("message %q does not say why", rc.Message)
 	}
 	if rc.Remedies[0].Action != ActionFixAPIService {
@@ -159,18 +159,18 @@ func TestWebhookRejectingFinalizerRemoval(t *testing.T) {
 		extra  []snapshot.Object
 		reject string // substring of the message; "" = no webhook root cause
 	}{
-		{"service gone", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{other}, "service policy/guard does not exist"},
+		{"service gone", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{other}, "Service/guard -n policy does not exist"},
 		{"service in a namespace being deleted", snapshot.Webhook{Name: "g.io", FailurePolicy: "Fail", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{svc, dying}, "which is being deleted"},
 		{"failurePolicy Ignore", snapshot.Webhook{Name: "g.io", FailurePolicy: "Ignore", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{other}, ""},
 		{"CREATE only", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"CREATE"}, APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}}, Service: svcRef}, []snapshot.Object{other}, ""},
-		{"every resource and subresource", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"*"}, APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}}}, Service: svcRef}, []snapshot.Object{other}, "service policy/guard does not exist"},
-		{"configmaps/* also matches configmaps", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"UPDATE"}, APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps/*"}}}, Service: svcRef}, []snapshot.Object{other}, "service policy/guard does not exist"},
+		{"every resource and subresource", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"*"}, APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}}}, Service: svcRef}, []snapshot.Object{other}, "Service/guard -n policy does not exist"},
+		{"configmaps/* also matches configmaps", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"UPDATE"}, APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps/*"}}}, Service: svcRef}, []snapshot.Object{other}, "Service/guard -n policy does not exist"},
 		{"a subresource only", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"UPDATE"}, APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps/status"}}}, Service: svcRef}, []snapshot.Object{other}, ""},
 		{"another resource", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{{Operations: []string{"*"}, APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"secrets"}}}, Service: svcRef}, []snapshot.Object{other}, ""},
 		{"service answers", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, []snapshot.Object{svc, slice}, ""},
 		{"services not listed", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef}, nil, ""},
 		{"namespaceSelector selects the namespace", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, NamespaceSelector: true,
-			NamespaceLabelSelector: &snapshot.LabelSelector{MatchLabels: map[string]string{"team": "shop"}}}, []snapshot.Object{other, appNS}, "service policy/guard does not exist"},
+			NamespaceLabelSelector: &snapshot.LabelSelector{MatchLabels: map[string]string{"team": "shop"}}}, []snapshot.Object{other, appNS}, "Service/guard -n policy does not exist"},
 		{"namespaceSelector excludes the namespace", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, NamespaceSelector: true,
 			NamespaceLabelSelector: &snapshot.LabelSelector{MatchExpressions: []snapshot.LabelSelectorRequirement{{Key: "team", Operator: "NotIn", Values: []string{"shop"}}}}}, []snapshot.Object{other, appNS}, ""},
 		{"namespaceSelector, namespace not in the input", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, NamespaceSelector: true,
@@ -178,7 +178,7 @@ func TestWebhookRejectingFinalizerRemoval(t *testing.T) {
 		{"objectSelector excludes the object", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, ObjectSelector: true,
 			ObjectLabelSelector: &snapshot.LabelSelector{MatchExpressions: []snapshot.LabelSelectorRequirement{{Key: "guarded", Operator: "Exists"}}}}, []snapshot.Object{other}, ""},
 		{"objectSelector selects the object", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, ObjectSelector: true,
-			ObjectLabelSelector: &snapshot.LabelSelector{MatchExpressions: []snapshot.LabelSelectorRequirement{{Key: "guarded", Operator: "DoesNotExist"}}}}, []snapshot.Object{other}, "service policy/guard does not exist"},
+			ObjectLabelSelector: &snapshot.LabelSelector{MatchExpressions: []snapshot.LabelSelectorRequirement{{Key: "guarded", Operator: "DoesNotExist"}}}}, []snapshot.Object{other}, "Service/guard -n policy does not exist"},
 		{"match conditions", snapshot.Webhook{Name: "g.io", Rules: []snapshot.WebhookRule{rule}, Service: svcRef, MatchConditions: 1}, []snapshot.Object{other}, "its matchConditions, which kgc cannot evaluate here"},
 	}
 	for _, tc := range tests {

@@ -53,7 +53,7 @@ func TestCRDThatDoesNotFinishDeleting(t *testing.T) {
 		if rc.Object.UID != crd.Metadata.UID || rc.Finalizer != rules.FinalizerCRD || relatedName(rc, "Service") != "widget-conversion" {
 			t.Errorf("root cause %s %s related %+v, want the CRD's cleanup finalizer and its webhook Service", rc.Object, rc.Finalizer, rc.Related)
 		}
-		for _, want := range []string{"stored at v1beta1", "storage version v1", "service widget-system/widget-conversion does not exist", "InstanceDeletionFailed"} {
+		for _, want := range []string{"stored at v1beta1", "storage version v1", "Service/widget-conversion -n widget-system does not exist", "InstanceDeletionFailed"} {
 			if !strings.Contains(rc.Message, want) {
 				t.Errorf("message %q lacks %q", rc.Message, want)
 			}

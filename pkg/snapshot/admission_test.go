@@ -68,7 +68,7 @@ func TestAdmissionFactsKeepNoSecrets(t *testing.T) {
 			t.Fatalf("%s: webhooks = %+v", name, wh)
 		}
 		w0, w1 := wh.Webhooks[0], wh.Webhooks[1]
-		if w0.Name != "guard.example.com" || w0.FailurePolicy != "Fail" || w0.Service == nil || w0.Service.String() != "guard-system/guard" ||
+		if w0.Name != "guard.example.com" || w0.FailurePolicy != "Fail" || w0.Service == nil || w0.Service.String() != "Service/guard -n guard-system" ||
 			w0.NamespaceSelector || !w0.ObjectSelector || len(w0.Rules) != 1 || w0.Rules[0].Resources[0] != "widgets" || w0.Rules[0].Operations[1] != "DELETE" {
 			t.Errorf("%s: webhook 0 = %+v", name, w0)
 		}
@@ -83,14 +83,14 @@ func TestAdmissionFactsKeepNoSecrets(t *testing.T) {
 			t.Errorf("%s: webhook 1 = %+v, want only the URL's host", name, w1)
 		}
 		a := by["APIService"].APIService
-		if a == nil || a.Service == nil || a.Service.String() != "monitoring/metrics-server" || a.Available == nil || a.Available.Reason != "ServiceNotFound" || a.Available.Status != "False" {
+		if a == nil || a.Service == nil || a.Service.String() != "Service/metrics-server -n monitoring" || a.Available == nil || a.Available.Reason != "ServiceNotFound" || a.Available.Status != "False" {
 			t.Errorf("%s: APIService facts = %+v", name, a)
 		}
 		if e := by["EndpointSlice"].EndpointSlice; e == nil || e.Endpoints != 2 || e.Ready != 1 {
 			t.Errorf("%s: EndpointSlice facts = %+v, want 2 endpoints, 1 ready", name, e)
 		}
 		c := by["CustomResourceDefinition"].CRD
-		if c == nil || c.Conversion == nil || c.Conversion.Strategy != "Webhook" || c.Conversion.Service == nil || c.Conversion.Service.String() != "widget-system/widget-conversion" {
+		if c == nil || c.Conversion == nil || c.Conversion.Strategy != "Webhook" || c.Conversion.Service == nil || c.Conversion.Service.String() != "Service/widget-conversion -n widget-system" {
 			t.Errorf("%s: CRD conversion = %+v", name, c)
 		}
 		if c != nil && c.Conversion != nil && c.Conversion.CAValidity != CABundleNotPEM {
