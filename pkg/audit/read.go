@@ -14,7 +14,6 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 	"github.com/kgc-dev/kgc/internal/permute"
 )
@@ -43,12 +42,14 @@ func Read(paths []string, stdin io.Reader, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{opts: opts, stdin: stdin}
+	r := &reader{opts: opts, stdin: stdin, c: newCollector()}
 	for i, path := range files {
 		if err := r.readFile(i, path); err != nil {
+			r.c.wait()
 			return nil, err
 		}
 	}
+	r.c.wait()
 	return r.finish(files)
 }
 
@@ -90,7 +91,7 @@ func expand(paths []string) ([]string, error) {
 type reader struct {
 	opts     Options
 	stdin    io.Reader
-	stages   []*stage
+	c        *collector
 	files    []File
 	warnings []Warning
 	dropped  int
@@ -147,9 +148,9 @@ func (r *reader) readFile(idx int, path string) error {
 	}
 	var acc *accumulator
 	if oneLineEvents(br) {
-		acc, err = readLines(br, idx, path, blank+1, r.opts)
+		acc, err = readLines(br, idx, path, blank+1, r.opts, r.c)
 	} else {
-		acc, err = readStream(br, idx, path, blank+1, r.opts)
+		acc, err = readStream(br, idx, path, blank+1, r.opts, r.c)
 	}
 	if err != nil {
 		return err
@@ -209,7 +210,6 @@ func (r *reader) add(acc *accumulator, path string) error {
 	if acc.fatal != nil {
 		return notAuditLog(path, acc.fatal.line, acc.fatal.msg)
 	}
-	r.stages = append(r.stages, acc.stages...)
 	r.dropped += acc.dropped
 	f := File{Path: path, Events: acc.events, Bad: acc.badCount}
 	f.First, f.Last = acc.window.bounds()
@@ -244,42 +244,14 @@ func (r *reader) finish(paths []string) (*Log, error) {
 		return nil, fmt.Errorf("no audit events in %s: give the kube-apiserver's audit log (--audit-log-path, written with --audit-log-format=json)", strings.Join(paths, ", "))
 	}
 	log := &Log{Files: r.files, Warnings: r.warnings, Dropped: r.dropped}
-	slices.SortFunc(r.stages, compareStages)
-	log.Events = hugepages.Make[Event](requests(r.stages))[:0]
-	var dup dupCount
-	for i := 0; i < len(r.stages); {
-		j := i + 1
-		for j < len(r.stages) && r.stages[j].ev.AuditID == r.stages[i].ev.AuditID {
-			j++
-		}
-		ev, ok := collapse(r.stages[i:j], &dup)
-		if !ok {
-			log.Dropped += j - i
-		} else {
-			log.Events = append(log.Events, ev)
-			log.Files[r.stages[j-1].file].Kept++
-		}
-		i = j
-	}
-	r.stages = nil
-	sortByTime(log.Events)
+	dup := r.c.collapseGroups()
+	r.c.events(log)
 	if dup.n > 0 {
 		log.Warnings = append(log.Warnings, Warning{Position: dup.first, Message: fmt.Sprintf(
 			"%d audit events were read more than once (the same auditID and stage: a file given twice, or rotated files that overlap) and counted once; the first is auditID %s at %s:%d",
 			dup.n, dup.id, dup.first.File, dup.first.Line)})
 	}
 	return log, nil
-}
-
-// requests counts the requests of sorted stages.
-func requests(stages []*stage) int {
-	n := 0
-	for i := range stages {
-		if i == 0 || stages[i].ev.AuditID != stages[i-1].ev.AuditID {
-			n++
-		}
-	}
-	return n
 }
 
 // compareStages orders stages by request, then by stage, time and place
@@ -340,11 +312,7 @@ func collapse(stages []*stage, dup *dupCount) (Event, bool) {
 		}
 		mergeStage(&ev, &st.ev)
 	}
-	switch ev.Verb {
-	case "create", "update", "patch":
-		return ev, ev.Code < 400
-	}
-	return ev, true
+	return ev, !failedWrite(&ev)
 }
 
 func mergeStage(ev, later *Event) {
