@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/kgc-dev/kgc/internal/hugepages"
 )
@@ -31,6 +33,9 @@ type slot struct {
 type collector struct {
 	blocks [][]slot
 	n      int
+	// failed counts each block's failed slots, groups not counted
+	// until collapsed.
+	failed []int32
 	ids    map[string]int32
 	// groups are the requests seen at more than one stage, by slot.
 	groups map[int32][]stage
@@ -96,6 +101,9 @@ func (c *collector) add(st *stage) {
 		if g == nil {
 			s := c.at(i)
 			g = []stage{{ev: s.ev, rank: s.rank, file: int(s.file)}}
+			if s.failed {
+				c.failed[i/slotBlock]--
+			}
 		}
 		c.groups[i] = append(g, *st)
 		return
@@ -104,11 +112,16 @@ func (c *collector) add(st *stage) {
 		b := make([]slot, slotBlock)
 		hugepages.Advise(b)
 		c.blocks = append(c.blocks, b)
+		c.failed = append(c.failed, 0)
 	}
 	i := int32(c.n)
 	c.n++
 	c.ids[st.ev.AuditID] = i
-	*c.at(i) = slot{ev: st.ev, rank: st.rank, file: int32(st.file), n: 1, failed: failedWrite(&st.ev)}
+	s := c.at(i)
+	*s = slot{ev: st.ev, rank: st.rank, file: int32(st.file), n: 1, failed: failedWrite(&st.ev)}
+	if s.failed {
+		c.failed[i/slotBlock]++
+	}
 }
 
 // collapseGroups collapses each request seen at several stages into its
@@ -129,6 +142,9 @@ func (c *collector) collapseGroups() dupCount {
 			dup.id, dup.first = d.id, d.first
 		}
 		dup.n += d.n
+		if !ok {
+			c.failed[i/slotBlock]++
+		}
 		*c.at(i) = slot{ev: ev, failed: !ok, file: int32(ptrs[len(ptrs)-1].file), n: int32(len(g))}
 	}
 	c.groups = nil
@@ -136,30 +152,52 @@ func (c *collector) collapseGroups() dupCount {
 }
 
 // events moves the kept requests into one slice, in stageTimestamp
-// order, counting each in its file, and releases the slots.
+// order, counting each in its file, and releases the slots. Moving is
+// first touch of fresh memory: a range of blocks per core.
 func (c *collector) events(log *Log) {
 	c.ids = nil
-	kept := 0
-	for i := range c.n {
-		if !c.at(int32(i)).failed {
-			kept++
-		}
-	}
-	log.Events = hugepages.Make[Event](kept)[:0]
+	offs := make([]int, len(c.blocks)+1)
 	for b := range c.blocks {
-		for _, s := range c.blocks[b][:min(slotBlock, c.n-b*slotBlock)] {
-			if s.failed {
-				log.Dropped += int(s.n)
-				continue
+		offs[b+1] = offs[b] + c.blockLen(b) - int(c.failed[b])
+	}
+	log.Events = hugepages.Make[Event](offs[len(c.blocks)])
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(c.blocks)))
+	kept := make([][]int, workers)
+	dropped := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		kept[w] = make([]int, len(log.Files))
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			for b := lo; b < hi; b++ {
+				out := log.Events[offs[b]:offs[b+1]]
+				blk := c.blocks[b][:c.blockLen(b)]
+				for k := range blk {
+					s := &blk[k]
+					if s.failed {
+						dropped[w] += int(s.n)
+						continue
+					}
+					out[0], out = s.ev, out[1:]
+					kept[w][s.file]++
+				}
+				c.blocks[b] = nil
 			}
-			log.Events = append(log.Events, s.ev)
-			log.Files[s.file].Kept++
+		}(w*len(c.blocks)/workers, (w+1)*len(c.blocks)/workers)
+	}
+	wg.Wait()
+	for w := range workers {
+		log.Dropped += dropped[w]
+		for f, n := range kept[w] {
+			log.Files[f].Kept += n
 		}
-		c.blocks[b] = nil
 	}
 	c.blocks = nil
 	sortByTime(log.Events)
 }
+
+func (c *collector) blockLen(b int) int { return min(slotBlock, c.n-b*slotBlock) }
 
 // failedWrite is a create, update or patch that failed: it changed
 // nothing.
