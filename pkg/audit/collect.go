@@ -3,6 +3,7 @@ package audit
 import (
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/kgc-dev/kgc/internal/hugepages"
@@ -33,9 +34,6 @@ type slot struct {
 type collector struct {
 	blocks [][]slot
 	n      int
-	// failed counts each block's failed slots, groups not counted
-	// until collapsed.
-	failed []int32
 	ids    map[string]int32
 	// groups are the requests seen at more than one stage, by slot.
 	groups map[int32][]stage
@@ -101,9 +99,6 @@ func (c *collector) add(st *stage) {
 		if g == nil {
 			s := c.at(i)
 			g = []stage{{ev: s.ev, rank: s.rank, file: int(s.file)}}
-			if s.failed {
-				c.failed[i/slotBlock]--
-			}
 		}
 		c.groups[i] = append(g, *st)
 		return
@@ -112,16 +107,11 @@ func (c *collector) add(st *stage) {
 		b := make([]slot, slotBlock)
 		hugepages.Advise(b)
 		c.blocks = append(c.blocks, b)
-		c.failed = append(c.failed, 0)
 	}
 	i := int32(c.n)
 	c.n++
 	c.ids[st.ev.AuditID] = i
-	s := c.at(i)
-	*s = slot{ev: st.ev, rank: st.rank, file: int32(st.file), n: 1, failed: failedWrite(&st.ev)}
-	if s.failed {
-		c.failed[i/slotBlock]++
-	}
+	*c.at(i) = slot{ev: st.ev, rank: st.rank, file: int32(st.file), n: 1, failed: failedWrite(&st.ev)}
 }
 
 // collapseGroups collapses each request seen at several stages into its
@@ -142,9 +132,6 @@ func (c *collector) collapseGroups() dupCount {
 			dup.id, dup.first = d.id, d.first
 		}
 		dup.n += d.n
-		if !ok {
-			c.failed[i/slotBlock]++
-		}
 		*c.at(i) = slot{ev: ev, failed: !ok, file: int32(ptrs[len(ptrs)-1].file), n: int32(len(g))}
 	}
 	c.groups = nil
@@ -152,49 +139,60 @@ func (c *collector) collapseGroups() dupCount {
 }
 
 // events moves the kept requests into one slice, in stageTimestamp
-// order, counting each in its file, and releases the slots. Moving is
-// first touch of fresh memory: a range of blocks per core.
-func (c *collector) events(log *Log) {
+// order (ties by auditID), counting each in its file, and releases the
+// slots. With fold, the writes no post-mortem reads are left out (see
+// fold). Moving is first touch of fresh memory: a range per core.
+func (c *collector) events(log *Log, fold bool) {
 	c.ids = nil
-	offs := make([]int, len(c.blocks)+1)
+	order := make([]*Event, 0, c.n)
 	for b := range c.blocks {
-		offs[b+1] = offs[b] + c.blockLen(b) - int(c.failed[b])
-	}
-	log.Events = hugepages.Make[Event](offs[len(c.blocks)])
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(c.blocks)))
-	kept := make([][]int, workers)
-	dropped := make([]int, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		kept[w] = make([]int, len(log.Files))
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			for b := lo; b < hi; b++ {
-				out := log.Events[offs[b]:offs[b+1]]
-				blk := c.blocks[b][:c.blockLen(b)]
-				for k := range blk {
-					s := &blk[k]
-					if s.failed {
-						dropped[w] += int(s.n)
-						continue
-					}
-					out[0], out = s.ev, out[1:]
-					kept[w][s.file]++
-				}
-				c.blocks[b] = nil
+		blk := c.blocks[b][:c.blockLen(b)]
+		for k := range blk {
+			s := &blk[k]
+			if s.failed {
+				log.Dropped += int(s.n)
+				continue
 			}
-		}(w*len(c.blocks)/workers, (w+1)*len(c.blocks)/workers)
-	}
-	wg.Wait()
-	for w := range workers {
-		log.Dropped += dropped[w]
-		for f, n := range kept[w] {
-			log.Files[f].Kept += n
+			order = append(order, &s.ev)
+			log.Files[s.file].Kept++
 		}
 	}
+	slices.SortFunc(order, func(a, b *Event) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.AuditID, b.AuditID)
+	})
+	if fold {
+		order = foldEvents(order)
+	}
+	log.Events = hugepages.Make[Event](len(order))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(order)/4096))
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(order)/workers, (w+1)*len(order)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				log.Events[i] = *order[i]
+			}
+		}()
+	}
+	wg.Wait()
 	c.blocks = nil
-	sortByTime(log.Events)
+}
+
+// foldEvents keeps of events, in order, those a post-mortem reads.
+func foldEvents(order []*Event) []*Event {
+	keep := foldMask(order)
+	out := order[:0]
+	for i, e := range order {
+		if keep[i] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (c *collector) blockLen(b int) int { return min(slotBlock, c.n-b*slotBlock) }

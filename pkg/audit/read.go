@@ -8,14 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/kgc-dev/kgc/internal/jsonskip"
-	"github.com/kgc-dev/kgc/internal/permute"
 )
 
 // Options bound what Read keeps. A zero time is unbounded.
@@ -23,6 +21,11 @@ type Options struct {
 	// Since and Until keep the events whose stageTimestamp is in
 	// [Since, Until].
 	Since, Until time.Time
+	// Fold leaves out the creates, updates and patches of an object that
+	// no post-mortem reads (see fold.go): most of a big log's writes.
+	// They still count as kept in their File. Leave it unset when every
+	// request's audit ID must be found, as an apply report's join needs.
+	Fold bool
 }
 
 // Read reads audit logs: kube-apiserver files written with
@@ -245,7 +248,7 @@ func (r *reader) finish(paths []string) (*Log, error) {
 	}
 	log := &Log{Files: r.files, Warnings: r.warnings, Dropped: r.dropped}
 	dup := r.c.collapseGroups()
-	r.c.events(log)
+	r.c.events(log, r.opts.Fold)
 	if dup.n > 0 {
 		log.Warnings = append(log.Warnings, Warning{Position: dup.first, Message: fmt.Sprintf(
 			"%d audit events were read more than once (the same auditID and stage: a file given twice, or rotated files that overlap) and counted once; the first is auditID %s at %s:%d",
@@ -270,23 +273,6 @@ func compareStages(a, b *stage) int {
 		return c
 	}
 	return cmp.Compare(a.ev.Source.Line, b.ev.Source.Line)
-}
-
-// sortByTime orders requests by stageTimestamp, ties by auditID. It sorts
-// indexes and moves each Event once: an Event is large to swap.
-func sortByTime(evs []Event) {
-	idx := make([]int32, len(evs))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortFunc(idx, func(i, j int32) int {
-		a, b := &evs[i], &evs[j]
-		if c := a.Time.Compare(b.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.AuditID, b.AuditID)
-	})
-	permute.Apply(evs, idx)
 }
 
 type dupCount struct {
