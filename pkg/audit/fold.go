@@ -1,9 +1,6 @@
 package audit
 
-import (
-	"strings"
-	"time"
-)
+import "time"
 
 // This file folds, when Options.Fold asks, an object's creates, updates
 // and patches that no post-mortem reads. A post-mortem reads of an
@@ -18,8 +15,9 @@ import (
 // on, which a log of millions of events holds by the hundred thousand.
 // They are counted as kept in their file; only their memory goes.
 
-// gcUser is the garbage collector's user: its writes are orphanings.
-const gcUser = "system:serviceaccount:kube-system:generic-garbage-collector"
+// GarbageCollectorUser is the garbage collector's user: its writes are
+// orphanings, never folded.
+const GarbageCollectorUser = "system:serviceaccount:kube-system:generic-garbage-collector"
 
 // foldKey names an object as a post-mortem files it: a namespace's own
 // objectRef may name it as its namespace.
@@ -77,7 +75,7 @@ func foldMask(evs []*Event) []bool {
 		}
 		k := foldKeyOf(e)
 		o := objs[k]
-		uid := eventUIDOf(e)
+		uid := e.ObjectUID()
 		switch {
 		case o == nil:
 			o = &foldObject{run: run{uid: uid, lastMeta: -1, lastKd: -1}}
@@ -95,12 +93,12 @@ func foldMask(evs []*Event) []bool {
 			keep[i] = true
 			continue
 		}
-		m := chosenMeta(e)
+		m := e.ObjectState()
 		if m == nil {
 			continue
 		}
 		o.run.lastMeta = i
-		if objectKindOf(m.APIVersion, m.Kind) {
+		if ObjectKind(m.APIVersion, m.Kind) {
 			o.run.lastKd = i
 		}
 		if len(m.OwnerReferences) > 0 && !o.run.ownersSeen {
@@ -127,7 +125,7 @@ func sweepsFrom(evs []*Event) map[collScope]sweep {
 		if !ok || e.Time.Before(w.at) {
 			w.at = e.Time
 		}
-		if r := receivedAt(e); !ok || r.Before(w.received) {
+		if r := e.ReceivedAt(); !ok || r.Before(w.received) {
 			w.received = r
 		}
 		out[s] = w
@@ -156,7 +154,7 @@ func foldable(e *Event, sweeps map[collScope]sweep) bool {
 	default:
 		return false
 	}
-	if e.Object.Subresource != "" || e.User.Username == gcUser || (e.ImpersonatedUser != nil && e.ImpersonatedUser.Username == gcUser) {
+	if e.Object.Subresource != "" || e.User.Username == GarbageCollectorUser || (e.ImpersonatedUser != nil && e.ImpersonatedUser.Username == GarbageCollectorUser) {
 		return false
 	}
 	for _, m := range []*Meta{e.Request, e.Response} {
@@ -165,7 +163,7 @@ func foldable(e *Event, sweeps map[collScope]sweep) bool {
 		}
 	}
 	for _, ns := range []string{e.Object.Namespace, ""} {
-		if w, ok := sweeps[collScope{e.Object.APIGroup, e.Object.Resource, ns}]; ok && (!e.Time.Before(w.at) || !receivedAt(e).Before(w.received)) {
+		if w, ok := sweeps[collScope{e.Object.APIGroup, e.Object.Resource, ns}]; ok && (!e.Time.Before(w.at) || !e.ReceivedAt().Before(w.received)) {
 			return false
 		}
 	}
@@ -185,55 +183,10 @@ func firstKind(e *Event, learned map[[2]string]bool) bool {
 		return false
 	}
 	for _, m := range []*Meta{e.Response, e.Request} {
-		if m != nil && objectKindOf(m.APIVersion, m.Kind) {
+		if m != nil && ObjectKind(m.APIVersion, m.Kind) {
 			learned[t] = true
 			return true
 		}
 	}
 	return false
-}
-
-// chosenMeta is the body a post-mortem reads an object's state from: the
-// response when it is the object, else the request (not a patch's).
-func chosenMeta(e *Event) *Meta {
-	if m := e.Response; m != nil && m.Kind != "Status" && m.Name == e.Object.Name {
-		return m
-	}
-	if m := e.Request; m != nil && m.Name == e.Object.Name && e.Verb != "patch" {
-		return m
-	}
-	return nil
-}
-
-// objectKindOf: a body whose kind is its object's, not a Status or the
-// metadata client's PartialObjectMetadata.
-func objectKindOf(apiVersion, kind string) bool {
-	group, _, found := strings.Cut(apiVersion, "/")
-	if !found {
-		group = ""
-	}
-	return kind != "" && apiVersion != "" && group != "meta.k8s.io" && kind != "Status"
-}
-
-// eventUIDOf is the UID a request shows for its object.
-func eventUIDOf(e *Event) string {
-	if e.Object.UID != "" {
-		return e.Object.UID
-	}
-	if e.Delete != nil && e.Delete.PreconditionUID != "" {
-		return e.Delete.PreconditionUID
-	}
-	for _, m := range []*Meta{e.Response, e.Request} {
-		if m != nil && m.UID != "" && m.Name == e.Object.Name {
-			return m.UID
-		}
-	}
-	return ""
-}
-
-func receivedAt(e *Event) time.Time {
-	if e.Received.IsZero() {
-		return e.Time
-	}
-	return e.Received
 }
