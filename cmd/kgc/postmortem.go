@@ -151,7 +151,11 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	limitMemory()
-	log, err := audit.Read(o.auditLogs, o.streams.In, o.window)
+	// The writes no chain reads are folded away, unless an apply report
+	// is to be joined: it may name any request by its audit ID.
+	opts := o.window
+	opts.Fold = len(o.applyReports) == 0
+	log, err := audit.Read(o.auditLogs, o.streams.In, opts)
 	if err != nil {
 		return err
 	}

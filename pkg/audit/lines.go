@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
@@ -22,9 +21,6 @@ import (
 
 // chunkSize is how much the framer reads at once; a longer line grows it.
 const chunkSize = 1 << 20
-
-// maxBlock is the most stages a block holds: about 9 MB.
-const maxBlock = 20000
 
 // maxNamed is how many bad lines of a file are named one by one.
 const maxNamed = 3
@@ -46,8 +42,8 @@ type accumulator struct {
 	idx             int
 	opts            Options
 	in              interner
-	stages          []*stage
-	block           []stage // where stages are allocated, a block at a time
+	c               *collector
+	batch           []stage // the stages read since the last send
 	events, dropped int
 	window          window
 	bad             []badLine // the first maxNamed, by line
@@ -56,24 +52,31 @@ type accumulator struct {
 	fatal           *badLine // the first line is not an audit event
 }
 
-func newAccumulator(idx int, path string, opts Options) *accumulator {
-	return &accumulator{idx: idx, path: path, opts: opts}
+func newAccumulator(idx int, path string, opts Options, c *collector) *accumulator {
+	return &accumulator{idx: idx, path: path, opts: opts, c: c}
+}
+
+// flush sends the stages read to the collector.
+func (a *accumulator) flush() {
+	a.c.send(a.batch)
+	a.batch = nil
 }
 
 // readLines frames src into chunks of lines for the workers.
-func readLines(src io.Reader, idx int, path string, firstLine int, opts Options) (*accumulator, error) {
+func readLines(src io.Reader, idx int, path string, firstLine int, opts Options, c *collector) (*accumulator, error) {
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
 	jobs := make(chan chunk, workers)
 	free := make(chan []byte, 2*workers+2) // more than can be in flight
 	accs := make([]*accumulator, workers)
 	var wg sync.WaitGroup
 	for w := range accs {
-		accs[w] = newAccumulator(idx, path, opts)
+		accs[w] = newAccumulator(idx, path, opts, c)
 		wg.Add(1)
 		go func(acc *accumulator) {
 			defer wg.Done()
 			for c := range jobs {
 				acc.chunk(c)
+				acc.flush()
 				select {
 				case free <- c.data[:0]:
 				default:
@@ -177,21 +180,15 @@ func (a *accumulator) keep(l []byte, n int) error {
 	a.v1beta1 = a.v1beta1 || st.v1beta1
 	a.window.addTime(st.ev.Time)
 	if (a.opts.Since.IsZero() || !st.ev.Time.Before(a.opts.Since)) && (a.opts.Until.IsZero() || !st.ev.Time.After(a.opts.Until)) {
-		a.stages = append(a.stages, a.alloc(st))
+		if a.batch == nil {
+			a.batch = a.c.batch()
+		}
+		a.batch = append(a.batch, st)
+		if len(a.batch) == cap(a.batch) {
+			a.flush()
+		}
 	}
 	return nil
-}
-
-// alloc files st in a block of stages: one allocation for many, and
-// no copying of grown slices of large structs. Blocks grow with the file,
-// to sizes worth backing with huge pages.
-func (a *accumulator) alloc(st stage) *stage {
-	if len(a.block) == cap(a.block) {
-		a.block = make([]stage, 0, min(max(2*cap(a.block), 256), maxBlock))
-		hugepages.Advise(a.block)
-	}
-	a.block = append(a.block, st)
-	return &a.block[len(a.block)-1]
 }
 
 func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
@@ -227,7 +224,6 @@ func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
 func mergeAccumulators(accs []*accumulator) *accumulator {
 	out := accs[0]
 	for _, a := range accs[1:] {
-		out.stages = append(out.stages, a.stages...)
 		out.events += a.events
 		out.dropped += a.dropped
 		out.window.merge(&a.window)

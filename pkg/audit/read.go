@@ -8,15 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/kgc-dev/kgc/internal/hugepages"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
-	"github.com/kgc-dev/kgc/internal/permute"
 )
 
 // Options bound what Read keeps. A zero time is unbounded.
@@ -24,6 +21,11 @@ type Options struct {
 	// Since and Until keep the events whose stageTimestamp is in
 	// [Since, Until].
 	Since, Until time.Time
+	// Fold leaves out the creates, updates and patches of an object that
+	// no post-mortem reads (see fold.go): most of a big log's writes.
+	// They still count as kept in their File. Leave it unset when every
+	// request's audit ID must be found, as an apply report's join needs.
+	Fold bool
 }
 
 // Read reads audit logs: kube-apiserver files written with
@@ -43,12 +45,14 @@ func Read(paths []string, stdin io.Reader, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{opts: opts, stdin: stdin}
+	r := &reader{opts: opts, stdin: stdin, c: newCollector()}
 	for i, path := range files {
 		if err := r.readFile(i, path); err != nil {
+			r.c.wait()
 			return nil, err
 		}
 	}
+	r.c.wait()
 	return r.finish(files)
 }
 
@@ -90,7 +94,7 @@ func expand(paths []string) ([]string, error) {
 type reader struct {
 	opts     Options
 	stdin    io.Reader
-	stages   []*stage
+	c        *collector
 	files    []File
 	warnings []Warning
 	dropped  int
@@ -147,9 +151,9 @@ func (r *reader) readFile(idx int, path string) error {
 	}
 	var acc *accumulator
 	if oneLineEvents(br) {
-		acc, err = readLines(br, idx, path, blank+1, r.opts)
+		acc, err = readLines(br, idx, path, blank+1, r.opts, r.c)
 	} else {
-		acc, err = readStream(br, idx, path, blank+1, r.opts)
+		acc, err = readStream(br, idx, path, blank+1, r.opts, r.c)
 	}
 	if err != nil {
 		return err
@@ -209,7 +213,6 @@ func (r *reader) add(acc *accumulator, path string) error {
 	if acc.fatal != nil {
 		return notAuditLog(path, acc.fatal.line, acc.fatal.msg)
 	}
-	r.stages = append(r.stages, acc.stages...)
 	r.dropped += acc.dropped
 	f := File{Path: path, Events: acc.events, Bad: acc.badCount}
 	f.First, f.Last = acc.window.bounds()
@@ -244,42 +247,14 @@ func (r *reader) finish(paths []string) (*Log, error) {
 		return nil, fmt.Errorf("no audit events in %s: give the kube-apiserver's audit log (--audit-log-path, written with --audit-log-format=json)", strings.Join(paths, ", "))
 	}
 	log := &Log{Files: r.files, Warnings: r.warnings, Dropped: r.dropped}
-	slices.SortFunc(r.stages, compareStages)
-	log.Events = hugepages.Make[Event](requests(r.stages))[:0]
-	var dup dupCount
-	for i := 0; i < len(r.stages); {
-		j := i + 1
-		for j < len(r.stages) && r.stages[j].ev.AuditID == r.stages[i].ev.AuditID {
-			j++
-		}
-		ev, ok := collapse(r.stages[i:j], &dup)
-		if !ok {
-			log.Dropped += j - i
-		} else {
-			log.Events = append(log.Events, ev)
-			log.Files[r.stages[j-1].file].Kept++
-		}
-		i = j
-	}
-	r.stages = nil
-	sortByTime(log.Events)
+	dup := r.c.collapseGroups()
+	r.c.events(log, r.opts.Fold)
 	if dup.n > 0 {
 		log.Warnings = append(log.Warnings, Warning{Position: dup.first, Message: fmt.Sprintf(
 			"%d audit events were read more than once (the same auditID and stage: a file given twice, or rotated files that overlap) and counted once; the first is auditID %s at %s:%d",
 			dup.n, dup.id, dup.first.File, dup.first.Line)})
 	}
 	return log, nil
-}
-
-// requests counts the requests of sorted stages.
-func requests(stages []*stage) int {
-	n := 0
-	for i := range stages {
-		if i == 0 || stages[i].ev.AuditID != stages[i-1].ev.AuditID {
-			n++
-		}
-	}
-	return n
 }
 
 // compareStages orders stages by request, then by stage, time and place
@@ -298,23 +273,6 @@ func compareStages(a, b *stage) int {
 		return c
 	}
 	return cmp.Compare(a.ev.Source.Line, b.ev.Source.Line)
-}
-
-// sortByTime orders requests by stageTimestamp, ties by auditID. It sorts
-// indexes and moves each Event once: an Event is large to swap.
-func sortByTime(evs []Event) {
-	idx := make([]int32, len(evs))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortFunc(idx, func(i, j int32) int {
-		a, b := &evs[i], &evs[j]
-		if c := a.Time.Compare(b.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.AuditID, b.AuditID)
-	})
-	permute.Apply(evs, idx)
 }
 
 type dupCount struct {
@@ -340,11 +298,7 @@ func collapse(stages []*stage, dup *dupCount) (Event, bool) {
 		}
 		mergeStage(&ev, &st.ev)
 	}
-	switch ev.Verb {
-	case "create", "update", "patch":
-		return ev, ev.Code < 400
-	}
-	return ev, true
+	return ev, !failedWrite(&ev)
 }
 
 func mergeStage(ev, later *Event) {

@@ -206,6 +206,32 @@ func TestCollapseAndMerge(t *testing.T) {
 	}
 }
 
+// A request whose stages are split across rotated files given newest
+// first collapses as when the files are given in order: the reader files
+// each stage as it comes, whatever the order.
+func TestStagesAcrossFilesInAnyOrder(t *testing.T) {
+	dir := t.TempDir()
+	older := write(t, dir, "audit-1.log", lines(
+		ev{id: "x", stage: StageRequestReceived, user: "admin", at: "2026-11-27T10:00:05.000000Z"},
+	))
+	newer := write(t, dir, "audit.log", lines(
+		ev{id: "x", stage: StageResponseComplete, user: "admin", as: "alice", code: 409, at: "2026-11-27T10:00:06.000000Z"},
+	))
+	for _, files := range [][]string{{older, newer}, {newer, older}} {
+		l := mustRead(t, files, "", Options{})
+		if len(l.Events) != 1 {
+			t.Fatalf("%v: %d events, want 1", files, len(l.Events))
+		}
+		x := l.Events[0]
+		if x.Stage != StageResponseComplete || x.Code != 409 || x.ImpersonatedUser == nil || x.Source.File != newer || x.Time.Format(time.RFC3339) != "2026-11-27T10:00:06Z" {
+			t.Errorf("%v: collapsed x = stage %s code %d as %v from %s at %s", files, x.Stage, x.Code, x.ImpersonatedUser, x.Source.File, x.Time)
+		}
+		if kept := l.Files[0].Kept + l.Files[1].Kept; kept != 1 || len(l.Warnings) != 0 {
+			t.Errorf("%v: kept %d, warnings %v", files, kept, messages(l))
+		}
+	}
+}
+
 // kube-apiserver v1.36 names the impersonated user from the stage after
 // authorization on: a log of every stage must not credit the impersonator.
 func TestImpersonatedUserFromALaterStage(t *testing.T) {

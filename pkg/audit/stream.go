@@ -115,8 +115,9 @@ func (s *stream) value() ([]byte, int, error) {
 }
 
 // readStream reads the JSON values of src: EventLists' items and Events.
-func readStream(src io.Reader, idx int, path string, firstLine int, opts Options) (*accumulator, error) {
-	acc := newAccumulator(idx, path, opts)
+func readStream(src io.Reader, idx int, path string, firstLine int, opts Options, c *collector) (*accumulator, error) {
+	acc := newAccumulator(idx, path, opts, c)
+	defer acc.flush()
 	s := &stream{src: src, line: firstLine}
 	for first := true; ; first = false {
 		if c, err := s.token("{"); err != nil || c == 0 {

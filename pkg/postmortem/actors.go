@@ -31,7 +31,7 @@ func actor(e *audit.Event) string {
 		u = e.ImpersonatedUser.Username
 	}
 	switch {
-	case u == serviceAccountPrefix+"generic-garbage-collector":
+	case u == audit.GarbageCollectorUser:
 		return ActorGarbageCollector
 	case u == serviceAccountPrefix+"namespace-controller":
 		return ActorNamespaceController

@@ -130,7 +130,7 @@ const guessWindow = time.Minute
 // references neither the log nor a snapshot shows, to the deletion that
 // started last before it in its namespace: a guess, said as one.
 func (ch *chains) byTiming(r *record, c cause) {
-	at := received(r.start())
+	at := r.start().ReceivedAt()
 	best, bestAt := ch.lastWentBefore(r, at)
 	if best == nil || at.Sub(bestAt) > guessWindow {
 		ch.unexplained = append(ch.unexplained, r)
@@ -236,11 +236,11 @@ func (ix *index) stepsOf(r *record) []Step {
 	// are part of its going, those before are not.
 	var sweptAt time.Time
 	if r.sweep != nil && r.start() == r.sweep {
-		sweptAt = received(r.sweep)
+		sweptAt = r.sweep.ReceivedAt()
 	}
 	started := false
 	for _, e := range r.events {
-		what := stepWhat(e, started || (!sweptAt.IsZero() && !received(e).Before(sweptAt)))
+		what := stepWhat(e, started || (!sweptAt.IsZero() && !e.ReceivedAt().Before(sweptAt)))
 		if what == "" {
 			continue
 		}

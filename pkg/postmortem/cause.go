@@ -32,13 +32,13 @@ func (ix *index) causeOf(r *record) (c cause, ok bool) {
 	c.actor = a
 	switch a {
 	case ActorGarbageCollector:
-		return ix.ownerCause(r, received(s), c)
+		return ix.ownerCause(r, s.ReceivedAt(), c)
 	case ActorNamespaceController:
 		return ix.namespaceCause(r, s, c)
 	case ActorKubelet, ActorAPIServer:
 		// A kubelet or the API server finishes what someone started;
 		// when the start is not in the log, look for who had reason to.
-		if c, ok := ix.ownerCause(r, received(s), c); ok {
+		if c, ok := ix.ownerCause(r, s.ReceivedAt(), c); ok {
 			return c, ok
 		}
 		if c, ok := ix.namespaceCause(r, s, c); ok {
@@ -65,7 +65,7 @@ func (ix *index) actorFor(s *audit.Event, r *record) string {
 	if s.Verb == "deletecollection" {
 		return ActorNamespaceController
 	}
-	if _, ok := ix.ownerWent(r, received(s)); ok {
+	if _, ok := ix.ownerWent(r, s.ReceivedAt()); ok {
 		return ActorGarbageCollector
 	}
 	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
@@ -118,7 +118,7 @@ func (ix *index) ownerWent(r *record, at time.Time) (*record, bool) {
 // at an unknown time (zero, ok).
 func (ix *index) wentAt(r *record) (time.Time, bool) {
 	if s := ix.sweepOrStart(r); s != nil {
-		return received(s), true
+		return s.ReceivedAt(), true
 	}
 	g := ix.gone(r)
 	return time.Time{}, g && r.before != nil
@@ -285,14 +285,4 @@ func (ix *index) namespaceRecord(ns string) *record {
 		return nil
 	}
 	return rs[len(rs)-1]
-}
-
-// received is when the API server received a request: the order in which
-// requests can cause each other (a response may be logged after the
-// controller that reacted to it already acted).
-func received(e *audit.Event) time.Time {
-	if e.Received.IsZero() {
-		return e.Time
-	}
-	return e.Received
 }

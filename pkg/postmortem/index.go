@@ -145,7 +145,7 @@ func (ix *index) file(e *audit.Event) {
 		ns = "" // the API server names a namespace's own namespace in its objectRef
 	}
 	key := objKey{t, ns, e.Object.Name}
-	r := ix.recordFor(key, eventUID(e), e.Verb == "create" && e.Object.Subresource == "")
+	r := ix.recordFor(key, e.ObjectUID(), e.Verb == "create" && e.Object.Subresource == "")
 	r.events = append(r.events, e)
 	r.startKnown = false
 	ix.learnMeta(r, e)
@@ -165,24 +165,6 @@ func (ix *index) fileItems(e *audit.Event, t typeKey) {
 			r.owners, r.ownersFrom = it.OwnerReferences, EvidenceAudit
 		}
 	}
-}
-
-// eventUID is the UID an event shows for its object: a DELETE's
-// precondition (the garbage collector always sets one), or a logged
-// object's.
-func eventUID(e *audit.Event) string {
-	if e.Object.UID != "" {
-		return e.Object.UID
-	}
-	if e.Delete != nil && e.Delete.PreconditionUID != "" {
-		return e.Delete.PreconditionUID
-	}
-	for _, m := range []*audit.Meta{e.Response, e.Request} {
-		if m != nil && m.UID != "" && m.Name == e.Object.Name {
-			return m.UID
-		}
-	}
-	return ""
 }
 
 // recordFor finds the incarnation an event is about: by UID when it says,
@@ -213,18 +195,12 @@ func (ix *index) recordFor(key objKey, uid string, create bool) *record {
 // learnMeta keeps the latest logged state, and the owner references a
 // logged object shows: evidence from the log itself.
 func (ix *index) learnMeta(r *record, e *audit.Event) {
-	m := e.Response
-	if m == nil || m.Kind == "Status" || m.Name != r.key.name {
-		m = nil
-		if e.Request != nil && e.Request.Name == r.key.name && e.Verb != "patch" {
-			m = e.Request
-		}
-	}
+	m := e.ObjectState()
 	if m == nil || (e.Code >= 400) {
 		return
 	}
 	r.lastMeta = m
-	if objectKind(m.APIVersion, m.Kind) {
+	if audit.ObjectKind(m.APIVersion, m.Kind) {
 		r.ref.Kind, r.ref.APIVersion = m.Kind, m.APIVersion
 	}
 	if len(m.OwnerReferences) > 0 && r.ownersFrom != EvidenceAudit {
@@ -242,7 +218,7 @@ func (ix *index) attachSweeps() {
 		if s == nil || r.sweep != nil || actor(s) != ActorKubelet {
 			continue
 		}
-		if c := ix.collectionFor(r); c != nil && !received(c).After(received(s)) {
+		if c := ix.collectionFor(r); c != nil && !c.ReceivedAt().After(s.ReceivedAt()) {
 			r.sweep, r.startKnown = c, false
 		}
 	}

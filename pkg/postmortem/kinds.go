@@ -1,6 +1,7 @@
 package postmortem
 
 import (
+	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -44,7 +45,7 @@ func (k *kinds) add(rs []snapshot.Resource) {
 // learn records a type an event's object showed (a custom resource no
 // catalog lists).
 func (k *kinds) learn(t typeKey, apiVersion, kind string) {
-	if !objectKind(apiVersion, kind) || t.resource == "" {
+	if !audit.ObjectKind(apiVersion, kind) || t.resource == "" {
 		return
 	}
 	if _, ok := k.byResource[t]; ok {
@@ -53,15 +54,6 @@ func (k *kinds) learn(t typeKey, apiVersion, kind string) {
 	_, version := snapshot.SplitAPIVersion(apiVersion)
 	k.byResource[t] = snapshot.Resource{Group: t.group, Version: version, Resource: t.resource, Kind: kind}
 	k.byKind[[2]string{t.group, kind}] = t
-}
-
-// objectKind reports whether a logged body's kind is its object's: the
-// garbage collector reads and writes through the metadata client, so the
-// API server logs its responses as meta.k8s.io PartialObjectMetadata, and
-// a DELETE may answer with a Status.
-func objectKind(apiVersion, kind string) bool {
-	group, _ := snapshot.SplitAPIVersion(apiVersion)
-	return kind != "" && apiVersion != "" && group != "meta.k8s.io" && kind != "Status"
 }
 
 // ref is the ObjectRef of an object of type t, its kind looked up; an

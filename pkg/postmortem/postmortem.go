@@ -3,8 +3,10 @@ package postmortem
 import (
 	"cmp"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -52,8 +54,7 @@ func Analyze(in Input) *PostMortem {
 	pm := &PostMortem{APIVersion: snapshot.APIVersion, Kind: Kind, Before: in.BeforeName, After: in.AfterName,
 		Roots: []Root{}, Unexplained: []Unexplained{}, StillGoing: []StillGoing{}, PolicyFindings: in.PolicyFindings}
 	pm.Window = window(in.Log)
-	for _, r := range ch.roots {
-		root := ch.root(r)
+	for _, root := range ch.rootDocs() {
 		if !in.Scope.keeps(&root) {
 			continue
 		}
@@ -79,6 +80,31 @@ func Analyze(in Input) *PostMortem {
 // the log, or what some of its deletecollections removed is not known.
 func anyHole(roots []Root) bool {
 	return slices.ContainsFunc(roots, func(r Root) bool { return r.Request.Missing || len(r.Unitemized) > 0 })
+}
+
+// rootDocs builds the Root document of every root, a share of the roots
+// per core: each root's tree reads the index and the chains, and writes
+// nothing they hold once their caches are filled here.
+func (ch *chains) rootDocs() []Root {
+	for _, r := range ch.ix.all {
+		r.start()
+	}
+	ch.ix.collectionFor(&record{})
+	ch.indexSweeps()
+	out := make([]Root, len(ch.roots))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(ch.roots)/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(out); i += workers {
+				out[i] = ch.root(ch.roots[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // root is the Root document of a root record.

@@ -1,0 +1,192 @@
+package audit
+
+import "time"
+
+// This file folds, when Options.Fold asks, an object's creates, updates
+// and patches that no post-mortem reads. A post-mortem reads of an
+// object's writes only: its latest logged state (owner references,
+// finalizers, deletion, kind), the first owner references logged, the
+// UIDs that tell its incarnations apart, the first kind logged for each
+// type, and every write from when its deletion may have started
+// (a delete or eviction of its name, a deletecollection of its type in
+// its namespace, a deletion timestamp), the garbage collector's and an
+// orphaning or finalizer-removing patch whenever they come. The others
+// are most of a log's writes: status-like updates of objects that live
+// on, which a log of millions of events holds by the hundred thousand.
+// They are counted as kept in their file; only their memory goes.
+
+// GarbageCollectorUser is the garbage collector's user: its writes are
+// orphanings, never folded.
+const GarbageCollectorUser = "system:serviceaccount:kube-system:generic-garbage-collector"
+
+// foldKey names an object as a post-mortem files it: a namespace's own
+// objectRef may name it as its namespace.
+type foldKey struct {
+	group, resource, namespace, name string
+}
+
+func foldKeyOf(e *Event) foldKey {
+	k := foldKey{e.Object.APIGroup, e.Object.Resource, e.Object.Namespace, e.Object.Name}
+	if k.group == "" && k.resource == "namespaces" {
+		k.namespace = ""
+	}
+	return k
+}
+
+// collScope is one type in one namespace, as a deletecollection sweeps.
+type collScope struct {
+	group, resource, namespace string
+}
+
+// run is a stretch of an object's requests showing one UID (or none):
+// what a post-mortem files under one incarnation.
+type run struct {
+	uid              string
+	lastMeta, lastKd int // the latest write whose state or kind it reads; -1 when none
+	ownersSeen       bool
+}
+
+type foldObject struct {
+	run     run
+	started bool // a delete or eviction of its name came
+}
+
+// fold reports, for events in stageTimestamp order, which ones a
+// post-mortem reads; the rest can go.
+func foldMask(evs []*Event) []bool {
+	keep := make([]bool, len(evs))
+	firstColl := sweepsFrom(evs)
+	learned := map[[2]string]bool{}
+	objs := map[foldKey]*foldObject{}
+	end := func(r *run) {
+		for _, i := range []int{r.lastMeta, r.lastKd} {
+			if i >= 0 {
+				keep[i] = true
+			}
+		}
+	}
+	for i, e := range evs {
+		if firstKind(e, learned) {
+			keep[i] = true
+		}
+		if e.Object.Name == "" {
+			keep[i] = true
+			continue
+		}
+		k := foldKeyOf(e)
+		o := objs[k]
+		uid := e.ObjectUID()
+		switch {
+		case o == nil:
+			o = &foldObject{run: run{uid: uid, lastMeta: -1, lastKd: -1}}
+			objs[k] = o
+			keep[i] = true
+		case uid != o.run.uid:
+			end(&o.run)
+			o.run = run{uid: uid, lastMeta: -1, lastKd: -1}
+			keep[i] = true
+		}
+		if startsDeleting(e) {
+			o.started = true
+		}
+		if o.started || !foldable(e, firstColl) {
+			keep[i] = true
+			continue
+		}
+		m := e.ObjectState()
+		if m == nil {
+			continue
+		}
+		o.run.lastMeta = i
+		if ObjectKind(m.APIVersion, m.Kind) {
+			o.run.lastKd = i
+		}
+		if len(m.OwnerReferences) > 0 && !o.run.ownersSeen {
+			o.run.ownersSeen = true
+			keep[i] = true
+		}
+	}
+	for _, o := range objs {
+		end(&o.run)
+	}
+	return keep
+}
+
+// sweep is the earliest deletecollection of a type in a namespace, by
+// stageTimestamp and by the time the API server received it.
+type sweep struct{ at, received time.Time }
+
+// sweepsFrom finds the first deletecollection of every type in every
+// namespace, and in every namespace its response lists an item of.
+func sweepsFrom(evs []*Event) map[collScope]sweep {
+	out := map[collScope]sweep{}
+	add := func(s collScope, e *Event) {
+		w, ok := out[s]
+		if !ok || e.Time.Before(w.at) {
+			w.at = e.Time
+		}
+		if r := e.ReceivedAt(); !ok || r.Before(w.received) {
+			w.received = r
+		}
+		out[s] = w
+	}
+	for _, e := range evs {
+		if e.Verb != "deletecollection" {
+			continue
+		}
+		add(collScope{e.Object.APIGroup, e.Object.Resource, e.Object.Namespace}, e)
+		if e.Response != nil {
+			for _, it := range e.Response.Items {
+				add(collScope{e.Object.APIGroup, e.Object.Resource, it.Namespace}, e)
+			}
+		}
+	}
+	return out
+}
+
+// foldable: a create, update or patch of the object itself, by anyone
+// but the garbage collector, that neither orphans nor removes a
+// finalizer, shows no deletion, and came before any sweep of its type
+// in its namespace.
+func foldable(e *Event, sweeps map[collScope]sweep) bool {
+	switch e.Verb {
+	case "create", "update", "patch":
+	default:
+		return false
+	}
+	if e.Object.Subresource != "" || e.User.Username == GarbageCollectorUser || (e.ImpersonatedUser != nil && e.ImpersonatedUser.Username == GarbageCollectorUser) {
+		return false
+	}
+	for _, m := range []*Meta{e.Request, e.Response} {
+		if m != nil && (m.DeletionTimestamp != nil || len(m.RemovedOwnerUIDs) > 0 || len(m.RemovedFinalizers) > 0) {
+			return false
+		}
+	}
+	for _, ns := range []string{e.Object.Namespace, ""} {
+		if w, ok := sweeps[collScope{e.Object.APIGroup, e.Object.Resource, ns}]; ok && (!e.Time.Before(w.at) || !e.ReceivedAt().Before(w.received)) {
+			return false
+		}
+	}
+	return true
+}
+
+// startsDeleting: a delete or an eviction of the object's name.
+func startsDeleting(e *Event) bool {
+	return e.Verb == "delete" || e.Verb == "deletecollection" || (e.Verb == "create" && e.Object.Subresource == "eviction")
+}
+
+// firstKind reports the first request to show a type's kind, which a
+// post-mortem learns the type's kind from.
+func firstKind(e *Event, learned map[[2]string]bool) bool {
+	t := [2]string{e.Object.APIGroup, e.Object.Resource}
+	if learned[t] {
+		return false
+	}
+	for _, m := range []*Meta{e.Response, e.Request} {
+		if m != nil && ObjectKind(m.APIVersion, m.Kind) {
+			learned[t] = true
+			return true
+		}
+	}
+	return false
+}
