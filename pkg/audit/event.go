@@ -190,12 +190,24 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 }
 
 // lastKey is the index of the last occurrence of key, a quoted key, in
-// l[from:]. It looks back from the end a byte at a time: the key is
-// near the end, and bytes.LastIndex is slower on short distances.
+// l[from:]. The key is near the end: it looks back from there with
+// Horspool's search turned around (the window's first byte says how far
+// back the key can next start), by up to its length; bytes.LastIndex
+// hashes every byte.
 func lastKey(l []byte, key string, from int) int {
-	for i := len(l) - len(key); i >= from; i-- {
-		if l[i] == '"' && l[i+1] == key[1] && string(l[i:i+len(key)]) == key {
+	var back [256]uint8 // 0: the key holds the byte only at its start, or not at all
+	for k := len(key) - 1; k >= 1; k-- {
+		back[key[k]] = uint8(k)
+	}
+	for i := len(l) - len(key); i >= from; {
+		c := l[i]
+		if c == key[0] && string(l[i:i+len(key)]) == key {
 			return i
+		}
+		if k := back[c]; k != 0 {
+			i -= int(k)
+		} else {
+			i -= len(key)
 		}
 	}
 	return -1
