@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -61,16 +62,19 @@ func (e *notAnEvent) Error() string { return "not an audit event: " + e.why }
 
 func notEvent(why string) error { return &notAnEvent{why} }
 
+// eventPrefix is how the kube-apiserver starts every line of a v1 log.
+const eventPrefix = `{"kind":"Event","apiVersion":"audit.k8s.io/v1",`
+
 // prefilter walks the line's top-level keys, skipping every value but
 // apiVersion, verb, objectRef and stageTimestamp, and stops as soon as the
-// verdict is known. The kube-apiserver writes verb fifth and objectRef
+// verdict is known. The kube-apiserver writes verb seventh and objectRef
 // before the bodies, so a dropped line costs a few string skips; another
 // key order is read correctly, only slower.
 func prefilter(l []byte) (head, verdict, error) {
 	var h head
 	s := scanner{d: l}
 	v := undecided
-	err := s.object(func(key []byte) error {
+	field := func(key []byte) error {
 		var err error
 		switch string(key) {
 		case "apiVersion":
@@ -94,7 +98,14 @@ func prefilter(l []byte) (head, verdict, error) {
 			return errDecided
 		}
 		return nil
-	})
+	}
+	var err error
+	if bytes.HasPrefix(l, []byte(eventPrefix)) {
+		s.i = len(eventPrefix) // kind and apiVersion decide nothing, and v1 is not v1beta1
+		err = s.members(field)
+	} else {
+		err = s.object(field)
+	}
 	if err != nil && err != errDecided {
 		return h, undecided, err
 	}
@@ -190,12 +201,24 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 }
 
 // lastKey is the index of the last occurrence of key, a quoted key, in
-// l[from:]. It looks back from the end a byte at a time: the key is
-// near the end, and bytes.LastIndex is slower on short distances.
+// l[from:]. The key is near the end: it looks back from there with
+// Horspool's search turned around (the window's first byte says how far
+// back the key can next start), by up to its length; bytes.LastIndex
+// hashes every byte.
 func lastKey(l []byte, key string, from int) int {
-	for i := len(l) - len(key); i >= from; i-- {
-		if l[i] == '"' && l[i+1] == key[1] && string(l[i:i+len(key)]) == key {
+	var back [256]uint8 // 0: the key holds the byte only at its start, or not at all
+	for k := len(key) - 1; k >= 1; k-- {
+		back[key[k]] = uint8(k)
+	}
+	for i := len(l) - len(key); i >= from; {
+		c := l[i]
+		if c == key[0] && string(l[i:i+len(key)]) == key {
 			return i
+		}
+		if k := back[c]; k != 0 {
+			i -= int(k)
+		} else {
+			i -= len(key)
 		}
 	}
 	return -1

@@ -41,6 +41,10 @@ type interner struct {
 	next   int
 	// bools are the targets of every *bool read.
 	bools *[2]bool
+	// front holds the strings str returned last, by a hash of a few of
+	// their bytes: most come back at once (a verb, a stage, a user), and
+	// a comparison costs less than a map lookup.
+	front [256]string
 }
 
 // maxInterned bounds an interner: a log of unique values must not grow it
@@ -58,16 +62,21 @@ func (in *interner) str(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
+	h := (len(b)*31 + int(b[0])*7 + int(b[len(b)/2])*3 + int(b[len(b)-1])) & (len(in.front) - 1)
+	if v := in.front[h]; v == string(b) {
+		return v
+	}
 	if in.m == nil {
 		in.m = map[string]string{}
 	}
-	if v, ok := in.m[string(b)]; ok {
-		return v
+	v, ok := in.m[string(b)]
+	if !ok {
+		v = strings.Clone(string(b))
+		if len(in.m) < maxInterned {
+			in.m[v] = v
+		}
 	}
-	v := strings.Clone(string(b))
-	if len(in.m) < maxInterned {
-		in.m[v] = v
-	}
+	in.front[h] = v
 	return v
 }
 

@@ -151,7 +151,11 @@ func (r *reader) readFile(idx int, path string) error {
 	}
 	var acc *accumulator
 	if oneLineEvents(br) {
-		acc, err = readLines(br, idx, path, blank+1, r.opts, r.c)
+		// Past what br holds, the framer reads src itself: its reads are
+		// about as big as br's buffer, and through br every byte of the
+		// file would be copied twice.
+		rest := io.MultiReader(io.LimitReader(br, int64(br.Buffered())), src)
+		acc, err = readLines(rest, idx, path, blank+1, r.opts, r.c)
 	} else {
 		acc, err = readStream(br, idx, path, blank+1, r.opts, r.c)
 	}

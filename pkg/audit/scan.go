@@ -75,6 +75,12 @@ func (s *scanner) object(field func(key []byte) error) error {
 		s.i++
 		return nil
 	}
+	return s.members(field)
+}
+
+// members calls field for each key of an object from the key at the
+// cursor to the object's closing brace.
+func (s *scanner) members(field func(key []byte) error) error {
 	for {
 		key, err := s.rawString()
 		if err != nil {
