@@ -13,7 +13,11 @@
 // The package is pure: it never talks to a cluster.
 package audit
 
-import "time"
+import (
+	"time"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
 
 // Levels of an audit event, as the policy set them.
 const (
@@ -128,15 +132,10 @@ type Meta struct {
 	Items []Meta `json:"items,omitempty"`
 }
 
-// OwnerRef is one owner reference of a Meta.
-type OwnerRef struct {
-	APIVersion         string `json:"apiVersion"`
-	Kind               string `json:"kind"`
-	Name               string `json:"name"`
-	UID                string `json:"uid"`
-	Controller         *bool  `json:"controller,omitempty"`
-	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
-}
+// OwnerRef is one owner reference of a Meta: the snapshot model's own, so
+// that an owner reference read from the log and one read from a snapshot
+// are the same value.
+type OwnerRef = snapshot.OwnerReference
 
 // Position is a file and a 1-based line.
 type Position struct {

@@ -114,14 +114,8 @@ func (ix *index) add(key objKey, uid string) *record {
 	return r
 }
 
-func ownersOf(o *snapshot.Object) []audit.OwnerRef {
-	out := make([]audit.OwnerRef, 0, len(o.Metadata.OwnerReferences))
-	for _, r := range o.Metadata.OwnerReferences {
-		out = append(out, audit.OwnerRef{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: r.UID,
-			Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion})
-	}
-	return out
-}
+// ownersOf is a snapshot object's owner references, shared: read-only.
+func ownersOf(o *snapshot.Object) []audit.OwnerRef { return o.Metadata.OwnerReferences }
 
 // file attaches an event to the object it is about.
 func (ix *index) file(e *audit.Event) {
