@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/version"
 )
 
 // Catalog answers the questions the API server's RESTMapper answers for
@@ -245,4 +247,31 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// CRDResource turns a CRD into the catalog entry discovery would serve.
+// The preferred version is the first served one in Kubernetes' version
+// priority order, as the apiextensions discovery controller sorts them.
+func CRDResource(c *CRDFacts) (Resource, bool) {
+	var served []string
+	for _, v := range c.Versions {
+		if v.Served {
+			served = append(served, v.Name)
+		}
+	}
+	if len(served) == 0 || c.Kind == "" || c.Plural == "" {
+		return Resource{}, false
+	}
+	sort.SliceStable(served, func(i, j int) bool {
+		return version.CompareKubeAwareVersionStrings(served[i], served[j]) > 0
+	})
+	singular := c.Singular
+	if singular == "" {
+		singular = strings.ToLower(c.Kind)
+	}
+	return Resource{
+		Group: c.Group, Version: served[0], Resource: c.Plural, Kind: c.Kind,
+		Namespaced: c.Scope != "Cluster", ShortNames: c.ShortNames, Singular: singular,
+		Categories: c.Categories, Verbs: append([]string(nil), verbsStandard...), Versions: served,
+	}, true
 }

@@ -7,10 +7,10 @@ import (
 
 func testCatalog() *Catalog {
 	res := BuiltinResources()
-	widgets, _ := crdResource(&CRDFacts{Group: "example.com", Kind: "Widget", Plural: "widgets", Singular: "widget", ShortNames: []string{"wd"}, Scope: "Namespaced",
+	widgets, _ := CRDResource(&CRDFacts{Group: "example.com", Kind: "Widget", Plural: "widgets", Singular: "widget", ShortNames: []string{"wd"}, Scope: "Namespaced",
 		Versions: []CRDVersion{{Name: "v1beta1", Served: true}, {Name: "v1", Served: true, Storage: true}}})
-	gizmos, _ := crdResource(&CRDFacts{Group: "other.io", Kind: "Widget", Plural: "widgets", Scope: "Cluster", Versions: []CRDVersion{{Name: "v2", Served: true, Storage: true}}})
-	cronTabs, _ := crdResource(&CRDFacts{Group: "stable.example.com", Kind: "CronTab", Plural: "crontabs", Scope: "Namespaced", Versions: []CRDVersion{{Name: "v1", Served: true, Storage: true}}})
+	gizmos, _ := CRDResource(&CRDFacts{Group: "other.io", Kind: "Widget", Plural: "widgets", Scope: "Cluster", Versions: []CRDVersion{{Name: "v2", Served: true, Storage: true}}})
+	cronTabs, _ := CRDResource(&CRDFacts{Group: "stable.example.com", Kind: "CronTab", Plural: "crontabs", Scope: "Namespaced", Versions: []CRDVersion{{Name: "v1", Served: true, Storage: true}}})
 	return NewCatalog(append(res, widgets, gizmos, cronTabs))
 }
 

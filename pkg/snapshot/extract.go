@@ -274,7 +274,7 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (Objec
 			o.Facts = &Facts{Refs: refs}
 		}
 	}
-	withKeep(&o, ann.keep)
+	SetKeepMarker(&o, ann.keep)
 	return o, nil
 }
 
@@ -341,7 +341,7 @@ func (x *Extractor) annotation(s *scanner, key string, ann *annotated) error {
 		v, err := s.internStr(x.in)
 		ann.revision = v
 		return err
-	case isKeepAnnotation(key):
+	case IsKeepAnnotation(key):
 		v, err := s.str()
 		if m := KeepMarker(key, v); m != "" && err == nil {
 			ann.keep = joinMarks(ann.keep, m)
@@ -657,8 +657,8 @@ func (x *Extractor) facts(o *Object, f topFields, ann annotated) error {
 		w := &WebhookConfigurationFacts{}
 		for _, h := range v.Webhooks {
 			wh := Webhook{Name: h.Name, FailurePolicy: h.FailurePolicy, Rules: h.Rules,
-				NamespaceSelector: h.NamespaceSelector.nonEmpty(), ObjectSelector: h.ObjectSelector.nonEmpty(),
-				NamespaceLabelSelector: h.NamespaceSelector.orNil(), ObjectLabelSelector: h.ObjectSelector.orNil(),
+				NamespaceSelector: selectsSome(h.NamespaceSelector), ObjectSelector: selectsSome(h.ObjectSelector),
+				NamespaceLabelSelector: someSelector(h.NamespaceSelector), ObjectLabelSelector: someSelector(h.ObjectSelector),
 				MatchConditions: len(h.MatchConditions)}
 			wh.Service, wh.URLHost = h.ClientConfig.reduce()
 			w.Webhooks = append(w.Webhooks, wh)
@@ -774,15 +774,16 @@ func (c clientConfig) reduce() (*ServiceReference, string) {
 	return nil, ""
 }
 
-// labelSelector is read only to tell whether it selects anything less
-// than everything.
-func (l *LabelSelector) nonEmpty() bool {
+// selectsSome tells whether a label selector selects anything less than
+// everything.
+func selectsSome(l *LabelSelector) bool {
 	return l != nil && (len(l.MatchLabels) > 0 || len(l.MatchExpressions) > 0)
 }
 
-// orNil is the selector when it selects anything less than everything.
-func (l *LabelSelector) orNil() *LabelSelector {
-	if !l.nonEmpty() {
+// someSelector is the selector when it selects anything less than
+// everything, else nil.
+func someSelector(l *LabelSelector) *LabelSelector {
+	if !selectsSome(l) {
 		return nil
 	}
 	return l

@@ -37,9 +37,9 @@ func KeepMarker(key, value string) string {
 	return key + "=" + value
 }
 
-// isKeepAnnotation reports whether the annotation key can carry a keep
+// IsKeepAnnotation reports whether the annotation key can carry a keep
 // marker, so that a reader decodes only those values.
-func isKeepAnnotation(key string) bool {
+func IsKeepAnnotation(key string) bool {
 	return key == helmResourcePolicy || key == argoSyncOptions || key == fluxPrune
 }
 
@@ -55,8 +55,8 @@ func KeepMarkers(annotations map[string]string) string {
 	return strings.Join(out, ", ")
 }
 
-// withKeep records marker in o's facts.
-func withKeep(o *Object, marker string) {
+// SetKeepMarker records marker in o's facts.
+func SetKeepMarker(o *Object, marker string) {
 	if marker == "" {
 		return
 	}
@@ -68,4 +68,4 @@ func withKeep(o *Object, marker string) {
 
 // SetKeep records the keep markers among annotations in o's facts, for
 // readers of objects that come decoded (a live capture).
-func SetKeep(o *Object, annotations map[string]string) { withKeep(o, KeepMarkers(annotations)) }
+func SetKeep(o *Object, annotations map[string]string) { SetKeepMarker(o, KeepMarkers(annotations)) }

@@ -7,9 +7,9 @@ import (
 	"github.com/kgc-dev/kgc/internal/permute"
 )
 
-// compareObjects orders objects by (namespace, kind, name, uid), the
+// CompareObjects orders objects by (namespace, kind, name, uid), the
 // contract's order.
-func compareObjects(a, b *Object) int {
+func CompareObjects(a, b *Object) int {
 	if c := CompareNamed(a, b.Metadata.Namespace, b.Kind, b.Metadata.Name); c != 0 {
 		return c
 	}
@@ -33,7 +33,7 @@ func CompareNamed(o *Object, namespace, kind, name string) int {
 // and a live capture return them.
 func Sorted(objs []Object) bool {
 	for i := 1; i < len(objs); i++ {
-		if compareObjects(&objs[i-1], &objs[i]) > 0 {
+		if CompareObjects(&objs[i-1], &objs[i]) > 0 {
 			return false
 		}
 	}
@@ -51,6 +51,23 @@ func SortObjects(objs []Object) {
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	slices.SortFunc(idx, func(a, b int32) int { return compareObjects(&objs[a], &objs[b]) })
+	slices.SortFunc(idx, func(a, b int32) int { return CompareObjects(&objs[a], &objs[b]) })
 	permute.Apply(objs, idx)
+}
+
+// SortResources sorts a catalog by group, then resource: the order of a
+// written snapshot's resources.
+func SortResources(res []Resource) {
+	for i := 1; i < len(res); i++ {
+		for j := i; j > 0 && lessResource(res[j], res[j-1]); j-- {
+			res[j], res[j-1] = res[j-1], res[j]
+		}
+	}
+}
+
+func lessResource(a, b Resource) bool {
+	if a.Group != b.Group {
+		return a.Group < b.Group
+	}
+	return a.Resource < b.Resource
 }

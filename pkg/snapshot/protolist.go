@@ -115,7 +115,7 @@ func (x *Extractor) protoItem(p *pbuf, apiVersion, kind string) (Object, error) 
 	if err != nil {
 		return o, fmt.Errorf("%s %s: %w", kind, o.Metadata.Name, err)
 	}
-	withKeep(&o, keep)
+	SetKeepMarker(&o, keep)
 	return o, nil
 }
 
@@ -209,7 +209,7 @@ func protoWireOf(field int) (wire int, known bool) {
 // can carry a keep marker; every other annotation is left unread.
 func protoKeepAnnotation(b []byte, keeps *map[string]string) error {
 	k, v, err := protoEntry(b)
-	if err != nil || !isKeepAnnotation(string(k)) {
+	if err != nil || !IsKeepAnnotation(string(k)) {
 		return err
 	}
 	if *keeps == nil {

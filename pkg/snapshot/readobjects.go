@@ -307,7 +307,7 @@ func (st *objStore) Sorted() []Object {
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	slices.SortStableFunc(idx, func(a, b int32) int { return compareObjects(st.At(int(a)), st.At(int(b))) })
+	slices.SortStableFunc(idx, func(a, b int32) int { return CompareObjects(st.At(int(a)), st.At(int(b))) })
 	out := make([]Object, st.n)
 	for k, i := range idx {
 		out[k] = *st.At(int(i))
@@ -320,7 +320,7 @@ func (st *objStore) Sorted() []Object {
 // as a kgc snapshot file holds them.
 func (st *objStore) inOrder() bool {
 	for i := 1; i < st.n; i++ {
-		if compareObjects(st.At(i-1), st.At(i)) > 0 {
+		if CompareObjects(st.At(i-1), st.At(i)) > 0 {
 			return false
 		}
 	}

@@ -114,9 +114,9 @@ func hintFromFileName(name string) typeHint {
 	}
 	// cluster-info dump names one file replication-controllers.json.
 	base = strings.ReplaceAll(base, "-", "")
-	for _, b := range builtinTable {
-		if b.resource == base {
-			return typeHint{b.gv, b.kind}
+	for _, r := range BuiltinResources() {
+		if r.Resource == base {
+			return typeHint{r.GroupVersion(), r.Kind}
 		}
 	}
 	return typeHint{}

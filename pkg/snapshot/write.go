@@ -124,20 +124,3 @@ func dirOf(path string) string {
 	}
 	return "."
 }
-
-// SortResources sorts a catalog by group, then resource: the order of a
-// written snapshot's resources.
-func SortResources(res []Resource) {
-	for i := 1; i < len(res); i++ {
-		for j := i; j > 0 && lessResource(res[j], res[j-1]); j-- {
-			res[j], res[j-1] = res[j-1], res[j]
-		}
-	}
-}
-
-func lessResource(a, b Resource) bool {
-	if a.Group != b.Group {
-		return a.Group < b.Group
-	}
-	return a.Resource < b.Resource
-}
