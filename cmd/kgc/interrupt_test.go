@@ -16,6 +16,7 @@ import (
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 // fakeCluster is a live cluster for kgc apply's command: it serves the
@@ -100,7 +101,7 @@ func findUID(s *snapshot.Snapshot, uid string) *snapshot.Object {
 func liveShop(t *testing.T) (planPath string, f *fakeCluster) {
 	t.Helper()
 	read := func() *snapshot.Snapshot {
-		s, err := snapshot.ReadFiles([]string{fixedDump(t, "testdata/plan-shop.yaml")}, nil, snapshot.ReadOptions{})
+		s, err := snapshotio.ReadFiles([]string{fixedDump(t, "testdata/plan-shop.yaml")}, nil, snapshotio.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/kgc-dev/kgc/pkg/postmortem"
 	"github.com/kgc-dev/kgc/pkg/render"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 func postmortemOutputs() enum[outputFormat] {
@@ -286,7 +287,7 @@ func (o *postmortemOptions) loadStates(ctx context.Context, in *postmortem.Input
 }
 
 func (o *postmortemOptions) readState(flag string, paths []string) (*snapshot.Snapshot, error) {
-	snap, err := snapshot.ReadFiles(paths, o.streams.In, snapshot.ReadOptions{})
+	snap, err := snapshotio.ReadFiles(paths, o.streams.In, snapshotio.ReadOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}

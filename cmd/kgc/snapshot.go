@@ -13,6 +13,7 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 // snapshotOptions captures a live cluster, or converts dumps, into a kgc
@@ -107,9 +108,9 @@ func (o *snapshotOptions) Run(ctx context.Context) error {
 	}
 	o.source.printWarnings(snap)
 	if o.output == "-" {
-		err = snapshot.Write(o.streams.Out, snap)
+		err = snapshotio.Write(o.streams.Out, snap)
 	} else {
-		err = snapshot.WriteFile(o.output, snap)
+		err = snapshotio.WriteFile(o.output, snap)
 	}
 	if err != nil {
 		return err

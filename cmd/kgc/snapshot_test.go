@@ -19,6 +19,7 @@ import (
 	"github.com/kgc-dev/kgc/internal/golden"
 	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 const snapshotDump = "testdata/snapshot-dump.yaml"
@@ -72,7 +73,7 @@ func TestSnapshotCommandFromDumps(t *testing.T) {
 	golden.Assert(t, filepath.Join("testdata", "snapshot_dump.json.golden"), normalizeSnapshot(data))
 
 	// The file is a valid input for every command.
-	back, err := snapshot.ReadFiles([]string{out}, nil, snapshot.ReadOptions{})
+	back, err := snapshotio.ReadFiles([]string{out}, nil, snapshotio.ReadOptions{})
 	if err != nil || len(back.Objects) != 9 || len(back.Warnings) != 0 {
 		t.Fatalf("reading the snapshot back: %v, %d objects, warnings %v", err, len(back.Objects), back.Warnings)
 	}
@@ -115,7 +116,7 @@ func TestSnapshotCommandNamespace(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	s, err := snapshot.ReadFiles([]string{"-"}, strings.NewReader(stdout), snapshot.ReadOptions{})
+	s, err := snapshotio.ReadFiles([]string{"-"}, strings.NewReader(stdout), snapshotio.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestSnapshotCommandErrors(t *testing.T) {
 
 func loadDump(t *testing.T) *snapshot.Snapshot {
 	t.Helper()
-	s, err := snapshot.ReadFiles([]string{snapshotDump}, nil, snapshot.ReadOptions{})
+	s, err := snapshotio.ReadFiles([]string{snapshotDump}, nil, snapshotio.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestSnapshotCommandLive(t *testing.T) {
 	if strings.Contains(stdout, "hunter2") || strings.Contains(stdout, "managedFields") {
 		t.Error("the live snapshot leaks annotations or managedFields")
 	}
-	s, err := snapshot.ReadFiles([]string{"-"}, strings.NewReader(stdout), snapshot.ReadOptions{})
+	s, err := snapshotio.ReadFiles([]string{"-"}, strings.NewReader(stdout), snapshotio.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func TestCapturedAt(t *testing.T) {
 	if _, stderr, code := kgcRun(t, "", "snapshot", "-f", dump, "--captured-at", "2026-11-22T10:00:00Z", "-o", out); code != 0 {
 		t.Fatalf("snapshot: exit %d: %s", code, stderr)
 	}
-	back, err := snapshot.ReadFiles([]string{out}, nil, snapshot.ReadOptions{})
+	back, err := snapshotio.ReadFiles([]string{out}, nil, snapshotio.ReadOptions{})
 	if err != nil || !back.CapturedAt.Equal(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) {
 		t.Errorf("snapshot written with --captured-at: capturedAt %v, err %v", back.CapturedAt, err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kgc-dev/kgc/pkg/capture"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 // sourceOptions is where an analysis command gets its snapshot: dumps and
@@ -112,7 +113,7 @@ func (o *sourceOptions) readFiles() (*snapshot.Snapshot, error) {
 			return nil, usageErrorf("--captured-at %q: give a time like 2026-11-20T10:00:00Z", o.CapturedAt)
 		}
 	}
-	snap, err := snapshot.ReadFiles(o.Filenames, o.streams.In, snapshot.ReadOptions{})
+	snap, err := snapshotio.ReadFiles(o.Filenames, o.streams.In, snapshotio.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -8,13 +8,14 @@ import (
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 // readCommittedExample reads examples/cluster.yaml the way `kgc … -f`
 // does; the dump declares its own capture time.
 func readCommittedExample(t *testing.T) (*snapshot.Snapshot, *graph.Graph) {
 	t.Helper()
-	snap, err := snapshot.ReadFiles([]string{committed}, nil, snapshot.ReadOptions{})
+	snap, err := snapshotio.ReadFiles([]string{committed}, nil, snapshotio.ReadOptions{})
 	if err != nil {
 		t.Fatalf("kgc cannot read the example: %v", err)
 	}

@@ -17,7 +17,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 func main() {
@@ -103,11 +103,11 @@ func generate() ([]byte, error) {
 	// modification time, to the moment the objects are dated from, so every
 	// clone reproduces the documented output.
 	list := map[string]any{
-		"apiVersion":             "v1",
-		"kind":                   "List",
-		snapshot.CapturedAtField: dumpTime.Format(time.RFC3339),
-		"items":                  objs,
-		"metadata":               map[string]any{"resourceVersion": ""},
+		"apiVersion":               "v1",
+		"kind":                     "List",
+		snapshotio.CapturedAtField: dumpTime.Format(time.RFC3339),
+		"items":                    objs,
+		"metadata":                 map[string]any{"resourceVersion": ""},
 	}
 	return yaml.Marshal(list)
 }

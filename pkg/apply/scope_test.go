@@ -9,6 +9,7 @@ import (
 	"github.com/kgc-dev/kgc/pkg/capture"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 func TestScope(t *testing.T) {
@@ -48,7 +49,7 @@ func TestNarrowCapturePlansAsTheWholeCluster(t *testing.T) {
 	}
 	narrowed := 0
 	for _, f := range append(files, more...) {
-		snap, err := snapshot.ReadFiles([]string{f}, nil, snapshot.ReadOptions{})
+		snap, err := snapshotio.ReadFiles([]string{f}, nil, snapshotio.ReadOptions{})
 		if err != nil {
 			continue // inputs made to fail (empty, broken) have nothing to plan
 		}

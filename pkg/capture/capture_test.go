@@ -17,6 +17,7 @@ import (
 	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 func TestCapture(t *testing.T) {
@@ -124,7 +125,7 @@ func TestCapture(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := snapshot.Write(&out, s); err != nil {
+	if err := snapshotio.Write(&out, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, leak := range []string{"hunter2", "managedFields", "annotations", "PartialObjectMetadata"} {

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 // capturer lists the types of one capture; its counters feed the
@@ -80,7 +81,7 @@ func (c *capturer) listAll(ctx context.Context, res []snapshot.Resource, todo []
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			x := snapshot.NewExtractor()
+			x := snapshotio.NewExtractor()
 			for i := range work {
 				results[i] = c.listResource(ctx, x, res[i])
 				c.doneTypes.Add(1)
@@ -151,7 +152,7 @@ func (c *capturer) startProgress(total int) (stop func()) {
 // forbids falls back to the namespaces asked about, as kubectl get -n
 // succeeds where kubectl get -A is forbidden: namespaced types are listed
 // in each, and the Namespace objects are read by name.
-func (c *capturer) listResource(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource) listResult {
+func (c *capturer) listResource(ctx context.Context, x *snapshotio.Extractor, r snapshot.Resource) listResult {
 	if r.Namespaced && c.opts.Namespace != "" {
 		objs, err := c.listType(ctx, x, r, c.opts.Namespace)
 		if err != nil {
@@ -177,7 +178,7 @@ func (c *capturer) listResource(ctx context.Context, x *snapshot.Extractor, r sn
 // at cluster scope was forbidden. It is listed where a list succeeded; if
 // none did, the namespace's refusal is the error, as it is what the user
 // asked for and what kubectl get -n would print.
-func (c *capturer) listInNamespaces(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, clusterErr error) listResult {
+func (c *capturer) listInNamespaces(ctx context.Context, x *snapshotio.Extractor, r snapshot.Resource, clusterErr error) listResult {
 	res := listResult{err: describeListError(clusterErr)}
 	var refused error
 	for _, ns := range c.fallback {
@@ -202,7 +203,7 @@ func (c *capturer) listInNamespaces(ctx context.Context, x *snapshot.Extractor, 
 // list of namespaces was forbidden: RBAC lets a user bound in a namespace
 // GET that namespace. A namespace that does not exist (404) was read too:
 // its absence is known.
-func (c *capturer) getNamespaces(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, clusterErr error) listResult {
+func (c *capturer) getNamespaces(ctx context.Context, x *snapshotio.Extractor, r snapshot.Resource, clusterErr error) listResult {
 	res := listResult{err: describeListError(clusterErr)}
 	for _, ns := range c.fallback {
 		var body []byte
@@ -233,7 +234,7 @@ func (c *capturer) getNamespaces(ctx context.Context, x *snapshot.Extractor, r s
 // listType lists one resource in namespace ns ("" = cluster scope) page
 // by page, relisting from scratch when the continue token expires (410
 // Gone), as a reflector does.
-func (c *capturer) listType(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns string) ([]snapshot.Object, error) {
+func (c *capturer) listType(ctx context.Context, x *snapshotio.Extractor, r snapshot.Resource, ns string) ([]snapshot.Object, error) {
 	for relist := 0; ; relist++ {
 		objs, err := c.listPages(ctx, x, r, ns)
 		if err == nil {
@@ -248,7 +249,7 @@ func (c *capturer) listType(ctx context.Context, x *snapshot.Extractor, r snapsh
 
 // listPages lists every page of r once. On an error the objects already
 // counted in the progress line are taken back: a relist counts them again.
-func (c *capturer) listPages(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns string) ([]snapshot.Object, error) {
+func (c *capturer) listPages(ctx context.Context, x *snapshotio.Extractor, r snapshot.Resource, ns string) ([]snapshot.Object, error) {
 	var objs []snapshot.Object
 	cont := ""
 	for {
@@ -268,10 +269,10 @@ func (c *capturer) listPages(ctx context.Context, x *snapshot.Extractor, r snaps
 
 // listPage lists the page of r that cont points to, retrying transient
 // failures; a retry asks for the same page again.
-func (c *capturer) listPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns, cont string) (page []snapshot.Object, next string, err error) {
+func (c *capturer) listPage(ctx context.Context, x *snapshotio.Extractor, r snapshot.Resource, ns, cont string) (page []snapshot.Object, next string, err error) {
 	err = c.retry(ctx, func() error {
 		var err error
-		if snapshot.HasFacts(r.Group, r.Kind) {
+		if snapshotio.HasFacts(r.Group, r.Kind) {
 			page, next, err = c.listFullPage(ctx, x, r, ns, cont)
 		} else {
 			page, next, err = c.listMetaPage(ctx, x, r, ns, cont)
@@ -399,12 +400,12 @@ const metaListAccept = "application/vnd.kubernetes.protobuf;as=PartialObjectMeta
 // straight into the snapshot's objects: decoding it into client-go's
 // types first (managedFields, annotations and all) cost a capture most of
 // its memory.
-func (c *capturer) listMetaPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns, cont string) ([]snapshot.Object, string, error) {
+func (c *capturer) listMetaPage(ctx context.Context, x *snapshotio.Extractor, r snapshot.Resource, ns, cont string) ([]snapshot.Object, string, error) {
 	body, err := c.listRequest(r, ns, cont).SetHeader("Accept", metaListAccept).DoRaw(ctx)
 	if err != nil {
 		return nil, "", statusFromBody(body, err)
 	}
-	if snapshot.IsProtobuf(body) {
+	if snapshotio.IsProtobuf(body) {
 		return x.ReadMetaListProto(body, r.GroupVersion(), r.Kind)
 	}
 	return x.ReadListPage(body, r.GroupVersion(), r.Kind)
@@ -450,7 +451,7 @@ func (c *capturer) listOptions(cont string) metav1.ListOptions {
 
 // listFullPage lists whole objects as JSON and reduces them with the dump
 // scanner, for the kinds whose Facts need spec or status.
-func (c *capturer) listFullPage(ctx context.Context, x *snapshot.Extractor, r snapshot.Resource, ns, cont string) ([]snapshot.Object, string, error) {
+func (c *capturer) listFullPage(ctx context.Context, x *snapshotio.Extractor, r snapshot.Resource, ns, cont string) ([]snapshot.Object, string, error) {
 	body, err := c.listRequest(r, ns, cont).DoRaw(ctx)
 	if err != nil {
 		return nil, "", statusFromBody(body, err)

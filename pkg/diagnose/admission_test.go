@@ -8,12 +8,13 @@ import (
 	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 // admissionDump is the fixture of cmd/kgc's why-stuck admission goldens.
 func admissionDump(t *testing.T) *snapshot.Snapshot {
 	t.Helper()
-	s, err := snapshot.ReadFiles([]string{"../../cmd/kgc/testdata/whystuck-admission.yaml"}, nil, snapshot.ReadOptions{})
+	s, err := snapshotio.ReadFiles([]string{"../../cmd/kgc/testdata/whystuck-admission.yaml"}, nil, snapshotio.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

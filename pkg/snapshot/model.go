@@ -1,30 +1,18 @@
-// Package snapshot is kgc's data model and its files: the Snapshot, how
-// dumps and snapshot files are read into one and how one is written.
+// Package snapshot is kgc's data model: the Snapshot, its objects and
+// their facts, and the resource catalog that answers what a RESTMapper
+// answers. Reading dumps and writing snapshot files is pkg/snapshotio's.
 //
 // A Snapshot is the only input kgc's analysis packages (graph, plan, render)
 // see: a resource catalog plus the metadata of every object, and a few
 // non-metadata facts diagnosis needs. It deliberately holds nothing that can
 // carry secret data: no spec or status beyond Facts, no annotations, no
-// managedFields. This package never talks to a cluster (pkg/capture does,
-// and builds a Snapshot with the Extractor exported here), so that the
-// analysis packages that import it stay free of cluster clients.
+// managedFields. This package never talks to a cluster and never parses a
+// file, so that the analysis packages that import it stay free of cluster
+// clients and of codecs.
 //
-// ReadFiles reads dumps and snapshot files offline: `kubectl get -o
-// yaml|json` output (single objects, Lists, multi-document YAML), `kubectl
-// cluster-info dump` folders and kgc snapshots, gzipped or not. JSON Lists
-// are streamed item by item, and so are kubectl's YAML Lists bigger than
-// 32 MiB, so dumps of a million objects are read in bounded memory (JSON
-// is much faster: YAML parsing dominates). A dump has no discovery, so its catalog is the built-in
-// table of Kubernetes 1.36 types plus the CRDs found in it, and the rule
-// for "listed" is: a type counts as listed when at least one object of it
-// appears in the input, or a typed list of it (an empty ReplicaSetList, as
-// kubectl cluster-info dump writes). A type absent from a dump is "not
-// listed": its missing owners are unknown, not dangling. A kgc snapshot of
-// a live cluster keeps its own, discovered, catalog. An input with no
-// object at all is an error, not an empty cluster.
-//
-// Read objects share memory (label maps, strings, ownerReference
-// booleans) to keep big snapshots small: treat them as read-only.
+// Objects read by pkg/snapshotio share memory (label maps, strings,
+// ownerReference booleans) to keep big snapshots small: treat them as
+// read-only.
 package snapshot
 
 import (

@@ -1,0 +1,1218 @@
+package snapshotio
+
+import (
+	"bytes"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
+
+// topFields are the raw top-level values of one object that kgc reads.
+// They point into the reader's buffer and are only valid during
+// extraction.
+type topFields struct {
+	apiVersion, kind, metadata, spec, status, facts []byte
+	// webhooks and endpoints are the top-level lists of webhook
+	// configurations and EndpointSlices.
+	webhooks, endpoints []byte
+	// rules, roleRef and subjects are RBAC's top-level fields.
+	rules, roleRef, subjects []byte
+}
+
+// splitTop scans one object's top-level keys; the object must be all of raw.
+func splitTop(raw []byte) (topFields, error) {
+	f, n, err := splitTopPrefix(raw)
+	if err == nil {
+		if n = jsonskip.Space(raw, n); n != len(raw) {
+			err = &syntaxError{Off: n, Msg: "unexpected data after the object"}
+		}
+	}
+	return f, err
+}
+
+// splitTopPrefix scans the object at the start of raw and returns where it
+// ends. errIncomplete means raw ends inside it.
+func splitTopPrefix(raw []byte) (topFields, int, error) {
+	var f topFields
+	s := scanner{d: raw}
+	s.ws()
+	err := s.object(func(key []byte) error {
+		var dst *[]byte
+		switch string(key) {
+		case "apiVersion":
+			dst = &f.apiVersion
+		case "kind":
+			dst = &f.kind
+		case "metadata":
+			dst = &f.metadata
+		case "spec":
+			dst = &f.spec
+		case "status":
+			dst = &f.status
+		case "facts":
+			dst = &f.facts
+		case "webhooks":
+			dst = &f.webhooks
+		case "endpoints":
+			dst = &f.endpoints
+		case "rules":
+			dst = &f.rules
+		case "roleRef":
+			dst = &f.roleRef
+		case "subjects":
+			dst = &f.subjects
+		default:
+			return s.skip()
+		}
+		v, err := s.raw()
+		*dst = v
+		return err
+	})
+	return f, s.i, err
+}
+
+// mirrorAnnotation marks a static pod's mirror in the API server; kgc keeps
+// only the fact, never the annotations themselves.
+const mirrorAnnotation = "kubernetes.io/config.mirror"
+
+// revisionAnnotation is the revision the deployment controller writes on a
+// Deployment and on each of its ReplicaSets; a number, kept as a fact.
+const revisionAnnotation = "deployment.kubernetes.io/revision"
+
+// provisionedByAnnotation names who provisioned a PersistentVolume and so
+// deletes its storage; kept as a fact of the volume.
+const provisionedByAnnotation = "pv.kubernetes.io/provisioned-by"
+
+// annotated are the facts kgc reads from annotations, which it never keeps.
+type annotated struct {
+	mirror        bool
+	revision      string
+	keep          string // keep markers (KeepMarker)
+	provisionedBy string
+}
+
+// Extractor turns raw JSON objects into Objects, keeping only what the
+// model holds. Its objects share strings, label maps and times through
+// its tables, so it is not safe for concurrent use: give each goroutine
+// its own.
+type Extractor struct {
+	in     *interner
+	ar     arena
+	times  timeSlab
+	labels shared[string, map[string]string]
+	// lastLabels are the label bytes and map of the last object with
+	// labels: a workload's objects are next to each other in a snapshot
+	// file, and comparing bytes costs less than hashing them.
+	lastLabels struct {
+		raw []byte
+		m   map[string]string
+	}
+	// lastTime is the last timestamp read, by its bytes: objects created
+	// in one second (a workload's) are often neighbours, and share it
+	// (timestamps of read objects are never modified in place).
+	lastTime struct {
+		raw []byte
+		t   *time.Time
+	}
+	// factSets are facts read before, by their bytes: the pods of one
+	// node and phase, the ReplicaSets of one revision have the same, and
+	// share one copy (facts are never modified in place).
+	factSets shared[string, *snapshot.Facts]
+	// podSets and workloadSets are the facts of pods and workloads read
+	// from a dump, by their content.
+	podSets      shared[podKey, *snapshot.Facts]
+	workloadSets shared[workloadKey, *snapshot.Facts]
+	// sel and tpl are reused for a workload's selector and template
+	// labels, which only need comparing, never keeping.
+	sel, tpl []labelPair
+	// recent are the last values of the fields that mostly repeat from
+	// one object to the next (interner.recent), in JSON and protobuf.
+	recent struct {
+		apiVersion, kind, namespace, ownerAPIVersion, ownerKind string
+	}
+	// protoLabels, protoLabelKey and lastProtoTime are protolist.go's
+	// scratch labels, label map key and last timestamp.
+	protoLabels   []labelPair
+	protoLabelKey []byte
+	lastProtoTime struct {
+		sec int64
+		t   *time.Time
+	}
+}
+
+// labelPair is one label as raw bytes into the reader's buffer.
+type labelPair struct{ k, v []byte }
+
+// NewExtractor returns an Extractor with empty tables.
+func NewExtractor() *Extractor { return &Extractor{in: newInterner()} }
+
+// Intern returns s from the extractor's table, so that objects built
+// outside it (a live capture's metadata-only lists) share one copy of the
+// strings every object repeats: namespaces, kinds, finalizers.
+func (x *Extractor) Intern(s string) string { return x.in.str(s) }
+
+// podKey is what a pod's facts hold when it mounts no claim.
+type podKey struct {
+	node, phase string
+	grace       int64
+	hasGrace    bool
+	mirror      bool
+}
+
+// sharedPodFacts returns facts holding p, shared with the pods read
+// before with the same facts when share (the object gets no keep marker,
+// which is written into its facts) and p names no claim.
+func (x *Extractor) sharedPodFacts(p *snapshot.PodFacts, share bool) *snapshot.Facts {
+	if !share || p.Claims != nil || p.EphemeralClaims != nil || p.CSIDrivers != nil {
+		return &snapshot.Facts{Pod: p}
+	}
+	k := podKey{node: p.NodeName, phase: p.Phase, mirror: p.Mirror}
+	if g := p.TerminationGracePeriodSeconds; g != nil {
+		k.grace, k.hasGrace = *g, true
+	}
+	if f, ok := x.podSets.m[k]; ok {
+		return f
+	}
+	f := &snapshot.Facts{Pod: p}
+	x.podSets.put(k, f)
+	return f
+}
+
+// workloadKey is what a workload's facts hold when it has no pod
+// template placement (every kind but DaemonSet).
+type workloadKey struct {
+	replicas                               int32
+	hasReplicas, paused, suspend, selector bool
+	revision                               string
+	ordinalsStart                          int32
+	serviceAccount                         string
+	available                              int32
+	hasAvailable                           bool
+}
+
+// sharedWorkloadFacts returns f, or the same facts read before, when
+// share (the object gets no keep marker) and f holds no placement.
+func (x *Extractor) sharedWorkloadFacts(f *snapshot.Facts, share bool) *snapshot.Facts {
+	w := f.Workload
+	if !share || w.NodeSelector != nil || w.Tolerations != nil || w.NodeAffinity {
+		return f
+	}
+	k := workloadKey{paused: w.Paused, suspend: w.Suspend, selector: w.SelectorMatchesTemplate, revision: w.Revision, ordinalsStart: w.OrdinalsStart, serviceAccount: w.ServiceAccount}
+	if w.Replicas != nil {
+		k.replicas, k.hasReplicas = *w.Replicas, true
+	}
+	if w.Available != nil {
+		k.available, k.hasAvailable = *w.Available, true
+	}
+	if same, ok := x.workloadSets.m[k]; ok {
+		return same
+	}
+	x.workloadSets.put(k, f)
+	return f
+}
+
+// extract builds the Object from f. hintAPIVersion/hintKind fill in
+// items that carry no type (kubectl cluster-info dump lists of typed
+// objects). mirror reports the pod mirror annotation.
+func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (snapshot.Object, error) {
+	var o snapshot.Object
+	var err error
+	if f.apiVersion != nil {
+		s := scanner{d: f.apiVersion}
+		if o.APIVersion, err = s.internRecent(x.in, &x.recent.apiVersion); err != nil {
+			return o, fmt.Errorf("apiVersion: %w", err)
+		}
+	}
+	if f.kind != nil {
+		s := scanner{d: f.kind}
+		if o.Kind, err = s.internRecent(x.in, &x.recent.kind); err != nil {
+			return o, fmt.Errorf("kind: %w", err)
+		}
+	}
+	if o.Kind == "" && o.APIVersion == "" {
+		o.APIVersion, o.Kind = hintAPIVersion, hintKind
+	}
+	var ann annotated
+	if f.metadata != nil {
+		if ann, err = x.meta(f.metadata, &o.Metadata); err != nil {
+			return o, err
+		}
+	}
+	if f.facts != nil && string(f.facts) != "null" {
+		if facts, ok := x.factSets.m[string(f.facts)]; ok {
+			o.Facts = facts
+			return o, nil
+		}
+		if facts, ok := x.commonFacts(f.facts); ok {
+			x.factSets.put(string(f.facts), facts)
+			o.Facts = facts
+			return o, nil
+		}
+		var facts snapshot.Facts
+		if err := json.Unmarshal(f.facts, &facts); err != nil {
+			return o, fmt.Errorf("facts: %w", err)
+		}
+		o.Facts = &facts
+		return o, nil
+	}
+	if err := x.facts(&o, f, ann); err != nil {
+		return o, err
+	}
+	if o.Facts == nil && f.spec != nil && len(o.Metadata.Finalizers) > 0 {
+		refs, err := specRefs(f.spec)
+		if err != nil {
+			return o, fmt.Errorf("%s spec: %w", o.Kind, err)
+		}
+		if len(refs) > 0 {
+			o.Facts = &snapshot.Facts{Refs: refs}
+		}
+	}
+	snapshot.SetKeepMarker(&o, ann.keep)
+	return o, nil
+}
+
+// meta decodes metadata into m, keeping only the fields ObjectMeta has.
+func (x *Extractor) meta(raw []byte, m *snapshot.ObjectMeta) (ann annotated, err error) {
+	s := scanner{d: raw}
+	err = s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "name":
+			m.Name, err = s.arenaStr(&x.ar)
+		case "namespace":
+			m.Namespace, err = s.internRecent(x.in, &x.recent.namespace)
+		case "uid":
+			m.UID, err = s.arenaStr(&x.ar)
+		case "resourceVersion":
+			m.ResourceVersion, err = s.arenaStr(&x.ar)
+		case "generation":
+			m.Generation, _, err = s.int64v()
+		case "creationTimestamp":
+			m.CreationTimestamp, err = x.timep(&s)
+		case "deletionTimestamp":
+			m.DeletionTimestamp, err = x.timep(&s)
+		case "deletionGracePeriodSeconds":
+			m.DeletionGracePeriodSeconds, err = s.int64p()
+		case "finalizers":
+			m.Finalizers, err = s.stringList(x.in)
+		case "ownerReferences":
+			err = s.array(func(int) error {
+				r, err := x.ownerRef(&s)
+				m.OwnerReferences = append(m.OwnerReferences, r)
+				return err
+			})
+		case "labels":
+			m.Labels, err = x.labelMap(&s)
+		case "annotations":
+			// Annotations can carry secrets (last-applied-configuration):
+			// only the mirror-pod marker, a Deployment's revision and the
+			// keep markers are looked at, and kept as facts.
+			err = s.object(func(k []byte) error { return x.annotation(&s, string(k), &ann) })
+		default:
+			return s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("metadata.%s: %w", key, err)
+		}
+		return nil
+	})
+	return ann, err
+}
+
+// annotation reads the annotation key's value into ann if it is one kgc
+// looks at, and skips it otherwise.
+func (x *Extractor) annotation(s *scanner, key string, ann *annotated) error {
+	switch {
+	case key == mirrorAnnotation:
+		ann.mirror = true
+	case key == provisionedByAnnotation:
+		v, err := s.internStr(x.in)
+		ann.provisionedBy = v
+		return err
+	case key == revisionAnnotation:
+		// Interned: a handful of values ("1", "2", …) repeat.
+		v, err := s.internStr(x.in)
+		ann.revision = v
+		return err
+	case snapshot.IsKeepAnnotation(key):
+		v, err := s.str()
+		if m := snapshot.KeepMarker(key, v); m != "" && err == nil {
+			ann.keep = joinMarks(ann.keep, m)
+		}
+		return err
+	}
+	return s.skip()
+}
+
+func joinMarks(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ", " + b
+}
+
+func (x *Extractor) timep(s *scanner) (*time.Time, error) {
+	b, esc, err := s.strBytes()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	if last := &x.lastTime; last.t != nil && !esc && bytes.Equal(b, last.raw) {
+		return last.t, nil
+	}
+	t, ok, err := parseTime(b, esc)
+	if !ok || err != nil {
+		return nil, err
+	}
+	p := x.times.put(t)
+	if !esc {
+		x.lastTime.raw, x.lastTime.t = append(x.lastTime.raw[:0], b...), p
+	}
+	return p, nil
+}
+
+// labelMap decodes labels. Objects of one workload carry identical label
+// sets, so maps are shared between objects with byte-identical labels:
+// a map per object would be the largest part of a big snapshot. Label maps
+// of read objects are therefore read-only.
+func (x *Extractor) labelMap(outer *scanner) (map[string]string, error) {
+	raw, err := outer.raw()
+	if err != nil {
+		return nil, err
+	}
+	if x.lastLabels.m != nil && bytes.Equal(raw, x.lastLabels.raw) {
+		return x.lastLabels.m, nil
+	}
+	if same, ok := x.labels.m[string(raw)]; ok {
+		x.rememberLabels(raw, same)
+		return same, nil
+	}
+	var m map[string]string
+	s := scanner{d: raw}
+	err = s.object(func(k []byte) error {
+		v, err := s.internStr(x.in)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			m = make(map[string]string, 4)
+		}
+		m[x.in.bytes(k)] = v
+		return nil
+	})
+	if err != nil || m == nil {
+		return m, err
+	}
+	x.labels.put(string(raw), m)
+	x.rememberLabels(raw, m)
+	return m, nil
+}
+
+func (x *Extractor) rememberLabels(raw []byte, m map[string]string) {
+	x.lastLabels.raw, x.lastLabels.m = append(x.lastLabels.raw[:0], raw...), m
+}
+
+func (x *Extractor) ownerRef(s *scanner) (snapshot.OwnerReference, error) {
+	var r snapshot.OwnerReference
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "apiVersion":
+			r.APIVersion, err = s.internRecent(x.in, &x.recent.ownerAPIVersion)
+		case "kind":
+			r.Kind, err = s.internRecent(x.in, &x.recent.ownerKind)
+		case "name":
+			r.Name, err = s.arenaStr(&x.ar)
+		case "uid":
+			r.UID, err = s.arenaStr(&x.ar)
+		case "controller":
+			r.Controller, err = s.boolp()
+		case "blockOwnerDeletion":
+			r.BlockOwnerDeletion, err = s.boolp()
+		default:
+			return s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("ownerReferences.%s: %w", key, err)
+		}
+		return nil
+	})
+	return r, err
+}
+
+// factKinds are the kinds whose Facts come from spec or status; facts
+// below reads exactly these.
+var factKinds = map[groupKind]bool{
+	{"", "Pod"}: true, {"", "Namespace"}: true, {"", "Node"}: true, {"", "PersistentVolumeClaim"}: true,
+	{"", "PersistentVolume"}: true, {"", "Service"}: true, {"", "ReplicationController"}: true,
+	{"batch", "Job"}: true, {"batch", "CronJob"}: true,
+	{"apps", "Deployment"}: true, {"apps", "ReplicaSet"}: true, {"apps", "StatefulSet"}: true, {"apps", "DaemonSet"}: true,
+	{"apiextensions.k8s.io", "CustomResourceDefinition"}:               true,
+	{"apiregistration.k8s.io", "APIService"}:                           true,
+	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}:   true,
+	{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: true,
+	{"discovery.k8s.io", "EndpointSlice"}:                              true,
+	{"rbac.authorization.k8s.io", "Role"}:                              true,
+	{"rbac.authorization.k8s.io", "ClusterRole"}:                       true,
+	{"rbac.authorization.k8s.io", "RoleBinding"}:                       true,
+	{"rbac.authorization.k8s.io", "ClusterRoleBinding"}:                true,
+}
+
+// HasFacts reports whether objects of group and kind carry Facts read
+// from their spec or status: a live capture lists those kinds in full,
+// and metadata alone is enough for every other kind.
+func HasFacts(group, kind string) bool {
+	return factKinds[groupKind{group, kind}] || volumeKinds[groupKind{group, kind}]
+}
+
+// diagnosisOnlyKinds carry facts only why-stuck reads (who may update a
+// finalizer's type, which CSI drivers are installed): a plan never does,
+// so a capture that serves a plan alone (apply's narrow pre-flight) need
+// not read their cluster-scoped kinds.
+var diagnosisOnlyKinds = map[groupKind]bool{
+	{"rbac.authorization.k8s.io", "ClusterRole"}: true, {"rbac.authorization.k8s.io", "ClusterRoleBinding"}: true,
+	{"storage.k8s.io", "CSIDriver"}: true, {"storage.k8s.io", "CSINode"}: true, {"storage.k8s.io", "VolumeAttachment"}: true,
+}
+
+// PlanFacts reports whether a plan reads the facts of group and kind.
+func PlanFacts(group, kind string) bool {
+	return HasFacts(group, kind) && !diagnosisOnlyKinds[groupKind{group, kind}]
+}
+
+// facts extracts the kind-specific Facts. Pods and Services are common in
+// big dumps and are scanned by hand; the rare kinds go through
+// encoding/json into small structs.
+func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error {
+	group, _ := snapshot.SplitAPIVersion(o.APIVersion)
+	var err error
+	switch {
+	case group == "" && o.Kind == "Pod":
+		var p snapshot.PodFacts
+		p.Mirror = ann.mirror
+		if err = x.podSpec(f.spec, o.Metadata.Name, &p); err == nil {
+			err = x.podStatus(f.status, &p)
+		}
+		o.Facts = x.sharedPodFacts(&p, ann.keep == "")
+	case group == "" && o.Kind == "Service":
+		var sv snapshot.ServiceFacts
+		err = x.serviceSpec(f.spec, &sv)
+		o.Facts = &snapshot.Facts{Service: &sv}
+	case group == "" && o.Kind == "Namespace":
+		var v struct {
+			Spec   struct{ Finalizers []string }
+			Status struct {
+				Phase      string
+				Conditions []snapshot.Condition
+			}
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		o.Facts = &snapshot.Facts{Namespace: &snapshot.NamespaceFacts{Phase: v.Status.Phase, SpecFinalizers: v.Spec.Finalizers, Conditions: v.Status.Conditions}}
+	case group == "" && o.Kind == "Node":
+		var v struct {
+			Spec struct {
+				Taints []struct{ Key, Effect string }
+			}
+			Status struct {
+				Conditions []snapshot.Condition
+			}
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		n := &snapshot.NodeFacts{}
+		for _, c := range v.Status.Conditions {
+			if c.Type == "Ready" {
+				n.Ready = c.Status
+			}
+		}
+		for _, t := range v.Spec.Taints {
+			n.Taints = append(n.Taints, t.Key+":"+t.Effect)
+		}
+		o.Facts = &snapshot.Facts{Node: n}
+	case group == "" && o.Kind == "PersistentVolumeClaim":
+		var v struct {
+			Spec   struct{ VolumeName string }
+			Status struct{ Phase string }
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		o.Facts = &snapshot.Facts{PVC: &snapshot.PVCFacts{Phase: v.Status.Phase, VolumeName: v.Spec.VolumeName}}
+	case group == "" && o.Kind == "PersistentVolume":
+		var pv *snapshot.PVFacts
+		pv, err = pvFacts(f)
+		pv.ProvisionedBy = ann.provisionedBy
+		o.Facts = &snapshot.Facts{PV: pv}
+	case group == "batch" && o.Kind == "Job":
+		var v struct {
+			Status struct {
+				Conditions        []snapshot.Condition
+				Succeeded, Failed int32
+			}
+		}
+		j := &snapshot.JobFacts{Spec: f.spec != nil}
+		if err = x.jobSpec(f.spec, j); err == nil {
+			err = unmarshalParts(f, nil, &v.Status)
+		}
+		j.Succeeded, j.Failed = v.Status.Succeeded, v.Status.Failed
+		for _, c := range v.Status.Conditions {
+			if (c.Type == "Complete" || c.Type == "Failed") && c.Status == "True" {
+				j.Finished = true
+			}
+		}
+		o.Facts = &snapshot.Facts{Job: j}
+	case group == "apps" && (o.Kind == "Deployment" || o.Kind == "ReplicaSet" || o.Kind == "StatefulSet" || o.Kind == "DaemonSet"),
+		group == "" && o.Kind == "ReplicationController", group == "batch" && o.Kind == "CronJob":
+		if f.spec == nil {
+			// Without its spec (a metadata-only input) nothing is known.
+			break
+		}
+		var wf *snapshot.Facts
+		wf, err = x.workloadFacts(f.spec, o.Kind)
+		if err == nil && wf != nil {
+			wf.Workload.Available, err = workloadAvailable(f.status, group, o.Kind)
+		}
+		if wf != nil {
+			wf.Workload.Revision = ann.revision
+			o.Facts = x.sharedWorkloadFacts(wf, ann.keep == "")
+		}
+	case group == "apiextensions.k8s.io" && o.Kind == "CustomResourceDefinition":
+		var v struct {
+			Spec struct {
+				Group string
+				Names struct {
+					Kind, Plural, Singular string
+					ShortNames, Categories []string
+				}
+				Scope      string
+				Versions   []snapshot.CRDVersion
+				Conversion *struct {
+					Strategy string
+					Webhook  *struct{ ClientConfig clientConfig }
+				}
+			}
+			Status struct {
+				Conditions     []snapshot.Condition
+				StoredVersions []string
+			}
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		c := &snapshot.CRDFacts{Group: v.Spec.Group, Kind: v.Spec.Names.Kind, Plural: v.Spec.Names.Plural, Singular: v.Spec.Names.Singular,
+			ShortNames: v.Spec.Names.ShortNames, Categories: v.Spec.Names.Categories, Scope: v.Spec.Scope, Versions: v.Spec.Versions}
+		if cv := v.Spec.Conversion; cv != nil && cv.Strategy == "Webhook" {
+			c.Conversion = &snapshot.CRDConversion{Strategy: cv.Strategy}
+			if cv.Webhook != nil {
+				c.Conversion.Service, c.Conversion.URLHost = cv.Webhook.ClientConfig.reduce()
+				c.Conversion.CAValidity = cv.Webhook.ClientConfig.caBundleState()
+			}
+		}
+		c.StoredVersions = v.Status.StoredVersions
+		for _, cond := range v.Status.Conditions {
+			switch {
+			case cond.Type == "Established" && cond.Status == "True":
+				c.Established = true
+			case cond.Type == "Terminating":
+				c.Terminating = &snapshot.Condition{Type: cond.Type, Status: cond.Status, Reason: cond.Reason, Message: cond.Message}
+			}
+		}
+		o.Facts = &snapshot.Facts{CRD: c}
+	case group == "apiregistration.k8s.io" && o.Kind == "APIService":
+		var v struct {
+			Spec struct {
+				Group, Version string
+				Service        *struct {
+					Namespace, Name string
+					Port            *int32
+				}
+			}
+			Status struct{ Conditions []snapshot.Condition }
+		}
+		err = unmarshalParts(f, &v.Spec, &v.Status)
+		a := &snapshot.APIServiceFacts{Group: v.Spec.Group, Version: v.Spec.Version}
+		if s := v.Spec.Service; s != nil {
+			a.Service = &snapshot.ServiceReference{Namespace: s.Namespace, Name: s.Name, Port: s.Port}
+		}
+		for _, c := range v.Status.Conditions {
+			if c.Type == "Available" {
+				a.Available = &snapshot.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}
+			}
+		}
+		o.Facts = &snapshot.Facts{APIService: a}
+	case group == "admissionregistration.k8s.io" && (o.Kind == "MutatingWebhookConfiguration" || o.Kind == "ValidatingWebhookConfiguration"):
+		var v struct {
+			Webhooks []struct {
+				Name                              string
+				FailurePolicy                     string
+				Rules                             []snapshot.WebhookRule
+				ClientConfig                      clientConfig
+				NamespaceSelector, ObjectSelector *snapshot.LabelSelector
+				MatchConditions                   []json.RawMessage
+			}
+		}
+		if f.webhooks != nil {
+			err = json.Unmarshal(f.webhooks, &v.Webhooks)
+		}
+		w := &snapshot.WebhookConfigurationFacts{}
+		for _, h := range v.Webhooks {
+			wh := snapshot.Webhook{Name: h.Name, FailurePolicy: h.FailurePolicy, Rules: h.Rules,
+				NamespaceSelector: selectsSome(h.NamespaceSelector), ObjectSelector: selectsSome(h.ObjectSelector),
+				NamespaceLabelSelector: someSelector(h.NamespaceSelector), ObjectLabelSelector: someSelector(h.ObjectSelector),
+				MatchConditions: len(h.MatchConditions)}
+			wh.Service, wh.URLHost = h.ClientConfig.reduce()
+			w.Webhooks = append(w.Webhooks, wh)
+		}
+		o.Facts = &snapshot.Facts{WebhookConfiguration: w}
+	case group == "rbac.authorization.k8s.io":
+		o.Facts, err = rbacFacts(f)
+	case group == "discovery.k8s.io" && o.Kind == "EndpointSlice":
+		var v []struct {
+			Conditions struct{ Ready *bool }
+		}
+		if f.endpoints != nil {
+			err = json.Unmarshal(f.endpoints, &v)
+		}
+		e := &snapshot.EndpointSliceFacts{Endpoints: len(v)}
+		for _, ep := range v {
+			// A nil ready condition means ready (discovery/v1 EndpointConditions).
+			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
+				e.Ready++
+			}
+		}
+		o.Facts = &snapshot.Facts{EndpointSlice: e}
+	}
+	if err == nil {
+		err = volumeFacts(o, f, group)
+	}
+	if err != nil {
+		return fmt.Errorf("%s facts: %w", o.Kind, err)
+	}
+	return nil
+}
+
+// specRefs reads the object references at the top of a spec: fields
+// named *Ref whose value is an object with a kind and a name. Other
+// fields are skipped unread; of a reference only apiVersion, kind,
+// namespace and name are kept.
+func specRefs(raw []byte) ([]snapshot.SpecRef, error) {
+	var out []snapshot.SpecRef
+	s := scanner{d: raw}
+	if s.ws(); s.i >= len(raw) || raw[s.i] != '{' {
+		return nil, nil
+	}
+	err := s.object(func(key []byte) error {
+		if !bytes.HasSuffix(key, []byte("Ref")) || len(key) == 3 || s.isNull() {
+			return s.skip()
+		}
+		v, err := s.raw()
+		if err != nil || len(v) == 0 || v[0] != '{' {
+			return err
+		}
+		var r snapshot.SpecRef
+		if json.Unmarshal(v, &r) != nil || r.Kind == "" || r.Name == "" {
+			return nil
+		}
+		r.Field = "spec." + string(key)
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// clientConfig is a webhook's clientConfig as read: of the caBundle only
+// whether it holds a certificate is kept, and of a URL only the host.
+type clientConfig struct {
+	URL     *string
+	Service *struct {
+		Namespace, Name string
+		Port            *int32
+	}
+	CABundle string
+}
+
+// caBundleState judges the caBundle (base64 of PEM, as the API writes
+// it) the way client-go's rootCertPool does, and forgets it.
+func (c clientConfig) caBundleState() string {
+	if c.CABundle == "" {
+		return snapshot.CABundleEmpty
+	}
+	raw, err := base64.StdEncoding.DecodeString(c.CABundle)
+	if err != nil {
+		return snapshot.CABundleNotPEM
+	}
+	found := false
+	for {
+		var b *pem.Block
+		if b, raw = pem.Decode(raw); b == nil {
+			break
+		}
+		found = true
+		if b.Type != "CERTIFICATE" || len(b.Headers) != 0 {
+			continue
+		}
+		if _, err := x509.ParseCertificate(b.Bytes); err == nil {
+			return snapshot.CABundleValid
+		}
+	}
+	if !found {
+		return snapshot.CABundleNotPEM
+	}
+	return snapshot.CABundleNoCertificate
+}
+
+func (c clientConfig) reduce() (*snapshot.ServiceReference, string) {
+	if s := c.Service; s != nil {
+		return &snapshot.ServiceReference{Namespace: s.Namespace, Name: s.Name, Port: s.Port}, ""
+	}
+	if c.URL != nil {
+		if u, err := url.Parse(*c.URL); err == nil && u.Host != "" {
+			return nil, u.Host
+		}
+		return nil, "(unparsable URL)"
+	}
+	return nil, ""
+}
+
+// selectsSome tells whether a label selector selects anything less than
+// everything.
+func selectsSome(l *snapshot.LabelSelector) bool {
+	return l != nil && (len(l.MatchLabels) > 0 || len(l.MatchExpressions) > 0)
+}
+
+// someSelector is the selector when it selects anything less than
+// everything, else nil.
+func someSelector(l *snapshot.LabelSelector) *snapshot.LabelSelector {
+	if !selectsSome(l) {
+		return nil
+	}
+	return l
+}
+
+func unmarshalParts(f topFields, spec, status any) error {
+	if spec != nil && f.spec != nil {
+		if err := json.Unmarshal(f.spec, spec); err != nil {
+			return fmt.Errorf("spec: %w", err)
+		}
+	}
+	if status != nil && f.status != nil {
+		if err := json.Unmarshal(f.status, status); err != nil {
+			return fmt.Errorf("status: %w", err)
+		}
+	}
+	return nil
+}
+
+func (x *Extractor) podSpec(raw []byte, podName string, p *snapshot.PodFacts) error {
+	if raw == nil {
+		return nil
+	}
+	s := scanner{d: raw}
+	return s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "nodeName":
+			p.NodeName, err = s.internStr(x.in)
+		case "terminationGracePeriodSeconds":
+			p.TerminationGracePeriodSeconds, err = s.int64p()
+		case "volumes":
+			err = s.array(func(int) error {
+				var name, claim string
+				ephemeral := false
+				err := s.object(func(k []byte) error {
+					var err error
+					switch string(k) {
+					case "name":
+						name, err = s.str()
+					case "persistentVolumeClaim":
+						err = s.object(func(k2 []byte) error {
+							if string(k2) == "claimName" {
+								var err error
+								claim, err = s.str()
+								return err
+							}
+							return s.skip()
+						})
+					case "csi":
+						if s.isNull() {
+							break
+						}
+						err = s.object(func(k2 []byte) error {
+							if string(k2) != "driver" {
+								return s.skip()
+							}
+							d, err := s.internStr(x.in)
+							if d != "" {
+								p.CSIDrivers = append(p.CSIDrivers, d)
+							}
+							return err
+						})
+					case "ephemeral":
+						ephemeral = !s.isNull()
+						if ephemeral {
+							err = s.skip()
+						}
+					default:
+						err = s.skip()
+					}
+					return err
+				})
+				if claim != "" {
+					p.Claims = append(p.Claims, claim)
+				}
+				if ephemeral {
+					// The ephemeral volume controller names the claim <pod>-<volume>.
+					p.EphemeralClaims = append(p.EphemeralClaims, podName+"-"+name)
+				}
+				return err
+			})
+		default:
+			return s.skip()
+		}
+		return err
+	})
+}
+
+func (x *Extractor) podStatus(raw []byte, p *snapshot.PodFacts) error {
+	if raw == nil {
+		return nil
+	}
+	s := scanner{d: raw}
+	return s.object(func(key []byte) error {
+		if string(key) == "phase" {
+			var err error
+			p.Phase, err = s.internStr(x.in)
+			return err
+		}
+		return s.skip()
+	})
+}
+
+func (x *Extractor) serviceSpec(raw []byte, sv *snapshot.ServiceFacts) error {
+	if raw == nil {
+		return nil
+	}
+	s := scanner{d: raw}
+	return s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "type":
+			sv.Type, err = s.internStr(x.in)
+		case "selector":
+			has := !s.isNull()
+			sv.Selector = &has
+			if has {
+				err = s.skip()
+			}
+		case "loadBalancerClass":
+			sv.LoadBalancerClass, err = s.internStr(x.in)
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+}
+
+// workloadFacts scans a workload's spec by hand, as podSpec does: its pod
+// template is skipped unread but for its labels (and, for a DaemonSet,
+// where it runs), so that big dumps full of ReplicaSets stay cheap. A
+// CronJob's template is a Job template: only suspend is read.
+func (x *Extractor) workloadFacts(raw []byte, kind string) (*snapshot.Facts, error) {
+	// One allocation for the facts, their workload and its replica count:
+	// big dumps hold many ReplicaSets.
+	block := &struct {
+		f snapshot.Facts
+		w snapshot.WorkloadFacts
+		n int32
+	}{}
+	w := &block.w
+	rc := kind == "ReplicationController"
+	var (
+		replicas          int64
+		hasReplicas       bool
+		selSet            bool
+		exprs, dsTemplate []byte
+	)
+	x.sel, x.tpl = x.sel[:0], x.tpl[:0]
+	s := scanner{d: raw}
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "replicas":
+			replicas, hasReplicas, err = s.int64v()
+		case "paused":
+			var b *bool
+			b, err = s.boolp()
+			w.Paused = b != nil && *b
+		case "suspend":
+			var b *bool
+			b, err = s.boolp()
+			w.Suspend = b != nil && *b
+		case "ordinals":
+			err = s.object(func(k []byte) error {
+				if string(k) != "start" {
+					return s.skip()
+				}
+				v, _, err := s.int64v()
+				w.OrdinalsStart = int32(v)
+				return err
+			})
+		case "selector":
+			if s.isNull() {
+				return nil
+			}
+			selSet = true
+			if rc {
+				x.sel, err = labelPairs(&s, x.sel)
+				return err
+			}
+			err = s.object(func(k []byte) error {
+				var err error
+				switch string(k) {
+				case "matchLabels":
+					x.sel, err = labelPairs(&s, x.sel)
+				case "matchExpressions":
+					exprs, err = s.raw()
+				default:
+					err = s.skip()
+				}
+				return err
+			})
+		case "template":
+			if kind == "CronJob" {
+				return s.skip()
+			}
+			err = s.object(func(k []byte) error {
+				switch string(k) {
+				case "metadata":
+					return s.object(func(k2 []byte) error {
+						if string(k2) != "labels" {
+							return s.skip()
+						}
+						var err error
+						x.tpl, err = labelPairs(&s, x.tpl)
+						return err
+					})
+				case "spec":
+					if kind == "DaemonSet" {
+						var err error
+						dsTemplate, err = s.raw()
+						return err
+					}
+					return s.object(func(k2 []byte) error {
+						if string(k2) != "serviceAccountName" {
+							return s.skip()
+						}
+						var err error
+						w.ServiceAccount, err = s.internStr(x.in)
+						return err
+					})
+				}
+				return s.skip()
+			})
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	block.f.Workload = w
+	if kind == "CronJob" {
+		*w = snapshot.WorkloadFacts{Suspend: w.Suspend}
+		return &block.f, nil
+	}
+	if kind != "DaemonSet" {
+		block.n = 1 // defaulted by the API server
+		if hasReplicas {
+			block.n = int32(replicas)
+		}
+		w.Replicas = &block.n
+	}
+	if dsTemplate != nil {
+		var v struct {
+			NodeSelector       map[string]string
+			Tolerations        []struct{ Key, Operator, Effect string }
+			Affinity           *struct{ NodeAffinity json.RawMessage }
+			ServiceAccountName string
+		}
+		if err := json.Unmarshal(dsTemplate, &v); err != nil {
+			return nil, fmt.Errorf("spec.template.spec: %w", err)
+		}
+		w.NodeSelector = v.NodeSelector
+		w.ServiceAccount = v.ServiceAccountName
+		for _, t := range v.Tolerations {
+			if t.Operator == "Exists" && t.Key == "" {
+				w.Tolerations = append(w.Tolerations, ":"+t.Effect)
+				continue
+			}
+			w.Tolerations = append(w.Tolerations, t.Key+":"+t.Effect)
+		}
+		w.NodeAffinity = v.Affinity != nil && len(v.Affinity.NodeAffinity) > 0 && string(v.Affinity.NodeAffinity) != "null"
+	}
+	w.SelectorMatchesTemplate = selectorMatches(selSet, rc, x.sel, exprs, x.tpl)
+	return &block.f, nil
+}
+
+// workloadAvailable reads how many pods of a Deployment, StatefulSet or
+// DaemonSet are available from its status; nil without a status (and for
+// the other workload kinds, which run no controller).
+func workloadAvailable(status []byte, group, kind string) (*int32, error) {
+	if status == nil || group != "apps" || kind == "ReplicaSet" {
+		return nil, nil
+	}
+	var v struct {
+		AvailableReplicas, NumberAvailable int32
+	}
+	if err := json.Unmarshal(status, &v); err != nil {
+		return nil, fmt.Errorf("status: %w", err)
+	}
+	n := v.AvailableReplicas
+	if kind == "DaemonSet" {
+		n = v.NumberAvailable
+	}
+	return &n, nil
+}
+
+// rbacFacts reads a role's rules or a binding's roleRef and subjects.
+func rbacFacts(f topFields) (*snapshot.Facts, error) {
+	r := &snapshot.RBACFacts{}
+	for _, part := range []struct {
+		name string
+		raw  []byte
+		dst  any
+	}{{"rules", f.rules, &r.Rules}, {"roleRef", f.roleRef, &r.RoleRef}, {"subjects", f.subjects, &r.Subjects}} {
+		if part.raw == nil {
+			continue
+		}
+		if err := json.Unmarshal(part.raw, part.dst); err != nil {
+			return nil, fmt.Errorf("%s: %w", part.name, err)
+		}
+	}
+	return &snapshot.Facts{RBAC: r}, nil
+}
+
+// selectorMatches reports whether a workload's selector selects labels:
+// a ReplicationController's map (unset or empty: defaulted to the
+// template's labels), or a metav1.LabelSelector's matchLabels and
+// matchExpressions (unset or empty selects nothing for these kinds, and
+// is rejected by validation). It compares raw bytes: no allocation for
+// the common selector of matchLabels only.
+func selectorMatches(set, rc bool, matchLabels []labelPair, exprs []byte, labels []labelPair) bool {
+	if rc && len(matchLabels) == 0 {
+		return len(labels) > 0
+	}
+	hasExprs := len(bytes.TrimSpace(exprs)) > 2 // more than "[]"
+	if !set || len(matchLabels) == 0 && !hasExprs {
+		return false
+	}
+	for _, m := range matchLabels {
+		if lv, ok := lookupLabel(labels, m.k); !ok || !bytes.Equal(lv, m.v) {
+			return false
+		}
+	}
+	return !hasExprs || expressionsMatch(exprs, labels)
+}
+
+func lookupLabel(labels []labelPair, k []byte) ([]byte, bool) {
+	for _, l := range labels {
+		if bytes.Equal(l.k, k) {
+			return l.v, true
+		}
+	}
+	return nil, false
+}
+
+// expressionsMatch evaluates matchExpressions (rare: decoded with
+// encoding/json).
+func expressionsMatch(exprs []byte, labels []labelPair) bool {
+	var ex []struct {
+		Key, Operator string
+		Values        []string
+	}
+	if json.Unmarshal(exprs, &ex) != nil {
+		return false
+	}
+	for _, e := range ex {
+		lv, ok := lookupLabel(labels, []byte(e.Key))
+		in := ok && slices.Contains(e.Values, string(lv))
+		switch e.Operator {
+		case "In":
+			if !in {
+				return false
+			}
+		case "NotIn":
+			if in {
+				return false
+			}
+		case "Exists":
+			if !ok {
+				return false
+			}
+		case "DoesNotExist":
+			if ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// jobSpec scans the counts of a Job's spec, skipping its template.
+func (x *Extractor) jobSpec(raw []byte, j *snapshot.JobFacts) error {
+	if raw == nil {
+		return nil
+	}
+	i32 := func(s *scanner) (*int32, error) {
+		v, ok, err := s.int64v()
+		if !ok || err != nil {
+			return nil, err
+		}
+		n := int32(v)
+		return &n, nil
+	}
+	s := scanner{d: raw}
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "suspend":
+			var b *bool
+			b, err = s.boolp()
+			j.Suspend = b != nil && *b
+		case "completions":
+			j.Completions, err = i32(&s)
+		case "parallelism":
+			j.Parallelism, err = i32(&s)
+		case "backoffLimit":
+			j.BackoffLimit, err = i32(&s)
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("spec: %w", err)
+	}
+	return nil
+}
+
+// labelPairs appends the labels of an object value to dst as raw bytes,
+// decoding only the rare escaped value.
+func labelPairs(s *scanner, dst []labelPair) ([]labelPair, error) {
+	err := s.object(func(k []byte) error {
+		start := s.i
+		v, esc, err := s.strBytes()
+		if err == nil && esc {
+			var u string
+			u, err = unescape(s.d[jsonskip.Space(s.d, start):s.i])
+			v = []byte(u)
+		}
+		dst = append(dst, labelPair{k, v})
+		return err
+	})
+	return dst, err
+}
