@@ -1,5 +1,7 @@
 // Package uidtable finds a snapshot's objects by UID, and resolves their
-// owner references, on both cores.
+// owner references, on both cores. It knows UIDs as strings and references
+// as the UIDs they name, not the snapshot model, so that internal/ stays
+// below pkg/.
 //
 // Replaying or planning a million-object cluster looks up every object's
 // UID and every owner reference's once. A Go map keyed by UID strings
@@ -16,7 +18,6 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/halves"
 	"github.com/kgc-dev/kgc/internal/hugepages"
-	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 // Table finds keys by UID. It is not changed after New, so any number of
@@ -121,18 +122,20 @@ type Refs struct {
 // Of returns key k's references' owners.
 func (r Refs) Of(k int) []int32 { return r.Owner[r.Start[k]:r.Start[k+1]] }
 
-// Resolve finds the owner of every reference of keys 0 to n-1, whose
-// references refs gives, on both cores.
-func (t *Table) Resolve(n int, refs func(k int) []snapshot.OwnerReference) Refs {
+// Resolve finds the owner of every reference of keys 0 to n-1, on both
+// cores: key k has count(k) references, and its j-th names the UID
+// uid(k, j).
+func (t *Table) Resolve(n int, count func(k int) int, uid func(k, j int) string) Refs {
 	r := Refs{Start: make([]int32, n+1)}
 	for k := range n {
-		r.Start[k+1] = r.Start[k] + int32(len(refs(k)))
+		r.Start[k+1] = r.Start[k] + int32(count(k))
 	}
 	r.Owner = make([]int32, r.Start[n])
 	halves.Do(n, func(from, to int) {
 		for k := from; k < to; k++ {
-			for j, ref := range refs(k) {
-				r.Owner[int(r.Start[k])+j], _ = t.Find(ref.UID)
+			owners := r.Owner[r.Start[k]:r.Start[k+1]]
+			for j := range owners {
+				owners[j], _ = t.Find(uid(k, j))
 			}
 		}
 	})

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 // The table finds every key, and answers for UIDs it does not hold, at
@@ -56,13 +54,13 @@ func TestRepeats(t *testing.T) {
 // Resolve names each reference's owner key, -1 for a UID no key has.
 func TestResolve(t *testing.T) {
 	uids := []string{"a", "b", "c"}
-	refs := [][]snapshot.OwnerReference{
-		{{UID: "b"}, {UID: "gone"}},
+	refs := [][]string{
+		{"b", "gone"},
 		nil,
-		{{UID: "a"}, {UID: "c"}, {UID: ""}},
+		{"a", "c", ""},
 	}
 	tab, _ := New(len(uids), func(k int) string { return uids[k] })
-	r := tab.Resolve(len(refs), func(k int) []snapshot.OwnerReference { return refs[k] })
+	r := tab.Resolve(len(refs), func(k int) int { return len(refs[k]) }, func(k, j int) string { return refs[k][j] })
 	want := [][]int32{{1, -1}, {}, {0, 2, -1}}
 	for k := range refs {
 		if got := r.Of(k); !slices.Equal(got, want[k]) {

@@ -255,7 +255,8 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 		}
 		g.uids, repeats = uidtable.New(len(g.keys), func(k int) string { return objs[g.keys[k]].Metadata.UID })
 	}
-	owners := g.uids.Resolve(len(g.keys), func(k int) []snapshot.OwnerReference { return objs[g.keys[k]].Metadata.OwnerReferences })
+	owners := g.uids.Resolve(len(g.keys), func(k int) int { return len(objs[g.keys[k]].Metadata.OwnerReferences) },
+		func(k, j int) string { return objs[g.keys[k]].Metadata.OwnerReferences[j].UID })
 	// Every replayed object's node is made as first observing the object
 	// makes it, in one block, in two halves side by side; then the add
 	// events are replayed in order to link the nodes to their owners.

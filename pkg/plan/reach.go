@@ -208,7 +208,8 @@ func (r *reach) unsettledVolumes() []int32 {
 // resolveRefs finds the owner of every reference by UID, on both cores.
 func (r *reach) resolveRefs() {
 	objs := r.full.Objects
-	r.owners = r.byUID.Resolve(len(objs), func(i int) []snapshot.OwnerReference { return objs[i].Metadata.OwnerReferences })
+	r.owners = r.byUID.Resolve(len(objs), func(i int) int { return len(objs[i].Metadata.OwnerReferences) },
+		func(i, k int) string { return objs[i].Metadata.OwnerReferences[k].UID })
 }
 
 // indexDependents turns the resolved references around: depList lists
