@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // A user bound in one namespace (RBAC refuses every list at cluster

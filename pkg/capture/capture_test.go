@@ -14,9 +14,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 

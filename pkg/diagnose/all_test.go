@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 func TestAllGroupsByRootCauseOldestFirst(t *testing.T) {

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // bigCluster has namespaces of 165 objects each (configmaps, deployments

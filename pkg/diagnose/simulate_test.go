@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 func TestRemediesSayWhatTheyFinish(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // TestStaleNamespaceConditions: the namespace controller's all-clear

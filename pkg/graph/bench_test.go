@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // benchSnapshot is n objects shaped like a cluster's workloads: per

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
-// Small builders on top of internal/testobj for the types the upstream
+// Small builders on top of pkg/snapshot/testobj for the types the upstream
 // tests use that it lacks.
 
 func rc(ns, name string) *testobj.Builder {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // timingNotes are a plan's notes on races between collector workers.

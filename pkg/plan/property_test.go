@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // randomWorld builds a seeded random owner graph of the shapes the

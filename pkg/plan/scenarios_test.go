@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // The scenarios of spec §6, named after the upstream tests, asserting the

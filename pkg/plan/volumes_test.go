@@ -3,9 +3,9 @@ package plan
 import (
 	"testing"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // boundPair is a claim ns/name bound to volume pv with the given facts.

@@ -3,8 +3,8 @@ package plan
 import (
 	"testing"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // A worker's decision comes after what it read: in a foreground delete of

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // A root request whose audit ID is in a kgc apply report says it was sent

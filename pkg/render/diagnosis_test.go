@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/golden"
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // diagnosisFixture is a small cluster with one of each kind of blocker:

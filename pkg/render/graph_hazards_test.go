@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/golden"
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // hazardGraph has one of every finding type the graph reports.

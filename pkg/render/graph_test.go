@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/golden"
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // exampleGraph is a small cluster with one of each thing the renderers

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/kgc-dev/kgc/internal/golden"
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // planFixture: a Deployment deleted in the foreground whose ReplicaSet has

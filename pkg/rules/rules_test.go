@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kgc-dev/kgc/internal/testobj"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
