@@ -45,6 +45,55 @@ func TestPurePackagesDoNotReachAClusterClient(t *testing.T) {
 	}
 }
 
+// internal/ is the floor of the module: helpers that know nothing of
+// kgc's model, so that any package may use them without a cycle. A
+// package under internal/ that imports one under pkg/, in its code or its
+// tests, fails here.
+func TestInternalImportsNothingUnderPkg(t *testing.T) {
+	trackSources(t, goList(t, "-m", "-f", "{{.Dir}}")[0])
+	lines := goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", module+"/internal/...")
+	if len(lines) == 0 {
+		t.Fatal("go list found no package under internal/")
+	}
+	for _, bad := range importsUnder(lines, module+"/internal", module+"/pkg") {
+		t.Errorf("%s; move what it needs of the model down to internal/, or the package up to pkg/", bad)
+	}
+}
+
+// importsUnder reads go list lines ("package import...") and returns
+// "P imports Q" for each package P under from that imports a Q under to.
+func importsUnder(lines []string, from, to string) []string {
+	var out []string
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || !underAny(fields[0], []string{from}) {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, q := range fields[1:] {
+			if underAny(q, []string{to}) && !seen[q] {
+				seen[q] = true
+				out = append(out, fields[0]+" imports "+q)
+			}
+		}
+	}
+	return out
+}
+
+// An import of pkg/ is found in the code and in the tests of a package
+// (go list gives both on its line), once per imported package.
+func TestImportsUnderFindsPkgImports(t *testing.T) {
+	lines := []string{
+		"kgc/internal/uidtable hash/maphash kgc/internal/halves kgc/pkg/snapshot testing kgc/pkg/snapshot",
+		"kgc/internal/words fmt time",
+		"kgc/pkg/graph kgc/pkg/snapshot kgc/internal/uidtable",
+	}
+	got := strings.Join(importsUnder(lines, "kgc/internal", "kgc/pkg"), "; ")
+	if want := "kgc/internal/uidtable imports kgc/pkg/snapshot"; got != want {
+		t.Errorf("importsUnder = %q, want %q", got, want)
+	}
+}
+
 // The chain names every package from the offender to the client, so
 // whoever broke purity sees which import to remove.
 func TestChainToNamesTheImportPath(t *testing.T) {
