@@ -198,3 +198,15 @@ func FuzzReadMetaListProto(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadMetaListProto reads a page of 10,000 objects' metadata in
+// protobuf, the body of every list of a capture's kinds without facts.
+func BenchmarkReadMetaListProto(b *testing.B) {
+	body := protoBody(b, randomMetaList(rand.New(rand.NewPCG(9, 10)), 10000))
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, _, err := NewExtractor().ReadMetaListProto(body, "v1", "ConfigMap"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
