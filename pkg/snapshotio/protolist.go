@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -13,10 +15,10 @@ import (
 // "k8s\x00" magic, then a runtime.Unknown envelope whose raw field holds
 // a meta.k8s.io/v1 PartialObjectMetadataList. Field numbers are those of
 // k8s.io/apimachinery's generated.proto files.
-const (
-	protoMagic = "k8s\x00"
+const protoMagic = "k8s\x00"
 
-	unknownRaw = 2 // runtime.Unknown.raw
+const (
+	unknownRaw protowire.Number = 2 // runtime.Unknown.raw
 
 	listMeta  = 1 // PartialObjectMetadataList.metadata (ListMeta)
 	listItems = 2 // PartialObjectMetadataList.items
@@ -48,14 +50,6 @@ const (
 	mapValue    = 2
 )
 
-// Protobuf wire types.
-const (
-	wireVarint  = 0
-	wireFixed64 = 1
-	wireBytes   = 2
-	wireFixed32 = 5
-)
-
 // IsProtobuf reports whether body is in the API server's protobuf
 // encoding rather than JSON.
 func IsProtobuf(body []byte) bool { return bytes.HasPrefix(body, []byte(protoMagic)) }
@@ -77,24 +71,23 @@ func (x *Extractor) ReadMetaListProto(body []byte, apiVersion, kind string) ([]s
 	}
 	var out []snapshot.Object
 	var cont string
-	err = eachField(raw, func(p *pbuf, field, wire int) error {
-		switch field {
+	err = eachField(raw, func(f field) error {
+		switch f.num {
 		case listMeta:
-			b, err := p.want(wire, wireBytes).bytes()
+			b, err := f.bytes()
 			if err == nil {
 				b, err = protoField(b, listCont)
 				cont = string(b)
 			}
 			return err
 		case listItems:
-			o, err := x.protoItem(p.want(wire, wireBytes), apiVersion, kind)
+			o, err := x.protoItem(f, apiVersion, kind)
 			if err != nil {
 				return fmt.Errorf("item %d: %w", len(out), err)
 			}
 			out = append(out, o)
-			return nil
 		}
-		return p.skip(wire)
+		return nil
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot parse the list response: %w", err)
@@ -102,10 +95,10 @@ func (x *Extractor) ReadMetaListProto(body []byte, apiVersion, kind string) ([]s
 	return out, cont, nil
 }
 
-// protoItem reads the PartialObjectMetadata at p's position.
-func (x *Extractor) protoItem(p *pbuf, apiVersion, kind string) (snapshot.Object, error) {
+// protoItem reads the PartialObjectMetadata of a list's items field.
+func (x *Extractor) protoItem(f field, apiVersion, kind string) (snapshot.Object, error) {
 	o := snapshot.Object{APIVersion: apiVersion, Kind: kind}
-	item, err := p.bytes()
+	item, err := f.bytes()
 	if err != nil {
 		return o, err
 	}
@@ -126,9 +119,9 @@ func (x *Extractor) protoItem(p *pbuf, apiVersion, kind string) (snapshot.Object
 func (x *Extractor) protoMeta(raw []byte, m *snapshot.ObjectMeta) (keep string, err error) {
 	x.protoLabels = x.protoLabels[:0]
 	var keeps map[string]string
-	err = eachField(raw, func(p *pbuf, field, wire int) error {
-		if err := x.protoMetaField(p, field, wire, m, &keeps); err != nil {
-			return fmt.Errorf("metadata field %d: %w", field, err)
+	err = eachField(raw, func(f field) error {
+		if err := x.protoMetaField(f, m, &keeps); err != nil {
+			return fmt.Errorf("metadata field %d: %w", f.num, err)
 		}
 		return nil
 	})
@@ -141,31 +134,34 @@ func (x *Extractor) protoMeta(raw []byte, m *snapshot.ObjectMeta) (keep string, 
 	return snapshot.KeepMarkers(keeps), nil
 }
 
-func (x *Extractor) protoMetaField(p *pbuf, field, wire int, m *snapshot.ObjectMeta, keeps *map[string]string) error {
-	want, known := protoWireOf(field)
-	if !known {
-		return p.skip(wire)
-	}
-	p = p.want(wire, want)
-	var err error
-	switch field {
+// protoMetaField decodes one ObjectMeta field into m; the fields kgc
+// does not read are left undecoded.
+func (x *Extractor) protoMetaField(f field, m *snapshot.ObjectMeta, keeps *map[string]string) error {
+	switch f.num {
 	case metaGeneration:
-		var v uint64
-		v, err = p.varint()
+		v, err := f.varint()
 		m.Generation = int64(v)
 		return err
 	case metaGrace:
-		var v uint64
-		v, err = p.varint()
+		v, err := f.varint()
 		grace := int64(v)
 		m.DeletionGracePeriodSeconds = &grace
 		return err
+	case metaName, metaNamespace, metaUID, metaRV, metaCreated, metaDeleted, metaLabels, metaAnnotations, metaOwners, metaFinalizers:
+		b, err := f.bytes()
+		if err != nil {
+			return err
+		}
+		return x.protoMetaBytes(f.num, b, m, keeps)
 	}
-	b, err := p.bytes()
-	if err != nil {
-		return err
-	}
-	switch field {
+	return nil
+}
+
+// protoMetaBytes decodes the value b of the length-delimited ObjectMeta
+// field num into m.
+func (x *Extractor) protoMetaBytes(num protowire.Number, b []byte, m *snapshot.ObjectMeta, keeps *map[string]string) error {
+	var err error
+	switch num {
 	case metaName:
 		m.Name = x.ar.str(b)
 	case metaNamespace:
@@ -195,18 +191,6 @@ func (x *Extractor) protoMetaField(p *pbuf, field, wire int, m *snapshot.ObjectM
 	return err
 }
 
-// protoWireOf returns the wire type of an ObjectMeta field kgc reads;
-// known is false for the others, which are skipped.
-func protoWireOf(field int) (wire int, known bool) {
-	switch field {
-	case metaGeneration, metaGrace:
-		return wireVarint, true
-	case metaName, metaNamespace, metaUID, metaRV, metaCreated, metaDeleted, metaLabels, metaAnnotations, metaOwners, metaFinalizers:
-		return wireBytes, true
-	}
-	return 0, false
-}
-
 // protoKeepAnnotation records the annotation entry b in keeps if its key
 // can carry a keep marker; every other annotation is left unread.
 func protoKeepAnnotation(b []byte, keeps *map[string]string) error {
@@ -229,11 +213,11 @@ func (x *Extractor) protoTime(b []byte) (*time.Time, error) {
 		return nil, nil
 	}
 	var sec int64
-	err := eachField(b, func(p *pbuf, field, wire int) error {
-		if field != timeSeconds {
-			return p.skip(wire)
+	err := eachField(b, func(f field) error {
+		if f.num != timeSeconds {
+			return nil
 		}
-		v, err := p.want(wire, wireVarint).varint()
+		v, err := f.varint()
 		sec = int64(v)
 		return err
 	})
@@ -250,23 +234,23 @@ func (x *Extractor) protoTime(b []byte) (*time.Time, error) {
 
 func (x *Extractor) protoOwnerRef(b []byte) (snapshot.OwnerReference, error) {
 	var r snapshot.OwnerReference
-	err := eachField(b, func(p *pbuf, field, wire int) error {
-		switch field {
+	err := eachField(b, func(f field) error {
+		switch f.num {
 		case refController, refBlock:
-			v, err := p.want(wire, wireVarint).varint()
+			v, err := f.varint()
 			bp := sharedFalse
 			if v != 0 {
 				bp = sharedTrue
 			}
-			if field == refController {
+			if f.num == refController {
 				r.Controller = bp
 			} else {
 				r.BlockOwnerDeletion = bp
 			}
 			return err
 		case refKind, refName, refUID, refAPIVersion:
-			s, err := p.want(wire, wireBytes).bytes()
-			switch field {
+			s, err := f.bytes()
+			switch f.num {
 			case refKind:
 				r.Kind = x.in.recent(s, &x.recent.ownerKind)
 			case refName:
@@ -278,7 +262,7 @@ func (x *Extractor) protoOwnerRef(b []byte) (snapshot.OwnerReference, error) {
 			}
 			return err
 		}
-		return p.skip(wire)
+		return nil
 	})
 	if err != nil {
 		return r, fmt.Errorf("ownerReferences: %w", err)
@@ -317,12 +301,12 @@ func (x *Extractor) protoLabelMap() map[string]string {
 
 // protoEntry decodes one map entry's key and value.
 func protoEntry(b []byte) (k, v []byte, err error) {
-	err = eachField(b, func(p *pbuf, field, wire int) error {
-		if field != mapKey && field != mapValue {
-			return p.skip(wire)
+	err = eachField(b, func(f field) error {
+		if f.num != mapKey && f.num != mapValue {
+			return nil
 		}
-		s, err := p.want(wire, wireBytes).bytes()
-		if field == mapKey {
+		s, err := f.bytes()
+		if f.num == mapKey {
 			k = s
 		} else {
 			v = s
@@ -332,124 +316,80 @@ func protoEntry(b []byte) (k, v []byte, err error) {
 	return k, v, err
 }
 
-// protoField returns the last occurrence of the length-delimited field in
-// message b (protobuf's rule for a singular field), or nil.
-func protoField(b []byte, field int) (out []byte, err error) {
-	err = eachField(b, func(p *pbuf, f, wire int) error {
-		if f != field {
-			return p.skip(wire)
+// protoField returns the last occurrence of the length-delimited field num
+// in message b (protobuf's rule for a singular field), or nil.
+func protoField(b []byte, num protowire.Number) (out []byte, err error) {
+	err = eachField(b, func(f field) error {
+		if f.num != num {
+			return nil
 		}
 		var err error
-		out, err = p.want(wire, wireBytes).bytes()
+		out, err = f.bytes()
 		return err
 	})
 	return out, err
 }
 
+// field is one field of a message as eachField found it: its number, its
+// wire type and its value's encoding, whole (protowire checked its length).
+type field struct {
+	num protowire.Number
+	typ protowire.Type
+	val []byte
+	at  int // where val starts in its message, for errors
+}
+
 // eachField calls read for every field of message b, in order; read
-// reads the field's value from p, or skips it.
-func eachField(b []byte, read func(p *pbuf, field, wire int) error) error {
-	p := pbuf{d: b}
-	for !p.done() {
-		field, wire, err := p.tag()
-		if err == nil {
-			err = read(&p, field, wire)
+// decodes the fields it knows and leaves the others. Groups, which no
+// Kubernetes message has, are malformed input.
+func eachField(b []byte, read func(f field) error) error {
+	for i := 0; i < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[i:])
+		if n < 0 {
+			return parseError(n, i)
 		}
-		if err != nil {
+		if typ == protowire.StartGroupType || typ == protowire.EndGroupType {
+			return fmt.Errorf("unsupported wire type %d at byte %d", typ, i+n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[i+n:])
+		if m < 0 {
+			return parseError(m, i+n)
+		}
+		if err := read(field{num: num, typ: typ, val: b[i+n : i+n+m], at: i + n}); err != nil {
 			return err
 		}
+		i += n + m
 	}
 	return nil
 }
 
-// pbuf reads protobuf's wire format; errors say at which byte.
-type pbuf struct {
-	d   []byte
-	i   int
-	err error // set by want: every read fails with it
+// parseError is protowire's error for code n, at byte at of a message.
+func parseError(n, at int) error { return fmt.Errorf("%w at byte %d", protowire.ParseError(n), at) }
+
+// want checks that a field of a known type came with wire type typ; a
+// mismatch is a malformed message, not an unknown field.
+func (f field) want(typ protowire.Type) error {
+	if f.typ != typ {
+		return fmt.Errorf("wire type %d, want %d at byte %d", f.typ, typ, f.at)
+	}
+	return nil
 }
 
-func (p *pbuf) done() bool { return p.i >= len(p.d) }
-
-// want checks that a field of a known type came with wire type want; a
-// mismatch is a malformed message, not an unknown field. It returns p, or
-// a reader whose next read fails, to chain with that read.
-func (p *pbuf) want(wire, want int) *pbuf {
-	if wire == want {
-		return p
-	}
-	return &pbuf{err: fmt.Errorf("wire type %d, want %d at byte %d", wire, want, p.i)}
-}
-
-func (p *pbuf) fail(msg string) error { return fmt.Errorf("%s at byte %d", msg, p.i) }
-
-func (p *pbuf) varint() (uint64, error) {
-	if p.err != nil {
-		return 0, p.err
-	}
-	var v uint64
-	for shift := uint(0); shift < 64; shift += 7 {
-		if p.i >= len(p.d) {
-			return 0, p.fail("truncated varint")
-		}
-		c := p.d[p.i]
-		p.i++
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v, nil
-		}
-	}
-	return 0, p.fail("varint longer than 10 bytes")
-}
-
-// tag reads a field's key.
-func (p *pbuf) tag() (field, wire int, err error) {
-	v, err := p.varint()
-	if err != nil {
-		return 0, 0, err
-	}
-	if v>>3 == 0 || v>>3 > 1<<29 {
-		return 0, 0, p.fail("invalid field number")
-	}
-	return int(v >> 3), int(v & 7), nil
-}
-
-// bytes reads a length-delimited value; it points into p's buffer.
-func (p *pbuf) bytes() ([]byte, error) {
-	if p.err != nil {
-		return nil, p.err
-	}
-	n, err := p.varint()
-	if err != nil {
+// bytes returns a length-delimited field's value; it points into the
+// message.
+func (f field) bytes() ([]byte, error) {
+	if err := f.want(protowire.BytesType); err != nil {
 		return nil, err
 	}
-	if n > uint64(len(p.d)-p.i) {
-		return nil, p.fail("length beyond the end of the message")
-	}
-	b := p.d[p.i : p.i+int(n)]
-	p.i += int(n)
+	b, _ := protowire.ConsumeBytes(f.val)
 	return b, nil
 }
 
-// skip skips a value of the wire type.
-func (p *pbuf) skip(wire int) error {
-	switch wire {
-	case wireVarint:
-		_, err := p.varint()
-		return err
-	case wireBytes:
-		_, err := p.bytes()
-		return err
-	case wireFixed64, wireFixed32:
-		n := 8
-		if wire == wireFixed32 {
-			n = 4
-		}
-		if len(p.d)-p.i < n {
-			return p.fail("truncated fixed-size value")
-		}
-		p.i += n
-		return nil
+// varint returns a varint field's value.
+func (f field) varint() (uint64, error) {
+	if err := f.want(protowire.VarintType); err != nil {
+		return 0, err
 	}
-	return p.fail(fmt.Sprintf("unsupported wire type %d", wire))
+	v, _ := protowire.ConsumeVarint(f.val)
+	return v, nil
 }
