@@ -167,22 +167,10 @@ func TestCaptureUnreachable(t *testing.T) {
 }
 
 // refs names the snapshot's objects as "apiVersion Kind/name -n ns".
-func refs(s *snapshot.Snapshot) []string {
-	var out []string
-	for _, o := range s.Objects {
-		out = append(out, o.APIVersion+" "+o.Ref().String())
-	}
-	return out
-}
+func refs(s *snapshot.Snapshot) []string { return testobj.Refs(s) }
 
 // warnings are the snapshot's warnings as the CLI prints them.
-func warnings(s *snapshot.Snapshot) []string {
-	var out []string
-	for _, w := range s.Warnings {
-		out = append(out, w.String())
-	}
-	return out
-}
+func warnings(s *snapshot.Snapshot) []string { return testobj.Warnings(s) }
 
 // TestCaptureFingerprintWithoutNamespaceList: when namespaces cannot be
 // listed, the fingerprint comes from one GET of kube-system; when that is

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/golden"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 var fixedTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -37,29 +38,13 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func refs(s *snapshot.Snapshot) []string {
-	var out []string
-	for _, o := range s.Objects {
-		out = append(out, o.APIVersion+" "+o.Ref().String())
-	}
-	return out
-}
-
-func warnings(s *snapshot.Snapshot) []string {
-	var out []string
-	for _, w := range s.Warnings {
-		out = append(out, w.String())
-	}
-	return out
-}
-
 func TestReadKubectlListGolden(t *testing.T) {
 	s, err := ReadFiles([]string{"testdata/kubectl-list.yaml"}, nil, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Warnings) != 0 {
-		t.Errorf("unexpected warnings: %q", warnings(s))
+		t.Errorf("unexpected warnings: %q", testobj.Warnings(s))
 	}
 	s.CapturedAt = fixedTime
 	var buf bytes.Buffer
@@ -128,11 +113,11 @@ func TestReadFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(refs(s), "; "); got != strings.Join(tt.want, "; ") {
+			if got := strings.Join(testobj.Refs(s), "; "); got != strings.Join(tt.want, "; ") {
 				t.Errorf("objects = %q, want %q", got, strings.Join(tt.want, "; "))
 			}
 			if len(s.Warnings) != 0 {
-				t.Errorf("unexpected warnings %q", warnings(s))
+				t.Errorf("unexpected warnings %q", testobj.Warnings(s))
 			}
 			if s.Source.Type != "files" {
 				t.Errorf("source type %q, want files", s.Source.Type)
@@ -146,7 +131,7 @@ func TestReadStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(refs(s), ";"); got != "v1 Pod/a -n ns" {
+	if got := strings.Join(testobj.Refs(s), ";"); got != "v1 Pod/a -n ns" {
 		t.Errorf("objects = %q", got)
 	}
 }
@@ -171,12 +156,12 @@ func TestReadClusterInfoDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "v1 Node/node-1; v1 Pod/web-1 -n shop; apps/v1 ReplicaSet/web-6d4b -n shop"
-	if got := strings.Join(refs(s), "; "); got != want {
+	if got := strings.Join(testobj.Refs(s), "; "); got != want {
 		t.Errorf("objects = %q, want %q", got, want)
 	}
 	// logs.txt and README.md are skipped silently, nodes.csv is reported.
 	wantW := "ignored testdata/cluster-info-dump/nodes.csv, which is neither JSON nor YAML"
-	if got := strings.Join(warnings(s), "\n"); got != wantW {
+	if got := strings.Join(testobj.Warnings(s), "\n"); got != wantW {
 		t.Errorf("warnings = %q, want %q", got, wantW)
 	}
 	pod := s.Objects[1]
@@ -241,7 +226,7 @@ func TestReadEmptyFileAmongOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Join(warnings(s), "\n"), filepath.Join(dir, "empty.yaml")+": empty file, holds no objects"; got != want {
+	if got, want := strings.Join(testobj.Warnings(s), "\n"), filepath.Join(dir, "empty.yaml")+": empty file, holds no objects"; got != want {
 		t.Errorf("warnings = %q, want %q", got, want)
 	}
 }
@@ -375,11 +360,11 @@ func TestReadBadInput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(refs(s), "; "); got != strings.Join(tt.objects, "; ") {
+			if got := strings.Join(testobj.Refs(s), "; "); got != strings.Join(tt.objects, "; ") {
 				t.Errorf("objects = %q, want %q", got, strings.Join(tt.objects, "; "))
 			}
 			var ws []string
-			for _, w := range warnings(s) {
+			for _, w := range testobj.Warnings(s) {
 				ws = append(ws, strings.ReplaceAll(w, dir+"/", ""))
 			}
 			if got := strings.Join(ws, "\n"); got != strings.Join(tt.warnings, "\n") {
@@ -560,8 +545,8 @@ truncated`
 		t.Fatal(err)
 	}
 	want := "v1 Node/node-1; v1 Pod/web -n shop; v1 ReplicationController/rc -n shop"
-	if got := strings.Join(refs(s), "; "); got != want || len(s.Warnings) != 0 {
-		t.Errorf("objects = %q, warnings %q; want %q", got, warnings(s), want)
+	if got := strings.Join(testobj.Refs(s), "; "); got != want || len(s.Warnings) != 0 {
+		t.Errorf("objects = %q, warnings %q; want %q", got, testobj.Warnings(s), want)
 	}
 	if got := hintFromFileName("shop/replication-controllers.json"); got.kind != "ReplicationController" {
 		t.Errorf("replication-controllers.json hints %+v", got)
@@ -583,7 +568,7 @@ func TestReadYAMLListStreamed(t *testing.T) {
 	mustWrite(t, &a, whole)
 	mustWrite(t, &b, streamed)
 	if a.String() != b.String() || len(streamed.Warnings) != 0 {
-		t.Errorf("streamed YAML differs from whole YAML (warnings %q):\n%s\nvs\n%s", warnings(streamed), b.String(), a.String())
+		t.Errorf("streamed YAML differs from whole YAML (warnings %q):\n%s\nvs\n%s", testobj.Warnings(streamed), b.String(), a.String())
 	}
 
 	tests := []struct {
@@ -613,8 +598,8 @@ func TestReadYAMLListStreamed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(refs(s), "; "); got != tt.want || len(s.Warnings) != 0 {
-				t.Errorf("objects = %q (warnings %q), want %q", got, warnings(s), tt.want)
+			if got := strings.Join(testobj.Refs(s), "; "); got != tt.want || len(s.Warnings) != 0 {
+				t.Errorf("objects = %q (warnings %q), want %q", got, testobj.Warnings(s), tt.want)
 			}
 			if tt.want != "" && s.Objects[0].Metadata.Labels["note"] != "one\n\nthree\n" {
 				t.Errorf("block scalar = %q", s.Objects[0].Metadata.Labels["note"])
@@ -665,7 +650,7 @@ func TestReadSameObjectsTwiceKeepsTheNewer(t *testing.T) {
 				t.Errorf("kept %s, want %s", strings.Join(got, " "), tt.want)
 			}
 			wantW := "3 objects were read more than once (same UID, kind and name) from DIR/dump.json and DIR/snapshot.json: kept one copy of each (the higher resourceVersion, else the later capture, else the first read)"
-			if w := strings.Join(warnings(s), "\n"); w != strings.ReplaceAll(wantW, "DIR", dir) {
+			if w := strings.Join(testobj.Warnings(s), "\n"); w != strings.ReplaceAll(wantW, "DIR", dir) {
 				t.Errorf("warnings =\n%s\nwant one summary:\n%s", w, strings.ReplaceAll(wantW, "DIR", dir))
 			}
 			if len(s.Duplicates) != 0 {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // A dump's capture time is the one it declares (a List's capturedAt, as a
@@ -57,7 +59,7 @@ func TestReadCapturedAt(t *testing.T) {
 			if got := s.CapturedAt.Format(time.RFC3339); got != tt.want {
 				t.Errorf("capturedAt = %s, want %s", got, tt.want)
 			}
-			w := strings.Join(warnings(s), "\n")
+			w := strings.Join(testobj.Warnings(s), "\n")
 			if (tt.warning == "") != (w == "") || !strings.Contains(w, tt.warning) {
 				t.Errorf("warnings %q, want one saying %q", w, tt.warning)
 			}

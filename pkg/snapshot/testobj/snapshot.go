@@ -147,3 +147,22 @@ func (b *SnapshotBuilder) Build() *snapshot.Snapshot {
 	}
 	return &s
 }
+
+// Refs names s's objects as "apiVersion Kind/name -n ns", in order: what a
+// test of a reader or a capture compares.
+func Refs(s *snapshot.Snapshot) []string {
+	var out []string
+	for _, o := range s.Objects {
+		out = append(out, o.APIVersion+" "+o.Ref().String())
+	}
+	return out
+}
+
+// Warnings are s's warnings as the CLI prints them.
+func Warnings(s *snapshot.Snapshot) []string {
+	var out []string
+	for _, w := range s.Warnings {
+		out = append(out, w.String())
+	}
+	return out
+}
