@@ -83,7 +83,7 @@ func infoFor(r snapshot.Resource) *resInfo {
 		versions: r.Versions, namespaced: r.Namespaced, listed: r.Listed,
 		plural: r.Resource, hasDelete: has("delete"), hasDeleteColl: has("deletecollection"), listErr: r.Error,
 	}
-	ri.monitored = r.MonitoredByGC()
+	ri.monitored = rules.MonitoredByGC(r)
 	ri.unsupportedGC = r.Kind == "Event" && (r.Group == "" || r.Group == "events.k8s.io")
 	ri.defaultOrphan = defaultOrphan(r.Group, r.Kind, r.Version)
 	ri.graceful = r.Group == "" && r.Kind == "Pod"

@@ -115,11 +115,11 @@ func (c *Catalog) Listed(group, kind string) bool {
 }
 
 // Monitored reports whether the garbage collector watches the type
-// (snapshot.Resource.MonitoredByGC). A type missing from the catalog is
+// (MonitoredByGC). A type missing from the catalog is
 // assumed watched: nearly every served type is.
 func (c *Catalog) Monitored(apiVersion, kind string) bool {
 	r, _, ok := c.Resource(snapshot.GroupOf(apiVersion), kind)
-	return !ok || r.MonitoredByGC()
+	return !ok || MonitoredByGC(r)
 }
 
 // UnknownKind says why an apiVersion/kind the catalog cannot map may
