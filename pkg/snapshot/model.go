@@ -664,4 +664,3 @@ func (w Warning) String() string {
 	}
 	return s
 }
-
