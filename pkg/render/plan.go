@@ -118,8 +118,8 @@ func planSteps(bw *bufio.Writer, p *plan.Plan, st Style) {
 		if step.Baseline {
 			mark = " (baseline)"
 		}
-		pol := step.PropagationPolicy
-		if pol == "" {
+		pol := string(step.PropagationPolicy)
+		if step.PropagationPolicy == plan.PolicyDefault {
 			pol = "-"
 		}
 		t.add(text(fmt.Sprintf("  %d.", step.Step)), text(fmt.Sprintf("wave %d%s", step.Wave, mark)), text(step.Actor),
