@@ -211,7 +211,7 @@ func (o *planOptions) makePlan(ctx context.Context) (*snapshot.Snapshot, *plan.P
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := plan.Options{Target: targets[0].Metadata.UID, Policy: string(o.policy), AssumeFinalizers: string(o.assume)}
+	opts := plan.Options{Target: targets[0].Metadata.UID, Policy: o.policy, AssumeFinalizers: string(o.assume)}
 	if len(o.controllers) > 0 {
 		opts.Controllers = o.controllers
 	}

@@ -46,7 +46,7 @@ type Cluster interface {
 type DeleteRequest struct {
 	Object            snapshot.ObjectRef
 	Preconditions     Preconditions
-	PropagationPolicy string // "" sends none
+	PropagationPolicy plan.Policy // PolicyDefault sends none
 	DryRun            bool
 }
 

@@ -137,7 +137,7 @@ func shop(extra ...snapshot.Object) *snapshot.Snapshot {
 
 const ownerUID = "configmap-shop-owner"
 
-func mustPlan(t *testing.T, snap *snapshot.Snapshot, policy string) *plan.Plan {
+func mustPlan(t *testing.T, snap *snapshot.Snapshot, policy plan.Policy) *plan.Plan {
 	t.Helper()
 	p, err := plan.Simulate(snap, plan.Options{Target: ownerUID, Policy: policy})
 	if err != nil {

@@ -42,11 +42,11 @@ func readName(in io.Reader, name string) error {
 	return nil
 }
 
-func policyName(p string) string {
-	if p == "" {
+func policyName(p plan.Policy) string {
+	if p == plan.PolicyDefault {
 		return "none: the resource's default"
 	}
-	return p
+	return string(p)
 }
 
 // PromptRemedy shows the remedy and asks for its object's name.

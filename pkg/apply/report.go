@@ -14,7 +14,7 @@ type Report struct {
 	APIVersion        string             `json:"apiVersion"`
 	Kind              string             `json:"kind"`
 	Target            snapshot.ObjectRef `json:"target"`
-	PropagationPolicy string             `json:"propagationPolicy"`
+	PropagationPolicy plan.Policy        `json:"propagationPolicy"`
 	Digest            string             `json:"digest"`
 	Cluster           *plan.Cluster      `json:"cluster,omitempty"`
 	DryRun            bool               `json:"dryRun,omitempty"`
@@ -55,7 +55,7 @@ type RequestRecord struct {
 	Verb              string             `json:"verb"`
 	Object            snapshot.ObjectRef `json:"object"`
 	Preconditions     Preconditions      `json:"preconditions"`
-	PropagationPolicy string             `json:"propagationPolicy,omitempty"`
+	PropagationPolicy plan.Policy        `json:"propagationPolicy,omitempty"`
 	DryRun            bool               `json:"dryRun,omitempty"`
 	// Patch is a PATCH's JSON patch, its test operations included.
 	Patch []diagnose.PatchOp `json:"patch,omitempty"`

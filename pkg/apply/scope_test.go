@@ -57,7 +57,7 @@ func TestNarrowCapturePlansAsTheWholeCluster(t *testing.T) {
 			if o.Metadata.Namespace == "" {
 				continue
 			}
-			for _, policy := range []string{"", "Foreground", "Background", "Orphan"} {
+			for _, policy := range []plan.Policy{"", "Foreground", "Background", "Orphan"} {
 				opts := plan.Options{Target: o.Metadata.UID, Policy: policy}
 				whole, err := plan.Simulate(snap, opts)
 				if err != nil || Scope(whole) == "" {

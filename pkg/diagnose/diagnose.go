@@ -450,7 +450,7 @@ func (r *run) stallEvidence(actor string) string {
 	}
 	if actor == rules.ActorGC {
 		for _, res := range r.ix.snap.Resources {
-			if !res.Listed && res.Error != "" && res.MonitoredByGC() && !rules.IsDiscoveryError(res.Error) {
+			if !res.Listed && res.Error != "" && rules.MonitoredByGC(res) && !rules.IsDiscoveryError(res.Error) {
 				gone = append(gone, qualifiedResource(res)+" ("+res.Error+")")
 			}
 		}

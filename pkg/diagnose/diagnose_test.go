@@ -524,9 +524,9 @@ func TestUnknownOwnerWording(t *testing.T) {
 	for _, c := range []struct {
 		name, reason, owner, content string
 	}{
-		{"capture failed", "forbidden", "Owner ReplicaSet/web-1 is of a type kgc could not list, so whether it exists is unknown.",
+		{"capture failed", "forbidden", "Pod/web-1-x -n shop names owner ReplicaSet/web-1 -n shop, which is not in the input, but kgc could not list replicasets.apps (forbidden), so kgc cannot tell whether the owner exists.",
 			"the namespace status reports 2 replicasets.apps remaining that kgc could not list"},
-		{"not in the dump", "", "Owner ReplicaSet/web-1 is not in the input, which holds no replicasets.apps objects, so whether it exists is unknown.",
+		{"not in the dump", "", "Pod/web-1-x -n shop names owner ReplicaSet/web-1 -n shop, which is not in the input, but the input holds no replicasets.apps objects, so kgc cannot tell whether the owner exists.",
 			"the namespace status reports 2 replicasets.apps remaining, which the input does not hold"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

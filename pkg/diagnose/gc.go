@@ -399,63 +399,10 @@ func (r *run) collection(o *snapshot.Object) Collection {
 }
 
 // classify is one owner reference seen by the collector
-// (rules.ClassifyReference), worded for people.
+// (rules.ClassifyReference), in its words (rules.Reference.Message).
 func (r *run) classify(o *snapshot.Object, i int, ref snapshot.OwnerReference) OwnerOf {
 	v := rules.ClassifyReference(r.ix.cat, r.ix.index(), r.ix.cat.Dependent(o), ref)
-	oc := OwnerOf{Index: i, Ref: ref, Class: className(v.Class)}
-	name := ref.Kind + "/" + ref.Name
-	switch {
-	case v.Why == rules.WhyDiscoveryFailed:
-		oc.Message = fmt.Sprintf("Owner %s is of group version %s, whose discovery fails: neither kgc nor the garbage collector can resolve it until discovery recovers.", name, ref.APIVersion)
-	case v.Why == rules.WhyGroupUnknown:
-		oc.Message = fmt.Sprintf("Owner %s is of kind %s %s; the input has neither discovery nor a CRD for group %s, so whether the cluster serves it is unknown (if it does not, the garbage collector never deletes this object).", name, ref.APIVersion, ref.Kind, snapshot.GroupOf(ref.APIVersion))
-	case v.Class == rules.Unresolvable:
-		oc.Message = fmt.Sprintf("Owner %s is of kind %s %s, which the cluster does not serve.", name, ref.APIVersion, ref.Kind)
-		if _, ok := r.ix.resource(ref.APIVersion, ref.Kind); ok {
-			oc.Message = fmt.Sprintf("Owner %s names apiVersion %s, a version the cluster does not serve.", name, ref.APIVersion)
-		}
-	case v.Class == rules.NamespacedOwnerOfClusterScoped:
-		oc.Message = fmt.Sprintf("Owner %s is of a namespaced kind, but %s is cluster-scoped: a namespaced object cannot own a cluster-scoped one.", name, o.Ref())
-	case v.Class == rules.Waiting:
-		oc.Message = fmt.Sprintf("Owner %s is being deleted in the foreground.", v.Owner.Ref())
-	case v.Class == rules.Solid:
-		oc.Message = fmt.Sprintf("Owner %s exists.", v.Owner.Ref())
-	default:
-		oc.Message = danglingMessage(r.ix.snap, v, name)
-	}
-	return oc
-}
-
-// danglingMessage words a reference the collector's GET does not find.
-func danglingMessage(snap *snapshot.Snapshot, v rules.Reference, name string) string {
-	switch {
-	case v.Why == rules.WhyReplaced:
-		return fmt.Sprintf("Owner %s has been replaced by another object with the same name (uid %s, not %s).", name, v.Owner.Metadata.UID, v.Ref.UID)
-	case v.Owner != nil && v.Owner.Metadata.Namespace != v.Namespace:
-		return fmt.Sprintf("Owner %s lives in namespace %q; the garbage collector looks it up in %q, finds nothing and treats the reference as dangling.", v.Owner.Ref(), v.Owner.Metadata.Namespace, v.Namespace)
-	case v.Why == rules.WhyUnlisted && !snap.ListFailed(v.Type):
-		return fmt.Sprintf("Owner %s is not in the input, which holds no %s objects, so whether it exists is unknown.", name, v.Type.QualifiedName())
-	case v.Why == rules.WhyUnlisted:
-		return fmt.Sprintf("Owner %s is of a type kgc could not list, so whether it exists is unknown.", name)
-	}
-	return fmt.Sprintf("Owner %s does not exist.", name)
-}
-
-// className is the contract's name of a rules class.
-func className(c rules.Class) string {
-	switch c {
-	case rules.Solid:
-		return ClassSolid
-	case rules.Waiting:
-		return ClassWaiting
-	case rules.Dangling:
-		return ClassDangling
-	case rules.Unresolvable:
-		return ClassUnresolvable
-	case rules.NamespacedOwnerOfClusterScoped:
-		return ClassNamespacedOwner
-	}
-	return ClassUnknown
+	return OwnerOf{Index: i, Ref: ref, Class: v.Class.Name(), Message: sentence(v.Message(r.ix.cat, o.Ref())) + "."}
 }
 
 // observed returns the objects behind graph nodes, leaving out virtual

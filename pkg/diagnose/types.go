@@ -5,6 +5,7 @@ import (
 
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -319,12 +320,12 @@ type OwnerOf struct {
 
 // Owner-reference classes.
 const (
-	ClassSolid           = "solid"
-	ClassWaiting         = "waitingForDependentsDeletion"
-	ClassDangling        = "dangling"
-	ClassUnknown         = "unknown"
-	ClassUnresolvable    = "unresolvable-kind"
-	ClassNamespacedOwner = "namespaced-owner-of-cluster-scoped"
+	ClassSolid           = rules.ClassNameSolid
+	ClassWaiting         = rules.ClassNameWaiting
+	ClassDangling        = rules.ClassNameDangling
+	ClassUnknown         = rules.ClassNameUnknown
+	ClassUnresolvable    = rules.ClassNameUnresolvable
+	ClassNamespacedOwner = rules.ClassNameNamespacedOwner
 )
 
 // DiagnosisList is `kgc why-stuck -A -o json`: every terminating object in

@@ -1,17 +1,21 @@
 package graph
 
-import "github.com/kgc-dev/kgc/pkg/snapshot"
+import (
+	"github.com/kgc-dev/kgc/pkg/rules"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+)
 
 // Finding types, as in the Graph document of the output contract
-// (invalid-owner-reference is kgc's addition).
+// (invalid-owner-reference is kgc's addition). Those judging one owner
+// reference are the verdicts of rules.ClassifyReference, named there.
 const (
 	FindingCycle                   = "cycle"
-	FindingDanglingOwner           = "dangling-owner"
-	FindingUnknownOwner            = "unknown-owner"
-	FindingCrossNamespaceOwner     = "cross-namespace-owner"
-	FindingNamespacedOwnerOfGlobal = "namespaced-owner-of-cluster-scoped"
-	FindingUnresolvableOwnerKind   = "unresolvable-owner-kind"
-	FindingOwnerIdentityMismatch   = "owner-identity-mismatch"
+	FindingDanglingOwner           = rules.FindingDanglingOwner
+	FindingUnknownOwner            = rules.FindingUnknownOwner
+	FindingCrossNamespaceOwner     = rules.FindingCrossNamespaceOwner
+	FindingNamespacedOwnerOfGlobal = rules.FindingNamespacedOwnerOfGlobal
+	FindingUnresolvableOwnerKind   = rules.FindingUnresolvableOwnerKind
+	FindingOwnerIdentityMismatch   = rules.FindingOwnerIdentityMismatch
 	FindingDuplicateUID            = "duplicate-uid"
 	FindingStuckFinalizer          = "stuck-finalizer"
 	FindingInvalidOwnerReference   = "invalid-owner-reference"

@@ -264,62 +264,23 @@ func (g *Graph) listFailed(checks []refCheck) bool {
 }
 
 // checkRef classifies ref as the collector would (rules.ClassifyReference)
-// and words what is wrong with it.
+// and words what is wrong with it (rules.Reference.Message), with what
+// the verdict alone decides of the dependent.
 func (g *Graph) checkRef(dep snapshot.ObjectRef, depNamespaced bool, ref snapshot.OwnerReference, ix rules.Lookup) refCheck {
 	v := rules.ClassifyReference(g.cat, ix, rules.Dependent{Namespace: dep.Namespace, Namespaced: depNamespaced}, ref)
-	c := refCheck{Reference: v, owner: snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: v.Namespace, Name: ref.Name, UID: ref.UID}}
-	if v.Owner != nil && v.Why != rules.WhyReplaced {
-		c.owner = v.Owner.Ref()
-	}
-	switch v.Class {
-	case rules.Solid, rules.Waiting:
+	c := refCheck{Reference: v, owner: v.OwnerRef(), typ: v.Finding()}
+	if c.typ == "" {
 		return c
+	}
+	c.why = v.Message(g.cat, dep)
+	switch v.Class {
 	case rules.Unresolvable:
-		c.typ = FindingUnresolvableOwnerKind
-		served := ""
-		if r, _, known := g.cat.Resource(snapshot.GroupOf(ref.APIVersion), ref.Kind); known {
-			served = fmt.Sprintf(" (the cluster serves %s only at %s)", ref.Kind, strings.Join(servedVersions(r), ", "))
-		}
-		c.why = fmt.Sprintf("%s names an owner of kind %s %s that the cluster does not serve%s: the garbage collector cannot look it up, retries %s forever and never collects it, nor acts on its other owners",
-			name(dep), ref.APIVersion, ref.Kind, served, name(dep))
+		c.why += fmt.Sprintf(", retries %s forever and never collects it, nor acts on its other owners", name(dep))
 	case rules.NamespacedOwnerOfClusterScoped:
-		c.typ = FindingNamespacedOwnerOfGlobal
-		c.why = fmt.Sprintf("cluster-scoped %s names owner %s/%s, but a %s is namespaced and cannot own a cluster-scoped object: the garbage collector gives up on it and never collects it, whatever its other owners",
-			name(dep), ref.Kind, ref.Name, ref.Kind)
-	default:
-		c.typ, c.why = g.danglingFinding(dep, c)
+		c.why += ": the garbage collector gives up on it and never collects it, whatever its other owners"
+	case rules.Solid, rules.Waiting, rules.Dangling, rules.Unknown:
 	}
 	return c
-}
-
-// danglingFinding words a dangling or unknown reference.
-func (g *Graph) danglingFinding(dep snapshot.ObjectRef, c refCheck) (string, string) {
-	ref := c.Ref
-	switch c.Why {
-	case rules.WhyDiscoveryFailed, rules.WhyGroupUnknown:
-		return FindingUnknownOwner, fmt.Sprintf("%s names owner %s of kind %s %s, which is not in the input, and kgc cannot tell whether the cluster serves that kind (%s)",
-			name(dep), name(c.owner), ref.APIVersion, ref.Kind, c.Detail)
-	case rules.WhyIdentityMismatch:
-		return FindingOwnerIdentityMismatch, fmt.Sprintf("%s names its owner as %s/%s with UID %s, but that UID belongs to %s: the garbage collector looks the owner up by kind and name, finds no match and treats it as gone",
-			name(dep), ref.Kind, ref.Name, ref.UID, name(c.owner))
-	case rules.WhyCrossNamespace:
-		return FindingCrossNamespaceOwner, fmt.Sprintf("%s names owner %s, but owner references cannot cross namespaces: the garbage collector looks for the owner in namespace %s only and treats it as gone",
-			name(dep), name(c.owner), dep.Namespace)
-	case rules.WhyReplaced:
-		return FindingDanglingOwner, fmt.Sprintf("%s names owner %s with UID %s, but the %s of that name has UID %s (it was deleted and recreated)",
-			name(dep), name(c.owner), ref.UID, ref.Kind, c.Owner.Metadata.UID)
-	case rules.WhyUnlisted:
-		return FindingUnknownOwner, fmt.Sprintf("%s names owner %s, which is not in the input, but %s, so kgc cannot tell whether the owner exists",
-			name(dep), name(c.owner), g.snap.Unlisted(c.Type))
-	}
-	return FindingDanglingOwner, fmt.Sprintf("%s names owner %s, which does not exist", name(dep), name(c.owner))
-}
-
-func servedVersions(r snapshot.Resource) []string {
-	if len(r.Versions) > 0 {
-		return r.Versions
-	}
-	return []string{r.Version}
 }
 
 // cycles finds the strongly connected components of the owner graph

@@ -386,7 +386,7 @@ func (g *Graph) settleVirtualIdentities() {
 					continue
 				}
 				id := snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID}
-				if alt == nil || id.ReferenceLess(*alt) {
+				if alt == nil || rules.ReferenceLess(id, *alt) {
 					alt = &id
 				}
 			}

@@ -281,7 +281,7 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 		return out
 	}
 	isPod := func(ri *resInfo) bool { return isKind(ri, "", "Pod") }
-	bg := deleteOptions{policy: PolicyBackground}
+	bg := deleteOptions{DeleteOptions: rules.DeleteOptions{Policy: PolicyBackground}}
 	why := fmt.Sprintf("namespace %s is being deleted (DeleteCollection, propagationPolicy Background)", name)
 	for _, k := range existing(isPod) {
 		if c.s.st.info[k].hasDelete {

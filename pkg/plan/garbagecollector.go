@@ -214,7 +214,7 @@ func (g *gc) attemptToDeleteItem(item *node, w int) error {
 		return g.deleteObject(item, latest, PolicyForeground, why, w)
 	default:
 		// A GC finalizer already on the item is honoured.
-		policy := effectivePolicy(latest.Metadata.Finalizers)
+		policy := rules.EffectivePolicy(latest.Metadata.Finalizers)
 		return g.deleteObject(item, latest, policy, noSolidOwnerWhy(dangling, waiting), w)
 	}
 }

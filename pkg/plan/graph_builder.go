@@ -370,7 +370,7 @@ func partitionDependents(dependents []*node, id objectReference) (matching, nonm
 
 // referenceLessThan follows its namesake (graph_builder.go): kind,
 // apiVersion, namespace, name, uid.
-func referenceLessThan(a, b objectReference) bool { return a.ref().ReferenceLess(b.ref()) }
+func referenceLessThan(a, b objectReference) bool { return rules.ReferenceLess(a.ref(), b.ref()) }
 
 // getAlternateOwnerIdentity follows its namesake (graph_builder.go): the
 // other identity the dependents give an absent owner's uid, the first after

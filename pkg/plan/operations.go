@@ -18,7 +18,7 @@ import (
 
 // deleteObject follows its namesake (operations.go): a DELETE with the
 // uid and resourceVersion of latest as preconditions.
-func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why string, w int) error {
+func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy Policy, why string, w int) error {
 	ri := g.sim.res.mapping(item.identity.APIVersion, item.identity.Kind)
 	if ri == nil {
 		return newRESTMappingError(item.identity.Kind, item.identity.APIVersion)
@@ -27,7 +27,7 @@ func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why strin
 		g.enqueueVirtualDeleteEvent(item.identity, w)
 		return enqueuedVirtualDeleteEventErr
 	}
-	opts := deleteOptions{policy: policy, precondUID: item.identity.UID, precondRV: latest.Metadata.ResourceVersion}
+	opts := deleteOptions{DeleteOptions: rules.DeleteOptions{Policy: policy}, precondUID: item.identity.UID, precondRV: latest.Metadata.ResourceVersion}
 	g.call(true, item.identity)
 	i, o := g.sim.st.getByName(ri, item.identity.Namespace, item.identity.Name)
 	if o == nil {

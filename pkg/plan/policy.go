@@ -3,16 +3,21 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/rules"
 )
 
-// Policy is the propagationPolicy a DELETE sends, spelled as the API
-// server spells it (PolicyForeground, PolicyBackground, PolicyOrphan), or
-// PolicyDefault for none. Options.Policy takes it as a string.
-type Policy string
+// Policy is the propagationPolicy a DELETE sends (rules.Policy), from the
+// --cascade flag through Options and the plan's request to the store.
+type Policy = rules.Policy
 
-// PolicyDefault sends no propagation policy, so the resource's own default
-// applies (orphan for ReplicationControllers and batch/v1 Jobs).
-const PolicyDefault Policy = ""
+// The propagation policies (rules.Policy's).
+const (
+	PolicyForeground = rules.PolicyForeground
+	PolicyBackground = rules.PolicyBackground
+	PolicyOrphan     = rules.PolicyOrphan
+	PolicyDefault    = rules.PolicyDefault
+)
 
 // PolicyChoices are the --cascade values offered to users: kubectl's three
 // and default.

@@ -74,9 +74,9 @@ func randomWorld(seed int64, n int) *snapshot.Snapshot {
 	return world(objs...).Build()
 }
 
-var policies = []string{PolicyForeground, PolicyBackground, PolicyOrphan, ""}
+var policies = []Policy{PolicyForeground, PolicyBackground, PolicyOrphan, ""}
 
-func forEachRandomPlan(t *testing.T, f func(t *testing.T, snap *snapshot.Snapshot, target, policy string, base, final map[string]string)) {
+func forEachRandomPlan(t *testing.T, f func(t *testing.T, snap *snapshot.Snapshot, target string, policy Policy, base, final map[string]string)) {
 	for seed := int64(1); seed <= 60; seed++ {
 		snap := randomWorld(seed, 6+int(seed%10))
 		target := snap.Objects[int(seed)%len(snap.Objects)].Metadata.UID
@@ -100,7 +100,7 @@ func forEachRandomPlan(t *testing.T, f func(t *testing.T, snap *snapshot.Snapsho
 // An object whose owner is alive, not the target and never deleted keeps
 // existing: the GC never collects an object with a solid owner.
 func TestPropertySolidOwnerKeepsDependent(t *testing.T) {
-	forEachRandomPlan(t, func(t *testing.T, snap *snapshot.Snapshot, target, policy string, base, final map[string]string) {
+	forEachRandomPlan(t, func(t *testing.T, snap *snapshot.Snapshot, target string, policy Policy, base, final map[string]string) {
 		byUID := map[string]snapshot.Object{}
 		for _, o := range snap.Objects {
 			byUID[o.Metadata.UID] = o
@@ -130,7 +130,7 @@ func contains(s, sub string) bool {
 
 // Orphan never deletes a dependent of the target.
 func TestPropertyOrphanNeverDeletesDependents(t *testing.T) {
-	forEachRandomPlan(t, func(t *testing.T, snap *snapshot.Snapshot, target, policy string, base, final map[string]string) {
+	forEachRandomPlan(t, func(t *testing.T, snap *snapshot.Snapshot, target string, policy Policy, base, final map[string]string) {
 		if policy != PolicyOrphan {
 			return
 		}
@@ -150,7 +150,7 @@ func TestPropertyOrphanNeverDeletesDependents(t *testing.T) {
 // Background leaves the target only when it has a finalizer besides the
 // two the background delete strips.
 func TestPropertyBackgroundRemovesTarget(t *testing.T) {
-	forEachRandomPlan(t, func(t *testing.T, snap *snapshot.Snapshot, target, policy string, base, final map[string]string) {
+	forEachRandomPlan(t, func(t *testing.T, snap *snapshot.Snapshot, target string, policy Policy, base, final map[string]string) {
 		if policy != PolicyBackground || base[target] == "gone" {
 			return
 		}

@@ -83,7 +83,7 @@ func (w *recreateWorld) uid(kind, name string) string {
 }
 
 // fates plans the delete of kind/name and returns the plan's objects by name.
-func (w *recreateWorld) fates(t *testing.T, kind, name, policy string, opts Options) (map[string]ObjectFate, *Plan) {
+func (w *recreateWorld) fates(t *testing.T, kind, name string, policy Policy, opts Options) (map[string]ObjectFate, *Plan) {
 	t.Helper()
 	opts.Target, opts.Policy = w.uid(kind, name), policy
 	p, err := Simulate(testobj.Snapshot(w.objs...).Resource(snapshot.Resource{Version: "v1", Resource: "replicationcontrollers", Kind: "ReplicationController", Namespaced: true, Listed: true}).Build(), opts)
@@ -108,7 +108,7 @@ func TestRecreatedByTheirControllers(t *testing.T) {
 	tests := []struct {
 		name         string
 		kind, target string
-		policy       string
+		policy       Policy
 		deploy       *snapshot.WorkloadFacts
 		job          *snapshot.JobFacts
 		controllers  []string

@@ -25,12 +25,8 @@ type resInfo struct {
 	// inferred is true when the type was not in the catalog and was
 	// described from the objects themselves.
 	inferred bool
-	// unsupportedGC: the strategy's DefaultGarbageCollectionPolicy is
-	// Unsupported (events).
-	unsupportedGC bool
-	// defaultOrphan: the default policy at the preferred version is
-	// OrphanDependents (RC core/v1, Job batch/v1).
-	defaultOrphan bool
+	// gc is how a DELETE at the preferred version treats dependents.
+	gc            rules.GCPolicy
 	graceful      bool // Pods
 	isNamespace   bool
 	isCRD         bool
@@ -83,32 +79,12 @@ func infoFor(r snapshot.Resource) *resInfo {
 		versions: r.Versions, namespaced: r.Namespaced, listed: r.Listed,
 		plural: r.Resource, hasDelete: has("delete"), hasDeleteColl: has("deletecollection"), listErr: r.Error,
 	}
-	ri.monitored = r.MonitoredByGC()
-	ri.unsupportedGC = r.Kind == "Event" && (r.Group == "" || r.Group == "events.k8s.io")
-	ri.defaultOrphan = defaultOrphan(r.Group, r.Kind, r.Version)
+	ri.monitored = rules.MonitoredByGC(r)
+	ri.gc = rules.TypeGCPolicy(r.Group, r.Kind, r.Version)
 	ri.graceful = r.Group == "" && r.Kind == "Pod"
 	ri.isNamespace = r.Group == "" && r.Kind == "Namespace"
 	ri.isCRD = r.Group == "apiextensions.k8s.io" && r.Kind == "CustomResourceDefinition"
 	return ri
-}
-
-// defaultOrphan is the DefaultGarbageCollectionPolicy table of §1.2, by the
-// request's group/version: kubectl, the GC and the namespace controller all
-// use the preferred version.
-func defaultOrphan(group, kind, version string) bool {
-	switch {
-	case group == "" && kind == "ReplicationController" && version == "v1":
-		return true
-	case group == "batch" && kind == "Job" && version == "v1":
-		return true
-	case group == "batch" && kind == "CronJob" && version == "v1beta1":
-		return true
-	case group == "extensions" && version == "v1beta1":
-		return kind == "Deployment" || kind == "ReplicaSet" || kind == "DaemonSet" || kind == "ReplicationController"
-	case group == "apps" && (version == "v1beta1" || version == "v1beta2"):
-		return kind == "Deployment" || kind == "ReplicaSet" || kind == "DaemonSet" || kind == "StatefulSet"
-	}
-	return false
 }
 
 // forObject returns the type of a snapshot object; known is false for a

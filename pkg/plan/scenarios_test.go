@@ -34,7 +34,7 @@ func runScenarios(t *testing.T, cases []scenario) {
 	}
 }
 
-func del(uid, policy string) Delete { return Delete{UID: uid, Policy: policy} }
+func del(uid string, policy Policy) Delete { return Delete{UID: uid, Policy: policy} }
 
 func delOrphanDeps(uid string, v bool) Delete { return Delete{UID: uid, OrphanDependents: ptrBool(v)} }
 
@@ -44,7 +44,7 @@ func delOrphanDeps(uid string, v bool) Delete { return Delete{UID: uid, OrphanDe
 func TestStoreDeletionPropagation_A1(t *testing.T) {
 	type row struct {
 		existing []string
-		policy   string
+		policy   Policy
 		cmWant   string // default strategy
 		rcWant   string // orphan strategy
 	}
@@ -76,7 +76,7 @@ func TestStoreDeletionPropagation_A1(t *testing.T) {
 			// The GC is switched off (unmonitored type) so the table
 			// shows the API server's result alone.
 			snap := world(o).Verbs("", o.Kind, "delete", "get").Build()
-			t.Run(kind+"/"+r.policy+"/"+o.Metadata.UID+"/"+joinFins(r.existing), func(t *testing.T) {
+			t.Run(kind+"/"+string(r.policy)+"/"+o.Metadata.UID+"/"+joinFins(r.existing), func(t *testing.T) {
 				got, p := simulate(t, snap, []Action{del(o.Metadata.UID, r.policy)}, Options{})
 				checkStates(t, got, map[string]string{o.Metadata.UID: want}, p)
 			})
@@ -579,7 +579,7 @@ func TestNoRaceNoAlternative(t *testing.T) {
 	d := testobj.Deployment("ns", "web").UID("d").Build()
 	rs := testobj.ReplicaSet("ns", "web-1").UID("rs").Owner(ref(d, blk, ctl)).Build()
 	pd := pod("ns", "web-1-a").UID("p").Owner(ref(rs, blk, ctl)).Build()
-	for _, pol := range []string{PolicyForeground, PolicyBackground, PolicyOrphan} {
+	for _, pol := range []Policy{PolicyForeground, PolicyBackground, PolicyOrphan} {
 		_, p := simulate(t, world(d, rs, pd).Build(), []Action{del("d", pol)}, Options{})
 		for _, of := range p.Objects {
 			if of.Alternatives != nil {
@@ -712,7 +712,7 @@ func TestJobPlanIgnoresOtherJobs(t *testing.T) {
 		return objs
 	}
 	alone := append(job("b"), node)
-	for _, policy := range []string{PolicyBackground, PolicyForeground} {
+	for _, policy := range []Policy{PolicyBackground, PolicyForeground} {
 		target := []Action{del("b-batch", policy)}
 		_, want := simulate(t, world(alone...).Build(), target, Options{})
 		_, got := simulate(t, world(append(job("a"), alone...)...).Build(), target, Options{})

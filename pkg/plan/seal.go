@@ -30,7 +30,7 @@ func ClusterOf(snap *snapshot.Snapshot) *Cluster {
 type Request struct {
 	Target snapshot.ObjectRef `json:"target"`
 	// PropagationPolicy is the policy sent; "" sends none.
-	PropagationPolicy string `json:"propagationPolicy"`
+	PropagationPolicy Policy `json:"propagationPolicy"`
 }
 
 // BasisEntry is one object whose state the plan's outcome depends on, as

@@ -139,7 +139,7 @@ func (s *sim) unknown(ref snapshot.ObjectRef) {
 	}
 }
 
-func (s *sim) record(actor, action string, o *snapshot.Object, policy, detail string) {
+func (s *sim) record(actor, action string, o *snapshot.Object, policy Policy, detail string) {
 	st := Step{Wave: s.wave + 1, Actor: actor, Action: action, Object: o.Ref(), PropagationPolicy: policy, Detail: detail, Baseline: s.baseline}
 	s.steps = append(s.steps, st)
 	if !s.baseline {
@@ -246,19 +246,17 @@ func (s *sim) apply(a Action) error {
 			}
 			return fmt.Errorf("object with uid %s is not in the snapshot: check the name and namespace", a.UID)
 		}
-		switch a.Policy {
-		case "", PolicyBackground, PolicyForeground, PolicyOrphan:
-		default:
-			return fmt.Errorf("unknown propagation policy %q: use Foreground, Background or Orphan", a.Policy)
+		if err := a.Policy.Validate(); err != nil {
+			return err
 		}
 		if !s.st.info[i].hasDelete {
 			return fmt.Errorf("the API server does not allow delete on %s (no delete verb in discovery)", o.Ref())
 		}
-		opts := deleteOptions{policy: a.Policy, orphanDependents: a.OrphanDependents, grace: a.GracePeriodSeconds}
+		opts := deleteOptions{DeleteOptions: rules.DeleteOptions{Policy: a.Policy, OrphanDependents: a.OrphanDependents}, grace: a.GracePeriodSeconds}
 		var why string
 		switch {
-		case a.Policy != "":
-			why = "requested with propagationPolicy " + a.Policy
+		case a.Policy != PolicyDefault:
+			why = "requested with propagationPolicy " + string(a.Policy)
 		case a.OrphanDependents != nil:
 			why = fmt.Sprintf("requested with orphanDependents=%v", *a.OrphanDependents)
 		default:

@@ -80,7 +80,7 @@ type store struct {
 	// onChange receives every persisted change (old nil on add, new nil on delete).
 	onChange func(i int32, typ eventType, old, new *snapshot.Object)
 	// record receives the steps; wave is the causal depth of the write.
-	record func(actor, action string, o *snapshot.Object, policy, detail string)
+	record func(actor, action string, o *snapshot.Object, policy Policy, detail string)
 }
 
 func newStore(snap *snapshot.Snapshot, res *resources) (*store, []string) {
@@ -191,101 +191,17 @@ func (s *store) remove(i int32) {
 	s.onChange(i, deleteEvent, old, nil)
 }
 
-// deleteOptions mirrors metav1.DeleteOptions.
+// deleteOptions mirrors metav1.DeleteOptions: the fields that decide the
+// GC finalizers (rules.DeleteOptions), the grace period and the
+// preconditions.
 type deleteOptions struct {
-	policy           string // "" = unset
-	orphanDependents *bool
-	grace            *int64
-	precondUID       string
-	precondRV        string
+	rules.DeleteOptions
+	grace      *int64
+	precondUID string
+	precondRV  string
 }
 
 func hasFin(o *snapshot.Object, f string) bool { return slices.Contains(o.Metadata.Finalizers, f) }
-
-func shouldOrphanDependents(ri *resInfo, o *snapshot.Object, opts deleteOptions) bool {
-	if ri.unsupportedGC {
-		return false
-	}
-	if opts.orphanDependents != nil {
-		return *opts.orphanDependents
-	}
-	switch opts.policy {
-	case PolicyOrphan:
-		return true
-	case PolicyBackground, PolicyForeground:
-		return false
-	}
-	for _, f := range o.Metadata.Finalizers {
-		if f == rules.FinalizerOrphan {
-			return true
-		}
-		if f == rules.FinalizerForeground {
-			return false
-		}
-	}
-	return ri.defaultOrphan
-}
-
-func shouldDeleteDependents(ri *resInfo, o *snapshot.Object, opts deleteOptions) bool {
-	if ri.unsupportedGC {
-		return false
-	}
-	if opts.orphanDependents != nil {
-		return false
-	}
-	switch opts.policy {
-	case PolicyForeground:
-		return true
-	case PolicyBackground, PolicyOrphan:
-		return false
-	}
-	for _, f := range o.Metadata.Finalizers {
-		if f == rules.FinalizerForeground {
-			return true
-		}
-		if f == rules.FinalizerOrphan {
-			return false
-		}
-	}
-	return false
-}
-
-// deletionFinalizers is deletionFinalizersForGarbageCollection: the new
-// finalizer list and whether it differs as a set from the existing one.
-func deletionFinalizers(ri *resInfo, o *snapshot.Object, opts deleteOptions) ([]string, bool) {
-	orphan := shouldOrphanDependents(ri, o, opts)
-	fg := shouldDeleteDependents(ri, o, opts)
-	var nf []string
-	for _, f := range o.Metadata.Finalizers {
-		if f != rules.FinalizerOrphan && f != rules.FinalizerForeground {
-			nf = append(nf, f)
-		}
-	}
-	if orphan {
-		nf = append(nf, rules.FinalizerOrphan)
-	}
-	if fg {
-		nf = append(nf, rules.FinalizerForeground)
-	}
-	if sameSet(nf, o.Metadata.Finalizers) {
-		return o.Metadata.Finalizers, false
-	}
-	return nf, true
-}
-
-func sameSet(a, b []string) bool {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	for _, x := range b {
-		if !slices.Contains(a, x) {
-			return false
-		}
-	}
-	return true
-}
 
 // beforeDelete is rest.BeforeDelete on a copy c of the object: it may set
 // deletionTimestamp/grace on c. It returns graceful, pendingGraceful and
@@ -364,7 +280,7 @@ func (s *store) delete(actor string, i int32, opts deleteOptions, why string) er
 		return errNotFound
 	}
 	ri := s.info[i]
-	if opts.orphanDependents != nil && opts.policy != "" {
+	if opts.OrphanDependents != nil && opts.Policy != PolicyDefault {
 		return fmt.Errorf("%w: orphanDependents and propagationPolicy may not both be set", errInvalid)
 	}
 	if err := checkPreconditions(o, opts); err != nil {
@@ -397,7 +313,7 @@ func (s *store) genericDelete(actor string, i int32, opts deleteOptions, why str
 	if pending {
 		return nil
 	}
-	nf, gcChange := deletionFinalizers(ri, o, opts)
+	nf, gcChange := ri.gc.DeletionFinalizers(o.Metadata.Finalizers, opts.DeleteOptions)
 	policy := sentPolicy(opts, nf)
 	if !graceful && len(o.Metadata.Finalizers) == 0 && !gcChange {
 		return s.removeDeleted(actor, i, o, policy, why)
@@ -422,7 +338,7 @@ func (s *store) genericDelete(actor string, i int32, opts deleteOptions, why str
 // marked as being deleted or with its GC finalizers changed: the step is
 // recorded (none when action is ""), then c is written with its watch
 // event.
-func (s *store) persistDeleting(actor string, i int32, c *snapshot.Object, action, policy, detail string) error {
+func (s *store) persistDeleting(actor string, i int32, c *snapshot.Object, action string, policy Policy, detail string) error {
 	if action != "" {
 		s.record(actor, action, c, policy, detail)
 	}
@@ -433,7 +349,7 @@ func (s *store) persistDeleting(actor string, i int32, c *snapshot.Object, actio
 // removeDeleted ends a DELETE that removes object i, o before the
 // request: the step is recorded, then the object goes with its watch
 // event.
-func (s *store) removeDeleted(actor string, i int32, o *snapshot.Object, policy, why string) error {
+func (s *store) removeDeleted(actor string, i int32, o *snapshot.Object, policy Policy, why string) error {
 	s.record(actor, ActionDelete, o, policy, why)
 	s.remove(i)
 	return nil
@@ -475,7 +391,7 @@ func (s *store) crdFirstDelete(actor string, i int32, why string) error {
 	if !hasFin(c, rules.FinalizerCRD) {
 		c.Metadata.Finalizers = append(c.Metadata.Finalizers, rules.FinalizerCRD)
 	}
-	return s.persistDeleting(actor, i, c, ActionMarkDeleting, "", joinWhy(why, "the CRD registry ignores the propagation policy and adds "+rules.FinalizerCRD))
+	return s.persistDeleting(actor, i, c, ActionMarkDeleting, PolicyDefault, joinWhy(why, "the CRD registry ignores the propagation policy and adds "+rules.FinalizerCRD))
 }
 
 // namespaceFirstDelete is the Namespace REST Delete of a namespace without
@@ -487,41 +403,14 @@ func (s *store) namespaceFirstDelete(actor string, i int32, opts deleteOptions, 
 	t := s.now
 	c.Metadata.DeletionTimestamp = &t
 	c.Facts = terminatingNamespaceFacts(o.Facts)
-	if fins := namespaceDeleteFinalizers(o, opts); !sameSet(fins, o.Metadata.Finalizers) {
+	if fins := rules.NamespaceDeleteFinalizers(o.Metadata.Finalizers, opts.DeleteOptions); !rules.SameSet(fins, o.Metadata.Finalizers) {
 		c.Metadata.Finalizers = fins
 	}
 	detail := "phase Terminating; the namespace controller deletes its content"
 	if len(c.Metadata.Finalizers) > 0 {
 		detail += "; finalizers " + finList(c.Metadata.Finalizers)
 	}
-	return s.persistDeleting(actor, i, c, ActionMarkDeleting, effectivePolicy(c.Metadata.Finalizers), joinWhy(why, detail))
-}
-
-// namespaceDeleteFinalizers is the finalizer list the Namespace REST
-// Delete asks for. Upstream rebuilds the list from a map (random order);
-// kgc keeps the existing order and appends orphan then foregroundDeletion,
-// so plans are stable.
-func namespaceDeleteFinalizers(o *snapshot.Object, opts deleteOptions) []string {
-	wantOrphan, wantFg := hasFin(o, rules.FinalizerOrphan), hasFin(o, rules.FinalizerForeground)
-	switch {
-	case opts.orphanDependents != nil:
-		wantOrphan, wantFg = *opts.orphanDependents, !*opts.orphanDependents
-	case opts.policy != "":
-		wantOrphan, wantFg = opts.policy == PolicyOrphan, opts.policy == PolicyForeground
-	}
-	var fins []string
-	for _, f := range o.Metadata.Finalizers {
-		if f != rules.FinalizerOrphan && f != rules.FinalizerForeground {
-			fins = append(fins, f)
-		}
-	}
-	if wantOrphan {
-		fins = append(fins, rules.FinalizerOrphan)
-	}
-	if wantFg {
-		fins = append(fins, rules.FinalizerForeground)
-	}
-	return fins
+	return s.persistDeleting(actor, i, c, ActionMarkDeleting, rules.EffectivePolicy(c.Metadata.Finalizers), joinWhy(why, detail))
 }
 
 func nsSpecFinalizers(o *snapshot.Object) []string {
@@ -561,23 +450,12 @@ func (s *store) update(actor string, i int32, c *snapshot.Object) {
 	if len(m.Finalizers) == 0 && m.DeletionTimestamp != nil &&
 		(m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0) &&
 		(!ri.isNamespace || len(nsSpecFinalizers(c)) == 0) {
-		s.record(rules.ActorAPIServer, ActionDelete, c, "", "no finalizers left on an object being deleted (update by "+actor+")")
+		s.record(rules.ActorAPIServer, ActionDelete, c, PolicyDefault, "no finalizers left on an object being deleted (update by "+actor+")")
 		s.objs[i] = c
 		s.remove(i)
 		return
 	}
 	s.persist(i, c)
-}
-
-// effectivePolicy names the policy a finalizer list implements.
-func effectivePolicy(fins []string) string {
-	switch {
-	case slices.Contains(fins, rules.FinalizerOrphan):
-		return PolicyOrphan
-	case slices.Contains(fins, rules.FinalizerForeground):
-		return PolicyForeground
-	}
-	return PolicyBackground
 }
 
 func finList(f []string) string {
@@ -606,11 +484,11 @@ func joinWhy(why, detail string) string {
 
 // sentPolicy is the policy a step shows: the one sent, or for a request
 // without one what the API server made of it.
-func sentPolicy(opts deleteOptions, nf []string) string {
-	if opts.policy != "" {
-		return opts.policy
+func sentPolicy(opts deleteOptions, nf []string) Policy {
+	if opts.Policy != PolicyDefault {
+		return opts.Policy
 	}
-	return effectivePolicy(nf)
+	return rules.EffectivePolicy(nf)
 }
 
 // unchanged reports whether a write of n over old would store the same

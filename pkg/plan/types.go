@@ -7,13 +7,6 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// Propagation policies as the API server spells them.
-const (
-	PolicyForeground = "Foreground"
-	PolicyBackground = "Background"
-	PolicyOrphan     = "Orphan"
-)
-
 // Assumptions about finalizers no simulated controller removes.
 const (
 	AssumeHang   = "hang"
@@ -58,9 +51,9 @@ func AllControllers() []string {
 type Options struct {
 	// Target is the UID of the object to delete.
 	Target string
-	// Policy is "Foreground", "Background", "Orphan", or "" to send no
-	// policy (the resource's default applies).
-	Policy string
+	// Policy is what the DELETE sends; PolicyDefault sends none (the
+	// resource's default applies).
+	Policy Policy
 	// OrphanDependents is the deprecated field; it may not be combined with Policy.
 	OrphanDependents *bool
 	// AssumeFinalizers says what happens to finalizers no simulated
@@ -95,10 +88,10 @@ type Plan struct {
 	// order, Target the first. Empty for one.
 	Targets []snapshot.ObjectRef `json:"targets,omitempty"`
 	// PropagationPolicy is the policy the DELETE sends ("" = none).
-	PropagationPolicy string `json:"propagationPolicy"`
+	PropagationPolicy Policy `json:"propagationPolicy"`
 	// EffectivePolicy is what the API server made of it for the target:
 	// Orphan, Foreground or Background.
-	EffectivePolicy string        `json:"effectivePolicy,omitempty"`
+	EffectivePolicy Policy        `json:"effectivePolicy,omitempty"`
 	Assumptions     Assumptions   `json:"assumptions"`
 	Steps           []Step        `json:"steps"`
 	Objects         []ObjectFate  `json:"objects"`
@@ -136,7 +129,7 @@ type Step struct {
 	Actor             string             `json:"actor"`
 	Action            string             `json:"action"`
 	Object            snapshot.ObjectRef `json:"object"`
-	PropagationPolicy string             `json:"propagationPolicy,omitempty"`
+	PropagationPolicy Policy             `json:"propagationPolicy,omitempty"`
 	Detail            string             `json:"detail,omitempty"`
 	// Baseline marks a step the controllers would take even without the
 	// planned delete: the input was not settled.
@@ -349,7 +342,7 @@ type Action interface{ isAction() }
 type Delete struct {
 	UID string
 	// Policy as in Options.Policy ("" = none sent).
-	Policy           string
+	Policy           Policy
 	OrphanDependents *bool
 	// GracePeriodSeconds as the request's gracePeriodSeconds (nil = unset).
 	GracePeriodSeconds *int64

@@ -25,7 +25,7 @@ func predict(before *snapshot.Snapshot, root *Root, ix *index, whyStuck func(str
 	}
 	opts := plan.Options{Target: target.before.Metadata.UID}
 	if d := req.DeleteOptions; d != nil {
-		opts.Policy, opts.OrphanDependents = d.PropagationPolicy, d.OrphanDependents
+		opts.Policy, opts.OrphanDependents = plan.Policy(d.PropagationPolicy), d.OrphanDependents
 	}
 	p, err := plan.Simulate(before, opts)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -200,7 +201,7 @@ const (
 // Prediction compares what kgc's plan of the root request, made on the
 // before snapshot, says with what happened.
 type Prediction struct {
-	PropagationPolicy    string            `json:"propagationPolicy"`
+	PropagationPolicy    plan.Policy       `json:"propagationPolicy"`
 	PolicyKnown          bool              `json:"policyKnown"`
 	Complete             bool              `json:"complete"`
 	AsPredicted          int               `json:"asPredicted"`

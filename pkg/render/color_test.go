@@ -37,10 +37,10 @@ func colourOnlyPaints(t *testing.T, name string, r drawFunc, mustPaint bool) {
 }
 
 func TestColourOnlyPaintsPlans(t *testing.T) {
-	for _, policy := range []string{plan.PolicyForeground, plan.PolicyBackground, plan.PolicyOrphan} {
+	for _, policy := range []plan.Policy{plan.PolicyForeground, plan.PolicyBackground, plan.PolicyOrphan} {
 		_, p := planFixture(t, policy)
 		for _, steps := range []bool{false, true} {
-			colourOnlyPaints(t, policy+" steps="+strconv.FormatBool(steps), func(b *bytes.Buffer, s Style) error {
+			colourOnlyPaints(t, string(policy)+" steps="+strconv.FormatBool(steps), func(b *bytes.Buffer, s Style) error {
 				return PlanText(b, p, PlanOptions{ShowSteps: steps}, s)
 			}, true)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/graph"
+	"github.com/kgc-dev/kgc/pkg/rules"
 )
 
 // hazards indexes a view's findings by what draws them: the node of each
@@ -20,14 +21,7 @@ type hazards struct {
 
 // referenceFinding reports whether a finding type judges one owner
 // reference: its Objects are the dependent, then the owner.
-func referenceFinding(typ string) bool {
-	switch typ {
-	case graph.FindingDanglingOwner, graph.FindingUnknownOwner, graph.FindingCrossNamespaceOwner,
-		graph.FindingNamespacedOwnerOfGlobal, graph.FindingUnresolvableOwnerKind, graph.FindingOwnerIdentityMismatch:
-		return true
-	}
-	return false
-}
+func referenceFinding(typ string) bool { return rules.FindingMeaning(typ) != "" }
 
 func (v GraphView) hazards() hazards {
 	h := hazards{nodes: map[string][]graph.Finding{}, edges: map[[2]string][]graph.Finding{}}
@@ -98,19 +92,14 @@ type hazardStyle struct {
 // them: red where the collector deletes something, orange where it never
 // acts, purple for cycles, grey where kgc cannot tell.
 func hazardStyleOf(typ string) hazardStyle {
+	meaning := rules.FindingMeaning(typ)
 	switch typ {
-	case graph.FindingDanglingOwner:
-		return hazardStyle{"#c0392b", "dashed", "owner does not exist: the dependent will be deleted"}
-	case graph.FindingCrossNamespaceOwner:
-		return hazardStyle{"#c0392b", "dashed", "owner in another namespace: treated as gone, the dependent will be deleted"}
-	case graph.FindingOwnerIdentityMismatch:
-		return hazardStyle{"#c0392b", "dashed", "owner UID belongs to another object: treated as gone"}
-	case graph.FindingUnresolvableOwnerKind:
-		return hazardStyle{"#d35400", "dashed", "owner kind not served: the dependent is never collected"}
-	case graph.FindingNamespacedOwnerOfGlobal:
-		return hazardStyle{"#d35400", "dashed", "namespaced owner of a cluster-scoped object: never collected"}
+	case graph.FindingDanglingOwner, graph.FindingCrossNamespaceOwner, graph.FindingOwnerIdentityMismatch:
+		return hazardStyle{"#c0392b", "dashed", meaning}
+	case graph.FindingUnresolvableOwnerKind, graph.FindingNamespacedOwnerOfGlobal:
+		return hazardStyle{"#d35400", "dashed", meaning}
 	case graph.FindingUnknownOwner:
-		return hazardStyle{"#7f8c8d", "dotted", "owner's type not listed: whether it exists is unknown"}
+		return hazardStyle{"#7f8c8d", "dotted", meaning}
 	case graph.FindingCycle:
 		return hazardStyle{"#8e44ad", "bold", "owners in a cycle: never collected on their own"}
 	case graph.FindingInvalidOwnerReference:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -77,7 +78,7 @@ func planUndone(bw *bufio.Writer, p *plan.Plan, st Style) {
 		}
 		r := of.RecreatedBy
 		fmt.Fprintf(bw, "%s this delete will be undone by %s: %s %s (%s); %s\n", st.Paint(Yellow, "warning:"), refText(r.Owner),
-			r.Controller, recreatesWhat(of.Object, r), recreatedHow(r), undoAdvice(r.Owner.Kind))
+			r.Controller, recreatesWhat(of.Object, r), recreatedHow(r), rules.UndoAdvice(r.Controller))
 	}
 	for _, of := range p.Objects {
 		if r := of.RecreatedBy; of.Object.UID == p.Target.UID && r != nil && !r.Certain {
@@ -108,24 +109,6 @@ func recreatedHow(r *plan.RecreatedBy) string {
 	return name
 }
 
-// undoAdvice is what to do instead of deleting what an owner of kind
-// recreates.
-func undoAdvice(kind string) string {
-	switch kind {
-	case "Deployment", "ReplicaSet", "ReplicationController", "StatefulSet":
-		return "scale it or delete it instead"
-	case "DaemonSet":
-		return "change its node selector or delete it instead"
-	case "Job":
-		return "suspend it or delete it instead"
-	case "Service":
-		return "remove its selector or delete it instead"
-	case "Namespace":
-		return "its controller keeps one in every namespace"
-	}
-	return "change or delete it instead"
-}
-
 // planSteps lists every step, baseline ones included (--show-steps).
 func planSteps(bw *bufio.Writer, p *plan.Plan, st Style) {
 	fmt.Fprintf(bw, "\n%s\n", st.Paint(Bold, "Steps:"))
@@ -135,8 +118,8 @@ func planSteps(bw *bufio.Writer, p *plan.Plan, st Style) {
 		if step.Baseline {
 			mark = " (baseline)"
 		}
-		pol := step.PropagationPolicy
-		if pol == "" {
+		pol := string(step.PropagationPolicy)
+		if step.PropagationPolicy == plan.PolicyDefault {
 			pol = "-"
 		}
 		t.add(text(fmt.Sprintf("  %d.", step.Step)), text(fmt.Sprintf("wave %d%s", step.Wave, mark)), text(step.Actor),

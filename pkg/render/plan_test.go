@@ -15,7 +15,7 @@ import (
 // planFixture: a Deployment deleted in the foreground whose ReplicaSet has
 // one plain pod and one pod held by a custom finalizer, plus a ConfigMap
 // that a second owner keeps (its reference to the Deployment is removed).
-func planFixture(t *testing.T, policy string) (*snapshot.Snapshot, *plan.Plan) {
+func planFixture(t *testing.T, policy plan.Policy) (*snapshot.Snapshot, *plan.Plan) {
 	t.Helper()
 	dep := testobj.Deployment("shop", "web").UID("dep-web").Build()
 	other := testobj.ConfigMap("shop", "settings").UID("cm-settings").Build()
@@ -34,7 +34,7 @@ func planFixture(t *testing.T, policy string) (*snapshot.Snapshot, *plan.Plan) {
 func TestPlanTextGolden(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		policy string
+		policy plan.Policy
 		opts   PlanOptions
 		style  Style
 	}{
@@ -277,7 +277,7 @@ func TestPlanTextWarnsOfKeepMarkers(t *testing.T) {
 	cm := testobj.ConfigMap("shop", "web-config").UID("cm-web").OwnedBy(dep).Facts(keep).Build()
 	snap := testobj.Snapshot(dep, cm).Build()
 	const want = "warning: ConfigMap/web-config -n shop is marked helm.sh/resource-policy=keep, but the cascade deletes it"
-	for policy, warned := range map[string]bool{plan.PolicyBackground: true, plan.PolicyOrphan: false} {
+	for policy, warned := range map[plan.Policy]bool{plan.PolicyBackground: true, plan.PolicyOrphan: false} {
 		p, err := plan.Simulate(snap, plan.Options{Target: "dep-web", Policy: policy})
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // needs to know about how far to trust it.
 type Catalog struct {
 	*snapshot.Catalog
+	snap *snapshot.Snapshot
 	// groups are the API groups the catalog serves, or that objects of the
 	// input show are served.
 	groups map[string]bool
@@ -35,7 +36,7 @@ type GroupKind struct{ Group, Kind string }
 
 // NewCatalog indexes snap's catalog.
 func NewCatalog(snap *snapshot.Snapshot) *Catalog {
-	c := &Catalog{Catalog: snap.Catalog(), groups: map[string]bool{},
+	c := &Catalog{Catalog: snap.Catalog(), snap: snap, groups: map[string]bool{},
 		discovered: snap.Source.Type == "live" || snap.Source.Server != "",
 		inferred:   map[GroupKind]snapshot.Resource{}}
 	for _, r := range snap.Resources {
@@ -72,6 +73,10 @@ func (c *Catalog) infer(o *snapshot.Object) {
 	c.inferred[k] = r
 	c.groups[group] = true
 }
+
+// Unlisted words why the snapshot holds no objects of r, a type not
+// listed (snapshot.Snapshot.Unlisted).
+func (c *Catalog) Unlisted(r snapshot.Resource) string { return c.snap.Unlisted(r) }
 
 // Discovered reports whether the catalog comes from a server's discovery.
 func (c *Catalog) Discovered() bool { return c.discovered }
@@ -110,11 +115,11 @@ func (c *Catalog) Listed(group, kind string) bool {
 }
 
 // Monitored reports whether the garbage collector watches the type
-// (snapshot.Resource.MonitoredByGC). A type missing from the catalog is
+// (MonitoredByGC). A type missing from the catalog is
 // assumed watched: nearly every served type is.
 func (c *Catalog) Monitored(apiVersion, kind string) bool {
 	r, _, ok := c.Resource(snapshot.GroupOf(apiVersion), kind)
-	return !ok || r.MonitoredByGC()
+	return !ok || MonitoredByGC(r)
 }
 
 // UnknownKind says why an apiVersion/kind the catalog cannot map may

@@ -8,18 +8,32 @@
 //   - Catalog: the RESTMapper, which types are listed, watched, namespaced,
 //     and what discovery failed (catalog.go);
 //   - ClassifyReference: one owner reference as the collector's
-//     isDangling and classifyReferences judge it (ownerref.go);
+//     isDangling, classifyReferences and addDependentToOwners judge it
+//     (ownerref.go), and each verdict's contract name and one wording,
+//     Class.Name, Reference.Finding, Reference.Message and
+//     FindingMeaning (verdict.go);
+//   - MonitoredByGC, ReferenceLess: the types the collector watches, and
+//     its referenceLessThan order of identities (gc.go);
+//   - Index, SortedNames: the collector's GETs over a snapshot (index.go,
+//     sortednames.go);
 //   - ReplayOrder: the order in which a running collector observed the
 //     objects (replay.go);
-//   - PodTermination, PodUsesClaim, PVHeldByClaim, JobTrackingDone: the
-//     kubelet, pod garbage collector, pvc/pv protection and Job
-//     controller's decisions (controllers.go);
-//   - Recreate: which controller creates a deleted object again when its
-//     owner survives the delete — Deployment, ReplicaSet,
+//   - Policy, TypeGCPolicy, DeletionFinalizers, NamespaceDeleteFinalizers,
+//     EffectivePolicy: the propagation policy and what the API server's
+//     DELETE does with it on each type (deletion.go);
+//   - PodTermination, PodDeleteGrace, PodUsesClaim, PVBoundClaim,
+//     JobTrackingDone: the kubelet, pod garbage collector, pvc/pv
+//     protection and Job controller's decisions (controllers.go);
+//   - VolumeReclaimer, ProvisionerWorkloads: what becomes of a released
+//     volume's storage (volumes.go);
+//   - Recreate, UndoAdvice: which controller creates a deleted object
+//     again when its owner survives the delete — Deployment, ReplicaSet,
 //     ReplicationController, StatefulSet, DaemonSet, Job, the
 //     root-ca-cert-publisher, serviceaccount and endpointslice
-//     controllers — under which name, and why not when it does not
-//     (recreate.go).
+//     controllers — under which name, why not when it does not, and what
+//     to do instead (recreate.go);
+//   - LookupFinalizer and the finalizer and actor names: who removes each
+//     well-known finalizer (finalizers.go).
 //
 // Each function cites the upstream function it follows (k8s.io/kubernetes
 // v1.36.3). The package is pure: no clock, no cluster, no client-go.

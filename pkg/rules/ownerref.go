@@ -37,11 +37,13 @@ const (
 	// WhyReplaced: the object of that name has another UID (deleted and
 	// recreated).
 	WhyReplaced
-	// WhyCrossNamespace: the UID belongs to an object of another
-	// namespace; the collector looks in the dependent's only.
+	// WhyCrossNamespace: the UID belongs to a namespaced object of
+	// another namespace than the dependent's, whatever its kind and name
+	// (addDependentToOwners' invalid namespace); the collector looks in
+	// the dependent's only.
 	WhyCrossNamespace
-	// WhyIdentityMismatch: the UID belongs to an object of another kind
-	// or name.
+	// WhyIdentityMismatch: the UID belongs to an object of the
+	// dependent's namespace (or cluster-scoped) of another kind or name.
 	WhyIdentityMismatch
 	// WhyUnlisted: the owner's type was not listed.
 	WhyUnlisted
@@ -141,7 +143,7 @@ func ClassifyReference(cat *Catalog, look Lookup, dep Dependent, ref snapshot.Ow
 		}
 		return v
 	}
-	v.Class, v.Why = Dangling, danglingWhy(look, typ, v.Namespace, byName, ref)
+	v.Class, v.Why = Dangling, danglingWhy(look, typ, dep.Namespace, byName, ref)
 	switch v.Why {
 	case WhyReplaced:
 		v.Owner = byName
@@ -153,14 +155,19 @@ func ClassifyReference(cat *Catalog, look Lookup, dep Dependent, ref snapshot.Ow
 	return v
 }
 
-// danglingWhy says why the GET did not find the owner.
-func danglingWhy(look Lookup, typ snapshot.Resource, ns string, byName *snapshot.Object, ref snapshot.OwnerReference) Why {
+// danglingWhy says why the GET did not find the owner. The object holding
+// the reference's UID is judged as addDependentToOwners judges the node
+// of that UID: a namespaced one in another namespace than the dependent's
+// is an invalid namespace whatever its kind and name
+// (reportInvalidNamespaceOwnerRef), else one of another kind or name
+// does not match the reference's coordinates.
+func danglingWhy(look Lookup, typ snapshot.Resource, depNamespace string, byName *snapshot.Object, ref snapshot.OwnerReference) Why {
 	if o := look.ByUID(ref.UID); o != nil {
 		switch {
-		case snapshot.GroupOf(o.APIVersion) != typ.Group || o.Kind != ref.Kind || o.Metadata.Name != ref.Name:
-			return WhyIdentityMismatch
-		case typ.Namespaced && o.Metadata.Namespace != ns:
+		case o.Metadata.Namespace != "" && o.Metadata.Namespace != depNamespace:
 			return WhyCrossNamespace
+		case !sameCoordinates(o, typ.Group, ref):
+			return WhyIdentityMismatch
 		}
 	}
 	switch {
@@ -170,6 +177,13 @@ func danglingWhy(look Lookup, typ snapshot.Resource, ns string, byName *snapshot
 		return WhyUnlisted
 	}
 	return WhyAbsent
+}
+
+// sameCoordinates reports whether o is of group and of ref's kind and
+// name (ownerReferenceMatchesCoordinates, by group: the collector's node
+// holds the version its informer watches).
+func sameCoordinates(o *snapshot.Object, group string, ref snapshot.OwnerReference) bool {
+	return snapshot.GroupOf(o.APIVersion) == group && o.Kind == ref.Kind && o.Metadata.Name == ref.Name
 }
 
 // WaitingForDependentsDeletion reports whether o is being deleted in the

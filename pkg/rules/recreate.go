@@ -105,6 +105,25 @@ func Recreate(o *snapshot.Object, look RecreateLookup) (rec *Recreation, not str
 	return nil, ""
 }
 
+// UndoAdvice is what to do instead of deleting what the controller actor
+// recreates (a Recreation's Controller): change the owner whose reconcile
+// makes the replacement, or delete that owner.
+func UndoAdvice(actor string) string {
+	switch actor {
+	case ActorDeployment, ActorReplicaSet, ActorReplicationController, ActorStatefulSet:
+		return "scale it or delete it instead"
+	case ActorDaemonSet:
+		return "change its node selector or delete it instead"
+	case ActorJob, ActorCronJob:
+		return "suspend it or delete it instead"
+	case ActorEndpointSlice:
+		return "remove its selector or delete it instead"
+	case ActorRootCAPublisher, ActorServiceAccount:
+		return "its controller keeps one in every namespace"
+	}
+	return "change or delete it instead"
+}
+
 func controllerRef(o *snapshot.Object) *snapshot.OwnerReference {
 	for k := range o.Metadata.OwnerReferences {
 		if o.Metadata.OwnerReferences[k].IsController() {

@@ -57,3 +57,23 @@ func TestRecreateSkipsPodsAlreadyReplaced(t *testing.T) {
 		t.Errorf("in a namespace being deleted: %+v, want nothing", rec)
 	}
 }
+
+// TestUndoAdviceFollowsRecreate: the advice of a recreated object is its
+// controller's, decided by group as Recreate decides it: a DaemonSet's
+// pod gets the DaemonSet's advice, a Job's pod the Job's; a controller
+// Recreate does not know gets the generic advice.
+func TestUndoAdviceFollowsRecreate(t *testing.T) {
+	for actor, want := range map[string]string{
+		ActorDaemonSet:                  "change its node selector or delete it instead",
+		ActorJob:                        "suspend it or delete it instead",
+		ActorCronJob:                    "suspend it or delete it instead",
+		ActorStatefulSet:                "scale it or delete it instead",
+		ActorEndpointSlice:              "remove its selector or delete it instead",
+		ActorServiceAccount:             "its controller keeps one in every namespace",
+		"example.com/widget-controller": "change or delete it instead",
+	} {
+		if got := UndoAdvice(actor); got != want {
+			t.Errorf("UndoAdvice(%s) = %q, want %q", actor, got, want)
+		}
+	}
+}

@@ -36,6 +36,11 @@ func TestClassifyReference(t *testing.T) {
 		{"an owner recreated under its name dangles", inWeb, testobj.RefTo("apps/v1", "ReplicaSet", "again", "old-uid"), rules.Dangling, rules.WhyReplaced},
 		{"an owner in another namespace dangles", inWeb, testobj.Ref(other), rules.Dangling, rules.WhyCrossNamespace},
 		{"a UID of another kind dangles", inWeb, testobj.RefTo("apps/v1", "ReplicaSet", "pv", "pv-uid"), rules.Dangling, rules.WhyIdentityMismatch},
+		// addDependentToOwners judges the namespace of the UID's object
+		// before its coordinates: another name in another namespace is an
+		// invalid namespace, whatever the kind the reference names.
+		{"a UID of another name in another namespace is cross-namespace", inWeb, testobj.RefTo("apps/v1", "ReplicaSet", "rs", "ops-uid"), rules.Dangling, rules.WhyCrossNamespace},
+		{"a cluster-scoped kind with the UID of an object of another namespace is cross-namespace", inWeb, testobj.RefTo("v1", "PersistentVolume", "rs-ops", "ops-uid"), rules.Dangling, rules.WhyCrossNamespace},
 		{"a version the cluster does not serve is unresolvable", inWeb, testobj.RefTo("apps/v1beta9", "ReplicaSet", "rs", "rs-uid"), rules.Unresolvable, rules.WhyNone},
 		{"a namespaced owner of a cluster-scoped object is never collected", rules.Dependent{}, testobj.Ref(rs), rules.NamespacedOwnerOfClusterScoped, rules.WhyNone},
 		{"a cluster-scoped owner of a namespaced object is found", inWeb, testobj.Ref(pv), rules.Solid, rules.WhyNone},
@@ -46,7 +51,44 @@ func TestClassifyReference(t *testing.T) {
 			if v.Class != c.class || v.Why != c.why {
 				t.Errorf("class %d why %d, want class %d why %d", v.Class, v.Why, c.class, c.why)
 			}
+			// Every verdict with a problem raises a finding the legend
+			// explains; an owner that exists raises none.
+			ok := v.Class == rules.Solid || v.Class == rules.Waiting
+			if f := v.Finding(); (f == "") != ok || (!ok && rules.FindingMeaning(f) == "") {
+				t.Errorf("finding %q (legend %q) for class %s", f, rules.FindingMeaning(f), v.Class.Name())
+			}
 		})
+	}
+}
+
+// TestVerdictWords: the one sentence each verdict is worded with names
+// the dependent, the owner as found, and what the collector makes of it.
+func TestVerdictWords(t *testing.T) {
+	rs := testobj.ReplicaSet("web", "rs").UID("rs-uid").Build()
+	other := testobj.ReplicaSet("ops", "rs-ops").UID("ops-uid").Build()
+	dep := testobj.Pod("web", "p").Build()
+	snap := testobj.Snapshot(rs, other, dep).Build()
+	snap.Source = snapshot.Source{Type: "live", Server: "https://127.0.0.1:6443"}
+	cat, ix := rules.NewCatalog(snap), rules.NewIndex(snap.Objects)
+	for _, c := range []struct {
+		ref     snapshot.OwnerReference
+		class   string
+		finding string
+		message string
+	}{
+		{testobj.Ref(rs), "solid", "", "Pod/p -n web names owner ReplicaSet/rs -n web, which exists"},
+		{testobj.RefTo("apps/v1", "ReplicaSet", "gone", "gone-uid"), "dangling", "dangling-owner", "Pod/p -n web names owner ReplicaSet/gone -n web, which does not exist"},
+		{testobj.Ref(other), "dangling", "cross-namespace-owner",
+			"Pod/p -n web names owner ReplicaSet/rs-ops -n ops, but owner references cannot cross namespaces: the garbage collector looks for the owner in namespace web only and treats it as gone"},
+		{testobj.RefTo("apps/v1", "ReplicaSet", "rs", "ops-uid"), "dangling", "cross-namespace-owner",
+			"Pod/p -n web names its owner as ReplicaSet/rs with UID ops-uid, but that UID belongs to ReplicaSet/rs-ops -n ops, and owner references cannot cross namespaces: the garbage collector looks the owner up by kind and name in namespace web, finds no match and treats it as gone"},
+		{testobj.RefTo("apps/v1beta9", "ReplicaSet", "rs", "rs-uid"), "unresolvable-kind", "unresolvable-owner-kind",
+			"Pod/p -n web names an owner of kind apps/v1beta9 ReplicaSet that the cluster does not serve (the cluster serves ReplicaSet only at v1): the garbage collector cannot look it up"},
+	} {
+		v := rules.ClassifyReference(cat, ix, cat.Dependent(&dep), c.ref)
+		if got := v.Message(cat, dep.Ref()); v.Class.Name() != c.class || v.Finding() != c.finding || got != c.message {
+			t.Errorf("%s: class %q finding %q message\n%s\nwant %q %q\n%s", c.ref.Name, v.Class.Name(), v.Finding(), got, c.class, c.finding, c.message)
+		}
 	}
 }
 

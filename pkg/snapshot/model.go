@@ -254,26 +254,6 @@ func (r ObjectRef) Compare(o ObjectRef) int {
 	return strings.Compare(r.UID, o.UID)
 }
 
-// ReferenceLess is the garbage collector's referenceLessThan order (kind,
-// apiVersion, namespace, name, uid), which decides the identity a virtual
-// node takes next when the one it had turns out absent
-// (getAlternateOwnerIdentity).
-func (r ObjectRef) ReferenceLess(o ObjectRef) bool {
-	if r.Kind != o.Kind {
-		return r.Kind < o.Kind
-	}
-	if r.APIVersion != o.APIVersion {
-		return r.APIVersion < o.APIVersion
-	}
-	if r.Namespace != o.Namespace {
-		return r.Namespace < o.Namespace
-	}
-	if r.Name != o.Name {
-		return r.Name < o.Name
-	}
-	return r.UID < o.UID
-}
-
 // String is the one way every command names an object to a person:
 // KubectlName's form, which pastes into kubectl get.
 func (r ObjectRef) String() string { return KubectlName(r.Kind, r.Namespace, r.Name) }
@@ -671,21 +651,4 @@ func (w Warning) String() string {
 		s = w.File + ": " + s
 	}
 	return s
-}
-
-// MonitoredByGC reports whether kube-controller-manager's garbage
-// collector runs an informer for the type: discovery offers delete, list
-// and watch (GetDeletableResources) and the type is not one of
-// DefaultIgnoredResources, the core and events.k8s.io events. Only
-// monitored objects become graph nodes, and only their GC finalizers are
-// ever processed. An entry without verbs (an offline catalog that cannot
-// tell) is assumed monitored, as nearly every type is.
-func (r Resource) MonitoredByGC() bool {
-	if r.Resource == "events" && (r.Group == "" || r.Group == "events.k8s.io") {
-		return false
-	}
-	if len(r.Verbs) == 0 {
-		return true
-	}
-	return r.HasVerb("delete") && r.HasVerb("list") && r.HasVerb("watch")
 }

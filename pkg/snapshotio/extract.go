@@ -447,29 +447,51 @@ func (x *Extractor) ownerRef(s *scanner) (snapshot.OwnerReference, error) {
 	return r, err
 }
 
-// factKinds are the kinds whose Facts come from spec or status; facts
-// below reads exactly these.
-var factKinds = map[groupKind]bool{
-	{"", "Pod"}: true, {"", "Namespace"}: true, {"", "Node"}: true, {"", "PersistentVolumeClaim"}: true,
-	{"", "PersistentVolume"}: true, {"", "Service"}: true, {"", "ReplicationController"}: true,
-	{"batch", "Job"}: true, {"batch", "CronJob"}: true,
-	{"apps", "Deployment"}: true, {"apps", "ReplicaSet"}: true, {"apps", "StatefulSet"}: true, {"apps", "DaemonSet"}: true,
-	{"apiextensions.k8s.io", "CustomResourceDefinition"}:               true,
-	{"apiregistration.k8s.io", "APIService"}:                           true,
-	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}:   true,
-	{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: true,
-	{"discovery.k8s.io", "EndpointSlice"}:                              true,
-	{"rbac.authorization.k8s.io", "Role"}:                              true,
-	{"rbac.authorization.k8s.io", "ClusterRole"}:                       true,
-	{"rbac.authorization.k8s.io", "RoleBinding"}:                       true,
-	{"rbac.authorization.k8s.io", "ClusterRoleBinding"}:                true,
+// factKinds are the kinds whose Facts come from spec or status, each with
+// the reader facts uses for it: the one list of them, which both HasFacts
+// and facts read, so that a kind cannot be listed in full without being
+// read, nor read without being listed.
+var factKinds = map[groupKind]factReader{
+	{"", "Pod"}: readPod, {"", "Namespace"}: readNamespace, {"", "Node"}: readNode, {"", "PersistentVolumeClaim"}: readPVC,
+	{"", "PersistentVolume"}: readPV, {"", "Service"}: readService, {"", "ReplicationController"}: readWorkload,
+	{"batch", "Job"}: readJob, {"batch", "CronJob"}: readWorkload,
+	{"apps", "Deployment"}: readWorkload, {"apps", "ReplicaSet"}: readWorkload, {"apps", "StatefulSet"}: readWorkload, {"apps", "DaemonSet"}: readWorkload,
+	{"apiextensions.k8s.io", "CustomResourceDefinition"}:               readCRD,
+	{"apiregistration.k8s.io", "APIService"}:                           readAPIService,
+	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}:   readWebhooks,
+	{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: readWebhooks,
+	{"discovery.k8s.io", "EndpointSlice"}:                              readEndpointSlice,
+	{"rbac.authorization.k8s.io", "Role"}:                              readRBAC,
+	{"rbac.authorization.k8s.io", "ClusterRole"}:                       readRBAC,
+	{"rbac.authorization.k8s.io", "RoleBinding"}:                       readRBAC,
+	{"rbac.authorization.k8s.io", "ClusterRoleBinding"}:                readRBAC,
 }
+
+// factReader is which part of facts reads a kind of factKinds.
+type factReader uint8
+
+const (
+	readNone factReader = iota
+	readPod
+	readService
+	readNamespace
+	readNode
+	readPVC
+	readPV
+	readJob
+	readWorkload
+	readCRD
+	readAPIService
+	readWebhooks
+	readRBAC
+	readEndpointSlice
+)
 
 // HasFacts reports whether objects of group and kind carry Facts read
 // from their spec or status: a live capture lists those kinds in full,
 // and metadata alone is enough for every other kind.
 func HasFacts(group, kind string) bool {
-	return factKinds[groupKind{group, kind}] || volumeKinds[groupKind{group, kind}]
+	return factKinds[groupKind{group, kind}] != readNone || volumeKinds[groupKind{group, kind}]
 }
 
 // diagnosisOnlyKinds carry facts only why-stuck reads (who may update a
@@ -492,19 +514,19 @@ func PlanFacts(group, kind string) bool {
 func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error {
 	group, _ := snapshot.SplitAPIVersion(o.APIVersion)
 	var err error
-	switch {
-	case group == "" && o.Kind == "Pod":
+	switch factKinds[groupKind{group, o.Kind}] {
+	case readPod:
 		var p snapshot.PodFacts
 		p.Mirror = ann.mirror
 		if err = x.podSpec(f.spec, o.Metadata.Name, &p); err == nil {
 			err = x.podStatus(f.status, &p)
 		}
 		o.Facts = x.sharedPodFacts(&p, ann.keep == "")
-	case group == "" && o.Kind == "Service":
+	case readService:
 		var sv snapshot.ServiceFacts
 		err = x.serviceSpec(f.spec, &sv)
 		o.Facts = &snapshot.Facts{Service: &sv}
-	case group == "" && o.Kind == "Namespace":
+	case readNamespace:
 		var v struct {
 			Spec   struct{ Finalizers []string }
 			Status struct {
@@ -514,7 +536,7 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 		}
 		err = unmarshalParts(f, &v.Spec, &v.Status)
 		o.Facts = &snapshot.Facts{Namespace: &snapshot.NamespaceFacts{Phase: v.Status.Phase, SpecFinalizers: v.Spec.Finalizers, Conditions: v.Status.Conditions}}
-	case group == "" && o.Kind == "Node":
+	case readNode:
 		var v struct {
 			Spec struct {
 				Taints []struct{ Key, Effect string }
@@ -534,19 +556,19 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 			n.Taints = append(n.Taints, t.Key+":"+t.Effect)
 		}
 		o.Facts = &snapshot.Facts{Node: n}
-	case group == "" && o.Kind == "PersistentVolumeClaim":
+	case readPVC:
 		var v struct {
 			Spec   struct{ VolumeName string }
 			Status struct{ Phase string }
 		}
 		err = unmarshalParts(f, &v.Spec, &v.Status)
 		o.Facts = &snapshot.Facts{PVC: &snapshot.PVCFacts{Phase: v.Status.Phase, VolumeName: v.Spec.VolumeName}}
-	case group == "" && o.Kind == "PersistentVolume":
+	case readPV:
 		var pv *snapshot.PVFacts
 		pv, err = pvFacts(f)
 		pv.ProvisionedBy = ann.provisionedBy
 		o.Facts = &snapshot.Facts{PV: pv}
-	case group == "batch" && o.Kind == "Job":
+	case readJob:
 		var v struct {
 			Status struct {
 				Conditions        []snapshot.Condition
@@ -564,8 +586,7 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 			}
 		}
 		o.Facts = &snapshot.Facts{Job: j}
-	case group == "apps" && (o.Kind == "Deployment" || o.Kind == "ReplicaSet" || o.Kind == "StatefulSet" || o.Kind == "DaemonSet"),
-		group == "" && o.Kind == "ReplicationController", group == "batch" && o.Kind == "CronJob":
+	case readWorkload:
 		if f.spec == nil {
 			// Without its spec (a metadata-only input) nothing is known.
 			break
@@ -579,7 +600,7 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 			wf.Workload.Revision = ann.revision
 			o.Facts = x.sharedWorkloadFacts(wf, ann.keep == "")
 		}
-	case group == "apiextensions.k8s.io" && o.Kind == "CustomResourceDefinition":
+	case readCRD:
 		var v struct {
 			Spec struct {
 				Group string
@@ -619,7 +640,7 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 			}
 		}
 		o.Facts = &snapshot.Facts{CRD: c}
-	case group == "apiregistration.k8s.io" && o.Kind == "APIService":
+	case readAPIService:
 		var v struct {
 			Spec struct {
 				Group, Version string
@@ -641,7 +662,7 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 			}
 		}
 		o.Facts = &snapshot.Facts{APIService: a}
-	case group == "admissionregistration.k8s.io" && (o.Kind == "MutatingWebhookConfiguration" || o.Kind == "ValidatingWebhookConfiguration"):
+	case readWebhooks:
 		var v struct {
 			Webhooks []struct {
 				Name                              string
@@ -665,9 +686,9 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 			w.Webhooks = append(w.Webhooks, wh)
 		}
 		o.Facts = &snapshot.Facts{WebhookConfiguration: w}
-	case group == "rbac.authorization.k8s.io":
+	case readRBAC:
 		o.Facts, err = rbacFacts(f)
-	case group == "discovery.k8s.io" && o.Kind == "EndpointSlice":
+	case readEndpointSlice:
 		var v []struct {
 			Conditions struct{ Ready *bool }
 		}
@@ -682,6 +703,7 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 			}
 		}
 		o.Facts = &snapshot.Facts{EndpointSlice: e}
+	case readNone:
 	}
 	if err == nil {
 		err = volumeFacts(o, f, group)
