@@ -175,7 +175,7 @@ func TestApplyInterruptPrintsTheReportSoFar(t *testing.T) {
 		"as-planned  ReplicaSet/web-7d9f -n shop",
 		"as-planned  Pod/web-7d9f-b -n shop (planned blocked)",
 		"in-progress Pod/web-7d9f-a -n shop (planned deleted): terminating, finalizers [example.com/never]",
-		"why-stuck: Pod/web-7d9f-a -n shop has been terminating for 1m",
+		"why-stuck: Pod/web-7d9f-a -n shop has been terminating for 60s",
 		"interrupted while following: the cascade goes on in the cluster",
 	} {
 		if !strings.Contains(out, want) {

@@ -285,7 +285,7 @@ func TestCapturedAt(t *testing.T) {
 	for _, c := range []struct {
 		at, says string
 	}{
-		{"", "Namespace/team-a has been terminating for 2h:"},
+		{"", "Namespace/team-a has been terminating for 120m:"},
 		{"2026-11-22T10:00:00Z", "Namespace/team-a has been terminating for 2d2h:"},
 		{"2026-11-22T12:00:00+02:00", "Namespace/team-a has been terminating for 2d2h:"},
 	} {

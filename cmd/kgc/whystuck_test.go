@@ -207,7 +207,7 @@ func TestWhyStuckStalledGarbageCollector(t *testing.T) {
 	if code != exitGate {
 		t.Fatalf("exit %d, want %d (the gate): stderr %q", code, exitGate, stderr)
 	}
-	for _, want := range []string{"(controller-stalled)", "it has waited 1h", "the garbagecollector is not acting", "kube-controller-manager"} {
+	for _, want := range []string{"(controller-stalled)", "it has waited 60m", "the garbagecollector is not acting", "kube-controller-manager"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

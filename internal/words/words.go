@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/duration"
 )
 
 // Count is n and the noun, plural unless n is 1: Count(2, "pod") is
@@ -63,28 +65,14 @@ func pluralWord(w string) string {
 	return w + "s"
 }
 
-// Age writes a duration as kubectl's AGE column does, in at most two
-// units: 45s, 5m, 5m30s, 2h, 2h18m, 3d, 3d10h. The sign is dropped: the
-// sentence around it says whether it is past or to come.
+// Age writes a duration as kubectl's AGE column does
+// (apimachinery's duration.HumanDuration, which kubectl get calls): two or
+// three significant figures, so 90s, 5m30s, 138m, 5h12m, 30h, 3d10h, 45d.
+// The sign is dropped: the sentence around it says whether it is past or
+// to come.
 func Age(d time.Duration) string {
 	if d < 0 {
 		d = -d
 	}
-	s := int64(d / time.Second)
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		return twoUnits(s/60, "m", s%60, "s")
-	case s < 86400:
-		return twoUnits(s/3600, "h", (s%3600)/60, "m")
-	}
-	return twoUnits(s/86400, "d", (s%86400)/3600, "h")
-}
-
-func twoUnits(big int64, bigUnit string, small int64, smallUnit string) string {
-	if small == 0 {
-		return fmt.Sprintf("%d%s", big, bigUnit)
-	}
-	return fmt.Sprintf("%d%s%d%s", big, bigUnit, small, smallUnit)
+	return duration.HumanDuration(d)
 }

@@ -47,15 +47,22 @@ func TestAge(t *testing.T) {
 		d    time.Duration
 		want string
 	}{
+		// What kubectl get prints in AGE for these ages.
 		{0, "0s"},
 		{45 * time.Second, "45s"},
 		{-45 * time.Second, "45s"},
+		{90 * time.Second, "90s"},
 		{5 * time.Minute, "5m"},
 		{5*time.Minute + 30*time.Second, "5m30s"},
-		{2 * time.Hour, "2h"},
-		{2*time.Hour + 18*time.Minute + 48*time.Second, "2h18m"},
-		{82*time.Hour + 53*time.Minute, "3d10h"},
+		{2 * time.Hour, "120m"},
+		{2*time.Hour + 18*time.Minute + 48*time.Second, "138m"},
+		{3 * time.Hour, "3h"},
+		{5*time.Hour + 12*time.Minute, "5h12m"},
+		{30*time.Hour + 59*time.Minute, "30h"},
 		{72 * time.Hour, "3d"},
+		{82*time.Hour + 53*time.Minute, "3d10h"},
+		{45 * 24 * time.Hour, "45d"},
+		{800 * 24 * time.Hour, "2y70d"},
 	} {
 		if got := Age(c.d); got != c.want {
 			t.Errorf("Age(%v) = %q, want %q", c.d, got, c.want)

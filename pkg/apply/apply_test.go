@@ -280,5 +280,5 @@ func TestApplyExplainsWhatIsStillTerminating(t *testing.T) {
 	if err := WriteText(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, "report", out.String(), "why-stuck: Secret/"+first.Name+" -n shop has been terminating for 1h")
+	mustContain(t, "report", out.String(), "why-stuck: Secret/"+first.Name+" -n shop has been terminating for 60m")
 }

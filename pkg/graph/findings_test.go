@@ -178,7 +178,7 @@ func TestFindings(t *testing.T) {
 				testobj.ConfigMap("web", "gone-soon").UID("gs").Deleting(captured.Add(-time.Hour)).Build()).Build(),
 			// Cluster-scoped objects sort first (empty namespace).
 			want: "stuck-finalizer [Namespace/team(ns)] Namespace/team has been terminating for 10m and is still held by finalizer kubernetes (spec.finalizers); `kgc why-stuck` on it says who should remove it\n" +
-				"stuck-finalizer [ConfigMap/old -n web(old)] ConfigMap/old -n web has been terminating for 2h and is still held by finalizers example.com/a, example.com/b; `kgc why-stuck` on it says who should remove them\n",
+				"stuck-finalizer [ConfigMap/old -n web(old)] ConfigMap/old -n web has been terminating for 120m and is still held by finalizers example.com/a, example.com/b; `kgc why-stuck` on it says who should remove them\n",
 		},
 		{
 			name: "owner references missing fields are invalid",
