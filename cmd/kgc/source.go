@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/pkg/capture"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -22,7 +22,8 @@ import (
 // kubeconfig. graph, plan, why-stuck and snapshot share it.
 type sourceOptions struct {
 	configFlags    *genericclioptions.ConfigFlags
-	streams        genericiooptions.IOStreams
+	streams        *iostreams.IOStreams
+	liveCapture    func(context.Context, capture.Options) (*snapshot.Snapshot, error)
 	Filenames      []string
 	AllNamespaces  bool
 	ConsistentRead bool
@@ -80,8 +81,8 @@ func addChunkSizeFlag(fs *pflag.FlagSet, p *chunkSize) {
 	fs.Var(p, "chunk-size", "live: list objects in pages of this many, as kubectl's --chunk-size (kgc's default is twice kubectl's 500: it reads metadata only); 0 lists each type in one request. The API server may send a list from its watch cache (without --consistent-read) whole")
 }
 
-func newSourceOptions(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *sourceOptions {
-	return &sourceOptions{configFlags: cf, streams: streams}
+func newSourceOptions(f *Factory) *sourceOptions {
+	return &sourceOptions{configFlags: f.ConfigFlags, streams: f.IOStreams, liveCapture: f.Capture}
 }
 
 // AddFlags adds the input flags and -A/--all-namespaces.
@@ -162,15 +163,9 @@ func (o *sourceOptions) capture(ctx context.Context, namespace string, asked []s
 		return nil, err
 	}
 	logHTTP(o.Verbosity, o.streams.ErrOut)
-	cfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig, or read dumps with -f", err)
-	}
 	opts := o.captureOptions(namespace, asked)
-	if isTerminal(o.streams.ErrOut) {
-		opts.Progress = o.streams.ErrOut
-	}
-	return capture.Capture(ctx, cfg, opts)
+	opts.Progress = o.streams.Progress()
+	return o.liveCapture(ctx, opts)
 }
 
 // captureOptions are the capture's options from the source flags.
