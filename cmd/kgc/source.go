@@ -190,7 +190,7 @@ func (o *sourceOptions) printWarnings(snap *snapshot.Snapshot) {
 		fmt.Fprintf(o.streams.ErrOut, "warning: %s\n", w.String())
 	}
 	if snap.Source.Type == "live" {
-		for _, line := range rbacWarnings(snap, o.Verbosity) {
+		for _, line := range capture.RBACWarnings(snap, o.Verbosity) {
 			fmt.Fprintf(o.streams.ErrOut, "warning: %s\n", line)
 		}
 	}
