@@ -311,7 +311,7 @@ func (o *applyOptions) finish(rep *apply.Report, err error) error {
 		if o.output.isDocument() {
 			perr = render.Document(o.streams.Out, string(o.output), rep)
 		} else {
-			perr = apply.WriteText(o.streams.Out, rep)
+			perr = render.ApplyText(o.streams.Out, rep)
 		}
 		if perr != nil {
 			return perr
