@@ -238,7 +238,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 		return true
 	})
 	// Every UID and every owner reference is looked up once, before
-	// replaying, on both cores: one at a time, while replaying, the
+	// replaying, on every core: one at a time, while replaying, the
 	// look-ups were half of a million objects' replay. They need the
 	// objects, not their order, so they are filed in the objects' order
 	// while another core sorts them into the order replayed.
