@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -157,6 +158,36 @@ func TestColourOnlyOnATerminalWithoutNoColor(t *testing.T) {
 		}
 		if stripped := sgr.ReplaceAllString(out, ""); stripped != plain {
 			t.Errorf("%+v: the output, colour codes stripped, is not the plain output:\n%s\nplain:\n%s", c.term, stripped, plain)
+		}
+	}
+}
+
+// kgc apply's progress bar, while it follows the cascade, goes to stderr
+// and only when stderr is a terminal; the follow is stopped by an
+// interrupt once the fake cluster has shown every object.
+func TestApplyProgressBarOnlyOnATerminalStderr(t *testing.T) {
+	bar := regexp.MustCompile(`\r\x1b\[Kfollowing \[[#-]{24}\] \d+/\d+ deleted  wave \d+/\d+  \d+ diverged`)
+	for _, term := range []terminal{{stderr: true}, {stdin: true, stdout: true}, {}} {
+		planPath, f := liveShop(t)
+		signals := make(chan os.Signal, 1)
+		go func() {
+			<-f.watching
+			signals <- os.Interrupt
+		}()
+		setup := func(fac *Factory) {
+			withCluster(f)(fac)
+			fac.Signals = signals
+			fac.Exit = func(code int) { t.Errorf("%+v: exited at once with %d after one interrupt", term, code) }
+		}
+		out, errOut, code := runOn(t, term, "", setup, "apply", planPath, "--yes", "--allow-blocked", "--timeout", "1h")
+		if code != exitInterrupted {
+			t.Fatalf("%+v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", term, code, exitInterrupted, out, errOut)
+		}
+		if got := bar.MatchString(errOut); got != term.stderr {
+			t.Errorf("%+v: progress bar on stderr %v, want %v:\n%q", term, got, term.stderr, errOut)
+		}
+		if strings.Contains(out, "following [") {
+			t.Errorf("%+v: progress bar on stdout:\n%s", term, out)
 		}
 	}
 }
