@@ -12,10 +12,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/pkg/apply"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -28,8 +27,9 @@ func applyOutputs() enum[outputFormat] { return oneOf(outputText, outputJSON, ou
 
 // applyOptions is `kgc apply PLAN` and `kgc apply delete`.
 type applyOptions struct {
-	streams      genericiooptions.IOStreams
-	configFlags  *genericclioptions.ConfigFlags
+	streams      *iostreams.IOStreams
+	factory      *Factory
+	args         []string
 	yes          bool
 	confirm      string
 	maxDeletions int
@@ -45,8 +45,8 @@ type applyOptions struct {
 	chunkSize    chunkSize
 }
 
-func newApplyCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
-	o := &applyOptions{streams: streams, configFlags: cf}
+func newApplyCmd(f *Factory) *cobra.Command {
+	o := &applyOptions{streams: f.IOStreams, factory: f}
 	cmd := &cobra.Command{
 		Use:   "apply (PLAN_FILE | WHY_FILE --remedy ID)",
 		Short: "Carry out a reviewed plan live, refusing when the cluster moved, and check the cascade against it",
@@ -115,28 +115,17 @@ kgc apply works on a live cluster only.`,
   kgc why-stuck widget/gizmo -n shop -o json > why.json
   kgc apply why.json --remedy remove-finalizer:widget:shop/gizmo:widgets.example.com/cleanup`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if len(args) == 0 {
-				return usageErrorf("which plan? give a file written by kgc plan delete … -o json (- for stdin), or use kgc apply delete TYPE/NAME")
-			}
-			if o.remedy != "" {
-				return o.runRemedy(cmd.Context(), args[0])
-			}
-			return o.runSaved(cmd.Context(), args[0])
-		},
+		RunE: runE(o),
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&o.remedy, "remedy", "", "apply this remedy (its id) of the kgc why-stuck -o json document given instead of a plan")
 	_ = cmd.RegisterFlagCompletionFunc("remedy", remedyIDs) // only fails for an unknown flag name
-	cmd.AddCommand(newApplyDeleteCmd(streams, cf, o))
+	cmd.AddCommand(newApplyDeleteCmd(f, o))
 	return cmd
 }
 
-func newApplyDeleteCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags, ao *applyOptions) *cobra.Command {
-	po := &planOptions{streams: streams, source: newSourceOptions(streams, cf), output: outputText}
+func newApplyDeleteCmd(f *Factory, ao *applyOptions) *cobra.Command {
+	o := &applyDeleteOptions{apply: ao, plan: &planOptions{streams: f.IOStreams, source: newSourceOptions(f), output: outputText}}
 	cmd := &cobra.Command{
 		Use:   "delete (TYPE/NAME | TYPE NAME | --uid UID)",
 		Short: "Plan a delete and apply it in one go: the plan is printed, then confirmed",
@@ -145,25 +134,33 @@ every check but the re-plan (the plan was just made), the confirmation, one guar
 cascade followed against the plan.`,
 		Example: `  kgc apply delete deploy/web -n shop --cascade=foreground
   kgc apply delete cm/settings -n shop --yes --timeout 1m -o json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			po.args = args
-			if err := ao.Validate(); err != nil {
-				return err
-			}
-			if err := po.Complete(); err != nil {
-				return err
-			}
-			if err := po.Validate(); err != nil {
-				return err
-			}
-			return ao.runDelete(cmd.Context(), po)
-		},
+		RunE: runE(o),
 	}
-	po.addDeleteFlags(cmd)
+	o.plan.addDeleteFlags(cmd)
 	ao.addFlags(cmd)
-	cmd.ValidArgsFunction = objectArgs(cf, po.source)
+	cmd.ValidArgsFunction = objectArgs(f.ConfigFlags, o.plan.source)
 	return cmd
 }
+
+// applyDeleteOptions is `kgc apply delete`: a plan's options and
+// apply's.
+type applyDeleteOptions struct {
+	apply *applyOptions
+	plan  *planOptions
+}
+
+// Complete checks apply's flags first: a refused -f or --dry-run is
+// said before the kubeconfig is read for the namespace.
+func (o *applyDeleteOptions) Complete(cmd *cobra.Command, args []string) error {
+	if err := o.apply.validateFlags(); err != nil {
+		return err
+	}
+	return o.plan.Complete(cmd, args)
+}
+
+func (o *applyDeleteOptions) Validate() error { return o.plan.Validate() }
+
+func (o *applyDeleteOptions) Run(ctx context.Context) error { return o.apply.runDelete(ctx, o.plan) }
 
 func (o *applyOptions) addFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
@@ -184,7 +181,31 @@ func (o *applyOptions) addFlags(cmd *cobra.Command) {
 	_ = fs.MarkHidden("filename") // only fails for an unknown flag name
 }
 
+func (o *applyOptions) Complete(_ *cobra.Command, args []string) error {
+	o.args = args
+	return nil
+}
+
+// Validate checks the flags, then that a plan is given.
 func (o *applyOptions) Validate() error {
+	if err := o.validateFlags(); err != nil {
+		return err
+	}
+	if len(o.args) == 0 {
+		return usageErrorf("which plan? give a file written by kgc plan delete … -o json (- for stdin), or use kgc apply delete TYPE/NAME")
+	}
+	return nil
+}
+
+func (o *applyOptions) Run(ctx context.Context) error {
+	if o.remedy != "" {
+		return o.runRemedy(ctx, o.args[0])
+	}
+	return o.runSaved(ctx, o.args[0])
+}
+
+// validateFlags checks the flags kgc apply and kgc apply delete share.
+func (o *applyOptions) validateFlags() error {
 	switch {
 	case len(o.filenames) > 0:
 		return usageErrorf("kgc apply works on a live cluster only, not on files (-f): plan with kgc plan delete on the live cluster, then apply that plan")
@@ -208,7 +229,7 @@ func (o *applyOptions) runSaved(ctx context.Context, path string) error {
 	if err := apply.Precheck(p); err != nil {
 		return o.finish(apply.RefusedReport(p, err), err)
 	}
-	a, stop, err := o.applier(ctx)
+	a, stop, err := o.applier()
 	if err != nil {
 		return err
 	}
@@ -226,7 +247,7 @@ func (o *applyOptions) runRemedy(ctx context.Context, path string) error {
 	if err := apply.PrecheckRemedy(diag, o.remedy); err != nil {
 		return o.finish(apply.RefusedRemedyReport(diag, o.remedy, err), err)
 	}
-	a, stop, err := o.applier(ctx)
+	a, stop, err := o.applier()
 	if err != nil {
 		return err
 	}
@@ -244,11 +265,11 @@ func (o *applyOptions) runDelete(ctx context.Context, po *planOptions) error {
 	}
 	// The plan goes to stderr: it is there to be reviewed, and stdout
 	// carries the report.
-	if err := render.PlanText(o.streams.ErrOut, p, render.PlanOptions{}, styleFor(o.streams.ErrOut)); err != nil {
+	if err := render.PlanText(o.streams.ErrOut, p, render.PlanOptions{}, errStyle(o.streams)); err != nil {
 		return err
 	}
 	planDigestLine(o.streams.ErrOut, p.Digest, o.reportOnTerminal())
-	a, stop, err := o.applier(ctx)
+	a, stop, err := o.applier()
 	if err != nil {
 		return err
 	}
@@ -257,55 +278,29 @@ func (o *applyOptions) runDelete(ctx context.Context, po *planOptions) error {
 	return o.finish(rep, err)
 }
 
-// applier connects to the cluster (the runtime's, in tests) and relays
-// interrupts to the apply until stop is called.
-func (o *applyOptions) applier(ctx context.Context) (a *apply.Applier, stop func(), err error) {
-	rt := applyRuntimeFrom(ctx)
-	var cluster apply.Cluster
-	captureProgress := func(io.Writer) {}
-	if rt.cluster != nil {
-		cluster, err = rt.cluster()
-	} else {
-		var live *apply.Live
-		live, err = o.liveCluster()
-		cluster = live
-		captureProgress = func(w io.Writer) { live.CaptureOptions.Progress = w }
+// applier connects to the cluster (the factory's) and relays interrupts
+// to the apply until stop is called.
+func (o *applyOptions) applier() (a *apply.Applier, stop func(), err error) {
+	errOut := &lockedWriter{w: o.streams.ErrOut}
+	var progress io.Writer
+	if o.streams.IsStderrTTY() {
+		progress = errOut
 	}
+	src := &sourceOptions{configFlags: o.factory.ConfigFlags, streams: o.streams, ChunkSize: o.chunkSize}
+	captureOpts := src.captureOptions("", nil)
+	captureOpts.Progress = progress
+	cluster, err := o.factory.Cluster(captureOpts)
 	if err != nil {
 		return nil, nil, err
 	}
-	errOut := &lockedWriter{w: o.streams.ErrOut}
 	opts := apply.Options{
 		Limits:  apply.Limits{MaxDeletions: o.maxDeletions, AllowBlocked: o.allowBlocked, AllowKept: o.allowKept},
-		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: isTerminalReader(o.streams.In) && isTerminal(o.streams.ErrOut)},
-		In:      o.streams.In, Out: errOut,
+		Consent: apply.Consent{Yes: o.yes, Digest: o.confirm, Prompts: o.streams.CanPrompt()},
+		In:      o.streams.In, Out: errOut, Progress: progress,
 		DryRun: o.dryRun == "server", Timeout: o.timeout, BackupDir: o.backupDir, Step: o.step,
 	}
-	if isTerminal(o.streams.ErrOut) {
-		captureProgress(errOut)
-		opts.Progress = errOut
-	}
-	opts.Interrupt, opts.Following, stop = rt.interrupts(errOut)
+	opts.Interrupt, opts.Following, stop = interrupts(o.factory.Signals, o.factory.Exit, errOut)
 	return &apply.Applier{Cluster: cluster, Options: opts}, stop, nil
-}
-
-// liveCluster is the cluster of the kubeconfig.
-func (o *applyOptions) liveCluster() (*apply.Live, error) {
-	cfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig", err)
-	}
-	mapper, err := o.configFlags.ToRESTMapper()
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the cluster's API types: %w", err)
-	}
-	live, err := apply.NewLive(cfg, mapper)
-	if err != nil {
-		return nil, err
-	}
-	src := &sourceOptions{configFlags: o.configFlags, streams: o.streams, ChunkSize: o.chunkSize}
-	live.CaptureOptions = src.captureOptions("", nil)
-	return live, nil
 }
 
 // finish prints the report, whatever happened, and turns the outcome into
@@ -316,7 +311,7 @@ func (o *applyOptions) finish(rep *apply.Report, err error) error {
 		if o.output.isDocument() {
 			perr = render.Document(o.streams.Out, string(o.output), rep)
 		} else {
-			perr = apply.WriteText(o.streams.Out, rep)
+			perr = render.ApplyText(o.streams.Out, rep)
 		}
 		if perr != nil {
 			return perr
@@ -328,7 +323,7 @@ func (o *applyOptions) finish(rep *apply.Report, err error) error {
 // reportOnTerminal says whether the text report and stderr share one
 // terminal: then what the report says is not said again on stderr.
 func (o *applyOptions) reportOnTerminal() bool {
-	return !o.output.isDocument() && isTerminal(o.streams.Out) && isTerminal(o.streams.ErrOut)
+	return !o.output.isDocument() && o.streams.IsStdoutTTY() && o.streams.IsStderrTTY()
 }
 
 // planDigestLine ends the plan shown on stderr with its digest, unless the
@@ -447,10 +442,4 @@ func remedyIDs(_ *cobra.Command, args []string, _ string) ([]string, cobra.Shell
 	}
 	slices.Sort(out)
 	return out, none
-}
-
-// isTerminalReader reports whether r is a terminal, to ask on.
-func isTerminalReader(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && isTerminal(f)
 }

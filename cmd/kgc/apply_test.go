@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kgc-dev/kgc/pkg/apply"
 )
 
@@ -46,7 +44,7 @@ func runApplyCmd(t *testing.T, stdin string, args ...string) (stdout, stderr str
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
 	var out, errOut strings.Builder
-	code = Run(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
+	code = Run(testFactory(strings.NewReader(stdin), &out, &errOut), append([]string{"kgc"}, args...))
 	return out.String(), errOut.String(), code
 }
 

@@ -15,8 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 // repoRoot is the repository, seen from this package.
@@ -223,7 +221,7 @@ func (sh *docShell) stage(args []string, in []byte, out, term io.Writer) (string
 		sh.copyInputs(args)
 		sh.t.Setenv("NO_COLOR", "1")
 		sh.t.Setenv("KUBECONFIG", filepath.Join(sh.dir, "no-kubeconfig"))
-		sh.exit = Run(genericiooptions.IOStreams{In: bytes.NewReader(in), Out: out, ErrOut: term}, args)
+		sh.exit = Run(testFactory(bytes.NewReader(in), out, term), args)
 		return "", nil
 	case "echo":
 		text := strings.ReplaceAll(strings.Join(args[1:], " "), "$?", strconv.Itoa(sh.exit))

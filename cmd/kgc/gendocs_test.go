@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kgc-dev/kgc/internal/golden"
 )
@@ -34,7 +33,7 @@ func generateReference(t *testing.T) map[string][]byte {
 	// it to the text a reader should see rather than the build machine's home.
 	t.Setenv("KUBECACHEDIR", "$HOME/.kube/cache")
 	var in, out, errOut bytes.Buffer
-	root := newRootCmd(genericiooptions.IOStreams{In: &in, Out: &out, ErrOut: &errOut}, "kgc")
+	root := newRootCmd(testFactory(&in, &out, &errOut), "kgc")
 	disableAutoGenTag(root)
 	dir := t.TempDir()
 	if err := doc.GenMarkdownTree(root, dir); err != nil {
@@ -131,7 +130,7 @@ func TestCommandReferenceUpToDate(t *testing.T) {
 func TestCommandReferenceCoversEveryCommand(t *testing.T) {
 	pages := generateReference(t)
 	var in, out, errOut bytes.Buffer
-	root := newRootCmd(genericiooptions.IOStreams{In: &in, Out: &out, ErrOut: &errOut}, "kgc")
+	root := newRootCmd(testFactory(&in, &out, &errOut), "kgc")
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {

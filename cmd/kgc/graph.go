@@ -8,9 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/render"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -23,7 +22,7 @@ func graphOutputs() enum[outputFormat] {
 
 // graphOptions draws the owner graph the garbage collector keeps.
 type graphOptions struct {
-	streams  genericiooptions.IOStreams
+	streams  *iostreams.IOStreams
 	source   *sourceOptions
 	output   outputFormat
 	uids     []string
@@ -35,8 +34,8 @@ type graphOptions struct {
 	explicit  bool   // -n was given
 }
 
-func newGraphCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
-	o := &graphOptions{streams: streams, source: newSourceOptions(streams, cf)}
+func newGraphCmd(f *Factory) *cobra.Command {
+	o := &graphOptions{streams: f.IOStreams, source: newSourceOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "graph [TYPE/NAME ... | TYPE NAME ... | --uid UID ... | -l SELECTOR]",
 		Short: "Show the owner graph the garbage collector keeps, and its hazards",
@@ -69,16 +68,7 @@ when a finding of that type is shown, for CI gates.`,
   kgc graph --uid 3f0c0e0a-… -o dot | dot -Tsvg > graph.svg
   kgc graph -n shop -f examples/cluster.yaml -o json
   kgc graph -A --fail-if dangling-owner --fail-if cross-namespace-owner -o table`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.args = args
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	enumVar(cmd, &o.output, "output", "o", string(outputTree), graphOutputs(), "output format")
 	cmd.Flags().StringArrayVar(&o.uids, "uid", nil, "show the connected component of the object with this UID (repeatable)")
@@ -86,11 +76,12 @@ when a finding of that type is shown, for CI gates.`,
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf(append([]string{"any"}, graphFindingTypes()...)...),
 		"exit 3 when a shown finding has this type, or any (repeatable)")
 	o.source.AddFlags(cmd.Flags())
-	cmd.ValidArgsFunction = objectArgs(cf, o.source)
+	cmd.ValidArgsFunction = objectArgs(f.ConfigFlags, o.source)
 	return cmd
 }
 
-func (o *graphOptions) Complete() error {
+func (o *graphOptions) Complete(_ *cobra.Command, args []string) error {
+	o.args = args
 	ns, explicit, err := o.source.Namespace()
 	if err != nil {
 		return err
@@ -167,9 +158,9 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	view.Scope = o.scope(snap)
 	switch o.output {
 	case outputTree, outputText:
-		err = render.GraphTree(o.streams.Out, view, styleFor(o.streams.Out))
+		err = render.GraphTree(o.streams.Out, view, outStyle(o.streams))
 	case outputTable:
-		err = render.GraphTable(o.streams.Out, view, styleFor(o.streams.Out))
+		err = render.GraphTable(o.streams.Out, view, outStyle(o.streams))
 	case outputDOT:
 		err = render.GraphDOT(o.streams.Out, view)
 	default:

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kgc-dev/kgc/internal/golden"
 )
 
@@ -54,7 +52,7 @@ func runAs(t *testing.T, program string, args ...string) (stdout, stderr string,
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
 	var out, errOut bytes.Buffer
-	code = Run(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{program}, args...))
+	code = Run(testFactory(strings.NewReader(""), &out, &errOut), append([]string{program}, args...))
 	return out.String(), errOut.String(), code
 }
 

@@ -1,46 +1,17 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"sync"
 	"sync/atomic"
-
-	"github.com/kgc-dev/kgc/pkg/apply"
 )
 
 // exitAtOnce is the exit code of a second interrupt: the shell's for a
 // process ended by SIGINT (128+2), as if kgc had not caught it.
 const exitAtOnce = 130
-
-// applyRuntime is what kgc apply takes from its process rather than from
-// its command line: the cluster to talk to, the interrupts, and how to
-// exit at once. Run uses the real ones; tests put theirs in the context
-// (withApplyRuntime) to drive the command with a fake cluster and
-// interrupts of their own, never real signals.
-type applyRuntime struct {
-	cluster func() (apply.Cluster, error)
-	signals <-chan os.Signal
-	exit    func(code int)
-}
-
-type applyRuntimeKey struct{}
-
-func withApplyRuntime(ctx context.Context, rt *applyRuntime) context.Context {
-	return context.WithValue(ctx, applyRuntimeKey{}, rt)
-}
-
-func applyRuntimeFrom(ctx context.Context) *applyRuntime {
-	if ctx != nil {
-		if rt, ok := ctx.Value(applyRuntimeKey{}).(*applyRuntime); ok {
-			return rt
-		}
-	}
-	return &applyRuntime{}
-}
 
 // interrupts relays the process's interrupts while an apply runs. Before
 // following starts (arm), an interrupt exits at once with exitAtOnce, as
@@ -51,16 +22,12 @@ func applyRuntimeFrom(ctx context.Context) *applyRuntime {
 // ends the relay, waiting for it, and, for real signals, gives SIGINT back
 // its default. errOut must be safe for the apply and the relay to write
 // to at once (lockedWriter).
-func (rt *applyRuntime) interrupts(errOut io.Writer) (first <-chan struct{}, arm, stop func()) {
-	signals, exit := rt.signals, rt.exit
+func interrupts(signals <-chan os.Signal, exit func(int), errOut io.Writer) (first <-chan struct{}, arm, stop func()) {
 	release := func() {}
 	if signals == nil {
 		ch := make(chan os.Signal, 2)
 		signal.Notify(ch, os.Interrupt)
 		signals, release = ch, func() { signal.Stop(ch) }
-	}
-	if exit == nil {
-		exit = os.Exit
 	}
 	out, done := make(chan struct{}), make(chan struct{})
 	var armed atomic.Bool

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kgc-dev/kgc/pkg/apply"
+	"github.com/kgc-dev/kgc/pkg/capture"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -148,9 +147,13 @@ func runApplyWith(t *testing.T, f *fakeCluster, signals chan os.Signal, exited f
 	t.Helper()
 	t.Setenv("NO_COLOR", "1")
 	var out, errOut strings.Builder
-	ctx := withApplyRuntime(context.Background(), &applyRuntime{
-		cluster: func() (apply.Cluster, error) { return f, nil }, signals: signals, exit: exited})
-	code = run(ctx, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
+	fac := testFactory(strings.NewReader(""), &out, &errOut)
+	fac.Cluster = func(capture.Options) (apply.Cluster, error) { return f, nil }
+	fac.Signals = signals
+	if exited != nil {
+		fac.Exit = exited
+	}
+	code = Run(fac, append([]string{"kgc"}, args...))
 	return out.String(), errOut.String(), code
 }
 

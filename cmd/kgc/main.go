@@ -5,9 +5,9 @@ package main
 import (
 	"os"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"github.com/kgc-dev/kgc/internal/iostreams"
 )
 
 func main() {
-	os.Exit(Run(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, os.Args))
+	os.Exit(Run(NewFactory(iostreams.System()), os.Args))
 }

@@ -5,8 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 // The cluster-connection flags every command inherits (--kubeconfig,
@@ -24,7 +22,8 @@ func hideConfigFlags(flags *pflag.FlagSet) {
 	})
 }
 
-func newOptionsCmd(streams genericiooptions.IOStreams, _ *genericclioptions.ConfigFlags) *cobra.Command {
+func newOptionsCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	return &cobra.Command{
 		Use:   "options",
 		Short: "List the cluster-connection flags every command accepts",

@@ -10,9 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/render"
@@ -26,7 +25,7 @@ func planOutputs() enum[outputFormat] {
 
 // planOptions is `kgc plan delete`.
 type planOptions struct {
-	streams     genericiooptions.IOStreams
+	streams     *iostreams.IOStreams
 	source      *sourceOptions
 	policy      plan.Policy
 	uid         string
@@ -46,19 +45,19 @@ type gate struct {
 	n    int
 }
 
-func newPlanCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
+func newPlanCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Dry-run an operation through the API server and the garbage collector",
 		Long: `Dry-run an operation the way the API server and the kube-controller-manager garbage
 collector would carry it out, step by step, and say what it changes.`,
 	}
-	cmd.AddCommand(newPlanDeleteCmd(streams, cf))
+	cmd.AddCommand(newPlanDeleteCmd(f))
 	return cmd
 }
 
-func newPlanDeleteCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
-	o := &planOptions{streams: streams, source: newSourceOptions(streams, cf)}
+func newPlanDeleteCmd(f *Factory) *cobra.Command {
+	o := &planOptions{streams: f.IOStreams, source: newSourceOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "delete (TYPE/NAME | TYPE NAME | --uid UID)",
 		Short: "What a delete would take with it: every object deleted, orphaned, updated or left blocked",
@@ -94,16 +93,7 @@ and deletes-more-than counts recreated objects as deleted.`,
   kgc plan delete ns/team-a -f cluster.json --show-steps
   kgc plan delete rc/frontend --cascade=default -o json
   kgc plan delete crd/widgets.example.com --fail-if deletes-more-than=100`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.args = args
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	fs := cmd.Flags()
 	o.addDeleteFlags(cmd)
@@ -112,7 +102,7 @@ and deletes-more-than counts recreated objects as deleted.`,
 	enumArrayVar(cmd, &o.gates, "fail-if", enum[gate]{choices: []string{"blocked", "orphans", "recreated", "deletes-more-than=N"}, parse: parseGate},
 		"exit 3 after printing the plan when it holds (repeatable)")
 	o.source.AddInputFlags(fs)
-	cmd.ValidArgsFunction = objectArgs(cf, o.source)
+	cmd.ValidArgsFunction = objectArgs(f.ConfigFlags, o.source)
 	return cmd
 }
 
@@ -137,7 +127,8 @@ func (o *planOptions) addDeleteFlags(cmd *cobra.Command) {
 	fs.StringSliceVar(&o.controllers, "controllers", nil, "simulate only these controllers besides the garbage collector (default all): "+strings.Join(plan.AllControllers(), ","))
 }
 
-func (o *planOptions) Complete() error {
+func (o *planOptions) Complete(_ *cobra.Command, args []string) error {
+	o.args = args
 	ns, _, err := o.source.Namespace()
 	if err != nil {
 		return err
@@ -315,7 +306,7 @@ func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
 			return nil
 		})
 	}
-	return render.PlanText(o.streams.Out, p, render.PlanOptions{ShowSteps: o.showSteps, Verbose: o.source.Verbosity >= 1}, styleFor(o.streams.Out))
+	return render.PlanText(o.streams.Out, p, render.PlanOptions{ShowSteps: o.showSteps, Verbose: o.source.Verbosity >= 1}, outStyle(o.streams))
 }
 
 // checkGates returns a gate error for the first --fail-if that holds.

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kgc-dev/kgc/internal/golden"
 )
 
@@ -20,7 +18,7 @@ func runPlanCmd(t *testing.T, args ...string) (stdout, stderr string, code int) 
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
 	var out, errOut bytes.Buffer
-	code = Run(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
+	code = Run(testFactory(strings.NewReader(""), &out, &errOut), append([]string{"kgc"}, args...))
 	return out.String(), errOut.String(), code
 }
 

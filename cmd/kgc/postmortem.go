@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/postmortem"
@@ -29,7 +28,7 @@ const afterNone = "none"
 
 // postmortemOptions rebuilds deletions from the API server's audit log.
 type postmortemOptions struct {
-	streams   genericiooptions.IOStreams
+	streams   *iostreams.IOStreams
 	source    *sourceOptions
 	output    outputFormat
 	auditLogs []string
@@ -48,8 +47,8 @@ type postmortemOptions struct {
 	window    audit.Options
 }
 
-func newPostmortemCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
-	o := &postmortemOptions{streams: streams, source: newSourceOptions(streams, cf)}
+func newPostmortemCmd(f *Factory) *cobra.Command {
+	o := &postmortemOptions{streams: f.IOStreams, source: newSourceOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "postmortem [TYPE/NAME | -n NS | -A] --audit-log PATH...",
 		Short: "Name who deleted what, the chain of controllers that carried it out, and what a plan would have said",
@@ -79,16 +78,7 @@ Output formats: text (default), json and yaml (the PostMortem document), dot (th
   kgc postmortem ns/team-a --audit-log audit.log --before before.json.gz --after after.json.gz
   kgc postmortem -n shop --audit-log audit.log.gz --audit-log audit-2.log.gz -o json
   kgc postmortem -A --audit-log audit.log --after none -o dot | dot -Tsvg > cascade.svg`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.args = args
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	fs := cmd.Flags()
 	enumVar(cmd, &o.output, "output", "o", string(outputText), postmortemOutputs(), "output format")
@@ -102,11 +92,12 @@ Output formats: text (default), json and yaml (the PostMortem document), dot (th
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf("incomplete"), "exit 3 after printing when the evidence has holes (gaps in the log, roots not in it, objects no chain explains)")
 	fs.BoolVarP(&o.source.AllNamespaces, "all-namespaces", "A", false, "every deletion in the window, in every namespace")
 	addChunkSizeFlag(fs, &o.source.ChunkSize)
-	cmd.ValidArgsFunction = objectArgs(cf, o.source)
+	cmd.ValidArgsFunction = objectArgs(f.ConfigFlags, o.source)
 	return cmd
 }
 
-func (o *postmortemOptions) Complete() error {
+func (o *postmortemOptions) Complete(_ *cobra.Command, args []string) error {
+	o.args = args
 	ns, _, err := o.source.Namespace()
 	if err != nil {
 		return err
@@ -191,7 +182,7 @@ func (o *postmortemOptions) print(pm *postmortem.PostMortem) error {
 	case outputDOT:
 		return render.PostMortemDOT(o.streams.Out, pm)
 	}
-	return render.PostMortemText(o.streams.Out, pm, styleFor(o.streams.Out))
+	return render.PostMortemText(o.streams.Out, pm, outStyle(o.streams))
 }
 
 // postmortemMemory is the soft memory limit of a post-mortem, and

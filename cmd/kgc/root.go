@@ -6,37 +6,31 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-// Run builds the command tree and executes it with args (args[0] is the
-// program name, used to tell whether kgc runs as the kubectl plugin). It is
-// the whole program minus os.Exit, so tests drive it directly.
-func Run(streams genericiooptions.IOStreams, args []string) int {
-	return run(context.Background(), streams, args)
-}
-
-// run is Run with a context, which tests use to hand kgc apply a fake
-// cluster and interrupts of their own (withApplyRuntime).
-func run(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
+// Run builds the command tree around f and executes it with args
+// (args[0] is the program name, used to tell whether kgc runs as the
+// kubectl plugin). It is the whole program minus os.Exit, so tests drive
+// it directly, with a factory of their own (fake streams, cluster,
+// interrupts).
+func Run(f *Factory, args []string) int {
 	name := "kgc"
 	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "kubectl-") {
 		name = "kubectl kgc"
 	}
-	root := newRootCmd(streams, name)
+	root := newRootCmd(f, name)
 	if len(args) > 0 {
 		args = args[1:]
 	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	return exitCode(err, streams.ErrOut)
+	err := root.ExecuteContext(context.Background())
+	return exitCode(err, f.IOStreams.ErrOut)
 }
 
 // newRootCmd wires every subcommand. The ConfigFlags are shared so that
 // --kubeconfig, --context, -n and friends mean what they mean in kubectl.
-func newRootCmd(streams genericiooptions.IOStreams, name string) *cobra.Command {
-	configFlags := genericclioptions.NewConfigFlags(true)
+func newRootCmd(f *Factory, name string) *cobra.Command {
+	streams, configFlags := f.IOStreams, f.ConfigFlags
 	root := &cobra.Command{
 		Use:   "kgc",
 		Short: "Kubernetes garbage-collection forensics and dry runs",
@@ -64,7 +58,7 @@ Use "kgc options" for the cluster-connection flags (--kubeconfig, --context, ...
 	root.SetFlagErrorFunc(flagError)
 
 	for _, add := range commandFactories() {
-		root.AddCommand(add(streams, configFlags))
+		root.AddCommand(add(f))
 	}
 	// cobra adds its completion command only when executing; adding it
 	// now lets requireKnownSubcommands guard it too, and documents it.
@@ -111,7 +105,7 @@ func flagError(cmd *cobra.Command, err error) error {
 }
 
 // commandFactory builds one subcommand; each lives in its own file.
-type commandFactory func(genericiooptions.IOStreams, *genericclioptions.ConfigFlags) *cobra.Command
+type commandFactory func(*Factory) *cobra.Command
 
 // commandFactories lists the subcommands in help order.
 func commandFactories() []commandFactory {

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
-	"github.com/kgc-dev/kgc/pkg/snapshot"
-	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // A user bound in one namespace (RBAC refuses every list at cluster
@@ -184,24 +182,6 @@ func TestDumpAndSnapshotOfTheSameObjects(t *testing.T) {
 	}
 	if strings.Count(stderr, "warning: ") != 1 || !strings.Contains(stderr, "objects were read more than once (same UID, kind and name) from "+filepath.Join(dir, "dump.yaml")+" and "+filepath.Join(dir, "snapshot.json")+": kept one copy of each") {
 		t.Errorf("stderr =\n%s\nwant one warning summing up the repeated objects", stderr)
-	}
-}
-
-// The RBAC summary names the unread types the answer depends on: owner
-// kinds the objects read reference, the nodes their pods run on.
-func TestRBACWarningsNameWhatMatters(t *testing.T) {
-	rs := testobj.ReplicaSet("team", "web-1").UID("rs").Build()
-	pods := []snapshot.Object{
-		testobj.Pod("team", "a").UID("a").OwnedBy(rs).Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "n1"}}).Build(),
-		testobj.Pod("team", "b").UID("b").OwnedBy(rs).Facts(&snapshot.Facts{Pod: &snapshot.PodFacts{NodeName: "n1"}}).Build(),
-	}
-	refused := `forbidden: User "bob" cannot list (HTTP 403)`
-	snap := testobj.Snapshot(pods...).Live().
-		Unlisted("", "Node", refused).Unlisted("apps", "ReplicaSet", refused).Unlisted("", "Secret", refused).Build()
-	got := rbacWarnings(snap, 0)
-	want := `RBAC kept User "bob" from listing 3 types at cluster scope: nodes, replicasets.apps, secrets; what depends on these is unknown: nodes (2 pods read run on them), replicasets.apps (owner in 2 references)`
-	if len(got) != 1 || got[0] != want {
-		t.Errorf("warnings = %q\nwant %q", got, want)
 	}
 }
 

@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 	"github.com/kgc-dev/kgc/pkg/snapshotio"
@@ -19,7 +18,7 @@ import (
 // snapshotOptions captures a live cluster, or converts dumps, into a kgc
 // snapshot file.
 type snapshotOptions struct {
-	streams   genericiooptions.IOStreams
+	streams   *iostreams.IOStreams
 	source    *sourceOptions
 	output    string
 	namespace string
@@ -27,8 +26,8 @@ type snapshotOptions struct {
 	now func() time.Time
 }
 
-func newSnapshotCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
-	o := &snapshotOptions{streams: streams, source: newSourceOptions(streams, cf), now: time.Now}
+func newSnapshotCmd(f *Factory) *cobra.Command {
+	o := &snapshotOptions{streams: f.IOStreams, source: newSourceOptions(f), now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "snapshot -o FILE",
 		Short: "Capture a metadata-only snapshot of a cluster (or convert dumps) for offline analysis",
@@ -51,15 +50,7 @@ and owners elsewhere will look missing to the analysis, so prefer whole-cluster 
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(cf); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (FILE.gz is gzipped; - for stdout)")
 	o.source.AddInputFlags(cmd.Flags())
@@ -68,9 +59,9 @@ and owners elsewhere will look missing to the analysis, so prefer whole-cluster 
 
 // Complete takes -n only when given: a snapshot covers the whole cluster
 // unless asked otherwise, whatever the context's default namespace.
-func (o *snapshotOptions) Complete(cf *genericclioptions.ConfigFlags) error {
-	if cf.Namespace != nil {
-		o.namespace = *cf.Namespace
+func (o *snapshotOptions) Complete(*cobra.Command, []string) error {
+	if ns := o.source.configFlags.Namespace; ns != nil {
+		o.namespace = *ns
 	}
 	return nil
 }

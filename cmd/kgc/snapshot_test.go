@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kgc-dev/kgc/internal/golden"
 	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -30,7 +27,7 @@ func kgcRun(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
 	var out, errOut bytes.Buffer
-	code = Run(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, append([]string{"kgc"}, args...))
+	code = Run(testFactory(strings.NewReader(stdin), &out, &errOut), append([]string{"kgc"}, args...))
 	return out.String(), errOut.String(), code
 }
 
@@ -163,7 +160,7 @@ func loadDump(t *testing.T) *snapshot.Snapshot {
 
 func TestSourceResolve(t *testing.T) {
 	snap := loadDump(t)
-	o := newSourceOptions(genericiooptions.IOStreams{}, genericclioptions.NewConfigFlags(true))
+	o := newSourceOptions(testFactory(nil, io.Discard, io.Discard))
 	o.Filenames = []string{snapshotDump}
 	tests := []struct {
 		args      []string
@@ -208,8 +205,9 @@ func TestSourceResolve(t *testing.T) {
 }
 
 func TestSourceNamespace(t *testing.T) {
-	cf := genericclioptions.NewConfigFlags(true)
-	o := newSourceOptions(genericiooptions.IOStreams{}, cf)
+	f := testFactory(nil, io.Discard, io.Discard)
+	cf := f.ConfigFlags
+	o := newSourceOptions(f)
 	o.Filenames = []string{snapshotDump}
 	if ns, explicit, err := o.Namespace(); ns != "" || explicit || err != nil {
 		t.Errorf("offline without -n: %q %v %v, want any namespace", ns, explicit, err)
@@ -222,7 +220,7 @@ func TestSourceNamespace(t *testing.T) {
 
 func TestSourceLoadWarnings(t *testing.T) {
 	var errOut bytes.Buffer
-	o := newSourceOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errOut}, genericclioptions.NewConfigFlags(true))
+	o := newSourceOptions(testFactory(strings.NewReader(""), io.Discard, &errOut))
 	o.Filenames = []string{snapshotDump}
 	snap, err := o.Load(t.Context(), nil)
 	if err != nil {

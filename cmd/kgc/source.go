@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/pkg/capture"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 	"github.com/kgc-dev/kgc/pkg/snapshotio"
@@ -23,7 +23,8 @@ import (
 // kubeconfig. graph, plan, why-stuck and snapshot share it.
 type sourceOptions struct {
 	configFlags    *genericclioptions.ConfigFlags
-	streams        genericiooptions.IOStreams
+	streams        *iostreams.IOStreams
+	liveCapture    func(context.Context, capture.Options) (*snapshot.Snapshot, error)
 	Filenames      []string
 	AllNamespaces  bool
 	ConsistentRead bool
@@ -81,8 +82,8 @@ func addChunkSizeFlag(fs *pflag.FlagSet, p *chunkSize) {
 	fs.Var(p, "chunk-size", "live: list objects in pages of this many, as kubectl's --chunk-size (kgc's default is twice kubectl's 500: it reads metadata only); 0 lists each type in one request. The API server may send a list from its watch cache (without --consistent-read) whole")
 }
 
-func newSourceOptions(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *sourceOptions {
-	return &sourceOptions{configFlags: cf, streams: streams}
+func newSourceOptions(f *Factory) *sourceOptions {
+	return &sourceOptions{configFlags: f.ConfigFlags, streams: f.IOStreams, liveCapture: f.Capture}
 }
 
 // AddFlags adds the input flags and -A/--all-namespaces.
@@ -163,15 +164,9 @@ func (o *sourceOptions) capture(ctx context.Context, namespace string, asked []s
 		return nil, err
 	}
 	logHTTP(o.Verbosity, o.streams.ErrOut)
-	cfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return nil, fmt.Errorf("cannot load the kubeconfig: %w; pass --kubeconfig, or read dumps with -f", err)
-	}
 	opts := o.captureOptions(namespace, asked)
-	if isTerminal(o.streams.ErrOut) {
-		opts.Progress = o.streams.ErrOut
-	}
-	return capture.Capture(ctx, cfg, opts)
+	opts.Progress = o.streams.Progress()
+	return o.liveCapture(ctx, opts)
 }
 
 // captureOptions are the capture's options from the source flags.
@@ -196,7 +191,7 @@ func (o *sourceOptions) printWarnings(snap *snapshot.Snapshot) {
 		fmt.Fprintf(o.streams.ErrOut, "warning: %s\n", w.String())
 	}
 	if snap.Source.Type == "live" {
-		for _, line := range rbacWarnings(snap, o.Verbosity) {
+		for _, line := range capture.RBACWarnings(snap, o.Verbosity) {
 			fmt.Fprintf(o.streams.ErrOut, "warning: %s\n", line)
 		}
 	}

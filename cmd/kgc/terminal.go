@@ -1,26 +1,18 @@
 package main
 
 import (
-	"io"
-	"os"
-
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/pkg/render"
 )
 
-// isTerminal reports whether w is an interactive terminal. Progress bars
-// and colour appear only there.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-}
+// outStyle is the style of what goes to stdout, errStyle of what goes to
+// stderr: colour only on a terminal, and only when NO_COLOR is unset (the
+// streams decide both, once).
+func outStyle(s *iostreams.IOStreams) render.Style { return render.Style{Color: s.StdoutColor()} }
 
-// styleFor is the one place commands decide colour: a terminal, and NO_COLOR unset.
-func styleFor(w io.Writer) render.Style {
-	return render.StyleFor(isTerminal(w), os.Getenv)
-}
+func errStyle(s *iostreams.IOStreams) render.Style { return render.Style{Color: s.StderrColor()} }
 
 // programName is how the user runs kgc: "kubectl kgc" as the kubectl
 // plugin, else "kgc" (the root command's display name, set by Run).

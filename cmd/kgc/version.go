@@ -5,9 +5,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/pkg/render"
 )
 
@@ -15,7 +14,7 @@ import (
 var version = "dev"
 
 type versionOptions struct {
-	streams genericiooptions.IOStreams
+	streams *iostreams.IOStreams
 	output  outputFormat
 }
 
@@ -27,8 +26,8 @@ type versionInfo struct {
 	Commit     string `json:"commit,omitempty"`
 }
 
-func newVersionCmd(streams genericiooptions.IOStreams, _ *genericclioptions.ConfigFlags) *cobra.Command {
-	o := &versionOptions{streams: streams}
+func newVersionCmd(f *Factory) *cobra.Command {
+	o := &versionOptions{streams: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the kgc version",

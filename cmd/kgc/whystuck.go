@@ -6,9 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kgc-dev/kgc/internal/iostreams"
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -25,7 +24,7 @@ func whyStuckOutputs() enum[outputFormat] {
 
 // whyStuckOptions explains why objects are stuck in Terminating.
 type whyStuckOptions struct {
-	streams  genericiooptions.IOStreams
+	streams  *iostreams.IOStreams
 	source   *sourceOptions
 	output   outputFormat
 	uid      string
@@ -39,8 +38,8 @@ type whyStuckOptions struct {
 	explicit  bool
 }
 
-func newWhyStuckCmd(streams genericiooptions.IOStreams, cf *genericclioptions.ConfigFlags) *cobra.Command {
-	o := &whyStuckOptions{streams: streams, source: newSourceOptions(streams, cf)}
+func newWhyStuckCmd(f *Factory) *cobra.Command {
+	o := &whyStuckOptions{streams: f.IOStreams, source: newSourceOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "why-stuck [TYPE/NAME ... | TYPE NAME ... | -l SELECTOR | --uid UID | -A]",
 		Short: "Explain which finalizers hold a terminating object, who should remove them, and the way out",
@@ -80,17 +79,7 @@ deletion in progress), so a pipeline can stop on it.`,
   kgc why-stuck -A
   kgc why-stuck -A --fail-if stuck -o json > stuck.json
   kgc why-stuck ns/team-a -f cluster.json.gz -o json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.args = args
-			o.program = programName(cmd)
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	enumVar(cmd, &o.output, "output", "o", string(outputAuto), whyStuckOutputs(), "output format, tree for one object and table for many by default")
 	cmd.Flags().StringVar(&o.uid, "uid", "", "explain the object with this UID")
@@ -98,11 +87,12 @@ deletion in progress), so a pipeline can stop on it.`,
 	cmd.Flags().BoolVar(&o.simulate, "simulate", true, "simulate each remedy to say which terminating objects it finishes")
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf("stuck"), "exit 3 after printing when a root cause is stuck, not in progress")
 	o.source.AddFlags(cmd.Flags())
-	cmd.ValidArgsFunction = objectArgs(cf, o.source)
+	cmd.ValidArgsFunction = objectArgs(f.ConfigFlags, o.source)
 	return cmd
 }
 
-func (o *whyStuckOptions) Complete() error {
+func (o *whyStuckOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.args, o.program = args, programName(cmd)
 	ns, explicit, err := o.source.Namespace()
 	if err != nil {
 		return err
@@ -168,7 +158,7 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	}
 	// The graph is replayed about what is diagnosed, not for the cluster.
 	d := diagnose.New(snap, nil, opts)
-	style := styleFor(o.streams.Out)
+	style := outStyle(o.streams)
 	style.Program = o.program
 
 	if len(groups) > 1 || o.selector != "" {

@@ -7,26 +7,29 @@
 // UID and every owner reference's once. A Go map keyed by UID strings
 // spends that time probing, one key at a time: each probe is a cache miss.
 // This table keeps each slot's hash beside its key, compares strings only
-// when the hashes agree, and is built and read by both cores: its two
-// halves hold the UIDs whose hash is even and odd. Keys are small
+// when the hashes agree, and is built and read by every core: its shards,
+// one or more per core, hold the UIDs by their hash's low bits. Keys are small
 // integers, 0 to n-1, that the caller maps to its objects.
 package uidtable
 
 import (
 	"hash/maphash"
-	"sync"
+	"slices"
 
-	"github.com/kgc-dev/kgc/internal/halves"
 	"github.com/kgc-dev/kgc/internal/hugepages"
+	"github.com/kgc-dev/kgc/internal/parallel"
 )
 
 // Table finds keys by UID. It is not changed after New, so any number of
 // goroutines may read it.
 type Table struct {
-	seed   maphash.Seed
-	uid    func(k int) string
-	halves [2][]uint64 // per slot: hash's high 32 bits, key+1; 0 empty
-	masks  [2]uint64   // each half's size, a power of two, less one
+	seed maphash.Seed
+	uid  func(k int) string
+	// shards hold the UIDs whose hash's low bits are their index, a power
+	// of two of them, one or more per core.
+	shards [][]uint64 // per slot: hash's high 32 bits, key+1; 0 empty
+	masks  []uint64   // each shard's size, a power of two, less one
+	bits   uint       // log2 of len(shards)
 }
 
 // New files keys 0 to n-1, whose UIDs uid gives, in that order. A key
@@ -34,59 +37,54 @@ type Table struct {
 // order (nil when every UID is distinct).
 func New(n int, uid func(k int) string) (t *Table, repeats []int) {
 	t = &Table{seed: maphash.MakeSeed(), uid: uid}
+	for 1<<t.bits < parallel.Parts(n) {
+		t.bits++
+	}
+	shards := 1 << t.bits
+	t.shards, t.masks = make([][]uint64, shards), make([]uint64, shards)
 	hashes := hugepages.Make[uint64](n)
-	halves.Do(n, func(from, to int) {
+	parallel.Do(n, func(_, from, to int) {
 		for k := from; k < to; k++ {
 			hashes[k] = maphash.String(t.seed, uid(k))
 		}
 	})
-	var count [2]uint64
+	count := make([]uint64, shards)
 	for _, hash := range hashes {
-		count[hash&1]++
+		count[t.shard(hash)]++
 	}
-	var rep [2][]int
-	var wg sync.WaitGroup
-	for h := range 2 {
-		// At most half full, so that a probe always ends on an empty slot.
-		size := uint64(16)
-		for size < 2*count[h] {
-			size <<= 1
-		}
-		t.masks[h] = size - 1
-		wg.Go(func() {
-			slots := hugepages.Make[uint64](int(size))
-			for k, hash := range hashes {
-				if int(hash&1) == h && !t.insert(slots, t.masks[h], hash, k) {
-					rep[h] = append(rep[h], k)
-				}
+	rep := make([][]int, shards)
+	parallel.Do(shards, func(_, from, to int) {
+		for h := from; h < to; h++ {
+			// At most half full, so that a probe always ends on an empty slot.
+			size := uint64(16)
+			for size < 2*count[h] {
+				size <<= 1
 			}
-			t.halves[h] = slots
-		})
+			t.masks[h] = size - 1
+			t.shards[h] = hugepages.Make[uint64](int(size))
+		}
+		for k, hash := range hashes {
+			if h := t.shard(hash); h >= from && h < to && !t.insert(t.shards[h], t.masks[h], hash, k) {
+				rep[h] = append(rep[h], k)
+			}
+		}
+	})
+	// Each shard's repeats are in order; together they are sorted again.
+	repeats = slices.Concat(rep...)
+	if len(repeats) == 0 {
+		return t, nil
 	}
-	wg.Wait()
-	return t, merge(rep[0], rep[1])
+	slices.Sort(repeats)
+	return t, repeats
 }
 
-// merge merges two ascending lists.
-func merge(a, b []int) []int {
-	if len(a)+len(b) == 0 {
-		return nil
-	}
-	out := make([]int, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if a[0] < b[0] {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
-	}
-	return append(append(out, a...), b...)
-}
+// shard is the shard a hash is filed in.
+func (t *Table) shard(hash uint64) int { return int(hash & (1<<t.bits - 1)) }
 
 // insert files key k; false if an earlier key has its UID.
 func (t *Table) insert(slots []uint64, mask, hash uint64, k int) bool {
 	tag := hash >> 32 << 32
-	for pos := hash >> 1 & mask; ; pos = (pos + 1) & mask {
+	for pos := hash >> t.bits & mask; ; pos = (pos + 1) & mask {
 		v := slots[pos]
 		if v == 0 {
 			slots[pos] = tag | uint64(k+1)
@@ -101,8 +99,9 @@ func (t *Table) insert(slots []uint64, mask, hash uint64, k int) bool {
 // Find returns the first key with uid.
 func (t *Table) Find(uid string) (int32, bool) {
 	hash := maphash.String(t.seed, uid)
-	slots, mask, tag := t.halves[hash&1], t.masks[hash&1], hash>>32<<32
-	for pos := hash >> 1 & mask; ; pos = (pos + 1) & mask {
+	h := t.shard(hash)
+	slots, mask, tag := t.shards[h], t.masks[h], hash>>32<<32
+	for pos := hash >> t.bits & mask; ; pos = (pos + 1) & mask {
 		v := slots[pos]
 		if v == 0 {
 			return -1, false
@@ -131,7 +130,7 @@ func (t *Table) Resolve(n int, count func(k int) int, uid func(k, j int) string)
 		r.Start[k+1] = r.Start[k] + int32(count(k))
 	}
 	r.Owner = make([]int32, r.Start[n])
-	halves.Do(n, func(from, to int) {
+	parallel.Do(n, func(_, from, to int) {
 		for k := from; k < to; k++ {
 			owners := r.Owner[r.Start[k]:r.Start[k+1]]
 			for j := range owners {

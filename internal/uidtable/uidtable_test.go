@@ -2,6 +2,7 @@ package uidtable
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -9,6 +10,21 @@ import (
 // The table finds every key, and answers for UIDs it does not hold, at
 // every size around its growth steps.
 func TestFind(t *testing.T) {
+	eachCoreCount(t, testFind)
+}
+
+// eachCoreCount runs test with one, two, three and eight cores: the
+// table has a shard or more per core, and its answers must not change.
+func eachCoreCount(t *testing.T, test func(*testing.T)) {
+	for _, procs := range []int{1, 2, 3, 8} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			test(t)
+		})
+	}
+}
+
+func testFind(t *testing.T) {
 	for _, n := range []int{0, 1, 7, 8, 9, 16, 17, 1000} {
 		uids := make([]string, n)
 		for k := range uids {
@@ -30,8 +46,12 @@ func TestFind(t *testing.T) {
 }
 
 // Repeated UIDs: the first key keeps the UID, and every later one is
-// listed, in order, whichever half of the table it falls in.
+// listed, in order, whichever shard of the table it falls in.
 func TestRepeats(t *testing.T) {
+	eachCoreCount(t, testRepeats)
+}
+
+func testRepeats(t *testing.T) {
 	uids := make([]string, 1000)
 	for k := range uids {
 		uids[k] = fmt.Sprintf("uid-%d", k%300)

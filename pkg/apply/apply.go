@@ -112,7 +112,7 @@ func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*Report, error) 
 	fresh, err := a.Preflight(ctx, saved)
 	if err != nil {
 		// A refusal fills the report; another error is returned as is.
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	return a.run(ctx, saved, fresh, rep)
 }
@@ -164,7 +164,7 @@ func Precheck(p *plan.Plan) error {
 // RefusedReport is the report of a plan refused by err before anything
 // was read from the cluster.
 func RefusedReport(p *plan.Plan, err error) *Report {
-	rep, _ := newReport(p).refused(err)
+	rep, _ := newReport(p).Refused(err)
 	return rep
 }
 
@@ -173,10 +173,10 @@ func RefusedReport(p *plan.Plan, err error) *Report {
 func (a *Applier) ApplyFresh(ctx context.Context, p *plan.Plan, snap *snapshot.Snapshot) (*Report, error) {
 	rep := newReport(p)
 	if err := CheckDocument(p); err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	if err := CheckCluster(p, snap.Source); err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	return a.run(ctx, p, p, rep)
 }
@@ -231,16 +231,16 @@ func objectByUID(snap *snapshot.Snapshot, uid string) *snapshot.Object {
 func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report) (*Report, error) {
 	rep.DryRun = a.Options.DryRun
 	if err := CheckLimits(fresh, a.Options.Limits); err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	if err := a.confirm(saved); err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	if dir := a.Options.BackupDir; dir != "" && !a.Options.DryRun {
 		b, err := a.backup(ctx, saved, dir)
 		rep.Backup = b
 		if err != nil {
-			return rep.refused(err)
+			return rep.Refused(err)
 		}
 		rep.Notes = append(rep.Notes, backupNote)
 	}
@@ -299,7 +299,7 @@ func judgeResponse(rep *Report, req DeleteRequest, resp Response) error {
 	ok := resp.Status >= 200 && resp.Status < 300
 	switch {
 	case resp.Status == 409:
-		_, err := rep.refused(refuse(ReasonStale, "the API server refused the DELETE: %s changed since it was checked (%s); nothing was deleted: re-plan", refString(req.Object), resp.Message))
+		_, err := rep.Refused(refuse(ReasonStale, "the API server refused the DELETE: %s changed since it was checked (%s); nothing was deleted: re-plan", refString(req.Object), resp.Message))
 		return err
 	case req.DryRun && ok:
 		rep.Outcome = OutcomeDryRunAccepted
@@ -321,12 +321,4 @@ func newReport(p *plan.Plan) *Report {
 		rep.Target, rep.PropagationPolicy = p.Request.Target, p.Request.PropagationPolicy
 	}
 	return rep
-}
-
-func (r *Report) refused(err error) (*Report, error) {
-	if ref, ok := err.(*Refusal); ok {
-		r.Outcome = OutcomeRefused
-		r.Refusal = ref
-	}
-	return r, err
 }

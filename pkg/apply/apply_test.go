@@ -11,6 +11,7 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/golden"
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/render"
 )
 
 var at = time.Date(2026, 11, 20, 10, 5, 0, 0, time.UTC)
@@ -46,7 +47,7 @@ func TestApplyAsPlanned(t *testing.T) {
 		t.Errorf("DELETE %+v, want preconditions uid and resourceVersion 10 from the basis, Background, not a dry run", d)
 	}
 	var out bytes.Buffer
-	if err := WriteText(&out, rep); err != nil {
+	if err := render.ApplyText(&out, rep); err != nil {
 		t.Fatal(err)
 	}
 	golden.Assert(t, filepath.Join("testdata", "as-planned.golden"), out.String())
@@ -136,7 +137,7 @@ func TestApplyDivergedAndTimedOut(t *testing.T) {
 		t.Errorf("outcome %s, summary %+v; want diverged, 1/1/1", rep.Outcome, rep.Summary)
 	}
 	var out bytes.Buffer
-	if err := WriteText(&out, rep); err != nil {
+	if err := render.ApplyText(&out, rep); err != nil {
 		t.Fatal(err)
 	}
 	golden.Assert(t, filepath.Join("testdata", "diverged.golden"), out.String())
@@ -160,7 +161,7 @@ func TestApplyStaleReportGolden(t *testing.T) {
 		t.Fatalf("refusal %s, want stale", reason(err))
 	}
 	var out bytes.Buffer
-	if err := WriteText(&out, rep); err != nil {
+	if err := render.ApplyText(&out, rep); err != nil {
 		t.Fatal(err)
 	}
 	golden.Assert(t, filepath.Join("testdata", "stale.golden"), out.String())
@@ -277,7 +278,7 @@ func TestApplyExplainsWhatIsStillTerminating(t *testing.T) {
 		t.Fatalf("objects %+v, want why-stuck's verdict on the held Secret", rep.Objects)
 	}
 	var out strings.Builder
-	if err := WriteText(&out, rep); err != nil {
+	if err := render.ApplyText(&out, rep); err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, "report", out.String(), "why-stuck: Secret/"+first.Name+" -n shop has been terminating for 60m")

@@ -13,13 +13,6 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// Backup is what --backup wrote before the first request.
-type Backup struct {
-	Dir string `json:"dir"`
-	// Files are the objects written, one YAML file each, relative to Dir.
-	Files []string `json:"files"`
-}
-
 // backupNote says what no backup gives back: a person restoring from it
 // needs to know before relying on it.
 const backupNote = "the backup restores content, not identity: objects re-created from it get new UIDs, " +

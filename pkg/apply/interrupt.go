@@ -7,11 +7,6 @@ import (
 	"github.com/kgc-dev/kgc/pkg/plan"
 )
 
-// OutcomeInterrupted: the person interrupted the follow (Ctrl-C) with
-// objects still in progress. The DELETE was sent and the cascade goes on
-// in the cluster; the report is what was seen until then.
-const OutcomeInterrupted = "interrupted"
-
 // interruptedOutcome is the outcome of a follow the person stopped: a
 // divergence still wins (it is the surprise that needs a person), and a
 // cascade that finished before the interrupt was read is as planned.
@@ -77,11 +72,6 @@ func (c *waitClock) line(p *plan.Plan, objs []ObjectResult, now time.Time) strin
 	}
 	return bar
 }
-
-// NotInPlan is ObjectDiff.Planned for an object the saved plan does not
-// list: created after the plan was made, or newly reached by the cascade.
-// "kept" would say the plan decided to keep it, which it never did.
-const NotInPlan = "not-in-plan"
 
 // plannedOutcome is what the saved plan said of an object: its outcomes,
 // or NotInPlan when it does not list the object.

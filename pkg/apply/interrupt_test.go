@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/render"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -50,7 +51,7 @@ func TestApplyInterruptedWhileFollowing(t *testing.T) {
 		t.Fatalf("outcome %s with %d requests, want interrupted after the one DELETE", rep.Outcome, len(rep.Requests))
 	}
 	var out strings.Builder
-	if err := WriteText(&out, rep); err != nil {
+	if err := render.ApplyText(&out, rep); err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, "report", out.String(), "INTERRUPTED: 1 object(s) still in progress when following stopped",

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
 )
@@ -24,7 +25,7 @@ func Prompt(in io.Reader, out io.Writer, p *plan.Plan) error {
 		recreated = fmt.Sprintf(", %d recreated by their controllers", s.Recreated)
 	}
 	fmt.Fprintf(out, "kgc will delete %s (propagationPolicy %s): %d deleted, %d orphaned, %d updated, %d blocked%s.\n",
-		refString(t), policyName(p.Request.PropagationPolicy), s.Deleted, s.Orphaned, s.Updated, s.Blocked, recreated)
+		refString(t), report.PolicyName(p.Request.PropagationPolicy), s.Deleted, s.Orphaned, s.Updated, s.Blocked, recreated)
 	// The digest is not repeated here: the report says it.
 	fmt.Fprintf(out, "Type the name of the %s (%s) to confirm: ", t.Kind, t.Name)
 	return readName(in, t.Name)
@@ -40,13 +41,6 @@ func readName(in io.Reader, name string) error {
 		return refuse(ReasonNotConfirmed, "not confirmed: %q is not %q; nothing was sent", strings.TrimSpace(answer), name)
 	}
 	return nil
-}
-
-func policyName(p plan.Policy) string {
-	if p == plan.PolicyDefault {
-		return "none: the resource's default"
-	}
-	return string(p)
 }
 
 // PromptRemedy shows the remedy and asks for its object's name.

@@ -11,19 +11,6 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// RemedyApplied is what the report says of an applied remedy.
-type RemedyApplied struct {
-	ID          string `json:"id"`
-	Action      string `json:"action"`
-	Description string `json:"description"`
-	// RootCause is the root cause it resolves, as the fresh diagnosis
-	// found it: reason and message.
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-	// Leaks is what the remedy may leave behind outside the cluster.
-	Leaks string `json:"leaks,omitempty"`
-}
-
 // ApplyRemedy carries out the remedy id of a why-stuck diagnosis made
 // against this cluster: it diagnoses the object again live and refuses
 // when the remedy is no longer offered, its root cause changed, or its
@@ -33,7 +20,7 @@ type RemedyApplied struct {
 func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id string) (*Report, error) {
 	rep := newRemedyReport(saved, id)
 	if err := PrecheckRemedy(saved, id); err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	savedRem, rc, _ := saved.FindRemedy(id)
 	snap, err := a.Cluster.Capture(ctx, "")
@@ -41,14 +28,14 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 		return rep, fmt.Errorf("reading the cluster to check the diagnosis: %w", err)
 	}
 	if err := checkFingerprint(saved.Cluster, snap.Source, "diagnosis"); err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	if err := CheckRead(snap); err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	fresh, err := rediagnose(snap, saved.Object, id, rc)
 	if err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	// The request sent is the reviewed one, pinned to the state the
 	// diagnosis read, never one rebuilt from the fresh read: its test
@@ -56,7 +43,7 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 	reviewed := *savedRem.Request
 	fresh.obj = objectByUID(snap, reviewed.Object.UID)
 	if err := checkReviewed(reviewed, fresh.obj); err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	fresh.rem.Request = &reviewed
 	rep.Remedy = &RemedyApplied{ID: id, Action: fresh.rem.Action, Description: fresh.rem.Description,
@@ -77,7 +64,7 @@ func PrecheckRemedy(saved *diagnose.Diagnosis, id string) error {
 // RefusedRemedyReport is the report of a remedy refused by err before
 // anything was read from the cluster.
 func RefusedRemedyReport(saved *diagnose.Diagnosis, id string, err error) *Report {
-	rep, _ := newRemedyReport(saved, id).refused(err)
+	rep, _ := newRemedyReport(saved, id).Refused(err)
 	return rep
 }
 
@@ -136,7 +123,7 @@ func (a *Applier) runRemedy(ctx context.Context, fresh freshRemedy, rep *Report)
 	rep.DryRun = a.Options.DryRun
 	c := a.Options.Consent
 	if c.Digest != "" {
-		return rep.refused(refuse(ReasonNotConfirmed, "--confirm approves a plan's digest; a remedy is approved with --yes or on a terminal"))
+		return rep.Refused(refuse(ReasonNotConfirmed, "--confirm approves a plan's digest; a remedy is approved with --yes or on a terminal"))
 	}
 	typed := ""
 	if rem.Leaks != "" {
@@ -144,11 +131,11 @@ func (a *Applier) runRemedy(ctx context.Context, fresh freshRemedy, rep *Report)
 	}
 	ask, err := c.NeedsPrompt("", typed)
 	if err != nil {
-		return rep.refused(err)
+		return rep.Refused(err)
 	}
 	if ask {
 		if err := PromptRemedy(a.Options.In, a.Options.Out, rem); err != nil {
-			return rep.refused(err)
+			return rep.Refused(err)
 		}
 	}
 	rep.Identity = a.Cluster.Identity(ctx)
@@ -209,7 +196,7 @@ func judgeRemedy(rep *Report, rem diagnose.Remedy, resp Response, dryRun bool) e
 	ok := resp.Status >= 200 && resp.Status < 300
 	switch {
 	case resp.Status == 409 || resp.Status == 422 && rem.Request.Verb == diagnose.VerbPatch:
-		_, err := rep.refused(refuse(ReasonStale, "the API server refused the %s: %s changed since it was diagnosed (%s); nothing was changed: run kgc why-stuck again",
+		_, err := rep.Refused(refuse(ReasonStale, "the API server refused the %s: %s changed since it was diagnosed (%s); nothing was changed: run kgc why-stuck again",
 			rem.Request.Verb, refString(rem.Request.Object), resp.Message))
 		return err
 	case dryRun && ok:

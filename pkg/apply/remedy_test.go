@@ -9,6 +9,7 @@ import (
 
 	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/render"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
@@ -82,7 +83,7 @@ func TestApplyRemedyFollowsWhatItFinishes(t *testing.T) {
 		t.Fatalf("outcome %s, objects %+v, err %v; want the Widget followed until gone", rep.Outcome, rep.Objects, err)
 	}
 	var out strings.Builder
-	if err := WriteText(&out, rep); err != nil {
+	if err := render.ApplyText(&out, rep); err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, "report", out.String(), "Apply of remedy "+removeHold, "PATCH Widget/gizmo -n shop preconditions uid=widget-gizmo resourceVersion=41 JSON patch of 4 operations")

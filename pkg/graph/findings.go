@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kgc-dev/kgc/internal/halves"
+	"github.com/kgc-dev/kgc/internal/parallel"
 	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -50,25 +50,17 @@ func (g *Graph) findings(sc *scope) []Finding {
 }
 
 // judge returns the findings about the owner references of nodes, in
-// their order. A cluster's million references are judged in two halves
-// side by side: the lookups are only read.
+// their order. A cluster's million references are judged one part per
+// core side by side: the lookups are only read.
 func (g *Graph) judge(nodes []*Node, ix rules.Lookup) []Finding {
-	if len(nodes) < judgeInHalves {
+	if len(nodes) < judgeInParts {
 		return g.judgeEach(nodes, ix)
 	}
-	var first, second []Finding
-	halves.Do(len(nodes), func(from, to int) {
-		if from == 0 {
-			first = g.judgeEach(nodes[from:to], ix)
-		} else {
-			second = g.judgeEach(nodes[from:to], ix)
-		}
-	})
-	return append(first, second...)
+	return parallel.Concat(len(nodes), func(from, to int) []Finding { return g.judgeEach(nodes[from:to], ix) })
 }
 
-// judgeInHalves is how many nodes are worth a second goroutine.
-const judgeInHalves = 4096
+// judgeInParts is how many nodes are worth more goroutines than one.
+const judgeInParts = 4096
 
 func (g *Graph) judgeEach(nodes []*Node, ix rules.Lookup) []Finding {
 	var out []Finding

@@ -44,8 +44,8 @@ import (
 	"sync"
 
 	"github.com/kgc-dev/kgc/internal/background"
-	"github.com/kgc-dev/kgc/internal/halves"
 	"github.com/kgc-dev/kgc/internal/hugepages"
+	"github.com/kgc-dev/kgc/internal/parallel"
 	"github.com/kgc-dev/kgc/internal/permute"
 	"github.com/kgc-dev/kgc/internal/radix"
 	"github.com/kgc-dev/kgc/internal/uidtable"
@@ -238,7 +238,7 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 		return true
 	})
 	// Every UID and every owner reference is looked up once, before
-	// replaying, on both cores: one at a time, while replaying, the
+	// replaying, on every core: one at a time, while replaying, the
 	// look-ups were half of a million objects' replay. They need the
 	// objects, not their order, so they are filed in the objects' order
 	// while another core sorts them into the order replayed.
@@ -258,11 +258,11 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	owners := g.uids.Resolve(len(g.keys), func(k int) int { return len(objs[g.keys[k]].Metadata.OwnerReferences) },
 		func(k, j int) string { return objs[g.keys[k]].Metadata.OwnerReferences[j].UID })
 	// Every replayed object's node is made as first observing the object
-	// makes it, in one block, in two halves side by side; then the add
+	// makes it, in one block, one part per core side by side; then the add
 	// events are replayed in order to link the nodes to their owners.
 	g.slab = hugepages.Make[Node](len(g.keys) - len(repeats))
 	g.nodeOf = make([]*Node, len(objs))
-	halves.Do(len(g.keys), func(from, to int) { g.makeNodes(from, to, repeats) })
+	parallel.Do(len(g.keys), func(_, from, to int) { g.makeNodes(from, to, repeats) })
 	var replayed []int32 // the keys in the order replayed; nil: key order is that order
 	if len(repeats) == 0 {
 		replayed = order()

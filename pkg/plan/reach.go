@@ -205,7 +205,7 @@ func (r *reach) unsettledVolumes() []int32 {
 	return out
 }
 
-// resolveRefs finds the owner of every reference by UID, on both cores.
+// resolveRefs finds the owner of every reference by UID, on every core.
 func (r *reach) resolveRefs() {
 	objs := r.full.Objects
 	r.owners = r.byUID.Resolve(len(objs), func(i int) int { return len(objs[i].Metadata.OwnerReferences) },

@@ -3,7 +3,7 @@
 // and YAML documents of the output contract. Renderers are pure functions of
 // their input; they never look at the clock, the environment or a cluster,
 // so their output is deterministic and golden-tested. Whether to colour is
-// decided by the caller (see StyleFor) and passed in.
+// decided by the caller (the command's streams) and passed in.
 package render
 
 import (
@@ -58,13 +58,6 @@ func (s Style) Cmd() string {
 		return "kgc"
 	}
 	return s.Program
-}
-
-// StyleFor returns the style for a writer: colour only on a terminal and
-// only when NO_COLOR is unset or empty (https://no-color.org). The caller
-// passes the environment lookup and terminal check so this stays testable.
-func StyleFor(isTerminal bool, getenv func(string) string) Style {
-	return Style{Color: isTerminal && getenv("NO_COLOR") == ""}
 }
 
 // ANSI colour names used across renderers, so one palette means one thing:

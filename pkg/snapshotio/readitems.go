@@ -3,17 +3,18 @@ package snapshotio
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
 // This file reads the items of a List (or a kgc snapshot's objects) on
 // several goroutines: one frames each item (finds where it ends and where
-// its top-level fields are) and copies it into a batch, two extract the
-// batches' objects, each with its own Extractor, and the reader files
-// them in the order framed. Framing and extracting together cost more
-// than decompressing, so they share the cores instead of one of them
-// waiting on the other. What each item becomes, the warnings and the
+// its top-level fields are) and copies it into a batch, one per core
+// extracts the batches' objects, each with its own Extractor, and the
+// reader files them in the order framed. Framing and extracting
+// together cost more than decompressing, so they share the cores instead
+// of one of them waiting on the other. What each item becomes, the warnings and the
 // errors are the same, in the same order, as read one after the other.
 
 // itemBatch is a run of framed items and the bytes they point into, then
@@ -50,17 +51,19 @@ type extractedItem struct {
 const (
 	itemBatchBytes    = 256 << 10
 	minItemBatchBytes = 16 << 10
-	// extractors is how many goroutines extract batches: with framing
-	// and decompression beside them, two keep two cores busy.
-	extractors = 2
-	// itemBatches are in flight: one being filled, one per extractor,
-	// one waiting to be filed and one queued.
-	itemBatches = extractors + 3
 )
+
+// extractorCount is how many goroutines extract batches: one per core
+// (GOMAXPROCS), framing and decompression running beside them. Batches
+// are filed in the order framed, so the count changes no result.
+func extractorCount() int { return max(1, runtime.GOMAXPROCS(0)) }
 
 // items reads the elements of an array whose '[' was consumed. It returns
 // when the array ends or fails; the stream is then positioned after it.
 func (rd *reader) items(st *stream, file string, hint typeHint, where, descFmt string) error {
+	// itemBatches are in flight: one being filled, one per extractor,
+	// one waiting to be filed and one queued.
+	itemBatches := len(rd.extractors()) + 3
 	work := make(chan *itemBatch, itemBatches)
 	inOrder := make(chan *itemBatch, itemBatches)
 	free := make(chan *itemBatch, itemBatches)
@@ -103,7 +106,7 @@ func (rd *reader) items(st *stream, file string, hint typeHint, where, descFmt s
 func (rd *reader) extractors() []*Extractor {
 	if rd.xs == nil {
 		rd.xs = []*Extractor{rd.x}
-		for len(rd.xs) < extractors {
+		for len(rd.xs) < extractorCount() {
 			rd.xs = append(rd.xs, NewExtractor())
 		}
 	}

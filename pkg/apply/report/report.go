@@ -1,4 +1,8 @@
-package apply
+// Package report holds the ApplyReport document of the output contract:
+// what kgc apply decided, every request it sent, and reality compared
+// with the plan. It is apart from package apply, which talks to a
+// cluster, so that the pure renderers can print it.
+package report
 
 import (
 	"time"
@@ -47,6 +51,10 @@ const (
 	// OutcomeUnknown: the DELETE got no response and its target could not
 	// be re-read to tell whether the API server accepted it.
 	OutcomeUnknown = "unknown"
+	// OutcomeInterrupted: the person interrupted the follow (Ctrl-C) with
+	// objects still in progress. The DELETE was sent and the cascade goes on
+	// in the cluster; the report is what was seen until then.
+	OutcomeInterrupted = "interrupted"
 )
 
 // RequestRecord is one request apply sent.

@@ -1,4 +1,4 @@
-package main
+package capture
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -58,9 +59,10 @@ func refusedUser(msg string) string {
 	return m[1]
 }
 
-// rbacWarnings words the gaps: one line, or with verbosity 1 and up, the
-// line and then every type with the API server's refusal.
-func rbacWarnings(snap *snapshot.Snapshot, verbosity int) []string {
+// RBACWarnings words what RBAC kept a live capture from reading: one
+// line, or with verbosity 1 and up (-v), the line and then every type with
+// the API server's refusal. nil when nothing was refused.
+func RBACWarnings(snap *snapshot.Snapshot, verbosity int) []string {
 	g := findRBACGaps(snap)
 	n := len(g.unread) + len(g.partial)
 	if n == 0 {
@@ -70,7 +72,7 @@ func rbacWarnings(snap *snapshot.Snapshot, verbosity int) []string {
 	if g.user != "" {
 		who = fmt.Sprintf("User %q", g.user)
 	}
-	line := fmt.Sprintf("RBAC kept %s from listing %s at cluster scope%s", who, countOf(n, "type"), g.readWhere())
+	line := fmt.Sprintf("RBAC kept %s from listing %s at cluster scope%s", who, words.Count(n, "type"), g.readWhere())
 	if len(g.unread) > 0 {
 		line += "; " + g.mattering(snap)
 	}
@@ -104,7 +106,7 @@ func (g rbacGaps) readWhere() string {
 		}
 		return ": " + strings.Join(names, ", ")
 	}
-	s := fmt.Sprintf(": %d read in %s only", len(g.partial), namespaceNames(g.namespaces))
+	s := fmt.Sprintf(": %d read in %s only", len(g.partial), namespaceList(g.namespaces))
 	if len(g.unread) > 0 {
 		s += fmt.Sprintf(", %d not at all", len(g.unread))
 	}
@@ -148,9 +150,9 @@ func dependencies(snap *snapshot.Snapshot) map[string]*dependency {
 		}
 		out[k].n++
 	}
-	owners := func(n int) string { return "owner in " + countOf(n, "reference") }
-	nodes := func(n int) string { return countOf(n, "pod") + " read run on them" }
-	volumes := func(n int) string { return countOf(n, "claim") + " read bound to them" }
+	owners := func(n int) string { return "owner in " + words.Count(n, "reference") }
+	nodes := func(n int) string { return words.Count(n, "pod") + " read run on them" }
+	volumes := func(n int) string { return words.Count(n, "claim") + " read bound to them" }
 	for i := range snap.Objects {
 		o := &snap.Objects[i]
 		for _, ref := range o.Metadata.OwnerReferences {
@@ -164,18 +166,4 @@ func dependencies(snap *snapshot.Snapshot) map[string]*dependency {
 		}
 	}
 	return out
-}
-
-func countOf(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func namespaceNames(ns []string) string {
-	if len(ns) == 1 {
-		return fmt.Sprintf("namespace %q", ns[0])
-	}
-	return "namespaces " + quoteAll(ns)
 }

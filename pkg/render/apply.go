@@ -1,21 +1,23 @@
-package apply
+package render
 
 import (
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 )
 
-// WriteText prints the report for a person: the outcome, the requests
-// sent, and each object against the plan, surprises first.
-func WriteText(w io.Writer, r *Report) error {
+// ApplyText prints kgc apply's report for a person: the outcome, the
+// requests sent, and each object against the plan, surprises first.
+func ApplyText(w io.Writer, r *report.Report) error {
 	var b strings.Builder
 	if m := r.Remedy; m != nil {
 		fmt.Fprintf(&b, "Apply of remedy %s: %s\n", m.ID, m.Description)
 		fmt.Fprintf(&b, "Root cause: %s (%s)\n", m.Message, m.Reason)
 	} else {
-		fmt.Fprintf(&b, "Apply of the delete of %s (propagationPolicy %s)\n", refString(r.Target), policyName(r.PropagationPolicy))
+		fmt.Fprintf(&b, "Apply of the delete of %s (propagationPolicy %s)\n", r.Target.String(), report.PolicyName(r.PropagationPolicy))
 		fmt.Fprintf(&b, "Plan digest: %s\n", r.Digest)
 	}
 	if r.Refusal != nil && len(r.Requests) == 0 {
@@ -48,33 +50,33 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
-func outcomeText(r *Report) string {
+func outcomeText(r *report.Report) string {
 	switch r.Outcome {
-	case OutcomeAsPlanned:
+	case report.OutcomeAsPlanned:
 		return "as planned: every object reached its planned state"
-	case OutcomeDiverged:
+	case report.OutcomeDiverged:
 		return fmt.Sprintf("DIVERGED: %d object(s) did not end as planned", r.Summary.Diverged)
-	case OutcomeTimedOut:
+	case report.OutcomeTimedOut:
 		return fmt.Sprintf("timed out: %d object(s) still in progress", r.Summary.InProgress)
-	case OutcomeSent:
+	case report.OutcomeSent:
 		return "the DELETE was accepted; the cascade was not followed"
-	case OutcomeInterrupted:
+	case report.OutcomeInterrupted:
 		return fmt.Sprintf("INTERRUPTED: %d object(s) still in progress when following stopped", r.Summary.InProgress)
-	case OutcomeDryRunAccepted:
+	case report.OutcomeDryRunAccepted:
 		return "dry run: the API server would accept the DELETE; nothing was deleted"
-	case OutcomeDryRunRejected:
+	case report.OutcomeDryRunRejected:
 		return "dry run: the API server would refuse the DELETE; nothing was deleted"
-	case OutcomeRefused:
+	case report.OutcomeRefused:
 		return "refused; nothing was deleted"
-	case OutcomeRejected:
+	case report.OutcomeRejected:
 		return "the API server refused the DELETE; nothing was deleted"
-	case OutcomeUnknown:
+	case report.OutcomeUnknown:
 		return "UNKNOWN: the DELETE got no response and its target could not be re-read"
 	}
 	return r.Outcome
 }
 
-func writeRequests(b *strings.Builder, reqs []RequestRecord, identity string) {
+func writeRequests(b *strings.Builder, reqs []report.RequestRecord, identity string) {
 	if len(reqs) == 0 {
 		b.WriteString("\nNo request was sent.\n")
 		return
@@ -89,7 +91,7 @@ func writeRequests(b *strings.Builder, reqs []RequestRecord, identity string) {
 		if q.DryRun {
 			dry = " dryRun=All"
 		}
-		how := "propagationPolicy=" + policyName(q.PropagationPolicy)
+		how := "propagationPolicy=" + report.PolicyName(q.PropagationPolicy)
 		switch {
 		case len(q.Patch) > 0:
 			how = fmt.Sprintf("JSON patch of %d operations", len(q.Patch))
@@ -97,22 +99,22 @@ func writeRequests(b *strings.Builder, reqs []RequestRecord, identity string) {
 			how = fmt.Sprintf("gracePeriodSeconds=%d", *q.GracePeriodSeconds)
 		}
 		fmt.Fprintf(b, "  %s %s %s preconditions uid=%s resourceVersion=%s %s%s -> %d %s\n",
-			q.Time.Format(time.RFC3339), q.Verb, refString(q.Object), q.Preconditions.UID, q.Preconditions.ResourceVersion,
+			q.Time.Format(time.RFC3339), q.Verb, q.Object.String(), q.Preconditions.UID, q.Preconditions.ResourceVersion,
 			how, dry, q.Status, q.Message)
 	}
 }
 
-func writeObjects(b *strings.Builder, objs []ObjectResult) {
+func writeObjects(b *strings.Builder, objs []report.ObjectResult) {
 	if len(objs) == 0 {
 		return
 	}
 	b.WriteString("\nObjects:\n")
-	for _, want := range []string{ResultDiverged, ResultInProgress, ResultAsPlanned} {
+	for _, want := range []string{report.ResultDiverged, report.ResultInProgress, report.ResultAsPlanned} {
 		for _, o := range objs {
 			if o.Result != want {
 				continue
 			}
-			fmt.Fprintf(b, "  %-11s %s (planned %s)", o.Result, refString(o.Object), o.PlannedFate)
+			fmt.Fprintf(b, "  %-11s %s (planned %s)", o.Result, o.Object.String(), o.PlannedFate)
 			if o.Detail != "" {
 				fmt.Fprintf(b, ": %s", o.Detail)
 			}
