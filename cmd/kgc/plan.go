@@ -305,6 +305,7 @@ func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
 			}
 			return nil
 		})
+	case outputAuto, outputText, outputTree:
 	}
 	return render.PlanText(o.streams.Out, p, render.PlanOptions{ShowSteps: o.showSteps, Verbose: o.source.Verbosity >= 1}, outStyle(o.streams))
 }

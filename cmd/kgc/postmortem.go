@@ -181,6 +181,7 @@ func (o *postmortemOptions) print(pm *postmortem.PostMortem) error {
 		return render.Document(o.streams.Out, string(o.output), pm)
 	case outputDOT:
 		return render.PostMortemDOT(o.streams.Out, pm)
+	case outputAuto, outputText, outputTree, outputTable:
 	}
 	return render.PostMortemText(o.streams.Out, pm, outStyle(o.streams))
 }

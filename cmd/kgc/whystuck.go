@@ -260,6 +260,7 @@ func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.S
 			}
 		}
 		return nil
+	case outputDOT, outputJSON, outputYAML:
 	}
 	return render.Document(o.streams.Out, string(o.output), list)
 }

@@ -158,7 +158,7 @@ func withRV(snap *snapshot.Snapshot, uid, rv string) *snapshot.Snapshot {
 }
 
 func reason(err error) string {
-	if r, ok := err.(*Refusal); ok {
+	if r := (*Refusal)(nil); errors.As(err, &r) {
 		return r.Reason
 	}
 	if err == nil {

@@ -106,7 +106,7 @@ func prefilter(l []byte) (head, verdict, error) {
 	} else {
 		err = s.object(field)
 	}
-	if err != nil && err != errDecided {
+	if err != nil && !errors.Is(err, errDecided) {
 		return h, undecided, err
 	}
 	err = nil
@@ -259,85 +259,17 @@ func restOfTopObject(s *scanner, before byte) ([]byte, bool) {
 // parseStage reads a kept line whole.
 func parseStage(l []byte, in *interner) (stage, error) {
 	var st stage
-	ev := &st.ev
-	var stageTime, received []byte
+	var times stageTimes
 	in.newEvent()
 	s := scanner{d: l}
-	err := s.object(func(key []byte) error {
-		switch string(key) {
-		case "kind":
-			b, err := s.str()
-			if err == nil && string(b) != "Event" {
-				return notEvent(fmt.Sprintf("its kind is %.40q", b))
-			}
-			return err
-		case "apiVersion":
-			b, err := s.str()
-			st.v1beta1 = string(b) == "audit.k8s.io/v1beta1"
-			return err
-		case "level":
-			return s.internStr(&ev.Level, in)
-		case "auditID":
-			return s.plainStr(&ev.AuditID, in)
-		case "stage":
-			return s.internStr(&ev.Stage, in)
-		case "requestURI":
-			return s.plainStr(&ev.RequestURI, in)
-		case "verb":
-			return s.internStr(&ev.Verb, in)
-		case "user":
-			return readUser(&s, &ev.User, in)
-		case "impersonatedUser":
-			if s.peek() == 'n' {
-				return s.skip()
-			}
-			ev.ImpersonatedUser = &User{}
-			return readUser(&s, ev.ImpersonatedUser, in)
-		case "sourceIPs":
-			var err error
-			ev.SourceIPs, err = s.strings(in)
-			return err
-		case "userAgent":
-			return s.internStr(&ev.UserAgent, in)
-		case "objectRef":
-			return readRef(&s, &ev.Object, in)
-		case "responseStatus":
-			b, err := readBody(&s, in)
-			ev.Code = b.code
-			if b.reason != "" {
-				ev.Reason = b.reason
-			}
-			return err
-		case "requestObject":
-			b, err := readBody(&s, in)
-			ev.Request, ev.Delete = b.meta, b.delete
-			return err
-		case "responseObject":
-			b, err := readBody(&s, in)
-			ev.Response = b.meta
-			if b.status && b.reason != "" {
-				ev.Reason = b.reason
-			}
-			return err
-		case "requestReceivedTimestamp":
-			var err error
-			received, err = s.str()
-			return err
-		case "stageTimestamp":
-			var err error
-			stageTime, err = s.str()
-			return err
-		case "annotations":
-			return readAnnotations(&s, ev, in)
-		}
-		return s.skip()
-	})
+	err := s.object(func(key []byte) error { return st.field(&s, string(key), in, &times) })
 	if err != nil {
 		return st, err
 	}
-	if err := st.complete(stageTime, received); err != nil {
+	if err := st.complete(times.stage, times.received); err != nil {
 		return st, err
 	}
+	ev := &st.ev
 	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
 		ev.Delete = nil // DeleteOptions only mean something on a delete
 	}
@@ -345,6 +277,90 @@ func parseStage(l []byte, in *interner) (stage, error) {
 		ev.Request = nil
 	}
 	return st, nil
+}
+
+// stageTimes are an event's timestamps as written, parsed once the whole
+// line is read (complete).
+type stageTimes struct{ stage, received []byte }
+
+// field reads the value of one top-level key of an event into st.
+func (st *stage) field(s *scanner, key string, in *interner, times *stageTimes) error {
+	ev := &st.ev
+	switch key {
+	case "kind":
+		b, err := s.str()
+		if err == nil && string(b) != "Event" {
+			return notEvent(fmt.Sprintf("its kind is %.40q", b))
+		}
+		return err
+	case "apiVersion":
+		b, err := s.str()
+		st.v1beta1 = string(b) == "audit.k8s.io/v1beta1"
+		return err
+	case "level":
+		return s.internStr(&ev.Level, in)
+	case "auditID":
+		return s.plainStr(&ev.AuditID, in)
+	case "stage":
+		return s.internStr(&ev.Stage, in)
+	case "requestURI":
+		return s.plainStr(&ev.RequestURI, in)
+	case "verb":
+		return s.internStr(&ev.Verb, in)
+	case "user":
+		return readUser(s, &ev.User, in)
+	case "impersonatedUser":
+		if s.peek() == 'n' {
+			return s.skip()
+		}
+		ev.ImpersonatedUser = &User{}
+		return readUser(s, ev.ImpersonatedUser, in)
+	case "sourceIPs":
+		var err error
+		ev.SourceIPs, err = s.strings(in)
+		return err
+	case "userAgent":
+		return s.internStr(&ev.UserAgent, in)
+	case "objectRef":
+		return readRef(s, &ev.Object, in)
+	case "requestReceivedTimestamp":
+		var err error
+		times.received, err = s.str()
+		return err
+	case "stageTimestamp":
+		var err error
+		times.stage, err = s.str()
+		return err
+	}
+	return bodyField(s, key, ev, in)
+}
+
+// bodyField reads what kgc keeps of an event's bodies and annotations,
+// and skips every other key.
+func bodyField(s *scanner, key string, ev *Event, in *interner) error {
+	switch key {
+	case "responseStatus":
+		b, err := readBody(s, in)
+		ev.Code = b.code
+		if b.reason != "" {
+			ev.Reason = b.reason
+		}
+		return err
+	case "requestObject":
+		b, err := readBody(s, in)
+		ev.Request, ev.Delete = b.meta, b.delete
+		return err
+	case "responseObject":
+		b, err := readBody(s, in)
+		ev.Response = b.meta
+		if b.status && b.reason != "" {
+			ev.Reason = b.reason
+		}
+		return err
+	case "annotations":
+		return readAnnotations(s, ev, in)
+	}
+	return s.skip()
 }
 
 // requestAddsNothing reports whether an event's request object says

@@ -138,7 +138,7 @@ func (r *reader) readFile(idx int, path string) error {
 	defer func() { _ = closer() }()
 	br := bufio.NewReaderSize(src, sniffSize)
 	blank, err := skipBlank(br)
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		r.files = append(r.files, File{Path: path})
 		r.warn(path, 0, fmt.Sprintf("%s is empty: it holds no audit events", path))
 		return nil

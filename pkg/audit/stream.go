@@ -137,7 +137,7 @@ func (s *stream) fail(acc *accumulator, err error, first bool) error {
 	if err == nil || errors.As(err, &nal) {
 		return err
 	}
-	if err == errIncomplete && !first {
+	if errors.Is(err, errIncomplete) && !first {
 		acc.badLine(nil, s.lineAt(s.pos), errIncomplete, false)
 		return nil
 	}
@@ -195,7 +195,7 @@ func (s *stream) kindOf() (string, error) {
 			}
 			return sc.skip()
 		})
-		if err == errDecided {
+		if errors.Is(err, errDecided) {
 			err = nil
 		}
 		return 0, err

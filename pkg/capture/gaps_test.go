@@ -3,8 +3,8 @@ package capture
 import (
 	"testing"
 
-	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
 // The RBAC summary names the unread types the answer depends on: owner

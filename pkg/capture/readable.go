@@ -18,17 +18,17 @@ func checkReadable(res []snapshot.Resource, results []listResult, asked []string
 	covered, cluster, refusal := coverage(res, results)
 	switch {
 	case len(asked) > 0 && !cluster && !coversAny(covered, asked):
-		return fmt.Errorf("cannot read %s: %v; use credentials allowed to list there (kubectl auth can-i list pods -n %s), or read a dump with -f",
+		return fmt.Errorf("cannot read %s: %w; use credentials allowed to list there (kubectl auth can-i list pods -n %s), or read a dump with -f",
 			namespaceList(asked), refusal, asked[0])
 	case len(asked) == 0 && !cluster:
-		return fmt.Errorf("cannot list objects at cluster scope: %v; name a namespace you can read with -n, or read a dump with -f", refusal)
+		return fmt.Errorf("cannot list objects at cluster scope: %w; name a namespace you can read with -n, or read a dump with -f", refusal)
 	}
 	for _, r := range results {
 		if len(r.objs) > 0 {
 			return nil
 		}
 	}
-	return fmt.Errorf("the capture of the cluster at %s read no objects (%v): an empty answer would not be the cluster's; check the credentials, or read a dump with -f", host, refusal)
+	return fmt.Errorf("the capture of the cluster at %s read no objects (%w): an empty answer would not be the cluster's; check the credentials, or read a dump with -f", host, refusal)
 }
 
 // coverage tells where namespaced objects could be read: the namespaces

@@ -127,22 +127,7 @@ func (r *run) rbacCandidates(o *snapshot.Object, groups []string) []candidate {
 			if role == nil || role.Facts == nil || role.Facts.RBAC == nil {
 				continue
 			}
-			exact, grant := false, ""
-			for _, rule := range role.Facts.RBAC.Rules {
-				for _, g := range groups {
-					res := ""
-					if g == objGroup {
-						res = plural
-					}
-					e, ok := rules.RuleGrants(rule, g, res)
-					switch {
-					case e && !exact:
-						exact, grant = true, plural+"."+g
-					case ok && grant == "":
-						grant = "the resources of " + g
-					}
-				}
-			}
+			exact, grant := roleGrant(role.Facts.RBAC.Rules, groups, objGroup, plural)
 			if grant == "" {
 				continue
 			}
@@ -193,6 +178,28 @@ func (r *run) rbacCandidates(o *snapshot.Object, groups []string) []candidate {
 		return 0
 	})
 	return out
+}
+
+// roleGrant says what a role's rules let its subjects update of the
+// object's type (plural, in objGroup) or of groups: exact when a rule names
+// the type itself, grant the words for it ("" for nothing).
+func roleGrant(roleRules []snapshot.PolicyRule, groups []string, objGroup, plural string) (exact bool, grant string) {
+	for _, rule := range roleRules {
+		for _, g := range groups {
+			res := ""
+			if g == objGroup {
+				res = plural
+			}
+			e, ok := rules.RuleGrants(rule, g, res)
+			switch {
+			case e && !exact:
+				exact, grant = true, plural+"."+g
+			case ok && grant == "":
+				grant = "the resources of " + g
+			}
+		}
+	}
+	return exact, grant
 }
 
 // labelCandidates are the workloads sharing an installation label with a

@@ -122,18 +122,25 @@ func (r *run) reasonRemedies(l *leaf) []Remedy {
 			Command: "kubectl -n kube-system delete pod -l component=kube-controller-manager",
 			Risk:    "every controller restarts and resyncs; on a managed control plane, ask the provider instead"})
 	case ReasonOrphanPatchFailing:
-		add(Remedy{Action: ActionFixController, Description: "Find why the garbage collector's patches fail in the kube-controller-manager logs (look for the dependents named here; an admission webhook rejecting the patch is the usual cause)",
-			Command: "kubectl logs -n kube-system -l component=kube-controller-manager --tail=500 | grep -i " + rc.Object.Name})
-		for _, dep := range rc.Related {
-			d := r.ix.byUID(dep.UID)
-			if d == nil {
-				continue
-			}
-			for i, ref := range d.Metadata.OwnerReferences {
-				if ref.UID == rc.Object.UID {
-					add(Remedy{Action: ActionRemoveOwnerReference, Description: "Do the garbage collector's work: remove " + d.Ref().String() + "'s owner reference to " + rc.Object.Name + " (the garbage collector then removes orphan)",
-						Command: r.ownerRefPatch(d, i, false)})
-				}
+		out = append(out, r.orphanPatchRemedies(&rc)...)
+	}
+	return out
+}
+
+// orphanPatchRemedies find why the collector's orphaning patches fail,
+// or do its work: remove each dependent's owner reference to the object.
+func (r *run) orphanPatchRemedies(rc *RootCause) []Remedy {
+	out := []Remedy{{Action: ActionFixController, Description: "Find why the garbage collector's patches fail in the kube-controller-manager logs (look for the dependents named here; an admission webhook rejecting the patch is the usual cause)",
+		Command: "kubectl logs -n kube-system -l component=kube-controller-manager --tail=500 | grep -i " + rc.Object.Name}}
+	for _, dep := range rc.Related {
+		d := r.ix.byUID(dep.UID)
+		if d == nil {
+			continue
+		}
+		for i, ref := range d.Metadata.OwnerReferences {
+			if ref.UID == rc.Object.UID {
+				out = append(out, Remedy{Action: ActionRemoveOwnerReference, Description: "Do the garbage collector's work: remove " + d.Ref().String() + "'s owner reference to " + rc.Object.Name + " (the garbage collector then removes orphan)",
+					Command: r.ownerRefPatch(d, i, false)})
 			}
 		}
 	}

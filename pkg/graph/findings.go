@@ -201,6 +201,9 @@ func (g *Graph) ownerFindings(n *Node, ix rules.Lookup) []Finding {
 			never = true
 		case rules.Unknown:
 			unknown = true
+		case rules.Waiting, rules.Dangling:
+			// Waiting keeps nothing and dangling deletes: the fate below
+			// follows from the references that do.
 		}
 	}
 	var fate string

@@ -263,7 +263,7 @@ func TestBuildFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objs := append(tt.objs, testobj.Pod("web", "p").UID("p").Owner(testobj.Ref(owner)).Build())
+			objs := append(slices.Clone(tt.objs), testobj.Pod("web", "p").UID("p").Owner(testobj.Ref(owner)).Build())
 			g := Build(testobj.Snapshot(objs...).Build())
 			got := describe([]*Node{g.Node("d")})[0]
 			if got != tt.want {

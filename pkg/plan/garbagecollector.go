@@ -54,8 +54,8 @@ func (g *gc) attemptToDeleteWorker(n *node, w int) {
 	}
 	err := g.attemptToDeleteItem(n, w)
 	switch {
-	case err == enqueuedVirtualDeleteEventErr || err == namespacedOwnerOfClusterScopedObjectErr:
-		if err == namespacedOwnerOfClusterScopedObjectErr {
+	case errors.Is(err, enqueuedVirtualDeleteEventErr) || errors.Is(err, namespacedOwnerOfClusterScopedObjectErr):
+		if errors.Is(err, namespacedOwnerOfClusterScopedObjectErr) {
 			g.sim.note(fmt.Sprintf("%s is cluster-scoped but refers to a namespaced owner: the garbage collector never collects it", n.identity.ref()))
 		}
 		g.attemptToDelete.forget(n)
@@ -171,7 +171,7 @@ func (g *gc) attemptToDeleteItem(item *node, w int) error {
 	}
 	latest, err := g.getObject(item.identity)
 	switch {
-	case err == errNotFound:
+	case errors.Is(err, errNotFound):
 		g.enqueueVirtualDeleteEvent(item.identity, w)
 		return enqueuedVirtualDeleteEventErr
 	case err != nil:
@@ -292,7 +292,7 @@ func (g *gc) orphanDependents(owner objectReference, dependents []*node) []error
 func (g *gc) orphanDependent(owner objectReference, d *node) error {
 	g.touch(true, d.identity)
 	i, o, err := g.patchTargetNoCall(d)
-	if err == errNotFound {
+	if errors.Is(err, errNotFound) {
 		return nil
 	}
 	if err != nil {

@@ -117,7 +117,7 @@ func (g *gc) observeState(uid string) {
 // merge patch of the finalizer list.
 func (g *gc) removeFinalizer(n *node, f, why string) error {
 	o, err := g.getObject(n.identity)
-	if err == errNotFound {
+	if errors.Is(err, errNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -129,7 +129,7 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 	g.call(true, n.identity)
 	var i int32
 	if i, o, err = g.lookup(g.sim.res.mapping(n.identity.APIVersion, n.identity.Kind), n.identity); err != nil {
-		if err == errNotFound {
+		if errors.Is(err, errNotFound) {
 			return nil
 		}
 		return fmt.Errorf("cannot finalize owner %s: %w", n.identity.ref(), err)

@@ -267,30 +267,7 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 		_, err := io.WriteString(w, msg)
 		return err
 	}
-	var rows [][]string
-	for _, g := range l.Groups {
-		rc := g.RootCause
-		fin := rc.Finalizer
-		if fin == "" {
-			fin = "-"
-		}
-		for i, h := range g.Objects {
-			age := diagnose.Age(time.Duration(h.AgeSeconds) * time.Second)
-			if h.AgeSeconds < 0 {
-				// A pod's deletionTimestamp is the end of its grace period.
-				age = "terminating, " + diagnose.Age(time.Duration(-h.AgeSeconds)*time.Second) + " of grace left"
-			}
-			if i == 0 {
-				name := rc.Object.String()
-				if later(rc) {
-					name += " (once deleted)"
-				}
-				rows = append(rows, []string{name, fin, rc.Reason, removedBy(rc.RemovedBy, rc.Controller, rc.Attribution), h.Object.String(), age})
-			} else {
-				rows = append(rows, []string{"", "", "", "", h.Object.String(), age})
-			}
-		}
-	}
+	rows := diagnosisRows(l.Groups, later)
 	if err := plainTable(w, []string{"ROOT CAUSE", "FINALIZER", "REASON", "REMOVED BY", "HOLDS", "AGE"}, rows); err != nil {
 		return err
 	}
@@ -335,6 +312,36 @@ func DiagnosisTable(w io.Writer, l *diagnose.DiagnosisList, s Style) error {
 		words.Count(terminating, "terminating object"), words.Count(len(l.Groups), "root cause"), counts,
 		s.Paint(Dim, s.Cmd()+" why-stuck TYPE/NAME explains one and lists its remedies."))
 	return err
+}
+
+// diagnosisRows are the table's rows: a root cause on its first held
+// object's row, each held object with its age.
+func diagnosisRows(groups []diagnose.Group, later func(diagnose.RootCause) bool) [][]string {
+	var rows [][]string
+	for _, g := range groups {
+		rc := g.RootCause
+		fin := rc.Finalizer
+		if fin == "" {
+			fin = "-"
+		}
+		for i, h := range g.Objects {
+			age := diagnose.Age(time.Duration(h.AgeSeconds) * time.Second)
+			if h.AgeSeconds < 0 {
+				// A pod's deletionTimestamp is the end of its grace period.
+				age = "terminating, " + diagnose.Age(time.Duration(-h.AgeSeconds)*time.Second) + " of grace left"
+			}
+			if i > 0 {
+				rows = append(rows, []string{"", "", "", "", h.Object.String(), age})
+				continue
+			}
+			name := rc.Object.String()
+			if later(rc) {
+				name += " (once deleted)"
+			}
+			rows = append(rows, []string{name, fin, rc.Reason, removedBy(rc.RemovedBy, rc.Controller, rc.Attribution), h.Object.String(), age})
+		}
+	}
+	return rows
 }
 
 // removedBy names the remover and, for a finalizer no Kubernetes

@@ -151,6 +151,8 @@ func ClassifyReference(cat *Catalog, look Lookup, dep Dependent, ref snapshot.Ow
 		v.Owner = look.ByUID(ref.UID)
 	case WhyUnlisted:
 		v.Class = Unknown
+	case WhyNone, WhyAbsent, WhyDiscoveryFailed, WhyGroupUnknown:
+		// Nothing holds the UID or the name: no owner to name.
 	}
 	return v
 }

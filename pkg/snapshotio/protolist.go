@@ -275,7 +275,9 @@ func (x *Extractor) protoOwnerRef(b []byte) (snapshot.OwnerReference, error) {
 // order, as labelMap shares the maps of JSON labels. The key is the
 // entries, length-prefixed, after a 0 byte that no JSON key starts with.
 func (x *Extractor) protoLabelMap() map[string]string {
-	key := append(x.protoLabelKey[:0], 0)
+	// The key reuses the last one's buffer.
+	key := x.protoLabelKey[:0]
+	key = append(key, 0)
 	for _, l := range x.protoLabels {
 		key = append(key, byte(len(l.k)), byte(len(l.k)>>8), byte(len(l.k)>>16))
 		key = append(key, l.k...)

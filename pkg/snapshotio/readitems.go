@@ -249,7 +249,7 @@ func frameObject(st *stream, i int, desc func() string, emit func(framedItem, []
 		if errors.As(err, &se) {
 			return fmt.Errorf("%s: %w", desc(), st.errorfAt(st.pos+se.Off, "%s", se.Msg))
 		}
-		if err != errIncomplete {
+		if !errors.Is(err, errIncomplete) {
 			return fmt.Errorf("%s: %w", desc(), err)
 		}
 		if st.eof {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -36,7 +37,7 @@ type Refusal struct {
 // Refused records err in the report when it is a refusal, and returns
 // both, so that a check's failure is one line: return rep.Refused(err).
 func (r *Report) Refused(err error) (*Report, error) {
-	if ref, ok := err.(*Refusal); ok {
+	if ref := (*Refusal)(nil); errors.As(err, &ref) {
 		r.Outcome = OutcomeRefused
 		r.Refusal = ref
 	}

@@ -78,13 +78,14 @@ func run(kubeconfig string, total, perNS, workers, pods int) error {
 					meta := metav1.ObjectMeta{Name: name, OwnerReferences: ref,
 						Labels: map[string]string{"app": fmt.Sprintf("app-%d", i%20)}, Annotations: map[string]string{"note": "bench"}}
 					var err error
-					if i < 0 {
+					switch {
+					case i < 0:
 						_, err = cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: meta, Spec: corev1.PodSpec{
 							Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1", Ports: []corev1.ContainerPort{{ContainerPort: 8080}},
 								Env: []corev1.EnvVar{{Name: "MODE", Value: "bench"}}}}}}, metav1.CreateOptions{})
-					} else if i%2 == 0 {
+					case i%2 == 0:
 						_, err = cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
-					} else {
+					default:
 						_, err = cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: meta, StringData: map[string]string{"k": "v"}}, metav1.CreateOptions{})
 					}
 					if err != nil && !apierrors.IsAlreadyExists(err) {

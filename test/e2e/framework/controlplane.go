@@ -453,7 +453,7 @@ func (cp *ControlPlane) waitHTTP(ctx context.Context, what, url, token string, t
 		for _, p := range cp.running() {
 			select {
 			case <-p.done:
-				return fmt.Errorf("%s exited while waiting for %s: %v", p.name, what, p.err)
+				return fmt.Errorf("%s exited while waiting for %s: %w", p.name, what, p.err)
 			default:
 			}
 		}

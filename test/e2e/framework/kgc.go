@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"errors"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -124,7 +125,7 @@ func (r *RunningKGC) Wait(t testing.TB) KGCResult {
 		res.TimedOut = true
 	}
 	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 			res.ExitCode = ee.ExitCode()
 		} else {
 			t.Fatalf("running kgc %s: %v", strings.Join(r.args, " "), err)
