@@ -682,96 +682,10 @@ func (x *Extractor) workloadSpec(raw []byte, kind string) (*snapshot.Facts, erro
 		n int32
 	}{}
 	w := &block.w
-	rc := kind == "ReplicationController"
-	var (
-		replicas          int64
-		hasReplicas       bool
-		selSet            bool
-		exprs, dsTemplate []byte
-	)
+	ws := workloadScan{w: w, kind: kind, rc: kind == "ReplicationController"}
 	x.sel, x.tpl = x.sel[:0], x.tpl[:0]
 	s := scanner{d: raw}
-	err := s.object(func(key []byte) error {
-		var err error
-		switch string(key) {
-		case "replicas":
-			replicas, hasReplicas, err = s.int64v()
-		case "paused":
-			var b *bool
-			b, err = s.boolp()
-			w.Paused = b != nil && *b
-		case "suspend":
-			var b *bool
-			b, err = s.boolp()
-			w.Suspend = b != nil && *b
-		case "ordinals":
-			err = s.object(func(k []byte) error {
-				if string(k) != "start" {
-					return s.skip()
-				}
-				v, _, err := s.int64v()
-				w.OrdinalsStart = int32(v)
-				return err
-			})
-		case "selector":
-			if s.isNull() {
-				return nil
-			}
-			selSet = true
-			if rc {
-				x.sel, err = labelPairs(&s, x.sel)
-				return err
-			}
-			err = s.object(func(k []byte) error {
-				var err error
-				switch string(k) {
-				case "matchLabels":
-					x.sel, err = labelPairs(&s, x.sel)
-				case "matchExpressions":
-					exprs, err = s.raw()
-				default:
-					err = s.skip()
-				}
-				return err
-			})
-		case "template":
-			if kind == "CronJob" {
-				return s.skip()
-			}
-			err = s.object(func(k []byte) error {
-				switch string(k) {
-				case "metadata":
-					return s.object(func(k2 []byte) error {
-						if string(k2) != "labels" {
-							return s.skip()
-						}
-						var err error
-						x.tpl, err = labelPairs(&s, x.tpl)
-						return err
-					})
-				case "spec":
-					if kind == "DaemonSet" {
-						var err error
-						dsTemplate, err = s.raw()
-						return err
-					}
-					return s.object(func(k2 []byte) error {
-						if string(k2) != "serviceAccountName" {
-							return s.skip()
-						}
-						var err error
-						w.ServiceAccount, err = s.internStr(x.in)
-						return err
-					})
-				}
-				return s.skip()
-			})
-		default:
-			err = s.skip()
-		}
-		return err
-	})
-	if err != nil {
+	if err := s.object(func(key []byte) error { return x.workloadField(&s, key, &ws) }); err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
 	block.f.Workload = w
@@ -781,34 +695,153 @@ func (x *Extractor) workloadSpec(raw []byte, kind string) (*snapshot.Facts, erro
 	}
 	if kind != "DaemonSet" {
 		block.n = 1 // defaulted by the API server
-		if hasReplicas {
-			block.n = int32(replicas)
+		if ws.hasReplicas {
+			block.n = int32(ws.replicas)
 		}
 		w.Replicas = &block.n
 	}
-	if dsTemplate != nil {
-		var v struct {
-			NodeSelector       map[string]string
-			Tolerations        []struct{ Key, Operator, Effect string }
-			Affinity           *struct{ NodeAffinity json.RawMessage }
-			ServiceAccountName string
+	if ws.dsTemplate != nil {
+		if err := daemonSetPlacement(ws.dsTemplate, w); err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(dsTemplate, &v); err != nil {
-			return nil, fmt.Errorf("spec.template.spec: %w", err)
-		}
-		w.NodeSelector = v.NodeSelector
-		w.ServiceAccount = v.ServiceAccountName
-		for _, t := range v.Tolerations {
-			if t.Operator == "Exists" && t.Key == "" {
-				w.Tolerations = append(w.Tolerations, ":"+t.Effect)
-				continue
-			}
-			w.Tolerations = append(w.Tolerations, t.Key+":"+t.Effect)
-		}
-		w.NodeAffinity = v.Affinity != nil && len(v.Affinity.NodeAffinity) > 0 && string(v.Affinity.NodeAffinity) != "null"
 	}
-	w.SelectorMatchesTemplate = selectorMatches(selSet, rc, x.sel, exprs, x.tpl)
+	w.SelectorMatchesTemplate = selectorMatches(ws.selSet, ws.rc, x.sel, ws.exprs, x.tpl)
 	return &block.f, nil
+}
+
+// workloadScan is what workloadSpec gathers while it scans a spec, beside
+// the facts themselves: the selector's and template's labels go to the
+// extractor's scratch (x.sel, x.tpl).
+type workloadScan struct {
+	w                 *snapshot.WorkloadFacts
+	kind              string
+	rc                bool // a ReplicationController's selector is a plain map
+	replicas          int64
+	hasReplicas       bool
+	selSet            bool
+	exprs, dsTemplate []byte
+}
+
+// workloadField reads the spec field key of a workload.
+func (x *Extractor) workloadField(s *scanner, key []byte, ws *workloadScan) error {
+	var err error
+	switch string(key) {
+	case "replicas":
+		ws.replicas, ws.hasReplicas, err = s.int64v()
+	case "paused":
+		var b *bool
+		b, err = s.boolp()
+		ws.w.Paused = b != nil && *b
+	case "suspend":
+		var b *bool
+		b, err = s.boolp()
+		ws.w.Suspend = b != nil && *b
+	case "ordinals":
+		err = s.object(func(k []byte) error {
+			if string(k) != "start" {
+				return s.skip()
+			}
+			v, _, err := s.int64v()
+			ws.w.OrdinalsStart = int32(v)
+			return err
+		})
+	case "selector":
+		err = x.workloadSelector(s, ws)
+	case "template":
+		err = x.workloadTemplate(s, ws)
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// workloadSelector reads a workload's spec.selector into x.sel (and its
+// matchExpressions, kept raw).
+func (x *Extractor) workloadSelector(s *scanner, ws *workloadScan) error {
+	if s.isNull() {
+		return nil
+	}
+	ws.selSet = true
+	if ws.rc {
+		var err error
+		x.sel, err = labelPairs(s, x.sel)
+		return err
+	}
+	return s.object(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "matchLabels":
+			x.sel, err = labelPairs(s, x.sel)
+		case "matchExpressions":
+			ws.exprs, err = s.raw()
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+}
+
+// workloadTemplate reads a workload's pod template: its labels into
+// x.tpl, its service account, and a DaemonSet's pod spec kept raw for
+// daemonSetPlacement.
+func (x *Extractor) workloadTemplate(s *scanner, ws *workloadScan) error {
+	if ws.kind == "CronJob" {
+		return s.skip()
+	}
+	return s.object(func(k []byte) error {
+		switch string(k) {
+		case "metadata":
+			return s.object(func(k2 []byte) error {
+				if string(k2) != "labels" {
+					return s.skip()
+				}
+				var err error
+				x.tpl, err = labelPairs(s, x.tpl)
+				return err
+			})
+		case "spec":
+			if ws.kind == "DaemonSet" {
+				var err error
+				ws.dsTemplate, err = s.raw()
+				return err
+			}
+			return s.object(func(k2 []byte) error {
+				if string(k2) != "serviceAccountName" {
+					return s.skip()
+				}
+				var err error
+				ws.w.ServiceAccount, err = s.internStr(x.in)
+				return err
+			})
+		}
+		return s.skip()
+	})
+}
+
+// daemonSetPlacement reads where a DaemonSet's pods run (node selector,
+// tolerations, whether it has node affinity) and its service account
+// from its pod template's spec.
+func daemonSetPlacement(raw []byte, w *snapshot.WorkloadFacts) error {
+	var v struct {
+		NodeSelector       map[string]string
+		Tolerations        []struct{ Key, Operator, Effect string }
+		Affinity           *struct{ NodeAffinity json.RawMessage }
+		ServiceAccountName string
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("spec.template.spec: %w", err)
+	}
+	w.NodeSelector = v.NodeSelector
+	w.ServiceAccount = v.ServiceAccountName
+	for _, t := range v.Tolerations {
+		if t.Operator == "Exists" && t.Key == "" {
+			w.Tolerations = append(w.Tolerations, ":"+t.Effect)
+			continue
+		}
+		w.Tolerations = append(w.Tolerations, t.Key+":"+t.Effect)
+	}
+	w.NodeAffinity = v.Affinity != nil && len(v.Affinity.NodeAffinity) > 0 && string(v.Affinity.NodeAffinity) != "null"
+	return nil
 }
 
 // workloadAvailable reads how many pods of a Deployment, StatefulSet or
