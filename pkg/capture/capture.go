@@ -6,7 +6,7 @@
 // Capture runs discovery for the catalog (every served version of each
 // group/kind, the preferred one first), then lists every type with the
 // list verb, metadata only, in pages, several types at once. The few kinds
-// whose facts live in spec or status (snapshotio.HasFacts) are listed in
+// whose facts live in spec or status (rules.HasFacts) are listed in
 // full and reduced by the same scanner as dumps. A type that cannot be
 // listed (RBAC, a failing aggregated API) stays in the catalog with
 // listed=false and its error; a failure other than RBAC's also becomes a

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
@@ -272,7 +273,7 @@ func (c *capturer) listPages(ctx context.Context, x *snapshotio.Extractor, r sna
 func (c *capturer) listPage(ctx context.Context, x *snapshotio.Extractor, r snapshot.Resource, ns, cont string) (page []snapshot.Object, next string, err error) {
 	err = c.retry(ctx, func() error {
 		var err error
-		if snapshotio.HasFacts(r.Group, r.Kind) {
+		if rules.HasFacts(r.Group, r.Kind) {
 			page, next, err = c.listFullPage(ctx, x, r, ns, cont)
 		} else {
 			page, next, err = c.listMetaPage(ctx, x, r, ns, cont)

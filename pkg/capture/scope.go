@@ -3,8 +3,8 @@ package capture
 import (
 	"slices"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
-	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 // A narrow capture (Options.OwnersOnly with Options.Namespace) reads what
@@ -18,7 +18,7 @@ import (
 // every namespaced owner and dependent of an object in the namespace is in
 // the namespace too; a cluster-scoped owner can be of any kind, and is
 // named by kind in the reference. The controllers that finish deletions
-// read the kinds that carry facts (snapshotio.PlanFacts: nodes for pods,
+// read the kinds that carry facts (rules.PlanFacts: nodes for pods,
 // volumes for claims, CRDs for custom resources, APIServices for
 // namespaces), all cluster-scoped ones of which are therefore read; the
 // facts only why-stuck reads (RBAC, CSI drivers) are not. So a narrow
@@ -44,7 +44,7 @@ func (o Options) narrow() bool { return o.OwnersOnly && o.Namespace != "" }
 func firstRound(res []snapshot.Resource, narrow bool) []int {
 	var out []int
 	for i, r := range res {
-		if r.HasVerb("list") && (!narrow || r.Namespaced || snapshotio.PlanFacts(r.Group, r.Kind)) {
+		if r.HasVerb("list") && (!narrow || r.Namespaced || rules.PlanFacts(r.Group, r.Kind)) {
 			out = append(out, i)
 		}
 	}

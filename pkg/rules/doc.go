@@ -34,6 +34,9 @@
 //     to do instead (recreate.go);
 //   - LookupFinalizer and the finalizer and actor names: who removes each
 //     well-known finalizer (finalizers.go).
+//   - FactKindOf, HasFacts, PlanFacts: which kinds carry facts read from
+//     their spec or status, which a capture lists in full, and which of
+//     them a plan reads (facts.go).
 //
 // Each function cites the upstream function it follows (k8s.io/kubernetes
 // v1.36.3). The package is pure: no clock, no cluster, no client-go.

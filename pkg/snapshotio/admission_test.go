@@ -132,19 +132,3 @@ func TestCAValidity(t *testing.T) {
 		}
 	}
 }
-
-// TestAdmissionKindsCarryFacts: a live capture lists the kinds whose facts
-// come from spec or status in full (HasFacts); the new ones must be among
-// them, or a live snapshot would hold their metadata only.
-func TestAdmissionKindsCarryFacts(t *testing.T) {
-	for _, gk := range [][2]string{
-		{"apiregistration.k8s.io", "APIService"},
-		{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"},
-		{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"},
-		{"discovery.k8s.io", "EndpointSlice"},
-	} {
-		if !HasFacts(gk[0], gk[1]) {
-			t.Errorf("%s.%s is listed as metadata only", gk[1], gk[0])
-		}
-	}
-}

@@ -447,273 +447,6 @@ func (x *Extractor) ownerRef(s *scanner) (snapshot.OwnerReference, error) {
 	return r, err
 }
 
-// factKinds are the kinds whose Facts come from spec or status, each with
-// the reader facts uses for it: the one list of them, which both HasFacts
-// and facts read, so that a kind cannot be listed in full without being
-// read, nor read without being listed.
-var factKinds = map[groupKind]factReader{
-	{"", "Pod"}: readPod, {"", "Namespace"}: readNamespace, {"", "Node"}: readNode, {"", "PersistentVolumeClaim"}: readPVC,
-	{"", "PersistentVolume"}: readPV, {"", "Service"}: readService, {"", "ReplicationController"}: readWorkload,
-	{"batch", "Job"}: readJob, {"batch", "CronJob"}: readWorkload,
-	{"apps", "Deployment"}: readWorkload, {"apps", "ReplicaSet"}: readWorkload, {"apps", "StatefulSet"}: readWorkload, {"apps", "DaemonSet"}: readWorkload,
-	{"apiextensions.k8s.io", "CustomResourceDefinition"}:               readCRD,
-	{"apiregistration.k8s.io", "APIService"}:                           readAPIService,
-	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}:   readWebhooks,
-	{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: readWebhooks,
-	{"discovery.k8s.io", "EndpointSlice"}:                              readEndpointSlice,
-	{"rbac.authorization.k8s.io", "Role"}:                              readRBAC,
-	{"rbac.authorization.k8s.io", "ClusterRole"}:                       readRBAC,
-	{"rbac.authorization.k8s.io", "RoleBinding"}:                       readRBAC,
-	{"rbac.authorization.k8s.io", "ClusterRoleBinding"}:                readRBAC,
-}
-
-// factReader is which part of facts reads a kind of factKinds.
-type factReader uint8
-
-const (
-	readNone factReader = iota
-	readPod
-	readService
-	readNamespace
-	readNode
-	readPVC
-	readPV
-	readJob
-	readWorkload
-	readCRD
-	readAPIService
-	readWebhooks
-	readRBAC
-	readEndpointSlice
-)
-
-// HasFacts reports whether objects of group and kind carry Facts read
-// from their spec or status: a live capture lists those kinds in full,
-// and metadata alone is enough for every other kind.
-func HasFacts(group, kind string) bool {
-	return factKinds[groupKind{group, kind}] != readNone || volumeKinds[groupKind{group, kind}]
-}
-
-// diagnosisOnlyKinds carry facts only why-stuck reads (who may update a
-// finalizer's type, which CSI drivers are installed): a plan never does,
-// so a capture that serves a plan alone (apply's narrow pre-flight) need
-// not read their cluster-scoped kinds.
-var diagnosisOnlyKinds = map[groupKind]bool{
-	{"rbac.authorization.k8s.io", "ClusterRole"}: true, {"rbac.authorization.k8s.io", "ClusterRoleBinding"}: true,
-	{"storage.k8s.io", "CSIDriver"}: true, {"storage.k8s.io", "CSINode"}: true, {"storage.k8s.io", "VolumeAttachment"}: true,
-}
-
-// PlanFacts reports whether a plan reads the facts of group and kind.
-func PlanFacts(group, kind string) bool {
-	return HasFacts(group, kind) && !diagnosisOnlyKinds[groupKind{group, kind}]
-}
-
-// facts extracts the kind-specific Facts. Pods and Services are common in
-// big dumps and are scanned by hand; the rare kinds go through
-// encoding/json into small structs.
-func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error {
-	group, _ := snapshot.SplitAPIVersion(o.APIVersion)
-	var err error
-	switch factKinds[groupKind{group, o.Kind}] {
-	case readPod:
-		var p snapshot.PodFacts
-		p.Mirror = ann.mirror
-		if err = x.podSpec(f.spec, o.Metadata.Name, &p); err == nil {
-			err = x.podStatus(f.status, &p)
-		}
-		o.Facts = x.sharedPodFacts(&p, ann.keep == "")
-	case readService:
-		var sv snapshot.ServiceFacts
-		err = x.serviceSpec(f.spec, &sv)
-		o.Facts = &snapshot.Facts{Service: &sv}
-	case readNamespace:
-		var v struct {
-			Spec   struct{ Finalizers []string }
-			Status struct {
-				Phase      string
-				Conditions []snapshot.Condition
-			}
-		}
-		err = unmarshalParts(f, &v.Spec, &v.Status)
-		o.Facts = &snapshot.Facts{Namespace: &snapshot.NamespaceFacts{Phase: v.Status.Phase, SpecFinalizers: v.Spec.Finalizers, Conditions: v.Status.Conditions}}
-	case readNode:
-		var v struct {
-			Spec struct {
-				Taints []struct{ Key, Effect string }
-			}
-			Status struct {
-				Conditions []snapshot.Condition
-			}
-		}
-		err = unmarshalParts(f, &v.Spec, &v.Status)
-		n := &snapshot.NodeFacts{}
-		for _, c := range v.Status.Conditions {
-			if c.Type == "Ready" {
-				n.Ready = c.Status
-			}
-		}
-		for _, t := range v.Spec.Taints {
-			n.Taints = append(n.Taints, t.Key+":"+t.Effect)
-		}
-		o.Facts = &snapshot.Facts{Node: n}
-	case readPVC:
-		var v struct {
-			Spec   struct{ VolumeName string }
-			Status struct{ Phase string }
-		}
-		err = unmarshalParts(f, &v.Spec, &v.Status)
-		o.Facts = &snapshot.Facts{PVC: &snapshot.PVCFacts{Phase: v.Status.Phase, VolumeName: v.Spec.VolumeName}}
-	case readPV:
-		var pv *snapshot.PVFacts
-		pv, err = pvFacts(f)
-		pv.ProvisionedBy = ann.provisionedBy
-		o.Facts = &snapshot.Facts{PV: pv}
-	case readJob:
-		var v struct {
-			Status struct {
-				Conditions        []snapshot.Condition
-				Succeeded, Failed int32
-			}
-		}
-		j := &snapshot.JobFacts{Spec: f.spec != nil}
-		if err = x.jobSpec(f.spec, j); err == nil {
-			err = unmarshalParts(f, nil, &v.Status)
-		}
-		j.Succeeded, j.Failed = v.Status.Succeeded, v.Status.Failed
-		for _, c := range v.Status.Conditions {
-			if (c.Type == "Complete" || c.Type == "Failed") && c.Status == "True" {
-				j.Finished = true
-			}
-		}
-		o.Facts = &snapshot.Facts{Job: j}
-	case readWorkload:
-		if f.spec == nil {
-			// Without its spec (a metadata-only input) nothing is known.
-			break
-		}
-		var wf *snapshot.Facts
-		wf, err = x.workloadFacts(f.spec, o.Kind)
-		if err == nil && wf != nil {
-			wf.Workload.Available, err = workloadAvailable(f.status, group, o.Kind)
-		}
-		if wf != nil {
-			wf.Workload.Revision = ann.revision
-			o.Facts = x.sharedWorkloadFacts(wf, ann.keep == "")
-		}
-	case readCRD:
-		var v struct {
-			Spec struct {
-				Group string
-				Names struct {
-					Kind, Plural, Singular string
-					ShortNames, Categories []string
-				}
-				Scope      string
-				Versions   []snapshot.CRDVersion
-				Conversion *struct {
-					Strategy string
-					Webhook  *struct{ ClientConfig clientConfig }
-				}
-			}
-			Status struct {
-				Conditions     []snapshot.Condition
-				StoredVersions []string
-			}
-		}
-		err = unmarshalParts(f, &v.Spec, &v.Status)
-		c := &snapshot.CRDFacts{Group: v.Spec.Group, Kind: v.Spec.Names.Kind, Plural: v.Spec.Names.Plural, Singular: v.Spec.Names.Singular,
-			ShortNames: v.Spec.Names.ShortNames, Categories: v.Spec.Names.Categories, Scope: v.Spec.Scope, Versions: v.Spec.Versions}
-		if cv := v.Spec.Conversion; cv != nil && cv.Strategy == "Webhook" {
-			c.Conversion = &snapshot.CRDConversion{Strategy: cv.Strategy}
-			if cv.Webhook != nil {
-				c.Conversion.Service, c.Conversion.URLHost = cv.Webhook.ClientConfig.reduce()
-				c.Conversion.CAValidity = cv.Webhook.ClientConfig.caBundleState()
-			}
-		}
-		c.StoredVersions = v.Status.StoredVersions
-		for _, cond := range v.Status.Conditions {
-			switch {
-			case cond.Type == "Established" && cond.Status == "True":
-				c.Established = true
-			case cond.Type == "Terminating":
-				c.Terminating = &snapshot.Condition{Type: cond.Type, Status: cond.Status, Reason: cond.Reason, Message: cond.Message}
-			}
-		}
-		o.Facts = &snapshot.Facts{CRD: c}
-	case readAPIService:
-		var v struct {
-			Spec struct {
-				Group, Version string
-				Service        *struct {
-					Namespace, Name string
-					Port            *int32
-				}
-			}
-			Status struct{ Conditions []snapshot.Condition }
-		}
-		err = unmarshalParts(f, &v.Spec, &v.Status)
-		a := &snapshot.APIServiceFacts{Group: v.Spec.Group, Version: v.Spec.Version}
-		if s := v.Spec.Service; s != nil {
-			a.Service = &snapshot.ServiceReference{Namespace: s.Namespace, Name: s.Name, Port: s.Port}
-		}
-		for _, c := range v.Status.Conditions {
-			if c.Type == "Available" {
-				a.Available = &snapshot.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}
-			}
-		}
-		o.Facts = &snapshot.Facts{APIService: a}
-	case readWebhooks:
-		var v struct {
-			Webhooks []struct {
-				Name                              string
-				FailurePolicy                     string
-				Rules                             []snapshot.WebhookRule
-				ClientConfig                      clientConfig
-				NamespaceSelector, ObjectSelector *snapshot.LabelSelector
-				MatchConditions                   []json.RawMessage
-			}
-		}
-		if f.webhooks != nil {
-			err = json.Unmarshal(f.webhooks, &v.Webhooks)
-		}
-		w := &snapshot.WebhookConfigurationFacts{}
-		for _, h := range v.Webhooks {
-			wh := snapshot.Webhook{Name: h.Name, FailurePolicy: h.FailurePolicy, Rules: h.Rules,
-				NamespaceSelector: selectsSome(h.NamespaceSelector), ObjectSelector: selectsSome(h.ObjectSelector),
-				NamespaceLabelSelector: someSelector(h.NamespaceSelector), ObjectLabelSelector: someSelector(h.ObjectSelector),
-				MatchConditions: len(h.MatchConditions)}
-			wh.Service, wh.URLHost = h.ClientConfig.reduce()
-			w.Webhooks = append(w.Webhooks, wh)
-		}
-		o.Facts = &snapshot.Facts{WebhookConfiguration: w}
-	case readRBAC:
-		o.Facts, err = rbacFacts(f)
-	case readEndpointSlice:
-		var v []struct {
-			Conditions struct{ Ready *bool }
-		}
-		if f.endpoints != nil {
-			err = json.Unmarshal(f.endpoints, &v)
-		}
-		e := &snapshot.EndpointSliceFacts{Endpoints: len(v)}
-		for _, ep := range v {
-			// A nil ready condition means ready (discovery/v1 EndpointConditions).
-			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
-				e.Ready++
-			}
-		}
-		o.Facts = &snapshot.Facts{EndpointSlice: e}
-	case readNone:
-	}
-	if err == nil {
-		err = volumeFacts(o, f, group)
-	}
-	if err != nil {
-		return fmt.Errorf("%s facts: %w", o.Kind, err)
-	}
-	return nil
-}
-
 // specRefs reads the object references at the top of a spec: fields
 // named *Ref whose value is an object with a kind and a name. Other
 // fields are skipped unread; of a reference only apiVersion, kind,
@@ -936,11 +669,11 @@ func (x *Extractor) serviceSpec(raw []byte, sv *snapshot.ServiceFacts) error {
 	})
 }
 
-// workloadFacts scans a workload's spec by hand, as podSpec does: its pod
+// workloadSpec scans a workload's spec by hand, as podSpec does: its pod
 // template is skipped unread but for its labels (and, for a DaemonSet,
 // where it runs), so that big dumps full of ReplicaSets stay cheap. A
 // CronJob's template is a Job template: only suspend is read.
-func (x *Extractor) workloadFacts(raw []byte, kind string) (*snapshot.Facts, error) {
+func (x *Extractor) workloadSpec(raw []byte, kind string) (*snapshot.Facts, error) {
 	// One allocation for the facts, their workload and its replica count:
 	// big dumps hold many ReplicaSets.
 	block := &struct {
@@ -949,96 +682,10 @@ func (x *Extractor) workloadFacts(raw []byte, kind string) (*snapshot.Facts, err
 		n int32
 	}{}
 	w := &block.w
-	rc := kind == "ReplicationController"
-	var (
-		replicas          int64
-		hasReplicas       bool
-		selSet            bool
-		exprs, dsTemplate []byte
-	)
+	ws := workloadScan{w: w, kind: kind, rc: kind == "ReplicationController"}
 	x.sel, x.tpl = x.sel[:0], x.tpl[:0]
 	s := scanner{d: raw}
-	err := s.object(func(key []byte) error {
-		var err error
-		switch string(key) {
-		case "replicas":
-			replicas, hasReplicas, err = s.int64v()
-		case "paused":
-			var b *bool
-			b, err = s.boolp()
-			w.Paused = b != nil && *b
-		case "suspend":
-			var b *bool
-			b, err = s.boolp()
-			w.Suspend = b != nil && *b
-		case "ordinals":
-			err = s.object(func(k []byte) error {
-				if string(k) != "start" {
-					return s.skip()
-				}
-				v, _, err := s.int64v()
-				w.OrdinalsStart = int32(v)
-				return err
-			})
-		case "selector":
-			if s.isNull() {
-				return nil
-			}
-			selSet = true
-			if rc {
-				x.sel, err = labelPairs(&s, x.sel)
-				return err
-			}
-			err = s.object(func(k []byte) error {
-				var err error
-				switch string(k) {
-				case "matchLabels":
-					x.sel, err = labelPairs(&s, x.sel)
-				case "matchExpressions":
-					exprs, err = s.raw()
-				default:
-					err = s.skip()
-				}
-				return err
-			})
-		case "template":
-			if kind == "CronJob" {
-				return s.skip()
-			}
-			err = s.object(func(k []byte) error {
-				switch string(k) {
-				case "metadata":
-					return s.object(func(k2 []byte) error {
-						if string(k2) != "labels" {
-							return s.skip()
-						}
-						var err error
-						x.tpl, err = labelPairs(&s, x.tpl)
-						return err
-					})
-				case "spec":
-					if kind == "DaemonSet" {
-						var err error
-						dsTemplate, err = s.raw()
-						return err
-					}
-					return s.object(func(k2 []byte) error {
-						if string(k2) != "serviceAccountName" {
-							return s.skip()
-						}
-						var err error
-						w.ServiceAccount, err = s.internStr(x.in)
-						return err
-					})
-				}
-				return s.skip()
-			})
-		default:
-			err = s.skip()
-		}
-		return err
-	})
-	if err != nil {
+	if err := s.object(func(key []byte) error { return x.workloadField(&s, key, &ws) }); err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
 	block.f.Workload = w
@@ -1048,34 +695,153 @@ func (x *Extractor) workloadFacts(raw []byte, kind string) (*snapshot.Facts, err
 	}
 	if kind != "DaemonSet" {
 		block.n = 1 // defaulted by the API server
-		if hasReplicas {
-			block.n = int32(replicas)
+		if ws.hasReplicas {
+			block.n = int32(ws.replicas)
 		}
 		w.Replicas = &block.n
 	}
-	if dsTemplate != nil {
-		var v struct {
-			NodeSelector       map[string]string
-			Tolerations        []struct{ Key, Operator, Effect string }
-			Affinity           *struct{ NodeAffinity json.RawMessage }
-			ServiceAccountName string
+	if ws.dsTemplate != nil {
+		if err := daemonSetPlacement(ws.dsTemplate, w); err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(dsTemplate, &v); err != nil {
-			return nil, fmt.Errorf("spec.template.spec: %w", err)
-		}
-		w.NodeSelector = v.NodeSelector
-		w.ServiceAccount = v.ServiceAccountName
-		for _, t := range v.Tolerations {
-			if t.Operator == "Exists" && t.Key == "" {
-				w.Tolerations = append(w.Tolerations, ":"+t.Effect)
-				continue
-			}
-			w.Tolerations = append(w.Tolerations, t.Key+":"+t.Effect)
-		}
-		w.NodeAffinity = v.Affinity != nil && len(v.Affinity.NodeAffinity) > 0 && string(v.Affinity.NodeAffinity) != "null"
 	}
-	w.SelectorMatchesTemplate = selectorMatches(selSet, rc, x.sel, exprs, x.tpl)
+	w.SelectorMatchesTemplate = selectorMatches(ws.selSet, ws.rc, x.sel, ws.exprs, x.tpl)
 	return &block.f, nil
+}
+
+// workloadScan is what workloadSpec gathers while it scans a spec, beside
+// the facts themselves: the selector's and template's labels go to the
+// extractor's scratch (x.sel, x.tpl).
+type workloadScan struct {
+	w                 *snapshot.WorkloadFacts
+	kind              string
+	rc                bool // a ReplicationController's selector is a plain map
+	replicas          int64
+	hasReplicas       bool
+	selSet            bool
+	exprs, dsTemplate []byte
+}
+
+// workloadField reads the spec field key of a workload.
+func (x *Extractor) workloadField(s *scanner, key []byte, ws *workloadScan) error {
+	var err error
+	switch string(key) {
+	case "replicas":
+		ws.replicas, ws.hasReplicas, err = s.int64v()
+	case "paused":
+		var b *bool
+		b, err = s.boolp()
+		ws.w.Paused = b != nil && *b
+	case "suspend":
+		var b *bool
+		b, err = s.boolp()
+		ws.w.Suspend = b != nil && *b
+	case "ordinals":
+		err = s.object(func(k []byte) error {
+			if string(k) != "start" {
+				return s.skip()
+			}
+			v, _, err := s.int64v()
+			ws.w.OrdinalsStart = int32(v)
+			return err
+		})
+	case "selector":
+		err = x.workloadSelector(s, ws)
+	case "template":
+		err = x.workloadTemplate(s, ws)
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// workloadSelector reads a workload's spec.selector into x.sel (and its
+// matchExpressions, kept raw).
+func (x *Extractor) workloadSelector(s *scanner, ws *workloadScan) error {
+	if s.isNull() {
+		return nil
+	}
+	ws.selSet = true
+	if ws.rc {
+		var err error
+		x.sel, err = labelPairs(s, x.sel)
+		return err
+	}
+	return s.object(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "matchLabels":
+			x.sel, err = labelPairs(s, x.sel)
+		case "matchExpressions":
+			ws.exprs, err = s.raw()
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+}
+
+// workloadTemplate reads a workload's pod template: its labels into
+// x.tpl, its service account, and a DaemonSet's pod spec kept raw for
+// daemonSetPlacement.
+func (x *Extractor) workloadTemplate(s *scanner, ws *workloadScan) error {
+	if ws.kind == "CronJob" {
+		return s.skip()
+	}
+	return s.object(func(k []byte) error {
+		switch string(k) {
+		case "metadata":
+			return s.object(func(k2 []byte) error {
+				if string(k2) != "labels" {
+					return s.skip()
+				}
+				var err error
+				x.tpl, err = labelPairs(s, x.tpl)
+				return err
+			})
+		case "spec":
+			if ws.kind == "DaemonSet" {
+				var err error
+				ws.dsTemplate, err = s.raw()
+				return err
+			}
+			return s.object(func(k2 []byte) error {
+				if string(k2) != "serviceAccountName" {
+					return s.skip()
+				}
+				var err error
+				ws.w.ServiceAccount, err = s.internStr(x.in)
+				return err
+			})
+		}
+		return s.skip()
+	})
+}
+
+// daemonSetPlacement reads where a DaemonSet's pods run (node selector,
+// tolerations, whether it has node affinity) and its service account
+// from its pod template's spec.
+func daemonSetPlacement(raw []byte, w *snapshot.WorkloadFacts) error {
+	var v struct {
+		NodeSelector       map[string]string
+		Tolerations        []struct{ Key, Operator, Effect string }
+		Affinity           *struct{ NodeAffinity json.RawMessage }
+		ServiceAccountName string
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("spec.template.spec: %w", err)
+	}
+	w.NodeSelector = v.NodeSelector
+	w.ServiceAccount = v.ServiceAccountName
+	for _, t := range v.Tolerations {
+		if t.Operator == "Exists" && t.Key == "" {
+			w.Tolerations = append(w.Tolerations, ":"+t.Effect)
+			continue
+		}
+		w.Tolerations = append(w.Tolerations, t.Key+":"+t.Effect)
+	}
+	w.NodeAffinity = v.Affinity != nil && len(v.Affinity.NodeAffinity) > 0 && string(v.Affinity.NodeAffinity) != "null"
+	return nil
 }
 
 // workloadAvailable reads how many pods of a Deployment, StatefulSet or

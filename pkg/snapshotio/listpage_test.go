@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -37,7 +38,7 @@ func TestReadListPage(t *testing.T) {
 	}
 }
 
-// HasFacts is what decides whether a live capture lists a kind in full:
+// rules.HasFacts is what decides whether a live capture lists a kind in full:
 // it must name exactly the kinds whose objects get Facts (from a spec:
 // workloads read without one have none).
 func TestHasFactsMatchesExtraction(t *testing.T) {
@@ -47,7 +48,7 @@ func TestHasFactsMatchesExtraction(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", r.QualifiedName(), err)
 		}
-		if got, want := objs[0].Facts != nil, HasFacts(r.Group, r.Kind); got != want {
+		if got, want := objs[0].Facts != nil, rules.HasFacts(r.Group, r.Kind); got != want {
 			t.Errorf("%s: extraction gives facts: %v, HasFacts: %v", r.QualifiedName(), got, want)
 		}
 	}

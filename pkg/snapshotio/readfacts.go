@@ -28,10 +28,10 @@ func (x *Extractor) commonFacts(raw []byte) (*snapshot.Facts, bool) {
 		switch string(key) {
 		case "pod":
 			f.Pod = &snapshot.PodFacts{}
-			return x.podFacts(&s, f.Pod)
+			return x.savedPodFacts(&s, f.Pod)
 		case "service":
 			f.Service = &snapshot.ServiceFacts{}
-			return x.serviceFacts(&s, f.Service)
+			return x.savedServiceFacts(&s, f.Service)
 		case "workload":
 			f.Workload = &snapshot.WorkloadFacts{}
 			return x.savedWorkloadFacts(&s, f.Workload)
@@ -41,7 +41,7 @@ func (x *Extractor) commonFacts(raw []byte) (*snapshot.Facts, bool) {
 	return &f, err == nil && s.i == len(raw)
 }
 
-func (x *Extractor) podFacts(s *scanner, p *snapshot.PodFacts) error {
+func (x *Extractor) savedPodFacts(s *scanner, p *snapshot.PodFacts) error {
 	return s.object(func(key []byte) error {
 		if s.isNull() {
 			return errSlowPath
@@ -71,7 +71,7 @@ func (x *Extractor) podFacts(s *scanner, p *snapshot.PodFacts) error {
 	})
 }
 
-func (x *Extractor) serviceFacts(s *scanner, sv *snapshot.ServiceFacts) error {
+func (x *Extractor) savedServiceFacts(s *scanner, sv *snapshot.ServiceFacts) error {
 	return s.object(func(key []byte) error {
 		if s.isNull() {
 			return errSlowPath

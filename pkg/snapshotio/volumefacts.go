@@ -8,75 +8,67 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// volumeKinds are the storage kinds read in full for why-stuck: a
-// CSIDriver's name is its driver (a capture must list every one: a driver
-// without one is uninstalled), a CSINode's drivers and a
-// VolumeAttachment's state are facts.
-var volumeKinds = map[groupKind]bool{
-	{"storage.k8s.io", "CSIDriver"}: true, {"storage.k8s.io", "CSINode"}: true, {"storage.k8s.io", "VolumeAttachment"}: true,
+// csiNodeFacts reads the drivers registered on a node (a CSINode).
+func csiNodeFacts(f topFields) (*snapshot.Facts, error) {
+	var s struct{ Drivers []struct{ Name string } }
+	if err := unmarshalParts(f, &s, nil); err != nil {
+		return nil, err
+	}
+	v := &snapshot.VolumeFacts{}
+	for _, d := range s.Drivers {
+		v.NodeDrivers = append(v.NodeDrivers, d.Name)
+	}
+	return &snapshot.Facts{Volume: v}, nil
 }
 
-// volumeFacts adds the VolumeFacts of a CSIDriver, CSINode,
-// VolumeAttachment or DaemonSet to o. A DaemonSet's facts may be shared
-// with other objects, so they are copied before they change.
-func volumeFacts(o *snapshot.Object, f topFields, group string) error {
-	var v *snapshot.VolumeFacts
-	var err error
-	switch {
-	case group == "storage.k8s.io" && o.Kind == "CSIDriver":
-		v = &snapshot.VolumeFacts{CSIDriver: o.Metadata.Name}
-	case group == "storage.k8s.io" && o.Kind == "CSINode":
-		var s struct{ Drivers []struct{ Name string } }
-		err = unmarshalParts(f, &s, nil)
-		v = &snapshot.VolumeFacts{}
-		for _, d := range s.Drivers {
-			v.NodeDrivers = append(v.NodeDrivers, d.Name)
-		}
-	case group == "storage.k8s.io" && o.Kind == "VolumeAttachment":
-		var spec struct {
-			Attacher, NodeName string
-			Source             struct{ PersistentVolumeName *string }
-		}
-		var status struct {
-			Attached                 bool
-			AttachError, DetachError json.RawMessage
-		}
-		err = unmarshalParts(f, &spec, &status)
-		a := &snapshot.VolumeAttachmentFacts{Attacher: spec.Attacher, NodeName: spec.NodeName, Attached: status.Attached,
-			AttachError: present(status.AttachError), DetachError: present(status.DetachError)}
-		if p := spec.Source.PersistentVolumeName; p != nil {
-			a.PersistentVolumeName = *p
-		}
-		v = &snapshot.VolumeFacts{Attachment: a}
-	case group == "apps" && o.Kind == "DaemonSet" && f.spec != nil:
-		var s struct {
-			Template struct {
-				Spec struct {
-					Volumes []struct{ HostPath *struct{ Path string } }
-				}
+// volumeAttachmentFacts reads a VolumeAttachment's attacher, node,
+// volume and state.
+func volumeAttachmentFacts(f topFields) (*snapshot.Facts, error) {
+	var spec struct {
+		Attacher, NodeName string
+		Source             struct{ PersistentVolumeName *string }
+	}
+	var status struct {
+		Attached                 bool
+		AttachError, DetachError json.RawMessage
+	}
+	if err := unmarshalParts(f, &spec, &status); err != nil {
+		return nil, err
+	}
+	a := &snapshot.VolumeAttachmentFacts{Attacher: spec.Attacher, NodeName: spec.NodeName, Attached: status.Attached,
+		AttachError: present(status.AttachError), DetachError: present(status.DetachError)}
+	if p := spec.Source.PersistentVolumeName; p != nil {
+		a.PersistentVolumeName = *p
+	}
+	return &snapshot.Facts{Volume: &snapshot.VolumeFacts{Attachment: a}}, nil
+}
+
+// daemonSetVolumeFacts adds to a DaemonSet's facts the CSI node plugins
+// its pods run (the kubelet plugin directories it mounts). The facts may
+// be shared with other objects, so they are copied before they change.
+func daemonSetVolumeFacts(facts *snapshot.Facts, f topFields) (*snapshot.Facts, error) {
+	var s struct {
+		Template struct {
+			Spec struct {
+				Volumes []struct{ HostPath *struct{ Path string } }
 			}
 		}
-		err = unmarshalParts(f, &s, nil)
-		var plugins []string
-		for _, vol := range s.Template.Spec.Volumes {
-			if d := pluginDir(vol.HostPath); d != "" && !slices.Contains(plugins, d) {
-				plugins = append(plugins, d)
-			}
+	}
+	if err := unmarshalParts(f, &s, nil); err != nil {
+		return facts, err
+	}
+	var plugins []string
+	for _, vol := range s.Template.Spec.Volumes {
+		if d := pluginDir(vol.HostPath); d != "" && !slices.Contains(plugins, d) {
+			plugins = append(plugins, d)
 		}
-		if len(plugins) > 0 {
-			v = &snapshot.VolumeFacts{NodePlugins: plugins}
-		}
 	}
-	if v == nil || err != nil {
-		return err
+	if len(plugins) == 0 {
+		return facts, nil
 	}
-	cp := snapshot.Facts{}
-	if o.Facts != nil {
-		cp = *o.Facts
-	}
-	cp.Volume = v
-	o.Facts = &cp
-	return nil
+	cp := *facts
+	cp.Volume = &snapshot.VolumeFacts{NodePlugins: plugins}
+	return &cp, nil
 }
 
 // pluginDir is the driver a kubelet plugin directory belongs to

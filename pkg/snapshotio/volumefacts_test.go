@@ -90,11 +90,6 @@ items:
 			}
 		}
 	}
-	for _, k := range []string{"CSIDriver", "CSINode", "VolumeAttachment"} {
-		if !HasFacts("storage.k8s.io", k) {
-			t.Errorf("a capture does not list %s in full", k)
-		}
-	}
 }
 
 func describeVolumeFacts(o snapshot.Object) string {
