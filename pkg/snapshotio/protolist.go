@@ -60,7 +60,7 @@ func IsProtobuf(body []byte) bool { return bytes.HasPrefix(body, []byte(protoMag
 // objects, typed apiVersion and kind, and the continue token. It keeps what
 // ReadListPage keeps of the same objects served as JSON: annotations and
 // managedFields are skipped, but for keep markers. Metadata lists carry no
-// spec or status, so it is for kinds without facts (HasFacts).
+// spec or status, so it is for kinds without facts (rules.HasFacts).
 func (x *Extractor) ReadMetaListProto(body []byte, apiVersion, kind string) ([]snapshot.Object, string, error) {
 	if !IsProtobuf(body) {
 		return nil, "", errors.New("cannot parse the list response: not the API server's protobuf encoding")
