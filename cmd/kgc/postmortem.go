@@ -173,8 +173,9 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	if in.ApplyReports, err = readApplyReports(o.applyReports); err != nil {
 		return err
 	}
-	pm := postmortem.Analyze(in)
-	if err := o.print(pm); err != nil {
+	a := postmortem.Prepare(in)
+	pm, err := o.print(a)
+	if err != nil {
 		return err
 	}
 	if len(o.failIf) > 0 && !pm.Complete {
@@ -183,14 +184,20 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-func (o *postmortemOptions) print(pm *postmortem.PostMortem) error {
-	switch o.output {
-	case outputJSON, outputYAML:
-		return render.Document(o.streams.Out, string(o.output), pm)
-	case outputDOT:
-		return render.PostMortemDOT(o.streams.Out, pm)
+// print writes the analysis and returns its document, whole but for its
+// roots when they were written as they were built.
+func (o *postmortemOptions) print(a *postmortem.Analysis) (*postmortem.PostMortem, error) {
+	if o.output == outputJSON {
+		return a.Document(), render.PostMortemJSON(o.streams.Out, a)
 	}
-	return render.PostMortemText(o.streams.Out, pm, styleFor(o.streams.Out))
+	pm := a.Whole()
+	switch o.output {
+	case outputYAML:
+		return pm, render.Document(o.streams.Out, string(o.output), pm)
+	case outputDOT:
+		return pm, render.PostMortemDOT(o.streams.Out, pm)
+	}
+	return pm, render.PostMortemText(o.streams.Out, pm, styleFor(o.streams.Out))
 }
 
 // postmortemMemory is the soft memory limit of a post-mortem, and
