@@ -160,6 +160,7 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 		return err
 	}
 	o.printAuditWarnings(log)
+	growAnalysis()
 	in := postmortem.Input{Log: log}
 	if err := o.loadStates(ctx, &in); err != nil {
 		return err
@@ -201,10 +202,12 @@ func (o *postmortemOptions) print(a *postmortem.Analysis) (*postmortem.PostMorte
 }
 
 // postmortemMemory is the soft memory limit of a post-mortem, and
-// postmortemGC its garbage collector's growth percent.
+// postmortemGC its garbage collector's growth percent while it reads the
+// log, analysisGC after.
 const (
 	postmortemMemory = 896 << 20
 	postmortemGC     = 200
+	analysisGC       = 100
 )
 
 // limitMemory tunes the garbage collector for a post-mortem of a big log.
@@ -220,6 +223,18 @@ func limitMemory() {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(postmortemMemory)
+	}
+}
+
+// growAnalysis sets the collector's growth back to its default once the
+// log is read. The analysis holds about what the reader left, and writes
+// the document's roots as it builds them: what it allocates is mostly
+// garbage, which a growth of 200% would let pile up to twice the heap
+// before a collection, above the peak of reading on a small log. GOGC,
+// when set, wins.
+func growAnalysis() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(analysisGC)
 	}
 }
 
