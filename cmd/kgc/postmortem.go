@@ -152,6 +152,7 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 		return err
 	}
 	o.printAuditWarnings(log)
+	growAnalysis()
 	in := postmortem.Input{Log: log}
 	if err := o.loadStates(ctx, &in); err != nil {
 		return err
@@ -165,8 +166,9 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	if in.ApplyReports, err = readApplyReports(o.applyReports); err != nil {
 		return err
 	}
-	pm := postmortem.Analyze(in)
-	if err := o.print(pm); err != nil {
+	a := postmortem.Prepare(in)
+	pm, err := o.print(a)
+	if err != nil {
 		return err
 	}
 	if len(o.failIf) > 0 && !pm.Complete {
@@ -175,22 +177,30 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-func (o *postmortemOptions) print(pm *postmortem.PostMortem) error {
-	switch o.output {
-	case outputJSON, outputYAML:
-		return render.Document(o.streams.Out, string(o.output), pm)
-	case outputDOT:
-		return render.PostMortemDOT(o.streams.Out, pm)
-	case outputAuto, outputText, outputTree, outputTable:
+// print writes the analysis and returns its document, whole but for its
+// roots when they were written as they were built.
+func (o *postmortemOptions) print(a *postmortem.Analysis) (*postmortem.PostMortem, error) {
+	if o.output == outputJSON {
+		return a.Document(), render.PostMortemJSON(o.streams.Out, a)
 	}
-	return render.PostMortemText(o.streams.Out, pm, outStyle(o.streams))
+	pm := a.Whole()
+	switch o.output {
+	case outputYAML:
+		return pm, render.Document(o.streams.Out, string(o.output), pm)
+	case outputDOT:
+		return pm, render.PostMortemDOT(o.streams.Out, pm)
+	case outputAuto, outputText, outputTree, outputTable, outputJSON:
+	}
+	return pm, render.PostMortemText(o.streams.Out, pm, outStyle(o.streams))
 }
 
 // postmortemMemory is the soft memory limit of a post-mortem, and
-// postmortemGC its garbage collector's growth percent.
+// postmortemGC its garbage collector's growth percent while it reads the
+// log, analysisGC after.
 const (
 	postmortemMemory = 896 << 20
 	postmortemGC     = 200
+	analysisGC       = 100
 )
 
 // limitMemory tunes the garbage collector for a post-mortem of a big log.
@@ -206,6 +216,18 @@ func limitMemory() {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(postmortemMemory)
+	}
+}
+
+// growAnalysis sets the collector's growth back to its default once the
+// log is read. The analysis holds about what the reader left, and writes
+// the document's roots as it builds them: what it allocates is mostly
+// garbage, which a growth of 200% would let pile up to twice the heap
+// before a collection, above the peak of reading on a small log. GOGC,
+// when set, wins.
+func growAnalysis() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(analysisGC)
 	}
 }
 

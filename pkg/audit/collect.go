@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kgc-dev/kgc/internal/hugepages"
 )
@@ -141,30 +142,31 @@ func (c *collector) collapseGroups() dupCount {
 // events moves the kept requests into one slice, in stageTimestamp
 // order (ties by auditID), counting each in its file, and releases the
 // slots. With fold, the writes no post-mortem reads are left out (see
-// fold). Moving is first touch of fresh memory: a range per core.
+// fold). Moving is first touch of fresh memory: a range per core. A block
+// of slots is let go as soon as its last kept request is moved: blocks
+// fill in reading order, close to time order, so that the slots and the
+// slice are not all held at once (on a log of millions of events, each is
+// a few hundred megabytes).
 func (c *collector) events(log *Log, fold bool) {
 	c.ids = nil
-	order := make([]*Event, 0, c.n)
-	for b := range c.blocks {
-		blk := c.blocks[b][:c.blockLen(b)]
-		for k := range blk {
-			s := &blk[k]
-			if s.failed {
-				log.Dropped += int(s.n)
-				continue
-			}
-			order = append(order, &s.ev)
-			log.Files[s.file].Kept++
-		}
-	}
-	slices.SortFunc(order, func(a, b *Event) int {
-		if c := a.Time.Compare(b.Time); c != 0 {
+	order := c.keptSlots(log)
+	slices.SortFunc(order, func(a, b keptSlot) int {
+		if c := a.ev.Time.Compare(b.ev.Time); c != 0 {
 			return c
 		}
-		return strings.Compare(a.AuditID, b.AuditID)
+		return strings.Compare(a.ev.AuditID, b.ev.AuditID)
 	})
 	if fold {
 		order = foldEvents(order)
+	}
+	left := make([]atomic.Int32, len(c.blocks))
+	for _, k := range order {
+		left[k.block].Add(1)
+	}
+	for b := range left {
+		if left[b].Load() == 0 {
+			c.blocks[b] = nil
+		}
 	}
 	log.Events = hugepages.Make[Event](len(order))
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(order)/4096))
@@ -175,7 +177,11 @@ func (c *collector) events(log *Log, fold bool) {
 		go func() {
 			defer wg.Done()
 			for i := lo; i < hi; i++ {
-				log.Events[i] = *order[i]
+				k := order[i]
+				log.Events[i], order[i].ev = *k.ev, nil
+				if left[k.block].Add(-1) == 0 {
+					c.blocks[k.block] = nil // each block is let go by one worker
+				}
 			}
 		}()
 	}
@@ -183,15 +189,45 @@ func (c *collector) events(log *Log, fold bool) {
 	c.blocks = nil
 }
 
-// foldEvents keeps of events, in order, those a post-mortem reads.
-func foldEvents(order []*Event) []*Event {
-	keep := foldMask(order)
-	out := order[:0]
-	for i, e := range order {
-		if keep[i] {
-			out = append(out, e)
+// keptSlot is a request to move into the log, and its slot's block.
+type keptSlot struct {
+	ev    *Event
+	block int32
+}
+
+// keptSlots lists the requests not dropped, counting each in its file.
+func (c *collector) keptSlots(log *Log) []keptSlot {
+	order := make([]keptSlot, 0, c.n)
+	for b := range c.blocks {
+		blk := c.blocks[b][:c.blockLen(b)]
+		for k := range blk {
+			s := &blk[k]
+			if s.failed {
+				log.Dropped += int(s.n)
+				continue
+			}
+			order = append(order, keptSlot{&s.ev, int32(b)})
+			log.Files[s.file].Kept++
 		}
 	}
+	return order
+}
+
+// foldEvents keeps of events, in order, those a post-mortem reads, and
+// lets go of the others.
+func foldEvents(order []keptSlot) []keptSlot {
+	evs := make([]*Event, len(order))
+	for i := range order {
+		evs[i] = order[i].ev
+	}
+	keep := foldMask(evs)
+	out := order[:0]
+	for i, k := range order {
+		if keep[i] {
+			out = append(out, k)
+		}
+	}
+	clear(order[len(out):])
 	return out
 }
 

@@ -49,19 +49,15 @@ func ReadApplyReport(data []byte, file string) (ApplyReport, error) {
 	return rep, nil
 }
 
-// joinApplyReports marks each root request that one of reports sent, by
-// its audit ID, which kgc apply chose and the API server logged: an exact
-// join, never a guess by time or object. It returns a warning for every
-// request of a report the log does not hold.
-func joinApplyReports(roots []Root, reports []ApplyReport, log *audit.Log) []string {
+// unappliedReports returns a warning for every request of reports that
+// no root was joined to (Analysis.note joins a root request by its audit
+// ID, which kgc apply chose and the API server logged: an exact join,
+// never a guess by time or object) and that the log does not hold.
+func unappliedReports(reports []ApplyReport, applied map[string]bool, log *audit.Log) []string {
 	var warnings []string
 	for _, rep := range reports {
 		for _, id := range rep.AuditIDs {
-			i := slices.IndexFunc(roots, func(r Root) bool { return r.Request.AuditID == id })
-			switch {
-			case i >= 0:
-				roots[i].Request.ApplyReport = &ApplyReportRef{Digest: rep.Digest, File: rep.File}
-			case !slices.ContainsFunc(log.Events, func(e audit.Event) bool { return e.AuditID == id }):
+			if !applied[id] && !slices.ContainsFunc(log.Events, func(e audit.Event) bool { return e.AuditID == id }) {
 				warnings = append(warnings, fmt.Sprintf("%s: request %s of kgc apply is not in the log: it came outside the window, or through an API server whose log was not given", rep.File, id))
 			}
 		}

@@ -43,7 +43,30 @@ type Scope struct {
 }
 
 // Analyze rebuilds the chains of deletions the log shows.
-func Analyze(in Input) *PostMortem {
+func Analyze(in Input) *PostMortem { return Prepare(in).Whole() }
+
+// Analysis is a post-mortem being written: what comes before its roots in
+// the document is known, its roots are built in document order a batch at
+// a time (Roots), and what comes after them once they are all built
+// (Finish). A writer that writes each batch as it comes never holds every
+// root's document beside the index: on a log of millions of events they
+// are a sixth of what the analysis holds.
+type Analysis struct {
+	in  Input
+	ix  *index
+	ch  *chains
+	doc *PostMortem
+	// order is every root, in document order, scope not yet applied.
+	order []*record
+	// What the roots handed over so far tell the rest of the document.
+	stillGoing []StillGoing
+	hole       bool
+	applied    map[string]bool
+}
+
+// Prepare files the log and decides every object's cause; the document it
+// starts has no root yet.
+func Prepare(in Input) *Analysis {
 	k := newKinds(in.Before, in.After)
 	ix := newIndex(k, in.Before, in.After, len(in.Log.Events))
 	for i := range in.Log.Events {
@@ -51,29 +74,83 @@ func Analyze(in Input) *PostMortem {
 	}
 	ix.attachSweeps()
 	ch := buildChains(ix)
-	pm := &PostMortem{APIVersion: snapshot.APIVersion, Kind: Kind, Before: in.BeforeName, After: in.AfterName,
+	doc := &PostMortem{APIVersion: snapshot.APIVersion, Kind: Kind, Before: in.BeforeName, After: in.AfterName,
 		Roots: []Root{}, Unexplained: []Unexplained{}, StillGoing: []StillGoing{}, PolicyFindings: in.PolicyFindings}
-	pm.Window = window(in.Log)
-	for _, root := range ch.rootDocs() {
-		if !in.Scope.keeps(&root) {
+	doc.Window = window(in.Log)
+	return &Analysis{in: in, ix: ix, ch: ch, doc: doc, order: ch.rootOrder(), applied: map[string]bool{}}
+}
+
+// Document is the document being written: Roots leaves its roots empty,
+// Finish fills what follows them.
+func (a *Analysis) Document() *PostMortem { return a.doc }
+
+// Roots builds the roots' documents in document order, up to batch at a
+// time (a share of each batch per core), and hands each batch of those in
+// scope to emit, which owns it.
+func (a *Analysis) Roots(batch int, emit func([]Root) error) error {
+	batch = max(batch, 1)
+	for lo := 0; lo < len(a.order); lo += batch {
+		docs := a.ch.rootDocs(a.order[lo:min(lo+batch, len(a.order))])
+		kept := docs[:0]
+		for _, root := range docs {
+			if !a.in.Scope.keeps(&root) {
+				continue
+			}
+			if a.in.Predict && a.in.Before != nil {
+				root.Prediction = predict(a.in.Before, &root, a.ix, a.in.WhyStuck)
+			}
+			a.note(&root)
+			kept = append(kept, root)
+		}
+		if len(kept) == 0 {
 			continue
 		}
-		if in.Predict && in.Before != nil {
-			root.Prediction = predict(in.Before, &root, ix, in.WhyStuck)
+		if err := emit(kept); err != nil {
+			return err
 		}
-		pm.Roots = append(pm.Roots, root)
 	}
-	slices.SortStableFunc(pm.Roots, func(a, b Root) int {
-		if c := a.Request.Time.Compare(b.Request.Time); c != 0 {
-			return c
+	return nil
+}
+
+// note keeps what a root tells the rest of the document, and joins it to
+// the apply report that sent its request.
+func (a *Analysis) note(root *Root) {
+	a.stillGoing = append(a.stillGoing, stillGoing(root, a.ix, a.in.WhyStuck)...)
+	a.hole = a.hole || anyHole([]Root{*root})
+	id := root.Request.AuditID
+	if a.applied[id] {
+		return
+	}
+	// The first root of a request is joined, to the last report naming it.
+	for _, rep := range a.in.ApplyReports {
+		if slices.Contains(rep.AuditIDs, id) {
+			root.Request.ApplyReport = &ApplyReportRef{Digest: rep.Digest, File: rep.File}
+			a.applied[id] = true
 		}
-		return a.Request.Object.Compare(b.Request.Object.ObjectRef)
+	}
+}
+
+// Whole builds every root, fills the rest of the document and returns it.
+func (a *Analysis) Whole() *PostMortem {
+	doc := a.Document()
+	// Roots fails only when emit does.
+	_ = a.Roots(len(a.order), func(roots []Root) error {
+		doc.Roots = append(doc.Roots, roots...)
+		return nil
 	})
-	pm.Unexplained = ch.explainRest(in.Scope)
-	pm.StillGoing = stillGoing(pm.Roots, ix, in.WhyStuck)
-	pm.Warnings = append(warnings(in, ch), joinApplyReports(pm.Roots, in.ApplyReports, in.Log)...)
-	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !anyHole(pm.Roots)
-	return pm
+	a.Finish()
+	return doc
+}
+
+// Finish fills what follows the roots in the document, once Roots has
+// handed every root over.
+func (a *Analysis) Finish() {
+	pm, in := a.doc, a.in
+	pm.Unexplained = a.ch.explainRest(in.Scope)
+	slices.SortFunc(a.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
+	pm.StillGoing = append(pm.StillGoing, a.stillGoing...)
+	pm.Warnings = append(warnings(in, a.ch), unappliedReports(in.ApplyReports, a.applied, in.Log)...)
+	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !a.hole
 }
 
 // anyHole reports a root whose evidence is partial: its request is not in
@@ -82,24 +159,38 @@ func anyHole(roots []Root) bool {
 	return slices.ContainsFunc(roots, func(r Root) bool { return r.Request.Missing || len(r.Unitemized) > 0 })
 }
 
-// rootDocs builds the Root document of every root, a share of the roots
-// per core: each root's tree reads the index and the chains, and writes
-// nothing they hold once their caches are filled here.
-func (ch *chains) rootDocs() []Root {
+// rootOrder lists the roots in document order: by their request's time,
+// then by object. It fills the caches every root's tree reads, so that the
+// trees can be built a share per core, writing nothing they share.
+func (ch *chains) rootOrder() []*record {
 	for _, r := range ch.ix.all {
 		r.start()
 	}
 	ch.ix.collectionFor(&record{})
 	ch.indexSweeps()
-	out := make([]Root, len(ch.roots))
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(ch.roots)/64))
+	out := slices.Clone(ch.roots)
+	slices.SortStableFunc(out, func(a, b *record) int {
+		if c := a.startTime().Compare(b.startTime()); c != 0 {
+			return c
+		}
+		return a.ref.Compare(b.ref)
+	})
+	return out
+}
+
+// rootDocs builds the Root document of every root given, a share of them
+// per core: each root's tree reads the index and the chains, and writes
+// nothing they hold once rootOrder has filled their caches.
+func (ch *chains) rootDocs(roots []*record) []Root {
+	out := make([]Root, len(roots))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(roots)/64))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(out); i += workers {
-				out[i] = ch.root(ch.roots[i])
+				out[i] = ch.root(roots[i])
 			}
 		}()
 	}

@@ -96,22 +96,19 @@ func (ix *index) unexplained(r *record) Unexplained {
 	return u
 }
 
-// stillGoing lists the objects of the reported chains still terminating
-// at the end, with why-stuck's root cause when an after state is known.
-func stillGoing(roots []Root, ix *index, whyStuck func(string) string) []StillGoing {
-	out := []StillGoing{}
-	for _, root := range roots {
-		walkLinks(root.Cascade, func(l Link) {
-			if l.Result != ResultTerminating {
-				return
-			}
-			sg := StillGoing{Object: l.Object, Since: l.Time, RootAuditID: root.Request.AuditID, RootCause: "unknown: no after state to diagnose"}
-			if r := ix.byUID[l.Object.UID]; r != nil && r.after != nil && whyStuck != nil {
-				sg.RootCause = whyStuck(l.Object.UID)
-			}
-			out = append(out, sg)
-		})
-	}
-	slices.SortFunc(out, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
+// stillGoing lists the objects of a root's chain still terminating at the
+// end, with why-stuck's root cause when an after state is known.
+func stillGoing(root *Root, ix *index, whyStuck func(string) string) []StillGoing {
+	var out []StillGoing
+	walkLinks(root.Cascade, func(l Link) {
+		if l.Result != ResultTerminating {
+			return
+		}
+		sg := StillGoing{Object: l.Object, Since: l.Time, RootAuditID: root.Request.AuditID, RootCause: "unknown: no after state to diagnose"}
+		if r := ix.byUID[l.Object.UID]; r != nil && r.after != nil && whyStuck != nil {
+			sg.RootCause = whyStuck(l.Object.UID)
+		}
+		out = append(out, sg)
+	})
 	return out
 }

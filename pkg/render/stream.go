@@ -18,7 +18,13 @@ import (
 // million nodes is never held in memory twice over as text. Values it
 // cannot stream so (not a struct, embedded fields, a json.Marshaler) go
 // through encodeJSON.
-func streamJSON(w io.Writer, v any) error {
+func streamJSON(w io.Writer, v any) error { return streamJSONWith(w, v, "", nil) }
+
+// streamJSONWith is streamJSON with the value of the top-level field named
+// field written by write, and the fields after it read only once write has
+// returned: a document whose later fields depend on what write wrote (a
+// post-mortem's, whose roots are built as they are written).
+func streamJSONWith(w io.Writer, v any, field string, write func(*bufio.Writer) error) error {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
 		rv = rv.Elem()
@@ -34,16 +40,27 @@ func streamJSON(w io.Writer, v any) error {
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString("{")
-	for k, f := range fields {
-		if k > 0 {
+	n := 0
+	for _, f := range fields {
+		if f.omitEmpty && emptyForJSON(f.value) {
+			continue
+		}
+		if n > 0 {
 			bw.WriteString(",")
 		}
+		n++
 		fmt.Fprintf(bw, "\n  %q: ", f.name)
-		if err := streamValue(bw, f.value); err != nil {
+		var err error
+		if f.name == field && write != nil {
+			err = write(bw)
+		} else {
+			err = streamValue(bw, f.value)
+		}
+		if err != nil {
 			return err
 		}
 	}
-	if len(fields) > 0 {
+	if n > 0 {
 		bw.WriteString("\n")
 	}
 	bw.WriteString("}\n")
@@ -63,10 +80,13 @@ func encodeJSON(v any) ([]byte, error) {
 type jsonField struct {
 	name  string
 	value reflect.Value
+	// omitEmpty: the field is left out when empty, which is decided when
+	// it is written, not when listed.
+	omitEmpty bool
 }
 
-// streamableFields lists what encoding/json would write of struct rv, in
-// order, or reports that rv is not a plain struct of tagged fields.
+// streamableFields lists the fields encoding/json would write of struct
+// rv, in order, or reports that rv is not a plain struct of tagged fields.
 func streamableFields(rv reflect.Value) ([]jsonField, bool) {
 	if rv.Kind() != reflect.Struct || rv.Type().Implements(marshalerType) || reflect.PointerTo(rv.Type()).Implements(marshalerType) {
 		return nil, false
@@ -92,11 +112,7 @@ func streamableFields(rv reflect.Value) ([]jsonField, bool) {
 		if opts != "" && opts != "omitempty" {
 			return nil, false
 		}
-		fv := rv.Field(i)
-		if opts == "omitempty" && emptyForJSON(fv) {
-			continue
-		}
-		out = append(out, jsonField{name: name, value: fv})
+		out = append(out, jsonField{name: name, value: rv.Field(i), omitEmpty: opts == "omitempty"})
 	}
 	return out, true
 }
@@ -129,7 +145,7 @@ func streamValue(bw *bufio.Writer, v reflect.Value) error {
 		return newIndentedEncoder("  ").write(bw, v.Interface())
 	}
 	bw.WriteString("[")
-	if err := streamElements(bw, v); err != nil {
+	if err := streamElements(bw, v, 0); err != nil {
 		return err
 	}
 	bw.WriteString("\n  ]")
@@ -147,13 +163,15 @@ const (
 )
 
 // streamElements writes a slice's elements, each on its own line at
-// indentation level 2, separated by commas. A big slice is encoded a
-// batch per core at a time, and the batches are written in order.
-func streamElements(bw *bufio.Writer, v reflect.Value) error {
+// indentation level 2, separated by commas; first is the index of its
+// first element in the array written (a slice handed over in parts). A
+// big slice is encoded a batch per core at a time, and the batches are
+// written in order.
+func streamElements(bw *bufio.Writer, v reflect.Value, first int) error {
 	n := v.Len()
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	if n < parallelMin || workers < 2 {
-		return encodeElements(bw, newIndentedEncoder("    "), v, 0, n)
+		return encodeElements(bw, newIndentedEncoder("    "), v, first, 0, n)
 	}
 	encs := make([]*indentedEncoder, workers) // one encoder and buffer per core
 	outs := make([]bytes.Buffer, workers)
@@ -170,7 +188,7 @@ func streamElements(bw *bufio.Writer, v reflect.Value) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[w] = encodeElements(&outs[w], encs[w], v, lo, hi)
+				errs[w] = encodeElements(&outs[w], encs[w], v, first, lo, hi)
 			}()
 		}
 		wg.Wait()
@@ -186,12 +204,12 @@ func streamElements(bw *bufio.Writer, v reflect.Value) error {
 	return nil
 }
 
-// encodeElements writes elements [from, to) of a slice, each after its
-// separator.
-func encodeElements(w io.Writer, enc *indentedEncoder, v reflect.Value, from, to int) error {
+// encodeElements writes elements [from, to) of a slice whose first
+// element is element first of the array written, each after its separator.
+func encodeElements(w io.Writer, enc *indentedEncoder, v reflect.Value, first, from, to int) error {
 	for i := from; i < to; i++ {
 		sep := ",\n    "
-		if i == 0 {
+		if first+i == 0 {
 			sep = "\n    "
 		}
 		if _, err := io.WriteString(w, sep); err != nil {
