@@ -381,7 +381,7 @@ func (g *Graph) makeNodes(from, to int, repeats []int) {
 		}
 		i := g.keys[k]
 		o := &g.snap.Objects[i]
-		g.slab[slot] = collector.Observed(o, g.typeOf(o, &last).preferred, validOwners(o.Metadata.OwnerReferences))
+		g.slab[slot].InitObserved(o, g.typeOf(o, &last).preferred, validOwners(o.Metadata.OwnerReferences))
 		g.nodeOf[i] = &g.slab[slot]
 		slot++
 	}
@@ -391,7 +391,7 @@ func (g *Graph) makeNodes(from, to int, repeats []int) {
 // in replay order: the keys in the order replayed lists them (nil: key
 // order is replay order). Their owner references name the keys owners
 // gives: each object becomes a dependent of its owners
-// (collector.AddDependentToOwners), and an owner not observed yet is a
+// (collector.LinkDependentToOwners), and an owner not observed yet is a
 // virtual node meanwhile, named as the first dependent's reference names
 // it. A repeated UID's later objects, the keys repeats lists (with keys
 // in replay order), are skipped.
@@ -418,12 +418,12 @@ func (g *Graph) link(owners uidtable.Refs, replayed []int32, repeats []int) {
 			continue
 		}
 		n := g.nodeOf[g.keys[k]]
-		if u.state[k] == virtualFirst {
+		if u.state[k] == virtualFirst && n.DeletingDependents {
 			n.DeletingDependents = collector.ProcessTransitions(nil, o) == collector.StartDeletingDependents
 		}
 		u.state[k] = observed // before its owners: an object can own itself
 		u.refs, u.keys = o.Metadata.OwnerReferences, owners.Of(k)
-		collector.AddDependentToOwners(u, n, n.Owners)
+		collector.LinkDependentToOwners(u, n, n.Owners)
 	}
 }
 
