@@ -4,10 +4,10 @@
 // nothing, or retry forever.
 //
 // Build replays the snapshot's objects as if the collector's informers had
-// delivered them, one add event each, in creation order. It follows processGraphChanges and addDependentToOwners
-// of k8s.io/kubernetes v1.36.3 (pkg/controller/garbagecollector), so nodes,
-// edges and flags are what a freshly started collector would show on its
-// debug handler. The package is pure: no clock, no cluster.
+// delivered them, one add event each, in creation order, into the graph
+// of pkg/collector, which the simulator (pkg/plan) runs its collector on
+// too: nodes, edges and flags are what a freshly started collector would
+// show on its debug handler. The package is pure: no clock, no cluster.
 //
 // Where a snapshot cannot say what a running collector would hold, kgc
 // chooses, and says so here:
