@@ -19,19 +19,20 @@ import (
 // deleteObject follows its namesake (operations.go): a DELETE with the
 // uid and resourceVersion of latest as preconditions.
 func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why string, w int) error {
-	ri := g.sim.res.mapping(item.Identity().APIVersion, item.Identity().Kind)
+	id := item.Identity()
+	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
 	if ri == nil {
-		return newRESTMappingError(item.Identity().Kind, item.Identity().APIVersion)
+		return newRESTMappingError(id.Kind, id.APIVersion)
 	}
-	if _, o := g.sim.st.getByName(ri, item.Identity().Namespace, item.Identity().Name); o == nil {
-		g.enqueueVirtualDeleteEvent(item.Identity(), w)
+	if _, o := g.sim.st.getByName(ri, id.Namespace, id.Name); o == nil {
+		g.enqueueVirtualDeleteEvent(id, w)
 		return enqueuedVirtualDeleteEventErr
 	}
-	opts := deleteOptions{policy: policy, precondUID: item.Identity().UID, precondRV: latest.Metadata.ResourceVersion}
-	g.call(true, item.Identity())
-	i, o := g.sim.st.getByName(ri, item.Identity().Namespace, item.Identity().Name)
+	opts := deleteOptions{policy: policy, precondUID: id.UID, precondRV: latest.Metadata.ResourceVersion}
+	g.call(true, id)
+	i, o := g.sim.st.getByName(ri, id.Namespace, id.Name)
 	if o == nil {
-		g.enqueueVirtualDeleteEvent(item.Identity(), w)
+		g.enqueueVirtualDeleteEvent(id, w)
 		return enqueuedVirtualDeleteEventErr
 	}
 	err := g.sim.st.delete(rules.ActorGC, i, opts, why)
@@ -47,16 +48,17 @@ func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy, why strin
 // without that precondition, so that unrelated updates cannot starve the
 // collector. Otherwise the conflict stands.
 func (g *gc) retryDeleteOnConflict(item *node, i int32, latest *snapshot.Object, opts deleteOptions, why string, w int, conflict error) error {
-	g.call(false, item.Identity())
+	id := item.Identity()
+	g.call(false, id)
 	live := g.sim.st.objs[i]
-	if live == nil || live.Metadata.UID != item.Identity().UID || live.Metadata.ResourceVersion == opts.precondRV ||
+	if live == nil || live.Metadata.UID != id.UID || live.Metadata.ResourceVersion == opts.precondRV ||
 		!reflect.DeepEqual(live.Metadata.OwnerReferences, latest.Metadata.OwnerReferences) {
 		return conflict
 	}
 	opts.precondRV = ""
-	g.call(true, item.Identity())
+	g.call(true, id)
 	if g.sim.st.objs[i] == nil {
-		g.enqueueVirtualDeleteEvent(item.Identity(), w)
+		g.enqueueVirtualDeleteEvent(id, w)
 		return enqueuedVirtualDeleteEventErr
 	}
 	err := g.sim.st.delete(rules.ActorGC, i, opts, why)
@@ -116,23 +118,24 @@ func (g *gc) observeState(uid string) {
 // removeFinalizer follows its namesake (operations.go): a GET, then a JSON
 // merge patch of the finalizer list.
 func (g *gc) removeFinalizer(n *node, f, why string) error {
-	o, err := g.getObject(n.Identity())
+	id := n.Identity()
+	o, err := g.getObject(id)
 	if err == errNotFound {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot finalize owner %s: %w", n.Identity(), err)
+		return fmt.Errorf("cannot finalize owner %s: %w", id, err)
 	}
 	if !hasFin(o, f) {
 		return nil
 	}
-	g.call(true, n.Identity())
+	g.call(true, id)
 	var i int32
-	if i, o, err = g.lookup(g.sim.res.mapping(n.Identity().APIVersion, n.Identity().Kind), n.Identity()); err != nil {
+	if i, o, err = g.lookup(g.sim.res.mapping(id.APIVersion, id.Kind), id); err != nil {
 		if err == errNotFound {
 			return nil
 		}
-		return fmt.Errorf("cannot finalize owner %s: %w", n.Identity(), err)
+		return fmt.Errorf("cannot finalize owner %s: %w", id, err)
 	}
 	// Upstream's patch carries the resourceVersion it read, so a write in
 	// between conflicts and RetryOnConflict reads and patches again: the
@@ -150,15 +153,16 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 // JSON merge patch. It returns the object the patch applies to, checked
 // against the uid precondition the patch carries.
 func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
-	ri := g.sim.res.mapping(n.Identity().APIVersion, n.Identity().Kind)
+	id := n.Identity()
+	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
 	if ri == nil {
-		return -1, nil, newRESTMappingError(n.Identity().Kind, n.Identity().APIVersion)
+		return -1, nil, newRESTMappingError(id.Kind, id.APIVersion)
 	}
-	g.call(true, n.Identity())
+	g.call(true, id)
 	if !g.sim.res.strategicMerge(ri) {
 		// 415, then GET and a JSON merge patch (gc.patch).
-		g.call(false, n.Identity())
-		g.call(true, n.Identity())
+		g.call(false, id)
+		g.call(true, id)
 	}
 	return g.patchTargetNoCall(n)
 }
@@ -166,16 +170,17 @@ func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
 // patchTargetNoCall is patchTarget for a caller that accounted for the
 // round trips itself.
 func (g *gc) patchTargetNoCall(n *node) (int32, *snapshot.Object, error) {
-	ri := g.sim.res.mapping(n.Identity().APIVersion, n.Identity().Kind)
+	id := n.Identity()
+	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
 	if ri == nil {
-		return -1, nil, newRESTMappingError(n.Identity().Kind, n.Identity().APIVersion)
+		return -1, nil, newRESTMappingError(id.Kind, id.APIVersion)
 	}
-	i, o, err := g.lookup(ri, n.Identity())
+	i, o, err := g.lookup(ri, id)
 	if err != nil {
 		return -1, nil, err
 	}
-	if o.Metadata.UID != n.Identity().UID {
-		return -1, nil, fmt.Errorf("%w: uid %s in the patch does not match %s", errConflict, n.Identity().UID, o.Metadata.UID)
+	if o.Metadata.UID != id.UID {
+		return -1, nil, fmt.Errorf("%w: uid %s in the patch does not match %s", errConflict, id.UID, o.Metadata.UID)
 	}
 	return i, o, nil
 }
