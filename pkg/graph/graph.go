@@ -4,10 +4,10 @@
 // nothing, or retry forever.
 //
 // Build replays the snapshot's objects as if the collector's informers had
-// delivered them, one add event each, in creation order. It follows processGraphChanges and addDependentToOwners
-// of k8s.io/kubernetes v1.36.3 (pkg/controller/garbagecollector), so nodes,
-// edges and flags are what a freshly started collector would show on its
-// debug handler. The package is pure: no clock, no cluster.
+// delivered them, one add event each, in creation order, into the graph
+// of pkg/collector, which the simulator (pkg/plan) runs its collector on
+// too: nodes, edges and flags are what a freshly started collector would
+// show on its debug handler. The package is pure: no clock, no cluster.
 //
 // Where a snapshot cannot say what a running collector would hold, kgc
 // chooses, and says so here:
@@ -49,73 +49,20 @@ import (
 	"github.com/kgc-dev/kgc/internal/permute"
 	"github.com/kgc-dev/kgc/internal/radix"
 	"github.com/kgc-dev/kgc/internal/uidtable"
+	"github.com/kgc-dev/kgc/pkg/collector"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// Node is one vertex of the collector's graph.
-type Node struct {
-	// Object is the snapshot object; nil for a virtual node, and for one
-	// Unobserved makes.
-	Object *snapshot.Object
-	// apiVersion is an observed node's identity's apiVersion, and id a
-	// virtual node's identity: see Identity. An observed node takes the
-	// rest of its identity from its object rather than copying it, which
-	// on a million nodes was 56 MB.
-	apiVersion string
-	id         *snapshot.ObjectRef
-	// Owners are the object's owner references, as on the object, and
-	// usually the object's own slice: never modify them in place.
-	Owners []snapshot.OwnerReference
-	// Dependents are the observed objects with an owner reference to this
-	// node's UID, in contract order.
-	Dependents []*Node
-	// Virtual: referenced as an owner but never observed. Owners that are
-	// absent, or of a type the collector does not watch, stay virtual.
-	Virtual bool
-	// BeingDeleted: deletionTimestamp is set.
-	BeingDeleted bool
-	// DeletingDependents: being deleted with the foregroundDeletion
-	// finalizer, as a freshly started collector would set it.
-	DeletingDependents bool
-}
+// Node is one vertex of the collector's graph (see collector.Node): its
+// Object is the snapshot object observed, nil for a virtual node and for
+// one Unobserved makes; its Dependents are in contract order.
+type Node = collector.Node
 
 // Unobserved returns a node for an object the collector does not observe
 // (of a type it does not watch), to draw beside a graph's nodes: it has
 // the object's identity, no flags, owners or dependents.
-func Unobserved(ref snapshot.ObjectRef) *Node { return &Node{id: &ref} }
-
-// Identity is what the collector knows the node as. For an observed
-// object: its UID, name and namespace with the apiVersion of the group's
-// preferred version (the informer's GVK). For a virtual node: the
-// coordinates of the first owner reference that named it, and the
-// namespace of that dependent, exactly as addDependentToOwners does;
-// except that an absent owner of a namespaced kind named by a
-// cluster-scoped dependent has no namespace, where the collector's
-// retries leave it (see settleVirtualIdentities).
-func (n *Node) Identity() snapshot.ObjectRef {
-	if n.id != nil {
-		return *n.id
-	}
-	m := &n.Object.Metadata
-	return snapshot.ObjectRef{APIVersion: n.apiVersion, Kind: n.Object.Kind, Namespace: m.Namespace, Name: m.Name, UID: m.UID}
-}
-
-// UID is the node's key.
-func (n *Node) UID() string {
-	if n.id != nil {
-		return n.id.UID
-	}
-	return n.Object.Metadata.UID
-}
-
-// Finalizers of the object (none for a virtual node).
-func (n *Node) Finalizers() []string {
-	if n.Object == nil {
-		return nil
-	}
-	return n.Object.Metadata.Finalizers
-}
+func Unobserved(ref snapshot.ObjectRef) *Node { return collector.Unobserved(ref) }
 
 // Graph is the collector's graph of one snapshot. It is not changed after
 // Build, so any number of goroutines may read it.
@@ -269,10 +216,8 @@ func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	}
 	g.link(owners, replayed, repeats)
 	g.settleVirtualIdentities()
-	for i := range g.slab {
-		sortNodes(g.slab[i].Dependents)
-	}
-	for _, n := range g.virtual {
+	for n := range g.eachNode {
+		n.Seal()
 		sortNodes(n.Dependents)
 	}
 	return g
@@ -354,12 +299,10 @@ func (g *Graph) Index() *rules.Index {
 // settleVirtualIdentities applies the one identity change a running
 // collector always makes to a virtual node within seconds: an absent owner
 // of a namespaced kind that a cluster-scoped object names ends up with no
-// namespace. The collector looks the owner up in its identity's namespace,
-// finds nothing, and rotates the identity to another dependent's
-// (getAlternateOwnerIdentity) for as long as dependents disagree; the
-// cluster-scoped dependent's identity has no namespace, cannot be looked up
-// (namespacedOwnerOfClusterScopedObjectErr), and is never retried, so the
-// rotation stops there. The e2e comparison with the debug handler shows it.
+// namespace (collector.SettledIdentity). Dependents in several namespaces
+// alone keep the collector switching for ever; such a node keeps the
+// identity its first dependent gave it. The e2e comparison with the debug
+// handler shows it.
 func (g *Graph) settleVirtualIdentities() {
 	// An observed object makes its node non-virtual, so a virtual node's
 	// UID can only be present on an object the collector does not watch.
@@ -368,31 +311,15 @@ func (g *Graph) settleVirtualIdentities() {
 		present[g.snap.Objects[i].Metadata.UID] = true
 	}
 	for _, n := range g.virtual {
-		uid := n.UID()
-		if !n.Virtual || n.id.Namespace == "" || present[uid] {
+		id := n.Identity()
+		if !n.Virtual || id.Namespace == "" || present[id.UID] {
 			continue
 		}
-		r, ok := g.cat.Mapping(n.id.APIVersion, n.id.Kind)
-		if !ok || !r.Namespaced {
+		if r, ok := g.cat.Mapping(id.APIVersion, id.Kind); !ok || !r.Namespaced {
 			continue
 		}
-		var alt *snapshot.ObjectRef
-		for _, d := range n.Dependents {
-			if d.Identity().Namespace != "" {
-				continue
-			}
-			for _, ref := range d.Owners {
-				if ref.UID != uid {
-					continue
-				}
-				id := snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID}
-				if alt == nil || rules.ReferenceLess(id, *alt) {
-					alt = &id
-				}
-			}
-		}
-		if alt != nil {
-			n.id = alt
+		if alt := collector.SettledIdentity(n); alt != nil {
+			n.SetIdentity(*alt)
 		}
 	}
 }
@@ -455,14 +382,7 @@ func (g *Graph) makeNodes(from, to int, repeats []int) {
 		}
 		i := g.keys[k]
 		o := &g.snap.Objects[i]
-		beingDeleted := o.Terminating()
-		g.slab[slot] = Node{
-			apiVersion:         g.typeOf(o, &last).preferred,
-			Object:             o,
-			Owners:             validOwners(o.Metadata.OwnerReferences),
-			BeingDeleted:       beingDeleted,
-			DeletingDependents: beingDeleted && o.HasFinalizer(rules.FinalizerForeground),
-		}
+		g.slab[slot].InitObserved(o, g.typeOf(o, &last).preferred, validOwners(o.Metadata.OwnerReferences))
 		g.nodeOf[i] = &g.slab[slot]
 		slot++
 	}
@@ -471,23 +391,19 @@ func (g *Graph) makeNodes(from, to int, repeats []int) {
 // link is processGraphChanges for the add event of every replayed object,
 // in replay order: the keys in the order replayed lists them (nil: key
 // order is replay order). Their owner references name the keys owners
-// gives: each object becomes a dependent of its owners, and an owner not
-// observed yet is a virtual node meanwhile, named as the first dependent's
-// reference names it. A repeated UID's later objects, the keys repeats
-// lists (with keys in replay order), are skipped.
+// gives: each object becomes a dependent of its owners
+// (collector.LinkDependentToOwners), and an owner not observed yet is a
+// virtual node meanwhile, named as the first dependent's reference names
+// it. A repeated UID's later objects, the keys repeats lists (with keys
+// in replay order), are skipped.
 //
 // An object first seen as a virtual owner is observed through the
 // collector's update path instead, which diffs its references against the
 // none a virtual node has (so adds them all) and takes its identity; only
-// one flag differs: with no old object, processTransitions lets waiting
-// for orphaning win and returns before deletingDependents is marked.
+// one flag differs: with no old object, collector.ProcessTransitions lets
+// waiting for orphaning win before deletingDependents is marked.
 func (g *Graph) link(owners uidtable.Refs, replayed []int32, repeats []int) {
-	const (
-		unseen = iota
-		virtualFirst
-		observed
-	)
-	state := make([]uint8, len(g.keys))
+	u := &replayedUIDs{g: g, state: make([]uint8, len(g.keys))}
 	for r := range g.keys {
 		k := r
 		if replayed != nil {
@@ -503,47 +419,64 @@ func (g *Graph) link(owners uidtable.Refs, replayed []int32, repeats []int) {
 			continue
 		}
 		n := g.nodeOf[g.keys[k]]
-		if state[k] == virtualFirst && o.HasFinalizer(rules.FinalizerOrphan) {
-			n.DeletingDependents = false
+		if u.state[k] == virtualFirst && n.DeletingDependents {
+			n.DeletingDependents = collector.ProcessTransitions(nil, o) == collector.StartDeletingDependents
 		}
-		state[k] = observed // before its owners: an object can own itself
-		keys := owners.Of(k)
-		for j, ref := range o.Metadata.OwnerReferences {
-			if ref.UID == "" {
-				continue // not a reference the collector can follow
-			}
-			var owner *Node
-			if kk := keys[j]; kk >= 0 {
-				owner = g.nodeOf[g.keys[kk]]
-				if state[kk] == unseen {
-					state[kk] = virtualFirst
-				}
-			} else {
-				owner = g.absentOwner(n, ref)
-			}
-			if !slices.Contains(owner.Dependents, n) {
-				owner.Dependents = append(owner.Dependents, n)
-			}
-		}
+		u.state[k] = observed // before its owners: an object can own itself
+		u.refs, u.keys = o.Metadata.OwnerReferences, owners.Of(k)
+		collector.LinkDependentToOwners(u, n, n.Owners)
 	}
 }
 
-// absentOwner returns the virtual node of ref's owner, which no replayed
-// object holds, creating it, as the collector does, named as ref names it,
-// in the namespace of n, its first dependent.
-func (g *Graph) absentOwner(n *Node, ref snapshot.OwnerReference) *Node {
-	if owner := g.absent[ref.UID]; owner != nil {
-		return owner
-	}
-	owner := &Node{
-		id: &snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID,
-			Namespace: n.Identity().Namespace},
-		Virtual: true,
-	}
-	g.absent[ref.UID] = owner
-	g.virtual = append(g.virtual, owner)
-	return owner
+// What the replay has done with a key's object.
+const (
+	unseen = iota
+	virtualFirst
+	observed
+)
+
+// replayedUIDs is the collector's uidToNode while link replays one
+// object's add event: the object's owner references were resolved to
+// keys before replaying (refs, keys), so an owner is found among them
+// rather than by its UID; an owner no replayed object holds is in absent.
+// The graph is never asked to delete a node.
+type replayedUIDs struct {
+	g     *Graph
+	state []uint8
+	refs  []snapshot.OwnerReference
+	keys  []int32
 }
+
+// Node implements collector.UIDToNode for the UIDs of the object's owner
+// references. An owner observed later is filed already, as the object
+// whose add event comes later: it is marked virtual first.
+func (u *replayedUIDs) Node(uid string) (*Node, bool) {
+	for j, ref := range u.refs {
+		if ref.UID != uid {
+			continue
+		}
+		if kk := u.keys[j]; kk >= 0 {
+			if u.state[kk] == unseen {
+				u.state[kk] = virtualFirst
+			}
+			return u.g.nodeOf[u.g.keys[kk]], true
+		}
+		break
+	}
+	n, ok := u.g.absent[uid]
+	return n, ok
+}
+
+// Insert implements collector.UIDToNode: a virtual node of an owner no
+// replayed object holds.
+func (u *replayedUIDs) Insert(uid string, n *Node) {
+	u.g.absent[uid] = n
+	u.g.virtual = append(u.g.virtual, n)
+}
+
+// Delete implements collector.UIDToNode; a replay of add events deletes
+// nothing.
+func (u *replayedUIDs) Delete(string) {}
 
 // validOwners drops references without a UID: the API server rejects them,
 // so only hand-edited dumps carry them, and they cannot name a node. They are
@@ -632,20 +565,10 @@ func (g *Graph) Component(uids ...string) []*Node {
 }
 
 // BlockingDependents returns the dependents with an owner reference to n
-// with blockOwnerDeletion=true, in contract order. Like the collector's
-// blockingDependents it ignores whether they are being deleted themselves.
-func (g *Graph) BlockingDependents(n *Node) []*Node {
-	var out []*Node
-	for _, d := range n.Dependents {
-		for _, r := range d.Owners {
-			if r.UID == n.UID() && r.Blocking() {
-				out = append(out, d)
-				break
-			}
-		}
-	}
-	return out
-}
+// with blockOwnerDeletion=true, in contract order: the collector's
+// blockingDependents (collector.Node.BlockingDependents), which ignores
+// whether they are being deleted themselves.
+func (g *Graph) BlockingDependents(n *Node) []*Node { return n.BlockingDependents() }
 
 // Owners resolves n's owner references to nodes, in reference order, one
 // per UID.

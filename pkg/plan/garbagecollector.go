@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kgc-dev/kgc/pkg/collector"
 	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -19,7 +20,7 @@ import (
 // items from.
 type gc struct {
 	sim             *sim
-	uidToNode       map[string]*node
+	uidToNode       collector.Map
 	graphChanges    []event
 	gcHead          int
 	attemptToDelete *queue[*node]
@@ -37,7 +38,7 @@ type gc struct {
 }
 
 func newGC(s *sim, n int) *gc {
-	return &gc{sim: s, uidToNode: make(map[string]*node, n), attemptToDelete: newQueue[*node]("attemptToDelete"),
+	return &gc{sim: s, uidToNode: make(collector.Map, n), attemptToDelete: newQueue[*node]("attemptToDelete"),
 		attemptToOrphan: newQueue[*node]("attemptToOrphan"), absentOwnerCache: map[objectReference]struct{}{}, rotations: map[string]rotation{}, sc: newSched()}
 }
 
@@ -45,9 +46,9 @@ func newGC(s *sim, n int) *gc {
 // requeues it (upstream's attemptToDeleteWorker with
 // processAttemptToDeleteWorker, garbagecollector.go).
 func (g *gc) attemptToDeleteWorker(n *node, w int) {
-	if n.virtual {
-		gn, ok := g.uidToNode[n.identity.UID]
-		if !ok || !gn.virtual {
+	if n.Virtual {
+		gn, ok := g.uidToNode[n.Identity().UID]
+		if !ok || !gn.Virtual {
 			g.attemptToDelete.forget(n)
 			return
 		}
@@ -56,12 +57,12 @@ func (g *gc) attemptToDeleteWorker(n *node, w int) {
 	switch {
 	case errors.Is(err, enqueuedVirtualDeleteEventErr) || errors.Is(err, namespacedOwnerOfClusterScopedObjectErr):
 		if errors.Is(err, namespacedOwnerOfClusterScopedObjectErr) {
-			g.sim.note(fmt.Sprintf("%s is cluster-scoped but refers to a namespaced owner: the garbage collector never collects it", n.identity.ref()))
+			g.sim.note(fmt.Sprintf("%s is cluster-scoped but refers to a namespaced owner: the garbage collector never collects it", n.Identity()))
 		}
 		g.attemptToDelete.forget(n)
 	case err != nil:
 		g.attemptToDelete.requeue(n, w, g.sim.st.writes, err.Error())
-	case n.virtual:
+	case n.Virtual:
 		g.attemptToDelete.requeue(n, w, g.sim.st.writes, errNotObserved.Error())
 	default:
 		g.attemptToDelete.forget(n)
@@ -75,16 +76,16 @@ func (g *gc) attemptToDeleteWorker(n *node, w int) {
 // solid (the safe side) and the plan says it is incomplete; a kind kgc
 // cannot map fails the item as the RESTMapper would.
 func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.Object, error) {
-	key := coords(r, "")
+	key := collector.Coordinates(r, "")
 	g.observeState(r.UID)
 	if _, ok := g.absentOwnerCache[key]; ok {
 		return true, nil, nil
 	}
-	key.Namespace = item.identity.Namespace
+	key.Namespace = item.Identity().Namespace
 	if _, ok := g.absentOwnerCache[key]; ok {
 		return true, nil, nil
 	}
-	dep := rules.Dependent{Namespace: item.identity.Namespace, Namespaced: item.identity.Namespace != ""}
+	dep := rules.Dependent{Namespace: item.Identity().Namespace, Namespaced: item.Identity().Namespace != ""}
 	v := rules.ClassifyReference(g.sim.res.cat, ownerGet{g, r}, dep, r)
 	key.Namespace = v.Namespace
 	switch {
@@ -96,7 +97,7 @@ func (g *gc) isDangling(r snapshot.OwnerReference, item *node) (bool, *snapshot.
 	case v.Class == rules.NamespacedOwnerOfClusterScoped:
 		return false, nil, namespacedOwnerOfClusterScopedObjectErr
 	case v.Class == rules.Unknown:
-		g.sim.unknown(key.ref())
+		g.sim.unknown(key)
 		return false, nil, nil
 	case v.Class == rules.Dangling:
 		g.absentOwnerCache[key] = struct{}{}
@@ -113,7 +114,7 @@ type ownerGet struct {
 }
 
 func (l ownerGet) ByName(group, kind, namespace, name string) *snapshot.Object {
-	l.g.call(false, coords(l.ref, namespace))
+	l.g.call(false, collector.Coordinates(l.ref, namespace))
 	ri := l.g.sim.res.byGK[gk{group, kind}]
 	if ri == nil {
 		return nil
@@ -166,22 +167,22 @@ func ownerRefsToUIDs(refs []snapshot.OwnerReference) []string {
 // deletes the item when no owner is solid, and otherwise drops its
 // references to owners that are gone or waiting for their dependents.
 func (g *gc) attemptToDeleteItem(item *node, w int) error {
-	if item.beingDeleted && !item.deletingDependents {
+	if item.BeingDeleted && !item.DeletingDependents {
 		return nil
 	}
-	latest, err := g.getObject(item.identity)
+	latest, err := g.getObject(item.Identity())
 	switch {
 	case errors.Is(err, errNotFound):
-		g.enqueueVirtualDeleteEvent(item.identity, w)
+		g.enqueueVirtualDeleteEvent(item.Identity(), w)
 		return enqueuedVirtualDeleteEventErr
 	case err != nil:
 		return err
 	}
-	if latest.Metadata.UID != item.identity.UID {
-		g.enqueueVirtualDeleteEvent(item.identity, w)
+	if latest.Metadata.UID != item.Identity().UID {
+		g.enqueueVirtualDeleteEvent(item.Identity(), w)
 		return enqueuedVirtualDeleteEventErr
 	}
-	if item.deletingDependents {
+	if item.DeletingDependents {
 		return g.processDeletingDependentsItem(item, w)
 	}
 	refs := latest.Metadata.OwnerReferences
@@ -201,9 +202,9 @@ func (g *gc) attemptToDeleteItem(item *node, w int) error {
 		// this dependent for ever.
 		ownerUIDs := append(ownerRefsToUIDs(dangling), ownerRefsToUIDs(waiting)...)
 		return g.patchRemoveOwnerRefs(item, ownerUIDs, solidOwnerWhy(solid, dangling, waiting))
-	case len(waiting) != 0 && len(item.dependents) != 0:
-		for _, dep := range item.dependents {
-			if dep.deletingDependents {
+	case len(waiting) != 0 && len(item.Dependents) != 0:
+		for _, dep := range item.Dependents {
+			if dep.DeletingDependents {
 				if err := g.unblockOwnerReferences(item, dep); err != nil {
 					return err
 				}
@@ -248,12 +249,12 @@ func refName(r snapshot.OwnerReference) string { return r.Kind + "/" + r.Name }
 // (garbagecollector.go): foregroundDeletion goes once no dependent blocks
 // the item; until then the blocking dependents are pushed along.
 func (g *gc) processDeletingDependentsItem(item *node, w int) error {
-	blocking := item.blockingDependents()
+	blocking := item.BlockingDependents()
 	if len(blocking) == 0 {
 		return g.removeFinalizer(item, rules.FinalizerForeground, "no dependent with blockOwnerDeletion=true is left")
 	}
 	for _, d := range blocking {
-		if !d.deletingDependents {
+		if !d.DeletingDependents {
 			g.attemptToDelete.add(d, w)
 		}
 	}
@@ -266,7 +267,7 @@ func (g *gc) processDeletingDependentsItem(item *node, w int) error {
 func (g *gc) orphanDependents(owner objectReference, dependents []*node) []error {
 	fallback := false
 	for _, d := range dependents {
-		if ri := g.sim.res.mapping(d.identity.APIVersion, d.identity.Kind); ri != nil && !g.sim.res.strategicMerge(ri) {
+		if ri := g.sim.res.mapping(d.Identity().APIVersion, d.Identity().Kind); ri != nil && !g.sim.res.strategicMerge(ri) {
 			fallback = true
 		}
 	}
@@ -290,7 +291,7 @@ func (g *gc) orphanDependents(owner objectReference, dependents []*node) []error
 // patch removing the reference to owner from dependent d, the round trip
 // already taken. A dependent that is gone is no error.
 func (g *gc) orphanDependent(owner objectReference, d *node) error {
-	g.touch(true, d.identity)
+	g.touch(true, d.Identity())
 	i, o, err := g.patchTargetNoCall(d)
 	if errors.Is(err, errNotFound) {
 		return nil
@@ -303,7 +304,7 @@ func (g *gc) orphanDependent(owner objectReference, d *node) error {
 	if len(c.Metadata.OwnerReferences) == len(o.Metadata.OwnerReferences) {
 		return nil
 	}
-	g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, PolicyOrphan, fmt.Sprintf("orphans it: its owner %s is deleted with propagationPolicy Orphan", owner.ref()))
+	g.sim.st.record(rules.ActorGC, ActionRemoveOwner, c, PolicyOrphan, fmt.Sprintf("orphans it: its owner %s is deleted with propagationPolicy Orphan", owner))
 	g.sim.orphaned[c.Metadata.UID] = true
 	g.sim.st.update(rules.ActorGC, i, c)
 	return nil
@@ -314,8 +315,8 @@ func (g *gc) orphanDependent(owner objectReference, d *node) error {
 // processAttemptToOrphanWorker, garbagecollector.go): orphan the
 // dependents, then remove the orphan finalizer.
 func (g *gc) attemptToOrphanWorker(owner *node, w int) {
-	dependents := slices.Clone(owner.dependents)
-	errs := g.orphanDependents(owner.identity, dependents)
+	dependents := slices.Clone(owner.Dependents)
+	errs := g.orphanDependents(owner.Identity(), dependents)
 	if len(errs) == 0 {
 		if err := g.removeFinalizer(owner, rules.FinalizerOrphan, "its dependents are orphaned"); err != nil {
 			errs = append(errs, err)

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/kgc-dev/kgc/pkg/rules"
+	"github.com/kgc-dev/kgc/pkg/collector"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -45,37 +45,25 @@ func (g *gc) enqueueVirtualDeleteEvent(id objectReference, wave int) {
 	g.graphChanges = append(g.graphChanges, event{eventType: deleteEvent, virtual: true, identity: id, wave: wave})
 }
 
-// addDependentToOwners follows its namesake (graph_builder.go): an owner
-// not in the graph gets a virtual node, queued so that a worker checks
-// whether it exists; a dependent whose reference disagrees with an owner
-// already there is queued to be checked.
+// addDependentToOwners follows its namesake (graph_builder.go), the
+// graph's change being collector.AddDependentToOwners: an owner not in the
+// graph gets a virtual node, queued so that a worker checks whether it
+// exists; a dependent whose reference disagrees with an owner already
+// there is queued to be checked.
 func (g *gc) addDependentToOwners(n *node, owners []snapshot.OwnerReference, w int) {
-	invalid := false
-	for _, r := range owners {
-		on, ok := g.uidToNode[r.UID]
-		if !ok {
-			on = &node{identity: coords(r, n.identity.Namespace), virtual: true}
-			g.uidToNode[r.UID] = on
-		}
-		on.addDependent(n)
-		if !ok {
-			g.attemptToDelete.add(on, w)
-		} else if !invalid {
-			ownerNamespaced := on.identity.Namespace != ""
-			switch {
-			case ownerNamespaced && on.identity.Namespace != n.identity.Namespace:
-				if !on.virtual {
-					g.reportInvalidNamespaceOwnerRef(n, r.UID)
-				}
-				invalid = true
-			case !ownerReferenceMatchesCoordinates(r, on.identity):
-				invalid = true
-			case !ownerNamespaced && on.identity.Namespace != n.identity.Namespace && on.virtual:
-				invalid = true
-			}
-		}
+	g.queueLinked(n, collector.AddDependentToOwners(g.uidToNode, n, owners), w)
+}
+
+// queueLinked queues what linking n to its owners found, in upstream's
+// order: the new virtual nodes, then n.
+func (g *gc) queueLinked(n *node, l collector.Linked, w int) {
+	for _, on := range l.Virtual {
+		g.attemptToDelete.add(on, w)
 	}
-	if invalid {
+	for _, uid := range l.InvalidNamespace {
+		g.reportInvalidNamespaceOwnerRef(n, uid)
+	}
+	if l.Invalid {
 		g.attemptToDelete.add(n, w)
 	}
 }
@@ -83,34 +71,14 @@ func (g *gc) addDependentToOwners(n *node, owners []snapshot.OwnerReference, w i
 // reportInvalidNamespaceOwnerRef follows its namesake (graph_builder.go);
 // the Warning event becomes a note of the plan.
 func (g *gc) reportInvalidNamespaceOwnerRef(n *node, ownerUID string) {
-	for _, r := range n.owners {
+	id := n.Identity()
+	for _, r := range n.Owners {
 		if r.UID == ownerUID {
-			g.sim.noteOn(n.identity.ref(), fmt.Sprintf("Warning OwnerRefInvalidNamespace on %s: ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
-				n.identity.ref(), r.APIVersion, r.Kind, n.identity.Namespace, r.Name, r.UID, n.identity.Namespace))
+			g.sim.noteOn(id, fmt.Sprintf("Warning OwnerRefInvalidNamespace on %s: ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
+				id, r.APIVersion, r.Kind, id.Namespace, r.Name, r.UID, id.Namespace))
 			return
 		}
 	}
-}
-
-// insertNode follows its namesake (graph_builder.go).
-func (g *gc) insertNode(n *node, w int) {
-	g.uidToNode[n.identity.UID] = n
-	g.addDependentToOwners(n, n.owners, w)
-}
-
-// removeDependentFromOwners follows its namesake (graph_builder.go).
-func (g *gc) removeDependentFromOwners(n *node, owners []snapshot.OwnerReference) {
-	for _, r := range owners {
-		if on, ok := g.uidToNode[r.UID]; ok {
-			on.deleteDependent(n)
-		}
-	}
-}
-
-// removeNode follows its namesake (graph_builder.go).
-func (g *gc) removeNode(n *node) {
-	delete(g.uidToNode, n.identity.UID)
-	g.removeDependentFromOwners(n, n.owners)
 }
 
 // ownerRefPair follows its namesake (graph_builder.go).
@@ -149,17 +117,6 @@ func referencesDiffs(old, new []snapshot.OwnerReference) (added, removed []snaps
 	return added, removed, changed
 }
 
-// deletionStartsWithFinalizer follows its namesake (graph_builder.go).
-func deletionStartsWithFinalizer(old, new *snapshot.Object, f string) bool {
-	if new.Metadata.DeletionTimestamp == nil || !hasFin(new, f) {
-		return false
-	}
-	if old == nil {
-		return true
-	}
-	return old.Metadata.DeletionTimestamp == nil || !hasFin(old, f)
-}
-
 // addUnblockedOwnersToDeleteQueue follows its namesake (graph_builder.go):
 // an owner waiting for its dependents is checked again when a blocking
 // reference to it goes or stops blocking.
@@ -180,22 +137,23 @@ func (g *gc) addUnblockedOwnersToDeleteQueue(removed []snapshot.OwnerReference, 
 	}
 }
 
-// processTransitions follows its namesake (graph_builder.go).
+// processTransitions follows its namesake (graph_builder.go); what it
+// starts is collector.ProcessTransitions'.
 func (g *gc) processTransitions(old, new *snapshot.Object, n *node, w int) {
-	if deletionStartsWithFinalizer(old, new, rules.FinalizerOrphan) {
+	switch collector.ProcessTransitions(old, new) {
+	case collector.StartOrphaning:
 		g.attemptToOrphan.add(n, w)
-		return
-	}
-	if deletionStartsWithFinalizer(old, new, rules.FinalizerForeground) {
-		n.deletingDependents = true
+	case collector.StartDeletingDependents:
+		n.DeletingDependents = true
 		// Upstream's order: every dependent, then n. The workers run them
 		// at once (sched.go): whether a dependent with a non-blocking
 		// reference reads n before or after n drops foregroundDeletion
 		// depends on how many round trips each needs.
-		for _, d := range n.dependents {
+		for _, d := range n.Dependents {
 			g.attemptToDelete.add(d, w)
 		}
 		g.attemptToDelete.add(n, w)
+	case collector.NoTransition:
 	}
 }
 
@@ -227,27 +185,25 @@ func (g *gc) processGraphChanges() bool {
 	g.gcHead++
 	w := ev.wave
 	existing, found := g.uidToNode[ev.identity.UID]
-	if found && !ev.virtual && existing.virtual {
+	if found && !ev.virtual && existing.Virtual {
 		existing = g.observeVirtualNode(existing, ev.identity, w)
 	}
 	switch {
 	case (ev.eventType == addEvent || ev.eventType == updateEvent) && !found:
-		m := &ev.obj.Metadata
-		n := &node{identity: ev.identity, owners: m.OwnerReferences, beingDeleted: m.DeletionTimestamp != nil}
-		n.deletingDependents = n.beingDeleted && hasFin(ev.obj, rules.FinalizerForeground)
-		g.insertNode(n, w)
+		n := collector.NewNode(ev.identity, ev.obj)
+		g.queueLinked(n, collector.InsertNode(g.uidToNode, n), w)
 		g.processTransitions(ev.oldObj, ev.obj, n, w)
 	case (ev.eventType == addEvent || ev.eventType == updateEvent) && found:
 		newRefs := ev.obj.Metadata.OwnerReferences
-		added, removed, changed := referencesDiffs(existing.owners, newRefs)
+		added, removed, changed := referencesDiffs(existing.Owners, newRefs)
 		if len(added) != 0 || len(removed) != 0 || len(changed) != 0 {
 			g.addUnblockedOwnersToDeleteQueue(removed, changed, w)
-			existing.owners = newRefs
+			existing.Owners = newRefs
 			g.addDependentToOwners(existing, added, w)
-			g.removeDependentFromOwners(existing, removed)
+			collector.RemoveDependentFromOwners(g.uidToNode, existing, removed)
 		}
 		if ev.obj.Metadata.DeletionTimestamp != nil {
-			existing.beingDeleted = true
+			existing.BeingDeleted = true
 		}
 		g.processTransitions(ev.oldObj, ev.obj, existing, w)
 	case ev.eventType == deleteEvent && found:
@@ -256,8 +212,8 @@ func (g *gc) processGraphChanges() bool {
 			removeExistingNode = g.processVirtualDeleteEvent(existing, ev.identity, w)
 		}
 		if removeExistingNode {
-			g.removeNode(existing)
-			g.addAbsentOwner(ev.identity, existing.dependents, w)
+			collector.RemoveNode(g.uidToNode, existing)
+			g.addAbsentOwner(ev.identity, existing.Dependents, w)
 			g.addDeletingOwnersToDeleteQueue(existing, w)
 		}
 	}
@@ -269,19 +225,19 @@ func (g *gc) processGraphChanges() bool {
 // the dependents that name it by other coordinates are checked again, and
 // a copy of the node takes the observed identity.
 func (g *gc) observeVirtualNode(existing *node, observed objectReference, w int) *node {
-	if observed != existing.identity {
-		_, invalid := partitionDependents(existing.dependents, observed)
+	if observed != existing.Identity() {
+		_, invalid := collector.PartitionDependents(existing.Dependents, observed)
 		for _, dep := range invalid {
-			if observed.Namespace != "" && dep.identity.Namespace != observed.Namespace {
+			if observed.Namespace != "" && dep.Identity().Namespace != observed.Namespace {
 				g.reportInvalidNamespaceOwnerRef(dep, observed.UID)
 			}
 			g.attemptToDelete.add(dep, w)
 		}
-		existing = existing.clone()
-		existing.identity = observed
-		g.uidToNode[observed.UID] = existing
+		existing = existing.Clone()
+		existing.SetIdentity(observed)
+		g.uidToNode.Insert(observed.UID, existing)
 	}
-	existing.virtual = false
+	existing.Virtual = false
 	return existing
 }
 
@@ -290,24 +246,24 @@ func (g *gc) observeVirtualNode(existing *node, observed objectReference, w int)
 // whether the node goes (removeExistingNode): not while dependents name
 // its uid by other coordinates, nor when it was observed under others.
 func (g *gc) processVirtualDeleteEvent(existing *node, deleted objectReference, w int) bool {
-	if !existing.virtual {
-		if existing.identity == deleted {
+	if !existing.Virtual {
+		if existing.Identity() == deleted {
 			return true
 		}
-		matching, _ := partitionDependents(existing.dependents, deleted)
+		matching, _ := collector.PartitionDependents(existing.Dependents, deleted)
 		g.addAbsentOwner(deleted, matching, w)
 		return false
 	}
-	matching, nonmatching := partitionDependents(existing.dependents, deleted)
+	matching, nonmatching := collector.PartitionDependents(existing.Dependents, deleted)
 	if len(nonmatching) == 0 {
 		return true
 	}
 	g.addAbsentOwner(deleted, matching, w)
-	if existing.identity == deleted {
-		if alt := getAlternateOwnerIdentity(nonmatching, deleted); alt != nil {
-			repl := existing.clone()
-			repl.identity = *alt
-			g.uidToNode[repl.identity.UID] = repl
+	if existing.Identity() == deleted {
+		if alt := collector.GetAlternateOwnerIdentity(nonmatching, deleted); alt != nil {
+			repl := existing.Clone()
+			repl.SetIdentity(*alt)
+			g.uidToNode.Insert(repl.UID(), repl)
 			g.requeueReplacement(repl, w)
 		}
 	}
@@ -331,84 +287,11 @@ func (g *gc) addAbsentOwner(id objectReference, dependents []*node, w int) {
 // case: a removed node's owners that wait for their dependents are checked
 // again, as one of those may have been it.
 func (g *gc) addDeletingOwnersToDeleteQueue(n *node, w int) {
-	for _, r := range n.owners {
-		if on, ok := g.uidToNode[r.UID]; ok && on.deletingDependents {
+	for _, r := range n.Owners {
+		if on, ok := g.uidToNode[r.UID]; ok && on.DeletingDependents {
 			g.attemptToDelete.add(on, w)
 		}
 	}
-}
-
-// partitionDependents follows its namesake (graph_builder.go): the
-// dependents whose reference to id's uid matches id, and those with one
-// that does not (a dependent can be in both).
-func partitionDependents(dependents []*node, id objectReference) (matching, nonmatching []*node) {
-	namespaced := id.Namespace != ""
-	for _, d := range dependents {
-		match, mismatch := false, false
-		if namespaced && id.Namespace != d.identity.Namespace {
-			mismatch = true
-		} else {
-			for _, r := range d.owners {
-				if r.UID == id.UID {
-					if ownerReferenceMatchesCoordinates(r, id) {
-						match = true
-					} else {
-						mismatch = true
-					}
-				}
-			}
-		}
-		if match {
-			matching = append(matching, d)
-		}
-		if mismatch {
-			nonmatching = append(nonmatching, d)
-		}
-	}
-	return matching, nonmatching
-}
-
-// referenceLessThan follows its namesake (graph_builder.go): kind,
-// apiVersion, namespace, name, uid.
-func referenceLessThan(a, b objectReference) bool { return rules.ReferenceLess(a.ref(), b.ref()) }
-
-// getAlternateOwnerIdentity follows its namesake (graph_builder.go): the
-// other identity the dependents give an absent owner's uid, the first after
-// absent in referenceLessThan order, else the first.
-func getAlternateOwnerIdentity(deps []*node, absent objectReference) *objectReference {
-	clusterScoped := absent.Namespace == ""
-	seen := map[objectReference]bool{absent: true}
-	var first, firstFollowing *objectReference
-	for _, d := range deps {
-		for _, r := range d.owners {
-			if r.UID != absent.UID {
-				continue
-			}
-			if ownerReferenceMatchesCoordinates(r, absent) && (clusterScoped || absent.Namespace == d.identity.Namespace) {
-				continue
-			}
-			ref := coords(r, d.identity.Namespace)
-			if clusterScoped && ref.APIVersion == absent.APIVersion && ref.Kind == absent.Kind {
-				ref.Namespace = ""
-			}
-			if seen[ref] {
-				continue
-			}
-			seen[ref] = true
-			if first == nil || referenceLessThan(ref, *first) {
-				r2 := ref
-				first = &r2
-			}
-			if referenceLessThan(absent, ref) && (firstFollowing == nil || referenceLessThan(ref, *firstFollowing)) {
-				r2 := ref
-				firstFollowing = &r2
-			}
-		}
-	}
-	if firstFollowing != nil {
-		return firstFollowing
-	}
-	return first
 }
 
 // requeueReplacement is upstream's attemptToDelete.AddRateLimited of the
@@ -421,13 +304,13 @@ func getAlternateOwnerIdentity(deps []*node, absent objectReference) *objectRefe
 // parked until the store changes, as a failing item is.
 func (g *gc) requeueReplacement(repl *node, w int) {
 	writes := g.sim.st.writes
-	r := g.rotations[repl.identity.UID]
+	r := g.rotations[repl.Identity().UID]
 	if r.writes == writes {
 		r.count++
 	} else {
 		r = rotation{writes: writes}
 	}
-	g.rotations[repl.identity.UID] = r
+	g.rotations[repl.Identity().UID] = r
 	if r.count >= strikesToPark {
 		g.attemptToDelete.park(repl, w, writes, "dependents in several namespaces name this absent owner: the garbage collector keeps switching its identity between theirs")
 		return

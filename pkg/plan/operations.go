@@ -19,19 +19,20 @@ import (
 // deleteObject follows its namesake (operations.go): a DELETE with the
 // uid and resourceVersion of latest as preconditions.
 func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy Policy, why string, w int) error {
-	ri := g.sim.res.mapping(item.identity.APIVersion, item.identity.Kind)
+	id := item.Identity()
+	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
 	if ri == nil {
-		return newRESTMappingError(item.identity.Kind, item.identity.APIVersion)
+		return newRESTMappingError(id.Kind, id.APIVersion)
 	}
-	if _, o := g.sim.st.getByName(ri, item.identity.Namespace, item.identity.Name); o == nil {
-		g.enqueueVirtualDeleteEvent(item.identity, w)
+	if _, o := g.sim.st.getByName(ri, id.Namespace, id.Name); o == nil {
+		g.enqueueVirtualDeleteEvent(id, w)
 		return enqueuedVirtualDeleteEventErr
 	}
-	opts := deleteOptions{DeleteOptions: rules.DeleteOptions{Policy: policy}, precondUID: item.identity.UID, precondRV: latest.Metadata.ResourceVersion}
-	g.call(true, item.identity)
-	i, o := g.sim.st.getByName(ri, item.identity.Namespace, item.identity.Name)
+	opts := deleteOptions{DeleteOptions: rules.DeleteOptions{Policy: policy}, precondUID: id.UID, precondRV: latest.Metadata.ResourceVersion}
+	g.call(true, id)
+	i, o := g.sim.st.getByName(ri, id.Namespace, id.Name)
 	if o == nil {
-		g.enqueueVirtualDeleteEvent(item.identity, w)
+		g.enqueueVirtualDeleteEvent(id, w)
 		return enqueuedVirtualDeleteEventErr
 	}
 	err := g.sim.st.delete(rules.ActorGC, i, opts, why)
@@ -47,16 +48,17 @@ func (g *gc) deleteObject(item *node, latest *snapshot.Object, policy Policy, wh
 // without that precondition, so that unrelated updates cannot starve the
 // collector. Otherwise the conflict stands.
 func (g *gc) retryDeleteOnConflict(item *node, i int32, latest *snapshot.Object, opts deleteOptions, why string, w int, conflict error) error {
-	g.call(false, item.identity)
+	id := item.Identity()
+	g.call(false, id)
 	live := g.sim.st.objs[i]
-	if live == nil || live.Metadata.UID != item.identity.UID || live.Metadata.ResourceVersion == opts.precondRV ||
+	if live == nil || live.Metadata.UID != id.UID || live.Metadata.ResourceVersion == opts.precondRV ||
 		!reflect.DeepEqual(live.Metadata.OwnerReferences, latest.Metadata.OwnerReferences) {
 		return conflict
 	}
 	opts.precondRV = ""
-	g.call(true, item.identity)
+	g.call(true, id)
 	if g.sim.st.objs[i] == nil {
-		g.enqueueVirtualDeleteEvent(item.identity, w)
+		g.enqueueVirtualDeleteEvent(id, w)
 		return enqueuedVirtualDeleteEventErr
 	}
 	err := g.sim.st.delete(rules.ActorGC, i, opts, why)
@@ -88,7 +90,7 @@ func (g *gc) lookup(ri *resInfo, id objectReference) (int32, *snapshot.Object, e
 	}
 	if o == nil {
 		if !ri.listed {
-			g.sim.unknown(id.ref())
+			g.sim.unknown(id)
 			return -1, nil, &unknownTypeError{id.Kind, id.APIVersion}
 		}
 		return -1, nil, errNotFound
@@ -116,23 +118,24 @@ func (g *gc) observeState(uid string) {
 // removeFinalizer follows its namesake (operations.go): a GET, then a JSON
 // merge patch of the finalizer list.
 func (g *gc) removeFinalizer(n *node, f, why string) error {
-	o, err := g.getObject(n.identity)
+	id := n.Identity()
+	o, err := g.getObject(id)
 	if errors.Is(err, errNotFound) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot finalize owner %s: %w", n.identity.ref(), err)
+		return fmt.Errorf("cannot finalize owner %s: %w", id, err)
 	}
 	if !hasFin(o, f) {
 		return nil
 	}
-	g.call(true, n.identity)
+	g.call(true, id)
 	var i int32
-	if i, o, err = g.lookup(g.sim.res.mapping(n.identity.APIVersion, n.identity.Kind), n.identity); err != nil {
+	if i, o, err = g.lookup(g.sim.res.mapping(id.APIVersion, id.Kind), id); err != nil {
 		if errors.Is(err, errNotFound) {
 			return nil
 		}
-		return fmt.Errorf("cannot finalize owner %s: %w", n.identity.ref(), err)
+		return fmt.Errorf("cannot finalize owner %s: %w", id, err)
 	}
 	// Upstream's patch carries the resourceVersion it read, so a write in
 	// between conflicts and RetryOnConflict reads and patches again: the
@@ -150,15 +153,16 @@ func (g *gc) removeFinalizer(n *node, f, why string) error {
 // JSON merge patch. It returns the object the patch applies to, checked
 // against the uid precondition the patch carries.
 func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
-	ri := g.sim.res.mapping(n.identity.APIVersion, n.identity.Kind)
+	id := n.Identity()
+	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
 	if ri == nil {
-		return -1, nil, newRESTMappingError(n.identity.Kind, n.identity.APIVersion)
+		return -1, nil, newRESTMappingError(id.Kind, id.APIVersion)
 	}
-	g.call(true, n.identity)
+	g.call(true, id)
 	if !g.sim.res.strategicMerge(ri) {
 		// 415, then GET and a JSON merge patch (gc.patch).
-		g.call(false, n.identity)
-		g.call(true, n.identity)
+		g.call(false, id)
+		g.call(true, id)
 	}
 	return g.patchTargetNoCall(n)
 }
@@ -166,16 +170,17 @@ func (g *gc) patchTarget(n *node) (int32, *snapshot.Object, error) {
 // patchTargetNoCall is patchTarget for a caller that accounted for the
 // round trips itself.
 func (g *gc) patchTargetNoCall(n *node) (int32, *snapshot.Object, error) {
-	ri := g.sim.res.mapping(n.identity.APIVersion, n.identity.Kind)
+	id := n.Identity()
+	ri := g.sim.res.mapping(id.APIVersion, id.Kind)
 	if ri == nil {
-		return -1, nil, newRESTMappingError(n.identity.Kind, n.identity.APIVersion)
+		return -1, nil, newRESTMappingError(id.Kind, id.APIVersion)
 	}
-	i, o, err := g.lookup(ri, n.identity)
+	i, o, err := g.lookup(ri, id)
 	if err != nil {
 		return -1, nil, err
 	}
-	if o.Metadata.UID != n.identity.UID {
-		return -1, nil, fmt.Errorf("%w: uid %s in the patch does not match %s", errConflict, n.identity.UID, o.Metadata.UID)
+	if o.Metadata.UID != id.UID {
+		return -1, nil, fmt.Errorf("%w: uid %s in the patch does not match %s", errConflict, id.UID, o.Metadata.UID)
 	}
 	return i, o, nil
 }
@@ -215,7 +220,7 @@ func uidsToNames(o *snapshot.Object, uids []string) []string {
 // references the graph node has as blocking.
 func (g *gc) unblockOwnerReferences(n *node, dep *node) error {
 	var blocking []string
-	for _, r := range n.owners {
+	for _, r := range n.Owners {
 		if r.Blocking() {
 			blocking = append(blocking, r.UID)
 		}
@@ -241,8 +246,8 @@ func (g *gc) unblockOwnerReferences(n *node, dep *node) error {
 		return nil
 	}
 	g.sim.st.record(rules.ActorGC, ActionUnblockOwner, c, "",
-		fmt.Sprintf("its dependent %s is itself deleting dependents: a possible cycle, so the garbage collector stops this object from blocking its owners", dep.identity.ref()))
-	g.sim.note(fmt.Sprintf("the garbage collector's cycle heuristic fired on %s; it has false positives and depends on worker timing in a real cluster", n.identity.ref()))
+		fmt.Sprintf("its dependent %s is itself deleting dependents: a possible cycle, so the garbage collector stops this object from blocking its owners", dep.Identity()))
+	g.sim.note(fmt.Sprintf("the garbage collector's cycle heuristic fired on %s; it has false positives and depends on worker timing in a real cluster", n.Identity()))
 	g.sim.st.update(rules.ActorGC, i, c)
 	return nil
 }

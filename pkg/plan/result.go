@@ -215,10 +215,10 @@ func (s *sim) warnUnlistedTypes(p *Plan) {
 // parkedNotes turns items still retrying at quiescence into notes.
 func (s *sim) parkedNotes() {
 	for _, p := range s.gc.attemptToDelete.parked {
-		s.noteOn(p.v.identity.ref(), fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.identity.ref(), p.reason))
+		s.noteOn(p.v.Identity(), fmt.Sprintf("the garbage collector retries %s for ever: %s", p.v.Identity(), p.reason))
 	}
 	for _, p := range s.gc.attemptToOrphan.parked {
-		s.noteOn(p.v.identity.ref(), fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.identity.ref(), p.reason))
+		s.noteOn(p.v.Identity(), fmt.Sprintf("the garbage collector retries orphaning the dependents of %s for ever: %s", p.v.Identity(), p.reason))
 	}
 }
 
@@ -333,11 +333,11 @@ func (s *sim) blockers(i int32) []Blocker {
 func (s *sim) blockingDependentsOf(o *snapshot.Object) []snapshot.ObjectRef {
 	var out []snapshot.ObjectRef
 	if n, ok := s.gc.uidToNode[o.Metadata.UID]; ok {
-		for _, d := range n.blockingDependents() {
-			if _, live := s.st.get(d.identity.UID); live != nil {
+		for _, d := range n.BlockingDependents() {
+			if _, live := s.st.get(d.Identity().UID); live != nil {
 				out = append(out, live.Ref())
 			} else {
-				out = append(out, d.identity.ref())
+				out = append(out, d.Identity())
 			}
 		}
 	}

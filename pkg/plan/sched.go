@@ -170,7 +170,7 @@ func (g *gc) start(t *task, fn func()) {
 	sc := g.sc
 	sc.seq++
 	t.seq, t.round, t.resume = sc.seq, sc.clock, make(chan struct{})
-	if g.sim.slow[t.item.identity.UID] && !g.sim.baseline {
+	if g.sim.slow[t.item.Identity().UID] && !g.sim.baseline {
 		t.round++
 	}
 	if t.orphan {
@@ -266,10 +266,10 @@ func (g *gc) touch(write bool, id objectReference) {
 			when := "in the same round trip as"
 			if writeAt != readAt {
 				when = "one round trip before"
-				g.sim.nearReaders[reader.item.identity.UID] = true
+				g.sim.nearReaders[reader.item.Identity().UID] = true
 			}
 			g.sim.note(fmt.Sprintf("the garbage collector's worker for %s reads %s %s the worker for %s changes it"+timingNoteEnd,
-				reader.item.identity.ref(), id.ref(), when, writer.item.identity.ref()))
+				reader.item.Identity(), id, when, writer.item.Identity()))
 		}
 	}
 	sc.ops[id.UID] = append(sc.ops[id.UID], recentCall{task: t, round: t.round, write: write})
