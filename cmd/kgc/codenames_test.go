@@ -34,7 +34,22 @@ func TestCodeNamesInTheDocsExist(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		inBlock := false
 		for i, line := range strings.Split(string(body), "\n") {
+			if strings.HasPrefix(line, "```") {
+				inBlock = !inBlock
+				continue
+			}
+			if inBlock {
+				// A drawing names functions without quotes: pkg.Name, or
+				// pkg.Name* for every function with that prefix.
+				for _, m := range drawn.FindAllStringSubmatch(line, -1) {
+					if why := checkDrawnName(m[1], m[2], m[3] == "*", decl); why != "" {
+						t.Errorf("%s:%d: %s.%s%s: %s", page, i+1, m[1], m[2], m[3], why)
+					}
+				}
+				continue
+			}
 			for _, m := range backticked.FindAllStringSubmatch(line, -1) {
 				if why := checkCodeName(m[1], decl, files); why != "" {
 					t.Errorf("%s:%d: `%s`: %s", page, i+1, m[1], why)
@@ -61,6 +76,7 @@ var notKGCs = map[string]string{
 
 var (
 	backticked = regexp.MustCompile("`([^`\n]+)`")
+	drawn      = regexp.MustCompile(`\b([a-z]+)\.([A-Z][A-Za-z0-9_]*)(\*?)`)
 	// goChain is a Go name or selector chain, optionally called.
 	goChain  = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(\(.*\)(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\(.*\))?)*)?$`)
 	pathLike = regexp.MustCompile(`^(cmd|pkg|internal|test|hack|docs|plugins|examples|examples-postmortem)(/[A-Za-z0-9_.-]*)*/?$`)
@@ -72,6 +88,9 @@ var (
 type declared struct {
 	byPackage map[string]map[string]bool
 	all       map[string]bool
+	// foreign are the names under which the code imports packages that
+	// are not kgc's (errors, rest, cobra): their names are not checked.
+	foreign map[string]bool
 }
 
 // checkCodeName says why a quoted name does not exist, or "" when it does
@@ -108,7 +127,7 @@ func checkCodeName(s string, decl declared, files map[string]bool) string {
 		if !pkg[parts[1]] {
 			return "package " + parts[0] + " declares no " + parts[1]
 		}
-	} else if !decl.all[parts[0]] {
+	} else if decl.foreign[parts[0]] || !decl.all[parts[0]] {
 		return "" // a package kgc does not have: the standard library's, upstream's
 	}
 	for _, p := range parts[1:] {
@@ -117,6 +136,28 @@ func checkCodeName(s string, decl declared, files map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// checkDrawnName says why a drawing's pkg.Name (or pkg.Name*, a prefix)
+// names nothing kgc declares; a qualifier that is not one of kgc's
+// packages is not checked (a drawing may also hold file names).
+func checkDrawnName(pkg, name string, prefix bool, decl declared) string {
+	names, ok := decl.byPackage[pkg]
+	if !ok {
+		return ""
+	}
+	if !prefix {
+		if !names[name] {
+			return "package " + pkg + " declares no " + name
+		}
+		return ""
+	}
+	for n := range names {
+		if strings.HasPrefix(n, name) {
+			return ""
+		}
+	}
+	return "package " + pkg + " declares nothing named " + name + "…"
 }
 
 // looksLikeGo: a name with an upper-case letter after its first, or an
@@ -132,7 +173,7 @@ func looksLikeGo(s string) bool {
 // declaredNames parses every Go file of the repository.
 func declaredNames(t *testing.T) declared {
 	t.Helper()
-	d := declared{byPackage: map[string]map[string]bool{}, all: map[string]bool{}}
+	d := declared{byPackage: map[string]map[string]bool{}, all: map[string]bool{}, foreign: map[string]bool{}}
 	fset := token.NewFileSet()
 	walkRepo(t, func(path string) {
 		if !strings.HasSuffix(path, ".go") {
@@ -141,6 +182,11 @@ func declaredNames(t *testing.T) declared {
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
+		}
+		for _, imp := range f.Imports {
+			if path, err := strconv.Unquote(imp.Path.Value); err == nil && !strings.HasPrefix(path, "github.com/kgc-dev/kgc/") {
+				d.foreign[importName(imp, path)] = true
+			}
 		}
 		pkg := strings.TrimSuffix(f.Name.Name, "_test")
 		if d.byPackage[pkg] == nil {
@@ -155,6 +201,14 @@ func declaredNames(t *testing.T) declared {
 		})
 	})
 	return d
+}
+
+// importName is the name a file refers to an import by.
+func importName(imp *ast.ImportSpec, path string) string {
+	if imp.Name != nil {
+		return imp.Name.Name
+	}
+	return path[strings.LastIndex(path, "/")+1:]
 }
 
 // namesDeclaredBy is what one syntax node declares: Go names, the JSON
