@@ -55,7 +55,9 @@ func (r *record) setType(apiVersion, kind string) { r.apiVersion, r.kind = apiVe
 // index files every object the snapshots and the log know.
 type index struct {
 	kinds *kinds
-	byKey map[objKey][]*record
+	// byKey is the latest incarnation of each name: all that is asked
+	// of it, and a slice per name would hold hundreds of thousands more.
+	byKey map[objKey]*record
 	byUID map[string]*record
 	all   []*record
 	colls []*audit.Event // deletecollections, in time order
@@ -75,7 +77,7 @@ func newIndex(k *kinds, before, after *snapshot.Snapshot, events int) *index {
 			n += len(s.Objects)
 		}
 	}
-	ix := &index{kinds: k, byKey: make(map[objKey][]*record, n), byUID: make(map[string]*record, n), before: before, after: after}
+	ix := &index{kinds: k, byKey: make(map[objKey]*record, n), byUID: make(map[string]*record, n), before: before, after: after}
 	if before != nil {
 		for i := range before.Objects {
 			o := &before.Objects[i]
@@ -117,7 +119,7 @@ func (ix *index) fromSnapshot(o *snapshot.Object) *record {
 func (ix *index) add(key objKey, uid string) *record {
 	r := &record{key: key, uid: uid}
 	r.setType(ix.kinds.typeRef(key.typeKey, ""))
-	ix.byKey[key] = append(ix.byKey[key], r)
+	ix.byKey[key] = r
 	if uid != "" {
 		ix.byUID[uid] = r
 	}
@@ -182,9 +184,7 @@ func (ix *index) recordFor(key objKey, uid string, create bool) *record {
 			return r
 		}
 	}
-	rs := ix.byKey[key]
-	if n := len(rs); n > 0 {
-		last := rs[n-1]
+	if last := ix.byKey[key]; last != nil {
 		switch {
 		case last.uid == "" && uid != "":
 			last.uid = uid
