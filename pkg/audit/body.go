@@ -146,7 +146,7 @@ func readMetadata(s *scanner, m *Meta, in *interner) error {
 				m.Finalizers = in.list(nil) // null: there are none
 			}
 		case "$deleteFromPrimitiveList/finalizers":
-			m.RemovedFinalizers, err = s.strings(in)
+			m.extras().RemovedFinalizers, err = s.strings(in)
 		case "ownerReferences":
 			err = readOwners(s, m, in)
 		default:
@@ -205,7 +205,7 @@ func readOwners(s *scanner, m *Meta, in *interner) error {
 			return err
 		})
 		if string(patch) == "delete" {
-			m.RemovedOwnerUIDs = append(m.RemovedOwnerUIDs, o.UID)
+			m.extras().RemovedOwnerUIDs = append(m.extras().RemovedOwnerUIDs, o.UID)
 		} else {
 			m.OwnerReferences = append(m.OwnerReferences, o)
 		}
@@ -218,11 +218,12 @@ func readItems(s *scanner, m *Meta, in *interner) error {
 	if s.peek() == 'n' {
 		return s.skip()
 	}
-	m.Items = []Meta{}
+	x := m.extras()
+	x.Items = []Meta{}
 	return s.array(func() error {
 		b, err := readBody(s, in)
 		if b.meta != nil {
-			m.Items = append(m.Items, *b.meta)
+			x.Items = append(x.Items, *b.meta)
 		}
 		return err
 	})

@@ -214,7 +214,9 @@ func (c *collector) keptSlots(log *Log) []keptSlot {
 }
 
 // foldEvents keeps of events, in order, those a post-mortem reads, and
-// lets go of the others.
+// lets go of the others: their slots are emptied, so that their bodies
+// and strings can go before the log's slice is made, not with their
+// blocks once the kept requests are moved.
 func foldEvents(order []keptSlot) []keptSlot {
 	evs := make([]*Event, len(order))
 	for i := range order {
@@ -225,6 +227,8 @@ func foldEvents(order []keptSlot) []keptSlot {
 	for i, k := range order {
 		if keep[i] {
 			out = append(out, k)
+		} else {
+			*k.ev = Event{}
 		}
 	}
 	clear(order[len(out):])

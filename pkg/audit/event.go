@@ -371,7 +371,7 @@ func bodyField(s *scanner, key string, ev *Event, in *interner) error {
 func requestAddsNothing(ev *Event) bool {
 	q, r := ev.Request, ev.Response
 	return q != nil && r != nil && r.Kind != "" && r.UID != "" && r.Name == ev.Object.Name &&
-		len(q.RemovedOwnerUIDs) == 0 && len(q.RemovedFinalizers) == 0
+		!q.Removes()
 }
 
 // complete checks the fields every audit event has and parses its times.

@@ -136,7 +136,7 @@ func sweepsFrom(evs []*Event) map[collScope]sweep {
 		}
 		add(collScope{e.Object.APIGroup, e.Object.Resource, e.Object.Namespace}, e)
 		if e.Response != nil {
-			for _, it := range e.Response.Items {
+			for _, it := range e.Response.ListItems() {
 				add(collScope{e.Object.APIGroup, e.Object.Resource, it.Namespace}, e)
 			}
 		}
@@ -158,7 +158,7 @@ func foldable(e *Event, sweeps map[collScope]sweep) bool {
 		return false
 	}
 	for _, m := range []*Meta{e.Request, e.Response} {
-		if m != nil && (m.DeletionTimestamp != nil || len(m.RemovedOwnerUIDs) > 0 || len(m.RemovedFinalizers) > 0) {
+		if m != nil && (m.DeletionTimestamp != nil || m.Removes()) {
 			return false
 		}
 	}

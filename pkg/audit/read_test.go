@@ -316,7 +316,7 @@ func TestBodies(t *testing.T) {
 	if d.Decision != "allow" || d.AuthzReason != "RBAC: allowed" {
 		t.Errorf("authorization %q %q", d.Decision, d.AuthzReason)
 	}
-	if r := got["orphan"].Request; r == nil || strings.Join(r.RemovedOwnerUIDs, ",") != "d-1" || r.UID != "rs-1" || strings.Join(r.RemovedFinalizers, ",") != "orphan" || strings.Join(r.Finalizers, ",") != "a" {
+	if r := got["orphan"].Request; r == nil || r.MetaExtras == nil || strings.Join(r.RemovedOwnerUIDs, ",") != "d-1" || r.UID != "rs-1" || strings.Join(r.RemovedFinalizers, ",") != "orphan" || strings.Join(r.Finalizers, ",") != "a" {
 		t.Errorf("patch %+v", got["orphan"].Request)
 	}
 	if r := got["dc"].Response; r == nil || len(r.Items) != 2 || r.Items[1].UID != "ub" {

@@ -119,17 +119,55 @@ type Meta struct {
 	// them), empty when it says there are none. For a strategic merge
 	// patch it is the list of $setElementOrder/finalizers when given (the
 	// finalizers left after the patch), else the patch's finalizers list.
-	Finalizers []string `json:"finalizers"`
+	Finalizers      []string   `json:"finalizers"`
+	OwnerReferences []OwnerRef `json:"ownerReferences,omitempty"`
+	// MetaExtras, nil when the body has none, holds what few bodies
+	// carry: a log of millions of events keeps hundreds of thousands of
+	// Metas, and each would otherwise hold three empty slices.
+	*MetaExtras
+}
+
+// MetaExtras are the fields of a Meta that only a patch removing owner
+// references or finalizers, or a List, sets.
+type MetaExtras struct {
 	// RemovedFinalizers are the finalizers a strategic merge patch
 	// deletes ($deleteFromPrimitiveList/finalizers).
-	RemovedFinalizers []string   `json:"removedFinalizers,omitempty"`
-	OwnerReferences   []OwnerRef `json:"ownerReferences,omitempty"`
+	RemovedFinalizers []string `json:"removedFinalizers,omitempty"`
 	// RemovedOwnerUIDs are the owner references a strategic merge patch
 	// deletes ({"$patch":"delete","uid":U}), as the garbage collector
 	// orphans a dependent.
 	RemovedOwnerUIDs []string `json:"removedOwnerUIDs,omitempty"`
 	// Items are the objects of a List response (a deletecollection's).
 	Items []Meta `json:"items,omitempty"`
+}
+
+// extras returns m's MetaExtras, made when m has none, to set.
+func (m *Meta) extras() *MetaExtras {
+	if m.MetaExtras == nil {
+		m.MetaExtras = &MetaExtras{}
+	}
+	return m.MetaExtras
+}
+
+// OwnersRemoved is RemovedOwnerUIDs, nil when m has no MetaExtras.
+func (m *Meta) OwnersRemoved() []string {
+	if m.MetaExtras == nil {
+		return nil
+	}
+	return m.RemovedOwnerUIDs
+}
+
+// Removes reports whether m removes an owner reference or a finalizer.
+func (m *Meta) Removes() bool {
+	return m.MetaExtras != nil && (len(m.RemovedOwnerUIDs) > 0 || len(m.RemovedFinalizers) > 0)
+}
+
+// ListItems is Items, nil when m has no MetaExtras.
+func (m *Meta) ListItems() []Meta {
+	if m.MetaExtras == nil {
+		return nil
+	}
+	return m.Items
 }
 
 // OwnerRef is one owner reference of a Meta: the snapshot model's own, so

@@ -111,7 +111,7 @@ func (ch *chains) underMissingOwner(r *record, c cause) {
 		group, _ := snapshot.SplitAPIVersion(ref.APIVersion)
 		t, _ := ch.ix.kinds.byKind[[2]string{group, ref.Kind}]
 		o = ch.ix.add(objKey{t, r.key.namespace, ref.Name}, ref.UID)
-		o.ref = snapshot.ObjectRef{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: r.key.namespace, Name: ref.Name, UID: ref.UID}
+		o.setType(ref.APIVersion, ref.Kind)
 	}
 	if _, known := ch.causes[o]; !known {
 		ch.missing[ref.UID] = o
@@ -138,7 +138,7 @@ func (ch *chains) byTiming(r *record, c cause) {
 	}
 	c.parent, c.via, c.evidence = best, ViaOwnerReference, EvidenceTiming
 	c.detail = fmt.Sprintf("its owner references are in neither the log nor a snapshot: tied to %s only because its deletion started %s later (a guess)",
-		describe(best.ref), at.Sub(bestAt).Round(time.Millisecond))
+		describe(best.ref()), at.Sub(bestAt).Round(time.Millisecond))
 	ch.link(r, c)
 }
 
@@ -188,7 +188,7 @@ func (ch *chains) tree(r *record, seen map[*record]bool) Link {
 		if x := a.startTime().Compare(b.startTime()); x != 0 {
 			return x
 		}
-		return a.ref.Compare(b.ref)
+		return a.ref().Compare(b.ref())
 	})
 	for _, k := range kids {
 		if !seen[k] {
@@ -199,7 +199,7 @@ func (ch *chains) tree(r *record, seen map[*record]bool) Link {
 }
 
 func (ch *chains) linkOf(r *record, c cause) Link {
-	l := Link{Object: r.ref, Via: c.via, Evidence: c.evidence, Actor: c.actor, Detail: c.detail, Steps: ch.ix.stepsOf(r)}
+	l := Link{Object: r.ref(), Via: c.via, Evidence: c.evidence, Actor: c.actor, Detail: c.detail, Steps: ch.ix.stepsOf(r)}
 	if c.via == ViaRoot {
 		l.Evidence = EvidenceAudit
 		if _, missing := ch.missing[r.uid]; missing && r.start() == nil {
@@ -273,7 +273,7 @@ func stepWhat(e *audit.Event, started bool) string {
 		return StepMarkDeleting
 	case e.Verb == "delete":
 		return StepDelete
-	case (e.Verb == "patch" || e.Verb == "update") && e.Request != nil && len(e.Request.RemovedOwnerUIDs) > 0:
+	case (e.Verb == "patch" || e.Verb == "update") && e.Request != nil && len(e.Request.OwnersRemoved()) > 0:
 		return StepOrphan
 	case (e.Verb == "patch" || e.Verb == "update") && started:
 		if e.Object.Subresource == "finalize" || removedIt(e) {

@@ -269,20 +269,12 @@ var crdType = typeKey{"apiextensions.k8s.io", "customresourcedefinitions"}
 
 // crdRecord is the record of the CRD that defines r's type, if known.
 func (ix *index) crdRecord(r *record) *record {
-	rs := ix.byKey[objKey{crdType, "", r.key.resource + "." + r.key.group}]
-	if len(rs) == 0 {
-		return nil
-	}
-	return rs[len(rs)-1]
+	return ix.byKey[objKey{crdType, "", r.key.resource + "." + r.key.group}]
 }
 
 func (ix *index) namespaceRecord(ns string) *record {
 	if ns == "" {
 		return nil
 	}
-	rs := ix.byKey[objKey{typeKey{"", "namespaces"}, "", ns}]
-	if len(rs) == 0 {
-		return nil
-	}
-	return rs[len(rs)-1]
+	return ix.byKey[objKey{typeKey{"", "namespaces"}, "", ns}]
 }

@@ -45,7 +45,7 @@ func TestOrphaningIsLinkedToTheOrphanDelete(t *testing.T) {
 			b.add("alice", "delete", ref("apps", "deployments", "team-a", "web"), withOptions("Orphan"))
 			b.add(gcUser, "patch", ref("apps", "replicasets", "team-a", "web-1"), func(e *audit.Event) {
 				if tc.level == audit.LevelRequestResponse {
-					e.Request = &audit.Meta{RemovedOwnerUIDs: []string{deploy.Metadata.UID}, UID: rs.Metadata.UID}
+					e.Request = &audit.Meta{MetaExtras: &audit.MetaExtras{RemovedOwnerUIDs: []string{deploy.Metadata.UID}}, UID: rs.Metadata.UID}
 				}
 			})
 			pm := Analyze(Input{Log: b.log(), Before: before, After: after, Predict: true})
@@ -302,7 +302,7 @@ func TestUpdatesBeforeASweepAreNotSteps(t *testing.T) {
 	})
 	b.add("alice", "delete", ref("", "namespaces", "", "team-a"))
 	b.add(nsUser, "deletecollection", ref("", "configmaps", "team-a", ""), func(e *audit.Event) {
-		e.Response = &audit.Meta{Kind: "ConfigMapList", Items: []audit.Meta{{Namespace: "team-a", Name: "cfg", UID: "cm-1"}}}
+		e.Response = &audit.Meta{Kind: "ConfigMapList", MetaExtras: &audit.MetaExtras{Items: []audit.Meta{{Namespace: "team-a", Name: "cfg", UID: "cm-1"}}}}
 	})
 	pm := Analyze(Input{Log: b.log()})
 	l, ok := flatten(rootOf(t, pm, "Namespace", "team-a").Cascade)["cm-1"]

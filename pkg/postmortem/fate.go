@@ -114,8 +114,8 @@ func (ix *index) orphanedFrom(r *record) (uids []string, e *audit.Event, evidenc
 		if ev.Verb != "patch" && ev.Verb != "update" || !accepted(ev) || actor(ev) != ActorGarbageCollector {
 			continue
 		}
-		if ev.Request != nil && len(ev.Request.RemovedOwnerUIDs) > 0 {
-			return ev.Request.RemovedOwnerUIDs, ev, EvidenceAudit
+		if ev.Request != nil && len(ev.Request.OwnersRemoved()) > 0 {
+			return ev.Request.OwnersRemoved(), ev, EvidenceAudit
 		}
 		if e == nil && ev.Object.Subresource == "" {
 			e = ev

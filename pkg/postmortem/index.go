@@ -20,7 +20,10 @@ type objKey struct {
 type record struct {
 	key objKey
 	uid string
-	ref snapshot.ObjectRef
+	// apiVersion and kind name the object's type in its ref (see ref):
+	// a log of millions of events files hundreds of thousands of
+	// records, which would otherwise hold their names twice.
+	apiVersion, kind string
 	// owners and where they are known from (EvidenceAudit or
 	// EvidenceSnapshot); ownersFromAudit is set when a logged object
 	// carried them.
@@ -31,20 +34,30 @@ type record struct {
 	events     []*audit.Event
 	// sweep is the deletecollection that removed the object, when no
 	// event names it.
-	sweep     *audit.Event
-	sweptByID bool // the deletecollection's response listed it
+	sweep *audit.Event
 	// lastMeta is the latest logged state of the object.
 	lastMeta *audit.Meta
 	// started caches start(), which every sort and walk asks for; it is
 	// valid while startKnown, reset when an event or a sweep is filed.
 	started    *audit.Event
 	startKnown bool
+	sweptByID  bool // the deletecollection's response listed it
 }
+
+// ref names the object as the document does.
+func (r *record) ref() snapshot.ObjectRef {
+	return snapshot.ObjectRef{APIVersion: r.apiVersion, Kind: r.kind, Namespace: r.key.namespace, Name: r.key.name, UID: r.uid}
+}
+
+// setType sets the type the object's ref names.
+func (r *record) setType(apiVersion, kind string) { r.apiVersion, r.kind = apiVersion, kind }
 
 // index files every object the snapshots and the log know.
 type index struct {
 	kinds *kinds
-	byKey map[objKey][]*record
+	// byKey is the latest incarnation of each name: all that is asked
+	// of it, and a slice per name would hold hundreds of thousands more.
+	byKey map[objKey]*record
 	byUID map[string]*record
 	all   []*record
 	colls []*audit.Event // deletecollections, in time order
@@ -64,7 +77,7 @@ func newIndex(k *kinds, before, after *snapshot.Snapshot, events int) *index {
 			n += len(s.Objects)
 		}
 	}
-	ix := &index{kinds: k, byKey: make(map[objKey][]*record, n), byUID: make(map[string]*record, n), before: before, after: after}
+	ix := &index{kinds: k, byKey: make(map[objKey]*record, n), byUID: make(map[string]*record, n), before: before, after: after}
 	if before != nil {
 		for i := range before.Objects {
 			o := &before.Objects[i]
@@ -99,14 +112,14 @@ func (ix *index) fromSnapshot(o *snapshot.Object) *record {
 		return r
 	}
 	r := ix.add(key, o.Metadata.UID)
-	r.ref = o.Ref()
+	r.setType(o.APIVersion, o.Kind)
 	return r
 }
 
 func (ix *index) add(key objKey, uid string) *record {
 	r := &record{key: key, uid: uid}
-	r.ref = ix.kinds.ref(key.typeKey, "", key.namespace, key.name, uid)
-	ix.byKey[key] = append(ix.byKey[key], r)
+	r.setType(ix.kinds.typeRef(key.typeKey, ""))
+	ix.byKey[key] = r
 	if uid != "" {
 		ix.byUID[uid] = r
 	}
@@ -150,8 +163,9 @@ func (ix *index) fileItems(e *audit.Event, t typeKey) {
 	if e.Response == nil {
 		return
 	}
-	for i := range e.Response.Items {
-		it := &e.Response.Items[i]
+	items := e.Response.ListItems()
+	for i := range items {
+		it := &items[i]
 		r := ix.recordFor(objKey{t, it.Namespace, it.Name}, it.UID, false)
 		r.sweep, r.sweptByID, r.startKnown = e, true, false
 		r.lastMeta = it
@@ -170,13 +184,10 @@ func (ix *index) recordFor(key objKey, uid string, create bool) *record {
 			return r
 		}
 	}
-	rs := ix.byKey[key]
-	if n := len(rs); n > 0 {
-		last := rs[n-1]
+	if last := ix.byKey[key]; last != nil {
 		switch {
 		case last.uid == "" && uid != "":
 			last.uid = uid
-			last.ref.UID = uid
 			ix.byUID[uid] = last
 			return last
 		case uid == "" && (!create || !last.startedDeleting()):
@@ -195,7 +206,7 @@ func (ix *index) learnMeta(r *record, e *audit.Event) {
 	}
 	r.lastMeta = m
 	if audit.ObjectKind(m.APIVersion, m.Kind) {
-		r.ref.Kind, r.ref.APIVersion = m.Kind, m.APIVersion
+		r.setType(m.APIVersion, m.Kind)
 	}
 	if len(m.OwnerReferences) > 0 && r.ownersFrom != EvidenceAudit {
 		r.owners, r.ownersFrom = m.OwnerReferences, EvidenceAudit
@@ -273,7 +284,7 @@ func sortedRecords(rs []*record) []*record {
 		if c := a.startTime().Compare(b.startTime()); c != 0 {
 			return c
 		}
-		return a.ref.Compare(b.ref)
+		return a.ref().Compare(b.ref())
 	})
 	return out
 }

@@ -56,22 +56,23 @@ func (k *kinds) learn(t typeKey, apiVersion, kind string) {
 	k.byKind[[2]string{t.group, kind}] = t
 }
 
-// ref is the ObjectRef of an object of type t, its kind looked up; an
+// typeRef is the apiVersion and kind of an object of type t, its kind
+// looked up (version when given, else the type's preferred one); an
 // unknown type keeps its resource name as the kind, which says what it is.
-func (k *kinds) ref(t typeKey, version, namespace, name, uid string) snapshot.ObjectRef {
+func (k *kinds) typeRef(t typeKey, version string) (apiVersion, kind string) {
 	r, ok := k.byResource[t]
-	kind := t.resource
+	kind = t.resource
 	if ok {
 		kind = r.Kind
 		if version == "" {
 			version = r.Version
 		}
 	}
-	apiVersion := version
+	apiVersion = version
 	if t.group != "" {
 		apiVersion = t.group + "/" + version
 	}
-	return snapshot.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: namespace, Name: name, UID: uid}
+	return apiVersion, kind
 }
 
 // typeOf is the audit type of a snapshot object.

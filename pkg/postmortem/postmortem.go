@@ -173,7 +173,7 @@ func (ch *chains) rootOrder() []*record {
 		if c := a.startTime().Compare(b.startTime()); c != 0 {
 			return c
 		}
-		return a.ref.Compare(b.ref)
+		return a.ref().Compare(b.ref())
 	})
 	return out
 }
@@ -253,7 +253,7 @@ func (ch *chains) indexSweeps() {
 
 func requestOf(r *record, c cause) Request {
 	s := r.start()
-	req := Request{Object: RequestObject{ObjectRef: r.ref, Resource: r.key.resource}, Actor: c.actor}
+	req := Request{Object: RequestObject{ObjectRef: r.ref(), Resource: r.key.resource}, Actor: c.actor}
 	if c.actor == ActorUser || s == nil {
 		req.Actor = cmp.Or(req.Actor, "unknown")
 	}
@@ -350,7 +350,7 @@ func anyLink(ls []Link, f func(Link) bool) bool {
 func (ch *chains) explainRest(s Scope) []Unexplained {
 	out := []Unexplained{}
 	for _, r := range ch.unexplained {
-		if !s.matches(r.ref) {
+		if !s.matches(r.ref()) {
 			continue
 		}
 		out = append(out, ch.ix.unexplained(r))

@@ -81,7 +81,7 @@ func namespaceDelete(objs map[string]snapshot.Object, level string) *audit.Log {
 	b.add(nsUser, "deletecollection", ref("", "configmaps", "team-a", ""))
 	b.add(nsUser, "deletecollection", ref("apps", "deployments", "team-a", ""), func(e *audit.Event) {
 		if level == audit.LevelRequestResponse {
-			e.Response = &audit.Meta{Kind: "DeploymentList", Items: []audit.Meta{{Kind: "Deployment", APIVersion: "apps/v1", Namespace: "team-a", Name: "web", UID: objs["deploy"].Metadata.UID}}}
+			e.Response = &audit.Meta{Kind: "DeploymentList", MetaExtras: &audit.MetaExtras{Items: []audit.Meta{{Kind: "Deployment", APIVersion: "apps/v1", Namespace: "team-a", Name: "web", UID: objs["deploy"].Metadata.UID}}}}
 		}
 	})
 	b.add(gcUser, "delete", ref("apps", "replicasets", "team-a", "web-1"), precondition(objs["rs"].Metadata.UID), func(e *audit.Event) {

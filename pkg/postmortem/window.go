@@ -58,7 +58,7 @@ func warnings(in Input, ch *chains) []string {
 		out = append(out, fmt.Sprintf("the after snapshot was taken at %s, before the log ends (%s): what went later is not confirmed by it", stamp(a.CapturedAt), stamp(w.To)))
 	}
 	for _, o := range sortedRecords(mapValues(ch.missing)) {
-		out = append(out, fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", describe(o.ref)))
+		out = append(out, fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", describe(o.ref())))
 	}
 	return out
 }
@@ -81,7 +81,7 @@ func describe(r snapshot.ObjectRef) string {
 
 // unexplained says what is known of an object that went with no chain.
 func (ix *index) unexplained(r *record) Unexplained {
-	u := Unexplained{Object: r.ref, LikelyRemover: "unknown", Evidence: "none"}
+	u := Unexplained{Object: r.ref(), LikelyRemover: "unknown", Evidence: "none"}
 	s := r.start()
 	switch {
 	case s != nil && actor(s) == ActorKubelet:
