@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"io"
 	"os"
 	"slices"
@@ -305,7 +306,7 @@ func (o *applyOptions) applier() (a *apply.Applier, stop func(), err error) {
 
 // finish prints the report, whatever happened, and turns the outcome into
 // the command's error and exit code.
-func (o *applyOptions) finish(rep *apply.Report, err error) error {
+func (o *applyOptions) finish(rep *report.Report, err error) error {
 	if rep != nil {
 		var perr error
 		if o.output.isDocument() {

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kgc-dev/kgc/pkg/apply"
 )
 
 // writePlan plans a delete from the shop dump and writes the document.
@@ -117,24 +116,24 @@ func TestApplyRemedyOffline(t *testing.T) {
 }
 
 func TestApplyExitCodes(t *testing.T) {
-	refusal := func(reason string) error { return &apply.Refusal{Reason: reason, Message: "m"} }
+	refusal := func(reason string) error { return &report.Refusal{Reason: reason, Message: "m"} }
 	for name, tc := range map[string]struct {
-		rep  apply.Report
+		rep  report.Report
 		err  error
 		want int
 	}{
-		"as planned":         {apply.Report{Outcome: apply.OutcomeAsPlanned}, nil, exitOK},
-		"dry run accepted":   {apply.Report{Outcome: apply.OutcomeDryRunAccepted}, nil, exitOK},
-		"sent, not followed": {apply.Report{Outcome: apply.OutcomeSent}, nil, exitOK},
-		"stale":              {apply.Report{}, refusal(apply.ReasonStale), exitStale},
-		"no basis":           {apply.Report{}, refusal(apply.ReasonNoBasis), exitStale},
-		"other cluster":      {apply.Report{}, refusal(apply.ReasonOtherCluster), exitOtherCluster},
-		"cap":                {apply.Report{}, refusal(apply.ReasonMaxDeletions), exitLimit},
-		"predicted to hang":  {apply.Report{}, refusal(apply.ReasonBlocked), exitLimit},
-		"not confirmed":      {apply.Report{}, refusal(apply.ReasonNotConfirmed), exitNotConfirmed},
-		"diverged":           {apply.Report{Outcome: apply.OutcomeDiverged}, nil, exitDiverged},
-		"timed out":          {apply.Report{Outcome: apply.OutcomeTimedOut}, nil, exitTimedOut},
-		"server refused":     {apply.Report{Outcome: apply.OutcomeRejected}, errors.New("forbidden"), exitError},
+		"as planned":         {report.Report{Outcome: report.OutcomeAsPlanned}, nil, exitOK},
+		"dry run accepted":   {report.Report{Outcome: report.OutcomeDryRunAccepted}, nil, exitOK},
+		"sent, not followed": {report.Report{Outcome: report.OutcomeSent}, nil, exitOK},
+		"stale":              {report.Report{}, refusal(report.ReasonStale), exitStale},
+		"no basis":           {report.Report{}, refusal(report.ReasonNoBasis), exitStale},
+		"other cluster":      {report.Report{}, refusal(report.ReasonOtherCluster), exitOtherCluster},
+		"cap":                {report.Report{}, refusal(report.ReasonMaxDeletions), exitLimit},
+		"predicted to hang":  {report.Report{}, refusal(report.ReasonBlocked), exitLimit},
+		"not confirmed":      {report.Report{}, refusal(report.ReasonNotConfirmed), exitNotConfirmed},
+		"diverged":           {report.Report{Outcome: report.OutcomeDiverged}, nil, exitDiverged},
+		"timed out":          {report.Report{Outcome: report.OutcomeTimedOut}, nil, exitTimedOut},
+		"server refused":     {report.Report{Outcome: report.OutcomeRejected}, errors.New("forbidden"), exitError},
 	} {
 		t.Run(name, func(t *testing.T) {
 			rep := tc.rep
@@ -151,16 +150,16 @@ func TestApplyExitCodes(t *testing.T) {
 // line repeating it, and the exit code is the refusal's. Redirected, or as
 // a document, stderr still says it.
 func TestRefusalSaidOnce(t *testing.T) {
-	refused := &apply.Report{Outcome: apply.OutcomeRefused, Refusal: &apply.Refusal{Reason: apply.ReasonStale, Message: "the cluster changed"}}
+	refused := &report.Report{Outcome: report.OutcomeRefused, Refusal: &report.Refusal{Reason: report.ReasonStale, Message: "the cluster changed"}}
 	for _, tt := range []struct {
 		name     string
-		rep      *apply.Report
+		rep      *report.Report
 		terminal bool
 		wantErr  string
 	}{
 		{"text on a terminal", refused, true, ""},
 		{"redirected", refused, false, "error: the cluster changed\n"},
-		{"not a refusal", &apply.Report{Outcome: apply.OutcomeTimedOut}, true, "error: the cluster changed\n"},
+		{"not a refusal", &report.Report{Outcome: report.OutcomeTimedOut}, true, "error: the cluster changed\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var errOut bytes.Buffer

@@ -3,12 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/kgc-dev/kgc/pkg/apply"
 )
 
 // Exit codes. They are decided here and nowhere else, so that scripts can
@@ -38,18 +37,18 @@ const (
 // applyError gives an apply's error its exit code: refusals by reason, and
 // a cascade that diverged or did not finish as errors of their own, after
 // the report was printed.
-func applyError(rep *apply.Report, err error) error {
-	var ref *apply.Refusal
+func applyError(rep *report.Report, err error) error {
+	var ref *report.Refusal
 	switch {
 	case errors.As(err, &ref):
 		return &codedError{code: refusalCode(ref.Reason), err: err}
 	case err != nil:
 		return err
-	case rep.Outcome == apply.OutcomeDiverged:
+	case rep.Outcome == report.OutcomeDiverged:
 		return &codedError{code: exitDiverged, err: fmt.Errorf("%d object(s) diverged from the plan: see the report, and kgc why-stuck for objects still terminating", rep.Summary.Diverged)}
-	case rep.Outcome == apply.OutcomeInterrupted:
+	case rep.Outcome == report.OutcomeInterrupted:
 		return &codedError{code: exitInterrupted, err: fmt.Errorf("interrupted: %d object(s) still in progress; the cascade goes on in the cluster: follow up with kgc why-stuck", rep.Summary.InProgress)}
-	case rep.Outcome == apply.OutcomeTimedOut:
+	case rep.Outcome == report.OutcomeTimedOut:
 		return &codedError{code: exitTimedOut, err: fmt.Errorf("%d object(s) still in progress at --timeout: follow up with kgc why-stuck, or apply with a longer --timeout next time", rep.Summary.InProgress)}
 	}
 	return nil
@@ -59,7 +58,7 @@ func applyError(rep *apply.Report, err error) error {
 // that says it went to the terminal stderr also writes to: one terminal
 // shows a refusal once. Redirected, the report is in a file and stderr
 // still says why the command failed.
-func saidInReport(err error, rep *apply.Report, textOnTerminal bool) error {
+func saidInReport(err error, rep *report.Report, textOnTerminal bool) error {
 	var ce *codedError
 	if textOnTerminal && rep != nil && rep.Refusal != nil && len(rep.Requests) == 0 && errors.As(err, &ce) {
 		ce.said = true
@@ -69,15 +68,15 @@ func saidInReport(err error, rep *apply.Report, textOnTerminal bool) error {
 
 func refusalCode(reason string) int {
 	switch reason {
-	case apply.ReasonStale, apply.ReasonNoBasis:
+	case report.ReasonStale, report.ReasonNoBasis:
 		return exitStale
-	case apply.ReasonApplied:
+	case report.ReasonApplied:
 		return exitApplied
-	case apply.ReasonOtherCluster:
+	case report.ReasonOtherCluster:
 		return exitOtherCluster
-	case apply.ReasonMaxDeletions, apply.ReasonBlocked, apply.ReasonKept:
+	case report.ReasonMaxDeletions, report.ReasonBlocked, report.ReasonKept:
 		return exitLimit
-	case apply.ReasonNotConfirmed:
+	case report.ReasonNotConfirmed:
 		return exitNotConfirmed
 	}
 	return exitError

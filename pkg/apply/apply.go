@@ -13,6 +13,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"io"
 	"slices"
 	"time"
@@ -45,7 +46,7 @@ type Cluster interface {
 // DeleteRequest is a guarded DELETE.
 type DeleteRequest struct {
 	Object            snapshot.ObjectRef
-	Preconditions     Preconditions
+	Preconditions     report.Preconditions
 	PropagationPolicy plan.Policy // PolicyDefault sends none
 	DryRun            bool
 }
@@ -107,7 +108,7 @@ type Applier struct {
 // holds and is confirmed, sends its DELETE and follows the cascade. The
 // report is returned even with a refusal (as the error), so that the
 // caller can print both.
-func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*Report, error) {
+func (a *Applier) Apply(ctx context.Context, saved *plan.Plan) (*report.Report, error) {
 	rep := newReport(saved)
 	fresh, err := a.Preflight(ctx, saved)
 	if err != nil {
@@ -163,14 +164,14 @@ func Precheck(p *plan.Plan) error {
 
 // RefusedReport is the report of a plan refused by err before anything
 // was read from the cluster.
-func RefusedReport(p *plan.Plan, err error) *Report {
+func RefusedReport(p *plan.Plan, err error) *report.Report {
 	rep, _ := newReport(p).Refused(err)
 	return rep
 }
 
 // ApplyFresh applies a plan just made from snap: nothing to re-plan, but
 // every other check holds.
-func (a *Applier) ApplyFresh(ctx context.Context, p *plan.Plan, snap *snapshot.Snapshot) (*Report, error) {
+func (a *Applier) ApplyFresh(ctx context.Context, p *plan.Plan, snap *snapshot.Snapshot) (*report.Report, error) {
 	rep := newReport(p)
 	if err := CheckDocument(p); err != nil {
 		return rep.Refused(err)
@@ -228,7 +229,7 @@ func objectByUID(snap *snapshot.Snapshot, uid string) *snapshot.Object {
 
 // run is everything after the plan is known to hold: the limits, the
 // confirmation, the DELETE and following it.
-func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report) (*Report, error) {
+func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *report.Report) (*report.Report, error) {
 	rep.DryRun = a.Options.DryRun
 	if err := CheckLimits(fresh, a.Options.Limits); err != nil {
 		return rep.Refused(err)
@@ -259,7 +260,7 @@ func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *Report)
 		return rep, err
 	}
 	if a.Options.Timeout == 0 {
-		rep.Outcome = OutcomeSent
+		rep.Outcome = report.OutcomeSent
 		rep.Notes = append(rep.Notes, "--timeout=0: the cascade was not followed")
 		return rep, nil
 	}
@@ -277,7 +278,7 @@ func (a *Applier) confirm(p *plan.Plan) error {
 func deleteRequest(p *plan.Plan, dryRun bool) DeleteRequest {
 	t := p.Request.Target
 	return DeleteRequest{Object: t, PropagationPolicy: p.Request.PropagationPolicy, DryRun: dryRun,
-		Preconditions: Preconditions{UID: t.UID, ResourceVersion: basisOf(p, t.UID).ResourceVersion}}
+		Preconditions: report.Preconditions{UID: t.UID, ResourceVersion: basisOf(p, t.UID).ResourceVersion}}
 }
 
 func (a *Applier) now() time.Time {
@@ -287,36 +288,36 @@ func (a *Applier) now() time.Time {
 	return time.Now()
 }
 
-func (a *Applier) record(req DeleteRequest, resp Response) RequestRecord {
-	return RequestRecord{Time: a.now().UTC(), Verb: "DELETE", Object: req.Object, Preconditions: req.Preconditions,
+func (a *Applier) record(req DeleteRequest, resp Response) report.RequestRecord {
+	return report.RequestRecord{Time: a.now().UTC(), Verb: "DELETE", Object: req.Object, Preconditions: req.Preconditions,
 		PropagationPolicy: req.PropagationPolicy, DryRun: req.DryRun, Status: resp.Status, Message: resp.Message, AuditID: resp.AuditID}
 }
 
 // judgeResponse sets the outcome the DELETE's response decides: a 409 is
 // the target changing between the check and the request (stale, nothing
 // deleted); any other failure is the server's refusal.
-func judgeResponse(rep *Report, req DeleteRequest, resp Response) error {
+func judgeResponse(rep *report.Report, req DeleteRequest, resp Response) error {
 	ok := resp.Status >= 200 && resp.Status < 300
 	switch {
 	case resp.Status == 409:
-		_, err := rep.Refused(refuse(ReasonStale, "the API server refused the DELETE: %s changed since it was checked (%s); nothing was deleted: re-plan", refString(req.Object), resp.Message))
+		_, err := rep.Refused(refuse(report.ReasonStale, "the API server refused the DELETE: %s changed since it was checked (%s); nothing was deleted: re-plan", refString(req.Object), resp.Message))
 		return err
 	case req.DryRun && ok:
-		rep.Outcome = OutcomeDryRunAccepted
+		rep.Outcome = report.OutcomeDryRunAccepted
 		return nil
 	case req.DryRun:
-		rep.Outcome = OutcomeDryRunRejected
+		rep.Outcome = report.OutcomeDryRunRejected
 	case ok:
 		return nil
 	default:
-		rep.Outcome = OutcomeRejected
+		rep.Outcome = report.OutcomeRejected
 	}
 	return fmt.Errorf("the API server refused the DELETE of %s (HTTP %d): %s", refString(req.Object), resp.Status, resp.Message)
 }
 
-func newReport(p *plan.Plan) *Report {
-	rep := &Report{APIVersion: snapshot.APIVersion, Kind: "ApplyReport", Target: p.Target, PropagationPolicy: p.PropagationPolicy,
-		Digest: p.Digest, Cluster: p.Cluster, Requests: []RequestRecord{}, Objects: []ObjectResult{}}
+func newReport(p *plan.Plan) *report.Report {
+	rep := &report.Report{APIVersion: snapshot.APIVersion, Kind: "ApplyReport", Target: p.Target, PropagationPolicy: p.PropagationPolicy,
+		Digest: p.Digest, Cluster: p.Cluster, Requests: []report.RequestRecord{}, Objects: []report.ObjectResult{}}
 	if p.Request != nil {
 		rep.Target, rep.PropagationPolicy = p.Request.Target, p.Request.PropagationPolicy
 	}

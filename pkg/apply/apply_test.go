@@ -3,6 +3,7 @@ package apply
 import (
 	"bytes"
 	"context"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,14 +37,14 @@ func TestApplyAsPlanned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Outcome != OutcomeAsPlanned || rep.Summary.AsPlanned != 3 {
+	if rep.Outcome != report.OutcomeAsPlanned || rep.Summary.AsPlanned != 3 {
 		t.Errorf("outcome %s, summary %+v; want as-planned, 3", rep.Outcome, rep.Summary)
 	}
 	if len(f.deletes) != 1 {
 		t.Fatalf("sent %d DELETEs, want 1", len(f.deletes))
 	}
 	d := f.deletes[0]
-	if d.Preconditions != (Preconditions{UID: ownerUID, ResourceVersion: "10"}) || d.PropagationPolicy != plan.PolicyBackground || d.DryRun {
+	if d.Preconditions != (report.Preconditions{UID: ownerUID, ResourceVersion: "10"}) || d.PropagationPolicy != plan.PolicyBackground || d.DryRun {
 		t.Errorf("DELETE %+v, want preconditions uid and resourceVersion 10 from the basis, Background, not a dry run", d)
 	}
 	var out bytes.Buffer
@@ -62,11 +63,11 @@ func TestApplyRefusesBeforeAnyRequest(t *testing.T) {
 		opts    Options
 		want    string
 	}{
-		"another cluster":       {&fakeCluster{snap: other}, Options{Consent: yes}, ReasonOtherCluster},
-		"target relabelled":     {&fakeCluster{snap: withRV(shop(), ownerUID, "14")}, Options{Consent: yes}, ReasonStale},
-		"cap below the plan":    {&fakeCluster{snap: shop()}, Options{Consent: yes, Limits: Limits{MaxDeletions: 1}}, ReasonMaxDeletions},
-		"no terminal, no --yes": {&fakeCluster{snap: shop()}, Options{}, ReasonNotConfirmed},
-		"wrong --confirm":       {&fakeCluster{snap: shop()}, Options{Consent: Consent{Digest: "sha256:0"}}, ReasonNotConfirmed},
+		"another cluster":       {&fakeCluster{snap: other}, Options{Consent: yes}, report.ReasonOtherCluster},
+		"target relabelled":     {&fakeCluster{snap: withRV(shop(), ownerUID, "14")}, Options{Consent: yes}, report.ReasonStale},
+		"cap below the plan":    {&fakeCluster{snap: shop()}, Options{Consent: yes, Limits: Limits{MaxDeletions: 1}}, report.ReasonMaxDeletions},
+		"no terminal, no --yes": {&fakeCluster{snap: shop()}, Options{}, report.ReasonNotConfirmed},
+		"wrong --confirm":       {&fakeCluster{snap: shop()}, Options{Consent: Consent{Digest: "sha256:0"}}, report.ReasonNotConfirmed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			rep, err := applier(tc.cluster, tc.opts).Apply(context.Background(), saved)
@@ -76,7 +77,7 @@ func TestApplyRefusesBeforeAnyRequest(t *testing.T) {
 			if len(tc.cluster.deletes) != 0 {
 				t.Errorf("a refused apply sent %+v", tc.cluster.deletes)
 			}
-			if rep.Outcome != OutcomeRefused || rep.Refusal == nil || len(rep.Requests) != 0 {
+			if rep.Outcome != report.OutcomeRefused || rep.Refusal == nil || len(rep.Requests) != 0 {
 				t.Errorf("report outcome %s, refusal %+v, requests %d", rep.Outcome, rep.Refusal, len(rep.Requests))
 			}
 		})
@@ -98,7 +99,7 @@ func TestApplyConflictIsStale(t *testing.T) {
 	saved := mustPlan(t, shop(), plan.PolicyBackground)
 	f := &fakeCluster{snap: shop(), status: 409, message: "Precondition failed: ResourceVersion in precondition: 10, ResourceVersion in object meta: 15"}
 	rep, err := applier(f, Options{Consent: yes}).Apply(context.Background(), saved)
-	if reason(err) != ReasonStale {
+	if reason(err) != report.ReasonStale {
 		t.Fatalf("refusal %s, want stale", reason(err))
 	}
 	if len(rep.Requests) != 1 || rep.Requests[0].Status != 409 {
@@ -111,7 +112,7 @@ func TestApplyDryRun(t *testing.T) {
 	saved := mustPlan(t, shop(), plan.PolicyForeground)
 	f := &fakeCluster{snap: shop()}
 	rep, err := applier(f, Options{Consent: yes, DryRun: true}).Apply(context.Background(), saved)
-	if err != nil || rep.Outcome != OutcomeDryRunAccepted {
+	if err != nil || rep.Outcome != report.OutcomeDryRunAccepted {
 		t.Fatalf("outcome %s, err %v; want dry-run-accepted", rep.Outcome, err)
 	}
 	if len(f.deletes) != 1 || !f.deletes[0].DryRun || f.deletes[0].PropagationPolicy != plan.PolicyForeground {
@@ -119,7 +120,7 @@ func TestApplyDryRun(t *testing.T) {
 	}
 	f = &fakeCluster{snap: shop(), status: 403, message: `configmaps "owner" is forbidden`}
 	rep, err = applier(f, Options{Consent: yes, DryRun: true}).Apply(context.Background(), saved)
-	if err == nil || rep.Outcome != OutcomeDryRunRejected {
+	if err == nil || rep.Outcome != report.OutcomeDryRunRejected {
 		t.Errorf("outcome %s, err %v; want dry-run-rejected with an error", rep.Outcome, err)
 	}
 }
@@ -133,7 +134,7 @@ func TestApplyDivergedAndTimedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Outcome != OutcomeDiverged || rep.Summary != (ResultSummary{AsPlanned: 1, Diverged: 1, InProgress: 1}) {
+	if rep.Outcome != report.OutcomeDiverged || rep.Summary != (report.ResultSummary{AsPlanned: 1, Diverged: 1, InProgress: 1}) {
 		t.Errorf("outcome %s, summary %+v; want diverged, 1/1/1", rep.Outcome, rep.Summary)
 	}
 	var out bytes.Buffer
@@ -144,7 +145,7 @@ func TestApplyDivergedAndTimedOut(t *testing.T) {
 
 	f = &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{"secret-shop-a": b, "secret-shop-b": b}}
 	rep, _ = applier(f, Options{Consent: yes, Timeout: 100 * time.Millisecond}).Apply(context.Background(), saved)
-	if rep.Outcome != OutcomeTimedOut {
+	if rep.Outcome != report.OutcomeTimedOut {
 		t.Errorf("outcome %s, want timed-out", rep.Outcome)
 	}
 }
@@ -157,7 +158,7 @@ func TestApplyStaleReportGolden(t *testing.T) {
 	late.Metadata.OwnerReferences[0].UID = owner.Metadata.UID
 	f := &fakeCluster{snap: shop(late)}
 	rep, err := applier(f, Options{Consent: yes}).Apply(context.Background(), saved)
-	if reason(err) != ReasonStale {
+	if reason(err) != report.ReasonStale {
 		t.Fatalf("refusal %s, want stale", reason(err))
 	}
 	var out bytes.Buffer
@@ -173,7 +174,7 @@ func TestApplySendOnly(t *testing.T) {
 	a := applier(f, Options{Consent: yes})
 	a.Options.Timeout = 0
 	rep, err := a.Apply(context.Background(), saved)
-	if err != nil || rep.Outcome != OutcomeSent || len(rep.Objects) != 0 {
+	if err != nil || rep.Outcome != report.OutcomeSent || len(rep.Objects) != 0 {
 		t.Errorf("outcome %s, err %v, objects %d; want sent, not followed", rep.Outcome, err, len(rep.Objects))
 	}
 }
@@ -204,7 +205,7 @@ func TestApplyBackup(t *testing.T) {
 
 	f = &fakeCluster{snap: shop(), unreadable: "secret-shop-b"}
 	rep, err = applier(f, Options{Consent: yes, BackupDir: t.TempDir()}).Apply(context.Background(), saved)
-	if reason(err) != ReasonBackup || len(f.deletes) != 0 || rep.Outcome != OutcomeRefused {
+	if reason(err) != report.ReasonBackup || len(f.deletes) != 0 || rep.Outcome != report.OutcomeRefused {
 		t.Errorf("an unreadable object: refusal %s, %d DELETEs, outcome %s; want backup-failed before any DELETE", reason(err), len(f.deletes), rep.Outcome)
 	}
 }
@@ -223,7 +224,7 @@ func TestApplyStep(t *testing.T) {
 	}
 	f := &fakeCluster{snap: shop(), after: map[string]*plan.FinalState{}}
 	rep, err := applier(f, Options{Consent: yes, Step: true}).Apply(context.Background(), saved)
-	if err != nil || rep.Outcome != OutcomeAsPlanned || len(rep.Objects) != 3 {
+	if err != nil || rep.Outcome != report.OutcomeAsPlanned || len(rep.Objects) != 3 {
 		t.Fatalf("outcome %s, %d objects, err %v; want as-planned, 3", rep.Outcome, len(rep.Objects), err)
 	}
 	if len(f.deletes) != 3 {
@@ -249,7 +250,7 @@ func TestApplyStepStopsAtTheFirstSurprise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.deletes) != 1 || rep.Outcome != OutcomeTimedOut {
+	if len(f.deletes) != 1 || rep.Outcome != report.OutcomeTimedOut {
 		t.Fatalf("%d DELETEs, outcome %s; want it to stop after the first, timed out", len(f.deletes), rep.Outcome)
 	}
 	mustContain(t, "notes", strings.Join(rep.Notes, "\n"), "--step stopped at the first surprise: 2 DELETE(s) of the plan were not sent")

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -71,7 +72,7 @@ var owner = snapshot.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "
 func TestLiveRecordsAuditIDs(t *testing.T) {
 	ctx := context.Background()
 	l, seen := fakeAPIServer(t, "", false)
-	del := l.Delete(ctx, DeleteRequest{Object: owner, Preconditions: Preconditions{UID: ownerUID, ResourceVersion: "10"}})
+	del := l.Delete(ctx, DeleteRequest{Object: owner, Preconditions: report.Preconditions{UID: ownerUID, ResourceVersion: "10"}})
 	patch := l.Send(ctx, diagnose.RemedyRequest{Verb: diagnose.VerbPatch, Object: owner,
 		Patch: []diagnose.PatchOp{{Op: "test", Path: "/metadata/uid", Value: ownerUID}}}, false)
 	if del.Status != 200 || patch.Status != 200 {

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,19 +24,19 @@ const backupNote = "the backup restores content, not identity: objects re-create
 // to dir, as kubectl get -o yaml shows it without managedFields, before
 // anything is sent. Any failure stops the apply: a backup that silently
 // lacks an object is worse than none.
-func (a *Applier) backup(ctx context.Context, p *plan.Plan, dir string) (*Backup, error) {
-	b := &Backup{Dir: dir, Files: []string{}}
+func (a *Applier) backup(ctx context.Context, p *plan.Plan, dir string) (*report.Backup, error) {
+	b := &report.Backup{Dir: dir, Files: []string{}}
 	for _, of := range p.Objects {
 		if !of.MayBeDeleted() {
 			continue
 		}
 		obj, err := a.Cluster.Get(ctx, of.Object)
 		if err != nil {
-			return b, refuse(ReasonBackup, "cannot back up %s: %v; nothing was deleted", refString(of.Object), err)
+			return b, refuse(report.ReasonBackup, "cannot back up %s: %v; nothing was deleted", refString(of.Object), err)
 		}
 		name, err := writeBackup(dir, of.Object, obj)
 		if err != nil {
-			return b, refuse(ReasonBackup, "cannot write the backup of %s: %v; nothing was deleted", refString(of.Object), err)
+			return b, refuse(report.ReasonBackup, "cannot write the backup of %s: %v; nothing was deleted", refString(of.Object), err)
 		}
 		b.Files = append(b.Files, name)
 	}

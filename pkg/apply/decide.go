@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"slices"
 	"strings"
 
@@ -14,16 +15,16 @@ import (
 // does not match its content (edited by hand).
 func CheckDocument(p *plan.Plan) error {
 	if p.Request == nil || len(p.Basis) == 0 || p.Digest == "" {
-		return refuse(ReasonNoBasis, "the plan has no basis (it was written by an older kgc): re-plan with kgc plan delete … -o json")
+		return refuse(report.ReasonNoBasis, "the plan has no basis (it was written by an older kgc): re-plan with kgc plan delete … -o json")
 	}
 	if got := plan.Digest(p); got != p.Digest {
-		return refuse(ReasonNoBasis, "the plan's digest %s does not match its content (%s): it was edited; re-plan", p.Digest, got)
+		return refuse(report.ReasonNoBasis, "the plan's digest %s does not match its content (%s): it was edited; re-plan", p.Digest, got)
 	}
 	if err := checkOneDelete(p); err != nil {
 		return err
 	}
 	if basisOf(p, p.Request.Target.UID) == nil {
-		return refuse(ReasonNoBasis, "the plan's basis lacks its target %s: re-plan", refString(p.Request.Target))
+		return refuse(report.ReasonNoBasis, "the plan's basis lacks its target %s: re-plan", refString(p.Request.Target))
 	}
 	return nil
 }
@@ -41,10 +42,10 @@ func checkFingerprint(c *plan.Cluster, src snapshot.Source, doc string) error {
 		return err
 	}
 	if src.KubeSystemUID == "" {
-		return refuse(ReasonOtherCluster, "cannot read this cluster's fingerprint (the kube-system namespace): apply needs get on namespaces/kube-system")
+		return refuse(report.ReasonOtherCluster, "cannot read this cluster's fingerprint (the kube-system namespace): apply needs get on namespaces/kube-system")
 	}
 	if c.KubeSystemUID != src.KubeSystemUID {
-		return refuse(ReasonOtherCluster, "the %s was made against another cluster (%s, kube-system %s), this is %s (kube-system %s): switch context, or make it on this cluster",
+		return refuse(report.ReasonOtherCluster, "the %s was made against another cluster (%s, kube-system %s), this is %s (kube-system %s): switch context, or make it on this cluster",
 			doc, c.Server, c.KubeSystemUID, src.Server, src.KubeSystemUID)
 	}
 	return nil
@@ -54,10 +55,10 @@ func checkFingerprint(c *plan.Cluster, src snapshot.Source, doc string) error {
 // files, or without a fingerprint.
 func checkMadeLive(c *plan.Cluster, doc string) error {
 	if c == nil {
-		return refuse(ReasonOtherCluster, "the %s was made from files, not against a cluster: make it live (without -f) on the cluster to change, then apply that %s", doc, doc)
+		return refuse(report.ReasonOtherCluster, "the %s was made from files, not against a cluster: make it live (without -f) on the cluster to change, then apply that %s", doc, doc)
 	}
 	if c.KubeSystemUID == "" {
-		return refuse(ReasonOtherCluster, "the %s has no cluster fingerprint (the kube-system namespace could not be read when it was made): make it again with get access to namespaces/kube-system", doc)
+		return refuse(report.ReasonOtherCluster, "the %s has no cluster fingerprint (the kube-system namespace could not be read when it was made): make it again with get access to namespaces/kube-system", doc)
 	}
 	return nil
 }
@@ -84,7 +85,7 @@ func CheckApplied(saved *plan.Plan, snap *snapshot.Snapshot) error {
 		}
 		gone++
 	}
-	return refuse(ReasonApplied, "the plan was already applied: %s and the %d object(s) it deletes are gone; nothing to do",
+	return refuse(report.ReasonApplied, "the plan was already applied: %s and the %d object(s) it deletes are gone; nothing to do",
 		refString(saved.Request.Target), gone)
 }
 
@@ -96,15 +97,15 @@ func CheckStale(saved, fresh *plan.Plan) error {
 	target := saved.Request.Target
 	now := basisOf(fresh, target.UID)
 	if now == nil {
-		return refuse(ReasonStale, "%s (uid %s) no longer exists: the plan was already applied, or the object was deleted or re-created; re-plan", refString(target), target.UID)
+		return refuse(report.ReasonStale, "%s (uid %s) no longer exists: the plan was already applied, or the object was deleted or re-created; re-plan", refString(target), target.UID)
 	}
 	if was := basisOf(saved, target.UID); was.ResourceVersion != now.ResourceVersion {
-		r := refuse(ReasonStale, "%s changed since it was planned (resourceVersion %s, now %s): review it and re-plan", refString(target), was.ResourceVersion, now.ResourceVersion)
+		r := refuse(report.ReasonStale, "%s changed since it was planned (resourceVersion %s, now %s): review it and re-plan", refString(target), was.ResourceVersion, now.ResourceVersion)
 		r.Diff = DiffPlans(saved, fresh)
 		return r
 	}
 	if d := DiffPlans(saved, fresh); len(d) > 0 {
-		r := refuse(ReasonStale, "the cluster changed since the plan was made, and the delete would now end differently for %d object(s): review the difference and re-plan", len(d))
+		r := refuse(report.ReasonStale, "the cluster changed since the plan was made, and the delete would now end differently for %d object(s): review the difference and re-plan", len(d))
 		r.Diff = d
 		return r
 	}
@@ -154,7 +155,7 @@ func (o outcomes) String() string {
 // DiffPlans lists, object by object, where the fresh plan's outcome is not
 // the saved one's: a fate the saved plan did not allow (alternatives
 // included), or a saved fate the fresh plan no longer allows.
-func DiffPlans(saved, fresh *plan.Plan) []ObjectDiff {
+func DiffPlans(saved, fresh *plan.Plan) []report.ObjectDiff {
 	was, now := outcomesOf(saved), outcomesOf(fresh)
 	refs := map[string]snapshot.ObjectRef{}
 	for _, of := range saved.Objects {
@@ -164,7 +165,7 @@ func DiffPlans(saved, fresh *plan.Plan) []ObjectDiff {
 		refs[of.Object.UID] = of.Object
 	}
 	keptOnly := outcomes{fate: kept, all: []string{kept}}
-	var out []ObjectDiff
+	var out []report.ObjectDiff
 	for uid, ref := range refs {
 		w, inSaved := was[uid]
 		if !inSaved {
@@ -175,10 +176,10 @@ func DiffPlans(saved, fresh *plan.Plan) []ObjectDiff {
 			n = keptOnly
 		}
 		if d := diffOutcomes(w, n); d != "" {
-			out = append(out, ObjectDiff{Object: ref, Planned: plannedOutcome(w, inSaved), Now: n.String(), Detail: d})
+			out = append(out, report.ObjectDiff{Object: ref, Planned: plannedOutcome(w, inSaved), Now: n.String(), Detail: d})
 		}
 	}
-	slices.SortFunc(out, func(a, b ObjectDiff) int { return a.Object.Compare(b.Object) })
+	slices.SortFunc(out, func(a, b report.ObjectDiff) int { return a.Object.Compare(b.Object) })
 	return out
 }
 
@@ -216,10 +217,10 @@ func CheckLimits(fresh *plan.Plan, l Limits) error {
 	worst := fresh.WorstCase()
 	// A recreated object is deleted all the same (its replacement is new).
 	if n := worst.Deleted + worst.Recreated; l.MaxDeletions >= 0 && n > l.MaxDeletions {
-		return refuse(ReasonMaxDeletions, "the delete would delete %d object(s), more than --max-deletions=%d: review the plan and raise the cap if that is intended", n, l.MaxDeletions)
+		return refuse(report.ReasonMaxDeletions, "the delete would delete %d object(s), more than --max-deletions=%d: review the plan and raise the cap if that is intended", n, l.MaxDeletions)
 	}
 	if worst.Blocked > 0 && !l.AllowBlocked {
-		return refuse(ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh))
+		return refuse(report.ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh))
 	}
 	return CheckKept(fresh, l.AllowKept)
 }
@@ -240,7 +241,7 @@ func CheckKept(fresh *plan.Plan, allowed []string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return refuse(ReasonKept, "the delete would delete %d object(s) marked to be kept: %s; if that is intended, pass %s",
+	return refuse(report.ReasonKept, "the delete would delete %d object(s) marked to be kept: %s; if that is intended, pass %s",
 		len(missing), strings.Join(missing, ", "), strings.Join(flags, " "))
 }
 
@@ -280,17 +281,17 @@ type Consent struct {
 func (c Consent) NeedsPrompt(digest, typed string) (bool, error) {
 	switch {
 	case c.Digest != "" && c.Digest != digest:
-		return false, refuse(ReasonNotConfirmed, "--confirm %s does not approve this plan, whose digest is %s: the plan or the cluster changed since it was approved; review it again", c.Digest, digest)
+		return false, refuse(report.ReasonNotConfirmed, "--confirm %s does not approve this plan, whose digest is %s: the plan or the cluster changed since it was approved; review it again", c.Digest, digest)
 	case c.Digest != "":
 		return false, nil
 	case c.Yes && typed != "" && !c.Prompts:
-		return false, refuse(ReasonNotConfirmed, "not confirmed: %s, so --yes is not enough: type its name on a terminal, or pass --confirm with the plan digest to approve exactly this plan", typed)
+		return false, refuse(report.ReasonNotConfirmed, "not confirmed: %s, so --yes is not enough: type its name on a terminal, or pass --confirm with the plan digest to approve exactly this plan", typed)
 	case c.Yes && typed == "":
 		return false, nil
 	case c.Prompts:
 		return true, nil
 	}
-	return false, refuse(ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes, or --confirm with the plan digest to approve exactly this plan")
+	return false, refuse(report.ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes, or --confirm with the plan digest to approve exactly this plan")
 }
 
 // typedOnly says why a plan needs the typed name (or its digest) even
@@ -339,6 +340,6 @@ func CheckRead(snap *snapshot.Snapshot) error {
 		return nil
 	}
 	slices.Sort(failed)
-	return refuse(ReasonIncomplete, "the check could not be completed: the API server did not answer the list of %s after retries; nothing was sent: try again when it answers",
+	return refuse(report.ReasonIncomplete, "the check could not be completed: the API server did not answer the list of %s after retries; nothing was sent: try again when it answers",
 		strings.Join(failed, ", "))
 }

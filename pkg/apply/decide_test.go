@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"strings"
 	"testing"
 
@@ -21,8 +22,8 @@ func TestCheckDocument(t *testing.T) {
 		msg  string
 	}{
 		"sealed":            {good, "none", ""},
-		"older, no basis":   {old, ReasonNoBasis, "re-plan"},
-		"edited after seal": {edited, ReasonNoBasis, "edited"},
+		"older, no basis":   {old, report.ReasonNoBasis, "re-plan"},
+		"edited after seal": {edited, report.ReasonNoBasis, "edited"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := CheckDocument(tc.p)
@@ -52,10 +53,10 @@ func TestCheckCluster(t *testing.T) {
 	}{
 		"same cluster":                      {live, shop().Source, "none"},
 		"same cluster, renamed context/url": {live, renamed, "none"},
-		"another cluster":                   {live, snapshot.Source{Type: "live", Server: "https://b", KubeSystemUID: "ks-2"}, ReasonOtherCluster},
-		"a plan from files":                 {fromFiles, shop().Source, ReasonOtherCluster},
-		"a cluster hiding kube-system":      {live, snapshot.Source{Type: "live", Server: "https://b"}, ReasonOtherCluster},
-		"a plan without fingerprint":        {noPrint, shop().Source, ReasonOtherCluster},
+		"another cluster":                   {live, snapshot.Source{Type: "live", Server: "https://b", KubeSystemUID: "ks-2"}, report.ReasonOtherCluster},
+		"a plan from files":                 {fromFiles, shop().Source, report.ReasonOtherCluster},
+		"a cluster hiding kube-system":      {live, snapshot.Source{Type: "live", Server: "https://b"}, report.ReasonOtherCluster},
+		"a plan without fingerprint":        {noPrint, shop().Source, report.ReasonOtherCluster},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := reason(CheckCluster(tc.p, tc.src)); got != tc.want {
@@ -79,9 +80,9 @@ func TestCheckStale(t *testing.T) {
 		"nothing changed":             {shop(), "none", nil},
 		"an unrelated object changed": {withRV(shop(), "configmap-shop-other", "99"), "none", nil},
 		"a dependent's version only":  {withRV(shop(), "secret-shop-a", "99"), "none", nil},
-		"target relabelled":           {withRV(shop(), ownerUID, "14"), ReasonStale, []string{"ConfigMap/owner -n shop changed", "resourceVersion 10, now 14"}},
-		"a new dependent":             {shop(newDep), ReasonStale, []string{"1 object(s)", "Secret/c -n shop: not in the plan, now deleted (newly deleted)"}},
-		"target re-created":           {recreated, ReasonStale, []string{"no longer exists", "already applied"}},
+		"target relabelled":           {withRV(shop(), ownerUID, "14"), report.ReasonStale, []string{"ConfigMap/owner -n shop changed", "resourceVersion 10, now 14"}},
+		"a new dependent":             {shop(newDep), report.ReasonStale, []string{"1 object(s)", "Secret/c -n shop: not in the plan, now deleted (newly deleted)"}},
+		"target re-created":           {recreated, report.ReasonStale, []string{"no longer exists", "already applied"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			fresh, err := Replan(saved, tc.fresh)
@@ -154,11 +155,11 @@ func TestCheckLimits(t *testing.T) {
 	}{
 		"no cap":                      {bg, Limits{MaxDeletions: -1}, "none"},
 		"cap at the plan":             {bg, Limits{MaxDeletions: 3}, "none"},
-		"cap below the plan":          {bg, Limits{MaxDeletions: 2}, ReasonMaxDeletions},
-		"predicted to hang":           {blocked, Limits{MaxDeletions: -1}, ReasonBlocked},
+		"cap below the plan":          {bg, Limits{MaxDeletions: 2}, report.ReasonMaxDeletions},
+		"predicted to hang":           {blocked, Limits{MaxDeletions: -1}, report.ReasonBlocked},
 		"hang allowed":                {blocked, Limits{MaxDeletions: -1, AllowBlocked: true}, "none"},
-		"cap checked before hang":     {blocked, Limits{MaxDeletions: 0, AllowBlocked: true}, ReasonMaxDeletions},
-		"recreated counts as deleted": {fates(map[string]string{"a": "deleted", "b": "recreated"}), Limits{MaxDeletions: 1}, ReasonMaxDeletions},
+		"cap checked before hang":     {blocked, Limits{MaxDeletions: 0, AllowBlocked: true}, report.ReasonMaxDeletions},
+		"recreated counts as deleted": {fates(map[string]string{"a": "deleted", "b": "recreated"}), Limits{MaxDeletions: 1}, report.ReasonMaxDeletions},
 		"recreated within the cap":    {fates(map[string]string{"a": "deleted", "b": "recreated"}), Limits{MaxDeletions: 2}, "none"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -178,9 +179,9 @@ func TestConsent(t *testing.T) {
 	}{
 		"--yes":                         {Consent{Yes: true}, false, "none"},
 		"--confirm with the digest":     {Consent{Digest: digest}, false, "none"},
-		"--confirm with another digest": {Consent{Digest: "sha256:old", Yes: true}, false, ReasonNotConfirmed},
+		"--confirm with another digest": {Consent{Digest: "sha256:old", Yes: true}, false, report.ReasonNotConfirmed},
 		"a terminal":                    {Consent{Prompts: true}, true, "none"},
-		"no terminal, no --yes":         {Consent{}, false, ReasonNotConfirmed},
+		"no terminal, no --yes":         {Consent{}, false, report.ReasonNotConfirmed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ask, err := tc.c.NeedsPrompt(digest, "")
@@ -207,7 +208,7 @@ func TestConsentForACRD(t *testing.T) {
 		prompt  bool
 		refusal string
 	}{
-		"--yes alone":               {Consent{Yes: true}, false, ReasonNotConfirmed},
+		"--yes alone":               {Consent{Yes: true}, false, report.ReasonNotConfirmed},
 		"--yes on a terminal":       {Consent{Yes: true, Prompts: true}, true, "none"},
 		"--confirm with the digest": {Consent{Digest: digest, Yes: true}, false, "none"},
 	} {
@@ -235,7 +236,7 @@ func TestCheckApplied(t *testing.T) {
 		want string
 	}{
 		"nothing deleted yet":              {shop(), "none"},
-		"target and its dependents gone":   {done, ReasonApplied},
+		"target and its dependents gone":   {done, report.ReasonApplied},
 		"target gone, a dependent is left": {partly, "none"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -260,9 +261,9 @@ func TestPrompt(t *testing.T) {
 		want   string
 	}{
 		"the target's name": {"owner\n", "none"},
-		"another name":      {"other\n", ReasonNotConfirmed},
-		"y":                 {"y\n", ReasonNotConfirmed},
-		"no answer":         {"", ReasonNotConfirmed},
+		"another name":      {"other\n", report.ReasonNotConfirmed},
+		"y":                 {"y\n", report.ReasonNotConfirmed},
+		"no answer":         {"", report.ReasonNotConfirmed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out strings.Builder
@@ -287,11 +288,11 @@ func TestCheckKept(t *testing.T) {
 		allow []string
 		want  string
 	}{
-		"not named":               {nil, ReasonKept},
-		"another object named":    {[]string{"Secret/shop/b"}, ReasonKept},
+		"not named":               {nil, report.ReasonKept},
+		"another object named":    {[]string{"Secret/shop/b"}, report.ReasonKept},
 		"named":                   {[]string{"Secret/shop/a"}, "none"},
 		"named, kind in any case": {[]string{"secret/shop/a"}, "none"},
-		"named without namespace": {[]string{"Secret/a"}, ReasonKept},
+		"named without namespace": {[]string{"Secret/a"}, report.ReasonKept},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := CheckLimits(p, Limits{MaxDeletions: -1, AllowKept: tc.allow})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"strings"
 	"testing"
 	"time"
@@ -158,7 +159,7 @@ func withRV(snap *snapshot.Snapshot, uid, rv string) *snapshot.Snapshot {
 }
 
 func reason(err error) string {
-	if r := (*Refusal)(nil); errors.As(err, &r) {
+	if r := (*report.Refusal)(nil); errors.As(err, &r) {
 		return r.Reason
 	}
 	if err == nil {

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"slices"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 
 // follow watches the planned objects until each is as planned or has
 // diverged for good, or until the timeout, and fills in the report.
-func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
+func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *report.Report) error {
 	ctx, cancel := context.WithTimeout(ctx, a.Options.Timeout)
 	defer cancel()
 	refs := make([]snapshot.ObjectRef, 0, len(p.Objects))
@@ -22,7 +23,7 @@ func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
 	}
 	events, err := a.Cluster.Watch(ctx, refs)
 	if err != nil {
-		rep.Outcome = OutcomeSent
+		rep.Outcome = report.OutcomeSent
 		return fmt.Errorf("the DELETE was accepted, but following the cascade failed: %w; check with kgc why-stuck", err)
 	}
 	if a.Options.Following != nil {
@@ -56,7 +57,7 @@ func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
 	rep.Outcome = outcome(rep.Summary)
 	if interrupted {
 		rep.Outcome = interruptedOutcome(rep.Summary)
-		if rep.Outcome == OutcomeInterrupted {
+		if rep.Outcome == report.OutcomeInterrupted {
 			rep.Notes = append(rep.Notes, interruptNote(rep.Summary))
 		}
 	}
@@ -67,11 +68,11 @@ func (a *Applier) follow(ctx context.Context, p *plan.Plan, rep *Report) error {
 // explainStuck gives each object still terminating at the timeout
 // why-stuck's verdict, from a fresh capture: "in progress" alone would
 // leave the person to find out why.
-func (a *Applier) explainStuck(ctx context.Context, rep *Report) {
-	var stuck []*ObjectResult
+func (a *Applier) explainStuck(ctx context.Context, rep *report.Report) {
+	var stuck []*report.ObjectResult
 	for i := range rep.Objects {
 		r := &rep.Objects[i]
-		if r.Result == ResultInProgress && r.Observed != nil && r.Observed.Terminating {
+		if r.Result == report.ResultInProgress && r.Observed != nil && r.Observed.Terminating {
 			stuck = append(stuck, r)
 		}
 	}
@@ -103,7 +104,7 @@ func observed(s *plan.FinalState) plan.FinalState {
 
 // progress redraws the progress bar, on a terminal only (the project's
 // rule: progress never goes to a pipe or a log).
-func (a *Applier) progress(p *plan.Plan, objs []ObjectResult, clock *waitClock) {
+func (a *Applier) progress(p *plan.Plan, objs []report.ObjectResult, clock *waitClock) {
 	if a.Options.Progress == nil {
 		return
 	}
@@ -114,22 +115,22 @@ func (a *Applier) progress(p *plan.Plan, objs []ObjectResult, clock *waitClock) 
 // planned when it is in its planned final state (or an alternative's);
 // diverged when it is gone but was planned to stay, which cannot be
 // undone; otherwise still in progress.
-func Judge(p *plan.Plan, seen map[string]plan.FinalState) []ObjectResult {
-	out := make([]ObjectResult, 0, len(p.Objects))
+func Judge(p *plan.Plan, seen map[string]plan.FinalState) []report.ObjectResult {
+	out := make([]report.ObjectResult, 0, len(p.Objects))
 	for _, of := range p.Objects {
-		r := ObjectResult{Object: of.Object, PlannedFate: of.Fate, Planned: of.Final}
+		r := report.ObjectResult{Object: of.Object, PlannedFate: of.Fate, Planned: of.Final}
 		obs, ok := seen[of.Object.UID]
 		switch {
 		case !ok:
-			r.Result, r.Detail = ResultInProgress, "not observed yet"
+			r.Result, r.Detail = report.ResultInProgress, "not observed yet"
 		case matches(of.Final, obs):
-			r.Result = ResultAsPlanned
+			r.Result = report.ResultAsPlanned
 		case matchesAlternative(of, obs):
-			r.Result, r.Detail = ResultAsPlanned, "as an alternative outcome of the plan"
+			r.Result, r.Detail = report.ResultAsPlanned, "as an alternative outcome of the plan"
 		case !obs.Exists:
-			r.Result, r.Detail = ResultDiverged, "deleted, but the plan keeps it"
+			r.Result, r.Detail = report.ResultDiverged, "deleted, but the plan keeps it"
 		default:
-			r.Result, r.Detail = ResultInProgress, inProgressDetail(of.Final, obs)
+			r.Result, r.Detail = report.ResultInProgress, inProgressDetail(of.Final, obs)
 		}
 		if ok {
 			o := obs
@@ -183,22 +184,22 @@ func inProgressDetail(planned, obs plan.FinalState) string {
 	return fmt.Sprintf("finalizers %v, planned %v", obs.Finalizers, planned.Finalizers)
 }
 
-func allSettled(objs []ObjectResult) bool {
+func allSettled(objs []report.ObjectResult) bool {
 	for _, o := range objs {
-		if o.Result == ResultInProgress {
+		if o.Result == report.ResultInProgress {
 			return false
 		}
 	}
 	return true
 }
 
-func summarize(objs []ObjectResult) ResultSummary {
-	var s ResultSummary
+func summarize(objs []report.ObjectResult) report.ResultSummary {
+	var s report.ResultSummary
 	for _, o := range objs {
 		switch o.Result {
-		case ResultAsPlanned:
+		case report.ResultAsPlanned:
 			s.AsPlanned++
-		case ResultDiverged:
+		case report.ResultDiverged:
 			s.Diverged++
 		default:
 			s.InProgress++
@@ -209,12 +210,12 @@ func summarize(objs []ObjectResult) ResultSummary {
 
 // outcome: a divergence is reported over a timeout, because it is the
 // surprise that needs a person; objects still in progress may yet finish.
-func outcome(s ResultSummary) string {
+func outcome(s report.ResultSummary) string {
 	switch {
 	case s.Diverged > 0:
-		return OutcomeDiverged
+		return report.OutcomeDiverged
 	case s.InProgress > 0:
-		return OutcomeTimedOut
+		return report.OutcomeTimedOut
 	}
-	return OutcomeAsPlanned
+	return report.OutcomeAsPlanned
 }

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"testing"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -24,15 +25,15 @@ func TestJudge(t *testing.T) {
 		want    string
 		details string
 	}{
-		"planned gone, gone":               {of(plan.FateDeleted, gone), &gone, ResultAsPlanned, ""},
-		"sets in another order":            {of(plan.FateUnchanged, kept), &plan.FinalState{Exists: true, Finalizers: []string{"b", "a"}, OwnerReferences: []string{"o2", "o1"}}, ResultAsPlanned, ""},
-		"an alternative":                   {of(plan.FateOrphaned, kept, gone), &gone, ResultAsPlanned, "as an alternative outcome of the plan"},
-		"gone though kept":                 {of(plan.FateOrphaned, kept), &gone, ResultDiverged, "deleted, but the plan keeps it"},
-		"still there, planned gone":        {of(plan.FateDeleted, gone), &kept, ResultInProgress, "still exists, planned to be deleted"},
-		"terminating, planned gone":        {of(plan.FateDeleted, gone), &held, ResultInProgress, "terminating, finalizers [kgc.dev/hold]"},
-		"planned blocked, not terminating": {of(plan.FateBlocked, held), &plan.FinalState{Exists: true, Finalizers: []string{"kgc.dev/hold"}}, ResultInProgress, "not terminating yet"},
-		"planned blocked, blocked":         {of(plan.FateBlocked, held), &held, ResultAsPlanned, ""},
-		"never observed":                   {of(plan.FateDeleted, gone), nil, ResultInProgress, "not observed yet"},
+		"planned gone, gone":               {of(plan.FateDeleted, gone), &gone, report.ResultAsPlanned, ""},
+		"sets in another order":            {of(plan.FateUnchanged, kept), &plan.FinalState{Exists: true, Finalizers: []string{"b", "a"}, OwnerReferences: []string{"o2", "o1"}}, report.ResultAsPlanned, ""},
+		"an alternative":                   {of(plan.FateOrphaned, kept, gone), &gone, report.ResultAsPlanned, "as an alternative outcome of the plan"},
+		"gone though kept":                 {of(plan.FateOrphaned, kept), &gone, report.ResultDiverged, "deleted, but the plan keeps it"},
+		"still there, planned gone":        {of(plan.FateDeleted, gone), &kept, report.ResultInProgress, "still exists, planned to be deleted"},
+		"terminating, planned gone":        {of(plan.FateDeleted, gone), &held, report.ResultInProgress, "terminating, finalizers [kgc.dev/hold]"},
+		"planned blocked, not terminating": {of(plan.FateBlocked, held), &plan.FinalState{Exists: true, Finalizers: []string{"kgc.dev/hold"}}, report.ResultInProgress, "not terminating yet"},
+		"planned blocked, blocked":         {of(plan.FateBlocked, held), &held, report.ResultAsPlanned, ""},
+		"never observed":                   {of(plan.FateDeleted, gone), nil, report.ResultInProgress, "not observed yet"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			seen := map[string]plan.FinalState{}
@@ -48,10 +49,10 @@ func TestJudge(t *testing.T) {
 }
 
 func TestOutcomeDivergedWinsOverTimeout(t *testing.T) {
-	for s, want := range map[ResultSummary]string{
-		{AsPlanned: 3}:                             OutcomeAsPlanned,
-		{AsPlanned: 1, InProgress: 2}:              OutcomeTimedOut,
-		{AsPlanned: 1, InProgress: 1, Diverged: 1}: OutcomeDiverged,
+	for s, want := range map[report.ResultSummary]string{
+		{AsPlanned: 3}:                             report.OutcomeAsPlanned,
+		{AsPlanned: 1, InProgress: 2}:              report.OutcomeTimedOut,
+		{AsPlanned: 1, InProgress: 1, Diverged: 1}: report.OutcomeDiverged,
 	} {
 		if got := outcome(s); got != want {
 			t.Errorf("outcome(%+v) = %s, want %s", s, got, want)

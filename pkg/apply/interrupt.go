@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -10,15 +11,15 @@ import (
 // interruptedOutcome is the outcome of a follow the person stopped: a
 // divergence still wins (it is the surprise that needs a person), and a
 // cascade that finished before the interrupt was read is as planned.
-func interruptedOutcome(s ResultSummary) string {
-	if o := outcome(s); o != OutcomeTimedOut {
+func interruptedOutcome(s report.ResultSummary) string {
+	if o := outcome(s); o != report.OutcomeTimedOut {
 		return o
 	}
-	return OutcomeInterrupted
+	return report.OutcomeInterrupted
 }
 
 // interruptNote says what an interrupt left behind.
-func interruptNote(s ResultSummary) string {
+func interruptNote(s report.ResultSummary) string {
 	return fmt.Sprintf("interrupted while following: the cascade goes on in the cluster without kgc watching; %d object(s) were still in progress; follow up with kgc why-stuck", s.InProgress)
 }
 
@@ -37,11 +38,11 @@ type waitClock struct {
 // report would judge it (ObjectResult.Detail), and for how long the wave
 // has waited: "waiting on ConfigMap/stuck -n team-a: terminating,
 // finalizers [example.com/never] (40s)". Empty when nothing is pending.
-func waitingOn(p *plan.Plan, objs []ObjectResult, waited time.Duration) string {
+func waitingOn(p *plan.Plan, objs []report.ObjectResult, waited time.Duration) string {
 	wave, _ := currentWave(p, objs)
-	pending := map[string]*ObjectResult{}
+	pending := map[string]*report.ObjectResult{}
 	for i := range objs {
-		if objs[i].Result == ResultInProgress {
+		if objs[i].Result == report.ResultInProgress {
 			pending[objs[i].Object.UID] = &objs[i]
 		}
 	}
@@ -61,7 +62,7 @@ func waitingOn(p *plan.Plan, objs []ObjectResult, waited time.Duration) string {
 
 // line is the progress line with what the wave waits on, keeping its
 // clock: a new wave starts it again.
-func (c *waitClock) line(p *plan.Plan, objs []ObjectResult, now time.Time) string {
+func (c *waitClock) line(p *plan.Plan, objs []report.ObjectResult, now time.Time) string {
 	bar := progressBar(p, objs)
 	wave, _ := currentWave(p, objs)
 	if wave != c.wave || c.since.IsZero() {
@@ -77,7 +78,7 @@ func (c *waitClock) line(p *plan.Plan, objs []ObjectResult, now time.Time) strin
 // or NotInPlan when it does not list the object.
 func plannedOutcome(was outcomes, listed bool) string {
 	if !listed {
-		return NotInPlan
+		return report.NotInPlan
 	}
 	return was.String()
 }

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestApplyInterruptedWhileFollowing(t *testing.T) {
 	interrupt := make(chan struct{})
 	a := &Applier{Cluster: f, Options: applier(f.fakeCluster, Options{Consent: yes, Timeout: time.Hour, Interrupt: interrupt}).Options}
 	done := make(chan struct{})
-	var rep *Report
+	var rep *report.Report
 	var err error
 	go func() {
 		defer close(done)
@@ -47,7 +48,7 @@ func TestApplyInterruptedWhileFollowing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Outcome != OutcomeInterrupted || len(rep.Requests) != 1 {
+	if rep.Outcome != report.OutcomeInterrupted || len(rep.Requests) != 1 {
 		t.Fatalf("outcome %s with %d requests, want interrupted after the one DELETE", rep.Outcome, len(rep.Requests))
 	}
 	var out strings.Builder
@@ -89,31 +90,31 @@ func TestWaitingOn(t *testing.T) {
 		return snapshot.ObjectRef{Kind: "ConfigMap", Namespace: "team-a", Name: uid, UID: uid}
 	}
 	p := &plan.Plan{Steps: []plan.Step{{Wave: 1, Object: ref("stuck")}, {Wave: 2, Object: ref("owner")}}}
-	objs := []ObjectResult{
-		{Object: ref("owner"), PlannedFate: plan.FateDeleted, Result: ResultInProgress, Detail: "still exists, planned to be deleted"},
-		{Object: ref("stuck"), PlannedFate: plan.FateDeleted, Result: ResultInProgress, Detail: "terminating, finalizers [example.com/never]"},
+	objs := []report.ObjectResult{
+		{Object: ref("owner"), PlannedFate: plan.FateDeleted, Result: report.ResultInProgress, Detail: "still exists, planned to be deleted"},
+		{Object: ref("stuck"), PlannedFate: plan.FateDeleted, Result: report.ResultInProgress, Detail: "terminating, finalizers [example.com/never]"},
 	}
 	want := "waiting on ConfigMap/stuck -n team-a: terminating, finalizers [example.com/never] (40s)"
 	if got := waitingOn(p, objs, 40*time.Second+300*time.Millisecond); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	objs[1].Result = ResultAsPlanned
+	objs[1].Result = report.ResultAsPlanned
 	if got := waitingOn(p, objs, time.Second); !strings.HasPrefix(got, "waiting on ConfigMap/owner -n team-a: still exists") {
 		t.Errorf("once the first wave is done, got %q, want the owner of wave 2", got)
 	}
-	objs[0].Result = ResultAsPlanned
+	objs[0].Result = report.ResultAsPlanned
 	if got := waitingOn(p, objs, time.Second); got != "" {
 		t.Errorf("nothing pending, got %q", got)
 	}
 	// The clock starts again with each wave.
 	c := &waitClock{}
-	objs[0].Result, objs[1].Result = ResultInProgress, ResultInProgress
+	objs[0].Result, objs[1].Result = report.ResultInProgress, report.ResultInProgress
 	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	c.line(p, objs, t0)
 	if got := c.line(p, objs, t0.Add(40*time.Second)); !strings.HasSuffix(got, "  "+want) {
 		t.Errorf("line %q, want it to end with %q", got, want)
 	}
-	objs[1].Result = ResultAsPlanned
+	objs[1].Result = report.ResultAsPlanned
 	if got := c.line(p, objs, t0.Add(50*time.Second)); !strings.HasSuffix(got, "(0s)") {
 		t.Errorf("a new wave: line %q, want its clock at 0s", got)
 	}

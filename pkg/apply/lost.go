@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"reflect"
 	"strings"
 	"time"
@@ -50,7 +51,7 @@ type lostRequest struct {
 // the API server accepted it, there without a deletionTimestamp means it
 // did not (no accepted DELETE leaves an object so). It returns the
 // response to judge: 200 when accepted, the lost one otherwise.
-func (a *Applier) settleLostDelete(ctx context.Context, req DeleteRequest, resp Response, rep *Report) (Response, error) {
+func (a *Applier) settleLostDelete(ctx context.Context, req DeleteRequest, resp Response, rep *report.Report) (Response, error) {
 	if resp.Status != 0 || req.DryRun {
 		return resp, nil
 	}
@@ -62,7 +63,7 @@ func (a *Applier) settleLostDelete(ctx context.Context, req DeleteRequest, resp 
 // settleLostDelete does for a plan's: a PATCH was taken when its
 // operations show on the object re-read, a DELETE when its object is gone
 // or its deletion started or was shortened since the review (was).
-func (a *Applier) settleLostRemedy(ctx context.Context, req diagnose.RemedyRequest, was *snapshot.Object, resp Response, rep *Report) (Response, error) {
+func (a *Applier) settleLostRemedy(ctx context.Context, req diagnose.RemedyRequest, was *snapshot.Object, resp Response, rep *report.Report) (Response, error) {
 	if resp.Status != 0 || a.Options.DryRun {
 		return resp, nil
 	}
@@ -76,11 +77,11 @@ func (a *Applier) settleLostRemedy(ctx context.Context, req diagnose.RemedyReque
 	return a.settleLost(ctx, l, rep)
 }
 
-func (a *Applier) settleLost(ctx context.Context, l lostRequest, rep *Report) (Response, error) {
+func (a *Applier) settleLost(ctx context.Context, l lostRequest, rep *report.Report) (Response, error) {
 	ref := refString(l.object)
 	verdict, err := a.reread(ctx, l.object, l.took)
 	if err != nil {
-		rep.Outcome = OutcomeUnknown
+		rep.Outcome = report.OutcomeUnknown
 		rep.Notes = append(rep.Notes, "outcome of the "+l.verb+" unknown: it got no response and "+ref+" could not be re-read")
 		return l.resp, fmt.Errorf("the %s of %s got no response (%s) and re-reading it failed: %w; check it with kubectl get before applying again",
 			l.verb, ref, l.resp.Message, err)
@@ -89,7 +90,7 @@ func (a *Applier) settleLost(ctx context.Context, l lostRequest, rep *Report) (R
 	if verdict == lostAccepted {
 		return Response{Status: 200, Message: "no response; re-read: accepted", AuditID: l.resp.AuditID}, nil
 	}
-	rep.Outcome = OutcomeRejected
+	rep.Outcome = report.OutcomeRejected
 	return l.resp, fmt.Errorf("the %s of %s got no response (%s), and %s shows no sign of it: the API server did not accept it and %s",
 		l.verb, ref, l.resp.Message, ref, l.rejected)
 }

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"strings"
 	"testing"
 	"time"
@@ -17,9 +18,9 @@ func TestApplyLostDeleteResponse(t *testing.T) {
 	for name, tc := range map[string]struct {
 		rereadAs, outcome, note, err string
 	}{
-		"the target is gone":        {"gone", OutcomeAsPlanned, "outcome of the DELETE unknown until re-read: accepted", ""},
-		"the target is terminating": {"terminating", OutcomeAsPlanned, "outcome of the DELETE unknown until re-read: accepted", ""},
-		"the target is unchanged":   {"", OutcomeRejected, "outcome of the DELETE unknown until re-read: not accepted", "did not accept it and nothing was deleted"},
+		"the target is gone":        {"gone", report.OutcomeAsPlanned, "outcome of the DELETE unknown until re-read: accepted", ""},
+		"the target is terminating": {"terminating", report.OutcomeAsPlanned, "outcome of the DELETE unknown until re-read: accepted", ""},
+		"the target is unchanged":   {"", report.OutcomeRejected, "outcome of the DELETE unknown until re-read: not accepted", "did not accept it and nothing was deleted"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			saved := mustPlan(t, shop(), plan.PolicyBackground)
@@ -59,7 +60,7 @@ func TestApplyRefusesAnIncompleteRead(t *testing.T) {
 			}
 			f := &fakeCluster{snap: now}
 			rep, err := applier(f, Options{Consent: yes}).Apply(context.Background(), saved)
-			if reason(err) != ReasonIncomplete || rep.Outcome != OutcomeRefused || len(f.deletes) != 0 {
+			if reason(err) != report.ReasonIncomplete || rep.Outcome != report.OutcomeRefused || len(f.deletes) != 0 {
 				t.Fatalf("refusal %s, outcome %s, deletes %d; want incomplete, refused, none sent", reason(err), rep.Outcome, len(f.deletes))
 			}
 			mustContain(t, "refusal", err.Error(), "the check could not be completed", "(HTTP 429)", "nothing was sent")
@@ -77,9 +78,9 @@ func TestApplyRemedyLostResponse(t *testing.T) {
 		outcome    string
 		note, err  string
 	}{
-		"the object is gone":         {"gone", nil, OutcomeAsPlanned, "outcome of the PATCH unknown until re-read: accepted", ""},
-		"the finalizer is removed":   {"patched", []string{"example.com/audit"}, OutcomeAsPlanned, "outcome of the PATCH unknown until re-read: accepted", ""},
-		"the finalizers are as were": {"patched", []string{cleanup, "example.com/audit"}, OutcomeRejected, "outcome of the PATCH unknown until re-read: not accepted", "nothing was changed"},
+		"the object is gone":         {"gone", nil, report.OutcomeAsPlanned, "outcome of the PATCH unknown until re-read: accepted", ""},
+		"the finalizer is removed":   {"patched", []string{"example.com/audit"}, report.OutcomeAsPlanned, "outcome of the PATCH unknown until re-read: accepted", ""},
+		"the finalizers are as were": {"patched", []string{cleanup, "example.com/audit"}, report.OutcomeRejected, "outcome of the PATCH unknown until re-read: not accepted", "nothing was changed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			held := []string{cleanup, "example.com/audit"}
@@ -128,7 +129,7 @@ func TestPatchShows(t *testing.T) {
 
 // requireSettled requires the outcome, note and error (a substring, or
 // "" for none) of a request whose response was lost.
-func requireSettled(t *testing.T, rep *Report, err error, outcome, note, wantErr string) {
+func requireSettled(t *testing.T, rep *report.Report, err error, outcome, note, wantErr string) {
 	t.Helper()
 	if rep.Outcome != outcome || !strings.Contains(strings.Join(rep.Notes, "\n"), note) {
 		t.Errorf("outcome %s, notes %q; want %s and %q", rep.Outcome, rep.Notes, outcome, note)

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -17,7 +18,7 @@ const barWidth = 24
 // object is not as planned yet), and the divergences so far.
 //
 //	following [#########---------------] 18/50 deleted  wave 2/3  0 diverged
-func progressBar(p *plan.Plan, objs []ObjectResult) string {
+func progressBar(p *plan.Plan, objs []report.ObjectResult) string {
 	planned, gone := 0, 0
 	for _, o := range objs {
 		if o.PlannedFate != plan.FateDeleted && o.PlannedFate != plan.FateRecreated {
@@ -40,10 +41,10 @@ func progressBar(p *plan.Plan, objs []ObjectResult) string {
 // currentWave returns the lowest wave holding a step on an object not
 // yet as planned (the last wave when every object is), and the plan's
 // number of waves.
-func currentWave(p *plan.Plan, objs []ObjectResult) (wave, waves int) {
+func currentWave(p *plan.Plan, objs []report.ObjectResult) (wave, waves int) {
 	pending := map[string]bool{}
 	for _, o := range objs {
-		if o.Result != ResultAsPlanned {
+		if o.Result != report.ResultAsPlanned {
 			pending[o.Object.UID] = true
 		}
 	}

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"testing"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -14,21 +15,21 @@ func TestProgressBar(t *testing.T) {
 	p := &plan.Plan{Steps: []plan.Step{{Wave: 1, Object: ref("owner")}, {Wave: 2, Object: ref("a")}, {Wave: 2, Object: ref("b")}, {Wave: 3, Object: ref("owner")}}}
 	gone := &plan.FinalState{}
 	there := &plan.FinalState{Exists: true, Terminating: true}
-	res := func(uid, fate, result string, obs *plan.FinalState) ObjectResult {
-		return ObjectResult{Object: ref(uid), PlannedFate: fate, Result: result, Observed: obs}
+	res := func(uid, fate, result string, obs *plan.FinalState) report.ObjectResult {
+		return report.ObjectResult{Object: ref(uid), PlannedFate: fate, Result: result, Observed: obs}
 	}
 	for _, c := range []struct {
 		name string
-		objs []ObjectResult
+		objs []report.ObjectResult
 		want string
 	}{
-		{"nothing observed", []ObjectResult{res("owner", plan.FateDeleted, ResultInProgress, nil), res("a", plan.FateDeleted, ResultInProgress, nil), res("b", plan.FateDeleted, ResultInProgress, nil)},
+		{"nothing observed", []report.ObjectResult{res("owner", plan.FateDeleted, report.ResultInProgress, nil), res("a", plan.FateDeleted, report.ResultInProgress, nil), res("b", plan.FateDeleted, report.ResultInProgress, nil)},
 			"following [------------------------] 0/3 deleted  wave 1/3  0 diverged"},
-		{"dependents going", []ObjectResult{res("owner", plan.FateDeleted, ResultInProgress, there), res("a", plan.FateDeleted, ResultAsPlanned, gone), res("b", plan.FateDeleted, ResultInProgress, there)},
+		{"dependents going", []report.ObjectResult{res("owner", plan.FateDeleted, report.ResultInProgress, there), res("a", plan.FateDeleted, report.ResultAsPlanned, gone), res("b", plan.FateDeleted, report.ResultInProgress, there)},
 			"following [########----------------] 1/3 deleted  wave 1/3  0 diverged"},
-		{"one kept object diverged", []ObjectResult{res("owner", plan.FateDeleted, ResultAsPlanned, gone), res("a", plan.FateDeleted, ResultAsPlanned, gone), res("b", plan.FateUnchanged, ResultDiverged, gone)},
+		{"one kept object diverged", []report.ObjectResult{res("owner", plan.FateDeleted, report.ResultAsPlanned, gone), res("a", plan.FateDeleted, report.ResultAsPlanned, gone), res("b", plan.FateUnchanged, report.ResultDiverged, gone)},
 			"following [########################] 2/2 deleted  wave 2/3  1 diverged"},
-		{"done", []ObjectResult{res("owner", plan.FateDeleted, ResultAsPlanned, gone), res("a", plan.FateDeleted, ResultAsPlanned, gone), res("b", plan.FateDeleted, ResultAsPlanned, gone)},
+		{"done", []report.ObjectResult{res("owner", plan.FateDeleted, report.ResultAsPlanned, gone), res("a", plan.FateDeleted, report.ResultAsPlanned, gone), res("b", plan.FateDeleted, report.ResultAsPlanned, gone)},
 			"following [########################] 3/3 deleted  wave 3/3  0 diverged"},
 	} {
 		if got := progressBar(p, c.objs); got != c.want {

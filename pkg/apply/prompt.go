@@ -16,7 +16,7 @@ import (
 // not.
 func Prompt(in io.Reader, out io.Writer, p *plan.Plan) error {
 	if in == nil || out == nil {
-		return refuse(ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes")
+		return refuse(report.ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes")
 	}
 	s := p.WorstCase()
 	t := p.Request.Target
@@ -35,10 +35,10 @@ func Prompt(in io.Reader, out io.Writer, p *plan.Plan) error {
 func readName(in io.Reader, name string) error {
 	answer, err := bufio.NewReader(in).ReadString('\n')
 	if err != nil && answer == "" {
-		return refuse(ReasonNotConfirmed, "not confirmed: no answer was given (%v); nothing was sent", err)
+		return refuse(report.ReasonNotConfirmed, "not confirmed: no answer was given (%v); nothing was sent", err)
 	}
 	if strings.TrimSpace(answer) != name {
-		return refuse(ReasonNotConfirmed, "not confirmed: %q is not %q; nothing was sent", strings.TrimSpace(answer), name)
+		return refuse(report.ReasonNotConfirmed, "not confirmed: %q is not %q; nothing was sent", strings.TrimSpace(answer), name)
 	}
 	return nil
 }
@@ -46,7 +46,7 @@ func readName(in io.Reader, name string) error {
 // PromptRemedy shows the remedy and asks for its object's name.
 func PromptRemedy(in io.Reader, out io.Writer, rem diagnose.Remedy) error {
 	if in == nil || out == nil {
-		return refuse(ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes")
+		return refuse(report.ReasonNotConfirmed, "not confirmed: there is no terminal to ask on; pass --yes")
 	}
 	o := rem.Request.Object
 	fmt.Fprintf(out, "kgc will %s: %s.\n", strings.ToLower(rem.Request.Verb), rem.Description)

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"slices"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 // object is no longer as reviewed (uid, resourceVersion, finalizers),
 // asks, sends the reviewed remedy's guarded request, and follows what it
 // finishes.
-func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id string) (*Report, error) {
+func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id string) (*report.Report, error) {
 	rep := newRemedyReport(saved, id)
 	if err := PrecheckRemedy(saved, id); err != nil {
 		return rep.Refused(err)
@@ -46,7 +47,7 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 		return rep.Refused(err)
 	}
 	fresh.rem.Request = &reviewed
-	rep.Remedy = &RemedyApplied{ID: id, Action: fresh.rem.Action, Description: fresh.rem.Description,
+	rep.Remedy = &report.RemedyApplied{ID: id, Action: fresh.rem.Action, Description: fresh.rem.Description,
 		Reason: fresh.rc.Reason, Message: fresh.rc.Message, Leaks: fresh.rem.Leaks}
 	return a.runRemedy(ctx, fresh, rep)
 }
@@ -56,24 +57,24 @@ func (a *Applier) ApplyRemedy(ctx context.Context, saved *diagnose.Diagnosis, id
 // connection.
 func PrecheckRemedy(saved *diagnose.Diagnosis, id string) error {
 	if rem, _, ok := saved.FindRemedy(id); !ok || rem.Request == nil {
-		return refuse(ReasonNoBasis, "the diagnosis offers no remedy %q that kgc can apply: pick an id from its remedies[] (kgc why-stuck … -o json)", id)
+		return refuse(report.ReasonNoBasis, "the diagnosis offers no remedy %q that kgc can apply: pick an id from its remedies[] (kgc why-stuck … -o json)", id)
 	}
 	return checkMadeLive(saved.Cluster, "diagnosis")
 }
 
 // RefusedRemedyReport is the report of a remedy refused by err before
 // anything was read from the cluster.
-func RefusedRemedyReport(saved *diagnose.Diagnosis, id string, err error) *Report {
+func RefusedRemedyReport(saved *diagnose.Diagnosis, id string, err error) *report.Report {
 	rep, _ := newRemedyReport(saved, id).Refused(err)
 	return rep
 }
 
-func newRemedyReport(saved *diagnose.Diagnosis, id string) *Report {
-	rep := &Report{APIVersion: snapshot.APIVersion, Kind: "ApplyReport", Target: saved.Object, Cluster: saved.Cluster,
-		Requests: []RequestRecord{}, Objects: []ObjectResult{}}
+func newRemedyReport(saved *diagnose.Diagnosis, id string) *report.Report {
+	rep := &report.Report{APIVersion: snapshot.APIVersion, Kind: "ApplyReport", Target: saved.Object, Cluster: saved.Cluster,
+		Requests: []report.RequestRecord{}, Objects: []report.ObjectResult{}}
 	if rem, rc, ok := saved.FindRemedy(id); ok {
 		rep.Target = rem.Request.Object
-		rep.Remedy = &RemedyApplied{ID: id, Action: rem.Action, Description: rem.Description, Reason: rc.Reason, Message: rc.Message, Leaks: rem.Leaks}
+		rep.Remedy = &report.RemedyApplied{ID: id, Action: rem.Action, Description: rem.Description, Reason: rc.Reason, Message: rc.Message, Leaks: rem.Leaks}
 	}
 	return rep
 }
@@ -91,15 +92,15 @@ func rediagnose(snap *snapshot.Snapshot, obj snapshot.ObjectRef, id string, was 
 	sim := diagnose.NewSimulator(snap, plan.Options{MaxSteps: diagnose.RemedySimSteps})
 	d, err := diagnose.New(snap, nil, diagnose.Options{Finishes: sim.Finishes}).Diagnose(obj.UID)
 	if err != nil {
-		return freshRemedy{}, refuse(ReasonApplied, "%s (uid %s) is gone: nothing is left to unstick", refString(obj), obj.UID)
+		return freshRemedy{}, refuse(report.ReasonApplied, "%s (uid %s) is gone: nothing is left to unstick", refString(obj), obj.UID)
 	}
 	rem, rc, ok := d.FindRemedy(id)
 	if !ok {
-		return freshRemedy{}, refuse(ReasonStale, "the cluster changed since the diagnosis: %s no longer offers remedy %s (%s); run kgc why-stuck again",
+		return freshRemedy{}, refuse(report.ReasonStale, "the cluster changed since the diagnosis: %s no longer offers remedy %s (%s); run kgc why-stuck again",
 			refString(obj), id, summaryOf(d))
 	}
 	if rc.Reason != was.Reason || rc.Finalizer != was.Finalizer {
-		return freshRemedy{}, refuse(ReasonStale, "the root cause changed since the diagnosis: it was %s (%s), it is now %s (%s); run kgc why-stuck again",
+		return freshRemedy{}, refuse(report.ReasonStale, "the root cause changed since the diagnosis: it was %s (%s), it is now %s (%s); run kgc why-stuck again",
 			was.Reason, was.Message, rc.Reason, rc.Message)
 	}
 	return freshRemedy{rem: rem, rc: rc}, nil
@@ -118,12 +119,12 @@ func summaryOf(d *diagnose.Diagnosis) string {
 
 // runRemedy asks, sends the remedy's request, and follows what it
 // finishes: the object itself and what the diagnosis says it unblocks.
-func (a *Applier) runRemedy(ctx context.Context, fresh freshRemedy, rep *Report) (*Report, error) {
+func (a *Applier) runRemedy(ctx context.Context, fresh freshRemedy, rep *report.Report) (*report.Report, error) {
 	rem := fresh.rem
 	rep.DryRun = a.Options.DryRun
 	c := a.Options.Consent
 	if c.Digest != "" {
-		return rep.Refused(refuse(ReasonNotConfirmed, "--confirm approves a plan's digest; a remedy is approved with --yes or on a terminal"))
+		return rep.Refused(refuse(report.ReasonNotConfirmed, "--confirm approves a plan's digest; a remedy is approved with --yes or on a terminal"))
 	}
 	typed := ""
 	if rem.Leaks != "" {
@@ -152,7 +153,7 @@ func (a *Applier) runRemedy(ctx context.Context, fresh freshRemedy, rep *Report)
 		rep.Notes = append(rep.Notes, "may have leaked: "+rem.Leaks)
 	}
 	if a.Options.Timeout == 0 {
-		rep.Outcome = OutcomeSent
+		rep.Outcome = report.OutcomeSent
 		rep.Notes = append(rep.Notes, "--timeout=0: what the remedy unblocks was not followed")
 		return rep, nil
 	}
@@ -192,32 +193,32 @@ func finishedPlan(fresh freshRemedy) *plan.Plan {
 // judgeRemedy sets the outcome the response decides. A failed test
 // operation (422) or precondition (409) means the object changed since it
 // was read: nothing was changed.
-func judgeRemedy(rep *Report, rem diagnose.Remedy, resp Response, dryRun bool) error {
+func judgeRemedy(rep *report.Report, rem diagnose.Remedy, resp Response, dryRun bool) error {
 	ok := resp.Status >= 200 && resp.Status < 300
 	switch {
 	case resp.Status == 409 || resp.Status == 422 && rem.Request.Verb == diagnose.VerbPatch:
-		_, err := rep.Refused(refuse(ReasonStale, "the API server refused the %s: %s changed since it was diagnosed (%s); nothing was changed: run kgc why-stuck again",
+		_, err := rep.Refused(refuse(report.ReasonStale, "the API server refused the %s: %s changed since it was diagnosed (%s); nothing was changed: run kgc why-stuck again",
 			rem.Request.Verb, refString(rem.Request.Object), resp.Message))
 		return err
 	case dryRun && ok:
-		rep.Outcome = OutcomeDryRunAccepted
+		rep.Outcome = report.OutcomeDryRunAccepted
 		return nil
 	case dryRun:
-		rep.Outcome = OutcomeDryRunRejected
+		rep.Outcome = report.OutcomeDryRunRejected
 	case ok:
 		return nil
 	default:
-		rep.Outcome = OutcomeRejected
+		rep.Outcome = report.OutcomeRejected
 	}
 	return fmt.Errorf("the API server refused the %s of %s (HTTP %d): %s", rem.Request.Verb, refString(rem.Request.Object), resp.Status, resp.Message)
 }
 
-func (a *Applier) recordRemedy(req diagnose.RemedyRequest, resp Response) RequestRecord {
-	r := RequestRecord{Time: a.now().UTC(), Verb: req.Verb, Object: req.Object, DryRun: a.Options.DryRun,
+func (a *Applier) recordRemedy(req diagnose.RemedyRequest, resp Response) report.RequestRecord {
+	r := report.RequestRecord{Time: a.now().UTC(), Verb: req.Verb, Object: req.Object, DryRun: a.Options.DryRun,
 		Status: resp.Status, Message: resp.Message, Patch: req.Patch, GracePeriodSeconds: req.GracePeriodSeconds,
 		AuditID: resp.AuditID}
 	if p := req.Preconditions; p != nil {
-		r.Preconditions = Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
+		r.Preconditions = report.Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
 	}
 	for _, op := range req.Patch {
 		// A patch's preconditions are its test operations.

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"encoding/json"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestApplyRemedyRemovesOnlyTheFinalizer(t *testing.T) {
 	if string(patch) != want {
 		t.Errorf("patch\n%s\nwant\n%s", patch, want)
 	}
-	if r := rep.Requests[0]; r.Preconditions != (Preconditions{UID: widgetUID, ResourceVersion: "41"}) || len(r.Patch) != 4 {
+	if r := rep.Requests[0]; r.Preconditions != (report.Preconditions{UID: widgetUID, ResourceVersion: "41"}) || len(r.Patch) != 4 {
 		t.Errorf("the report records %+v, want the patch and its uid/resourceVersion tests", r)
 	}
 	if rep.Remedy == nil || rep.Remedy.ID != removeHold {
@@ -70,7 +71,7 @@ func TestApplyRemedyRemovesOnlyTheFinalizer(t *testing.T) {
 	}
 	// The other finalizer still holds the Widget: the remedy finishes
 	// nothing, and its promise is the Widget held by that one alone.
-	if rep.Outcome != OutcomeAsPlanned || len(rep.Objects) != 1 || rep.Objects[0].PlannedFate != plan.FateUpdated {
+	if rep.Outcome != report.OutcomeAsPlanned || len(rep.Objects) != 1 || rep.Objects[0].PlannedFate != plan.FateUpdated {
 		t.Errorf("outcome %s, objects %+v; want the Widget as planned, updated", rep.Outcome, rep.Objects)
 	}
 }
@@ -79,7 +80,7 @@ func TestApplyRemedyFollowsWhatItFinishes(t *testing.T) {
 	saved := diagnosis(t, stuckWidget(cleanup))
 	f := &fakeCluster{snap: stuckWidget(cleanup), after: map[string]*plan.FinalState{}}
 	rep, err := applier(f, Options{Consent: yes}).ApplyRemedy(context.Background(), saved, removeHold)
-	if err != nil || rep.Outcome != OutcomeAsPlanned || len(rep.Objects) != 1 || rep.Objects[0].Object.UID != widgetUID {
+	if err != nil || rep.Outcome != report.OutcomeAsPlanned || len(rep.Objects) != 1 || rep.Objects[0].Object.UID != widgetUID {
 		t.Fatalf("outcome %s, objects %+v, err %v; want the Widget followed until gone", rep.Outcome, rep.Objects, err)
 	}
 	var out strings.Builder
@@ -100,17 +101,17 @@ func TestApplyRemedyRefusals(t *testing.T) {
 		want   string
 		msg    string
 	}{
-		"an id the diagnosis does not offer":  {diagnosis(t, stuckWidget(cleanup)), stuckWidget(cleanup), "remove-finalizer:widget:shop/gizmo:other", 0, ReasonNoBasis, "offers no remedy"},
-		"a diagnosis made from files":         {fromFiles, stuckWidget(cleanup), removeHold, 0, ReasonOtherCluster, "made from files"},
-		"the finalizer was removed meanwhile": {diagnosis(t, stuckWidget(cleanup)), stuckWidget("example.com/audit"), removeHold, 0, ReasonStale, "no longer offers remedy"},
-		"the object is gone":                  {diagnosis(t, stuckWidget(cleanup)), testobj.Snapshot().Live().Build(), removeHold, 0, ReasonApplied, "is gone"},
-		"a test operation fails (422)":        {diagnosis(t, stuckWidget(cleanup)), stuckWidget(cleanup), removeHold, 422, ReasonStale, "nothing was changed"},
+		"an id the diagnosis does not offer":  {diagnosis(t, stuckWidget(cleanup)), stuckWidget(cleanup), "remove-finalizer:widget:shop/gizmo:other", 0, report.ReasonNoBasis, "offers no remedy"},
+		"a diagnosis made from files":         {fromFiles, stuckWidget(cleanup), removeHold, 0, report.ReasonOtherCluster, "made from files"},
+		"the finalizer was removed meanwhile": {diagnosis(t, stuckWidget(cleanup)), stuckWidget("example.com/audit"), removeHold, 0, report.ReasonStale, "no longer offers remedy"},
+		"the object is gone":                  {diagnosis(t, stuckWidget(cleanup)), testobj.Snapshot().Live().Build(), removeHold, 0, report.ReasonApplied, "is gone"},
+		"a test operation fails (422)":        {diagnosis(t, stuckWidget(cleanup)), stuckWidget(cleanup), removeHold, 422, report.ReasonStale, "nothing was changed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tc.now.Source.KubeSystemUID = ksUID
 			f := &fakeCluster{snap: tc.now, status: tc.status, message: "the server rejected our request"}
 			rep, err := applier(f, Options{Consent: yes}).ApplyRemedy(context.Background(), tc.saved, tc.id)
-			if reason(err) != tc.want || rep.Outcome != OutcomeRefused {
+			if reason(err) != tc.want || rep.Outcome != report.OutcomeRefused {
 				t.Fatalf("refusal %s, outcome %s; want %s", reason(err), rep.Outcome, tc.want)
 			}
 			mustContain(t, "refusal", err.Error(), tc.msg)
@@ -140,7 +141,7 @@ func TestApplyRemedyThatLeaksNeedsTheTypedName(t *testing.T) {
 	}
 	f := &fakeCluster{snap: snap}
 	_, err = applier(f, Options{Consent: yes}).ApplyRemedy(context.Background(), saved, id)
-	if reason(err) != ReasonNotConfirmed || len(f.sent) != 0 {
+	if reason(err) != report.ReasonNotConfirmed || len(f.sent) != 0 {
 		t.Fatalf("refusal %s, sent %d; want not-confirmed, nothing sent", reason(err), len(f.sent))
 	}
 	mustContain(t, "refusal", err.Error(), "cloud load balancer", "--yes is not enough")
@@ -189,7 +190,7 @@ func TestApplyRemedyRefusesAnObjectChangedSinceReview(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := &fakeCluster{snap: tc.now}
 			rep, err := applier(f, Options{Consent: yes}).ApplyRemedy(context.Background(), saved, removeHold)
-			if reason(err) != ReasonStale || rep.Outcome != OutcomeRefused || len(f.sent) != 0 {
+			if reason(err) != report.ReasonStale || rep.Outcome != report.OutcomeRefused || len(f.sent) != 0 {
 				t.Fatalf("refusal %s (%v), outcome %s, sent %+v; want stale, nothing sent", reason(err), err, rep.Outcome, f.sent)
 			}
 			mustContain(t, "refusal", err.Error(), tc.want...)

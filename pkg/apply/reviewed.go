@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"slices"
 	"strings"
 
@@ -65,10 +66,10 @@ func stringList(v any) []string {
 func checkReviewed(req diagnose.RemedyRequest, now *snapshot.Object) error {
 	p := pinsOf(req)
 	if p.uid == "" {
-		return refuse(ReasonNoBasis, "the remedy's request pins no uid of %s: run kgc why-stuck again on a live cluster", refString(req.Object))
+		return refuse(report.ReasonNoBasis, "the remedy's request pins no uid of %s: run kgc why-stuck again on a live cluster", refString(req.Object))
 	}
 	if now == nil {
-		return refuse(ReasonStale, "%s (uid %s) reviewed in the diagnosis no longer exists: it was deleted or re-created; nothing was sent: run kgc why-stuck again",
+		return refuse(report.ReasonStale, "%s (uid %s) reviewed in the diagnosis no longer exists: it was deleted or re-created; nothing was sent: run kgc why-stuck again",
 			refString(req.Object), p.uid)
 	}
 	var diffs []string
@@ -81,6 +82,6 @@ func checkReviewed(req diagnose.RemedyRequest, now *snapshot.Object) error {
 	if len(diffs) == 0 {
 		return nil
 	}
-	return refuse(ReasonStale, "%s changed since the diagnosis was reviewed: %s; nothing was sent: run kgc why-stuck again and review its remedy",
+	return refuse(report.ReasonStale, "%s changed since the diagnosis was reviewed: %s; nothing was sent: run kgc why-stuck again and review its remedy",
 		refString(req.Object), strings.Join(diffs, "; "))
 }

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"slices"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -38,11 +39,11 @@ func StepOrder(p *plan.Plan) []snapshot.ObjectRef {
 // its own preconditions, and follows each until it is as planned before
 // sending the next: it stops at the first object that is not. The target
 // goes last, with the planned propagationPolicy.
-func (a *Applier) runSteps(ctx context.Context, p *plan.Plan, rep *Report) error {
+func (a *Applier) runSteps(ctx context.Context, p *plan.Plan, rep *report.Report) error {
 	order := StepOrder(p)
 	for k, ref := range order {
 		req := DeleteRequest{Object: ref, PropagationPolicy: plan.PolicyBackground,
-			Preconditions: Preconditions{UID: ref.UID}}
+			Preconditions: report.Preconditions{UID: ref.UID}}
 		if b := basisOf(p, ref.UID); b != nil {
 			req.Preconditions.ResourceVersion = b.ResourceVersion
 		}
@@ -61,7 +62,7 @@ func (a *Applier) runSteps(ctx context.Context, p *plan.Plan, rep *Report) error
 		if err := a.follow(ctx, stepPlan(p, ref.UID), rep); err != nil {
 			return err
 		}
-		if rep.Outcome != OutcomeAsPlanned && k < len(order)-1 {
+		if rep.Outcome != report.OutcomeAsPlanned && k < len(order)-1 {
 			return stepStopped(rep, len(order)-k-1, nil)
 		}
 	}
@@ -82,7 +83,7 @@ func stepPlan(p *plan.Plan, uid string) *plan.Plan {
 }
 
 // stepStopped records that --step stopped with left requests unsent.
-func stepStopped(rep *Report, left int, err error) error {
+func stepStopped(rep *report.Report, left int, err error) error {
 	rep.Notes = append(rep.Notes, fmt.Sprintf("--step stopped at the first surprise: %d DELETE(s) of the plan were not sent", left))
 	return err
 }

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
@@ -17,5 +18,5 @@ func checkOneDelete(p *plan.Plan) error {
 	for i, t := range p.Targets {
 		names[i] = refString(t)
 	}
-	return refuse(ReasonNoBasis, "the plan deletes %d objects (%s): kgc apply carries out one delete; plan and apply each of them", len(p.Targets), strings.Join(names, ", "))
+	return refuse(report.ReasonNoBasis, "the plan deletes %d objects (%s): kgc apply carries out one delete; plan and apply each of them", len(p.Targets), strings.Join(names, ", "))
 }

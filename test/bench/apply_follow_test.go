@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/kgc-dev/kgc/pkg/apply/report"
 	"sync"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ func BenchmarkApplyFollow(b *testing.B) {
 		start := time.Now()
 		rep, err := a.Apply(context.Background(), saved)
 		end := time.Now()
-		if err != nil || rep.Outcome != apply.OutcomeAsPlanned {
+		if err != nil || rep.Outcome != report.OutcomeAsPlanned {
 			b.Fatalf("apply: %v (outcome %s)", err, rep.Outcome)
 		}
 		seen := last()
