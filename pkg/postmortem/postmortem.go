@@ -68,9 +68,9 @@ type Analysis struct {
 // starts has no root yet.
 func Prepare(in Input) *Analysis {
 	k := newKinds(in.Before, in.After)
-	ix := newIndex(k, in.Before, in.After, len(in.Log.Events))
-	for i := range in.Log.Events {
-		ix.file(&in.Log.Events[i])
+	ix := newIndex(k, in.Before, in.After, in.Log.Len())
+	for e := range in.Log.All() {
+		ix.file(e)
 	}
 	ix.attachSweeps()
 	ch := buildChains(ix)
