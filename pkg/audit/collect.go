@@ -33,7 +33,8 @@ type collector struct {
 	slots [][]slot
 	n     int
 	ids   map[string]int32
-	// groups are the requests seen at more than one stage, by slot.
+	// groups are the stages after the first of the requests seen at more
+	// than one stage, by slot: the first is in the slot, not copied.
 	groups map[int32][]stage
 	in     chan []stage
 	free   chan []stage
@@ -93,12 +94,7 @@ func (c *collector) at(i int32) (*Event, *slot) {
 
 func (c *collector) add(st *stage) {
 	if i, ok := c.ids[st.ev.AuditID]; ok {
-		g := c.groups[i]
-		if g == nil {
-			ev, s := c.at(i)
-			g = []stage{{ev: *ev, rank: s.rank, file: int(s.file)}}
-		}
-		c.groups[i] = append(g, *st)
+		c.groups[i] = append(c.groups[i], *st)
 		return
 	}
 	if c.n%slotBlock == 0 {
@@ -118,8 +114,11 @@ func (c *collector) add(st *stage) {
 func (c *collector) collapseGroups() dupCount {
 	var dup dupCount
 	ptrs := []*stage{}
+	var first stage
 	for i, g := range c.groups {
-		ptrs = ptrs[:0]
+		e, s := c.at(i)
+		first = stage{ev: *e, rank: s.rank, file: int(s.file)}
+		ptrs = append(ptrs[:0], &first)
 		for k := range g {
 			ptrs = append(ptrs, &g[k])
 		}
@@ -130,8 +129,7 @@ func (c *collector) collapseGroups() dupCount {
 			dup.id, dup.first = d.id, d.first
 		}
 		dup.n += d.n
-		e, s := c.at(i)
-		*e, *s = ev, slot{failed: !ok, file: int32(ptrs[len(ptrs)-1].file), n: int32(len(g))}
+		*e, *s = ev, slot{failed: !ok, file: int32(ptrs[len(ptrs)-1].file), n: int32(len(ptrs))}
 	}
 	c.groups = nil
 	return dup
