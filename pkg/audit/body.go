@@ -28,6 +28,8 @@ func readBody(s *scanner, in *interner) (body, error) {
 	default: // null, or a value that is not an object
 		return b, s.skip()
 	}
+	// m and d are filled on the stack and copied to the heap only when
+	// kept: most bodies are neither DeleteOptions nor kept objects.
 	var m Meta
 	var d DeleteOptions
 	var reason, message []byte
@@ -67,7 +69,7 @@ func readBody(s *scanner, in *interner) (body, error) {
 	}
 	switch b.kind {
 	case "DeleteOptions":
-		b.delete = &d
+		b.delete = heapCopy(d)
 	case "Status", "":
 		b.status = b.kind == "Status"
 		b.reason = short(reason, in)
@@ -75,14 +77,17 @@ func readBody(s *scanner, in *interner) (body, error) {
 			b.reason = short(message, in)
 		}
 		if b.kind == "" && seen { // a patch body: no kind, but metadata
-			b.meta = &m
+			b.meta = heapCopy(m)
 		}
 	default:
 		m.Kind = b.kind
-		b.meta = &m
+		b.meta = heapCopy(m)
 	}
 	return b, nil
 }
+
+// heapCopy moves v to the heap.
+func heapCopy[T any](v T) *T { return &v }
 
 // readDeleteOption reads key if it is a field of DeleteOptions.
 func readDeleteOption(s *scanner, key []byte, d *DeleteOptions, in *interner) (bool, error) {
