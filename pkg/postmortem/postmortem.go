@@ -201,7 +201,7 @@ func (ch *chains) rootDocs(roots []*record) []Root {
 // root is the Root document of a root record.
 func (ch *chains) root(r *record) Root {
 	link := ch.tree(r, map[*record]bool{})
-	root := Root{Request: requestOf(r, ch.causes[r]), Cascade: []Link{link}}
+	root := Root{Request: requestOf(r, r.cause), Cascade: []Link{link}}
 	root.Summary = summarize(link)
 	root.Unitemized = ch.unitemized(r)
 	return root
