@@ -33,6 +33,7 @@ func readBody(s *scanner, in *interner) (body, error) {
 	var m Meta
 	var d DeleteOptions
 	var reason, message []byte
+	var reasonBuf, messageBuf [256]byte
 	seen := false
 	err := s.object(func(key []byte) error {
 		var err error
@@ -52,9 +53,9 @@ func readBody(s *scanner, in *interner) (body, error) {
 			n, _, err = s.int()
 			b.code = int(n)
 		case "reason":
-			reason, err = s.str()
+			reason, err = s.strIn(reasonBuf[:0])
 		case "message":
-			message, err = s.str()
+			message, err = s.strIn(messageBuf[:0])
 		default:
 			var known bool
 			known, err = readDeleteOption(s, key, &d, in)
