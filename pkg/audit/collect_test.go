@@ -14,11 +14,8 @@ import (
 // collector's blocks as the log's, every kept request once, in
 // stageTimestamp order, ties by auditID.
 func TestEventsMovedInPlace(t *testing.T) {
-	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
-	rnd := rand.New(rand.NewPCG(1, 2))
-	c := newCollector()
+	c, rnd, want := newCollector(), rand.New(rand.NewPCG(1, 2)), []string{}
 	defer c.wait()
-	var want []string
 	for i := range 3*slotBlock + 123 {
 		st := stage{ev: Event{AuditID: fmt.Sprintf("id-%06d", i), Verb: "delete", Code: 200,
 			Time: t0.Add(time.Duration(rnd.IntN(5000)) * time.Millisecond)}}
