@@ -28,9 +28,12 @@ func readBody(s *scanner, in *interner) (body, error) {
 	default: // null, or a value that is not an object
 		return b, s.skip()
 	}
+	// m and d are filled on the stack and copied to the heap only when
+	// kept: most bodies are neither DeleteOptions nor kept objects.
 	var m Meta
 	var d DeleteOptions
 	var reason, message []byte
+	var reasonBuf, messageBuf [256]byte
 	seen := false
 	err := s.object(func(key []byte) error {
 		var err error
@@ -50,9 +53,9 @@ func readBody(s *scanner, in *interner) (body, error) {
 			n, _, err = s.int()
 			b.code = int(n)
 		case "reason":
-			reason, err = s.str()
+			reason, err = s.strIn(reasonBuf[:0])
 		case "message":
-			message, err = s.str()
+			message, err = s.strIn(messageBuf[:0])
 		default:
 			var known bool
 			known, err = readDeleteOption(s, key, &d, in)
@@ -67,7 +70,7 @@ func readBody(s *scanner, in *interner) (body, error) {
 	}
 	switch b.kind {
 	case "DeleteOptions":
-		b.delete = &d
+		b.delete = heapCopy(d)
 	case "Status", "":
 		b.status = b.kind == "Status"
 		b.reason = short(reason, in)
@@ -75,14 +78,17 @@ func readBody(s *scanner, in *interner) (body, error) {
 			b.reason = short(message, in)
 		}
 		if b.kind == "" && seen { // a patch body: no kind, but metadata
-			b.meta = &m
+			b.meta = heapCopy(m)
 		}
 	default:
 		m.Kind = b.kind
-		b.meta = &m
+		b.meta = heapCopy(m)
 	}
 	return b, nil
 }
+
+// heapCopy moves v to the heap.
+func heapCopy[T any](v T) *T { return &v }
 
 // readDeleteOption reads key if it is a field of DeleteOptions.
 func readDeleteOption(s *scanner, key []byte, d *DeleteOptions, in *interner) (bool, error) {

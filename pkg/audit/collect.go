@@ -1,13 +1,8 @@
 package audit
 
 import (
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
-
-	"github.com/kgc-dev/kgc/internal/hugepages"
 )
 
 // This file collapses the stages of each request as the workers read
@@ -21,10 +16,11 @@ import (
 // slotBlock is how many requests a block of slots holds: about 4 MB.
 const slotBlock = 8192
 
-// slot is one request: its only stage, or after finish its collapsed
-// stages.
+// slot is what the collector knows of a request besides its event (its
+// only stage, or after finish its collapsed stages): events and slots
+// are held in blocks side by side, so that the blocks of events can
+// become the log's.
 type slot struct {
-	ev     Event
 	rank   int8
 	failed bool  // a create, update or patch that failed: dropped
 	file   int32 // the file of its last stage, in collapse order
@@ -33,10 +29,12 @@ type slot struct {
 
 // collector files the stages of every file read, a request per slot.
 type collector struct {
-	blocks [][]slot
-	n      int
-	ids    map[string]int32
-	// groups are the requests seen at more than one stage, by slot.
+	evs   [][]Event
+	slots [][]slot
+	n     int
+	ids   map[string]int32
+	// groups are the stages after the first of the requests seen at more
+	// than one stage, by slot: the first is in the slot, not copied.
 	groups map[int32][]stage
 	in     chan []stage
 	free   chan []stage
@@ -90,29 +88,24 @@ func (c *collector) wait() {
 	<-c.done
 }
 
-func (c *collector) at(i int32) *slot {
-	return &c.blocks[i/slotBlock][i%slotBlock]
+func (c *collector) at(i int32) (*Event, *slot) {
+	return &c.evs[i/slotBlock][i%slotBlock], &c.slots[i/slotBlock][i%slotBlock]
 }
 
 func (c *collector) add(st *stage) {
 	if i, ok := c.ids[st.ev.AuditID]; ok {
-		g := c.groups[i]
-		if g == nil {
-			s := c.at(i)
-			g = []stage{{ev: s.ev, rank: s.rank, file: int(s.file)}}
-		}
-		c.groups[i] = append(g, *st)
+		c.groups[i] = append(c.groups[i], *st)
 		return
 	}
 	if c.n%slotBlock == 0 {
-		b := make([]slot, slotBlock)
-		hugepages.Advise(b)
-		c.blocks = append(c.blocks, b)
+		c.evs = append(c.evs, make([]Event, slotBlock))
+		c.slots = append(c.slots, make([]slot, slotBlock))
 	}
 	i := int32(c.n)
 	c.n++
 	c.ids[st.ev.AuditID] = i
-	*c.at(i) = slot{ev: st.ev, rank: st.rank, file: int32(st.file), n: 1, failed: failedWrite(&st.ev)}
+	ev, s := c.at(i)
+	*ev, *s = st.ev, slot{rank: st.rank, file: int32(st.file), n: 1, failed: failedWrite(&st.ev)}
 }
 
 // collapseGroups collapses each request seen at several stages into its
@@ -121,8 +114,11 @@ func (c *collector) add(st *stage) {
 func (c *collector) collapseGroups() dupCount {
 	var dup dupCount
 	ptrs := []*stage{}
+	var first stage
 	for i, g := range c.groups {
-		ptrs = ptrs[:0]
+		e, s := c.at(i)
+		first = stage{ev: *e, rank: s.rank, file: int(s.file)}
+		ptrs = append(ptrs[:0], &first)
 		for k := range g {
 			ptrs = append(ptrs, &g[k])
 		}
@@ -133,23 +129,23 @@ func (c *collector) collapseGroups() dupCount {
 			dup.id, dup.first = d.id, d.first
 		}
 		dup.n += d.n
-		*c.at(i) = slot{ev: ev, failed: !ok, file: int32(ptrs[len(ptrs)-1].file), n: int32(len(g))}
+		*e, *s = ev, slot{failed: !ok, file: int32(ptrs[len(ptrs)-1].file), n: int32(len(ptrs))}
 	}
 	c.groups = nil
 	return dup
 }
 
-// events moves the kept requests into one slice, in stageTimestamp
-// order (ties by auditID), counting each in its file, and releases the
-// slots. With fold, the writes no post-mortem reads are left out (see
-// fold). Moving is first touch of fresh memory: a range per core. A block
-// of slots is let go as soon as its last kept request is moved: blocks
-// fill in reading order, close to time order, so that the slots and the
-// slice are not all held at once (on a log of millions of events, each is
-// a few hundred megabytes).
+// events leaves the kept requests in the blocks they were filed in,
+// moved into stageTimestamp order (ties by auditID), counts each in its
+// file, and hands the blocks to the log. With fold, the writes no
+// post-mortem reads are left out (see fold). Moving in place, rather than
+// into one new slice, means the requests are never held twice: on a log
+// of millions of events the slice would be a few hundred megabytes made
+// beside the blocks.
 func (c *collector) events(log *Log, fold bool) {
 	c.ids = nil
 	order := c.keptSlots(log)
+	c.slots = nil
 	slices.SortFunc(order, func(a, b keptSlot) int {
 		if c := a.ev.Time.Compare(b.ev.Time); c != 0 {
 			return c
@@ -159,54 +155,72 @@ func (c *collector) events(log *Log, fold bool) {
 	if fold {
 		order = foldEvents(order)
 	}
-	left := make([]atomic.Int32, len(c.blocks))
-	for _, k := range order {
-		left[k.block].Add(1)
+	c.permute(order)
+	k := len(order)
+	nb := (k + slotBlock - 1) / slotBlock
+	if nb > 0 {
+		last := c.evs[nb-1]
+		clear(last[k-(nb-1)*slotBlock:]) // moved or folded away
+		c.evs[nb-1] = last[:k-(nb-1)*slotBlock]
 	}
-	for b := range left {
-		if left[b].Load() == 0 {
-			c.blocks[b] = nil
-		}
-	}
-	log.Events = hugepages.Make[Event](len(order))
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(order)/4096))
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*len(order)/workers, (w+1)*len(order)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				k := order[i]
-				log.Events[i], order[i].ev = *k.ev, nil
-				if left[k.block].Add(-1) == 0 {
-					c.blocks[k.block] = nil // each block is let go by one worker
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	c.blocks = nil
+	clear(c.evs[nb:])
+	log.chunks, log.per, log.n = c.evs[:nb:nb], slotBlock, k
+	c.evs = nil
 }
 
-// keptSlot is a request to move into the log, and its slot's block.
+// permute moves the request of slot order[d].slot into slot d, for
+// every d, in place: the slots no request moves into are dropped or
+// folded away. Each path from such a slot, through the slot its request
+// comes from, ends at one past the kept (whose request is moved out
+// and left); what is left are cycles among the kept, each turned with
+// one request aside.
+func (c *collector) permute(order []keptSlot) {
+	k := int32(len(order))
+	moved := make([]bool, k)
+	isSource := make([]bool, k)
+	for _, o := range order {
+		if o.slot < k {
+			isSource[o.slot] = true
+		}
+	}
+	for d := range k {
+		for j := d; !isSource[d] && j < k && !moved[j]; j = order[j].slot {
+			*c.event(j), moved[j] = *c.event(order[j].slot), true
+		}
+	}
+	for d := range k {
+		if moved[d] {
+			continue
+		}
+		aside := *c.event(d)
+		j := d
+		for ; order[j].slot != d; j = order[j].slot {
+			*c.event(j), moved[j] = *c.event(order[j].slot), true
+		}
+		*c.event(j), moved[j] = aside, true
+	}
+}
+
+func (c *collector) event(i int32) *Event { return &c.evs[i/slotBlock][i%slotBlock] }
+
+// keptSlot is a request to move into the log, and its slot.
 type keptSlot struct {
-	ev    *Event
-	block int32
+	ev   *Event
+	slot int32
 }
 
 // keptSlots lists the requests not dropped, counting each in its file.
 func (c *collector) keptSlots(log *Log) []keptSlot {
 	order := make([]keptSlot, 0, c.n)
-	for b := range c.blocks {
-		blk := c.blocks[b][:c.blockLen(b)]
-		for k := range blk {
-			s := &blk[k]
+	for b := range c.slots {
+		n := c.blockLen(b)
+		for k, s := range c.slots[b][:n] {
 			if s.failed {
 				log.Dropped += int(s.n)
+				c.evs[b][k] = Event{}
 				continue
 			}
-			order = append(order, keptSlot{&s.ev, int32(b)})
+			order = append(order, keptSlot{&c.evs[b][k], int32(b*slotBlock + k)})
 			log.Files[s.file].Kept++
 		}
 	}
@@ -215,8 +229,7 @@ func (c *collector) keptSlots(log *Log) []keptSlot {
 
 // foldEvents keeps of events, in order, those a post-mortem reads, and
 // lets go of the others: their slots are emptied, so that their bodies
-// and strings can go before the log's slice is made, not with their
-// blocks once the kept requests are moved.
+// and strings can go.
 func foldEvents(order []keptSlot) []keptSlot {
 	evs := make([]*Event, len(order))
 	for i := range order {

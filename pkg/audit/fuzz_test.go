@@ -33,7 +33,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		got := map[string]bool{}
-		for _, e := range l.Events {
+		for e := range l.All() {
 			got[e.AuditID] = true
 		}
 		if !got["before"] || !got["after"] {

@@ -20,7 +20,7 @@ func TestInternedListsStayApart(t *testing.T) {
 	))
 	l := mustRead(t, []string{p}, "", Options{})
 	got := map[string][]string{}
-	for _, e := range l.Events {
+	for e := range l.All() {
 		got[e.AuditID] = e.Response.Finalizers
 	}
 	for id, want := range map[string][]string{"a": {"a", "b"}, "b": {"a\x00b"}, "c": {"a", "b"}, "d": {}} {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,7 +103,7 @@ func gz(t *testing.T, parts ...string) string {
 
 func ids(l *Log) string {
 	var out []string
-	for _, e := range l.Events {
+	for e := range l.All() {
 		out = append(out, e.AuditID)
 	}
 	return strings.Join(out, ",")
@@ -193,7 +194,7 @@ func TestCollapseAndMerge(t *testing.T) {
 	if got := ids(l); got != "y,v,w,x" {
 		t.Errorf("events %s, want y,v,w,x (by time, ties by auditID)", got)
 	}
-	x := l.Events[3]
+	x := *l.At(3)
 	if x.Stage != StageResponseComplete || x.Code != 404 || !x.Received.Equal(t0) || x.Time.Format(time.RFC3339) != "2026-11-27T10:00:06Z" || x.Source.Line != 3 {
 		t.Errorf("collapsed x = stage %s code %d received %s time %s line %d", x.Stage, x.Code, x.Received, x.Time, x.Source.Line)
 	}
@@ -219,10 +220,10 @@ func TestStagesAcrossFilesInAnyOrder(t *testing.T) {
 	))
 	for _, files := range [][]string{{older, newer}, {newer, older}} {
 		l := mustRead(t, files, "", Options{})
-		if len(l.Events) != 1 {
-			t.Fatalf("%v: %d events, want 1", files, len(l.Events))
+		if l.Len() != 1 {
+			t.Fatalf("%v: %d events, want 1", files, l.Len())
 		}
-		x := l.Events[0]
+		x := *l.At(0)
 		if x.Stage != StageResponseComplete || x.Code != 409 || x.ImpersonatedUser == nil || x.Source.File != newer || x.Time.Format(time.RFC3339) != "2026-11-27T10:00:06Z" {
 			t.Errorf("%v: collapsed x = stage %s code %d as %v from %s at %s", files, x.Stage, x.Code, x.ImpersonatedUser, x.Source.File, x.Time)
 		}
@@ -240,8 +241,8 @@ func TestImpersonatedUserFromALaterStage(t *testing.T) {
 		ev{id: "x", stage: StageResponseComplete, user: "admin", as: "alice", at: "2026-11-27T10:00:06.000000Z"},
 	))
 	l := mustRead(t, []string{f}, "", Options{})
-	if len(l.Events) != 1 || l.Events[0].ImpersonatedUser == nil || l.Events[0].ImpersonatedUser.Username != "alice" {
-		t.Fatalf("events %+v, want one request by admin acting as alice", l.Events)
+	if l.Len() != 1 || l.At(0).ImpersonatedUser == nil || l.At(0).ImpersonatedUser.Username != "alice" {
+		t.Fatalf("events %+v, want one request by admin acting as alice", slices.Collect(l.All()))
 	}
 }
 
@@ -282,10 +283,10 @@ func TestFilter(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := write(t, t.TempDir(), "audit.log", lines(c.e, ev{id: "other", verb: "get"}))
 			l := mustRead(t, []string{p}, "", Options{})
-			if got := len(l.Events) == 1; got != c.keep {
+			if got := l.Len() == 1; got != c.keep {
 				t.Errorf("kept %v, want %v", got, c.keep)
 			}
-			if want := 2 - len(l.Events); l.Dropped != want {
+			if want := 2 - l.Len(); l.Dropped != want {
 				t.Errorf("dropped %d, want %d", l.Dropped, want)
 			}
 		})
@@ -303,8 +304,8 @@ func TestBodies(t *testing.T) {
 	))
 	l := mustRead(t, []string{p}, "", Options{})
 	got := map[string]Event{}
-	for _, e := range l.Events {
-		got[e.AuditID] = e
+	for e := range l.All() {
+		got[e.AuditID] = *e
 	}
 	d := got["del"]
 	if o := d.Delete; o == nil || o.PropagationPolicy != "Foreground" || *o.GracePeriodSeconds != 0 || *o.OrphanDependents || o.PreconditionUID != "u-1" || o.PreconditionRV != "7" || o.DryRun[0] != "All" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/kgc-dev/kgc/internal/jsonskip"
@@ -156,7 +157,12 @@ func (s *scanner) rawString() ([]byte, error) {
 
 // str decodes the next value as a string; null is "". The bytes are
 // returned unescaped, possibly aliasing the input.
-func (s *scanner) str() ([]byte, error) {
+func (s *scanner) str() ([]byte, error) { return s.strIn(nil) }
+
+// strIn is str, unescaping simple escapes into buf when it is large
+// enough: for a string that is let go (or copied) at once, such as a
+// Status's message, which most failed requests quote names in.
+func (s *scanner) strIn(buf []byte) ([]byte, error) {
 	if s.peek() == 'n' {
 		return nil, s.skip()
 	}
@@ -165,7 +171,7 @@ func (s *scanner) str() ([]byte, error) {
 	if err != nil || bytes.IndexByte(b, '\\') < 0 {
 		return b, err
 	}
-	if v, ok := unescapeSimple(b); ok {
+	if v, ok := unescapeSimple(buf, b); ok {
 		return v, nil
 	}
 	var v string
@@ -177,8 +183,8 @@ func (s *scanner) str() ([]byte, error) {
 
 // unescapeSimple decodes the escapes of ASCII text (\" \\ \/ \n \t);
 // the rest (\u, control characters) goes to encoding/json.
-func unescapeSimple(b []byte) ([]byte, bool) {
-	out := make([]byte, 0, len(b))
+func unescapeSimple(buf, b []byte) ([]byte, bool) {
+	out := slices.Grow(buf[:0], len(b))
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if c != '\\' {

@@ -14,6 +14,7 @@
 package audit
 
 import (
+	"iter"
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -203,12 +204,43 @@ type Warning struct {
 }
 
 // Log is what Read returns: the kept requests in stageTimestamp order
-// (ties by auditID), the files read, and the warnings.
+// (ties by auditID; Len, At and All read them), the files read, and the
+// warnings.
 type Log struct {
-	Events   []Event   `json:"events"`
+	// chunks hold the requests, per in each but the last: Read leaves
+	// them in the blocks it filed them in rather than copy them into one
+	// slice, which on a log of millions of events would be a few hundred
+	// megabytes held beside the blocks.
+	chunks   [][]Event
+	per, n   int
 	Files    []File    `json:"files"`
 	Warnings []Warning `json:"warnings,omitempty"`
 	// Dropped counts events filtered out as irrelevant to a post-mortem
 	// (reads, watches, requests that changed nothing a chain needs).
 	Dropped int `json:"dropped"`
+}
+
+// SetEvents makes events, in stageTimestamp order, the log's requests:
+// for a log built in memory.
+func (l *Log) SetEvents(events []Event) {
+	l.chunks, l.per, l.n = [][]Event{events}, max(1, len(events)), len(events)
+}
+
+// Len is how many requests the log holds.
+func (l *Log) Len() int { return l.n }
+
+// At is the log's i-th request.
+func (l *Log) At(i int) *Event { return &l.chunks[i/l.per][i%l.per] }
+
+// All yields the log's requests in order.
+func (l *Log) All() iter.Seq[*Event] {
+	return func(yield func(*Event) bool) {
+		for _, c := range l.chunks {
+			for i := range c {
+				if !yield(&c[i]) {
+					return
+				}
+			}
+		}
+	}
 }

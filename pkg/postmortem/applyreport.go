@@ -3,7 +3,6 @@ package postmortem
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 )
@@ -57,10 +56,20 @@ func unappliedReports(reports []ApplyReport, applied map[string]bool, log *audit
 	var warnings []string
 	for _, rep := range reports {
 		for _, id := range rep.AuditIDs {
-			if !applied[id] && !slices.ContainsFunc(log.Events, func(e audit.Event) bool { return e.AuditID == id }) {
+			if !applied[id] && !logged(log, id) {
 				warnings = append(warnings, fmt.Sprintf("%s: request %s of kgc apply is not in the log: it came outside the window, or through an API server whose log was not given", rep.File, id))
 			}
 		}
 	}
 	return warnings
+}
+
+// logged reports whether the log holds the request of an audit ID.
+func logged(log *audit.Log, id string) bool {
+	for e := range log.All() {
+		if e.AuditID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -13,7 +13,6 @@ import (
 // chains is the forest of what happened: roots and each object's cause.
 type chains struct {
 	ix       *index
-	causes   map[*record]cause
 	children map[*record][]*record
 	roots    []*record
 	// missing are owners whose deletion the log does not hold, keyed by
@@ -30,7 +29,7 @@ type chains struct {
 // buildChains decides every object's cause. Objects whose deletion did
 // not start in the window and that were not orphaned take no part.
 func buildChains(ix *index) *chains {
-	ch := &chains{ix: ix, causes: map[*record]cause{}, children: map[*record][]*record{}, missing: map[string]*record{}}
+	ch := &chains{ix: ix, children: map[*record][]*record{}, missing: map[string]*record{}}
 	for _, r := range sortedRecords(ix.all) {
 		if !ix.wentOrStarted(r) {
 			ch.orphan(r)
@@ -40,7 +39,7 @@ func buildChains(ix *index) *chains {
 		switch {
 		case ok && c.parent == nil:
 			ch.roots = append(ch.roots, r)
-			ch.causes[r] = c
+			r.setCause(c)
 		case ok:
 			ch.link(r, c)
 		case c.actor == ActorGarbageCollector && len(r.owners) > 0:
@@ -66,7 +65,7 @@ func (ch *chains) promoteParents() {
 		}
 		ch.missing[r.uid] = r
 		ch.roots = append(ch.roots, r)
-		ch.causes[r] = cause{via: ViaRoot, actor: "unknown"}
+		r.setCause(cause{via: ViaRoot, actor: "unknown"})
 	}
 	ch.unexplained = rest
 }
@@ -82,7 +81,7 @@ func (ix *index) wentOrStarted(r *record) bool {
 }
 
 func (ch *chains) link(r *record, c cause) {
-	ch.causes[r] = c
+	r.setCause(c)
 	ch.children[c.parent] = append(ch.children[c.parent], r)
 }
 
@@ -113,10 +112,10 @@ func (ch *chains) underMissingOwner(r *record, c cause) {
 		o = ch.ix.add(objKey{t, r.key.namespace, ref.Name}, ref.UID)
 		o.setType(ref.APIVersion, ref.Kind)
 	}
-	if _, known := ch.causes[o]; !known {
+	if !o.caused {
 		ch.missing[ref.UID] = o
 		ch.roots = append(ch.roots, o)
-		ch.causes[o] = cause{via: ViaRoot, actor: "unknown"}
+		o.setCause(cause{via: ViaRoot, actor: "unknown"})
 	}
 	c.parent, c.via, c.evidence = o, ViaOwnerReference, r.ownersFrom
 	ch.link(r, c)
@@ -181,8 +180,7 @@ func (ch *chains) lastWentBefore(r *record, at time.Time) (*record, time.Time) {
 // tree is the Link of r with its dependents, in time order.
 func (ch *chains) tree(r *record, seen map[*record]bool) Link {
 	seen[r] = true
-	c := ch.causes[r]
-	l := ch.linkOf(r, c)
+	l := ch.linkOf(r, r.cause)
 	kids := slices.Clone(ch.children[r])
 	slices.SortStableFunc(kids, func(a, b *record) int {
 		if x := a.startTime().Compare(b.startTime()); x != 0 {

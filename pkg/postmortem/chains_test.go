@@ -255,7 +255,7 @@ func TestGapsBetweenFilesAreSaid(t *testing.T) {
 func TestUnitemizedSweepsAreSaid(t *testing.T) {
 	_, objs := shop()
 	log := namespaceDelete(objs, audit.LevelMetadata)
-	log.Events[0].Delete = nil
+	log.At(0).Delete = nil
 	pm := Analyze(Input{Log: log})
 	root := rootOf(t, pm, "Namespace", "team-a")
 	var got []string

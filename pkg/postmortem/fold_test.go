@@ -33,7 +33,7 @@ func TestFoldKeepsWritesAfterTheDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, e := range l.Events {
+	for e := range l.All() {
 		ids = append(ids, e.AuditID)
 	}
 	if got := strings.Join(ids, ","); got != "1,4,5" {
@@ -70,7 +70,7 @@ func TestFoldChangesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b, len(log.Events)
+		return b, log.Len()
 	}
 	all, n := doc(false)
 	folded, m := doc(true)

@@ -42,7 +42,14 @@ type record struct {
 	started    *audit.Event
 	startKnown bool
 	sweptByID  bool // the deletecollection's response listed it
+	// cause is what deleted the object, once caused is set (buildChains):
+	// held here rather than in a map by record, which on a log of
+	// millions of events would be twice the size.
+	cause  cause
+	caused bool
 }
+
+func (r *record) setCause(c cause) { r.cause, r.caused = c, true }
 
 // ref names the object as the document does.
 func (r *record) ref() snapshot.ObjectRef {

@@ -68,9 +68,9 @@ type Analysis struct {
 // starts has no root yet.
 func Prepare(in Input) *Analysis {
 	k := newKinds(in.Before, in.After)
-	ix := newIndex(k, in.Before, in.After, len(in.Log.Events))
-	for i := range in.Log.Events {
-		ix.file(&in.Log.Events[i])
+	ix := newIndex(k, in.Before, in.After, in.Log.Len())
+	for e := range in.Log.All() {
+		ix.file(e)
 	}
 	ix.attachSweeps()
 	ch := buildChains(ix)
@@ -201,7 +201,7 @@ func (ch *chains) rootDocs(roots []*record) []Root {
 // root is the Root document of a root record.
 func (ch *chains) root(r *record) Root {
 	link := ch.tree(r, map[*record]bool{})
-	root := Root{Request: requestOf(r, ch.causes[r]), Cascade: []Link{link}}
+	root := Root{Request: requestOf(r, r.cause), Cascade: []Link{link}}
 	root.Summary = summarize(link)
 	root.Unitemized = ch.unitemized(r)
 	return root

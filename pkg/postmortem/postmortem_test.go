@@ -36,8 +36,10 @@ func (b *logBuilder) add(user, verb string, ref audit.Ref, mutate ...func(*audit
 }
 
 func (b *logBuilder) log() *audit.Log {
-	return &audit.Log{Events: b.events, Files: []audit.File{{Path: "audit.log", Events: len(b.events), Kept: len(b.events),
+	log := &audit.Log{Files: []audit.File{{Path: "audit.log", Events: len(b.events), Kept: len(b.events),
 		First: t0, Last: t0.Add(time.Duration(len(b.events)) * time.Second)}}}
+	log.SetEvents(b.events)
+	return log
 }
 
 func ref(group, resource, ns, name string) audit.Ref {
@@ -111,7 +113,7 @@ func TestNamespaceDeleteChain(t *testing.T) {
 		t.Run(level, func(t *testing.T) {
 			log := namespaceDelete(objs, level)
 			if level == audit.LevelMetadata {
-				log.Events[0].Delete = nil
+				log.At(0).Delete = nil
 			}
 			pm := Analyze(Input{Log: log, Before: before, After: after, Predict: true})
 			if len(pm.Roots) != 1 {

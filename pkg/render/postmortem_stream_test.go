@@ -17,18 +17,20 @@ import (
 func deletionsLog(n int) *audit.Log {
 	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	log := &audit.Log{Files: []audit.File{{Path: "audit.log", Events: n + 1, Kept: n + 1, First: at, Last: at.Add(time.Duration(n) * time.Second)}}}
+	events := make([]audit.Event, 0, n+1)
 	for i := range n {
 		t := at.Add(time.Duration(i) * time.Second)
-		log.Events = append(log.Events, audit.Event{AuditID: fmt.Sprintf("id-%06d", i), Level: audit.LevelMetadata, Stage: audit.StageResponseComplete,
+		events = append(events, audit.Event{AuditID: fmt.Sprintf("id-%06d", i), Level: audit.LevelMetadata, Stage: audit.StageResponseComplete,
 			Verb: "delete", User: audit.User{Username: "alice"}, UserAgent: "kubectl/v1.36.3", Code: 200, Received: t, Time: t,
 			Object: audit.Ref{Resource: "pods", Namespace: fmt.Sprintf("ns-%d", i%5), Name: fmt.Sprintf("pod-%d", i), UID: fmt.Sprintf("uid-%d", i)}})
 	}
 	t := at.Add(time.Duration(n) * time.Second)
-	log.Events = append(log.Events, audit.Event{AuditID: "id-gc", Level: audit.LevelRequestResponse, Stage: audit.StageResponseComplete,
+	events = append(events, audit.Event{AuditID: "id-gc", Level: audit.LevelRequestResponse, Stage: audit.StageResponseComplete,
 		Verb: "delete", User: audit.User{Username: audit.GarbageCollectorUser}, Code: 200, Received: t, Time: t,
 		Object: audit.Ref{Resource: "pods", Namespace: "ns-0", Name: "web-1", UID: "uid-web-1"},
 		Response: &audit.Meta{APIVersion: "v1", Kind: "Pod", Namespace: "ns-0", Name: "web-1", UID: "uid-web-1",
 			OwnerReferences: []audit.OwnerRef{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "uid-web"}}}})
+	log.SetEvents(events)
 	return log
 }
 

@@ -28,5 +28,5 @@ func main() {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	fmt.Printf("wall %.2fs cpu %.2fs peak %d MB: %d requests kept, %d events dropped, %d warnings\n",
-		time.Since(start).Seconds(), cpu.Seconds(), ru.Maxrss/1024, len(l.Events), l.Dropped, len(l.Warnings))
+		time.Since(start).Seconds(), cpu.Seconds(), ru.Maxrss/1024, l.Len(), l.Dropped, len(l.Warnings))
 }

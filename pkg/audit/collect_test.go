@@ -1,0 +1,49 @@
+package audit
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEventsMovedInPlace: the requests of several blocks of slots, filed
+// out of time order with failed writes among them, come out of the
+// collector's blocks as the log's, every kept request once, in
+// stageTimestamp order, ties by auditID.
+func TestEventsMovedInPlace(t *testing.T) {
+	c, rnd, want := newCollector(), rand.New(rand.NewPCG(1, 2)), []string{}
+	defer c.wait()
+	for i := range 3*slotBlock + 123 {
+		st := stage{ev: Event{AuditID: fmt.Sprintf("id-%06d", i), Verb: "delete", Code: 200,
+			Time: t0.Add(time.Duration(rnd.IntN(5000)) * time.Millisecond)}}
+		if i%7 == 3 {
+			st.ev.Verb, st.ev.Code = "update", 409
+		} else {
+			want = append(want, st.ev.AuditID)
+		}
+		c.add(&st)
+	}
+	log := &Log{Files: make([]File, 1)}
+	c.events(log, false)
+	if log.Len() != len(want) || log.Files[0].Kept != len(want) || log.Dropped != 3*slotBlock+123-len(want) {
+		t.Fatalf("kept %d (file %d), dropped %d; want %d kept", log.Len(), log.Files[0].Kept, log.Dropped, len(want))
+	}
+	got := make([]string, 0, log.Len())
+	for i := range log.Len() {
+		e := log.At(i)
+		if i > 0 {
+			p := log.At(i - 1)
+			if c := p.Time.Compare(e.Time); c > 0 || c == 0 && p.AuditID > e.AuditID {
+				t.Fatalf("request %d (%s at %s) before %d (%s at %s)", i-1, p.AuditID, p.Time, i, e.AuditID, e.Time)
+			}
+		}
+		got = append(got, e.AuditID)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the log's requests differ from the kept ones: %d of %d, first %s", len(got), len(want), strings.Join(got[:3], ","))
+	}
+}
