@@ -88,18 +88,36 @@ type hazardStyle struct {
 	color, edge, meaning string
 }
 
-// hazardStyleOf groups the hazards by consequence, as the tree colours
-// them: red where the collector deletes something, orange where it never
-// acts, purple for cycles, grey where kgc cannot tell.
-func hazardStyleOf(typ string) hazardStyle {
-	meaning := rules.FindingMeaning(typ)
+// consequence is what the garbage collector does about a finding, which
+// the tree's colours and the drawing's styles both follow.
+type consequence int
+
+const (
+	consequenceOther   consequence = iota // an input problem
+	collectorDeletes                      // it deletes a dependent
+	collectorNeverActs                    // it never collects the object
+	collectorUnknown                      // kgc cannot tell
+)
+
+// consequenceOf groups the finding types by what the collector does.
+func consequenceOf(typ string) consequence {
 	switch typ {
 	case graph.FindingDanglingOwner, graph.FindingCrossNamespaceOwner, graph.FindingOwnerIdentityMismatch:
-		return hazardStyle{"#c0392b", "dashed", meaning}
-	case graph.FindingUnresolvableOwnerKind, graph.FindingNamespacedOwnerOfGlobal:
-		return hazardStyle{"#d35400", "dashed", meaning}
+		return collectorDeletes
+	case graph.FindingUnresolvableOwnerKind, graph.FindingNamespacedOwnerOfGlobal, graph.FindingCycle, graph.FindingStuckFinalizer:
+		return collectorNeverActs
 	case graph.FindingUnknownOwner:
-		return hazardStyle{"#7f8c8d", "dotted", meaning}
+		return collectorUnknown
+	}
+	return consequenceOther
+}
+
+// hazardStyleOf styles the hazards by consequence: red where the
+// collector deletes something, orange where it never acts on a reference,
+// grey where kgc cannot tell; cycles, stuck finalizers and input problems
+// each have their own.
+func hazardStyleOf(typ string) hazardStyle {
+	switch typ {
 	case graph.FindingCycle:
 		return hazardStyle{"#8e44ad", "bold", "owners in a cycle: never collected on their own"}
 	case graph.FindingInvalidOwnerReference:
@@ -108,6 +126,16 @@ func hazardStyleOf(typ string) hazardStyle {
 		return hazardStyle{color: "#b03a2e", meaning: "terminating and held by a finalizer for more than 5 minutes"}
 	case graph.FindingDuplicateUID:
 		return hazardStyle{color: "#2c3e50", meaning: "UID shared with another object of the input"}
+	}
+	meaning := rules.FindingMeaning(typ)
+	switch consequenceOf(typ) {
+	case collectorDeletes:
+		return hazardStyle{"#c0392b", "dashed", meaning}
+	case collectorNeverActs:
+		return hazardStyle{"#d35400", "dashed", meaning}
+	case collectorUnknown:
+		return hazardStyle{"#7f8c8d", "dotted", meaning}
+	case consequenceOther:
 	}
 	return hazardStyle{color: "black", meaning: typ}
 }

@@ -302,13 +302,14 @@ func objectStatus(o *snapshot.Object) string {
 }
 
 // graphFindingColor: red for findings where the collector deletes something,
-// yellow for ones where it never acts, plain for input problems.
+// yellow for ones where it never acts, plain for the others.
 func graphFindingColor(typ string) string {
-	switch typ {
-	case graph.FindingDanglingOwner, graph.FindingCrossNamespaceOwner, graph.FindingOwnerIdentityMismatch:
+	switch consequenceOf(typ) {
+	case collectorDeletes:
 		return Red
-	case graph.FindingUnresolvableOwnerKind, graph.FindingNamespacedOwnerOfGlobal, graph.FindingCycle, graph.FindingStuckFinalizer:
+	case collectorNeverActs:
 		return Yellow
+	case collectorUnknown, consequenceOther:
 	}
 	return ""
 }
