@@ -116,7 +116,7 @@ func (a *Analysis) Roots(batch int, emit func([]Root) error) error {
 // the apply report that sent its request.
 func (a *Analysis) note(root *Root) {
 	a.stillGoing = append(a.stillGoing, stillGoing(root, a.ix, a.in.WhyStuck)...)
-	a.hole = a.hole || anyHole([]Root{*root})
+	a.hole = a.hole || hasHole(root)
 	id := root.Request.AuditID
 	if a.applied[id] {
 		return
@@ -153,11 +153,9 @@ func (a *Analysis) Finish() {
 	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !a.hole
 }
 
-// anyHole reports a root whose evidence is partial: its request is not in
+// hasHole reports a root whose evidence is partial: its request is not in
 // the log, or what some of its deletecollections removed is not known.
-func anyHole(roots []Root) bool {
-	return slices.ContainsFunc(roots, func(r Root) bool { return r.Request.Missing || len(r.Unitemized) > 0 })
-}
+func hasHole(r *Root) bool { return r.Request.Missing || len(r.Unitemized) > 0 }
 
 // rootOrder lists the roots in document order: by their request's time,
 // then by object. It fills the caches every root's tree reads, so that the
