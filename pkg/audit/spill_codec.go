@@ -341,18 +341,13 @@ func (d *spillDecoder) next() byte {
 	return c
 }
 
-func (d *spillDecoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("bad uvarint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *spillDecoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
 
-func (d *spillDecoder) varint() int64 {
-	v, n := binary.Varint(d.b)
+func (d *spillDecoder) varint() int64 { return readVarint(d, binary.Varint) }
+
+// readVarint reads a varint with read (binary.Varint or binary.Uvarint).
+func readVarint[T int64 | uint64](d *spillDecoder, read func([]byte) (T, int)) T {
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail("bad varint")
 		return 0
