@@ -14,7 +14,8 @@ import (
 // one, which Meta.Finalizers depends on ("the body did not say" against
 // "none").
 //
-// Each field is written in declaration order, with no names or tags:
+// A stage is its body's length (4 bytes, little-endian) and its body, each
+// field written in declaration order, with no names or tags:
 //   - a string is its uvarint length and its bytes;
 //   - an int is a varint;
 //   - a bool is one byte, 0 or 1;
@@ -34,7 +35,11 @@ import (
 
 // errSpillCorrupt is what decodeStage wraps: a spill file was cut short or
 // changed after kgc wrote it.
-var errSpillCorrupt = errors.New("the spill file is corrupt (a temporary file kgc wrote was changed or cut short): run again")
+var errSpillCorrupt = errors.New("the spill file is corrupt")
+
+func spillCorrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s (a temporary file kgc wrote was changed or cut short: run again)", errSpillCorrupt, fmt.Sprintf(format, args...))
+}
 
 // Tags of a time's location.
 const (
@@ -45,27 +50,44 @@ const (
 
 // appendStage appends st's encoding to b.
 func appendStage(b []byte, st *stage) []byte {
+	start := len(b)
+	// The body's length, set below: a stage's metadata is far below 4 GiB.
+	b = append(b, 0, 0, 0, 0)
 	b = append(b, byte(st.rank))
 	b = binary.AppendVarint(b, int64(st.file))
 	b = appendFlag(b, st.v1beta1)
-	return appendEvent(b, &st.ev)
+	b = appendEvent(b, &st.ev)
+	binary.LittleEndian.PutUint32(b[start:], uint32(len(b)-start-4))
+	return b
 }
 
 // decodeStage decodes one stage from the front of b into st (overwriting
 // it) and returns the rest of b. A truncated or corrupt encoding is an
 // error wrapping errSpillCorrupt, never a panic; st is then partly
-// decoded. Strings are copies: b may be reused.
+// decoded. The stage's strings share one copy of its encoding, made
+// once: b may be reused.
 func decodeStage(b []byte, st *stage) ([]byte, error) {
-	d := spillDecoder{b: b}
 	*st = stage{}
+	if len(b) < 4 {
+		return nil, spillCorrupt("a stage cut short in its length")
+	}
+	n := binary.LittleEndian.Uint32(b)
+	if uint64(n) > uint64(len(b)-4) {
+		return nil, spillCorrupt("a stage of %d bytes cut short at %d", n, len(b)-4)
+	}
+	body := b[4 : 4+n]
+	d := spillDecoder{b: body, s: string(body)}
 	st.rank = int8(d.next())
 	st.file = d.intv()
 	st.v1beta1 = d.flag()
 	d.event(&st.ev)
-	if d.err != nil {
-		return nil, fmt.Errorf("%w: %w at byte %d", errSpillCorrupt, d.err, len(b)-len(d.b))
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("%d bytes beyond the stage's end", len(d.b))
 	}
-	return d.b, nil
+	if d.err != nil {
+		return nil, spillCorrupt("%s at byte %d of a stage", d.err, d.at)
+	}
+	return b[4+n:], nil
 }
 
 func appendEvent(b []byte, e *Event) []byte {
@@ -217,17 +239,22 @@ func appendTime(b []byte, t time.Time) []byte {
 	return binary.AppendVarint(b, int64(offset))
 }
 
-// spillDecoder reads an encoding from the front of b. Its first error
-// sticks: later reads return zero values, so that the decoding functions
-// read straight through and decodeStage looks at err once.
+// spillDecoder reads a stage's encoding from the front of b, and its
+// strings from s, a copy of the whole encoding: one allocation for all
+// of them rather than one each. Its first error sticks: later reads
+// return zero values, so that the decoding functions read straight
+// through and decodeStage looks at err once.
 type spillDecoder struct {
 	b   []byte
+	s   string
 	err error
+	at  int // where err was met
 }
 
 func (d *spillDecoder) fail(format string, args ...any) {
 	if d.err == nil {
 		d.err = fmt.Errorf(format, args...)
+		d.at = len(d.s) - len(d.b)
 	}
 	d.b = nil
 }
@@ -410,9 +437,9 @@ func (d *spillDecoder) str() string {
 		d.fail("string length %d beyond the %d bytes left", n, len(d.b))
 		return ""
 	}
-	s := string(d.b[:n])
+	at := len(d.s) - len(d.b)
 	d.b = d.b[n:]
-	return s
+	return d.s[at : at+int(n)]
 }
 
 func (d *spillDecoder) strs() []string {

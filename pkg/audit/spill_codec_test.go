@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -232,15 +233,17 @@ func TestSpillTruncated(t *testing.T) {
 // TestSpillCorrupt: bytes a valid encoding never holds are errors.
 func TestSpillCorrupt(t *testing.T) {
 	full := fullStage(t)
-	b := appendStage(nil, &full)
-	b[2] = 7 // v1beta1 flag
-	var got stage
-	if _, err := decodeStage(b, &got); !errors.Is(err, errSpillCorrupt) {
-		t.Errorf("flag byte 7: err %v, want the spill file corrupt", err)
-	}
-	huge := append([]byte{0, 0, 0}, 0xff, 0xff, 0xff, 0xff, 0x0f) // AuditID 4G long
-	if _, err := decodeStage(huge, &got); !errors.Is(err, errSpillCorrupt) {
-		t.Errorf("string longer than the input: err %v, want the spill file corrupt", err)
+	valid := appendStage(nil, &full)
+	badFlag := slices.Clone(valid)
+	badFlag[6] = 7 // after the length, the rank and the file: v1beta1
+	longer := append(slices.Clone(valid), 0)
+	longer[0]++
+	huge := []byte{8, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x0f} // AuditID 4G long
+	for name, b := range map[string][]byte{"flag byte 7": badFlag, "a byte past the event": longer, "a string past the end": huge} {
+		var got stage
+		if _, err := decodeStage(b, &got); !errors.Is(err, errSpillCorrupt) {
+			t.Errorf("%s: err %v, want the spill file corrupt", name, err)
+		}
 	}
 }
 
