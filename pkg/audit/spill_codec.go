@@ -27,7 +27,8 @@ import (
 //     location: 0 UTC, 1 Local, else 2 and the zone's name and offset in
 //     seconds, read back as a fixed zone (what time.Parse makes of an RFC
 //     3339 offset). As with MarshalBinary, a monotonic clock reading is
-//     dropped.
+//     dropped, and a tz-database location comes back as the fixed zone in
+//     effect at that instant (the reader makes UTC times only).
 //
 // The file is read back by the process that wrote it, so the encoding has
 // no version: adding a field to a type means encoding it here, which
