@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -39,15 +40,26 @@ type collector struct {
 	in     chan []stage
 	free   chan []stage
 	done   chan struct{}
+	// spillAt is how many requests are held before the log is spilled
+	// (0: never), with router; spill, once set, takes every stage.
+	spillAt int
+	router  Router
+	fold    bool
+	spill   *spill
 }
 
-func newCollector() *collector {
-	c := &collector{
-		ids:    make(map[string]int32),
-		groups: make(map[int32][]stage),
-		in:     make(chan []stage, 8),
-		free:   make(chan []stage, 16),
-		done:   make(chan struct{}),
+// newFiler is a collector filed from one goroutine, by add.
+func newFiler() *collector {
+	return &collector{ids: make(map[string]int32), groups: make(map[int32][]stage)}
+}
+
+// newCollector is a collector filed as batches are sent, by a goroutine
+// of its own; opts say when it spills.
+func newCollector(opts Options) *collector {
+	c := newFiler()
+	c.in, c.free, c.done = make(chan []stage, 8), make(chan []stage, 16), make(chan struct{})
+	if opts.Spill > 0 && opts.Router != nil {
+		c.spillAt, c.router, c.fold = opts.Spill, opts.Router, opts.Fold
 	}
 	go func() {
 		defer close(c.done)
@@ -93,6 +105,10 @@ func (c *collector) at(i int32) (*Event, *slot) {
 }
 
 func (c *collector) add(st *stage) {
+	if c.spill != nil {
+		c.spill.put(st)
+		return
+	}
 	if i, ok := c.ids[st.ev.AuditID]; ok {
 		c.groups[i] = append(c.groups[i], *st)
 		return
@@ -106,6 +122,27 @@ func (c *collector) add(st *stage) {
 	c.ids[st.ev.AuditID] = i
 	ev, s := c.at(i)
 	*ev, *s = st.ev, slot{rank: st.rank, file: int32(st.file), n: 1, failed: failedWrite(&st.ev)}
+	if c.spillAt > 0 && c.n >= c.spillAt {
+		c.startSpill()
+	}
+}
+
+// startSpill writes every stage held to a spill, which takes every stage
+// from then on: the log is too big to hold.
+func (c *collector) startSpill() {
+	c.spill = newSpill(c.router, c.fold)
+	for i := range int32(c.n) {
+		ev, s := c.at(i)
+		c.spill.put(&stage{ev: *ev, rank: s.rank, file: int(s.file)})
+		for k := range c.groups[i] {
+			c.spill.put(&c.groups[i][k])
+		}
+	}
+	c.evs, c.slots, c.ids, c.groups, c.n = nil, nil, nil, nil, 0
+	// What was held is garbage now, hundreds of megabytes of it: collect
+	// it at once, or the heap grows by as much again (the reader's
+	// garbage) before the collector's next goal says to.
+	runtime.GC()
 }
 
 // collapseGroups collapses each request seen at several stages into its
@@ -125,10 +162,7 @@ func (c *collector) collapseGroups() dupCount {
 		slices.SortFunc(ptrs, compareStages)
 		var d dupCount
 		ev, ok := collapse(ptrs, &d)
-		if d.n > 0 && (dup.n == 0 || d.id < dup.id) {
-			dup.id, dup.first = d.id, d.first
-		}
-		dup.n += d.n
+		mergeDup(&dup, d)
 		*e, *s = ev, slot{failed: !ok, file: int32(ptrs[len(ptrs)-1].file), n: int32(len(ptrs))}
 	}
 	c.groups = nil

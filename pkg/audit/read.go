@@ -26,6 +26,11 @@ type Options struct {
 	// They still count as kept in their File. Leave it unset when every
 	// request's audit ID must be found, as an apply report's join needs.
 	Fold bool
+	// Spill, when Router is set, is how many requests Read holds before
+	// it writes them to temporary files, to be read a part at a time
+	// (see Log.Parts): a log too big to hold whole. Zero holds every one.
+	Spill  int
+	Router Router
 }
 
 // Read reads audit logs: kube-apiserver files written with
@@ -45,7 +50,7 @@ func Read(paths []string, stdin io.Reader, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{opts: opts, stdin: stdin, c: newCollector()}
+	r := &reader{opts: opts, stdin: stdin, c: newCollector(opts)}
 	for i, path := range files {
 		if err := r.readFile(i, path); err != nil {
 			r.c.wait()
@@ -251,14 +256,27 @@ func (r *reader) finish(paths []string) (*Log, error) {
 		return nil, fmt.Errorf("no audit events in %s: give the kube-apiserver's audit log (--audit-log-path, written with --audit-log-format=json)", strings.Join(paths, ", "))
 	}
 	log := &Log{Files: r.files, Warnings: r.warnings, Dropped: r.dropped}
+	if s := r.c.spill; s != nil {
+		if err := s.flush(); err != nil {
+			s.close()
+			return nil, err
+		}
+		log.spill = s
+		return log, nil
+	}
 	dup := r.c.collapseGroups()
 	r.c.events(log, r.opts.Fold)
 	if dup.n > 0 {
-		log.Warnings = append(log.Warnings, Warning{Position: dup.first, Message: fmt.Sprintf(
-			"%d audit events were read more than once (the same auditID and stage: a file given twice, or rotated files that overlap) and counted once; the first is auditID %s at %s:%d",
-			dup.n, dup.id, dup.first.File, dup.first.Line)})
+		log.Warnings = append(log.Warnings, dupWarning(dup))
 	}
 	return log, nil
+}
+
+// dupWarning says how many stages were read more than once.
+func dupWarning(dup dupCount) Warning {
+	return Warning{Position: dup.first, Message: fmt.Sprintf(
+		"%d audit events were read more than once (the same auditID and stage: a file given twice, or rotated files that overlap) and counted once; the first is auditID %s at %s:%d",
+		dup.n, dup.id, dup.first.File, dup.first.Line)}
 }
 
 // compareStages orders stages by request, then by stage, time and place
@@ -283,6 +301,15 @@ type dupCount struct {
 	n     int
 	id    string
 	first Position
+}
+
+// mergeDup adds d's duplicates to dup: the first named is the one of the
+// lowest auditID, as sorting every stage finds it.
+func mergeDup(dup *dupCount, d dupCount) {
+	if d.n > 0 && (dup.n == 0 || d.id < dup.id) {
+		dup.id, dup.first = d.id, d.first
+	}
+	dup.n += d.n
 }
 
 // collapse merges the stages of one request, in stage order: the last

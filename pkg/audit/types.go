@@ -211,8 +211,10 @@ type Log struct {
 	// them in the blocks it filed them in rather than copy them into one
 	// slice, which on a log of millions of events would be a few hundred
 	// megabytes held beside the blocks.
-	chunks   [][]Event
-	per, n   int
+	chunks [][]Event
+	per, n int
+	// spill holds the requests instead, when the log was too big to hold.
+	spill    *spill
 	Files    []File    `json:"files"`
 	Warnings []Warning `json:"warnings,omitempty"`
 	// Dropped counts events filtered out as irrelevant to a post-mortem
