@@ -147,11 +147,17 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	// is to be joined: it may name any request by its audit ID.
 	opts := o.window
 	opts.Fold = len(o.applyReports) == 0
+	if opts.Fold {
+		// A log too big to hold is analyzed a part at a time.
+		opts.Spill, opts.Router = spillAfter, postmortem.NewRouter()
+	}
 	log, err := audit.Read(o.auditLogs, o.streams.In, opts)
 	if err != nil {
 		return err
 	}
-	o.printAuditWarnings(log)
+	if !log.Spilled() {
+		o.printAuditWarnings(log)
+	}
 	growAnalysis()
 	in := postmortem.Input{Log: log}
 	if err := o.loadStates(ctx, &in); err != nil {
@@ -166,7 +172,14 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	if in.ApplyReports, err = readApplyReports(o.applyReports); err != nil {
 		return err
 	}
-	a := postmortem.Prepare(in)
+	a, err := postmortem.Prepare(in)
+	if log.Spilled() {
+		// What reading a spilled log found is known once its parts are.
+		o.printAuditWarnings(log)
+	}
+	if err != nil {
+		return err
+	}
 	pm, err := o.print(a)
 	if err != nil {
 		return err
@@ -193,6 +206,12 @@ func (o *postmortemOptions) print(a *postmortem.Analysis) (*postmortem.PostMorte
 	}
 	return pm, render.PostMortemText(o.streams.Out, pm, outStyle(o.streams))
 }
+
+// spillAfter is how many requests a post-mortem holds before it writes
+// the log to temporary files, to analyze it a part at a time: what about
+// 1.3 million events of a busy cluster keep, a few hundred megabytes held
+// at the end of reading. A smaller log is analyzed whole, faster.
+const spillAfter = 1 << 18
 
 // postmortemMemory is the soft memory limit of a post-mortem, and
 // postmortemGC its garbage collector's growth percent while it reads the

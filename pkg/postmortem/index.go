@@ -75,12 +75,12 @@ type index struct {
 	after     *snapshot.Snapshot
 }
 
-// newIndex files the snapshots' objects; events is how many events will
-// be filed, to size the maps once.
-func newIndex(k *kinds, before, after *snapshot.Snapshot, events int) *index {
+// newIndex files the snapshots' objects those owns keeps (all when nil);
+// events is how many events will be filed, to size the maps once.
+func newIndex(k *kinds, before, after *snapshot.Snapshot, events int, owns func(*snapshot.Object) bool) *index {
 	n := events / 2
 	for _, s := range []*snapshot.Snapshot{before, after} {
-		if s != nil {
+		if s != nil && owns == nil { // a part of a log holds a share
 			n += len(s.Objects)
 		}
 	}
@@ -88,6 +88,9 @@ func newIndex(k *kinds, before, after *snapshot.Snapshot, events int) *index {
 	if before != nil {
 		for i := range before.Objects {
 			o := &before.Objects[i]
+			if owns != nil && !owns(o) {
+				continue
+			}
 			r := ix.fromSnapshot(o)
 			if r != nil {
 				r.before = o
@@ -98,6 +101,9 @@ func newIndex(k *kinds, before, after *snapshot.Snapshot, events int) *index {
 	if after != nil {
 		for i := range after.Objects {
 			o := &after.Objects[i]
+			if owns != nil && !owns(o) {
+				continue
+			}
 			if r := ix.fromSnapshot(o); r != nil {
 				r.after = o
 				if r.ownersFrom == "" {

@@ -2,7 +2,6 @@ package postmortem
 
 import (
 	"cmp"
-	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -42,8 +41,16 @@ type Scope struct {
 	Object *snapshot.ObjectRef
 }
 
-// Analyze rebuilds the chains of deletions the log shows.
-func Analyze(in Input) *PostMortem { return Prepare(in).Whole() }
+// Analyze rebuilds the chains of deletions the log shows. A spilled log
+// that cannot be read back gives a document saying so, incomplete.
+func Analyze(in Input) *PostMortem {
+	a, err := Prepare(in)
+	if err != nil {
+		return &PostMortem{APIVersion: snapshot.APIVersion, Kind: Kind, Roots: []Root{}, Unexplained: []Unexplained{},
+			StillGoing: []StillGoing{}, Warnings: []string{err.Error()}}
+	}
+	return a.Whole()
+}
 
 // Analysis is a post-mortem being written: what comes before its roots in
 // the document is known, its roots are built in document order a batch at
@@ -62,13 +69,26 @@ type Analysis struct {
 	stillGoing []StillGoing
 	hole       bool
 	applied    map[string]bool
+	// parts, for a spilled log, holds what its parts' analyses left: the
+	// roots are merged from them (see merge.go).
+	parts *parts
 }
 
 // Prepare files the log and decides every object's cause; the document it
-// starts has no root yet.
-func Prepare(in Input) *Analysis {
+// starts has no root yet. A spilled log is analyzed a part at a time here,
+// its roots kept in a temporary file; an error is one reading it back.
+func Prepare(in Input) (*Analysis, error) {
+	if in.Log.Spilled() {
+		return prepareParts(in)
+	}
+	return newAnalysis(in, nil), nil
+}
+
+// newAnalysis prepares the analysis of a log held whole, of the snapshots'
+// objects those owns keeps (all when nil).
+func newAnalysis(in Input, owns func(*snapshot.Object) bool) *Analysis {
 	k := newKinds(in.Before, in.After)
-	ix := newIndex(k, in.Before, in.After, in.Log.Len())
+	ix := newIndex(k, in.Before, in.After, in.Log.Len(), owns)
 	for e := range in.Log.All() {
 		ix.file(e)
 	}
@@ -89,6 +109,9 @@ func (a *Analysis) Document() *PostMortem { return a.doc }
 // scope to emit, which owns it.
 func (a *Analysis) Roots(batch int, emit func([]Root) error) error {
 	batch = max(batch, 1)
+	if a.parts != nil {
+		return a.parts.roots(batch, emit)
+	}
 	for lo := 0; lo < len(a.order); lo += batch {
 		docs := a.ch.rootDocs(a.order[lo:min(lo+batch, len(a.order))])
 		kept := docs[:0]
@@ -134,17 +157,24 @@ func (a *Analysis) note(root *Root) {
 func (a *Analysis) Whole() *PostMortem {
 	doc := a.Document()
 	// Roots fails only when emit does.
-	_ = a.Roots(len(a.order), func(roots []Root) error {
+	err := a.Roots(len(a.order)+a.parts.count(), func(roots []Root) error {
 		doc.Roots = append(doc.Roots, roots...)
 		return nil
 	})
 	a.Finish()
+	if err != nil {
+		doc.Warnings, doc.Complete = append(doc.Warnings, err.Error()), false
+	}
 	return doc
 }
 
 // Finish fills what follows the roots in the document, once Roots has
 // handed every root over.
 func (a *Analysis) Finish() {
+	if a.parts != nil {
+		a.parts.finish(a)
+		return
+	}
 	pm, in := a.doc, a.in
 	pm.Unexplained = a.ch.explainRest(in.Scope)
 	slices.SortFunc(a.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
@@ -201,33 +231,46 @@ func (ch *chains) root(r *record) Root {
 	link := ch.tree(r, map[*record]bool{})
 	root := Root{Request: requestOf(r, r.cause), Cascade: []Link{link}}
 	root.Summary = summarize(link)
-	root.Unitemized = ch.unitemized(r)
+	root.Unitemized = unitemized(ch.unitemizedCandidates(r), ch.sweptTypes)
 	return root
 }
 
-// unitemized lists the deletecollections in a deleted namespace whose
-// objects neither the log nor a before snapshot names: a post-mortem that
-// counted only what it can name would read as less than what went.
-func (ch *chains) unitemized(r *record) []Sweep {
+// unitemizedCandidates lists, for a deleted namespace, the first
+// accepted deletecollection of each type in it whose objects neither the
+// log nor a before snapshot names; unitemized drops those of a type some
+// object of which is known to have gone.
+func (ch *chains) unitemizedCandidates(r *record) []Sweep {
 	if r.key.typeKey != (typeKey{"", "namespaces"}) || ch.ix.before != nil {
 		return nil
 	}
 	ch.indexSweeps()
-	// A type of which some object is known to have gone is itemized,
-	// however many times the namespace controller swept it.
-	named := maps.Clone(ch.sweptTypes)
+	seen := map[typeKey]bool{}
 	var out []Sweep
 	for _, e := range ch.collsByNS[r.key.name] {
 		t := typeKey{e.Object.APIGroup, e.Object.Resource}
-		if e.Response != nil || named[t] || !accepted(e) {
+		if e.Response != nil || seen[t] || !accepted(e) {
 			continue
 		}
-		named[t] = true
+		seen[t] = true
 		res := e.Object.Resource
 		if e.Object.APIGroup != "" {
 			res += "." + e.Object.APIGroup
 		}
 		out = append(out, Sweep{Resource: res, Namespace: e.Object.Namespace, User: userOf(e), AuditID: e.AuditID, Time: e.Time})
+	}
+	return out
+}
+
+// unitemized is what of the sweeps a post-mortem that counted only what
+// it can name would miss: a type of which some object is known to have
+// gone is itemized, however many times the namespace controller swept it.
+func unitemized(sweeps []Sweep, swept map[typeKey]bool) []Sweep {
+	var out []Sweep
+	for _, s := range sweeps {
+		res, group, _ := strings.Cut(s.Resource, ".")
+		if !swept[typeKey{group, res}] {
+			out = append(out, s)
+		}
 	}
 	return out
 }

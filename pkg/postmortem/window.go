@@ -49,6 +49,20 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // warnings say what limits every conclusion: snapshots that do not
 // bracket the log, and roots whose request is not in it.
 func warnings(in Input, ch *chains) []string {
+	out := snapshotWarnings(in)
+	for _, o := range sortedRecords(mapValues(ch.missing)) {
+		out = append(out, missingWarning(o.ref()))
+	}
+	return out
+}
+
+// missingWarning says that a root's own deletion is not in the log.
+func missingWarning(r snapshot.ObjectRef) string {
+	return fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", describe(r))
+}
+
+// snapshotWarnings say which snapshots do not bracket the log.
+func snapshotWarnings(in Input) []string {
 	var out []string
 	w := window(in.Log)
 	if b := in.Before; b != nil && !w.From.IsZero() && b.CapturedAt.After(w.From) {
@@ -56,9 +70,6 @@ func warnings(in Input, ch *chains) []string {
 	}
 	if a := in.After; a != nil && !w.To.IsZero() && a.CapturedAt.Before(w.To) && in.AfterName != "live" {
 		out = append(out, fmt.Sprintf("the after snapshot was taken at %s, before the log ends (%s): what went later is not confirmed by it", stamp(a.CapturedAt), stamp(w.To)))
-	}
-	for _, o := range sortedRecords(mapValues(ch.missing)) {
-		out = append(out, fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", describe(o.ref())))
 	}
 	return out
 }

@@ -49,7 +49,11 @@ func TestPostMortemJSONIsTheDocument(t *testing.T) {
 		if err := Document(&want, "json", postmortem.Analyze(in)); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := PostMortemJSON(&got, postmortem.Prepare(in)); err != nil {
+		a, err := postmortem.Prepare(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := PostMortemJSON(&got, a); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
@@ -57,7 +61,11 @@ func TestPostMortemJSONIsTheDocument(t *testing.T) {
 		}
 	}
 	var all bytes.Buffer
-	if err := PostMortemJSON(&all, postmortem.Prepare(cases["every namespace"])); err != nil {
+	a, err := postmortem.Prepare(cases["every namespace"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := PostMortemJSON(&all, a); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"auditID": "id-004100"`, `"warnings": [`, "ReplicaSet ns-0/web is not in the log"} {
