@@ -193,18 +193,18 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 // print writes the analysis and returns its document, whole but for its
 // roots when they were written as they were built.
 func (o *postmortemOptions) print(a *postmortem.Analysis) (*postmortem.PostMortem, error) {
-	if o.output == outputJSON {
-		return a.Document(), render.PostMortemJSON(o.streams.Out, a)
-	}
-	pm := a.Whole()
 	switch o.output {
+	case outputJSON:
+		return a.Document(), render.PostMortemJSON(o.streams.Out, a)
 	case outputYAML:
+		pm := a.Whole()
 		return pm, render.Document(o.streams.Out, string(o.output), pm)
 	case outputDOT:
+		pm := a.Whole()
 		return pm, render.PostMortemDOT(o.streams.Out, pm)
-	case outputAuto, outputText, outputTree, outputTable, outputJSON:
+	case outputAuto, outputText, outputTree, outputTable:
 	}
-	return pm, render.PostMortemText(o.streams.Out, pm, outStyle(o.streams))
+	return a.Document(), render.PostMortemTextStream(o.streams.Out, a, outStyle(o.streams))
 }
 
 // spillAfter is how many requests a post-mortem holds before it writes

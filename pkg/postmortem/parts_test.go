@@ -47,7 +47,7 @@ func documents(t *testing.T, paths []string, spill bool, in postmortem.Input) ma
 		case "json":
 			err = render.PostMortemJSON(&buf, a)
 		case "text":
-			err = render.PostMortemText(&buf, a.Whole(), render.Style{})
+			err = render.PostMortemTextStream(&buf, a, render.Style{})
 		default:
 			err = render.Document(&buf, format, a.Whole())
 		}

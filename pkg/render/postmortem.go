@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -19,7 +20,7 @@ func PostMortemText(w io.Writer, pm *postmortem.PostMortem, s Style) error {
 	var b strings.Builder
 	writeWindow(&b, pm.Window)
 	if len(pm.Roots) == 0 {
-		b.WriteString("No deletion in the window matches.\n")
+		b.WriteString(noDeletion)
 	}
 	for _, root := range pm.Roots {
 		b.WriteString("\n")
@@ -28,6 +29,40 @@ func PostMortemText(w io.Writer, pm *postmortem.PostMortem, s Style) error {
 	writeRest(&b, pm, s)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+const noDeletion = "No deletion in the window matches.\n"
+
+// PostMortemTextStream writes what PostMortemText writes of the analysis'
+// document, but builds its roots a batch at a time as it writes them: on
+// a log of millions of events their documents are never all held.
+func PostMortemTextStream(w io.Writer, a *postmortem.Analysis, s Style) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var b strings.Builder
+	writeWindow(&b, a.Document().Window)
+	n := 0
+	err := a.Roots(rootBatch, func(roots []postmortem.Root) error {
+		for i := range roots {
+			b.WriteString("\n")
+			writeRoot(&b, &roots[i], s)
+		}
+		n += len(roots)
+		_, err := bw.WriteString(b.String())
+		b.Reset()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	a.Finish()
+	if n == 0 {
+		b.WriteString(noDeletion)
+	}
+	writeRest(&b, a.Document(), s)
+	if _, err := bw.WriteString(b.String()); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 func writeWindow(b *strings.Builder, w postmortem.Window) {

@@ -74,3 +74,28 @@ func TestPostMortemJSONIsTheDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestPostMortemTextIsTheDocument: the text written as the roots are
+// built is the text of the whole analysis, with and without roots.
+func TestPostMortemTextIsTheDocument(t *testing.T) {
+	log := deletionsLog(2*rootBatch + 5)
+	for name, in := range map[string]postmortem.Input{
+		"every namespace": {Log: log},
+		"no root":         {Log: log, Scope: postmortem.Scope{Namespace: "elsewhere"}},
+	} {
+		var want, got bytes.Buffer
+		if err := PostMortemText(&want, postmortem.Analyze(in), Style{}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		a, err := postmortem.Prepare(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := PostMortemTextStream(&got, a, Style{}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: written as built (%d bytes) is not the text of the whole analysis (%d bytes)", name, got.Len(), want.Len())
+		}
+	}
+}
