@@ -45,6 +45,9 @@ type postmortemOptions struct {
 
 	namespace string
 	window    audit.Options
+	// spillAfter is how many requests are held before the log is written
+	// to temporary files and analyzed a part at a time.
+	spillAfter int
 }
 
 func newPostmortemCmd(f *Factory) *cobra.Command {
@@ -91,6 +94,7 @@ Output formats: text (default), json and yaml (the PostMortem document), dot (th
 	fs.StringSliceVar(&o.applyReports, "apply-report", nil, "kgc apply reports (-o json): name the root requests kgc apply sent, by audit ID; repeatable")
 	enumArrayVar(cmd, &o.failIf, "fail-if", oneOf("incomplete"), "exit 3 after printing when the evidence has holes (gaps in the log, roots not in it, objects no chain explains)")
 	fs.BoolVarP(&o.source.AllNamespaces, "all-namespaces", "A", false, "every deletion in the window, in every namespace")
+	fs.IntVar(&o.spillAfter, "spill-after", spillAfter, "requests held in memory before the log is written to temporary files and analyzed a namespace at a time (same result, bounded memory); 0: never")
 	addChunkSizeFlag(fs, &o.source.ChunkSize)
 	cmd.ValidArgsFunction = objectArgs(f.ConfigFlags, o.source)
 	return cmd
@@ -135,6 +139,9 @@ func (o *postmortemOptions) Validate() error {
 	if o.source.AllNamespaces && len(o.args) > 0 {
 		return usageErrorf("-A lists every deletion: drop it to follow one object")
 	}
+	if o.spillAfter < 0 {
+		return usageErrorf("--spill-after %d: give a number of requests, or 0 never to spill", o.spillAfter)
+	}
 	return nil
 }
 
@@ -149,7 +156,7 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	opts.Fold = len(o.applyReports) == 0
 	if opts.Fold {
 		// A log too big to hold is analyzed a part at a time.
-		opts.Spill, opts.Router = spillAfter, postmortem.NewRouter()
+		opts.Spill, opts.Router = o.spillAfter, postmortem.NewRouter()
 	}
 	log, err := audit.Read(o.auditLogs, o.streams.In, opts)
 	if err != nil {

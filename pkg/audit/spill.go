@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"os"
 	"slices"
 )
@@ -23,9 +24,12 @@ import (
 
 // Router names the part of the log a request belongs with: the namespace
 // whose objects its chain may reach ("" for the cluster's objects), and,
-// through tie, every other one its chain may reach (AllParts: any).
+// through tie, every other one its chain may reach (AllParts: any). Known
+// is false when the stage does not say (a Namespace's create names it
+// only once it responds): the stage then goes where another stage of its
+// request goes, or, when none says, to the part it names.
 type Router interface {
-	Route(e *Event, tie func(part string)) string
+	Route(e *Event, tie func(part string)) (part string, known bool)
 }
 
 // AllParts is the part a request ties to when its chain may reach any
@@ -49,10 +53,18 @@ type spill struct {
 	ties   []string
 	tie    func(string)
 	err    error
+	// pending are the stages whose part their request's other stages
+	// will say, by auditID, and the part each named.
+	pending map[string][]pendingStage
+}
+
+type pendingStage struct {
+	st   stage
+	part string
 }
 
 func newSpill(router Router, fold bool) *spill {
-	s := &spill{router: router, fold: fold}
+	s := &spill{router: router, fold: fold, pending: map[string][]pendingStage{}}
 	for i := range s.parent {
 		s.parent[i] = i
 	}
@@ -98,17 +110,32 @@ func (s *spill) tieBuckets(home int, part string) {
 	s.union(home, bucketOf(part))
 }
 
-// put writes a stage to its bucket.
+// put writes a stage to its bucket, or holds it until a stage of its
+// request says which: the stages of one request must be read back
+// together, to collapse as one.
 func (s *spill) put(st *stage) {
-	if s.err != nil {
-		return
-	}
 	s.ties = s.ties[:0]
-	home := bucketOf(s.router.Route(&st.ev, s.tie))
+	part, known := s.router.Route(&st.ev, s.tie)
+	home := bucketOf(part)
 	for _, t := range s.ties {
 		s.tieBuckets(home, t)
 	}
-	w, err := s.writer(home)
+	if !known {
+		s.pending[st.ev.AuditID] = append(s.pending[st.ev.AuditID], pendingStage{*st, part})
+		return
+	}
+	for _, p := range s.pending[st.ev.AuditID] {
+		s.write(home, &p.st)
+	}
+	delete(s.pending, st.ev.AuditID)
+	s.write(home, st)
+}
+
+func (s *spill) write(b int, st *stage) {
+	if s.err != nil {
+		return
+	}
+	w, err := s.writer(b)
 	if err != nil {
 		s.err = err
 		return
@@ -136,8 +163,16 @@ func (s *spill) writer(b int) (*bufio.Writer, error) {
 	return s.w[b], nil
 }
 
-// flush ends writing: what is buffered goes to the files.
+// flush ends writing: the stages no other stage of their request placed
+// go to the part they named, and what is buffered to the files.
 func (s *spill) flush() error {
+	ids := slices.Sorted(maps.Keys(s.pending))
+	for _, id := range ids {
+		for _, p := range s.pending[id] {
+			s.write(bucketOf(p.part), &p.st)
+		}
+	}
+	s.pending = nil
 	for _, w := range s.w {
 		if w != nil && s.err == nil {
 			s.err = w.Flush()

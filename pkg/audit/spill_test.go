@@ -13,15 +13,16 @@ import (
 // its ties map names.
 type nsRouter struct{ ties map[string]string }
 
-func (r nsRouter) Route(e *Event, tie func(string)) string {
+func (r nsRouter) Route(e *Event, tie func(string)) (string, bool) {
 	if t, ok := r.ties[e.Object.Namespace]; ok {
 		tie(t)
 	}
-	return e.Object.Namespace
+	return e.Object.Namespace, e.Object.Namespace != ""
 }
 
-// spillLog is a log of several namespaces in two files, with a request
-// logged at two stages, one read twice, and a failed write.
+// spillLog is a log of several namespaces in two files, with requests
+// logged at two stages (one of which names no namespace at first), one
+// read twice, and a failed write.
 func spillLog(t *testing.T) []string {
 	dir := t.TempDir()
 	var a, b []ev
@@ -36,8 +37,11 @@ func spillLog(t *testing.T) []string {
 	}
 	received := ev{id: "id-07", stage: StageRequestReceived, ns: "ns-0", name: "p-7", at: "2026-11-27T10:00:00.000000Z"}
 	failed := ev{id: "failed", verb: "update", code: 409, ns: "ns-1", name: "p-1"}
+	// A stage that says no part goes with the other stages of its request.
+	unnamed := ev{id: "create", verb: "create", stage: StageRequestReceived, at: "2026-11-27T10:00:30.000000Z"}
+	named := ev{id: "create", verb: "create", ns: "ns-3", name: "made", at: "2026-11-27T10:00:31.000000Z"}
 	return []string{
-		write(t, dir, "audit-1.log", lines(append(a, received, failed)...)),
+		write(t, dir, "audit-1.log", lines(append(a, received, failed, unnamed, named)...)),
 		write(t, dir, "audit.log", lines(append(b, b[3])...)),
 	}
 }

@@ -41,7 +41,9 @@ func newRouter() *router {
 var namespaceType = typeKey{"", "namespaces"}
 
 // Route names the part of an event's object and ties its owners' parts.
-func (rt *router) Route(e *audit.Event, tie func(string)) string {
+// A Namespace's create names it only in its response: its other stages
+// say no part.
+func (rt *router) Route(e *audit.Event, tie func(string)) (string, bool) {
 	t := typeKey{e.Object.APIGroup, e.Object.Resource}
 	if e.Verb == "deletecollection" && e.Object.Namespace == "" {
 		tie(audit.AllParts)
@@ -59,7 +61,7 @@ func (rt *router) Route(e *audit.Event, tie func(string)) string {
 			rt.tieOwners(items[i].OwnerReferences, tie)
 		}
 	}
-	return home
+	return home, t != namespaceType || e.Object.Name != ""
 }
 
 // objectPart is the part of a snapshot's object, which ties its owners'.

@@ -83,17 +83,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 			b.Fatalf("building kgc: %v\n%s", err, out)
 		}
 	}
-	e.sizes = []int{100_000, 1_000_000}
-	if s := os.Getenv("KGC_BENCH_SIZES"); s != "" {
-		e.sizes = nil
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				b.Fatalf("KGC_BENCH_SIZES: %v", err)
-			}
-			e.sizes = append(e.sizes, n)
-		}
-	}
+	e.sizes = envInts(b, "KGC_BENCH_SIZES", []int{100_000, 1_000_000})
 	if os.Getenv("KGC_BENCH_PYTHON") != "0" {
 		e.python, _ = exec.LookPath("python3")
 	}

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -82,4 +84,82 @@ func auditLogs(b *testing.B, dir string, n int) (plain, gz string) {
 		}
 	}
 	return plain, gz
+}
+
+// BenchmarkPostmortemMemory measures the peak resident memory of `kgc
+// postmortem -A --audit-log FILE.gz --after none` (-o json and text) on
+// generated gzipped audit logs of KGC_BENCH_AUDIT_SIZES events (default
+// 1,000,000, 5,000,000 and 10,000,000; the last is 1 GB gzipped, 15 GB of
+// JSON, and takes minutes to write once into KGC_BENCH_DIR). Target: at
+// most 1 GB whatever the log's size; a log past --spill-after is analyzed
+// a part at a time, so its peak does not grow with it.
+//
+//	KGC_BENCH_DIR=/tmp/pmbench go test ./test/bench -run '^$' -bench PostmortemMemory -benchtime 1x -timeout 120m
+func BenchmarkPostmortemMemory(b *testing.B) {
+	env := newBenchEnv(b)
+	sizes := envInts(b, "KGC_BENCH_AUDIT_SIZES", []int{1_000_000, 5_000_000, 10_000_000})
+	logs := make([]string, len(sizes))
+	for i, n := range sizes {
+		logs[i] = gzAuditLog(b, env.dir, n)
+	}
+	samples := map[string][]sample{}
+	for b.Loop() {
+		for i, n := range sizes {
+			for _, format := range []string{"json", "text"} {
+				k := fmt.Sprintf("%d %s", n, format)
+				samples[k] = append(samples[k], run(b, env.kgc, "postmortem", "-A", "--audit-log", logs[i], "--after", "none", "-o", format))
+			}
+		}
+	}
+	b.StopTimer()
+	worst := 0.0
+	fmt.Fprintf(os.Stdout, "| events | -o | time | peak MB |\n|---|---|---|---|\n")
+	for _, n := range sizes {
+		for _, format := range []string{"json", "text"} {
+			s := samples[fmt.Sprintf("%d %s", n, format)]
+			worst = max(worst, peak(s))
+			fmt.Fprintf(os.Stdout, "| %d | %s | %s | %.0f |\n", n, format, secRange(s), peak(s))
+		}
+	}
+	b.ReportMetric(worst, "peak-MB")
+}
+
+// gzAuditLog writes (once per folder) the generated log of n events,
+// gzipped only: a plain log of ten million events is 15 GB.
+func gzAuditLog(b *testing.B, dir string, n int) string {
+	gz := filepath.Join(dir, fmt.Sprintf("audit-%d.log.gz", n))
+	if _, err := os.Stat(gz); err == nil {
+		return gz
+	}
+	f, err := os.Create(gz + ".tmp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	if _, err := gen.Write(zw, gen.Options{Events: n, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	for _, err := range []error{zw.Close(), f.Close(), os.Rename(gz+".tmp", gz)} {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return gz
+}
+
+// envInts reads a comma-separated list of numbers, def when unset.
+func envInts(b *testing.B, name string, def []int) []int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -204,6 +204,11 @@ func (c *pmCase) postmortem(t *testing.T, args ...string) (framework.PostMortem,
 	if res.ExitCode != 0 {
 		t.Fatalf("%s", res)
 	}
+	// The log read a namespace at a time, as a log too big to hold is,
+	// gives the same document.
+	if parts := c.env.RunKGC(t, append(args, "--spill-after", "1")...); !bytes.Equal(parts.Stdout, res.Stdout) {
+		c.keepDiffering(t, args, res.Stdout, parts.Stdout)
+	}
 	var pm framework.PostMortem
 	if err := json.Unmarshal(res.Stdout, &pm); err != nil {
 		t.Fatalf("decoding: %v\n%s", err, res)
@@ -212,6 +217,28 @@ func (c *pmCase) postmortem(t *testing.T, args ...string) (framework.PostMortem,
 		t.Errorf("document is %s %s, want kgc.dev/v1alpha1 PostMortem", pm.APIVersion, pm.Kind)
 	}
 	return pm, res.Stdout
+}
+
+// keepDiffering fails, keeping both documents and the audit logs they were
+// read from, to run kgc on again by hand.
+func (c *pmCase) keepDiffering(t *testing.T, args []string, whole, parts []byte) {
+	t.Helper()
+	dir := keptDir(t)
+	for i, a := range args {
+		if i > 0 && args[i-1] == "--audit-log" {
+			data, err := os.ReadFile(a)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("audit-%d-%s", i, filepath.Base(a))), data, 0o600)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	_ = os.WriteFile(filepath.Join(dir, "whole.json"), whole, 0o600)
+	_ = os.WriteFile(filepath.Join(dir, "parts.json"), parts, 0o600)
+	t.Errorf("analyzed a part at a time (--spill-after 1), the document differs (kgc %s):\n%s", strings.Join(args, " "),
+		strings.Join(jsonDiff(json.RawMessage(whole), json.RawMessage(parts)), "\n"))
 }
 
 // requireNoSecret fails when the fake Secret value, or its base64 form,
