@@ -135,3 +135,21 @@ func readGzip(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// A log analyzed a part at a time needs a temporary folder: without one,
+// the error says what to do, and nothing reads as an answer.
+func TestPostmortemSpillNeedsATemporaryFolder(t *testing.T) {
+	args := []string{"postmortem", "-A", "--audit-log", postmortemExample + "audit.log.gz", "--after", "none", "--spill-after", "1"}
+	whole, _, code := runKGC(t, args[:len(args)-2]...)
+	if code != 0 {
+		t.Fatalf("held whole: exit %d", code)
+	}
+	if parts, errOut, code := runKGC(t, args...); code != 0 || parts != whole {
+		t.Fatalf("a part at a time: exit %d, stderr %q; same output %v", code, errOut, parts == whole)
+	}
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	out, errOut, code := runKGC(t, args...)
+	if code != 1 || out != "" || !strings.Contains(errOut, "temporary file") || !strings.Contains(errOut, "--spill-after 0") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want exit 1, nothing on stdout, and how to go on", code, out, errOut)
+	}
+}

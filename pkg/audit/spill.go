@@ -179,7 +179,7 @@ func (s *spill) flush() error {
 		}
 	}
 	if s.err != nil {
-		return fmt.Errorf("writing the audit log's requests to a temporary file: %w: free space in the temporary folder ($TMPDIR), or give a shorter window with --since and --until", s.err)
+		return fmt.Errorf("writing the audit log's requests to a temporary file: %w: make room in the temporary folder %s or name another with $TMPDIR, or hold the log in memory with --spill-after 0", s.err, os.TempDir())
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ func (p *parts) add(in Input, rt *router, part *audit.Part) error {
 	maps.Copy(p.swept, a.ch.sweptTypes)
 	f, err := os.CreateTemp("", "kgc-roots-*.jsonl")
 	if err != nil {
-		return fmt.Errorf("writing a post-mortem's roots to a temporary file: %w", err)
+		return rootsFileError(err)
 	}
 	_ = os.Remove(f.Name()) // else removed when the merge ends
 	p.files = append(p.files, f)
@@ -102,7 +102,7 @@ func (p *parts) add(in Input, rt *router, part *audit.Part) error {
 		err = w.Flush()
 	}
 	if err != nil {
-		return fmt.Errorf("writing a post-mortem's roots to a temporary file: %w: free space in the temporary folder ($TMPDIR)", err)
+		return rootsFileError(err)
 	}
 	p.stillGoing = append(p.stillGoing, a.stillGoing...)
 	p.unexplained = append(p.unexplained, a.ch.explainRest(in.Scope)...)
@@ -110,6 +110,10 @@ func (p *parts) add(in Input, rt *router, part *audit.Part) error {
 		p.missing = append(p.missing, missingRoot{r.startTime(), r.ref()})
 	}
 	return nil
+}
+
+func rootsFileError(err error) error {
+	return fmt.Errorf("writing a post-mortem's roots to a temporary file: %w: make room in the temporary folder %s or name another with $TMPDIR", err, os.TempDir())
 }
 
 // rootBatch is how many roots a part builds at a time.
