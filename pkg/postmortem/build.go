@@ -90,7 +90,7 @@ func (ch *chains) link(r *record, c cause) {
 func (ch *chains) orphan(r *record) {
 	uids, e, ev := ch.ix.orphanedFrom(r)
 	for _, uid := range uids {
-		o := ch.ix.byUID[uid]
+		o := ch.ix.ownerOf(r, uid)
 		if o == nil || o.start() == nil {
 			continue
 		}
@@ -105,7 +105,7 @@ func (ch *chains) orphan(r *record) {
 // or through an API server whose log was not given.
 func (ch *chains) underMissingOwner(r *record, c cause) {
 	ref := r.owners[0]
-	o := ch.ix.byUID[ref.UID]
+	o := ch.ix.ownerOf(r, ref.UID)
 	if o == nil {
 		group, _ := snapshot.SplitAPIVersion(ref.APIVersion)
 		t, _ := ch.ix.kinds.byKind[[2]string{group, ref.Kind}]

@@ -92,7 +92,7 @@ func (ix *index) ownerWent(r *record, at time.Time) (*record, bool) {
 	var best *record
 	var bestAt time.Time
 	for _, ref := range r.owners {
-		o := ix.byUID[ref.UID]
+		o := ix.ownerOf(r, ref.UID)
 		if o == nil || o == r {
 			continue
 		}

@@ -66,8 +66,12 @@ type index struct {
 	// of it, and a slice per name would hold hundreds of thousands more.
 	byKey map[objKey]*record
 	byUID map[string]*record
-	all   []*record
-	colls []*audit.Event // deletecollections, in time order
+	// foreign are the owners a dependent names by a UID that an object
+	// of another namespace holds, by the dependent's namespace and the
+	// UID: not that object (see ownerOf).
+	foreign map[[2]string]*record
+	all     []*record
+	colls   []*audit.Event // deletecollections, in time order
 	// firstColl is the first accepted deletecollection of each type in
 	// each namespace, built from colls when first asked.
 	firstColl map[collKey]*audit.Event
@@ -84,7 +88,8 @@ func newIndex(k *kinds, before, after *snapshot.Snapshot, events int, owns func(
 			n += len(s.Objects)
 		}
 	}
-	ix := &index{kinds: k, byKey: make(map[objKey]*record, n), byUID: make(map[string]*record, n), before: before, after: after}
+	ix := &index{kinds: k, byKey: make(map[objKey]*record, n), byUID: make(map[string]*record, n),
+		foreign: map[[2]string]*record{}, before: before, after: after}
 	if before != nil {
 		for i := range before.Objects {
 			o := &before.Objects[i]
@@ -133,12 +138,31 @@ func (ix *index) add(key objKey, uid string) *record {
 	r := &record{key: key, uid: uid}
 	r.setType(ix.kinds.typeRef(key.typeKey, ""))
 	ix.byKey[key] = r
-	if uid != "" {
+	switch held := ix.byUID[uid]; {
+	case uid == "":
+	case held != nil && !sameScope(held, key.namespace):
+		ix.foreign[[2]string{key.namespace, uid}] = r
+	default:
 		ix.byUID[uid] = r
 	}
 	ix.all = append(ix.all, r)
 	return r
 }
+
+// ownerOf is the owner a dependent's reference names by uid, as the
+// garbage collector finds it: an object holding the UID in another
+// namespace is not it (upstream's addDependentToOwners looks a namespaced
+// dependent's owner up in its own namespace, or the cluster's), so that
+// such an owner is one of its own, absent, whatever else the log holds.
+func (ix *index) ownerOf(dependent *record, uid string) *record {
+	if o := ix.byUID[uid]; o != nil && sameScope(o, dependent.key.namespace) {
+		return o
+	}
+	return ix.foreign[[2]string{dependent.key.namespace, uid}]
+}
+
+// sameScope: o is in namespace ns, or in the cluster's scope.
+func sameScope(o *record, ns string) bool { return o.key.namespace == "" || o.key.namespace == ns }
 
 // ownersOf is a snapshot object's owner references, shared: read-only.
 func ownersOf(o *snapshot.Object) []audit.OwnerRef { return o.Metadata.OwnerReferences }

@@ -141,6 +141,25 @@ func TestPartsTieWhatChainsReach(t *testing.T) {
 			t.Errorf("the ConfigMap is not under its owner: this scenario checks nothing")
 		}
 	})
+	t.Run("an owner reference whose UID another namespace's object holds", func(t *testing.T) {
+		b := &logBuilder{level: audit.LevelRequestResponse}
+		b.add("alice", "delete", ref("apps", "replicasets", "team-j", "web"), func(e *audit.Event) {
+			e.Response = &audit.Meta{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "team-j", Name: "web", UID: "uid-web"}
+		})
+		b.add(gcUser, "delete", ref("", "pods", "team-i", "stray"), func(e *audit.Event) {
+			e.Response = &audit.Meta{APIVersion: "v1", Kind: "Pod", Namespace: "team-i", Name: "stray", UID: "uid-stray",
+				OwnerReferences: []audit.OwnerRef{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "uid-web"}}}
+		})
+		pm := bothWays(t, "foreign owner", b, Input{})
+		if _, ok := flatten(rootOf(t, pm, "ReplicaSet", "web").Cascade)["uid-stray"]; !ok {
+			t.Fatal("the pod is under no ReplicaSet web")
+		}
+		for _, r := range pm.Roots {
+			if _, ok := flatten(r.Cascade)["uid-stray"]; ok && r.Request.Object.Namespace != "team-i" {
+				t.Errorf("the pod is under ReplicaSet %s/web: the collector looks its owner up in its own namespace", r.Request.Object.Namespace)
+			}
+		}
+	})
 	t.Run("a sweep named in one namespace itemizes its type in another", func(t *testing.T) {
 		b := &logBuilder{level: audit.LevelRequestResponse}
 		b.add("alice", "delete", ref("", "namespaces", "team-c", "team-c"))

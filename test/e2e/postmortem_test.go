@@ -204,11 +204,7 @@ func (c *pmCase) postmortem(t *testing.T, args ...string) (framework.PostMortem,
 	if res.ExitCode != 0 {
 		t.Fatalf("%s", res)
 	}
-	// The log read a namespace at a time, as a log too big to hold is,
-	// gives the same document.
-	if parts := c.env.RunKGC(t, append(args, "--spill-after", "1")...); !bytes.Equal(parts.Stdout, res.Stdout) {
-		c.keepDiffering(t, args, res.Stdout, parts.Stdout)
-	}
+	c.requireSameInParts(t, args)
 	var pm framework.PostMortem
 	if err := json.Unmarshal(res.Stdout, &pm); err != nil {
 		t.Fatalf("decoding: %v\n%s", err, res)
@@ -219,26 +215,39 @@ func (c *pmCase) postmortem(t *testing.T, args ...string) (framework.PostMortem,
 	return pm, res.Stdout
 }
 
-// keepDiffering fails, keeping both documents and the audit logs they were
-// read from, to run kgc on again by hand.
-func (c *pmCase) keepDiffering(t *testing.T, args []string, whole, parts []byte) {
+// requireSameInParts: the log read a namespace at a time, as a log too
+// big to hold is (--spill-after 1), gives the same document as held
+// whole. Both read a copy of the audit logs: the plane's own log grows
+// while the tests run. A difference keeps both documents and the logs, to
+// run kgc on again by hand.
+func (c *pmCase) requireSameInParts(t *testing.T, args []string) {
 	t.Helper()
 	dir := keptDir(t)
-	for i, a := range args {
-		if i > 0 && args[i-1] == "--audit-log" {
-			data, err := os.ReadFile(a)
-			if err == nil {
-				err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("audit-%d-%s", i, filepath.Base(a))), data, 0o600)
-			}
-			if err != nil {
-				t.Error(err)
-			}
+	frozen := slices.Clone(args)
+	for i, a := range frozen {
+		if i == 0 || frozen[i-1] != "--audit-log" {
+			continue
+		}
+		data, err := os.ReadFile(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frozen[i] = filepath.Join(dir, fmt.Sprintf("audit-%d-%s", i, filepath.Base(a)))
+		if err := os.WriteFile(frozen[i], data, 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
-	_ = os.WriteFile(filepath.Join(dir, "whole.json"), whole, 0o600)
-	_ = os.WriteFile(filepath.Join(dir, "parts.json"), parts, 0o600)
-	t.Errorf("analyzed a part at a time (--spill-after 1), the document differs (kgc %s):\n%s", strings.Join(args, " "),
-		strings.Join(jsonDiff(json.RawMessage(whole), json.RawMessage(parts)), "\n"))
+	whole := c.env.RunKGC(t, frozen...)
+	parts := c.env.RunKGC(t, append(frozen, "--spill-after", "1")...)
+	if whole.ExitCode != 0 || parts.ExitCode != 0 {
+		t.Fatalf("held whole: %s\na part at a time: %s", whole, parts)
+	}
+	if !bytes.Equal(whole.Stdout, parts.Stdout) {
+		_ = os.WriteFile(filepath.Join(dir, "whole.json"), whole.Stdout, 0o600)
+		_ = os.WriteFile(filepath.Join(dir, "parts.json"), parts.Stdout, 0o600)
+		t.Errorf("analyzed a part at a time (--spill-after 1), the document differs (kgc %s):\n%s", strings.Join(frozen, " "),
+			strings.Join(jsonDiff(json.RawMessage(whole.Stdout), json.RawMessage(parts.Stdout)), "\n"))
+	}
 }
 
 // requireNoSecret fails when the fake Secret value, or its base64 form,
