@@ -53,6 +53,10 @@ type spill struct {
 	ties   []string
 	tie    func(string)
 	err    error
+	// used are the buckets a part is read from: those written, and those
+	// of the parts Include names (a snapshot's objects, which may be in
+	// a namespace the log never names).
+	used [buckets]bool
 	// pending are the stages whose part their request's other stages
 	// will say, by auditID, and the part each named.
 	pending map[string][]pendingStage
@@ -158,7 +162,7 @@ func (s *spill) writer(b int) (*bufio.Writer, error) {
 		return nil, err
 	}
 	_ = os.Remove(f.Name()) // else removed when the log is closed
-	s.files[b] = f
+	s.files[b], s.used[b] = f, true
 	s.w[b] = bufio.NewWriterSize(f, 1<<15)
 	return s.w[b], nil
 }
@@ -194,6 +198,14 @@ func (s *spill) close() {
 	}
 }
 
+// Router is the Router the log was spilled with; nil when it was not.
+func (l *Log) Router() Router {
+	if l.spill == nil {
+		return nil
+	}
+	return l.spill.router
+}
+
 // Spilled reports whether the log was written to temporary files, to be
 // read a part at a time with Parts.
 func (l *Log) Spilled() bool { return l.spill != nil }
@@ -203,6 +215,14 @@ func (l *Log) Spilled() bool { return l.spill != nil }
 func (l *Log) Tie(a, b string) {
 	if l.spill != nil {
 		l.spill.tieBuckets(bucketOf(a), b)
+	}
+}
+
+// Include makes part one of the log's parts, whether or not the log
+// names it: what a snapshot holds of it is analyzed too.
+func (l *Log) Include(part string) {
+	if l.spill != nil {
+		l.spill.used[bucketOf(part)] = true
 	}
 }
 
@@ -245,7 +265,7 @@ func (s *spill) shares() [][]int {
 	byRoot := map[int][]int{}
 	var roots []int
 	for b := range buckets {
-		if s.files[b] == nil {
+		if !s.used[b] {
 			continue
 		}
 		r := s.find(b)
@@ -267,6 +287,9 @@ func (l *Log) readShare(share []int, dup *dupCount) (*Part, error) {
 	s := l.spill
 	c := newFiler()
 	for _, b := range share {
+		if s.files[b] == nil {
+			continue // a part only a snapshot names
+		}
 		if err := readBucket(s.files[b], c); err != nil {
 			return nil, err
 		}

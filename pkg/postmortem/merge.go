@@ -56,7 +56,12 @@ func (p *parts) count() int {
 // prepareParts analyzes every part of a spilled log in turn, keeping of
 // each what the document needs.
 func prepareParts(in Input) (*Analysis, error) {
-	rt := newRouter()
+	rt, ok := in.Log.Router().(*router)
+	if !ok {
+		// Another router noted nothing of custom resources: one part.
+		rt = newRouter()
+		in.Log.Tie("", audit.AllParts)
+	}
 	rt.tieSnapshots(in.Log, in.Before, in.After)
 	p := &parts{swept: map[typeKey]bool{}}
 	for part, err := range in.Log.Parts() {

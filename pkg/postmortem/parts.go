@@ -8,28 +8,41 @@ import (
 // This file says which objects a chain may tie together, so that a log
 // too big to hold is analyzed a part at a time (audit.Log.Parts) with the
 // same result as whole. A chain stays in one namespace and its Namespace,
-// but for three ties: an owner in the cluster's scope (a Node, a custom
-// kind whose scope no built-in table says), a custom resource and its CRD
-// (the cluster's), and a deletecollection across the cluster. Every other
-// tie the analysis makes (an owner by UID, a namespace's content, a
-// deletecollection's objects, a guess by timing, the types a namespace's
-// sweeps itemize) stays inside a part or is settled when the parts merge.
+// but for these ties: an owner in the cluster's scope (a Node, a custom
+// kind the snapshots' catalogs do not say is namespaced), a
+// deletecollection across the cluster, and custom resources whose CRD went
+// (they go with it, through storage) or whose type no snapshot's catalog
+// lists (the analysis learns its kind from the log, which every part must
+// learn alike). Every other tie the analysis makes (an owner by UID, a
+// namespace's content, a deletecollection's objects, a guess by timing,
+// the types a namespace's sweeps itemize) stays inside a part or is
+// settled when the parts merge.
 
-// router is the audit.Router of a post-mortem: what it says of the
-// built-in types only, so that a part is the same whatever the
-// snapshots' catalogs hold.
+// router is the audit.Router of a post-mortem. What it says as the log is
+// read depends on the built-in types only; what custom resources tie is
+// decided once the log is read and the snapshots' catalogs are known
+// (tieCustom), from what it noted of them.
 type router struct {
 	// namespaced says, of every built-in type by group and resource and
 	// by group and kind, whether it is namespaced.
 	namespaced     map[typeKey]bool
 	kindNamespaced map[[2]string]bool
+	// customNS are the namespaces of each custom type's objects, ownerNS
+	// those of the dependents of each custom owner kind (group, kind);
+	// crdsWent the CRDs a request deleted, all of them after a
+	// deletecollection of CRDs.
+	customNS    map[typeKey]map[string]bool
+	ownerNS     map[[2]string]map[string]bool
+	crdsWent    map[string]bool
+	allCRDsWent bool
 }
 
 // NewRouter is the audit.Router a post-mortem reads a spilled log with.
 func NewRouter() audit.Router { return newRouter() }
 
 func newRouter() *router {
-	rt := &router{namespaced: map[typeKey]bool{}, kindNamespaced: map[[2]string]bool{}}
+	rt := &router{namespaced: map[typeKey]bool{}, kindNamespaced: map[[2]string]bool{},
+		customNS: map[typeKey]map[string]bool{}, ownerNS: map[[2]string]map[string]bool{}, crdsWent: map[string]bool{}}
 	for _, r := range snapshot.BuiltinResources() {
 		rt.namespaced[typeKey{r.Group, r.Resource}] = r.Namespaced
 		rt.kindNamespaced[[2]string{r.Group, r.Kind}] = r.Namespaced
@@ -45,81 +58,142 @@ var namespaceType = typeKey{"", "namespaces"}
 // say no part.
 func (rt *router) Route(e *audit.Event, tie func(string)) (string, bool) {
 	t := typeKey{e.Object.APIGroup, e.Object.Resource}
-	if e.Verb == "deletecollection" && e.Object.Namespace == "" {
+	switch {
+	case e.Verb == "deletecollection" && e.Object.Namespace == "":
 		tie(audit.AllParts)
+		rt.allCRDsWent = rt.allCRDsWent || t == crdType
+	case e.Verb == "delete" && t == crdType:
+		rt.crdsWent[e.Object.Name] = true
 	}
-	namespaced, builtin := rt.namespaced[t]
-	home := partOf(t == namespaceType, builtin, namespaced, e.Object.Namespace, e.Object.Name, tie)
+	home := rt.typePart(t, e.Object.Namespace, e.Object.Name)
 	for _, m := range []*audit.Meta{e.Request, e.Response} {
 		if m == nil {
 			continue
 		}
-		rt.tieOwners(m.OwnerReferences, tie)
+		rt.tieOwners(m.OwnerReferences, home, tie)
 		items := m.ListItems()
 		for i := range items {
-			tie(partOf(t == namespaceType, builtin, namespaced, items[i].Namespace, items[i].Name, tie))
-			rt.tieOwners(items[i].OwnerReferences, tie)
+			p := rt.typePart(t, items[i].Namespace, items[i].Name)
+			tie(p)
+			rt.tieOwners(items[i].OwnerReferences, p, tie)
 		}
 	}
 	return home, t != namespaceType || e.Object.Name != ""
+}
+
+// typePart is the part of an object of type t, noting a custom one.
+func (rt *router) typePart(t typeKey, ns, name string) string {
+	namespaced, builtin := rt.namespaced[t]
+	if !builtin && ns != "" {
+		noteIn(rt.customNS, t, ns)
+	}
+	return partOf(t == namespaceType, builtin, namespaced, ns, name)
 }
 
 // objectPart is the part of a snapshot's object, which ties its owners'.
 func (rt *router) objectPart(o *snapshot.Object, tie func(string)) string {
 	group, _ := snapshot.SplitAPIVersion(o.APIVersion)
 	namespaced, builtin := rt.kindNamespaced[[2]string{group, o.Kind}]
-	home := partOf(group == "" && o.Kind == "Namespace", builtin, namespaced, o.Metadata.Namespace, o.Metadata.Name, tie)
-	rt.tieOwners(o.Metadata.OwnerReferences, tie)
+	home := partOf(group == "" && o.Kind == "Namespace", builtin, namespaced, o.Metadata.Namespace, o.Metadata.Name)
+	rt.tieOwners(o.Metadata.OwnerReferences, home, tie)
 	return home
 }
 
-// partOf is the part of an object: a Namespace's own name, a built-in
-// namespaced object's namespace, and the cluster's ("") for the rest. A
-// custom resource is the cluster's, with its CRD, and ties its namespace.
-func partOf(isNamespace, builtin, namespaced bool, ns, name string, tie func(string)) string {
+// partOf is the part of an object: a Namespace's own name, a namespaced
+// object's namespace (a custom one's too: its ties to its CRD are
+// tieCustom's), and the cluster's ("") for the rest.
+func partOf(isNamespace, builtin, namespaced bool, ns, name string) string {
 	switch {
 	case isNamespace:
 		return name
-	case !builtin:
-		if ns != "" {
-			tie(ns)
-		}
-		return ""
-	case namespaced:
+	case !builtin, namespaced:
 		return ns
 	}
 	return ""
 }
 
-// tieOwners ties the part of every owner not in the dependent's
-// namespace: a Namespace, or a kind no built-in table says is namespaced.
-func (rt *router) tieOwners(refs []audit.OwnerRef, tie func(string)) {
+// tieOwners ties the part of every owner not in the dependent's part
+// (home): a Namespace, a built-in kind of the cluster's scope; a custom
+// kind's is noted, for tieCustom to tie once the catalogs say its scope.
+func (rt *router) tieOwners(refs []audit.OwnerRef, home string, tie func(string)) {
 	for _, ref := range refs {
 		group, _ := snapshot.SplitAPIVersion(ref.APIVersion)
+		namespaced, builtin := rt.kindNamespaced[[2]string{group, ref.Kind}]
 		switch {
 		case group == "" && ref.Kind == "Namespace":
 			tie(ref.Name)
-		case !rt.kindNamespaced[[2]string{group, ref.Kind}]:
+		case !builtin && home != "":
+			noteIn(rt.ownerNS, [2]string{group, ref.Kind}, home)
+		case !namespaced:
 			tie("")
 		}
 	}
 }
 
+func noteIn[K comparable](m map[K]map[string]bool, k K, ns string) {
+	if m[k] == nil {
+		m[k] = map[string]bool{}
+	}
+	m[k][ns] = true
+}
+
 // tieSnapshots ties the parts the snapshots' objects' owners reach, which
-// the log may not show.
-func (rt *router) tieSnapshots(log *audit.Log, snaps ...*snapshot.Snapshot) {
+// the log may not show, then what custom resources tie.
+func (rt *router) tieSnapshots(log *audit.Log, before, after *snapshot.Snapshot) {
 	var ties []string
 	collect := func(p string) { ties = append(ties, p) }
-	for _, s := range snaps {
+	k := newKinds(before, after)
+	for _, s := range []*snapshot.Snapshot{before, after} {
 		if s == nil {
 			continue
 		}
 		for i := range s.Objects {
+			o := &s.Objects[i]
 			ties = ties[:0]
-			home := rt.objectPart(&s.Objects[i], collect)
+			home := rt.objectPart(o, collect)
+			log.Include(home)
 			for _, t := range ties {
 				log.Tie(home, t)
 			}
+			if t, ok := k.typeOf(o.APIVersion, o.Kind); ok && o.Metadata.Namespace != "" {
+				if _, builtin := rt.namespaced[t]; !builtin {
+					noteIn(rt.customNS, t, o.Metadata.Namespace)
+				}
+			}
+		}
+	}
+	rt.tieCustom(log, k, after)
+}
+
+// tieCustom ties to the cluster's part the namespaces of custom resources
+// whose CRD went (they go with it) or whose type no snapshot's catalog
+// lists, and of the dependents of custom owners the catalogs do not say
+// are namespaced.
+func (rt *router) tieCustom(log *audit.Log, k *kinds, after *snapshot.Snapshot) {
+	kept := map[string]bool{} // the CRDs the after state holds
+	if after != nil {
+		for i := range after.Objects {
+			if o := &after.Objects[i]; o.Kind == "CustomResourceDefinition" {
+				kept[o.Metadata.Name] = true
+			}
+		}
+	}
+	for t, nss := range rt.customNS {
+		crd := t.resource + "." + t.group
+		_, listed := k.byResource[t]
+		if listed && !rt.allCRDsWent && !rt.crdsWent[crd] && (after == nil || kept[crd]) {
+			continue
+		}
+		for ns := range nss {
+			log.Tie(ns, "")
+		}
+	}
+	for gk, nss := range rt.ownerNS {
+		if t, ok := k.byKind[gk]; ok && k.byResource[t].Namespaced {
+			continue
+		}
+		for ns := range nss {
+			log.Tie(ns, "")
 		}
 	}
 }

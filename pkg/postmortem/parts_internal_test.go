@@ -175,6 +175,40 @@ func TestPartsTieWhatChainsReach(t *testing.T) {
 			t.Errorf("team-c's unitemized sweeps = %+v, want the Secrets only: this scenario checks nothing", u)
 		}
 	})
+	t.Run("an object only the snapshots name", func(t *testing.T) {
+		quiet := testobj.ConfigMap("team-k", "quiet").Build()
+		before := testobj.Snapshot(quiet, testobj.ConfigMap("team-m", "loud").Build()).Build()
+		b := &logBuilder{level: audit.LevelMetadata}
+		b.add("alice", "delete", ref("", "configmaps", "team-m", "loud"))
+		pm := bothWays(t, "snapshot only", b, Input{Before: before, After: testobj.Snapshot().Build()})
+		if len(pm.Unexplained) != 1 || pm.Unexplained[0].Object.Name != "quiet" {
+			t.Errorf("unexplained = %+v, want the ConfigMap no request names: this scenario checks nothing", pm.Unexplained)
+		}
+	})
+	t.Run("a dependent of a custom owner of the cluster's scope", func(t *testing.T) {
+		issuer := testobj.New("certs.example.com/v1", "ClusterIssuer", "", "ca").Build()
+		secret := testobj.Secret("team-n", "tls").OwnedBy(issuer).Build()
+		before := testobj.Snapshot(issuer, secret).CRD("certs.example.com", "ClusterIssuer", "clusterissuers", false).Build()
+		b := &logBuilder{level: audit.LevelMetadata}
+		b.add("alice", "delete", ref("certs.example.com", "clusterissuers", "", "ca"))
+		b.add(gcUser, "delete", ref("", "secrets", "team-n", "tls"))
+		pm := bothWays(t, "cluster owner", b, Input{Before: before})
+		if _, ok := flatten(rootOf(t, pm, "ClusterIssuer", "ca").Cascade)[secret.Metadata.UID]; !ok {
+			t.Errorf("the Secret is not under its ClusterIssuer: this scenario checks nothing")
+		}
+	})
+	t.Run("a custom type no catalog lists, whose kind the log teaches", func(t *testing.T) {
+		b := &logBuilder{level: audit.LevelRequestResponse}
+		b.add("alice", "deletecollection", ref("example.com", "widgets", "team-p", ""), func(e *audit.Event) {
+			e.Response = &audit.Meta{APIVersion: "example.com/v1", Kind: "WidgetList", MetaExtras: &audit.MetaExtras{
+				Items: []audit.Meta{{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "team-p", Name: "a", UID: "uid-a"}}}}
+		})
+		b.add("bob", "delete", ref("example.com", "widgets", "team-q", "b"))
+		pm := bothWays(t, "learned kind", b, Input{})
+		if len(pm.Roots) != 2 {
+			t.Errorf("%d roots, want the sweep's widget and bob's: this scenario checks nothing", len(pm.Roots))
+		}
+	})
 	t.Run("a deletecollection across the cluster", func(t *testing.T) {
 		b := &logBuilder{level: audit.LevelRequestResponse}
 		b.add("alice", "deletecollection", ref("", "pods", "", ""), func(e *audit.Event) {
