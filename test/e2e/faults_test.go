@@ -80,7 +80,8 @@ func TestFaultApplyDeleteNeverArrived(t *testing.T) {
 
 // TestFaultApplyFollowWatchClosed: every watch kgc opens while following
 // is closed after half a second, and the first answers 410 Gone. kgc
-// relists and rewatches, misses no deletion, and reports as planned.
+// relists (and rewatches while anything planned is left), misses no
+// deletion, and reports as planned.
 func TestFaultApplyFollowWatchClosed(t *testing.T) {
 	c := newApplyCase(t, "fault-watch")
 	path := c.plan(t)
@@ -99,8 +100,10 @@ func TestFaultApplyFollowWatchClosed(t *testing.T) {
 			t.Errorf("%s: %s, want as-planned", o.Object.Name, o.Result)
 		}
 	}
-	if p.Count("WATCH", "") < 2 {
-		t.Errorf("kgc opened %d watch(es); the faults should have made it rewatch", p.Count("WATCH", ""))
+	// The first watch's 410 makes kgc relist; it rewatches only while
+	// something planned is left, which a fast collector may not leave.
+	if p.Fired() == 0 {
+		t.Errorf("no fault fired (%d watch(es) opened): this test checked nothing", p.Count("WATCH", ""))
 	}
 	c.requireGone(t)
 }
