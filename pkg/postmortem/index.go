@@ -79,41 +79,64 @@ type index struct {
 	after     *snapshot.Snapshot
 }
 
-// newIndex files the snapshots' objects those owns keeps (all when nil);
-// events is how many events will be filed, to size the maps once.
-func newIndex(k *kinds, before, after *snapshot.Snapshot, events int, owns func(*snapshot.Object) bool) *index {
+// share is which objects of the before and after snapshots an index
+// files, by their place in each: a part of a spilled log holds those of
+// its namespaces. A nil share holds every object.
+type share struct{ before, after []int32 }
+
+// objects yields the objects of s the share holds, in s's order.
+func (sh *share) objects(s *snapshot.Snapshot, of []int32) func(func(*snapshot.Object) bool) {
+	return func(yield func(*snapshot.Object) bool) {
+		if s == nil {
+			return
+		}
+		if sh == nil {
+			for i := range s.Objects {
+				if !yield(&s.Objects[i]) {
+					return
+				}
+			}
+			return
+		}
+		for _, i := range of {
+			if !yield(&s.Objects[i]) {
+				return
+			}
+		}
+	}
+}
+
+// newIndex files the snapshots' objects sh holds; events is how many
+// events will be filed, to size the maps once.
+func newIndex(k *kinds, before, after *snapshot.Snapshot, events int, sh *share) *index {
 	n := events / 2
-	for _, s := range []*snapshot.Snapshot{before, after} {
-		if s != nil && owns == nil { // a part of a log holds a share
-			n += len(s.Objects)
+	switch {
+	case sh != nil:
+		n += len(sh.before) + len(sh.after)
+	default:
+		for _, s := range []*snapshot.Snapshot{before, after} {
+			if s != nil {
+				n += len(s.Objects)
+			}
 		}
 	}
 	ix := &index{kinds: k, byKey: make(map[objKey]*record, n), byUID: make(map[string]*record, n),
 		foreign: map[[2]string]*record{}, before: before, after: after}
-	if before != nil {
-		for i := range before.Objects {
-			o := &before.Objects[i]
-			if owns != nil && !owns(o) {
-				continue
-			}
-			r := ix.fromSnapshot(o)
-			if r != nil {
-				r.before = o
-				r.owners, r.ownersFrom = ownersOf(o), EvidenceSnapshot
-			}
+	var ofBefore, ofAfter []int32
+	if sh != nil {
+		ofBefore, ofAfter = sh.before, sh.after
+	}
+	for o := range sh.objects(before, ofBefore) {
+		if r := ix.fromSnapshot(o); r != nil {
+			r.before = o
+			r.owners, r.ownersFrom = ownersOf(o), EvidenceSnapshot
 		}
 	}
-	if after != nil {
-		for i := range after.Objects {
-			o := &after.Objects[i]
-			if owns != nil && !owns(o) {
-				continue
-			}
-			if r := ix.fromSnapshot(o); r != nil {
-				r.after = o
-				if r.ownersFrom == "" {
-					r.owners, r.ownersFrom = ownersOf(o), EvidenceSnapshot
-				}
+	for o := range sh.objects(after, ofAfter) {
+		if r := ix.fromSnapshot(o); r != nil {
+			r.after = o
+			if r.ownersFrom == "" {
+				r.owners, r.ownersFrom = ownersOf(o), EvidenceSnapshot
 			}
 		}
 	}

@@ -64,9 +64,10 @@ func prepareParts(in Input) (*Analysis, error) {
 	}
 	rt.tieSnapshots(in.Log, in.Before, in.After)
 	p := &parts{swept: map[typeKey]bool{}}
+	homes := [2]map[string][]int32{rt.homes(in.Before), rt.homes(in.After)}
 	for part, err := range in.Log.Parts() {
 		if err == nil {
-			err = p.add(in, rt, part)
+			err = p.add(in, &share{before: ownedBy(part, homes[0]), after: ownedBy(part, homes[1])}, part)
 		}
 		if err != nil {
 			p.close()
@@ -79,11 +80,38 @@ func prepareParts(in Input) (*Analysis, error) {
 	return &Analysis{in: in, doc: doc, applied: map[string]bool{}, parts: p}, nil
 }
 
+// homes lists a snapshot's objects by their part, each list in the
+// snapshot's order.
+func (rt *router) homes(s *snapshot.Snapshot) map[string][]int32 {
+	out := map[string][]int32{}
+	if s == nil {
+		return out
+	}
+	for i := range s.Objects {
+		home := rt.objectPart(&s.Objects[i], func(string) {})
+		out[home] = append(out[home], int32(i))
+	}
+	return out
+}
+
+// ownedBy lists, in their snapshot's order, the objects of the parts a
+// share of the log holds.
+func ownedBy(part *audit.Part, homes map[string][]int32) []int32 {
+	var out []int32
+	for home, objs := range homes {
+		if part.Owns(home) {
+			out = append(out, objs...)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // add analyzes one part and writes its roots to a file of their own.
-func (p *parts) add(in Input, rt *router, part *audit.Part) error {
+func (p *parts) add(in Input, sh *share, part *audit.Part) error {
 	sub := in
 	sub.Log = part.Log
-	a := newAnalysis(sub, func(o *snapshot.Object) bool { return part.Owns(rt.objectPart(o, func(string) {})) })
+	a := newAnalysis(sub, sh)
 	maps.Copy(p.swept, a.ch.sweptTypes)
 	f, err := os.CreateTemp("", "kgc-roots-*.jsonl")
 	if err != nil {

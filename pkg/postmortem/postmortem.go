@@ -85,10 +85,10 @@ func Prepare(in Input) (*Analysis, error) {
 }
 
 // newAnalysis prepares the analysis of a log held whole, of the snapshots'
-// objects those owns keeps (all when nil).
-func newAnalysis(in Input, owns func(*snapshot.Object) bool) *Analysis {
+// objects sh holds (all when nil).
+func newAnalysis(in Input, sh *share) *Analysis {
 	k := newKinds(in.Before, in.After)
-	ix := newIndex(k, in.Before, in.After, in.Log.Len(), owns)
+	ix := newIndex(k, in.Before, in.After, in.Log.Len(), sh)
 	for e := range in.Log.All() {
 		ix.file(e)
 	}
