@@ -70,11 +70,14 @@ func streamJSONWith(w io.Writer, v any, field string, write func(*bufio.Writer) 
 // encodeJSON is the reference encoding: indented by two spaces, HTML left
 // unescaped, a trailing newline.
 func encodeJSON(v any) ([]byte, error) {
-	e := newIndentedEncoder("")
-	if err := e.enc.Encode(v); err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return e.buf.Bytes(), nil
+	return buf.Bytes(), nil
 }
 
 type jsonField struct {
@@ -223,16 +226,18 @@ func encodeElements(w io.Writer, enc *indentedEncoder, v reflect.Value, first, f
 }
 
 // indentedEncoder encodes values indented as if they started at its
-// prefix, into a buffer it reuses.
+// prefix, into buffers it reuses: compact, then indented by
+// indentCompact, as json.Encoder.SetIndent would but faster.
 type indentedEncoder struct {
-	buf bytes.Buffer
-	enc *json.Encoder
+	buf    bytes.Buffer
+	out    []byte
+	prefix string
+	enc    *json.Encoder
 }
 
 func newIndentedEncoder(prefix string) *indentedEncoder {
-	e := &indentedEncoder{}
+	e := &indentedEncoder{prefix: prefix}
 	e.enc = json.NewEncoder(&e.buf)
-	e.enc.SetIndent(prefix, "  ")
 	e.enc.SetEscapeHTML(false)
 	return e
 }
@@ -243,6 +248,7 @@ func (e *indentedEncoder) write(bw io.Writer, v any) error {
 	if err := e.enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := bw.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
+	e.out = indentCompact(e.out[:0], bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), e.prefix, "  ")
+	_, err := bw.Write(e.out)
 	return err
 }
