@@ -74,10 +74,8 @@ func prepareParts(in Input) (*Analysis, error) {
 			return nil, err
 		}
 	}
-	doc := &PostMortem{APIVersion: snapshot.APIVersion, Kind: Kind, Before: in.BeforeName, After: in.AfterName,
-		Roots: []Root{}, Unexplained: []Unexplained{}, StillGoing: []StillGoing{}, PolicyFindings: in.PolicyFindings}
-	doc.Window = window(in.Log)
-	return &Analysis{in: in, doc: doc, applied: map[string]bool{}, parts: p}, nil
+	// The log's files count what every part kept: the window is known now.
+	return &Analysis{in: in, doc: newDocument(in), applied: map[string]bool{}, parts: p}, nil
 }
 
 // homes lists a snapshot's objects by their part, each list in the
@@ -122,7 +120,7 @@ func (p *parts) add(in Input, sh *share, part *audit.Part) error {
 	w := bufio.NewWriterSize(f, 1<<16)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	err = a.Roots(rootBatch, func(roots []Root) error {
+	err = a.Roots(RootBatch, func(roots []Root) error {
 		p.n += len(roots)
 		for i := range roots {
 			if err := enc.Encode(&roots[i]); err != nil {
@@ -148,9 +146,6 @@ func (p *parts) add(in Input, sh *share, part *audit.Part) error {
 func rootsFileError(err error) error {
 	return fmt.Errorf("writing a post-mortem's roots to a temporary file: %w: make room in the temporary folder %s or name another with $TMPDIR", err, os.TempDir())
 }
-
-// rootBatch is how many roots a part builds at a time.
-const rootBatch = 2048
 
 // roots merges the parts' roots in document order and hands them to emit
 // batch at a time, their unitemized sweeps settled.

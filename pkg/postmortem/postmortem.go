@@ -46,10 +46,23 @@ type Scope struct {
 func Analyze(in Input) *PostMortem {
 	a, err := Prepare(in)
 	if err != nil {
-		return &PostMortem{APIVersion: snapshot.APIVersion, Kind: Kind, Roots: []Root{}, Unexplained: []Unexplained{},
-			StillGoing: []StillGoing{}, Warnings: []string{err.Error()}}
+		doc := newDocument(in)
+		doc.Warnings = []string{err.Error()}
+		return doc
 	}
 	return a.Whole()
+}
+
+// RootBatch is how many roots an analysis is asked for at a time: enough
+// for every core to encode several batches, few enough that their
+// documents are a few megabytes beside the index.
+const RootBatch = 2048
+
+// newDocument is the document of in, before its roots and what follows
+// them: the window the log covers, once the log is read.
+func newDocument(in Input) *PostMortem {
+	return &PostMortem{APIVersion: snapshot.APIVersion, Kind: Kind, Before: in.BeforeName, After: in.AfterName,
+		Window: window(in.Log), Roots: []Root{}, Unexplained: []Unexplained{}, StillGoing: []StillGoing{}, PolicyFindings: in.PolicyFindings}
 }
 
 // Analysis is a post-mortem being written: what comes before its roots in
@@ -94,10 +107,7 @@ func newAnalysis(in Input, sh *share) *Analysis {
 	}
 	ix.attachSweeps()
 	ch := buildChains(ix)
-	doc := &PostMortem{APIVersion: snapshot.APIVersion, Kind: Kind, Before: in.BeforeName, After: in.AfterName,
-		Roots: []Root{}, Unexplained: []Unexplained{}, StillGoing: []StillGoing{}, PolicyFindings: in.PolicyFindings}
-	doc.Window = window(in.Log)
-	return &Analysis{in: in, ix: ix, ch: ch, doc: doc, order: ch.rootOrder(), applied: map[string]bool{}}
+	return &Analysis{in: in, ix: ix, ch: ch, doc: newDocument(in), order: ch.rootOrder(), applied: map[string]bool{}}
 }
 
 // Document is the document being written: Roots leaves its roots empty,

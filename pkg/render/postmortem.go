@@ -41,7 +41,7 @@ func PostMortemTextStream(w io.Writer, a *postmortem.Analysis, s Style) error {
 	var b strings.Builder
 	writeWindow(&b, a.Document().Window)
 	n := 0
-	err := a.Roots(rootBatch, func(roots []postmortem.Root) error {
+	err := a.Roots(postmortem.RootBatch, func(roots []postmortem.Root) error {
 		for i := range roots {
 			b.WriteString("\n")
 			writeRoot(&b, &roots[i], s)

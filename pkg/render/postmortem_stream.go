@@ -9,11 +9,6 @@ import (
 	"github.com/kgc-dev/kgc/pkg/postmortem"
 )
 
-// rootBatch is how many roots a post-mortem builds before it writes them:
-// enough for every core to encode several batches of streamBatch, few
-// enough that their documents are a few megabytes beside the index.
-const rootBatch = 2048
-
 // PostMortemJSON writes the JSON document of an analysis exactly as
 // Document writes the PostMortem Analyze returns, but builds its roots a
 // batch at a time as it writes them, and fills what follows them once
@@ -21,7 +16,7 @@ const rootBatch = 2048
 func PostMortemJSON(w io.Writer, a *postmortem.Analysis) error {
 	err := streamJSONWith(w, a.Document(), "roots", func(bw *bufio.Writer) error {
 		n := 0
-		err := a.Roots(rootBatch, func(roots []postmortem.Root) error {
+		err := a.Roots(postmortem.RootBatch, func(roots []postmortem.Root) error {
 			if n == 0 {
 				bw.WriteString("[")
 			}

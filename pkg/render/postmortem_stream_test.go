@@ -38,7 +38,7 @@ func deletionsLog(n int) *audit.Log {
 // built, several batches of them, is byte for byte the document of the
 // whole analysis, in and out of scope, with or without roots.
 func TestPostMortemJSONIsTheDocument(t *testing.T) {
-	log := deletionsLog(2*rootBatch + 5)
+	log := deletionsLog(2*postmortem.RootBatch + 5)
 	cases := map[string]postmortem.Input{
 		"every namespace": {Log: log},
 		"one namespace":   {Log: log, Scope: postmortem.Scope{Namespace: "ns-3"}},
@@ -78,7 +78,7 @@ func TestPostMortemJSONIsTheDocument(t *testing.T) {
 // TestPostMortemTextIsTheDocument: the text written as the roots are
 // built is the text of the whole analysis, with and without roots.
 func TestPostMortemTextIsTheDocument(t *testing.T) {
-	log := deletionsLog(2*rootBatch + 5)
+	log := deletionsLog(2*postmortem.RootBatch + 5)
 	for name, in := range map[string]postmortem.Input{
 		"every namespace": {Log: log},
 		"no root":         {Log: log, Scope: postmortem.Scope{Namespace: "elsewhere"}},
