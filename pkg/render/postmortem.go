@@ -17,36 +17,31 @@ import (
 // request's details, the chain as a tree in time order with how each link
 // is known, and the plan's comparison; then what the evidence cannot show.
 func PostMortemText(w io.Writer, pm *postmortem.PostMortem, s Style) error {
-	var b strings.Builder
-	writeWindow(&b, pm.Window)
-	if len(pm.Roots) == 0 {
-		b.WriteString(noDeletion)
-	}
-	for _, root := range pm.Roots {
-		b.WriteString("\n")
-		writeRoot(&b, &root, s)
-	}
-	writeRest(&b, pm, s)
-	_, err := io.WriteString(w, b.String())
-	return err
+	roots := func(emit func([]postmortem.Root) error) error { return emit(pm.Roots) }
+	return writePostMortemText(w, pm, roots, func() {}, s)
 }
-
-const noDeletion = "No deletion in the window matches.\n"
 
 // PostMortemTextStream writes what PostMortemText writes of the analysis'
 // document, but builds its roots a batch at a time as it writes them: on
 // a log of millions of events their documents are never all held.
 func PostMortemTextStream(w io.Writer, a *postmortem.Analysis, s Style) error {
+	roots := func(emit func([]postmortem.Root) error) error { return a.Roots(postmortem.RootBatch, emit) }
+	return writePostMortemText(w, a.Document(), roots, a.Finish, s)
+}
+
+// writePostMortemText writes pm's window, the roots roots hands over as
+// they come, then, once finish has filled pm's rest, what follows them.
+func writePostMortemText(w io.Writer, pm *postmortem.PostMortem, roots func(func([]postmortem.Root) error) error, finish func(), s Style) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var b strings.Builder
-	writeWindow(&b, a.Document().Window)
+	writeWindow(&b, pm.Window)
 	n := 0
-	err := a.Roots(postmortem.RootBatch, func(roots []postmortem.Root) error {
-		for i := range roots {
+	err := roots(func(batch []postmortem.Root) error {
+		for i := range batch {
 			b.WriteString("\n")
-			writeRoot(&b, &roots[i], s)
+			writeRoot(&b, &batch[i], s)
 		}
-		n += len(roots)
+		n += len(batch)
 		_, err := bw.WriteString(b.String())
 		b.Reset()
 		return err
@@ -54,11 +49,11 @@ func PostMortemTextStream(w io.Writer, a *postmortem.Analysis, s Style) error {
 	if err != nil {
 		return err
 	}
-	a.Finish()
+	finish()
 	if n == 0 {
-		b.WriteString(noDeletion)
+		b.WriteString("No deletion in the window matches.\n")
 	}
-	writeRest(&b, a.Document(), s)
+	writeRest(&b, pm, s)
 	if _, err := bw.WriteString(b.String()); err != nil {
 		return err
 	}
