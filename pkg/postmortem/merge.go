@@ -62,9 +62,8 @@ func prepareParts(in Input) (*Analysis, error) {
 		rt = newRouter()
 		in.Log.Tie("", audit.AllParts)
 	}
-	rt.tieSnapshots(in.Log, in.Before, in.After)
+	homes := rt.tieSnapshots(in.Log, in.Before, in.After)
 	p := &parts{swept: map[typeKey]bool{}}
-	homes := [2]map[string][]int32{rt.homes(in.Before), rt.homes(in.After)}
 	for part, err := range in.Log.Parts() {
 		if err == nil {
 			err = p.add(in, &share{before: ownedBy(part, homes[0]), after: ownedBy(part, homes[1])}, part)
@@ -76,20 +75,6 @@ func prepareParts(in Input) (*Analysis, error) {
 	}
 	// The log's files count what every part kept: the window is known now.
 	return &Analysis{in: in, doc: newDocument(in), applied: map[string]bool{}, parts: p}, nil
-}
-
-// homes lists a snapshot's objects by their part, each list in the
-// snapshot's order.
-func (rt *router) homes(s *snapshot.Snapshot) map[string][]int32 {
-	out := map[string][]int32{}
-	if s == nil {
-		return out
-	}
-	for i := range s.Objects {
-		home := rt.objectPart(&s.Objects[i], func(string) {})
-		out[home] = append(out[home], int32(i))
-	}
-	return out
 }
 
 // ownedBy lists, in their snapshot's order, the objects of the parts a

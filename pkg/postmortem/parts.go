@@ -138,12 +138,15 @@ func noteIn[K comparable](m map[K]map[string]bool, k K, ns string) {
 }
 
 // tieSnapshots ties the parts the snapshots' objects' owners reach, which
-// the log may not show, then what custom resources tie.
-func (rt *router) tieSnapshots(log *audit.Log, before, after *snapshot.Snapshot) {
+// the log may not show, then what custom resources tie; it returns the
+// before and after snapshots' objects listed by part, each list in its
+// snapshot's order.
+func (rt *router) tieSnapshots(log *audit.Log, before, after *snapshot.Snapshot) (homes [2]map[string][]int32) {
 	var ties []string
 	collect := func(p string) { ties = append(ties, p) }
 	k := newKinds(before, after)
-	for _, s := range []*snapshot.Snapshot{before, after} {
+	for n, s := range []*snapshot.Snapshot{before, after} {
+		homes[n] = map[string][]int32{}
 		if s == nil {
 			continue
 		}
@@ -151,6 +154,7 @@ func (rt *router) tieSnapshots(log *audit.Log, before, after *snapshot.Snapshot)
 			o := &s.Objects[i]
 			ties = ties[:0]
 			home := rt.objectPart(o, collect)
+			homes[n][home] = append(homes[n][home], int32(i))
 			log.Include(home)
 			for _, t := range ties {
 				log.Tie(home, t)
@@ -163,6 +167,7 @@ func (rt *router) tieSnapshots(log *audit.Log, before, after *snapshot.Snapshot)
 		}
 	}
 	rt.tieCustom(log, k, after)
+	return homes
 }
 
 // tieCustom ties to the cluster's part the namespaces of custom resources
