@@ -102,6 +102,15 @@ func bothWays(t *testing.T, name string, b *logBuilder, in Input) *PostMortem {
 	return whole
 }
 
+// requireUnder fails unless the object of uid is in the chain of the root
+// kind/name: else the scenario would check nothing.
+func requireUnder(t *testing.T, pm *PostMortem, kind, name, uid, what string) {
+	t.Helper()
+	if _, ok := flatten(rootOf(t, pm, kind, name).Cascade)[uid]; !ok {
+		t.Fatal(what)
+	}
+}
+
 func TestPartsTieWhatChainsReach(t *testing.T) {
 	t.Run("a CRD and its instances, which go through storage", func(t *testing.T) {
 		crd := testobj.New("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.example.com").
@@ -111,9 +120,7 @@ func TestPartsTieWhatChainsReach(t *testing.T) {
 		b := &logBuilder{level: audit.LevelMetadata}
 		b.add("bob", "delete", ref("apiextensions.k8s.io", "customresourcedefinitions", "", "widgets.example.com"))
 		pm := bothWays(t, "crd", b, Input{Before: before, After: testobj.Snapshot().Build()})
-		if _, ok := flatten(rootOf(t, pm, "CustomResourceDefinition", "widgets.example.com").Cascade)[w.Metadata.UID]; !ok {
-			t.Errorf("the Widget is not under its CRD: this scenario checks nothing")
-		}
+		requireUnder(t, pm, "CustomResourceDefinition", "widgets.example.com", w.Metadata.UID, "the Widget is not under its CRD: this scenario checks nothing")
 	})
 	t.Run("a pod owned by its node", func(t *testing.T) {
 		node := testobj.New("v1", "Node", "", "node-1").Build()
@@ -123,9 +130,7 @@ func TestPartsTieWhatChainsReach(t *testing.T) {
 		b.add("alice", "delete", ref("", "nodes", "", "node-1"))
 		b.add(gcUser, "delete", ref("", "pods", "team-b", "static"))
 		pm := bothWays(t, "node", b, Input{Before: before})
-		if _, ok := flatten(rootOf(t, pm, "Node", "node-1").Cascade)[pod.Metadata.UID]; !ok {
-			t.Errorf("the pod is not under its node: this scenario checks nothing")
-		}
+		requireUnder(t, pm, "Node", "node-1", pod.Metadata.UID, "the pod is not under its node: this scenario checks nothing")
 	})
 	t.Run("an object owned by another namespace", func(t *testing.T) {
 		b := &logBuilder{level: audit.LevelRequestResponse}
@@ -137,9 +142,7 @@ func TestPartsTieWhatChainsReach(t *testing.T) {
 				OwnerReferences: []audit.OwnerRef{{APIVersion: "v1", Kind: "Namespace", Name: "team-h", UID: "uid-team-h"}}}
 		})
 		pm := bothWays(t, "namespace owner", b, Input{})
-		if _, ok := flatten(rootOf(t, pm, "Namespace", "team-h").Cascade)["uid-held"]; !ok {
-			t.Errorf("the ConfigMap is not under its owner: this scenario checks nothing")
-		}
+		requireUnder(t, pm, "Namespace", "team-h", "uid-held", "the ConfigMap is not under its owner: this scenario checks nothing")
 	})
 	t.Run("an owner reference whose UID another namespace's object holds", func(t *testing.T) {
 		b := &logBuilder{level: audit.LevelRequestResponse}
@@ -151,9 +154,7 @@ func TestPartsTieWhatChainsReach(t *testing.T) {
 				OwnerReferences: []audit.OwnerRef{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "uid-web"}}}
 		})
 		pm := bothWays(t, "foreign owner", b, Input{})
-		if _, ok := flatten(rootOf(t, pm, "ReplicaSet", "web").Cascade)["uid-stray"]; !ok {
-			t.Fatal("the pod is under no ReplicaSet web")
-		}
+		requireUnder(t, pm, "ReplicaSet", "web", "uid-stray", "the pod is under no ReplicaSet web")
 		for _, r := range pm.Roots {
 			if _, ok := flatten(r.Cascade)["uid-stray"]; ok && r.Request.Object.Namespace != "team-i" {
 				t.Errorf("the pod is under ReplicaSet %s/web: the collector looks its owner up in its own namespace", r.Request.Object.Namespace)
@@ -193,9 +194,7 @@ func TestPartsTieWhatChainsReach(t *testing.T) {
 		b.add("alice", "delete", ref("certs.example.com", "clusterissuers", "", "ca"))
 		b.add(gcUser, "delete", ref("", "secrets", "team-n", "tls"))
 		pm := bothWays(t, "cluster owner", b, Input{Before: before})
-		if _, ok := flatten(rootOf(t, pm, "ClusterIssuer", "ca").Cascade)[secret.Metadata.UID]; !ok {
-			t.Errorf("the Secret is not under its ClusterIssuer: this scenario checks nothing")
-		}
+		requireUnder(t, pm, "ClusterIssuer", "ca", secret.Metadata.UID, "the Secret is not under its ClusterIssuer: this scenario checks nothing")
 	})
 	t.Run("a custom type no catalog lists, whose kind the log teaches", func(t *testing.T) {
 		b := &logBuilder{level: audit.LevelRequestResponse}
