@@ -17,13 +17,13 @@ type chains struct {
 	roots    []*record
 	// missing are owners whose deletion the log does not hold, keyed by
 	// UID, with the dependents that went for them.
-	missing     map[string]*record
+	missing map[string]*record
 	// orphanedFirst are, by owner, the objects the garbage collector
 	// orphaned for that owner's orphaning delete before their own
 	// deletion, of another chain, started: listed in both chains.
 	orphanedFirst map[*record][]orphaning
 	unexplained   []*record
-	wentByNS    map[string][]went
+	wentByNS      map[string][]went
 	// sweptTypes and collsByNS are what unitemized reads for every
 	// deleted namespace, filed once (indexSweeps).
 	sweptTypes map[typeKey]bool
