@@ -81,6 +81,9 @@ func (ix *index) wentOrStarted(r *record) bool {
 	if r.start() != nil {
 		return true
 	}
+	if _, ok := ix.modelCause(r); ok {
+		return true
+	}
 	g := ix.gone(r)
 	return g && r.before != nil
 }
@@ -299,6 +302,9 @@ func (ch *chains) linkOf(r *record, c cause) Link {
 		l.Time = sw.Time
 	}
 	l.Result = ch.ix.result(r)
+	if c.modeled && len(heldBy(r)) == 0 {
+		l.Result = ResultDeleted
+	}
 	if s == nil && c.via == ViaOwnerReference && c.actor == ActorGarbageCollector && !c.likely {
 		l.Result = ResultOrphaned
 	}

@@ -194,3 +194,63 @@ func TestOrphanedFirstDeletedLaterIsAsPredicted(t *testing.T) {
 		})
 	}
 }
+
+// With a log trimmed of the controllers' requests and an after snapshot
+// that lists no object of the type, a question about a dependent in a
+// known chain gets the chain, said to be kgc's model.
+func TestModelPlacesWhatNoEvidenceEnds(t *testing.T) {
+	owner := testobj.New("example.com/v1", "Widget", "shop", "w-fg").Build()
+	child := testobj.New("example.com/v1", "Widget", "shop", "child").Owner(testobj.Ref(owner)).Build()
+	held := testobj.New("example.com/v1", "Widget", "shop", "held").Owner(testobj.Ref(owner)).Finalizers("example.com/hold").Build()
+	before := testobj.Snapshot(owner, child, held).CRD("example.com", "Widget", "widgets", true).At(t0.Add(-time.Minute)).Build()
+	after := testobj.Snapshot().At(t0.Add(time.Hour)).Build() // lists no Widget
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("alice", "delete", ref("example.com", "widgets", "shop", "w-fg"), withOptions("Foreground"))
+	cref := child.Ref()
+	pm := Analyze(Input{Log: b.log(), Before: before, After: after, Scope: Scope{Object: &cref}})
+	root := rootOf(t, pm, "Widget", "w-fg")
+	links := flatten(root.Cascade)
+	if l, ok := links[child.Metadata.UID]; !ok || l.Result != ResultDeleted || l.Evidence != EvidenceModel || !strings.Contains(l.Detail, "per kgc's model") {
+		t.Errorf("child link = %+v (found %v), want deleted per kgc's model", l, ok)
+	}
+	if l, ok := links[held.Metadata.UID]; !ok || l.Result == ResultDeleted || !strings.Contains(l.Detail, "example.com/hold") {
+		t.Errorf("held link = %+v (found %v), want not deleted: a finalizer may hold it", l, ok)
+	}
+	// Orphaned dependents are not deleted, and a Metadata-level log does
+	// not say the policy: the model places nothing then.
+	for _, mut := range []func(*audit.Event){withOptions("Orphan"), func(e *audit.Event) { e.Level, e.Delete = audit.LevelMetadata, nil }} {
+		b := &logBuilder{level: audit.LevelRequestResponse}
+		b.add("alice", "delete", ref("example.com", "widgets", "shop", "w-fg"), mut)
+		pm := Analyze(Input{Log: b.log(), Before: before, After: after})
+		if _, ok := flatten(rootOf(t, pm, "Widget", "w-fg").Cascade)[child.Metadata.UID]; ok {
+			t.Errorf("the model placed the child under a delete that may orphan it")
+		}
+	}
+}
+
+// An empty answer says where kgc looked, what it knows of the object
+// asked about, and how to look further.
+func TestNoMatchSaysWhereItLooked(t *testing.T) {
+	cm := testobj.ConfigMap("shop", "cfg").Build()
+	before := testobj.Snapshot(testobj.Namespace("shop").Build(), cm).At(t0.Add(-time.Minute)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("alice", "delete", ref("", "configmaps", "other", "x"))
+	for _, tc := range []struct {
+		scope Scope
+		want  string
+	}{
+		{Scope{Namespace: "shop"}, "No deletion in the window matches in namespace shop; 1 chain in other namespaces (kgc postmortem -A).\n"},
+		{Scope{Object: ptr(cm.Ref())}, "No deletion in the window names ConfigMap/cfg -n shop: it still exists at the end (after snapshot); the window holds 1 other chain (kgc postmortem -A).\n"},
+		{Scope{}, "No deletion in the window.\n"},
+	} {
+		in := Input{Log: b.log(), Before: before, After: before, Scope: tc.scope}
+		if tc.scope == (Scope{}) {
+			in.Log = (&logBuilder{}).log()
+		}
+		if got := Analyze(in).NoMatch; got != tc.want {
+			t.Errorf("scope %+v: no match says %q, want %q", tc.scope, got, tc.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
