@@ -49,3 +49,33 @@ func TestPostMortemTextSaysWhatTheEvidenceShows(t *testing.T) {
 		}
 	}
 }
+
+// An object one chain orphaned and another deleted later is one node of
+// the drawing, drawn as the deletion, with an edge from each chain.
+func TestPostMortemDOTDrawsAnObjectOnce(t *testing.T) {
+	rs := snapshot.ObjectRef{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "shop", Name: "web-1", UID: "uid-rs"}
+	deploy := snapshot.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web", UID: "uid-deploy"}
+	ns := snapshot.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "shop", UID: "uid-ns"}
+	pm := &postmortem.PostMortem{Roots: []postmortem.Root{
+		{Cascade: []postmortem.Link{{Object: deploy, Actor: postmortem.ActorUser, User: "alice", Via: postmortem.ViaRoot,
+			Dependents: []postmortem.Link{{Object: rs, Result: postmortem.ResultOrphaned, Actor: postmortem.ActorGarbageCollector, Via: postmortem.ViaOwnerReference}}}}},
+		{Cascade: []postmortem.Link{{Object: ns, Actor: postmortem.ActorUser, User: "dave", Via: postmortem.ViaRoot,
+			Dependents: []postmortem.Link{{Object: rs, Result: postmortem.ResultDeleted, Actor: postmortem.ActorNamespaceController, Via: postmortem.ViaNamespace}}}}},
+	}}
+	var b strings.Builder
+	if err := PostMortemDOT(&b, pm); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, `"uid-rs" [label=`); n != 1 {
+		t.Errorf("the ReplicaSet is declared %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, `"uid-rs" [label="ReplicaSet\nshop/web-1\ndeleted"`) {
+		t.Errorf("the ReplicaSet is not drawn as deleted:\n%s", out)
+	}
+	for _, e := range []string{`"uid-deploy" -> "uid-rs"`, `"uid-ns" -> "uid-rs"`} {
+		if !strings.Contains(out, e) {
+			t.Errorf("no edge %s:\n%s", e, out)
+		}
+	}
+}
