@@ -67,7 +67,7 @@ func TestPostMortemDOTDrawsAnObjectOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if n := strings.Count(out, `"uid-rs" [label=`); n != 1 {
+	if n := strings.Count(out, "    \"uid-rs\" [label="); n != 1 {
 		t.Errorf("the ReplicaSet is declared %d times, want once:\n%s", n, out)
 	}
 	if !strings.Contains(out, `"uid-rs" [label="ReplicaSet\nshop/web-1\ndeleted"`) {
