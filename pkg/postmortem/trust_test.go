@@ -266,3 +266,27 @@ func TestNoMatchSaysWhereItLooked(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// An owner reference to a UID no object ever had, on a dependent made in
+// the window: the before snapshot lists the owner's type without it, and
+// no request names it since, so it never was; the collector deleted the
+// dependent on its own.
+func TestCollectorDeletesOnItsOwnWhenTheOwnerNeverWas(t *testing.T) {
+	before := testobj.Snapshot(testobj.Namespace("shop").Build()).At(t0.Add(-time.Minute)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	ghost := audit.OwnerRef{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "uid-ghost"}
+	b.add("alice", "create", ref("", "configmaps", "shop", "dep"), func(e *audit.Event) {
+		e.Response = &audit.Meta{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "dep", UID: "uid-dep", OwnerReferences: []audit.OwnerRef{ghost}}
+	})
+	b.add(gcUser, "delete", ref("", "configmaps", "shop", "dep"), precondition("uid-dep"))
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: testobj.Snapshot(testobj.Namespace("shop").Build()).At(t0.Add(time.Hour)).Build()})
+	root := rootOf(t, pm, "ConfigMap", "dep")
+	if root.Request.Actor != ActorGarbageCollector || !strings.Contains(root.Cascade[0].Detail, "no ConfigMap ghost was in the before snapshot") {
+		t.Errorf("root = %+v, detail %q: want the collector on its own, the owner never there", root.Request, root.Cascade[0].Detail)
+	}
+	for _, r := range pm.Roots {
+		if r.Request.Object.Name == "ghost" {
+			t.Errorf("an owner was made up: %+v", r.Request)
+		}
+	}
+}
