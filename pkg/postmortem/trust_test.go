@@ -345,3 +345,21 @@ func TestOwnerBeforeNamespaceWithoutControllersRequests(t *testing.T) {
 		t.Errorf("loose link = %+v (found %v), want in carol's chain by kgc's model", l, ok)
 	}
 }
+
+// An object another chain started deleting before the root's request is
+// not the root's doing: its prediction is neither a hit nor a miss, and a
+// dependent's steps from before the root's request are not in its link.
+func TestPredictionOnlyOfItsChain(t *testing.T) {
+	ns := testobj.Namespace("billing").Build()
+	rates := testobj.ConfigMap("billing", "rates").Build()
+	before := testobj.Snapshot(ns, rates).At(t0.Add(-time.Minute)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("bob", "delete", ref("", "configmaps", "billing", "rates"), withOptions("Orphan"))
+	b.add("dave", "delete", ref("", "namespaces", "", "billing"), withOptions("Background"))
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: testobj.Snapshot().At(t0.Add(time.Hour)).Build(), Predict: true})
+	p := rootOf(t, pm, "Namespace", "billing").Prediction
+	i := slices.IndexFunc(p.Objects, func(o PredictedObject) bool { return o.Object.UID == rates.Metadata.UID })
+	if i < 0 || p.Objects[i].Result != PredictionGoneBefore || !strings.Contains(p.Objects[i].Detail, "by bob's delete of it") || p.AsPredicted != 1 {
+		t.Errorf("dave's prediction = %+v, want rates gone before his request, by bob's", p)
+	}
+}
