@@ -119,6 +119,7 @@ func (c *converter) value(v []byte, line int) {
 	f, list, err := classify(v)
 	if err == nil && !allows(c.forced, f) {
 		err = notEvent(fmt.Sprintf("it reads as %s, not %s as --audit-format says", formNames[f], c.forced))
+		first = first || c.acc.events == 0 // a file of another platform altogether
 	}
 	if err != nil {
 		c.acc.badLine(v, line, err, first)
@@ -182,18 +183,12 @@ func (c *converter) wrapper(v []byte, line int, f form, list string) {
 		c.awslogs(v, line)
 		return
 	}
+	if f == formEKSSubscription && controlMessage(v) {
+		return // CloudWatch's health check of the destination: no events
+	}
 	s := scanner{d: v}
-	var control bool
 	err := s.object(func(key []byte) error {
-		switch string(key) {
-		case "messageType":
-			b, err := s.str()
-			control = string(b) == "CONTROL_MESSAGE" // CloudWatch's health check: no events
-			return err
-		case list:
-			if control {
-				return s.skip()
-			}
+		if string(key) == list {
 			return c.items(&s, line)
 		}
 		return s.skip()
@@ -201,6 +196,22 @@ func (c *converter) wrapper(v []byte, line int, f form, list string) {
 	if err != nil {
 		c.acc.badLine(v, line, err, false)
 	}
+}
+
+// controlMessage says whether a subscription payload is a control
+// message, whatever the order of its keys.
+func controlMessage(v []byte) bool {
+	control := false
+	s := scanner{d: v}
+	_ = s.object(func(key []byte) error {
+		if string(key) == "messageType" {
+			b, err := s.str()
+			control = string(b) == "CONTROL_MESSAGE"
+			return err
+		}
+		return s.skip()
+	})
+	return control
 }
 
 // items reads the array at s's cursor, each element a value.
