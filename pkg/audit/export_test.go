@@ -160,7 +160,7 @@ func logEntry(line string) map[string]any {
 		proto["response"] = resp
 	}
 	return map[string]any{"insertId": e["auditID"], "logName": "projects/p/logs/cloudaudit.googleapis.com%2Factivity",
-		"operation": map[string]any{"id": e["auditID"], "producer": "k8s.io", "first": true, "last": true},
+		"operation":    map[string]any{"id": e["auditID"], "producer": "k8s.io", "first": true, "last": true},
 		"protoPayload": proto, "timestamp": e["stageTimestamp"], "receiveTimestamp": e["stageTimestamp"],
 		"resource": map[string]any{"type": "k8s_cluster", "labels": map[string]any{"cluster_name": "prod", "location": "europe-west1", "project_id": "p"}},
 		"labels":   e["annotations"]}

@@ -371,7 +371,7 @@ func TestBadInput(t *testing.T) {
 		{name: "corrupt line in the middle", content: lines(threeDeletes()[0]) + "{\"kind\":\"Event\",,}\n" + d + "\n", wantIDs: "a,d",
 			warnings: []string{"%s:2: not valid JSON: expected a string at byte 17, found ','"}},
 		{name: "JSON but not an audit event", content: good + `{"hello":"world"}` + "\n[1,2]\n", wantIDs: "a,c",
-			warnings: []string{"%s:4: not an audit event: it has no verb", "%s:5: not an audit event: it is not a JSON object"}},
+			warnings: []string{"%s:4: not an audit event: it has no verb, and none of the keys of a platform's audit record (protoPayload, properties.log, message, @message)", "%s:5: not an audit event: it is not a JSON object"}},
 		{name: "many bad lines", content: many, wantIDs: "a,c",
 			warnings: []string{"%s:4: not valid JSON", "%s:5: not valid JSON", "%s:6: not valid JSON", "%s:4: 50 lines could not be read as audit events, this one the first"}},
 		{name: "v1beta1", content: lines(ev{id: "a", apiVersion: "audit.k8s.io/v1beta1"}), wantIDs: "a",
