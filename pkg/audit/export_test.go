@@ -134,16 +134,21 @@ func logEntry(line string) map[string]any {
 		name += "/namespaces/" + ns
 	}
 	name += "/" + fmt.Sprint(ref["resource"])
+	method := "io.k8s." + group + "." + fmt.Sprint(ref["apiVersion"]) + "." + fmt.Sprint(ref["resource"])
 	if n, _ := ref["name"].(string); n != "" {
 		name += "/" + n
 	}
+	if sub, _ := ref["subresource"].(string); sub != "" {
+		name += "/" + sub
+		method += "." + sub
+	}
 	user := e["user"].(map[string]any)
 	code := 0
-	if st, ok := e["responseStatus"].(map[string]any); ok && st["code"].(float64) >= 400 {
-		code = 7
+	if st, ok := e["responseStatus"].(map[string]any); ok {
+		code = httpToRPC[int(st["code"].(float64))]
 	}
 	proto := map[string]any{"@type": "type.googleapis.com/google.cloud.audit.AuditLog", "serviceName": "k8s.io",
-		"methodName":         "io.k8s." + group + "." + fmt.Sprint(ref["apiVersion"]) + "." + fmt.Sprint(ref["resource"]) + "." + fmt.Sprint(e["verb"]),
+		"methodName":         method + "." + fmt.Sprint(e["verb"]),
 		"resourceName":       name,
 		"authenticationInfo": map[string]any{"principalEmail": user["username"]},
 		"requestMetadata":    map[string]any{"callerIp": e["sourceIPs"].([]any)[0], "callerSuppliedUserAgent": e["userAgent"]},
@@ -165,6 +170,9 @@ func logEntry(line string) map[string]any {
 		"resource": map[string]any{"type": "k8s_cluster", "labels": map[string]any{"cluster_name": "prod", "location": "europe-west1", "project_id": "p"}},
 		"labels":   e["annotations"]}
 }
+
+// httpToRPC is google.rpc's code for an HTTP status (code.proto).
+var httpToRPC = map[int]int{400: 3, 401: 16, 403: 7, 404: 5, 409: 6, 422: 3, 429: 8, 500: 13, 503: 14, 504: 4}
 
 // gcloudJSON is `gcloud logging read --format=json`: an array, newest
 // first.

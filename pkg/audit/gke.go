@@ -87,7 +87,11 @@ func gkeObject(name string) (json.RawMessage, string) {
 		group, uri = "", "/api/"+version+"/"+strings.Join(rest, "/")
 	}
 	ref := map[string]string{"apiGroup": group, "apiVersion": version}
-	if len(rest) >= 3 && rest[0] == "namespaces" {
+	// As the API server reads a path: namespaces/NS/status and
+	// namespaces/NS/finalize are a Namespace's subresources, not a
+	// resource in NS.
+	nsSub := len(rest) == 3 && (rest[2] == "status" || rest[2] == "finalize")
+	if len(rest) >= 3 && rest[0] == "namespaces" && !nsSub {
 		ref["namespace"], rest = rest[1], rest[2:]
 	}
 	ref["resource"] = rest[0]
