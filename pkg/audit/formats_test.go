@@ -87,7 +87,7 @@ func TestExportForms(t *testing.T) {
 		{"Event Hubs", "aks-diagnostics", eventHubs(lines), ""},
 		{"Log Analytics JSON", "aks-log-analytics", logAnalyticsJSON(lines), ""},
 		{"Log Analytics CSV", "aks-log-analytics", logAnalyticsCSV(lines), ""},
-		{"node-logs", "openshift-node-logs", nodeLogs(lines), "Default audit profile"},
+		{"node-logs", "openshift-node-logs", nodeLogs(lines), "OpenShift's Default audit profile"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -122,7 +122,7 @@ func TestFormatForced(t *testing.T) {
 	}
 	native := write(t, dir, "audit.log", strings.Join(lines, "\n"))
 	l := mustRead(t, []string{native}, "", Options{Format: FamilyOpenShift})
-	if f := l.Files[0]; f.Format != "native" || !strings.Contains(strings.Join(f.Losses, ""), "Default audit profile") {
+	if f := l.Files[0]; f.Format != "native" || !strings.Contains(strings.Join(f.Losses, ""), "OpenShift's Default audit profile") {
 		t.Errorf("native read as openshift: %q, losses %q", f.Format, f.Losses)
 	}
 }

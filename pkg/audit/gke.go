@@ -13,10 +13,11 @@ import (
 // "core"), authenticationInfo.principalEmail the user, status a
 // google.rpc code, operation.id (else insertId) the audit ID.
 //
-// What it loses (see loss.go): the user's groups, uid and extra; the
-// stages (one entry per request, read as ResponseComplete); the HTTP
-// status code (rebuilt from the google.rpc code, so 200 and 201 are one);
-// the receive time apart from the entry's timestamp.
+// What it loses (see loss.go): the user's groups, uid and extra, and whom
+// a request impersonated; the stages (one entry per request, read as
+// ResponseComplete); the HTTP status code (rebuilt from the google.rpc
+// code, so 200 and 201 are one); the time the request was received (the
+// entry's timestamp is when it was written).
 
 type gkeEntry struct {
 	InsertID  string            `json:"insertId"`
@@ -59,7 +60,7 @@ func gkeEvent(v []byte, acc *accumulator) ([]byte, error) {
 	ev := newNativeEvent()
 	ev.AuditID = firstOf(e.Operation.ID, e.InsertID)
 	ev.Verb = p.Method[strings.LastIndexByte(p.Method, '.')+1:]
-	ev.StageTimestamp, ev.Received = e.Timestamp, e.Timestamp
+	ev.StageTimestamp = e.Timestamp // when the entry was written: the request's end
 	ev.UserAgent = p.Meta.UserAgent
 	if p.Meta.IP != "" {
 		ev.SourceIPs = []string{p.Meta.IP}

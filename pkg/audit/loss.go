@@ -22,7 +22,7 @@ func lossWarnings(path string, a *accumulator, forced Family) []string {
 	var out []string
 	fs := a.forms
 	if fs.has(formGKE) {
-		out = append(out, fmt.Sprintf("%s holds GKE Cloud Audit Logs entries, which keep no user groups, no stages and no HTTP status codes: kgc names each request's principal but not the groups it acted through, reads every entry as a finished request, and rebuilds its code from the google.rpc status (200 and 201 are one; a denied or failed request is still told apart)", path))
+		out = append(out, fmt.Sprintf("%s holds GKE Cloud Audit Logs entries, which keep no user groups, no impersonated user, no stages, no HTTP status codes and no receive times: kgc names each request's principal only, rebuilds its code from the google.rpc status (200 and 201 are one; a denied or failed request is still told apart), and orders requests by when they ended, so a chain tied by the order of requests that overlapped in the API server can break and leave its objects unexplained", path))
 	}
 	if fs&forms(formEKSCloudWatch|formEKSInsightsJSON|formEKSInsightsCSV|formEKSSubscription|formEKSS3Export) != 0 {
 		out = append(out, fmt.Sprintf("%s comes from CloudWatch Logs, which orders and pages log events by millisecond timestamps: an export cut by time can miss the events that share its first or last millisecond, so a request at the window's edge may be absent (kgc orders events by their own microsecond stageTimestamp)", path))
@@ -36,8 +36,8 @@ func lossWarnings(path string, a *accumulator, forced Family) []string {
 	if a.lost&lostReads != 0 {
 		out = append(out, fmt.Sprintf("%s holds AKS's kube-audit-admin category, which logs no get, list or watch: a post-mortem reads only writes, so no attribution is lost, but no read of the objects can be shown", path))
 	}
-	if fs.has(formOpenShiftNodeLogs) || forced == FamilyOpenShift {
-		out = append(out, fmt.Sprintf("%s is an OpenShift API server's log: its Default audit profile logs metadata only, so a delete carries no DeleteOptions and kgc cannot say which propagation policy was asked for (%d deletes here without one); the WriteRequestBodies profile logs them", path, a.bodilessDeletes))
+	if (fs.has(formOpenShiftNodeLogs) || forced == FamilyOpenShift) && a.bodilessDeletes > 0 {
+		out = append(out, fmt.Sprintf("%d deletes in %s carry no DeleteOptions, as OpenShift's Default audit profile logs them (metadata only): kgc cannot say which propagation policy they asked for, and ties what went with them by owner references and timing; the WriteRequestBodies profile logs them", a.bodilessDeletes, path))
 	}
 	if a.passed > 0 {
 		out = append(out, fmt.Sprintf("%d records in %s are not Kubernetes audit events (another diagnostic category or service) and were passed over", a.passed, path))

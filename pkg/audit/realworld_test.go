@@ -31,7 +31,7 @@ func realWorld(t *testing.T) string {
 // it is in, with every event counted and none bad.
 func TestRealWorldFiles(t *testing.T) {
 	root := realWorld(t)
-	gkeLoss := "keep no user groups, no stages and no HTTP status codes"
+	gkeLoss := "keep no user groups, no impersonated user, no stages, no HTTP status codes and no receive times"
 	for _, c := range []struct {
 		file, format string
 		events       int
