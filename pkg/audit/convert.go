@@ -97,6 +97,10 @@ func formOfKey(key string) (form, string) {
 		return formEKSInsightsJSON, ""
 	case "awslogs":
 		return formEKSSubscription, "awslogs"
+	case "Records":
+		return formEKSSubscription, "Records" // aws kinesis get-records
+	case "results":
+		return formEKSInsightsJSON, "results" // aws logs get-query-results
 	case "kubernetes":
 		return formElasticECS, ""
 	case "AuditId", "Verb", "ObjectRef":
@@ -179,8 +183,12 @@ func (c *converter) wrapper(v []byte, line int, f form, list string) {
 		c.acc.badLine(v, line, notEvent("its records nest too deep"), false)
 		return
 	}
-	if f == formEKSSubscription && list == "awslogs" {
-		c.awslogs(v, line)
+	switch {
+	case f == formEKSSubscription && list != "logEvents":
+		c.base64Payloads(v, line, list)
+		return
+	case list == "results":
+		c.queryResults(v, line)
 		return
 	}
 	if f == formEKSSubscription && controlMessage(v) {

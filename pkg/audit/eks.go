@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -33,28 +35,59 @@ const maxPayload = 64 << 20
 // base64Gzip is how base64 of gzip data starts: the magic 1f 8b 08.
 const base64Gzip = "H4sI"
 
-// awslogs reads a Lambda subscription event {"awslogs":{"data":B64}}.
-func (c *converter) awslogs(v []byte, line int) {
-	var data []byte
+// base64Payloads reads the payloads a wrapper holds in base64: a Lambda
+// subscription event {"awslogs":{"data":B64}}, or `aws kinesis
+// get-records` output {"Records":[{"Data":B64}, ...]}.
+func (c *converter) base64Payloads(v []byte, line int, list string) {
+	var data [][]byte
 	s := scanner{d: v}
-	err := s.object(func(key []byte) error {
-		if string(key) != "awslogs" {
-			return s.skip()
-		}
-		return s.object(func(key []byte) error {
-			if string(key) != "data" {
+	field := func(want string) func(key []byte) error {
+		return func(key []byte) error {
+			if string(key) != want {
 				return s.skip()
 			}
 			b, err := s.str()
-			data = bytes.Clone(b)
+			data = append(data, bytes.Clone(b))
 			return err
-		})
+		}
+	}
+	err := s.object(func(key []byte) error {
+		switch {
+		case string(key) != list:
+			return s.skip()
+		case list == "awslogs":
+			return s.object(field("data"))
+		}
+		return s.array(func() error { return s.object(field("Data")) })
 	})
-	if err == nil {
-		err = c.payload(data, line)
+	for _, d := range data {
+		if err == nil {
+			err = c.payload(d, line)
+		}
 	}
 	if err != nil {
 		c.acc.badLine(v, line, err, false)
+	}
+}
+
+// queryResults reads `aws logs get-query-results` output: each result a
+// list of {"field":..., "value":...}, @message the event.
+func (c *converter) queryResults(v []byte, line int) {
+	var out struct {
+		Results [][]struct{ Field, Value string } `json:"results"`
+	}
+	if err := json.Unmarshal(v, &out); err != nil {
+		c.acc.badLine(v, line, notEvent("its results are not Logs Insights fields: "+err.Error()), false)
+		return
+	}
+	for _, r := range out.Results {
+		c.acc.insightsRows++
+		i := slices.IndexFunc(r, func(f struct{ Field, Value string }) bool { return f.Field == "@message" })
+		if i < 0 {
+			c.acc.badLine(nil, line, notEvent("a result has no @message field: add it to the query's fields"), false)
+			continue
+		}
+		c.acc.line([]byte(r[i].Value), line, false)
 	}
 }
 

@@ -110,6 +110,25 @@ func payload(typ string, msgs []string) string {
 	return base64.StdEncoding.EncodeToString(buf.Bytes())
 }
 
+// queryResults is `aws logs get-query-results` output.
+func queryResults(lines []string) []byte {
+	var rows [][]map[string]string
+	for _, l := range lines {
+		rows = append(rows, []map[string]string{{"field": "@timestamp", "value": "2026-11-27 10:00:01.000"}, {"field": "@message", "value": l}, {"field": "@ptr", "value": "Cm8K"}})
+	}
+	return mustJSON(map[string]any{"results": rows, "statistics": map[string]any{"recordsMatched": len(lines)}, "status": "Complete"}, "    ")
+}
+
+// kinesisRecords is `aws kinesis get-records` output of a stream a
+// subscription filter writes to.
+func kinesisRecords(lines []string) []byte {
+	var recs []map[string]any
+	for chunk := range slices.Chunk(lines, 2) {
+		recs = append(recs, map[string]any{"SequenceNumber": "4959", "PartitionKey": "k", "Data": payload("DATA_MESSAGE", chunk)})
+	}
+	return mustJSON(map[string]any{"Records": recs, "NextShardIterator": "AAAA", "MillisBehindLatest": 0}, "    ")
+}
+
 // s3Export is a CloudWatch Logs export to S3, gzipped.
 func s3Export(lines []string) []byte {
 	var buf bytes.Buffer

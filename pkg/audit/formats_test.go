@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,6 +78,8 @@ func TestExportForms(t *testing.T) {
 		{"get-log-events", "eks-cloudwatch", getLogEvents, "millisecond"},
 		{"Logs Insights CSV", "eks-logs-insights-csv", insightsCSV(lines), "millisecond"},
 		{"Logs Insights JSON", "eks-logs-insights-json", insightsJSON(lines), "millisecond"},
+		{"get-query-results", "eks-logs-insights-json", queryResults(lines), "millisecond"},
+		{"kinesis get-records", "eks-subscription", kinesisRecords(lines), "millisecond"},
 		{"subscription payloads", "eks-subscription", subscriptionLines(lines), "millisecond"},
 		{"Lambda subscription event", "eks-subscription", lambda, "millisecond"},
 		{"S3 export", "eks-s3-export", s3Export(lines), "millisecond"},
@@ -212,5 +215,27 @@ func TestSubscriptionGzipFile(t *testing.T) {
 	p := write(t, t.TempDir(), "payload.gz", string(raw))
 	if l := mustRead(t, []string{p}, "", Options{}); ids(l) != "a" || l.Files[0].Format != "eks-subscription" {
 		t.Errorf("a raw payload read as %s, %q", ids(l), l.Files[0].Format)
+	}
+}
+
+// TestExportFolders: an export's nested folders (an S3 export task's
+// streams, a storage account's y=/m=/d=/h=) are read whole; a file that
+// is no log among them is passed over, saying so.
+func TestExportFolders(t *testing.T) {
+	dir := t.TempDir()
+	lines := formEvents()
+	task := filepath.Join(dir, "eks-audit", "0a1b2c", "kube-apiserver-audit-0123")
+	if err := os.MkdirAll(task, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, task, "000000.gz", string(s3Export(lines[:2])))
+	write(t, task, "000001.gz", string(s3Export(lines[2:])))
+	write(t, filepath.Join(dir, "eks-audit"), "aws-logs-write-test", "Permission Check Successful")
+	l := mustRead(t, []string{filepath.Join(dir, "eks-audit")}, "", Options{})
+	if got := ids(l); got != "a,c,d,e" || len(l.Files) != 2 {
+		t.Errorf("read %s from %d files", got, len(l.Files))
+	}
+	if got := messages(l); !strings.Contains(strings.Join(got, "\n"), "passed over "+filepath.Join(dir, "eks-audit", "aws-logs-write-test")+": it is not an audit log (line 1: it is not JSON, YAML or CSV of audit events)") {
+		t.Errorf("warnings %q", got)
 	}
 }

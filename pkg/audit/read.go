@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,8 @@ type input struct {
 	inFolder bool
 }
 
-// expand replaces each folder by the regular files in it, sorted by name.
+// expand replaces each folder by the regular files in it and in its
+// folders, sorted by path.
 func expand(paths []string) ([]input, error) {
 	var files []input
 	for _, p := range paths {
@@ -97,16 +99,20 @@ func expand(paths []string) ([]input, error) {
 			files = append(files, input{path: p})
 			continue
 		}
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			return nil, fmt.Errorf("reading audit log folder: %w", err)
-		}
 		n := len(files)
-		for _, e := range entries { // sorted by name
-			full := filepath.Join(p, e.Name())
-			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
+		// Exports nest their files in folders (an S3 export's task and
+		// stream, a storage account's y=/m=/d=/h=): read them all.
+		err = filepath.WalkDir(p, func(full string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return fmt.Errorf("reading audit log folder: %w", err)
+			}
+			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() { // sorted by name
 				files = append(files, input{path: full, inFolder: true})
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		if len(files) == n {
 			return nil, fmt.Errorf("audit log folder %s holds no file: name the folder of the kube-apiserver's --audit-log-path", p)
