@@ -47,17 +47,16 @@ func readCSV(src io.Reader, c *converter, f form, firstLine int) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		line, _ := r.FieldPos(0)
-		line += firstLine - 1
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
-			c.acc.badLine(nil, line, notEvent("not a CSV row: "+pe.Err.Error()), false)
+			c.acc.badLine(nil, pe.StartLine+firstLine-1, notEvent("not a CSV row: "+pe.Err.Error()), false)
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		c.csvRow(cols, rec, f, line)
+		line, _ := r.FieldPos(0) // a row read has a field
+		c.csvRow(cols, rec, f, line+firstLine-1)
 	}
 }
 
