@@ -78,8 +78,9 @@ func (f form) family() Family {
 		return FamilyAKS
 	case formOpenShiftNodeLogs:
 		return FamilyOpenShift
+	default:
+		return FamilyAuto
 	}
-	return FamilyAuto
 }
 
 // forms is a set of forms.
@@ -107,6 +108,7 @@ func allows(fam Family, f form) bool {
 		return true
 	case FamilyOpenShift:
 		return f == formOpenShiftNodeLogs || f.family() == FamilyNative
+	default:
+		return f.family() == fam
 	}
-	return f.family() == fam
 }
