@@ -22,8 +22,10 @@ const examples = "../../examples-postmortem"
 var shippedExports = map[string]func([]string) []byte{
 	"eks-filter-log-events.json.gz": filterLogEvents,
 	"eks-logs-insights.csv.gz":      insightsCSV,
+	"eks-s3-export.gz":              s3Export,
 	"gke-logging-read.json.gz":      gcloudJSON,
 	"aks-PT1H.json.gz":              aksStorage,
+	"aks-log-analytics.json.gz":     logAnalyticsJSON,
 	"openshift-node-logs.log.gz":    nodeLogs,
 }
 
@@ -60,6 +62,15 @@ func TestShippedExports(t *testing.T) {
 	for name, export := range shippedExports {
 		p := filepath.Join(examples, "exports", name)
 		data := export(lines)
+		if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) { // an S3 export is gzipped already
+			r, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data, err = io.ReadAll(r); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if golden.Update() {
 			var buf bytes.Buffer
 			w := gzip.NewWriter(&buf)
