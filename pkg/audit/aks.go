@@ -24,7 +24,8 @@ const skippedBody = "skipped-too-big-size-object"
 
 // aksRecord returns the event a diagnostic record carries; a record of
 // another category (guard, kube-apiserver) is passed over.
-func aksRecord(v []byte, acc *accumulator) ([]byte, error) {
+func (c *converter) aksRecord(v []byte) ([]byte, error) {
+	acc := c.acc
 	var category string
 	var log []byte
 	found := false
@@ -42,7 +43,7 @@ func aksRecord(v []byte, acc *accumulator) ([]byte, error) {
 				}
 				found = true
 				var err error
-				log, err = stringOrObject(&s)
+				log, err = c.stringOrObject(&s)
 				return err
 			})
 		}

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -24,6 +23,8 @@ type converter struct {
 	// seen: a value was read. The first value of a file that is no
 	// audit record says the file is not an audit log.
 	seen bool
+	// buf is where a string holding an event is unescaped.
+	buf []byte
 	// active counts the values being converted: an event they yield that
 	// is not native is bad, not converted again.
 	active int
@@ -161,15 +162,15 @@ func (c *converter) unwrap(v []byte, f form) ([]byte, error) {
 	case formNative, formNativeYAML:
 		return v, nil
 	case formEKSCloudWatch, formEKSSubscription:
-		return member(v, "message")
+		return c.member(v, "message")
 	case formEKSInsightsJSON:
-		return member(v, "@message")
+		return c.member(v, "@message")
 	case formElasticECS:
 		return elasticEvent(v)
 	case formGKE:
 		return gkeEvent(v, c.acc)
 	case formAKSDiagnostics:
-		return aksRecord(v, c.acc)
+		return c.aksRecord(v)
 	case formAKSLogAnalytics:
 		return logAnalyticsRow(v, c.acc)
 	case formEKSInsightsCSV, formEKSS3Export, formOpenShiftNodeLogs, formLast:
@@ -254,7 +255,7 @@ func (c *converter) array(v []byte, line int) {
 
 // member returns a record's key holding the native event: its text when
 // it is a string (CloudWatch's message), the object itself when not.
-func member(v []byte, key string) ([]byte, error) {
+func (c *converter) member(v []byte, key string) ([]byte, error) {
 	var out []byte
 	found := false
 	s := scanner{d: v}
@@ -264,7 +265,7 @@ func member(v []byte, key string) ([]byte, error) {
 		}
 		found = true
 		var err error
-		out, err = stringOrObject(&s)
+		out, err = c.stringOrObject(&s)
 		return err
 	})
 	if err != nil {
@@ -277,22 +278,24 @@ func member(v []byte, key string) ([]byte, error) {
 }
 
 // stringOrObject reads a value holding an event: a string of JSON text
-// (decoded, so that its bytes are the event's) or the object.
-func stringOrObject(s *scanner) ([]byte, error) {
+// (unescaped into the converter's buffer, which the event's reader is
+// done with before the next) or the object itself.
+func (c *converter) stringOrObject(s *scanner) ([]byte, error) {
 	switch s.peek() {
 	case '"':
-		start := s.i
-		if err := s.skip(); err != nil {
+		b, err := s.strIn(c.buf[:0])
+		if err != nil {
 			return nil, err
 		}
-		var text string
-		if err := json.Unmarshal(s.d[start:s.i], &text); err != nil {
-			return nil, err
+		if cap(b) > cap(c.buf) && len(b) <= maxKeptBuffer {
+			c.buf = b[:0]
 		}
-		return bytes.TrimSpace([]byte(text)), nil
+		return bytes.TrimSpace(b), nil
 	case '{':
-		raw, err := s.raw()
-		return bytes.Clone(raw), err
+		return s.raw()
 	}
 	return nil, s.unexpected("a string or an object holding the audit event")
 }
+
+// maxKeptBuffer bounds the buffer a converter keeps for the next event.
+const maxKeptBuffer = 1 << 20

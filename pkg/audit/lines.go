@@ -175,9 +175,10 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 		err = a.keep(l, n)
 	}
 	var ne *notAnEvent
-	if err != nil && a.cv != nil && a.cv.active == 0 && !firstOfFile && errors.As(err, &ne) {
-		// A line of another form among native ones: a collector's
-		// mixed lines.
+	if err != nil && a.cv != nil && a.cv.active == 0 && (!firstOfFile || a.forms == 0) && errors.As(err, &ne) {
+		// A line of another form: a platform's record a line, or one
+		// among native lines (a collector's mixed file). A native
+		// file's first line that is no event says it is no log.
 		a.cv.value(l, n)
 		return
 	}

@@ -204,9 +204,14 @@ func (r *reader) readAs(br *bufio.Reader, src io.Reader, idx int, path string, l
 	// about as big as br's buffer, and through br every byte of the file
 	// would be copied twice.
 	rest := func() io.Reader { return io.MultiReader(io.LimitReader(br, int64(br.Buffered())), src) }
-	if f, list, err := classify(first); err == nil && f == formNative && list == "" && allows(fam, f) {
+	if f, list, err := classify(first); err == nil && list == "" && allows(fam, f) {
+		// A record a line, of any form, is read on every core: a line
+		// not native is converted in its worker (see accumulator.line).
 		return readLines(rest(), idx, path, line, r.opts, r.c, func(a *accumulator) {
-			a.forms, a.cv = forms(formNative), &converter{acc: a, forced: fam, seen: true}
+			a.cv = &converter{acc: a, forced: fam, seen: true}
+			if f == formNative {
+				a.forms = forms(formNative)
+			}
 		})
 	}
 	if f, ok := prefixedForm(first); ok && allows(fam, f) {
