@@ -241,7 +241,7 @@ func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
 			msg = fmt.Sprintf("%s at byte %d", msg, se.Off+1)
 		}
 	}
-	if firstOfFile {
+	if firstOfFile && a.fatal == nil {
 		a.fatal = &badLine{n, msg}
 	}
 	a.badCount++
