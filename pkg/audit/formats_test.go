@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -237,5 +238,26 @@ func TestExportFolders(t *testing.T) {
 	}
 	if got := messages(l); !strings.Contains(strings.Join(got, "\n"), "passed over "+filepath.Join(dir, "eks-audit", "aws-logs-write-test")+": it is not an audit log (line 1: it is not JSON, YAML or CSV of audit events)") {
 		t.Errorf("warnings %q", got)
+	}
+}
+
+// TestExportSpilled: an export read a part at a time (a log too big to
+// hold) gives the requests it gives held whole.
+func TestExportSpilled(t *testing.T) {
+	p := write(t, t.TempDir(), "gke.json", string(gcloudJSON(formEvents())))
+	whole := mustRead(t, []string{p}, "", Options{})
+	spilled := mustRead(t, []string{p}, "", Options{Spill: 1, Router: nsRouter{}})
+	var got []string
+	for part, err := range spilled.Parts() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e := range part.Log.All() {
+			got = append(got, e.AuditID)
+		}
+	}
+	slices.Sort(got)
+	if want := strings.Split(ids(whole), ","); !spilled.Spilled() || !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("spilled %v: %v, held whole %v", spilled.Spilled(), got, want)
 	}
 }
