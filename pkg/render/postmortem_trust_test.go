@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/postmortem"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -77,5 +78,17 @@ func TestPostMortemDOTDrawsAnObjectOnce(t *testing.T) {
 		if !strings.Contains(out, e) {
 			t.Errorf("no edge %s:\n%s", e, out)
 		}
+	}
+}
+
+// The post-mortem's "still terminating" says a root cause as why-stuck
+// does: finalizer, reason, message, and who removes it with the evidence.
+func TestRootCauseLineIsWhyStucksWords(t *testing.T) {
+	rc := diagnose.RootCause{Object: snapshot.ObjectRef{Kind: "Widget", Namespace: "shop", Name: "w"}, Finalizer: "example.com/hold",
+		Reason: "controller-missing", Message: "no controller removes it", RemovedBy: "acme-controller",
+		Attribution: &diagnose.Attribution{Evidence: diagnose.EvidenceNone}}
+	want := "Widget/w -n shop finalizer example.com/hold (controller-missing): no controller removes it; removed by acme-controller (no controller found in the input)"
+	if got := RootCauseLine(rc); got != want {
+		t.Errorf("RootCauseLine = %q, want %q", got, want)
 	}
 }
