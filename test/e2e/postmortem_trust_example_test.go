@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -301,4 +303,118 @@ func (s *trustScenario) requireLogged(t *testing.T, events []framework.AuditEven
 			t.Errorf("real control plane: %s deleted in team-b: the example says only the collector did", e.Actor())
 		}
 	}
+}
+
+// trustDryRuns is the part of the document's dryRuns[] the test reads
+// (framework.PostMortem predates it).
+type trustDryRuns struct {
+	DryRuns []struct {
+		ImpersonatedUser string              `json:"impersonatedUser"`
+		Verb             string              `json:"verb"`
+		AuditID          string              `json:"auditID"`
+		Object           framework.ObjectRef `json:"object"`
+	} `json:"dryRuns"`
+}
+
+// trustTruth is what happened in the shipped trust window, chain by
+// chain: who started it (the person, or the collector on its own), and
+// every object of it by name (unique in the scenario) with its result.
+var trustTruth = map[string]map[string]string{
+	"alice deleted w-fg":                     {"w-fg": "deleted", "w-a": "deleted", "w-held": "terminating"},
+	"bob deleted rates":                      {"rates": "deleted", "rates-copy": "orphaned"},
+	"dave deleted billing":                   {"billing": "deleted", "rates-copy": "deleted"},
+	"garbagecollector deleted report":        {"report": "deleted"},
+	"erin deleted " + trustGadgets.TypeArg(): {trustGadgets.TypeArg(): "deleted", "g0": "deleted"},
+}
+
+// TestPostMortemShippedTrustExample reads examples-postmortem/trust
+// offline, as the guide does, and holds kgc's reconstruction against what
+// the scenario did: one chain per person's delete (none for carol's dry
+// run, listed apart) and one for the collector on its own, each holding
+// exactly its objects with their results; the held Widget still going; and
+// each prediction about the objects of its own chain.
+func TestPostMortemShippedTrustExample(t *testing.T) {
+	env := framework.Setup(t)
+	t.Parallel()
+	dir := trustExampleDir()
+	args := []string{"postmortem", "-A", "--audit-log", filepath.Join(dir, "audit.log.gz"),
+		"--before", filepath.Join(dir, "before.json.gz"), "--after", filepath.Join(dir, "after.json.gz"), "-o", "json"}
+	res := env.RunKGC(t, args...)
+	if res.ExitCode != 0 {
+		t.Fatalf("%s", res)
+	}
+	var pm framework.PostMortem
+	var dry trustDryRuns
+	if err := json.Unmarshal(res.Stdout, &pm); err != nil {
+		t.Fatalf("decoding: %v\n%s", err, res)
+	}
+	if err := json.Unmarshal(res.Stdout, &dry); err != nil {
+		t.Fatalf("decoding: %v\n%s", err, res)
+	}
+	if len(dry.DryRuns) != 1 || dry.DryRuns[0].ImpersonatedUser != "carol" || dry.DryRuns[0].Object.Name != "w-fg" {
+		t.Fatalf("dryRuns = %+v, want carol's delete of w-fg alone", dry.DryRuns)
+	}
+	chains := trustChains(t, pm, dry.DryRuns[0].AuditID)
+	for root, want := range trustTruth {
+		if got := chains[root]; !maps.Equal(got, want) {
+			t.Errorf("chain %q: kgc has %v, the scenario did %v", root, got, want)
+		}
+	}
+	for root := range chains {
+		if trustTruth[root] == nil {
+			t.Errorf("chain %q: no such deletion happened", root)
+		}
+	}
+	if len(pm.StillGoing) != 1 || pm.StillGoing[0].Object.Name != "w-held" {
+		t.Errorf("stillGoing = %+v, want Widget w-held alone", pm.StillGoing)
+	}
+	if len(pm.Unexplained) != 0 {
+		t.Errorf("unexplained = %+v, want none: every object is in a chain", pm.Unexplained)
+	}
+	t.Run("PredictionOnlyOfItsChain", func(t *testing.T) {
+		for _, r := range pm.Roots {
+			if r.Prediction == nil {
+				continue
+			}
+			root := trustRootName(r)
+			for _, o := range r.Prediction.Objects {
+				if _, in := chains[root][o.Object.Name]; !in && o.Happened != "" && o.Happened != "exists" && o.Happened != "unknown" {
+					t.Errorf("%s: the prediction says %s %q happened in this chain (%s); it is in no link of it", root, o.Object.Name, o.Happened, o.Result)
+				}
+			}
+		}
+	})
+}
+
+// trustRootName names a root as trustTruth does.
+func trustRootName(r framework.PMRoot) string {
+	who := r.Request.ImpersonatedUser
+	if r.Request.Actor != "user" {
+		who = r.Request.Actor
+	}
+	return who + " deleted " + r.Request.Object.Name
+}
+
+// trustChains reads each root's objects and results, and requires that no
+// root or step is the dry run's request.
+func trustChains(t *testing.T, pm framework.PostMortem, dryRunID string) map[string]map[string]string {
+	t.Helper()
+	chains := map[string]map[string]string{}
+	for _, r := range pm.Roots {
+		root := trustRootName(r)
+		if r.Request.AuditID == dryRunID {
+			t.Errorf("the dry run is the root %q", root)
+		}
+		objs := map[string]string{}
+		framework.Walk(r.Cascade, nil, func(l, _ *framework.PMLink) {
+			objs[l.Object.Name] = l.Result
+			for _, s := range l.Steps {
+				if s.AuditID == dryRunID {
+					t.Errorf("%s: the dry run is a step of %s", root, l.Object.Name)
+				}
+			}
+		})
+		chains[root] = objs
+	}
+	return chains
 }
