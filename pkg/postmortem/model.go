@@ -52,9 +52,16 @@ func (ix *index) modelCause(r *record) (cause, bool) {
 // type's default and the finalizers the owner had. Unknown options (a
 // Metadata-level log) decide nothing.
 func (ix *index) deletesDependents(o *record) bool {
+	orphans, known := ix.orphansDependents(o)
+	return known && !orphans
+}
+
+// orphansDependents says whether the owner's logged DELETE orphans its
+// dependents, and whether the log says (its options were logged).
+func (ix *index) orphansDependents(o *record) (orphans, known bool) {
 	s := o.start()
 	if s == nil || s.Verb != "delete" || s.Delete == nil && s.Level != audit.LevelRequest && s.Level != audit.LevelRequestResponse {
-		return false
+		return false, false
 	}
 	opts := rules.DeleteOptions{}
 	if d := s.Delete; d != nil {
@@ -67,7 +74,7 @@ func (ix *index) deletesDependents(o *record) bool {
 	ref := o.ref()
 	group, version := snapshot.SplitAPIVersion(ref.APIVersion)
 	after, _ := rules.TypeGCPolicy(group, ref.Kind, version).DeletionFinalizers(fins, opts)
-	return rules.EffectivePolicy(after) != rules.PolicyOrphan
+	return rules.EffectivePolicy(after) == rules.PolicyOrphan, true
 }
 
 // heldBy lists the finalizers other than the collector's that r had
