@@ -161,6 +161,18 @@ func (s *sim) onChange(i int32, typ eventType, old, new *snapshot.Object) {
 	s.ctrl.observe(i, ri, typ, old, new, s.wave+1)
 }
 
+// observeState moves the running worker's wave (a collector worker's or a
+// controller's) past the step that last changed or removed the object uid
+// it read; it reports whether it moved.
+func (s *sim) observeState(uid string) bool {
+	w, ok := s.changedWave[uid]
+	if !ok || w <= s.wave {
+		return false
+	}
+	s.wave = w
+	return true
+}
+
 func (s *sim) after(d time.Duration, fn func()) {
 	s.timerSeq++
 	s.timers = append(s.timers, timer{at: s.st.now.Add(d), seq: s.timerSeq, fn: fn})
