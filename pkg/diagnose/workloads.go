@@ -85,8 +85,33 @@ func (r *run) kubeletConfirms(pod *snapshot.Object, end rules.PodEnd, b *Blocker
 			Message: "it is finishing: its grace period ended " + Age(at.Sub(deadline)) + " ago, and the kubelet on node " + end.Node + " confirms termination once its containers have stopped"}}, pod, nil)
 	default:
 		b.WaitingFor = "the kubelet on node " + end.Node + " to confirm that its containers stopped"
+		if r.kubeletRefused(pod, end.Node, b) {
+			return
+		}
 		r.hungVolumes(pod, end.NodeObject, Age(at.Sub(deadline)), b)
 	}
+}
+
+// kubeletRefused reports a pod past its grace period on a Ready node whose
+// kubelet cannot confirm termination because admission refuses it: the
+// kubelet writes the pod's final status (an UPDATE of pods/status) and
+// then deletes it with grace 0 (a DELETE); a webhook with failurePolicy
+// Fail intercepting either, whose backend cannot answer, refuses every
+// one, and the pod stays terminating with its containers long stopped.
+func (r *run) kubeletRefused(pod *snapshot.Object, node string, b *Blocker) bool {
+	var out []Blocker
+	for _, w := range r.rejectingWebhooksOn(pod, "", "DELETE") {
+		out = append(out, r.webhookBlocker(pod, "DELETE", "the kubelet on node "+node+"'s final DELETE of the pod (grace 0, how it confirms termination)", w, pod))
+	}
+	for _, w := range r.rejectingWebhooksOn(pod, "status", "UPDATE") {
+		out = append(out, r.webhookBlocker(pod, "UPDATE of pods/status", "the kubelet on node "+node+"'s status update of the pod (its final phase, written before it deletes the pod)", w, pod))
+	}
+	if len(out) == 0 {
+		return false
+	}
+	b.WaitingFor = "the kubelet on node " + node + " to confirm termination: admission refuses its requests"
+	b.Blockers = append(b.Blockers, out...)
+	return true
 }
 
 // nodeMissing explains a pod whose node no longer exists: the pod garbage
