@@ -209,9 +209,8 @@ func (r *run) lastResorts(l *leaf) []Remedy {
 				info := rules.LookupFinalizer(rc.Finalizer)
 				add(Remedy{Action: ActionRemoveFinalizer, Leaks: rules.Leaks(rc.Finalizer, o),
 					Description: "Last resort: remove finalizer " + rc.Finalizer + " from " + rc.Object.String(),
-					Command: fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"test","path":"/metadata/finalizers/%d","value":"%s"},{"op":"remove","path":"/metadata/finalizers/%d"}]'`,
-						r.ix.kubectlTarget(rc.Object), i, rc.Finalizer, i),
-					Risk: info.Risk})
+					Command:     r.finalizerPatch(o, rc.Finalizer),
+					Risk:        info.Risk})
 			}
 		case isKind(o, "", "Pod"):
 			risk := "skips the kubelet's confirmation: if the node still runs the containers they keep running, and a StatefulSet may start a replacement with the same identity alongside"
@@ -255,6 +254,17 @@ func isSpecFinalizer(o *snapshot.Object, f string) bool {
 
 // ownerRefPatch is a JSON patch that first tests the reference's UID, so
 // it fails instead of touching the wrong reference if the list changed.
+// finalizerPatch removes finalizer f from o, guarded by a test of its
+// position ("" when o does not carry it).
+func (r *run) finalizerPatch(o *snapshot.Object, f string) string {
+	i := slices.Index(o.Metadata.Finalizers, f)
+	if i < 0 {
+		return ""
+	}
+	return fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"test","path":"/metadata/finalizers/%d","value":"%s"},{"op":"remove","path":"/metadata/finalizers/%d"}]'`,
+		r.ix.kubectlTarget(o.Ref()), i, f, i)
+}
+
 func (r *run) ownerRefPatch(o *snapshot.Object, i int, unblock bool) string {
 	uid := o.Metadata.OwnerReferences[i].UID
 	op := fmt.Sprintf(`{"op":"remove","path":"/metadata/ownerReferences/%d"}`, i)
