@@ -30,7 +30,7 @@ func (r *run) recreated(d, owner *snapshot.Object) (recreation, bool) {
 	who, related := r.recreator(d, owner)
 	msg := d.Ref().String() + " was created at " + d.Metadata.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z") + ", after " + owner.Ref().String() +
 		"'s foreground deletion began (" + owner.Metadata.DeletionTimestamp.UTC().Format("2006-01-02T15:04:05Z") + "): " + who +
-		" creates it again as the garbage collector deletes it, so the owner waits for ever; the collector is acting, this is a loop"
+		" does not stop for the deletion and creates it again as the garbage collector deletes it, so the owner waits for ever; the collector is acting, this is a loop"
 	rc := RootCause{Object: d.Ref(), Reason: ReasonDependentRecreated, RemovedBy: rules.ActorGC, Controller: who, Message: msg, Related: related}
 	rems := []Remedy{
 		{Action: ActionFixController, Description: "Stop what recreates it: scale down or pause " + who + " (or upgrade it to one that honours its owner's deletionTimestamp); the collector then deletes " + d.Ref().String() + " and " + owner.Ref().String() + " finishes"},
@@ -58,7 +58,7 @@ func (r *run) recreator(d, owner *snapshot.Object) (string, []snapshot.ObjectRef
 	}
 	group := snapshot.GroupOf(owner.APIVersion)
 	if p, ok := rules.ProjectOf(group); ok {
-		return p.Controller + " (" + p.Name + "), which reconciles " + owner.Kind + " and does not stop for its deletion", nil
+		return p.Controller + " (" + p.Name + ")", nil
 	}
-	return "the controller of " + owner.Kind + " (it does not stop for its deletion)", nil
+	return "the controller of " + owner.Kind, nil
 }

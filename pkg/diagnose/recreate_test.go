@@ -36,7 +36,7 @@ func TestForegroundLoopWithRecreatedDependent(t *testing.T) {
 		}
 		rc := rootCause(t, d, ReasonDependentRecreated)
 		for _, want := range []string{"StatefulSet/clickhouse -n db was created at", "after ClickHouseCluster/clickhouse -n db's foreground deletion began",
-			"the controller of ClickHouseCluster", "this is a loop"} {
+			"the controller of ClickHouseCluster does not stop for the deletion", "this is a loop"} {
 			if !strings.Contains(rc.Message, want) {
 				t.Errorf("message %q lacks %q", rc.Message, want)
 			}

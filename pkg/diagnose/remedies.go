@@ -297,20 +297,17 @@ func relatedName(rc RootCause, kind string) string {
 // cluster-scoped dependent o of the namespaced owner of edge e: the
 // collector never deletes o (it cannot resolve the owner:
 // namespacedOwnerOfClusterScopedObjectErr), so blockOwnerDeletion=false
-// would finish the owner and leak o. Deleting o finishes the owner with
-// nothing left behind; detaching it keeps it on purpose.
+// would finish the owner and leak o, and the remedy says so.
 func (r *run) strandedRemedies(o *snapshot.Object, e fgEdge) []Remedy {
 	never := "the garbage collector never deletes " + o.Ref().String() + ": a cluster-scoped object cannot have a namespaced owner, and the collector, unable to look " +
 		e.owner.Ref().String() + " up without a namespace, leaves it alone (event OwnerRefInvalidNamespace)"
-	return []Remedy{
-		{Action: ActionDelete, Description: "Delete " + o.Ref().String() + " yourself, as its owner's deletion means: " + never + "; once it is gone " + e.owner.Ref().String() + " finishes",
-			Command: "kubectl delete " + r.ix.kubectlTarget(o.Ref()) + " --wait=false"},
-		{Action: ActionUnblockOwnerReference,
-			Description: "Let " + e.owner.Ref().String() + " finish without waiting for " + o.Ref().String() + ": set blockOwnerDeletion=false on its owner reference (then delete " + o.Ref().String() + " yourself: " + never + ")",
-			Command:     r.ownerRefPatch(o, e.index, true),
-			Risk:        "the owner goes, and " + o.Ref().String() + " stays for ever unless you delete it: " + never,
-			Leaks:       o.Ref().String() + ", never collected"},
-	}
+	// Deleting o yourself, which finishes the owner, is the root cause's
+	// own first remedy (gc-cannot-resolve).
+	return []Remedy{{Action: ActionUnblockOwnerReference,
+		Description: "Let " + e.owner.Ref().String() + " finish without waiting for " + o.Ref().String() + ": set blockOwnerDeletion=false on its owner reference, then delete " + o.Ref().String() + " yourself",
+		Command:     r.ownerRefPatch(o, e.index, true),
+		Risk:        "the owner goes, and " + o.Ref().String() + " stays for ever unless you delete it: " + never,
+		Leaks:       o.Ref().String() + ", never collected"}}
 }
 
 func unblockRisk(o *snapshot.Object) string {
