@@ -34,6 +34,9 @@ const (
 	EvidenceCRDOwner      = "crd-owner"
 	EvidenceWorkloadLabel = "workload-label"
 	EvidenceNone          = "none"
+	// EvidenceClass: a class field of the object (a Service's
+	// loadBalancerClass) names the implementation that owns it.
+	EvidenceClass = "class-object"
 
 	ConfidenceHigh   = "high"
 	ConfidenceMedium = "medium"
