@@ -84,8 +84,7 @@ func (ix *index) wentOrStarted(r *record) bool {
 	if _, ok := ix.modelCause(r); ok {
 		return true
 	}
-	g := ix.gone(r)
-	return g && r.before != nil
+	return ix.startedSilently(r) || (ix.gone(r) && (r.before != nil || r.createdInWindow()))
 }
 
 func (ch *chains) link(r *record, c cause) {
@@ -199,11 +198,11 @@ func laterDeletion(r *record) string {
 	s := root.start()
 	switch {
 	case s == nil:
-		return fmt.Sprintf("deleted later in the chain of %s, whose deletion is not in the log", describe(root.ref()))
+		return fmt.Sprintf("deleted later in the chain of %s, whose deletion is not in the log", root.ref().String())
 	case root == r:
 		return fmt.Sprintf("deleted later by %s's %s of it", userOf(s), s.Verb)
 	}
-	return fmt.Sprintf("deleted later by %s's %s of %s", userOf(s), s.Verb, describe(root.ref()))
+	return fmt.Sprintf("deleted later by %s's %s of %s", userOf(s), s.Verb, root.ref().String())
 }
 
 // collectedAlone places a dependent the garbage collector deleted when
