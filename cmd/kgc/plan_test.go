@@ -204,6 +204,17 @@ func TestPlanSeveralObjects(t *testing.T) {
 	if _, errOut, code := runPlanCmd(t, "plan", "delete", "-l", "app=nope", "-n", "shop", "-f", ex); code != exitError || !strings.Contains(errOut, "no objects matching -l app=nope in namespace shop") {
 		t.Errorf("plan delete -l matching nothing: exit %d: %s", code, errOut)
 	}
+	// kubectl delete TYPE1,TYPE2 -l SELECTOR: those types only.
+	typed, errOut, code := runPlanCmd(t, "plan", "delete", "deploy,endpointslices", "-l", "app=web", "-n", "shop", "-f", ex)
+	if code != exitOK || !strings.HasPrefix(typed, "Plan: delete Deployment/web -n shop, EndpointSlice/web-677r5 -n shop with propagationPolicy Background\n") {
+		t.Errorf("plan delete deploy,endpointslices -l app=web: exit %d:\n%s%s", code, typed, errOut)
+	}
+	if _, errOut, code := runPlanCmd(t, "plan", "delete", "secrets", "-l", "app=web", "-n", "shop", "-f", ex); code != exitError || !strings.Contains(errOut, "error: no objects of type secrets matching -l app=web in namespace shop") {
+		t.Errorf("plan delete secrets -l matching nothing: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runPlanCmd(t, "plan", "delete", "deploy/web", "-l", "app=web", "-n", "shop", "-f", ex); code != exitUsage || !strings.Contains(errOut, "names cannot be given with -l") {
+		t.Errorf("plan delete deploy/web -l: exit %d: %s", code, errOut)
+	}
 	doc, _, _ := runPlanCmd(t, "plan", "delete", "service", "web", "db", "-n", "shop", "-f", ex, "-o", "json")
 	if !strings.Contains(doc, `"targets": [`) {
 		t.Errorf("the Plan document does not list its targets:\n%s", doc)

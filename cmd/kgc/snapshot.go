@@ -81,7 +81,11 @@ func (o *snapshotOptions) Complete(*cobra.Command, []string) error {
 		if o.file != "" {
 			return usageErrorf("-o %s names a file and --output-file %s another: -o is the output format (json or yaml), give the file with --output-file only", path, o.file)
 		}
-		fmt.Fprintf(o.streams.ErrOut, "warning: -o FILE is deprecated: -o is the output format (json or yaml) in every kgc command; use --output-file %s\n", path)
+		instead := "use --output-file " + path
+		if path == "-" {
+			instead = "leave it out: the snapshot goes to stdout"
+		}
+		fmt.Fprintf(o.streams.ErrOut, "warning: -o FILE is deprecated: -o is the output format (json or yaml) in every kgc command; %s\n", instead)
 		o.file = path
 	}
 	return nil

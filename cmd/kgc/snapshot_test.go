@@ -334,6 +334,11 @@ func TestSnapshotDeprecatedOutputFile(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "the snapshot is written as JSON") {
 		t.Errorf("-o s.yaml: exit %d, stderr %q", code, stderr)
 	}
+	stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", "-")
+	if want := "warning: -o FILE is deprecated: -o is the output format (json or yaml) in every kgc command; leave it out: the snapshot goes to stdout\n"; code != exitOK ||
+		!strings.HasPrefix(stdout, `{"apiVersion":"kgc.dev/v1alpha1","kind":"Snapshot"`) || !strings.HasPrefix(stderr, want) {
+		t.Errorf("-o -: exit %d, stdout %.40q, stderr %q; want the snapshot on stdout and stderr starting %q", code, stdout, stderr, want)
+	}
 	for _, name := range []string{"json", "cluster.json.gz"} {
 		old := filepath.Join(dir, name)
 		stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", old)

@@ -238,6 +238,14 @@ func TestWhyStuckSeveralObjects(t *testing.T) {
 			want: []string{"No terminating objects.", "Pod/db-0 -n shop is not terminating.", "Pod/db-1 -n shop is not terminating."}},
 		{name: "-l in a namespace", args: []string{"why-stuck", "-l", "app=web", "-n", "shop", "-f", examples},
 			want: []string{"Deployment/web -n shop is not terminating.", "ReplicaSet/web-zwl66dqmgk -n shop is not terminating."}},
+		{name: "TYPE -l", args: []string{"why-stuck", "deploy", "-l", "app=web", "-n", "shop", "-f", examples},
+			want: []string{"No terminating objects.\nDeployment/web -n shop is not terminating."}},
+		{name: "TYPE,TYPE -l -A", args: []string{"why-stuck", "pods,namespaces", "-l", "kubernetes.io/metadata.name=legacy", "-A", "-f", examples},
+			want: []string{"Namespace/legacy"}},
+		{name: "TYPE -l matching nothing", args: []string{"why-stuck", "rs,pods", "-l", "app=nope", "-n", "shop", "-f", examples},
+			wantCode: exitError, wantErr: "no objects of types rs,pods matching -l app=nope in namespace shop in "},
+		{name: "TYPE NAME -l", args: []string{"why-stuck", "deploy", "web", "-l", "app=web", "-f", examples},
+			wantCode: exitUsage, wantErr: "names cannot be given with -l"},
 		{name: "-l matching nothing", args: []string{"why-stuck", "-l", "app=nope", "-n", "shop", "-f", examples},
 			wantCode: exitError, wantErr: "no objects matching -l app=nope in namespace shop in "},
 		{name: "-l matching nothing, where", args: []string{"why-stuck", "-l", "app=nope", "-n", "shop", "-f", examples},
@@ -245,6 +253,8 @@ func TestWhyStuckSeveralObjects(t *testing.T) {
 		{name: "both forms", args: []string{"why-stuck", "ns/legacy", "cm", "-f", examples},
 			wantCode: exitUsage, wantErr: "give objects as TYPE/NAME ... or TYPE NAME ..., not both"},
 		{name: "objects and -l", args: []string{"why-stuck", "ns/legacy", "-l", "app=web", "-f", examples},
+			wantCode: exitUsage, wantErr: "names cannot be given with -l, which selects the objects: give TYPE or TYPE1,TYPE2 before it"},
+		{name: "--uid and -l", args: []string{"why-stuck", "--uid", "x", "-l", "app=web", "-f", examples},
 			wantCode: exitUsage, wantErr: "give the objects as TYPE/NAME, with --uid or with -l, one of them"},
 	}
 	for _, tt := range tests {
