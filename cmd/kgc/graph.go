@@ -29,6 +29,7 @@ type graphOptions struct {
 	args     []string
 	selector string
 	failIf   []string
+	program  string // how the user runs kgc, for the hint to look further
 
 	namespace string // resolved -n or the context's namespace
 	explicit  bool   // -n was given
@@ -81,8 +82,8 @@ when a finding of that type is shown, for CI gates.`,
 	return cmd
 }
 
-func (o *graphOptions) Complete(_ *cobra.Command, args []string) error {
-	o.args = args
+func (o *graphOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.args, o.program = args, programName(cmd)
 	ns, explicit, err := o.source.Namespace()
 	if err != nil {
 		return err
@@ -154,6 +155,9 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	}
 	view.CapturedAt = snap.CapturedAt
 	view.Scope = o.scope(snap)
+	if len(view.Nodes) == 0 && view.Namespace != "" && len(o.args) == 0 && len(o.uids) == 0 && o.selector == "" {
+		view.Elsewhere = elsewhere(snap, view.Namespace, inOwnerGraph(snap), o.program+" graph -A")
+	}
 	switch o.output {
 	case outputTree, outputText:
 		err = render.GraphTree(o.streams.Out, view, outStyle(o.streams))
@@ -229,6 +233,20 @@ func (o *graphOptions) selected(snap *snapshot.Snapshot) ([]string, error) {
 		selected = append(selected, obj.Metadata.UID)
 	}
 	return selected, nil
+}
+
+// inOwnerGraph reports whether an object has owners or dependents, as
+// far as its owner references tell: what the namespace view shows.
+func inOwnerGraph(snap *snapshot.Snapshot) func(*snapshot.Object) bool {
+	owners := map[string]bool{}
+	for i := range snap.Objects {
+		for _, r := range snap.Objects[i].Metadata.OwnerReferences {
+			owners[r.UID] = true
+		}
+	}
+	return func(o *snapshot.Object) bool {
+		return len(o.Metadata.OwnerReferences) > 0 || owners[o.Metadata.UID]
+	}
 }
 
 // scope says where the graph was looked at: the objects asked about, the

@@ -174,6 +174,28 @@ func TestAllNamespacesWinsOverNamespace(t *testing.T) {
 	}
 }
 
+// An empty namespace view says where kgc looked and what lies elsewhere,
+// with the command that shows it.
+func TestGraphNothingFoundSaysWhere(t *testing.T) {
+	ex := copyFixture(t, "../../examples/cluster.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"graph", "-n", "default", "-f", ex},
+			"No objects with owners or dependents in namespace default, in cluster.yaml; 34 in other namespaces (kgc graph -A).\n"},
+		{[]string{"graph", "-n", "default", "-o", "table", "-f", ex},
+			"No objects with owners or dependents in namespace default, in cluster.yaml; 34 in other namespaces (kgc graph -A).\n"},
+		{[]string{"graph", "-n", "staging", "-f", snapshotDump},
+			"No objects with owners or dependents in namespace staging, in snapshot-dump.yaml; 2 in another namespace (kgc graph -A).\n"},
+	} {
+		stdout, stderr, code := runKGC(t, tc.args...)
+		if code != exitOK || stdout != tc.want {
+			t.Errorf("kgc %s: exit %d\nstdout %q\nwant   %q\n%s", strings.Join(tc.args, " "), code, stdout, tc.want, stderr)
+		}
+	}
+}
+
 // kubectl's TYPE -l SELECTOR and TYPE1,TYPE2 -l SELECTOR: the selector
 // picks among those types only, and an empty answer names them.
 func TestGraphTypesAndSelector(t *testing.T) {

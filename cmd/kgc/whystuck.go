@@ -174,6 +174,10 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 			return err
 		}
 		list := d.All(scope)
+		if len(list.Items) == 0 && !o.output.isDocument() {
+			_, err := fmt.Fprintln(o.streams.Out, o.noneTerminating(snap, scope))
+			return err
+		}
 		if err := o.printList(list, style); err != nil {
 			return err
 		}
@@ -211,6 +215,19 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		return err
 	}
 	return o.gate([]diagnose.Diagnosis{*diag})
+}
+
+// noneTerminating is the answer when no object of scope is terminating:
+// where kgc looked, and how many are terminating elsewhere.
+func (o *whyStuckOptions) noneTerminating(snap *snapshot.Snapshot, scope string) string {
+	if scope == "" {
+		return "No terminating objects " + where(snap) + "."
+	}
+	msg := "No terminating objects in namespace " + scope
+	if more := elsewhere(snap, scope, (*snapshot.Object).Terminating, o.program+" why-stuck -A"); more != "" {
+		msg += "; " + more
+	}
+	return msg + "."
 }
 
 // runSeveral explains the objects named (or selected by -l) together, as
