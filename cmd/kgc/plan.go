@@ -86,6 +86,9 @@ controller creates it again (a Deployment's ReplicaSet, a ReplicaSet's, Stateful
 or Job's pods, a Service's EndpointSlices, kube-root-ca.crt and the default ServiceAccount of a
 namespace) ends "recreated", with the controller and whether the name and the UID change.
 
+-o dot draws the plan's objects for Graphviz in the style of kgc graph's drawing, each filled
+by its fate, with a legend of the fates and marks drawn (kgc plan delete … -o dot | dot -Tsvg).
+
 --fail-if blocked|orphans|recreated|deletes-more-than=N (repeatable) makes kgc exit 3 after
 printing the plan when the condition holds, for CI gates; an alternative outcome counts as well,
 and deletes-more-than counts recreated objects as deleted.`,

@@ -227,3 +227,31 @@ func TestPlanSeveralObjects(t *testing.T) {
 		t.Errorf("apply of a plan of several deletes: exit %d: %s", code, errOut)
 	}
 }
+
+// plan -o dot names what its colours and marks mean, as graph's drawing
+// does, in the same legend.
+func TestPlanDOTHasALegend(t *testing.T) {
+	ex := copyFixture(t, "../../examples/cluster.yaml")
+	out, errOut, code := runPlanCmd(t, "plan", "delete", "deploy/web", "-n", "shop", "-f", ex, "-o", "dot")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	at := strings.Index(out, "  // Legend: the fates and marks drawn.\n")
+	if at < 0 {
+		t.Fatalf("plan -o dot has no legend:\n%s", out)
+	}
+	legend := out[at:]
+	for _, want := range []string{
+		`  subgraph "cluster_legend" {` + "\n" + `    label="Fates";`,
+		`"legend-deleted" [label="deleted: gone once the delete settles", shape="box", style="rounded,filled", fillcolor="#f4a6a6"`,
+		`"legend-target" [label="bold border: an object the delete names"`,
+		"  }\n}\n",
+	} {
+		if !strings.Contains(legend, want) {
+			t.Errorf("plan -o dot: the legend lacks %q:\n%s", want, legend)
+		}
+	}
+	if strings.Contains(legend, "legend-orphaned") {
+		t.Errorf("plan -o dot: the legend names a fate no object has:\n%s", legend)
+	}
+}
