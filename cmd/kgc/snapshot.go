@@ -99,7 +99,7 @@ func (o *snapshotOptions) Validate() error {
 	yamlName := strings.HasSuffix(ext, ".yaml") || strings.HasSuffix(ext, ".yml")
 	switch {
 	case yamlName && o.output.format != outputYAML:
-		return usageErrorf("%s: the snapshot is written as JSON: name the file .json or .json.gz, or add -o yaml", o.file)
+		return usageErrorf("%s: the snapshot is written as JSON: name the file .json or .json.gz, or write YAML with -o yaml --output-file %s", o.file, o.file)
 	case strings.HasSuffix(ext, ".json") && o.output.format != outputJSON:
 		return usageErrorf("%s: the snapshot is written as YAML (-o yaml): name the file .yaml or .yaml.gz", o.file)
 	}
@@ -149,7 +149,7 @@ func (o *snapshotOptions) write(snap *snapshot.Snapshot) error {
 
 // snapshotOutput is snapshot's -o: a format, as in every command, or, in
 // the form kgc snapshot had first, the file to write. A value that is no
-// format is taken as that file (Validate warns), so that scripts written
+// format is taken as that file (Complete warns), so that scripts written
 // for the old form keep working.
 type snapshotOutput struct {
 	format outputFormat

@@ -137,7 +137,7 @@ func TestSnapshotCommandErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"snapshot", "-f", snapshotDump, "-o", "x.json", "--output-file", "y.json"}, exitUsage, "error: -o x.json names a file and --output-file y.json another: -o is the output format (json or yaml), give the file with --output-file only\n"},
-		{[]string{"snapshot", "-f", snapshotDump, "--output-file", "s.yaml"}, exitUsage, "error: s.yaml: the snapshot is written as JSON: name the file .json or .json.gz, or add -o yaml\n"},
+		{[]string{"snapshot", "-f", snapshotDump, "--output-file", "s.yaml"}, exitUsage, "error: s.yaml: the snapshot is written as JSON: name the file .json or .json.gz, or write YAML with -o yaml --output-file s.yaml\n"},
 		{[]string{"snapshot", "-f", snapshotDump, "-o", "yaml", "--output-file", "s.json.gz"}, exitUsage, "error: s.json.gz: the snapshot is written as YAML (-o yaml): name the file .yaml or .yaml.gz\n"},
 		{[]string{"snapshot", "-f", "testdata/missing.yaml"}, exitError, "error: cannot read testdata/missing.yaml: stat testdata/missing.yaml: no such file or directory\n"},
 		{[]string{"snapshot", "-f", "-", "-f", "-"}, exitError, "error: -f - is given more than once: standard input can be read only once; give -f - once\n"},
