@@ -231,19 +231,23 @@ type Limits struct {
 	AllowKept []string
 }
 
-// CheckLimits refuses the fresh plan when it deletes more than the cap or
-// is predicted to hang, counting every alternative outcome: what could
-// happen is what a safety check must assume.
+// CheckLimits refuses the fresh plan when it deletes more than the cap, is
+// predicted to hang or deletes what is marked to be kept, counting every
+// alternative outcome: what could happen is what a safety check must
+// assume. Each that holds is one refusal (report.Join).
 func CheckLimits(fresh *plan.Plan, l Limits) error {
 	worst := fresh.WorstCase()
+	var errs []error
 	// A recreated object is deleted all the same (its replacement is new).
 	if n := worst.Deleted + worst.Recreated; l.MaxDeletions >= 0 && n > l.MaxDeletions {
-		return refuse(report.ReasonMaxDeletions, "the delete would delete %d object(s), more than --max-deletions=%d: review the plan and raise the cap if that is intended", n, l.MaxDeletions)
+		errs = append(errs, refuse(report.ReasonMaxDeletions, "the delete would delete %d object(s), more than --max-deletions=%d: review the plan and raise the cap if that is intended", n, l.MaxDeletions))
 	}
 	if worst.Blocked > 0 && !l.AllowBlocked {
-		return refuse(report.ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh))
+		errs = append(errs, refuse(report.ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh)))
 	}
-	return CheckKept(fresh, l.AllowKept)
+	// Every limit that holds is said, so that one run lists every flag
+	// the plan needs.
+	return report.Join(append(errs, CheckKept(fresh, l.AllowKept))...)
 }
 
 // CheckKept refuses a plan that deletes an object marked to be kept

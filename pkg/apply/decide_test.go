@@ -159,6 +159,7 @@ func TestCheckLimits(t *testing.T) {
 		"predicted to hang":           {blocked, Limits{MaxDeletions: -1}, report.ReasonBlocked},
 		"hang allowed":                {blocked, Limits{MaxDeletions: -1, AllowBlocked: true}, "none"},
 		"cap checked before hang":     {blocked, Limits{MaxDeletions: 0, AllowBlocked: true}, report.ReasonMaxDeletions},
+		"cap and hang, both said":     {blocked, Limits{MaxDeletions: 0}, report.ReasonMaxDeletions + "+" + report.ReasonBlocked},
 		"recreated counts as deleted": {fates(map[string]string{"a": "deleted", "b": "recreated"}), Limits{MaxDeletions: 1}, report.ReasonMaxDeletions},
 		"recreated within the cap":    {fates(map[string]string{"a": "deleted", "b": "recreated"}), Limits{MaxDeletions: 2}, "none"},
 	} {
