@@ -17,7 +17,7 @@ import (
 
 // graphOutputs are the formats of kgc graph, default first.
 func graphOutputs() enum[outputFormat] {
-	return oneOf(outputTree, outputText, outputTable, outputDOT, outputJSON, outputYAML)
+	return oneOf(outputTree, outputText, outputTable, outputDOT, outputJSON, outputYAML, outputHTML)
 }
 
 // graphOptions draws the owner graph the garbage collector keeps.
@@ -163,6 +163,8 @@ func (o *graphOptions) Run(ctx context.Context) error {
 		err = render.GraphTable(o.streams.Out, view, outStyle(o.streams))
 	case outputDOT:
 		err = render.GraphDOT(o.streams.Out, view)
+	case outputHTML:
+		err = render.GraphHTML(o.streams.Out, view)
 	default:
 		err = render.GraphDocumentTo(o.streams.Out, string(o.output), view)
 	}

@@ -300,7 +300,6 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 	if target {
 		planDOTNode(bw, p.Target, contextNS, "target", "white", [][2]string{{"penwidth", "2"}})
 	}
-	colors := map[string]string{plan.FateDeleted: "#f4a6a6", plan.FateOrphaned: "#a6e1f4", plan.FateUpdated: "#e0e0e0", plan.FateBlocked: "#f4e1a6", plan.FateUnchanged: "#c8f4a6", plan.FateRecreated: "#dcb8f4"}
 	for _, of := range p.Objects {
 		var extra [][2]string
 		if of.Object.UID == p.Target.UID || slices.ContainsFunc(p.Targets, func(t snapshot.ObjectRef) bool { return t.UID == of.Object.UID }) {
@@ -328,13 +327,19 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 			}
 			extra = append(extra, [2]string{"peripheries", "2"})
 		}
-		planDOTNode(bw, of.Object, contextNS, fate, colors[of.Fate], extra)
+		planDOTNode(bw, of.Object, contextNS, fate, fateFill(of.Fate), extra)
 	}
 	for _, e := range edges {
 		fmt.Fprintf(bw, "  %q -> %q%s;\n", e.from, e.to, e.attrs)
 	}
 	fmt.Fprintln(bw, "}")
 	return bw.Flush()
+}
+
+// fateFill is the fill of an object of a plan's drawing, by its fate.
+func fateFill(fate string) string {
+	return map[string]string{plan.FateDeleted: "#f4a6a6", plan.FateOrphaned: "#a6e1f4", plan.FateUpdated: "#e0e0e0",
+		plan.FateBlocked: "#f4e1a6", plan.FateUnchanged: "#c8f4a6", plan.FateRecreated: "#dcb8f4"}[fate]
 }
 
 // planDOTNode writes one object of a plan as GraphDOT writes a node: the
