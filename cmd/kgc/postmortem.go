@@ -20,7 +20,7 @@ import (
 )
 
 func postmortemOutputs() enum[outputFormat] {
-	return oneOf(outputText, outputJSON, outputYAML, outputDOT)
+	return oneOf(outputText, outputJSON, outputYAML, outputDOT, outputHTML)
 }
 
 // afterNone is the --after value that asks for no after state.
@@ -209,6 +209,9 @@ func (o *postmortemOptions) print(a *postmortem.Analysis) (*postmortem.PostMorte
 	case outputDOT:
 		pm := a.Whole()
 		return pm, render.PostMortemDOT(o.streams.Out, pm)
+	case outputHTML:
+		pm := a.Whole()
+		return pm, render.PostMortemHTML(o.streams.Out, pm)
 	case outputAuto, outputText, outputTree, outputTable:
 	}
 	return a.Document(), render.PostMortemTextStream(o.streams.Out, a, outStyle(o.streams))
