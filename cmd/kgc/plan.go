@@ -20,7 +20,7 @@ import (
 
 // planOutputs are the formats of kgc plan delete, default first.
 func planOutputs() enum[outputFormat] {
-	return oneOf(outputText, outputTable, outputJSON, outputYAML, outputDOT)
+	return oneOf(outputText, outputTable, outputJSON, outputYAML, outputDOT, outputHTML)
 }
 
 // planOptions is `kgc plan delete`.
@@ -289,25 +289,33 @@ func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
 	case outputTable:
 		return render.PlanTable(o.streams.Out, p)
 	case outputDOT:
-		byUID := make(map[string]*snapshot.Object, len(p.Objects)+1)
-		want := map[string]bool{p.Target.UID: true}
-		for _, of := range p.Objects {
-			want[of.Object.UID] = true
-		}
-		for i := range snap.Objects {
-			if want[snap.Objects[i].Metadata.UID] {
-				byUID[snap.Objects[i].Metadata.UID] = &snap.Objects[i]
-			}
-		}
-		return render.PlanDOT(o.streams.Out, p, func(uid string) []snapshot.OwnerReference {
-			if obj := byUID[uid]; obj != nil {
-				return obj.Metadata.OwnerReferences
-			}
-			return nil
-		})
+		return render.PlanDOT(o.streams.Out, p, planOwners(snap, p))
+	case outputHTML:
+		return render.PlanHTML(o.streams.Out, p, planOwners(snap, p))
 	case outputAuto, outputText, outputTree:
 	}
 	return render.PlanText(o.streams.Out, p, render.PlanOptions{ShowSteps: o.showSteps, Verbose: o.source.Verbosity >= 1}, outStyle(o.streams))
+}
+
+// planOwners gives the owner references of the plan's objects, for its
+// drawings.
+func planOwners(snap *snapshot.Snapshot, p *plan.Plan) func(uid string) []snapshot.OwnerReference {
+	byUID := make(map[string]*snapshot.Object, len(p.Objects)+1)
+	want := map[string]bool{p.Target.UID: true}
+	for _, of := range p.Objects {
+		want[of.Object.UID] = true
+	}
+	for i := range snap.Objects {
+		if want[snap.Objects[i].Metadata.UID] {
+			byUID[snap.Objects[i].Metadata.UID] = &snap.Objects[i]
+		}
+	}
+	return func(uid string) []snapshot.OwnerReference {
+		if obj := byUID[uid]; obj != nil {
+			return obj.Metadata.OwnerReferences
+		}
+		return nil
+	}
 }
 
 // checkGates returns a gate error for the first --fail-if that holds.

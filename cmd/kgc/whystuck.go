@@ -19,7 +19,7 @@ import (
 // outputAuto, is tree for one object and table for many; text is that
 // default asked for by name.
 func whyStuckOutputs() enum[outputFormat] {
-	return oneOf(outputText, outputTree, outputTable, outputJSON, outputYAML)
+	return oneOf(outputText, outputTree, outputTable, outputJSON, outputYAML, outputHTML)
 }
 
 // whyStuckOptions explains why objects are stuck in Terminating.
@@ -203,6 +203,8 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		err = render.DiagnosisTree(o.streams.Out, diag, style)
 	case outputTable:
 		err = render.DiagnosisTable(o.streams.Out, singleList(diag, snap.CapturedAt), style)
+	case outputHTML:
+		err = render.WhyStuckHTML(o.streams.Out, []diagnose.Diagnosis{*diag}, style)
 	default:
 		err = render.Document(o.streams.Out, string(o.output), diag)
 	}
@@ -260,6 +262,8 @@ func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.S
 			}
 		}
 		return nil
+	case outputHTML:
+		return render.WhyStuckHTML(o.streams.Out, list.Items, style)
 	case outputDOT, outputJSON, outputYAML:
 	}
 	return render.Document(o.streams.Out, string(o.output), list)
