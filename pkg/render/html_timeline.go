@@ -11,10 +11,9 @@ import (
 // timeline is the post-mortem's requests over time, one lane per actor:
 // each person, then each controller (the garbage collector, the namespace
 // controller, the kubelets, the API server, …). A mark is every request
-// of a lane in one slice of the window, about a pixel wide: one request
-// mostly, and on a big log many, listing their first few. Requests too
-// close to tell apart are one mark, and the page stays quick whatever the
-// log's size.
+// of a lane in one slice of the window: requests too close to tell apart
+// are one mark, listing the first few, and the page stays quick whatever
+// the log's size.
 type timeline struct {
 	From     int64             `json:"from"`
 	To       int64             `json:"to"`
@@ -54,9 +53,10 @@ type timelineRequest struct {
 }
 
 // The timeline's window is cut into timelineSlices slices (the script
-// draws it 900 units wide); a mark lists at most markListed requests.
+// draws it 900 units wide, a mark 9 across, at the middle of its slice, so
+// that marks never overlap); a mark lists at most markListed requests.
 const (
-	timelineSlices = 450
+	timelineSlices = 100
 	markListed     = 20
 )
 
@@ -97,7 +97,7 @@ func (t *timeline) slice(reqs []timelineRequest, laneOf map[string]int) {
 		if !ok {
 			i = len(t.Marks)
 			at[k] = i
-			t.Marks = append(t.Marks, timelineMark{Lane: k.lane, At: ms})
+			t.Marks = append(t.Marks, timelineMark{Lane: k.lane, At: t.From + (2*int64(k.slice)+1)*span/(2*timelineSlices)})
 		}
 		m := &t.Marks[i]
 		m.N++
