@@ -88,10 +88,14 @@ namespace) ends "recreated", with the controller and whether the name and the UI
 
 --fail-if blocked|orphans|recreated|deletes-more-than=N (repeatable) makes kgc exit 3 after
 printing the plan when the condition holds, for CI gates; an alternative outcome counts as well,
-and deletes-more-than counts recreated objects as deleted.`,
+and deletes-more-than counts recreated objects as deleted.
+
+-o html writes the plan as one self-contained page for people: the volumes it destroys and the
+objects controllers recreate first, the waves as columns coloured by fate, the owner graph drawn.`,
 		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground
   kgc plan delete ns/team-a -f cluster.json --show-steps
   kgc plan delete rc/frontend --cascade=default -o json
+  kgc plan delete ns/shop -o html > plan.html
   kgc plan delete crd/widgets.example.com --fail-if deletes-more-than=100`,
 		RunE: runE(o),
 	}

@@ -68,7 +68,8 @@ Without TYPE/NAME, every terminating object of the namespace (-n, or the context
 of the cluster with -A (the default offline), is listed grouped by root cause, oldest first.
 
 Output formats: tree (one object) or table (many) by default; json and yaml give the Diagnosis
-document (DiagnosisList for many).
+document (DiagnosisList for many); html writes one self-contained page for people (the blocker
+tree, the root causes, each remedy's command ready to copy, with its risk).
 
 --fail-if stuck makes kgc exit 3 after printing when a root cause is stuck (anything but a
 deletion in progress), so a pipeline can stop on it.`,

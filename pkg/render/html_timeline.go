@@ -72,7 +72,9 @@ func newTimeline(pm *postmortem.PostMortem) *timeline {
 			to = q.at
 		}
 	}
-	t.From, t.To = from.UnixMilli(), to.UnixMilli()
+	if !from.IsZero() {
+		t.From, t.To = from.UnixMilli(), to.UnixMilli()
+	}
 	lanes := timelineLanes(reqs)
 	for _, l := range lanes {
 		t.Lanes = append(t.Lanes, l.name)

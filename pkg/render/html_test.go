@@ -1,0 +1,173 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kgc-dev/kgc/internal/golden"
+	"github.com/kgc-dev/kgc/pkg/graph"
+	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/postmortem"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
+)
+
+// htmlPages renders one page of each kind from the renderers' fixtures.
+func htmlPages(t *testing.T) map[string]func(*bytes.Buffer) error {
+	t.Helper()
+	snap, fg := planFixture(t, plan.PolicyForeground)
+	rsnap, recreated := recreateFixture(t, nil)
+	_, d := diagnosisFixture()
+	ns := d.All("")
+	pm := postmortem.Analyze(postmortem.Input{Log: deletionsLog(12)})
+	return map[string]func(*bytes.Buffer) error{
+		"graph":               func(b *bytes.Buffer) error { return GraphHTML(b, fullView(exampleGraph())) },
+		"plan_foreground":     func(b *bytes.Buffer) error { return PlanHTML(b, fg, ownersIn(snap)) },
+		"plan_recreated":      func(b *bytes.Buffer) error { return PlanHTML(b, recreated, ownersIn(rsnap)) },
+		"why_stuck_all":       func(b *bytes.Buffer) error { return WhyStuckHTML(b, ns.Items, Style{}) },
+		"postmortem":          func(b *bytes.Buffer) error { return PostMortemHTML(b, pm) },
+		"postmortem_no_roots": func(b *bytes.Buffer) error { return PostMortemHTML(b, &postmortem.PostMortem{Complete: true}) },
+	}
+}
+
+// pageParts are what a page shows and what its script draws: the markup of
+// <main> and the data. The style and script, the same on every page, are
+// left out of the goldens.
+func pageParts(t *testing.T, page string) string {
+	t.Helper()
+	_, rest, ok1 := strings.Cut(page, "<main>")
+	main, rest, ok2 := strings.Cut(rest, "</main>")
+	_, rest, ok3 := strings.Cut(rest, `<script type="application/json" id="kgc-data">`)
+	data, _, ok4 := strings.Cut(rest, "</script>")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		t.Fatalf("the page lacks its main or its data:\n%s", page)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(data), &v); err != nil {
+		t.Fatalf("the page's data is not JSON: %v", err)
+	}
+	var pretty bytes.Buffer
+	enc := json.NewEncoder(&pretty)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(main) + "\n\n" + pretty.String()
+}
+
+func TestHTMLGoldens(t *testing.T) {
+	for name, render := range htmlPages(t) {
+		t.Run(name, func(t *testing.T) {
+			var a, b bytes.Buffer
+			if err := render(&a); err != nil {
+				t.Fatal(err)
+			}
+			if err := render(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Error("the same input wrote two different pages")
+			}
+			golden.Assert(t, filepath.Join("testdata", name+".html.golden"), pageParts(t, a.String()))
+		})
+	}
+}
+
+// A page asks nothing of the network: no source, link or import, and its
+// policy forbids any.
+func TestHTMLSelfContained(t *testing.T) {
+	fetches := regexp.MustCompile(`(?i)(\ssrc=|\shref=|@import|url\(\s*['"]?[^#'"\s]|<link|<iframe|<object|fetch\(|XMLHttpRequest|\.src\s*=)`)
+	for name, render := range htmlPages(t) {
+		var b bytes.Buffer
+		if err := render(&b); err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		if m := fetches.FindString(page); m != "" {
+			t.Errorf("%s: the page could fetch something: %q", name, m)
+		}
+		if !strings.Contains(page, `content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"`) {
+			t.Errorf("%s: the page does not forbid requests in its Content-Security-Policy", name)
+		}
+	}
+}
+
+// Names are the input's, and an input can be hostile: every one is
+// escaped, in the markup and in the data.
+func TestHTMLEscapesNames(t *testing.T) {
+	evil := `x</script><script>alert(1)</script><img src=x onerror=alert(2)>`
+	owner := testobj.ConfigMap("web", evil).UID("evil-owner").Build()
+	dep := testobj.ConfigMap("web", "dep").UID("dep").OwnedBy(owner).Build()
+	g := graph.Build(testobj.Snapshot(owner, dep).Build())
+	var b bytes.Buffer
+	if err := GraphHTML(&b, fullView(g)); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bad := range []string{"<script>alert", "<img src=x"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q unescaped", bad)
+		}
+	}
+	if !strings.Contains(pageParts(t, page), "ConfigMap/"+evil) {
+		t.Error("the hostile name is not in the page's data as it is in the input")
+	}
+	if n := strings.Count(page, "<script"); n != 2 {
+		t.Errorf("the page has %d script elements, want its data and its script", n)
+	}
+}
+
+// On a big log the timeline gathers requests into marks that list their
+// first ones and count all: the page holds a bounded number, and none is
+// lost from the counts.
+func TestTimelineGathersRequests(t *testing.T) {
+	pm := postmortem.Analyze(postmortem.Input{Log: deletionsLog(5000)})
+	tl := newTimeline(pm)
+	if tl.total != 5001 {
+		t.Errorf("the timeline counts %d requests, want 5001 (5000 deletes and the collector's)", tl.total)
+	}
+	if len(tl.Lanes) != 2 || tl.Lanes[0] != "alice" || tl.Lanes[1] != postmortem.ActorGarbageCollector {
+		t.Errorf("lanes %v, want alice (a person first) then the garbage collector", tl.Lanes)
+	}
+	sum := 0
+	for _, m := range tl.Marks {
+		sum += m.N
+		if len(m.Requests) > markListed || len(m.Requests) > m.N || len(m.Requests) == 0 {
+			t.Errorf("a mark of %d requests lists %d", m.N, len(m.Requests))
+		}
+	}
+	if sum != tl.total || len(tl.Marks) > len(tl.Lanes)*timelineSlices {
+		t.Errorf("%d marks count %d requests, want at most %d marks counting %d", len(tl.Marks), sum, len(tl.Lanes)*timelineSlices, tl.total)
+	}
+	if len(tl.Requests) > len(tl.Marks)*markListed {
+		t.Errorf("the page holds %d requests for %d marks", len(tl.Requests), len(tl.Marks))
+	}
+}
+
+// deleteOptionsText says each field of the DeleteOptions, or why none is
+// known.
+func TestDeleteOptionsText(t *testing.T) {
+	yes, grace := true, int64(0)
+	cases := []struct {
+		q    postmortem.Request
+		want string
+	}{
+		{postmortem.Request{}, "propagation policy unknown: logged at Metadata level"},
+		{postmortem.Request{DeleteOptionsKnown: true}, "none (the type's default policy)"},
+		{postmortem.Request{DeleteOptionsKnown: true, DeleteOptions: &postmortem.DeleteOptions{PropagationPolicy: "Foreground", GracePeriodSeconds: &grace,
+			DryRun: []string{"All"}, Preconditions: &postmortem.Preconditions{UID: "u", ResourceVersion: "7"}}},
+			"propagationPolicy=Foreground, gracePeriodSeconds=0, dryRun=All, preconditions.uid=u, preconditions.resourceVersion=7"},
+		{postmortem.Request{DeleteOptionsKnown: true, DeleteOptions: &postmortem.DeleteOptions{OrphanDependents: &yes}}, "orphanDependents=true"},
+		{postmortem.Request{Missing: true}, ""},
+	}
+	for _, c := range cases {
+		if got := deleteOptionsText(c.q); got != c.want {
+			t.Errorf("deleteOptionsText(%+v) = %q, want %q", c.q, got, c.want)
+		}
+	}
+}
+
