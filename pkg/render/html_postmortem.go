@@ -20,30 +20,38 @@ type postmortemHTML struct {
 	Unexplained    []postmortem.Unexplained
 	StillGoing     []postmortem.StillGoing
 	PolicyFindings []audit.PolicyFinding
-	Roots          []rootHTML
+	Roots          int
 	Requests       int
 	Marks          int
 }
 
-// rootHTML is one root: its sentence, its request, and its plan against
-// reality. Its cascade is drawn by the script from the page's data.
-type rootHTML struct {
-	Index      int
-	Sentence   string
-	Request    postmortem.Request
-	Options    string
-	Prediction *postmortem.Prediction
-	Unitemized []postmortem.Sweep
-	Links      int
+// postmortemData is what the script draws on demand: the timeline, and
+// the roots, with how many links they hold in all. A post-mortem of a big
+// log has thousands of roots: the script draws them a page at a time,
+// unfolded at once when they are few, a cascade when it is opened when
+// they are many, so the page opens in seconds whatever the log's size.
+type postmortemData struct {
+	Timeline *timeline  `json:"timeline"`
+	Roots    []rootHTML `json:"roots"`
+	Links    int        `json:"links"`
 }
 
-// postmortemData is what the script draws on demand: the timeline, each
-// root's cascade, and how many links they hold in all (a page of few is
-// drawn unfolded at once, a page of many a root at a time).
-type postmortemData struct {
-	Timeline *timeline    `json:"timeline"`
-	Cascades [][]linkHTML `json:"cascades"`
-	Links    int          `json:"links"`
+// rootHTML is one root: its sentence, its request (as the timeline shows
+// it), its cascade and the plan against reality.
+type rootHTML struct {
+	Sentence   string           `json:"s"`
+	Request    *timelineRequest `json:"q,omitempty"`
+	Links      int              `json:"n"`
+	Cascade    []linkHTML       `json:"c"`
+	Unitemized []string         `json:"u,omitempty"`
+	Prediction *predictionHTML  `json:"p,omitempty"`
+}
+
+// predictionHTML is a root's plan against reality, in words, and one row
+// per object: object, predicted, happened, result, detail.
+type predictionHTML struct {
+	Summary string      `json:"s"`
+	Rows    [][5]string `json:"rows,omitempty"`
 }
 
 // linkHTML is one link of a cascade, in the words the text output uses.
@@ -64,21 +72,53 @@ type linkHTML struct {
 func PostMortemHTML(w io.Writer, pm *postmortem.PostMortem) error {
 	body := postmortemHTML{Window: pm.Window, Before: pm.Before, After: pm.After, Complete: pm.Complete,
 		Warnings: pm.Warnings, Unexplained: pm.Unexplained, StillGoing: pm.StillGoing, PolicyFindings: pm.PolicyFindings}
-	data := postmortemData{Cascades: make([][]linkHTML, len(pm.Roots))}
+	data := postmortemData{Roots: make([]rootHTML, len(pm.Roots))}
 	for i := range pm.Roots {
 		r := &pm.Roots[i]
+		root := rootHTML{Sentence: RootSentence(r), Prediction: predictionOf(r.Prediction)}
 		if r.Request.Missing {
-			body.MissingRoots = append(body.MissingRoots, RootSentence(r))
+			body.MissingRoots = append(body.MissingRoots, root.Sentence)
+		} else {
+			q := rootRequest(r.Request)
+			root.Request = &q
 		}
-		n := 0
-		data.Cascades[i] = linksHTML(r.Cascade, &n)
-		data.Links += n
-		body.Roots = append(body.Roots, rootHTML{Index: i, Sentence: RootSentence(r), Request: r.Request,
-			Options: deleteOptionsText(r.Request), Prediction: r.Prediction, Unitemized: r.Unitemized, Links: n})
+		root.Cascade = linksHTML(r.Cascade, &root.Links)
+		data.Links += root.Links
+		for _, u := range r.Unitemized {
+			root.Unitemized = append(root.Unitemized, u.Resource)
+		}
+		data.Roots[i] = root
 	}
 	data.Timeline = newTimeline(pm)
-	body.Requests, body.Marks = data.Timeline.total, len(data.Timeline.Marks)
+	body.Roots, body.Requests, body.Marks = len(pm.Roots), data.Timeline.total, len(data.Timeline.Marks)
 	return writeHTMLPage(w, htmlPage{Kind: "postmortem", Title: "kgc post-mortem", Body: body, Data: data})
+}
+
+// predictionOf is the plan against reality in the text output's words.
+func predictionOf(p *postmortem.Prediction) *predictionHTML {
+	if p == nil {
+		return nil
+	}
+	if p.Error != "" {
+		return &predictionHTML{Summary: "No plan: " + p.Error}
+	}
+	policy := string(p.PropagationPolicy)
+	if policy == "" {
+		policy = "the type's default policy"
+	}
+	if !p.PolicyKnown {
+		policy += ", assumed: the log does not say"
+	}
+	out := &predictionHTML{Summary: fmt.Sprintf("kgc plan delete on the before snapshot, %s: %d as predicted, %d not predicted, %d predicted but did not happen.",
+		policy, p.AsPredicted, p.NotPredicted, p.PredictedNotHappened)}
+	for _, o := range p.Objects {
+		detail := o.Detail
+		if o.WhyStuck != "" {
+			detail = strings.TrimSpace(detail + " why-stuck: " + o.WhyStuck)
+		}
+		out.Rows = append(out.Rows, [5]string{o.Object.String(), o.Predicted, o.Happened, o.Result, detail})
+	}
+	return out
 }
 
 // linksHTML converts a cascade, counting its links into n.

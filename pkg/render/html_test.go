@@ -170,4 +170,3 @@ func TestDeleteOptionsText(t *testing.T) {
 		}
 	}
 }
-

@@ -46,6 +46,7 @@ type timelineRequest struct {
 	Code    int    `json:"code,omitempty"`
 	Authz   string `json:"authz,omitempty"`
 	What    string `json:"what,omitempty"`
+	Apply   string `json:"apply,omitempty"`
 	at      time.Time
 	lane    string
 	person  bool
@@ -57,7 +58,7 @@ type timelineRequest struct {
 // that marks never overlap); a mark lists at most markListed requests.
 const (
 	timelineSlices = 100
-	markListed     = 20
+	markListed     = 12
 )
 
 func newTimeline(pm *postmortem.PostMortem) *timeline {
@@ -197,24 +198,9 @@ func timelineRequests(pm *postmortem.PostMortem) []timelineRequest {
 		out = append(out, q)
 	}
 	for i := range pm.Roots {
-		r := pm.Roots[i].Request
-		if r.Missing {
-			continue
+		if r := pm.Roots[i].Request; !r.Missing {
+			add(rootRequest(r))
 		}
-		user := r.User
-		if r.ImpersonatedUser != "" {
-			user = r.ImpersonatedUser
-		}
-		q := timelineRequest{ID: r.AuditID, at: r.Time, Verb: r.Verb, URI: r.URI, Object: r.Object.String(), User: user,
-			Actor: r.Actor, Agent: r.UserAgent, Options: deleteOptionsText(r), Code: r.Code, root: true}
-		q.lane, q.person = laneName(r.Actor, user)
-		if r.ImpersonatedUser != "" {
-			q.User = who(r)
-		}
-		if a := r.Authorization; a != nil {
-			q.Authz = strings.TrimSpace(a.Decision + ": " + a.Reason)
-		}
-		add(q)
 	}
 	for i := range pm.Roots {
 		walkSteps(pm.Roots[i].Cascade, add)
@@ -232,6 +218,25 @@ func timelineRequests(pm *postmortem.PostMortem) []timelineRequest {
 		return out[i].ID < out[j].ID
 	})
 	return out
+}
+
+// rootRequest is a root's request, all of it: the timeline's mark and the
+// root's chain show it alike.
+func rootRequest(r postmortem.Request) timelineRequest {
+	user := r.User
+	if r.ImpersonatedUser != "" {
+		user = r.ImpersonatedUser
+	}
+	q := timelineRequest{ID: r.AuditID, at: r.Time, Time: stamp(r.Time), Verb: r.Verb, URI: r.URI, Object: r.Object.String(), User: who(r),
+		Actor: r.Actor, Agent: r.UserAgent, Options: deleteOptionsText(r), Code: r.Code, root: true}
+	q.lane, q.person = laneName(r.Actor, user)
+	if a := r.Authorization; a != nil {
+		q.Authz = strings.TrimSpace(a.Decision + ": " + a.Reason)
+	}
+	if a := r.ApplyReport; a != nil {
+		q.Apply = "plan " + a.Digest + " (report " + a.File + ")"
+	}
+	return q
 }
 
 func walkSteps(ls []postmortem.Link, add func(timelineRequest)) {
