@@ -34,6 +34,7 @@ type parts struct {
 	swept       map[typeKey]bool
 	unexplained []Unexplained
 	stillGoing  []StillGoing
+	dryRuns     []DryRun
 	missing     []missingRoot
 	hole        bool
 }
@@ -122,6 +123,7 @@ func (p *parts) add(in Input, sh *share, part *audit.Part) error {
 	}
 	p.stillGoing = append(p.stillGoing, a.stillGoing...)
 	p.unexplained = append(p.unexplained, a.ch.explainRest(in.Scope)...)
+	p.dryRuns = append(p.dryRuns, a.ix.dryRunDocs(in.Scope)...)
 	for _, r := range a.ch.missing {
 		p.missing = append(p.missing, missingRoot{r.startTime(), r.ref()})
 	}
@@ -237,6 +239,8 @@ func (p *parts) finish(a *Analysis) {
 	pm.Unexplained = append(pm.Unexplained, p.unexplained...)
 	slices.SortFunc(p.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
 	pm.StillGoing = append(pm.StillGoing, p.stillGoing...)
+	sortDryRuns(p.dryRuns)
+	pm.DryRuns = p.dryRuns
 	slices.SortStableFunc(p.missing, func(a, b missingRoot) int {
 		if c := a.at.Compare(b.at); c != 0 {
 			return c

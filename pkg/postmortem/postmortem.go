@@ -189,6 +189,7 @@ func (a *Analysis) Finish() {
 	pm.Unexplained = a.ch.explainRest(in.Scope)
 	slices.SortFunc(a.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
 	pm.StillGoing = append(pm.StillGoing, a.stillGoing...)
+	pm.DryRuns = a.ix.dryRunDocs(in.Scope)
 	pm.Warnings = append(warnings(in, a.ch), unappliedReports(in.ApplyReports, a.applied, in.Log)...)
 	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !a.hole
 }
