@@ -157,7 +157,7 @@ func TestDeleteOptionsText(t *testing.T) {
 		want string
 	}{
 		{postmortem.Request{}, "propagation policy unknown: logged at Metadata level"},
-		{postmortem.Request{DeleteOptionsKnown: true}, "none (the type's default policy)"},
+		{postmortem.Request{DeleteOptionsKnown: true}, "none (propagation: the type's default)"},
 		{postmortem.Request{DeleteOptionsKnown: true, DeleteOptions: &postmortem.DeleteOptions{PropagationPolicy: "Foreground", GracePeriodSeconds: &grace,
 			DryRun: []string{"All"}, Preconditions: &postmortem.Preconditions{UID: "u", ResourceVersion: "7"}}},
 			"propagationPolicy=Foreground, gracePeriodSeconds=0, dryRun=All, preconditions.uid=u, preconditions.resourceVersion=7"},
