@@ -74,7 +74,7 @@ func PlanHTML(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owne
 				text = v.Capacity + " " + text
 			}
 			if v.Reclaim != "" {
-				text += " To reclaim it: " + v.Reclaim
+				text += "; to reclaim it: " + v.Reclaim
 			}
 			body.Volumes = append(body.Volumes, planCallout{Object: refText(of.Object), Text: text, Fill: fateFill(of.Fate), Bad: v.Storage == "destroyed"})
 		}
