@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -52,21 +51,12 @@ func htmlFuncs() template.FuncMap {
 	return template.FuncMap{
 		"stamp": stamp,
 		"ref":   refText,
-		"fate":  func(f string) string { return "fate-" + f },
-		"upper": strings.ToUpper,
-		"join":  strings.Join,
 		"refs": func(rs []snapshot.ObjectRef) string {
 			names := make([]string, len(rs))
 			for i, r := range rs {
 				names[i] = r.String()
 			}
 			return strings.Join(names, ", ")
-		},
-		"age": func(t *time.Time) string {
-			if t == nil {
-				return ""
-			}
-			return stamp(*t)
 		},
 	}
 }

@@ -80,14 +80,13 @@ func PlanHTML(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owne
 		}
 	}
 	// Destroyed storage first: it cannot be undone.
-	slices.SortStableFunc(body.Volumes, func(a, b planCallout) int {
-		if a.Bad != b.Bad && a.Bad {
-			return -1
-		} else if a.Bad != b.Bad {
-			return 1
+	rank := func(c planCallout) int {
+		if c.Bad {
+			return 0
 		}
-		return 0
-	})
+		return 1
+	}
+	slices.SortStableFunc(body.Volumes, func(a, b planCallout) int { return rank(a) - rank(b) })
 	for _, wv := range cascadeWaves(p.Steps) {
 		h := waveHTML{N: wv.n, Waits: len(wv.waits)}
 		for _, s := range wv.shown {

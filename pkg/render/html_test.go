@@ -12,6 +12,7 @@ import (
 	"github.com/kgc-dev/kgc/pkg/graph"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/postmortem"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
 	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
@@ -168,5 +169,25 @@ func TestDeleteOptionsText(t *testing.T) {
 		if got := deleteOptionsText(c.q); got != c.want {
 			t.Errorf("deleteOptionsText(%+v) = %q, want %q", c.q, got, c.want)
 		}
+	}
+}
+
+// A plan's page calls out first what cannot be undone: destroyed storage
+// before kept volumes, and both, with recreations, above the waves.
+func TestPlanHTMLCallsOutVolumesFirst(t *testing.T) {
+	kept := snapshot.ObjectRef{APIVersion: "v1", Kind: "PersistentVolume", Name: "pv-kept", UID: "pv-kept"}
+	gone := snapshot.ObjectRef{APIVersion: "v1", Kind: "PersistentVolume", Name: "pv-gone", UID: "pv-gone"}
+	p := &plan.Plan{Target: kept, Objects: []plan.ObjectFate{
+		{Object: kept, Fate: plan.FateDeleted, Volume: &plan.VolumeFate{Storage: "kept", Reason: "reclaim policy Retain"}},
+		{Object: gone, Fate: plan.FateDeleted, Volume: &plan.VolumeFate{Storage: "destroyed", Capacity: "10Gi", Reason: "reclaim policy Delete"}},
+	}, Steps: []plan.Step{{Step: 1, Wave: 1, Actor: "apiserver", Action: plan.ActionDelete, Object: kept}}, Complete: true}
+	var b bytes.Buffer
+	if err := PlanHTML(&b, p, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	destroyed, retained, waves := strings.Index(page, "10Gi destroyed"), strings.Index(page, "kept, claim none"), strings.Index(page, "Cascade, wave by wave")
+	if destroyed < 0 || retained < 0 || waves < 0 || destroyed > retained || retained > waves {
+		t.Errorf("want the destroyed volume (at %d), then the kept one (at %d), before the waves (at %d)", destroyed, retained, waves)
 	}
 }
