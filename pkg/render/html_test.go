@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"html/template"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -192,5 +193,42 @@ func TestPlanHTMLCallsOutVolumesFirst(t *testing.T) {
 	destroyed, retained, waves := strings.Index(page, "10Gi destroyed"), strings.Index(page, "kept, claim none"), strings.Index(page, "Cascade, wave by wave")
 	if destroyed < 0 || retained < 0 || waves < 0 || destroyed > retained || retained > waves {
 		t.Errorf("want the destroyed volume (at %d), then the kept one (at %d), before the waves (at %d)", destroyed, retained, waves)
+	}
+}
+
+// Every hazard the graph finds is drawn on the page as the DOT drawing
+// draws it: the finding in the tooltip of the element it concerns, its
+// meaning in the legend, the colour of an element's first hazard on it,
+// and a malformed owner reference as a note of its own.
+func TestGraphHTMLDrawsEveryHazard(t *testing.T) {
+	v := fullView(hazardGraph())
+	var b bytes.Buffer
+	if err := GraphHTML(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	parts := pageParts(t, page)
+	_, data, _ := strings.Cut(parts, "\n\n{")
+	var d htmlDrawing
+	if err := json.Unmarshal([]byte("{"+data), &d); err != nil {
+		t.Fatal(err)
+	}
+	h := v.hazards()
+	for _, f := range v.Findings {
+		hs := hazardStyleOf(f.Type)
+		if !strings.Contains(page, "<b>"+f.Type+"</b>: "+template.HTMLEscapeString(hs.meaning)) {
+			t.Errorf("the legend does not say what %s means", f.Type)
+		}
+		if !strings.Contains(data, f.Type+": "+f.Message) {
+			t.Errorf("no tooltip says %s: %s", f.Type, f.Message)
+		}
+	}
+	for _, n := range d.Nodes {
+		if fs := h.nodes[n.ID]; len(fs) > 0 && n.Stroke != hazardStyleOf(fs[0].Type).color {
+			t.Errorf("%s is drawn in %q, not in the colour of its hazard %s", n.ID, n.Stroke, fs[0].Type)
+		}
+	}
+	if !strings.Contains(data, `"id": "invalid-owner-reference-1"`) || !strings.Contains(data, "owner reference") {
+		t.Error("the malformed owner reference is not drawn as a note")
 	}
 }
