@@ -146,3 +146,27 @@ func TestLayoutDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLayout lays out a forest like a busy cluster's: 100,000 objects
+// in deployments of a ReplicaSet and a few pods each, some with shared
+// owners.
+func BenchmarkLayout(b *testing.B) {
+	var ns []Node
+	var es []Edge
+	for i := 0; len(ns) < 100_000; i++ {
+		d, rs := fmt.Sprintf("deploy-%d", i), fmt.Sprintf("rs-%d", i)
+		ns = append(ns, nodes(d, rs)...)
+		es = append(es, edge(d, rs))
+		for p := range 1 + i%5 {
+			pod := fmt.Sprintf("pod-%d-%d", i, p)
+			ns = append(ns, nodes(pod)...)
+			es = append(es, edge(rs, pod))
+		}
+		if i > 0 && i%7 == 0 {
+			es = append(es, edge(fmt.Sprintf("deploy-%d", i-1), rs))
+		}
+	}
+	for b.Loop() {
+		Layout(ns, es)
+	}
+}
