@@ -21,9 +21,7 @@ func BenchmarkPostmortemPage(b *testing.B) {
 	if env.chromium == "" {
 		b.Skip(env.skip)
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(env.chromium), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(b.Context(), opts...)
+	actx, cancel := chromedp.NewExecAllocator(b.Context(), chromiumOptions()...)
 	defer cancel()
 	browser, cancelBrowser := chromedp.NewContext(actx)
 	defer cancelBrowser()

@@ -28,9 +28,7 @@ type browser struct {
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	needBrowser(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(env.chromium), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions()...)
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
@@ -71,6 +69,13 @@ func newBrowser(t *testing.T) *browser {
 		}
 	}
 	return b
+}
+
+// chromiumOptions start the browser headless, without the sandbox
+// (which CI's root user cannot have), at the screenshots' size.
+func chromiumOptions() []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(env.chromium), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
 }
 
 func call[P, R any](ctx context.Context, cmd cdp.Command[P, R], params P) error {
