@@ -262,3 +262,29 @@ func TestBrokenPageIsCaught(t *testing.T) {
 		}
 	}
 }
+
+// The post-mortem's search finds the chains of an object and draws them
+// unfolded, however many chains the page holds.
+func TestChainSearchFindsAnObject(t *testing.T) {
+	b := newBrowser(t)
+	path, _ := examples()[0].html(t, t.TempDir())
+	b.open(t, path)
+	for _, c := range []struct{ query, count string }{{"web-settings", "1 chain"}, {"no-such-object", "0 chains"}} {
+		search(t, b, c.query)
+		if got := eval[string](t, b, `document.getElementById("chain-count").textContent`); got != c.count {
+			t.Errorf("searching %s counts %q, want %q", c.query, got, c.count)
+		}
+	}
+	search(t, b, "web-settings")
+	if got := eval[string](t, b, `document.querySelector("#chains details.root[open]").textContent`); !strings.Contains(got, "ConfigMap/web-settings -n team-a") {
+		t.Errorf("the chain found is not drawn with ConfigMap/web-settings: %q", got)
+	}
+}
+
+// search types query into the post-mortem's search, as a person would,
+// and presses Enter.
+func search(t *testing.T, b *browser, query string) {
+	t.Helper()
+	eval[bool](t, b, `(document.getElementById("chain-search").value = "") === ""`)
+	b.do(t, chromedp.SendKeys(chromedp.ID("chain-search"), query+"\r"))
+}
