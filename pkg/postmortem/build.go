@@ -81,6 +81,9 @@ func (ix *index) wentOrStarted(r *record) bool {
 	if r.start() != nil {
 		return true
 	}
+	if _, ok := ix.modelCause(r); ok {
+		return true
+	}
 	g := ix.gone(r)
 	return g && r.before != nil
 }
@@ -120,7 +123,16 @@ type orphaning struct {
 func (ch *chains) orphanedBefore(r *record) (orphaning, bool) {
 	uids, e, ev := ch.ix.orphanedFrom(r)
 	s := ch.ix.sweepOrStart(r)
-	if e == nil || s == nil || !e.ReceivedAt().Before(s.ReceivedAt()) {
+	if ns := ch.ix.namespaceRecord(r.key.namespace); s == nil && ns != nil && ns != r {
+		s = ns.start() // swept with its namespace, by no logged request
+	}
+	if s == nil {
+		return orphaning{}, false
+	}
+	if e == nil {
+		return ch.orphanedByModel(r, s)
+	}
+	if !e.ReceivedAt().Before(s.ReceivedAt()) {
 		return orphaning{}, false
 	}
 	if len(uids) == 0 {
@@ -138,11 +150,32 @@ func (ch *chains) orphanedBefore(r *record) (orphaning, bool) {
 	return orphaning{}, false
 }
 
+// orphanedByModel finds, when the log holds no orphaning PATCH (a log
+// trimmed of the collector's requests), an owner of r whose logged DELETE
+// orphans its dependents and came before r's own deletion started: by
+// kgc's model, the collector orphaned r first.
+func (ch *chains) orphanedByModel(r *record, s *audit.Event) (orphaning, bool) {
+	for _, ref := range r.owners {
+		o := ch.ix.ownerOf(r, ref.UID)
+		if o == nil || o == r || o.start() == nil || !o.start().ReceivedAt().Before(s.ReceivedAt()) {
+			continue
+		}
+		if orphans, known := ch.ix.orphansDependents(o); known && orphans {
+			return orphaning{owner: o, r: r, evidence: EvidenceModel}, true
+		}
+	}
+	return orphaning{}, false
+}
+
 // orphanedLink is the link, in its owner's chain, of an object orphaned
 // first and deleted later in another chain.
 func (ch *chains) orphanedLink(o orphaning) Link {
-	l := Link{Object: o.r.ref(), Result: ResultOrphaned, Actor: ActorGarbageCollector, User: userOf(o.e), Time: o.e.Time, AuditID: o.e.AuditID,
-		Via: ViaOwnerReference, Evidence: o.evidence, Steps: []Step{}}
+	l := Link{Object: o.r.ref(), Result: ResultOrphaned, Actor: ActorGarbageCollector, Via: ViaOwnerReference, Evidence: o.evidence, Steps: []Step{}}
+	if o.e == nil {
+		l.Detail = "orphaned first, per kgc's model of the owner's orphaning DELETE (the log holds no request of the garbage collector's about it); " + laterDeletion(o.r)
+		return l
+	}
+	l.User, l.Time, l.AuditID = userOf(o.e), o.e.Time, o.e.AuditID
 	for _, st := range ch.ix.stepsOf(o.r) {
 		if !st.Time.After(o.e.Time) {
 			l.Steps = append(l.Steps, st)
@@ -299,6 +332,9 @@ func (ch *chains) linkOf(r *record, c cause) Link {
 		l.Time = sw.Time
 	}
 	l.Result = ch.ix.result(r)
+	if c.modeled && len(heldBy(r)) == 0 {
+		l.Result = ResultDeleted
+	}
 	if s == nil && c.via == ViaOwnerReference && c.actor == ActorGarbageCollector && !c.likely {
 		l.Result = ResultOrphaned
 	}

@@ -19,6 +19,8 @@ type cause struct {
 	actor  string
 	likely bool
 	detail string
+	// modeled: the object's end is kgc's model's answer (model.go).
+	modeled bool
 }
 
 // causeOf decides an object's cause, or reports it a root (ok true, parent
@@ -161,6 +163,9 @@ func (ix *index) namespaceCause(r *record, s *audit.Event, c cause) (cause, bool
 // namespace's deletecollection, a CRD's storage delete, or an owner that
 // went, known from the snapshots; nothing else is guessed.
 func (ix *index) silentCause(r *record) (cause, bool) {
+	if c, ok := ix.modelCause(r); ok {
+		return c, true
+	}
 	if !ix.gone(r) || r.before == nil {
 		return cause{}, false
 	}

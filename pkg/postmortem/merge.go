@@ -35,8 +35,12 @@ type parts struct {
 	unexplained []Unexplained
 	stillGoing  []StillGoing
 	dryRuns     []DryRun
-	missing     []missingRoot
-	hole        bool
+	// all counts every part's roots, scope not applied; known is what a
+	// part knows of the object asked about.
+	all     int
+	known   string
+	missing []missingRoot
+	hole    bool
 }
 
 // missingRoot is a root whose own deletion is not in the log, as the
@@ -95,7 +99,7 @@ func ownedBy(part *audit.Part, homes map[string][]int32) []int32 {
 func (p *parts) add(in Input, sh *share, part *audit.Part) error {
 	sub := in
 	sub.Log = part.Log
-	a := newAnalysis(sub, sh)
+	a := newAnalysis(sub, sh, window(in.Log).From)
 	maps.Copy(p.swept, a.ch.sweptTypes)
 	f, err := os.CreateTemp("", "kgc-roots-*.jsonl")
 	if err != nil {
@@ -124,6 +128,10 @@ func (p *parts) add(in Input, sh *share, part *audit.Part) error {
 	p.stillGoing = append(p.stillGoing, a.stillGoing...)
 	p.unexplained = append(p.unexplained, a.ch.explainRest(in.Scope)...)
 	p.dryRuns = append(p.dryRuns, a.ix.dryRunDocs(in.Scope)...)
+	p.all += len(a.order)
+	if k := a.ix.knownOf(in.Scope); k != "" && p.known == "" {
+		p.known = k
+	}
 	for _, r := range a.ch.missing {
 		p.missing = append(p.missing, missingRoot{r.startTime(), r.ref()})
 	}
@@ -241,6 +249,7 @@ func (p *parts) finish(a *Analysis) {
 	pm.StillGoing = append(pm.StillGoing, p.stillGoing...)
 	sortDryRuns(p.dryRuns)
 	pm.DryRuns = p.dryRuns
+	pm.NoMatch = noMatch(in.Scope, p.all-p.n, p.known)
 	slices.SortStableFunc(p.missing, func(a, b missingRoot) int {
 		if c := a.at.Compare(b.at); c != 0 {
 			return c

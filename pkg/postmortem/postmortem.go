@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -81,7 +82,9 @@ type Analysis struct {
 	// What the roots handed over so far tell the rest of the document.
 	stillGoing []StillGoing
 	hole       bool
-	applied    map[string]bool
+	// kept counts the roots in scope handed over.
+	kept    int
+	applied map[string]bool
 	// parts, for a spilled log, holds what its parts' analyses left: the
 	// roots are merged from them (see merge.go).
 	parts *parts
@@ -94,14 +97,15 @@ func Prepare(in Input) (*Analysis, error) {
 	if in.Log.Spilled() {
 		return prepareParts(in)
 	}
-	return newAnalysis(in, nil), nil
+	return newAnalysis(in, nil, window(in.Log).From), nil
 }
 
 // newAnalysis prepares the analysis of a log held whole, of the snapshots'
 // objects sh holds (all when nil).
-func newAnalysis(in Input, sh *share) *Analysis {
+func newAnalysis(in Input, sh *share, from time.Time) *Analysis {
 	k := newKinds(in.Before, in.After)
 	ix := newIndex(k, in.Before, in.After, in.Log.Len(), sh)
+	ix.logFrom = from
 	for e := range in.Log.All() {
 		ix.file(e)
 	}
@@ -138,6 +142,7 @@ func (a *Analysis) Roots(batch int, emit func([]Root) error) error {
 		if len(kept) == 0 {
 			continue
 		}
+		a.kept += len(kept)
 		if err := emit(kept); err != nil {
 			return err
 		}
@@ -190,6 +195,7 @@ func (a *Analysis) Finish() {
 	slices.SortFunc(a.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
 	pm.StillGoing = append(pm.StillGoing, a.stillGoing...)
 	pm.DryRuns = a.ix.dryRunDocs(in.Scope)
+	pm.NoMatch = noMatch(in.Scope, len(a.order)-a.kept, a.ix.knownOf(in.Scope))
 	pm.Warnings = append(warnings(in, a.ch), unappliedReports(in.ApplyReports, a.applied, in.Log)...)
 	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !a.hole
 }

@@ -79,7 +79,7 @@ func comparePlanned(of plan.ObjectFate, ix *index, orphanedHere map[string]Link,
 	want := expected(of.Fate)
 	switch {
 	case orphaned && slices.Contains(want, po.Happened) && first.Detail != "":
-		po.Result, po.Detail = PredictionAsPredicted, "orphaned as predicted; "+strings.TrimPrefix(first.Detail, "orphaned first; ")
+		po.Result, po.Detail = PredictionAsPredicted, "orphaned as predicted"+strings.TrimPrefix(first.Detail, "orphaned first")
 	case want == nil:
 		if po.Happened != HappenedDeleted {
 			return po, false

@@ -31,7 +31,7 @@ func TestDryRunsNeverStartJoinOrStepAChain(t *testing.T) {
 				now := t0
 				e.Response = &audit.Meta{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "cfg", UID: cm.Metadata.UID, DeletionTimestamp: &now, Finalizers: []string{"x"}}
 			})
-			pm := Analyze(Input{Log: b.log(), Before: before, After: after})
+			pm := bothWays(t, t.Name(), b, Input{Before: before, After: after})
 			if len(pm.Roots) != 0 || len(pm.Unexplained) != 0 || len(pm.StillGoing) != 0 {
 				t.Fatalf("a dry run made a chain: roots %+v, unexplained %+v, still going %+v", pm.Roots, pm.Unexplained, pm.StillGoing)
 			}
@@ -48,7 +48,7 @@ func TestDryRunIsNoStepOfARealDeletion(t *testing.T) {
 	b := &logBuilder{level: audit.LevelRequestResponse}
 	b.add("carol", "delete", ref("", "configmaps", "shop", "owner"), func(e *audit.Event) { e.RequestURI += "?dryRun=All" })
 	b.add("dave", "delete", ref("", "configmaps", "shop", "owner"), withOptions("Background"))
-	pm := Analyze(Input{Log: b.log(), Before: before, After: testobj.Snapshot().At(t0.Add(time.Hour)).Build()})
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: testobj.Snapshot().At(t0.Add(time.Hour)).Build()})
 	root := rootOf(t, pm, "ConfigMap", "owner")
 	if root.Request.User != "dave" {
 		t.Errorf("root request by %q, want dave's: carol only asked what if", root.Request.User)
@@ -73,8 +73,11 @@ func TestCollectorDeletesOnItsOwnWhenTheOwnerIsInAnotherNamespace(t *testing.T) 
 			b := &logBuilder{level: level}
 			if level != "trimmed" {
 				b.add(gcUser, "delete", ref("", "configmaps", "team-b", "batch"), precondition(stray.Metadata.UID))
+			} else {
+				// A log trimmed of the controllers' requests holds others'.
+				b.add("zoe", "update", ref("", "configmaps", "team-z", "other"))
 			}
-			pm := Analyze(Input{Log: b.log(), Before: before, After: after})
+			pm := bothWays(t, t.Name(), b, Input{Before: before, After: after})
 			if len(pm.Roots) != 1 {
 				t.Fatalf("roots = %+v, want one: the stray ConfigMap", pm.Roots)
 			}
@@ -112,7 +115,7 @@ func TestFinalizerEmptyingUpdateDeletes(t *testing.T) {
 		// The object as it was deleted: its finalizers field is gone.
 		e.Response = &audit.Meta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: crdRef.Name, UID: crd.Metadata.UID, DeletionTimestamp: &now}
 	})
-	pm := Analyze(Input{Log: b.log(), Before: before})
+	pm := bothWays(t, t.Name(), b, Input{Before: before})
 	root := rootOf(t, pm, "CustomResourceDefinition", "gadgets.example.com")
 	if l := root.Cascade[0]; l.Result != ResultDeleted {
 		t.Errorf("CRD result %q, want deleted: the update left it no finalizer", l.Result)
@@ -126,7 +129,7 @@ func TestFinalizerEmptyingUpdateDeletes(t *testing.T) {
 		t.Errorf("steps = %+v, want the API server's remove-finalizer of customresourcecleanup", steps)
 	}
 	gref := g.Ref()
-	scoped := Analyze(Input{Log: b.log(), Before: before, Scope: Scope{Object: &gref}})
+	scoped := bothWays(t, t.Name(), b, Input{Before: before, Scope: Scope{Object: &gref}})
 	if len(scoped.Roots) != 1 {
 		t.Errorf("asking about the Gadget gives %d roots, want its CRD's chain", len(scoped.Roots))
 	}
@@ -141,7 +144,7 @@ func TestNotFoundIsAlreadyGone(t *testing.T) {
 	b.add("frank", "delete", ref("example.com", "widgets", "shop", "w"))
 	b.add("frank", "update", ref("example.com", "widgets", "shop", "w"))
 	b.add("frank", "delete", ref("example.com", "widgets", "shop", "w"), func(e *audit.Event) { e.Code = 404 })
-	pm := Analyze(Input{Log: b.log(), Before: before})
+	pm := bothWays(t, t.Name(), b, Input{Before: before})
 	l := rootOf(t, pm, "Widget", "w").Cascade[0]
 	if l.Result != ResultDeleted {
 		t.Errorf("result %q, want deleted: a later DELETE found it gone", l.Result)
@@ -159,18 +162,27 @@ func TestOrphanedFirstDeletedLaterIsAsPredicted(t *testing.T) {
 	ns := testobj.Namespace("team-a").Build()
 	before := testobj.Snapshot(ns, deploy, rs).At(t0.Add(-time.Minute)).Build()
 	after := testobj.Snapshot().At(t0.Add(time.Hour)).Build()
-	for _, level := range []string{audit.LevelRequestResponse, audit.LevelMetadata} {
+	// "trimmed" is a RequestResponse log without the controllers' requests:
+	// alice's options say the collector orphans, by kgc's model.
+	for _, level := range []string{audit.LevelRequestResponse, audit.LevelMetadata, "trimmed"} {
 		t.Run(level, func(t *testing.T) {
 			b := &logBuilder{level: level}
+			if level == "trimmed" {
+				b.level = audit.LevelRequestResponse
+			}
 			b.add("alice", "delete", ref("apps", "deployments", "team-a", "web"), withOptions("Orphan"))
-			b.add(gcUser, "patch", ref("apps", "replicasets", "team-a", "web-1"), func(e *audit.Event) {
-				if level == audit.LevelRequestResponse {
-					e.Request = &audit.Meta{MetaExtras: &audit.MetaExtras{RemovedOwnerUIDs: []string{deploy.Metadata.UID}}, UID: rs.Metadata.UID}
-				}
-			})
+			if level != "trimmed" {
+				b.add(gcUser, "patch", ref("apps", "replicasets", "team-a", "web-1"), func(e *audit.Event) {
+					if level == audit.LevelRequestResponse {
+						e.Request = &audit.Meta{MetaExtras: &audit.MetaExtras{RemovedOwnerUIDs: []string{deploy.Metadata.UID}}, UID: rs.Metadata.UID}
+					}
+				})
+			}
 			b.add("dave", "delete", ref("", "namespaces", "", "team-a"), withOptions("Background"))
-			b.add("system:serviceaccount:kube-system:namespace-controller", "deletecollection", ref("apps", "replicasets", "team-a", ""))
-			pm := Analyze(Input{Log: b.log(), Before: before, After: after, Predict: true})
+			if level != "trimmed" {
+				b.add("system:serviceaccount:kube-system:namespace-controller", "deletecollection", ref("apps", "replicasets", "team-a", ""))
+			}
+			pm := bothWays(t, t.Name(), b, Input{Before: before, After: after, Predict: true})
 			nsRoot := rootOf(t, pm, "Namespace", "team-a")
 			if l, ok := flatten(nsRoot.Cascade)[rs.Metadata.UID]; !ok || l.Result != ResultDeleted {
 				t.Errorf("ReplicaSet in dave's chain = %+v (found %v), want deleted", l, ok)
@@ -188,9 +200,93 @@ func TestOrphanedFirstDeletedLaterIsAsPredicted(t *testing.T) {
 			}
 			p := root.Prediction
 			i := slices.IndexFunc(p.Objects, func(o PredictedObject) bool { return o.Object.UID == rs.Metadata.UID })
-			if i < 0 || p.Objects[i].Result != PredictionAsPredicted || p.Objects[i].Happened != HappenedOrphaned || !strings.HasPrefix(p.Objects[i].Detail, "orphaned as predicted; deleted later by dave") {
+			if i < 0 || p.Objects[i].Result != PredictionAsPredicted || p.Objects[i].Happened != HappenedOrphaned || !strings.HasPrefix(p.Objects[i].Detail, "orphaned as predicted") || !strings.Contains(p.Objects[i].Detail, "deleted later by dave") {
 				t.Errorf("prediction = %+v, want the ReplicaSet orphaned as predicted, deleted later by dave", p.Objects)
 			}
 		})
+	}
+}
+
+// With a log trimmed of the controllers' requests and an after snapshot
+// that lists no object of the type, a question about a dependent in a
+// known chain gets the chain, said to be kgc's model.
+func TestModelPlacesWhatNoEvidenceEnds(t *testing.T) {
+	owner := testobj.New("example.com/v1", "Widget", "shop", "w-fg").Build()
+	child := testobj.New("example.com/v1", "Widget", "shop", "child").Owner(testobj.Ref(owner)).Build()
+	held := testobj.New("example.com/v1", "Widget", "shop", "held").Owner(testobj.Ref(owner)).Finalizers("example.com/hold").Build()
+	before := testobj.Snapshot(owner, child, held).CRD("example.com", "Widget", "widgets", true).At(t0.Add(-time.Minute)).Build()
+	after := testobj.Snapshot().At(t0.Add(time.Hour)).Build() // lists no Widget
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("alice", "delete", ref("example.com", "widgets", "shop", "w-fg"), withOptions("Foreground"))
+	cref := child.Ref()
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: after, Scope: Scope{Object: &cref}})
+	root := rootOf(t, pm, "Widget", "w-fg")
+	links := flatten(root.Cascade)
+	if l, ok := links[child.Metadata.UID]; !ok || l.Result != ResultDeleted || l.Evidence != EvidenceModel || !strings.Contains(l.Detail, "per kgc's model") {
+		t.Errorf("child link = %+v (found %v), want deleted per kgc's model", l, ok)
+	}
+	if l, ok := links[held.Metadata.UID]; !ok || l.Result == ResultDeleted || !strings.Contains(l.Detail, "example.com/hold") {
+		t.Errorf("held link = %+v (found %v), want not deleted: a finalizer may hold it", l, ok)
+	}
+	// Orphaned dependents are not deleted, and a Metadata-level log does
+	// not say the policy: the model places nothing then.
+	for _, mut := range []func(*audit.Event){withOptions("Orphan"), func(e *audit.Event) { e.Level, e.Delete = audit.LevelMetadata, nil }} {
+		b := &logBuilder{level: audit.LevelRequestResponse}
+		b.add("alice", "delete", ref("example.com", "widgets", "shop", "w-fg"), mut)
+		pm := bothWays(t, t.Name(), b, Input{Before: before, After: after})
+		if _, ok := flatten(rootOf(t, pm, "Widget", "w-fg").Cascade)[child.Metadata.UID]; ok {
+			t.Errorf("the model placed the child under a delete that may orphan it")
+		}
+	}
+}
+
+// An empty answer says where kgc looked, what it knows of the object
+// asked about, and how to look further.
+func TestNoMatchSaysWhereItLooked(t *testing.T) {
+	cm := testobj.ConfigMap("shop", "cfg").Build()
+	before := testobj.Snapshot(testobj.Namespace("shop").Build(), cm).At(t0.Add(-time.Minute)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("alice", "delete", ref("", "configmaps", "other", "x"))
+	for _, tc := range []struct {
+		scope Scope
+		want  string
+	}{
+		{Scope{Namespace: "shop"}, "No deletion in the window matches in namespace shop; 1 chain in other namespaces (kgc postmortem -A).\n"},
+		{Scope{Object: ptr(cm.Ref())}, "No deletion in the window names ConfigMap/cfg -n shop: it still exists at the end (after snapshot); the window holds 1 other chain (kgc postmortem -A).\n"},
+		{Scope{}, "No deletion in the window.\n"},
+	} {
+		in := Input{Log: b.log(), Before: before, After: before, Scope: tc.scope}
+		if tc.scope == (Scope{}) {
+			in.Log = (&logBuilder{}).log()
+		}
+		if got := Analyze(in).NoMatch; got != tc.want {
+			t.Errorf("scope %+v: no match says %q, want %q", tc.scope, got, tc.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// An owner reference to a UID no object ever had, on a dependent made in
+// the window: the before snapshot lists the owner's type without it, and
+// no request names it since, so it never was; the collector deleted the
+// dependent on its own.
+func TestCollectorDeletesOnItsOwnWhenTheOwnerNeverWas(t *testing.T) {
+	before := testobj.Snapshot(testobj.Namespace("shop").Build()).At(t0.Add(-time.Minute)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	ghost := audit.OwnerRef{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "uid-ghost"}
+	b.add("alice", "create", ref("", "configmaps", "shop", "dep"), func(e *audit.Event) {
+		e.Response = &audit.Meta{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "dep", UID: "uid-dep", OwnerReferences: []audit.OwnerRef{ghost}}
+	})
+	b.add(gcUser, "delete", ref("", "configmaps", "shop", "dep"), precondition("uid-dep"))
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: testobj.Snapshot(testobj.Namespace("shop").Build()).At(t0.Add(time.Hour)).Build()})
+	root := rootOf(t, pm, "ConfigMap", "dep")
+	if root.Request.Actor != ActorGarbageCollector || !strings.Contains(root.Cascade[0].Detail, "no ConfigMap ghost was in the before snapshot") {
+		t.Errorf("root = %+v, detail %q: want the collector on its own, the owner never there", root.Request, root.Cascade[0].Detail)
+	}
+	for _, r := range pm.Roots {
+		if r.Request.Object.Name == "ghost" {
+			t.Errorf("an owner was made up: %+v", r.Request)
+		}
 	}
 }

@@ -29,6 +29,9 @@ type PostMortem struct {
 	// Complete is false when the evidence has holes a reader must know
 	// of: gaps in the log, roots not in it, unexplained objects.
 	Complete bool `json:"complete"`
+	// NoMatch is what the text says when no root is in scope: where kgc
+	// looked, and what it knows of the object asked about.
+	NoMatch string `json:"-"`
 }
 
 // Window is the time the log covers, file by file.

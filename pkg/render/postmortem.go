@@ -55,7 +55,7 @@ func writePostMortemText(w io.Writer, pm *postmortem.PostMortem, roots func(func
 	}
 	finish()
 	if n == 0 {
-		b.WriteString("No deletion in the window matches.\n")
+		b.WriteString(cmp.Or(pm.NoMatch, "No deletion in the window.\n"))
 	}
 	writeRest(&b, pm, s)
 	if _, err := bw.WriteString(b.String()); err != nil {
