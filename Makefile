@@ -1,25 +1,33 @@
 # The README's commands. `make test` is what CI runs (.ci/run).
 GO ?= go
 
-.PHONY: help test unit e2e example build lint verify release-check release-check
+.PHONY: help test unit browser e2e example build lint verify release-check release-check
 
 ## help: list the targets
 help:
 	@awk '/^## [a-z0-9-]+: / { name = $$2; sub(/:$$/, "", name); desc[name] = substr($$0, length(name) + 6); next } \
 	  /^[a-z0-9-]+:/ { t = $$1; sub(/:.*/, "", t); if (t in desc) printf "  %-14s %s\n", t, desc[t] }' $(MAKEFILE_LIST)
 
-## test: unit tests, then the end-to-end suite on a real control plane; each
-## test is printed as it finishes (gotestsum, pinned, installed into the user
-## cache once) and the last line counts them: N passed, N failed, N skipped
+## test: unit tests, the pages in a browser, then the end-to-end suite on a
+## real control plane; each test is printed as it finishes (gotestsum, pinned,
+## installed into the user cache once) and the last line counts them: N passed,
+## N failed, N skipped
 test:
 	@GO=$(GO) hack/make-rules/test.sh reset
-	@status=0; $(MAKE) --no-print-directory unit e2e || status=$$?; \
+	@status=0; $(MAKE) --no-print-directory unit browser e2e || status=$$?; \
 		GO=$(GO) hack/make-rules/test.sh summary; exit $$status
 
 ## unit: go vet and the unit tests; no cluster needed
 unit:
 	$(GO) vet ./...
 	GO=$(GO) hack/make-rules/test.sh unit
+
+## browser: the -o html pages of the examples in headless chromium (test/browser,
+## its own module: chromedp stays out of kgc's dependencies). Needs chromium on
+## PATH (apt-get install chromium); without it the tests skip, unless
+## KGC_E2E_REQUIRED is set, as CI sets it.
+browser:
+	GO=$(GO) hack/make-rules/test.sh browser
 
 ## e2e: builds etcd 3.6, kube-apiserver, kube-controller-manager, kube-scheduler
 ## v1.36.3 and kwok once (cached under the user cache folder) and runs kgc against

@@ -32,12 +32,12 @@ func TestEnumFlagsComplete(t *testing.T) {
 	}{
 		{[]string{"plan", "delete", "--cascade", ""}, "background foreground orphan default", noFiles},
 		{[]string{"plan", "delete", "--assume-finalizers", ""}, "hang remove", noFiles},
-		{[]string{"plan", "delete", "-o", ""}, "text table json yaml dot", noFiles},
+		{[]string{"plan", "delete", "-o", ""}, "text table json yaml dot html", noFiles},
 		{[]string{"plan", "delete", "--fail-if", ""}, "blocked orphans recreated deletes-more-than=", noFiles},
 		{[]string{"plan", "delete", "--fail-if", "de"}, "deletes-more-than=", noFilesNoSpace},
 		{[]string{"graph", "-o", "t"}, "tree text table", noFiles},
 		{[]string{"graph", "--fail-if", "dangling"}, "dangling-owner", noFiles},
-		{[]string{"why-stuck", "-o", ""}, "text tree table json yaml", noFiles},
+		{[]string{"why-stuck", "-o", ""}, "text tree table json yaml html", noFiles},
 		{[]string{"why-stuck", "--fail-if", ""}, "stuck", noFiles},
 		{[]string{"version", "-o", ""}, "text json yaml", noFiles},
 	}
@@ -60,11 +60,11 @@ func TestEnumFlagsShowTheirChoicesInHelp(t *testing.T) {
 		{[]string{"plan", "delete", "--help"}, []string{
 			`send no policy, so the resource's own default applies: {background|foreground|orphan|default} (default "background")`,
 			`{hang|remove} (default "hang")`,
-			`-o, --output string              output format: {text|table|json|yaml|dot} (default "text")`,
+			`-o, --output string              output format: {text|table|json|yaml|dot|html} (default "text")`,
 			`--fail-if stringArray        exit 3 after printing the plan when it holds (repeatable): {blocked|orphans|recreated|deletes-more-than=N}` + "\n",
 		}},
-		{[]string{"graph", "--help"}, []string{`output format: {tree|text|table|dot|json|yaml} (default "tree")`, "{any|cycle|dangling-owner|"}},
-		{[]string{"why-stuck", "--help"}, []string{"by default: {text|tree|table|json|yaml}\n", "not in progress: {stuck}\n"}},
+		{[]string{"graph", "--help"}, []string{`output format: {tree|text|table|dot|json|yaml|html} (default "tree")`, "{any|cycle|dangling-owner|"}},
+		{[]string{"why-stuck", "--help"}, []string{"by default: {text|tree|table|json|yaml|html}\n", "not in progress: {stuck}\n"}},
 	}
 	for _, tt := range tests {
 		out, _, code := runKGC(t, tt.args...)
@@ -83,7 +83,7 @@ func TestEnumFlagsShowTheirChoicesInHelp(t *testing.T) {
 // missing file is never reported.
 func TestEnumFlagsFailBeforeReadingInput(t *testing.T) {
 	_, stderr, code := runKGC(t, "graph", "-f", "testdata/no-such-file.yaml", "-o", "svg")
-	if code != exitUsage || stderr != "error: invalid argument \"svg\" for \"-o, --output\" flag: use one of tree, text, table, dot, json, yaml\n" {
+	if code != exitUsage || stderr != "error: invalid argument \"svg\" for \"-o, --output\" flag: use one of tree, text, table, dot, json, yaml, html\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
@@ -115,6 +115,9 @@ func TestOutputsMeanTheSame(t *testing.T) {
 			if _, errOut, code := runKGC(t, append(c.args, "-o", f)...); code != exitOK {
 				t.Errorf("%v -o %s: exit %d: %s", c.args, f, code, errOut)
 			}
+		}
+		if page, errOut, code := runKGC(t, append(c.args, "-o", "html")...); code != exitOK || !strings.HasPrefix(page, "<!DOCTYPE html>") {
+			t.Errorf("%v -o html: exit %d, want a page:\n%.200s%s", c.args, code, page, errOut)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // graphOutputs are the formats of kgc graph, default first.
 func graphOutputs() enum[outputFormat] {
-	return oneOf(outputTree, outputText, outputTable, outputDOT, outputJSON, outputYAML)
+	return oneOf(outputTree, outputText, outputTable, outputDOT, outputJSON, outputYAML, outputHTML)
 }
 
 // graphOptions draws the owner graph the garbage collector keeps.
@@ -59,8 +59,10 @@ wherever it lives; -A (the default offline when -n is not given) shows the whole
 Output formats: tree (the default: owners above dependents, then the findings), table (the
 findings about each object in FLAGS), dot (Graphviz, attribute names as the debug handler's, each
 hazard drawn in its own style, with a legend and the finding as tooltip), json and yaml (the
-Graph document). The format is chosen by -o alone, never by whether stdout is a terminal: to
-draw, pipe -o dot into Graphviz (kgc graph … -o dot | dot -Tsvg > graph.svg).
+Graph document), html (one self-contained page: the graph drawn by kgc itself, no Graphviz
+needed, with each hazard in the style dot gives it, a legend, search and zoom). The format is
+chosen by -o alone, never by whether stdout is a terminal: to draw with Graphviz, pipe -o dot into
+it (kgc graph … -o dot | dot -Tsvg > graph.svg), or open -o html in a browser.
 
 --fail-if TYPE (repeatable; a finding type, or any) makes kgc exit 3 after printing the graph
 when a finding of that type is shown, for CI gates.`,
@@ -165,6 +167,8 @@ func (o *graphOptions) Run(ctx context.Context) error {
 		err = render.GraphTable(o.streams.Out, view, outStyle(o.streams))
 	case outputDOT:
 		err = render.GraphDOT(o.streams.Out, view)
+	case outputHTML:
+		err = render.GraphHTML(o.streams.Out, view)
 	default:
 		err = render.GraphDocumentTo(o.streams.Out, string(o.output), view)
 	}

@@ -10,6 +10,7 @@ package main
 //	dot    Graphviz, in the one drawing style (graph, plan, postmortem)
 //	json   the command's versioned document (every command)
 //	yaml   the same document in YAML (every command)
+//	html   one self-contained page for people (graph, plan, why-stuck, postmortem)
 type outputFormat string
 
 const (
@@ -20,6 +21,7 @@ const (
 	outputDOT   outputFormat = "dot"
 	outputJSON  outputFormat = "json"
 	outputYAML  outputFormat = "yaml"
+	outputHTML  outputFormat = "html"
 )
 
 // isDocument reports whether f is one of the versioned JSON/YAML documents.

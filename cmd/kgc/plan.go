@@ -20,7 +20,7 @@ import (
 
 // planOutputs are the formats of kgc plan delete, default first.
 func planOutputs() enum[outputFormat] {
-	return oneOf(outputText, outputTable, outputJSON, outputYAML, outputDOT)
+	return oneOf(outputText, outputTable, outputJSON, outputYAML, outputDOT, outputHTML)
 }
 
 // planOptions is `kgc plan delete`.
@@ -91,11 +91,15 @@ by its fate, with a legend of the fates and marks drawn (kgc plan delete … -o 
 
 --fail-if blocked|orphans|recreated|deletes-more-than=N (repeatable) makes kgc exit 3 after
 printing the plan when the condition holds, for CI gates; an alternative outcome counts as well,
-and deletes-more-than counts recreated objects as deleted.`,
+and deletes-more-than counts recreated objects as deleted.
+
+-o html writes the plan as one self-contained page for people: the volumes it destroys and the
+objects controllers recreate first, the waves as columns coloured by fate, the owner graph drawn.`,
 		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground
   kgc plan delete ns/team-a -f cluster.json --show-steps
   kgc plan delete rc/frontend --cascade=default -o json
   kgc plan delete configmaps,secrets -l app=web -n shop
+  kgc plan delete ns/shop -o html > plan.html
   kgc plan delete crd/widgets.example.com --fail-if deletes-more-than=100`,
 		RunE: runE(o),
 	}
@@ -289,25 +293,33 @@ func (o *planOptions) print(snap *snapshot.Snapshot, p *plan.Plan) error {
 	case outputTable:
 		return render.PlanTable(o.streams.Out, p)
 	case outputDOT:
-		byUID := make(map[string]*snapshot.Object, len(p.Objects)+1)
-		want := map[string]bool{p.Target.UID: true}
-		for _, of := range p.Objects {
-			want[of.Object.UID] = true
-		}
-		for i := range snap.Objects {
-			if want[snap.Objects[i].Metadata.UID] {
-				byUID[snap.Objects[i].Metadata.UID] = &snap.Objects[i]
-			}
-		}
-		return render.PlanDOT(o.streams.Out, p, func(uid string) []snapshot.OwnerReference {
-			if obj := byUID[uid]; obj != nil {
-				return obj.Metadata.OwnerReferences
-			}
-			return nil
-		})
+		return render.PlanDOT(o.streams.Out, p, planOwners(snap, p))
+	case outputHTML:
+		return render.PlanHTML(o.streams.Out, p, planOwners(snap, p))
 	case outputAuto, outputText, outputTree:
 	}
 	return render.PlanText(o.streams.Out, p, render.PlanOptions{ShowSteps: o.showSteps, Verbose: o.source.Verbosity >= 1}, outStyle(o.streams))
+}
+
+// planOwners gives the owner references of the plan's objects, for its
+// drawings.
+func planOwners(snap *snapshot.Snapshot, p *plan.Plan) func(uid string) []snapshot.OwnerReference {
+	byUID := make(map[string]*snapshot.Object, len(p.Objects)+1)
+	want := map[string]bool{p.Target.UID: true}
+	for _, of := range p.Objects {
+		want[of.Object.UID] = true
+	}
+	for i := range snap.Objects {
+		if want[snap.Objects[i].Metadata.UID] {
+			byUID[snap.Objects[i].Metadata.UID] = &snap.Objects[i]
+		}
+	}
+	return func(uid string) []snapshot.OwnerReference {
+		if obj := byUID[uid]; obj != nil {
+			return obj.Metadata.OwnerReferences
+		}
+		return nil
+	}
 }
 
 // checkGates returns a gate error for the first --fail-if that holds.

@@ -20,7 +20,7 @@ import (
 )
 
 func postmortemOutputs() enum[outputFormat] {
-	return oneOf(outputText, outputJSON, outputYAML, outputDOT)
+	return oneOf(outputText, outputJSON, outputYAML, outputDOT, outputHTML)
 }
 
 // afterNone is the --after value that asks for no after state.
@@ -82,11 +82,14 @@ end (a snapshot or dump); without it kgc reads the live cluster when a kubeconfi
 --apply-report joins kgc apply reports by audit ID: a root request kgc apply sent says so, with
 the digest of the plan it applied.
 
-Output formats: text (default), json and yaml (the PostMortem document), dot (the causal graph).`,
+Output formats: text (default), json and yaml (the PostMortem document), dot (the causal graph),
+html (one self-contained page for people: a timeline of the requests with one lane per actor, each
+chain as a tree with how each link is known, the plan against reality; no network needed).`,
 		Example: `  kgc postmortem -A --audit-log /var/log/kubernetes/audit/
   kgc postmortem ns/team-a --audit-log audit.log --before before.json.gz --after after.json.gz
   kgc postmortem -n shop --audit-log audit.log.gz --audit-log audit-2.log.gz -o json
-  kgc postmortem -A --audit-log audit.log --after none -o dot | dot -Tsvg > cascade.svg`,
+  kgc postmortem -A --audit-log audit.log --after none -o dot | dot -Tsvg > cascade.svg
+  kgc postmortem ns/team-a --audit-log audit.log --before before.json.gz -o html > incident.html`,
 		RunE: runE(o),
 	}
 	fs := cmd.Flags()
@@ -217,6 +220,9 @@ func (o *postmortemOptions) print(a *postmortem.Analysis) (*postmortem.PostMorte
 	case outputDOT:
 		pm := a.Whole()
 		return pm, render.PostMortemDOT(o.streams.Out, pm)
+	case outputHTML:
+		pm := a.Whole()
+		return pm, render.PostMortemHTML(o.streams.Out, pm)
 	case outputAuto, outputText, outputTree, outputTable:
 	}
 	return a.Document(), render.PostMortemTextStream(o.streams.Out, a, outStyle(o.streams))

@@ -19,7 +19,7 @@ import (
 // outputAuto, is tree for one object and table for many; text is that
 // default asked for by name.
 func whyStuckOutputs() enum[outputFormat] {
-	return oneOf(outputText, outputTree, outputTable, outputJSON, outputYAML)
+	return oneOf(outputText, outputTree, outputTable, outputJSON, outputYAML, outputHTML)
 }
 
 // whyStuckOptions explains why objects are stuck in Terminating.
@@ -69,7 +69,8 @@ Without TYPE/NAME, every terminating object of the namespace (-n, or the context
 of the cluster with -A (the default offline), is listed grouped by root cause, oldest first.
 
 Output formats: tree (one object) or table (many) by default; json and yaml give the Diagnosis
-document (DiagnosisList for many).
+document (DiagnosisList for many); html writes one self-contained page for people (the blocker
+tree, the root causes, each remedy's command ready to copy, with its risk).
 
 --fail-if stuck makes kgc exit 3 after printing when a root cause is stuck (anything but a
 deletion in progress), so a pipeline can stop on it.`,
@@ -208,6 +209,8 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 		err = render.DiagnosisTree(o.streams.Out, diag, style)
 	case outputTable:
 		err = render.DiagnosisTable(o.streams.Out, singleList(diag, snap.CapturedAt), style)
+	case outputHTML:
+		err = render.WhyStuckHTML(o.streams.Out, []diagnose.Diagnosis{*diag}, style)
 	default:
 		err = render.Document(o.streams.Out, string(o.output), diag)
 	}
@@ -278,6 +281,8 @@ func (o *whyStuckOptions) printList(list *diagnose.DiagnosisList, style render.S
 			}
 		}
 		return nil
+	case outputHTML:
+		return render.WhyStuckHTML(o.streams.Out, list.Items, style)
 	case outputDOT, outputJSON, outputYAML:
 	}
 	return render.Document(o.streams.Out, string(o.output), list)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lints both Go modules (the product and test/e2e) with the pinned
+# Lints the Go modules (the product, test/e2e and test/browser) with the pinned
 # golangci-lint, installed through the Go module proxy into the user cache
 # the first time (shared by every clone).
 set -euo pipefail
@@ -16,3 +16,4 @@ fi
 # instead of failing.
 "$BIN" run --allow-serial-runners ./...
 (cd test/e2e && "$BIN" run --allow-serial-runners --config ../../.golangci.yml ./...)
+(cd test/browser && "$BIN" run --allow-serial-runners --config ../../.golangci.yml ./...)

@@ -3,7 +3,7 @@
 # proxy into the user cache the first time, shared by every clone), which
 # prints each test as it finishes, also without a terminal (CI), and ends
 # with its DONE line. Usage:
-#   test.sh unit|e2e   run the suite, recording its events for the summary
+#   test.sh unit|browser|e2e   run the suite, recording its events for the summary
 #   test.sh summary    print "N passed, N failed, N skipped" over the
 #                      suites run since the last `test.sh reset`
 #   test.sh reset      forget the suites run so far
@@ -43,8 +43,9 @@ count() {
 
 case ${1:-} in
   unit) run unit . ./... ;;
+  browser) run browser test/browser -count=1 ./... ;;
   e2e) run e2e test/e2e -count=1 -timeout 60m ./... ;;
   reset) rm -rf "$EVENTS" ;;
   summary) echo "$(count pass) passed, $(count fail) failed, $(count skip) skipped" ;;
-  *) echo "usage: $0 unit|e2e|summary|reset" >&2; exit 2 ;;
+  *) echo "usage: $0 unit|browser|e2e|summary|reset" >&2; exit 2 ;;
 esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything a change must keep true besides the tests: lint clean, gofmt
-# clean, go.mod/go.sum tidy in both modules, the command reference
+# clean, go.mod/go.sum tidy in every module, the command reference
 # generated from the current cobra tree.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,7 +12,7 @@ if [[ -n $unformatted ]]; then
   echo "verify: gofmt would change: $unformatted" >&2
   fail=1
 fi
-for mod in . test/e2e; do
+for mod in . test/e2e test/browser; do
   if ! (cd "$mod" && "$GO" mod tidy -diff >/dev/null); then
     echo "verify: go mod tidy would change $mod/go.mod or go.sum (run: cd $mod && go mod tidy)" >&2
     fail=1

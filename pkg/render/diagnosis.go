@@ -80,36 +80,7 @@ func writeCollection(b *strings.Builder, c *diagnose.Collection, s Style) {
 // object other than parent get that object as a header, so each level of
 // the tree says whose finalizer it is.
 func writeBlockers(b *strings.Builder, bs []diagnose.Blocker, parent snapshot.ObjectRef, prefix string, s Style) {
-	type group struct {
-		obj snapshot.ObjectRef
-		bs  []diagnose.Blocker
-	}
-	var groups []group
-	for _, x := range bs {
-		if n := len(groups); n > 0 && groups[n-1].obj == x.Object {
-			groups[n-1].bs = append(groups[n-1].bs, x)
-			continue
-		}
-		groups = append(groups, group{obj: x.Object, bs: []diagnose.Blocker{x}})
-	}
-	// Flatten into the items drawn at this level: blockers of parent
-	// itself, or an object header whose children are its blockers.
-	type item struct {
-		header *snapshot.ObjectRef
-		blk    *diagnose.Blocker
-		kids   []diagnose.Blocker
-	}
-	var items []item
-	for gi := range groups {
-		g := groups[gi]
-		if g.obj == parent {
-			for i := range g.bs {
-				items = append(items, item{blk: &g.bs[i]})
-			}
-			continue
-		}
-		items = append(items, item{header: &groups[gi].obj, kids: g.bs})
-	}
+	items := blockerItems(bs, parent)
 	for i, it := range items {
 		last := i == len(items)-1
 		branch, cont := "├─ ", "│  "
@@ -129,25 +100,49 @@ func writeBlockers(b *strings.Builder, bs []diagnose.Blocker, parent snapshot.Ob
 	}
 }
 
+// blockerItem is one item of a level of the blocker tree: a blocker of
+// the level's object itself, or another object heading its blockers.
+type blockerItem struct {
+	header *snapshot.ObjectRef
+	blk    *diagnose.Blocker
+	kids   []diagnose.Blocker
+}
+
+// blockerItems groups consecutive blockers of an object other than parent
+// under that object.
+func blockerItems(bs []diagnose.Blocker, parent snapshot.ObjectRef) []blockerItem {
+	type group struct {
+		obj snapshot.ObjectRef
+		bs  []diagnose.Blocker
+	}
+	var groups []group
+	for _, x := range bs {
+		if n := len(groups); n > 0 && groups[n-1].obj == x.Object {
+			groups[n-1].bs = append(groups[n-1].bs, x)
+			continue
+		}
+		groups = append(groups, group{obj: x.Object, bs: []diagnose.Blocker{x}})
+	}
+	var items []blockerItem
+	for gi := range groups {
+		g := groups[gi]
+		if g.obj == parent {
+			for i := range g.bs {
+				items = append(items, blockerItem{blk: &g.bs[i]})
+			}
+			continue
+		}
+		items = append(items, blockerItem{header: &groups[gi].obj, kids: g.bs})
+	}
+	return items
+}
+
 func writeBlocker(b *strings.Builder, x diagnose.Blocker, prefix, branch, cont string, s Style) {
 	if x.Repeated {
 		b.WriteString(prefix + branch + s.Paint(Dim, "(explained above)") + "\n")
 		return
 	}
-	var label string
-	switch {
-	case x.Finalizer != "" && x.Spec:
-		label = "spec finalizer " + s.Paint(Yellow, x.Finalizer)
-	case x.Finalizer != "":
-		label = "finalizer " + s.Paint(Yellow, x.Finalizer)
-	case x.RemovedBy != "":
-		label = "waits for " + x.RemovedBy
-	default:
-		label = "waits"
-	}
-	if x.Finalizer != "" && x.RemovedBy != "" {
-		label += " ← " + removedBy(x.RemovedBy, x.Controller, x.Attribution)
-	}
+	label := blockerLabel(x, s)
 	if x.RootCause > 0 {
 		label += "  " + s.Paint(Red, fmt.Sprintf("[root cause %d]", x.RootCause))
 	}
@@ -162,7 +157,37 @@ func writeBlocker(b *strings.Builder, x diagnose.Blocker, prefix, branch, cont s
 	for _, c := range x.StaleConditions {
 		b.WriteString(inner + s.Paint(Yellow, "stale status "+c.Type+"="+c.Status+": ") + c.Message + "; contradicted by " + c.ContradictedBy + "\n")
 	}
-	// Objects explained below are not repeated here, except for a count.
+	if rest := blockerObjects(x); len(rest) > 0 {
+		b.WriteString(inner + s.Paint(Dim, "objects: ") + listRefs(rest) + "\n")
+	}
+	if len(x.Blockers) > 0 {
+		writeBlockers(b, x.Blockers, x.Object, inner, s)
+	}
+}
+
+// blockerLabel is what holds: a finalizer and who removes it, or what it
+// waits for.
+func blockerLabel(x diagnose.Blocker, s Style) string {
+	var label string
+	switch {
+	case x.Finalizer != "" && x.Spec:
+		label = "spec finalizer " + s.Paint(Yellow, x.Finalizer)
+	case x.Finalizer != "":
+		label = "finalizer " + s.Paint(Yellow, x.Finalizer)
+	case x.RemovedBy != "":
+		label = "waits for " + x.RemovedBy
+	default:
+		label = "waits"
+	}
+	if x.Finalizer != "" && x.RemovedBy != "" {
+		label += " ← " + removedBy(x.RemovedBy, x.Controller, x.Attribution)
+	}
+	return label
+}
+
+// blockerObjects are the objects a blocker waits for that its own
+// blockers do not explain below it.
+func blockerObjects(x diagnose.Blocker) []snapshot.ObjectRef {
 	shown := map[snapshot.ObjectRef]bool{}
 	for _, k := range x.Blockers {
 		shown[k.Object] = true
@@ -176,12 +201,7 @@ func writeBlocker(b *strings.Builder, x diagnose.Blocker, prefix, branch, cont s
 			rest = append(rest, o)
 		}
 	}
-	if len(rest) > 0 {
-		b.WriteString(inner + s.Paint(Dim, "objects: ") + listRefs(rest) + "\n")
-	}
-	if len(x.Blockers) > 0 {
-		writeBlockers(b, x.Blockers, x.Object, inner, s)
-	}
+	return rest
 }
 
 func listRefs(refs []snapshot.ObjectRef) string {

@@ -168,13 +168,9 @@ func (d *dotWriter) node(n *graph.Node) {
 func nodeDrawing(n *graph.Node, fs []graph.Finding) [][2]string {
 	var attrs [][2]string
 	style := []string{"rounded"}
-	switch {
-	case n.DeletingDependents:
+	if fill := nodeFill(n); fill != "" {
 		style = append(style, "filled")
-		attrs = append(attrs, [2]string{"fillcolor", "#fce5cd"})
-	case n.BeingDeleted:
-		style = append(style, "filled")
-		attrs = append(attrs, [2]string{"fillcolor", "#f4cccc"})
+		attrs = append(attrs, [2]string{"fillcolor", fill})
 	}
 	switch {
 	case len(fs) > 0:
@@ -190,6 +186,18 @@ func nodeDrawing(n *graph.Node, fs []graph.Finding) [][2]string {
 		attrs = append(attrs, [2]string{"hazards", strings.Join(hazardTypes(fs), ",")})
 	}
 	return attrs
+}
+
+// nodeFill is the fill of a node being deleted: orange while it deletes
+// its dependents (foreground), red otherwise; "" for one that is not.
+func nodeFill(n *graph.Node) string {
+	switch {
+	case n.DeletingDependents:
+		return "#fce5cd"
+	case n.BeingDeleted:
+		return "#f4cccc"
+	}
+	return ""
 }
 
 func writeDOTAttrs(w io.Writer, id string, attrs [][2]string) {

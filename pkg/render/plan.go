@@ -292,29 +292,15 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 		if of.Object.UID == p.Target.UID || slices.ContainsFunc(p.Targets, func(t snapshot.ObjectRef) bool { return t.UID == of.Object.UID }) {
 			extra = append(extra, [2]string{"penwidth", "2"})
 		}
-		fate := of.Fate
 		if len(of.Alternatives) > 0 {
-			// Timing decides: say every fate, dashed.
-			seen := []string{of.Fate}
-			for _, a := range of.Alternatives {
-				if !slices.Contains(seen, a.Fate) {
-					seen = append(seen, a.Fate)
-				}
-			}
-			fate = strings.Join(seen, " or ")
+			// Timing decides: every fate is said, dashed.
 			extra = append(extra, [2]string{"style", "rounded,filled,dashed"})
 		}
-		if r := of.RecreatedBy; r != nil {
-			// A replacement comes (or may come) back: a double border,
-			// and who makes it.
-			if r.Certain {
-				fate += " by " + r.Controller
-			} else {
-				fate += ", may be recreated by " + r.Controller
-			}
+		if of.RecreatedBy != nil {
+			// A replacement comes (or may come) back: a double border.
 			extra = append(extra, [2]string{"peripheries", "2"})
 		}
-		planDOTNode(bw, of.Object, contextNS, fate, planFateColor(of.Fate), extra)
+		planDOTNode(bw, of.Object, contextNS, planFateLabel(of), fateFill(of.Fate), extra)
 	}
 	for _, e := range edges {
 		fmt.Fprintf(bw, "  %q -> %q%s;\n", e.from, e.to, e.attrs)
@@ -342,8 +328,8 @@ func planDOTBlocks() [][2]string {
 	return [][2]string{{"style", "dashed"}, {"color", "orange"}, {"label", "blocks"}}
 }
 
-// planFateColor is the fill of an object of fate.
-func planFateColor(fate string) string {
+// fateFill is the fill of an object of a plan's drawing, by its fate.
+func fateFill(fate string) string {
 	for _, f := range planFates() {
 		if f.fate == fate {
 			return f.color
@@ -391,6 +377,29 @@ func planDOTLegend(p *plan.Plan, edges []planDOTEdge) []dotLegendEntry {
 	return out
 }
 
+// planFateLabel is an object's fate as a drawing labels it: every fate
+// when timing decides, and who recreates it.
+func planFateLabel(of plan.ObjectFate) string {
+	fate := of.Fate
+	if len(of.Alternatives) > 0 {
+		seen := []string{of.Fate}
+		for _, a := range of.Alternatives {
+			if !slices.Contains(seen, a.Fate) {
+				seen = append(seen, a.Fate)
+			}
+		}
+		fate = strings.Join(seen, " or ")
+	}
+	if r := of.RecreatedBy; r != nil {
+		if r.Certain {
+			fate += " by " + r.Controller
+		} else {
+			fate += ", may be recreated by " + r.Controller
+		}
+	}
+	return fate
+}
+
 // planDOTNode writes one object of a plan as GraphDOT writes a node: the
 // identity attributes, then the drawing ones.
 func planDOTNode(w io.Writer, r snapshot.ObjectRef, contextNS string, fate, fill string, extra [][2]string) {
@@ -407,8 +416,13 @@ func planDOTNode(w io.Writer, r snapshot.ObjectRef, contextNS string, fate, fill
 	writeDOTAttrs(w, r.UID, attrs)
 }
 
-// planDOTEdge is one edge of a plan's drawing and its attributes.
-type planDOTEdge struct{ from, to, attrs string }
+// planDOTEdge is one edge of a plan's drawing and its attributes: an
+// owner reference (blocking when blockOwnerDeletion) or, when blocks, from
+// a blocker to what it blocks.
+type planDOTEdge struct {
+	from, to, attrs  string
+	blocking, blocks bool
+}
 
 // planDOTEdges are the owner references between drawn objects (bold when
 // blockOwnerDeletion) and, after each object's, the edges of what blocks it.
@@ -424,13 +438,13 @@ func planDOTEdges(p *plan.Plan, owners func(uid string) []snapshot.OwnerReferenc
 				if r.Blocking() {
 					attrs = " [" + dotAttrList(dotBlockingEdge()) + "]"
 				}
-				out = append(out, planDOTEdge{of.Object.UID, r.UID, attrs})
+				out = append(out, planDOTEdge{from: of.Object.UID, to: r.UID, attrs: attrs, blocking: r.Blocking()})
 			}
 		}
 		for _, b := range of.BlockedBy {
 			for _, o := range b.Objects {
 				if in[o.UID] {
-					out = append(out, planDOTEdge{o.UID, of.Object.UID, " [" + dotAttrList(planDOTBlocks()) + "]"})
+					out = append(out, planDOTEdge{from: o.UID, to: of.Object.UID, attrs: " [" + dotAttrList(planDOTBlocks()) + "]", blocks: true})
 				}
 			}
 		}

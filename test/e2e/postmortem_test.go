@@ -612,7 +612,8 @@ func splitLog(t *testing.T, c *pmCase) (string, string) {
 }
 
 // checkText: the text output's summary line names the user, the verb and
-// the object.
+// the object, and so does the -o html page (in the data its script draws
+// the chains from), with no Secret value either.
 func (c *pmCase) checkText(t *testing.T, kind string, args ...string) {
 	t.Helper()
 	args = append(append([]string{"postmortem"}, args...), "--before", c.beforeFile, "--after", c.afterFile)
@@ -624,6 +625,11 @@ func (c *pmCase) checkText(t *testing.T, kind string, args ...string) {
 	}
 	if res.ExitCode != 0 || !strings.Contains(string(res.Stdout), c.user) || !strings.Contains(string(res.Stdout), want) {
 		t.Errorf("text output: want a summary line naming %s and %q\n%s", c.user, want, res)
+	}
+	page := c.env.RunKGC(t, append(args, "-o", "html")...)
+	requireNoSecret(t, page)
+	if page.ExitCode != 0 || !strings.HasPrefix(string(page.Stdout), "<!DOCTYPE html>") || !strings.Contains(string(page.Stdout), want) {
+		t.Errorf("-o html: want a page naming %q\n%s", want, page)
 	}
 }
 
@@ -974,7 +980,7 @@ func TestPostMortemShippedExample(t *testing.T) {
 		t.Fatalf("the example's audit log does not hold the Secret's value: it cannot prove kgc leaves it out")
 	}
 	base := []string{"postmortem", "-n", "team-a", "--audit-log", logFile, "--before", filepath.Join(dir, "before.json.gz"), "--after", filepath.Join(dir, "after.json.gz")}
-	for _, format := range []string{"text", "json", "yaml", "dot"} {
+	for _, format := range []string{"text", "json", "yaml", "dot", "html"} {
 		res := env.RunKGC(t, append(base, "-o", format)...)
 		requireNoSecret(t, res)
 		if res.ExitCode != 0 {
