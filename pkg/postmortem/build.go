@@ -39,9 +39,6 @@ func buildChains(ix *index) *chains {
 			ch.orphan(r)
 			continue
 		}
-		if o, ok := ch.orphanedBefore(r); ok {
-			ch.orphanedFirst[o.owner] = append(ch.orphanedFirst[o.owner], o)
-		}
 		c, ok := ix.causeOf(r)
 		switch {
 		case ok && c.parent == nil:
@@ -56,6 +53,16 @@ func buildChains(ix *index) *chains {
 		}
 	}
 	ch.promoteParents()
+	// What one chain orphaned and another deleted later is in both; what
+	// a chain orphaned and then deleted itself is its deletion only.
+	for _, r := range sortedRecords(ix.all) {
+		if !r.caused || !ix.wentOrStarted(r) {
+			continue
+		}
+		if o, ok := ch.orphanedBefore(r); ok && chainRoot(o.owner) != chainRoot(r) {
+			ch.orphanedFirst[o.owner] = append(ch.orphanedFirst[o.owner], o)
+		}
+	}
 	return ch
 }
 
