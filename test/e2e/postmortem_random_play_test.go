@@ -1,0 +1,352 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kgc-dev/kgc/test/e2e/framework"
+)
+
+// pmLabel marks a batch's cluster-scoped objects.
+const pmLabel = "kgc-e2e/pmr"
+
+// build creates the batch's namespaces, its CRD and the objects that exist
+// before the window; the ones created in it wait for play.
+func (b *pmBatch) build(t *testing.T, ctx context.Context, env *framework.Env) {
+	t.Helper()
+	for w := range b.Worlds {
+		world := &b.Worlds[w]
+		world.ns = b.mkNamespace(t, ctx, env, world.Namespace, fmt.Sprintf("pmr-%d-w%d", b.Seed, w))
+		if world.Second >= 0 {
+			world.ns2 = b.mkNamespace(t, ctx, env, world.Second, fmt.Sprintf("pmr-%d-w%dx", b.Seed, w))
+		}
+	}
+	for i := range b.Objs {
+		o := &b.Objs[i]
+		switch {
+		case o.Kind == kNamespace || o.Kind == kCRD:
+		case o.Kind == kGadget || (o.Kind == kSprocket && b.CRDCluster):
+			o.name = b.Worlds[o.World].ns + "." + o.ID[strings.Index(o.ID, ".")+1:]
+		default:
+			o.ns = b.Worlds[o.World].ns
+			if o.Second {
+				o.ns = b.Worlds[o.World].ns2
+			}
+			o.name = o.ID[strings.Index(o.ID, ".")+1:]
+		}
+	}
+	if b.CRD >= 0 {
+		ns := b.Worlds[b.Objs[b.CRD].World].ns
+		b.crd = framework.CRD{Group: "b" + ns[strings.LastIndex(ns, "-")+1:] + ".pmr.e2e.kgc.dev", Kind: kSprocket, Plural: "sprockets", Namespace: !b.CRDCluster}
+		env.CreateCRDServed(t, ctx, b.crd)
+		crd, err := env.Dynamic.Resource(framework.CRDResource).Get(ctx, b.crd.TypeArg(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Objs[b.CRD].name, b.Objs[b.CRD].uid = crd.GetName(), string(crd.GetUID())
+	}
+	for i, o := range b.Objs {
+		if o.Kind == kNamespace || o.Kind == kCRD || o.InAct {
+			continue
+		}
+		// The API server may serve a new CRD's resource a moment after
+		// it is Established.
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			return b.create(ctx, env, i) == nil, nil
+		})
+		if err != nil {
+			t.Fatalf("seed %d: creating %s: %v", b.Seed, b.describe(i), b.create(ctx, env, i))
+		}
+	}
+}
+
+func (b *pmBatch) mkNamespace(t *testing.T, ctx context.Context, env *framework.Env, i int, prefix string) string {
+	t.Helper()
+	name := env.Namespace(t, ctx, prefix)
+	ns, err := env.Client.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Objs[i].name, b.Objs[i].uid = name, string(ns.UID)
+	return name
+}
+
+// create creates object i as the admin.
+func (b *pmBatch) create(ctx context.Context, env *framework.Env, i int) error {
+	o := &b.Objs[i]
+	var u *unstructured.Unstructured
+	switch o.Kind {
+	case kConfigMap:
+		u = framework.Obj("v1", kConfigMap, o.ns, o.name)
+	case kSecret:
+		u = framework.Obj("v1", kSecret, o.ns, o.name)
+		u.Object["stringData"] = map[string]any{"password": fakeSecret}
+	case kWidget:
+		u = randWidget.New(o.ns, o.name)
+	case kGadget:
+		u = randGadget.New("", o.name)
+	default:
+		u = b.crd.New(o.ns, o.name)
+	}
+	if o.ns == "" {
+		u.SetLabels(map[string]string{pmLabel: b.Worlds[0].ns})
+	}
+	var refs []metav1.OwnerReference
+	for k, ow := range o.Owners {
+		refs = append(refs, b.ref(ow, o.Block[k]))
+	}
+	if o.Cross >= 0 {
+		refs = append(refs, b.ref(o.Cross, nil))
+	}
+	if o.Ghost {
+		if b.ghostUIDs[i] == "" {
+			b.ghostUIDs[i] = string(uuid.NewUUID())
+		}
+		refs = append(refs, metav1.OwnerReference{APIVersion: "v1", Kind: kConfigMap, Name: "ghost", UID: types.UID(b.ghostUIDs[i])})
+	}
+	u.SetOwnerReferences(refs)
+	if o.Fin != "" {
+		u.SetFinalizers([]string{o.Fin})
+	}
+	out, err := env.Dynamic.Resource(b.gvr(i)).Namespace(o.ns).Create(ctx, u, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", o.ID, err)
+	}
+	b.mu.Lock()
+	o.uid = string(out.GetUID())
+	b.mu.Unlock()
+	return nil
+}
+
+func (b *pmBatch) ref(i int, block *bool) metav1.OwnerReference {
+	o := b.Objs[i]
+	apiVersion := b.gvr(i).GroupVersion().String()
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: o.Kind, Name: o.name, UID: types.UID(o.uid), BlockOwnerDeletion: block}
+}
+
+// play sends the phase's requests, each after its delay, all at once.
+func (b *pmBatch) play(ctx context.Context, env *framework.Env, people map[string]dynamic.Interface, phase int) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for k := range b.Acts {
+		a := &b.Acts[k]
+		if a.Phase != phase {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(a.Delay)
+			err := b.act(ctx, env, people, a)
+			mu.Lock()
+			a.err = err
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+}
+
+func (b *pmBatch) act(ctx context.Context, env *framework.Env, people map[string]dynamic.Interface, a *pmAct) error {
+	if a.Verb == "create" {
+		b.mu.Lock()
+		b.createdTime[a.Obj] = time.Now()
+		b.mu.Unlock()
+		return b.create(ctx, env, a.Obj)
+	}
+	o := b.Objs[a.Obj]
+	client := people[a.Person]
+	opts := metav1.DeleteOptions{}
+	if a.Policy != "" {
+		p := metav1.DeletionPropagation(a.Policy)
+		opts.PropagationPolicy = &p
+	}
+	if a.UIDPre {
+		opts.Preconditions = &metav1.Preconditions{UID: ptrTo(types.UID(o.uid))}
+	}
+	if a.Verb != "delete" {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if a.Verb == "dryrun-collection" {
+		return client.Resource(framework.ConfigMaps).Namespace(b.Worlds[o.World].ns).DeleteCollection(ctx, opts, metav1.ListOptions{})
+	}
+	return client.Resource(b.gvr(a.Obj)).Namespace(o.ns).Delete(ctx, o.name, opts)
+}
+
+// releaser removes pmReleaseFinalizer from each object of the batch a moment
+// after it started terminating, by update, as the object's Releaser, until
+// stop is closed.
+func (b *pmBatch) releaser(ctx context.Context, env *framework.Env, people map[string]dynamic.Interface) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	seen := map[int]time.Time{}
+	released := map[int]bool{}
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(300 * time.Millisecond):
+			}
+			for i := range b.Objs {
+				o := &b.Objs[i] // fields set before play; uid through uidOf
+				if o.Fin != pmReleaseFinalizer || released[i] || b.uidOf(i) == "" {
+					continue
+				}
+				ri := env.Dynamic.Resource(b.gvr(i)).Namespace(o.ns)
+				cur, err := ri.Get(ctx, o.name, metav1.GetOptions{})
+				if apierrors.IsNotFound(err) {
+					released[i] = true
+					continue
+				}
+				if err != nil || cur.GetDeletionTimestamp() == nil || string(cur.GetUID()) != b.uidOf(i) {
+					continue
+				}
+				if seen[i].IsZero() {
+					seen[i] = time.Now()
+					continue
+				}
+				if time.Since(seen[i]) < 700*time.Millisecond {
+					continue
+				}
+				cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == pmReleaseFinalizer }))
+				if _, err := people[o.Releaser].Resource(b.gvr(i)).Namespace(o.ns).Update(ctx, cur, metav1.UpdateOptions{}); err == nil {
+					released[i] = true
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// uidOf reads an object's UID, set by create (which play may run
+// concurrently).
+func (b *pmBatch) uidOf(i int) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.Objs[i].uid
+}
+
+// capture lists the batch's objects, keyed by UID. A type or namespace
+// that is gone lists nothing.
+func (b *pmBatch) capture(ctx context.Context, env *framework.Env) (map[string]framework.ObjState, error) {
+	mine := map[string]bool{}
+	type where struct {
+		gvr schema.GroupVersionResource
+		ns  string
+	}
+	lists := map[where]bool{}
+	for i, o := range b.Objs {
+		if o.uid == "" {
+			continue
+		}
+		mine[o.uid] = true
+		if o.Kind != kNamespace && o.Kind != kCRD {
+			lists[where{b.gvr(i), o.ns}] = true
+		}
+	}
+	out := map[string]framework.ObjState{}
+	keep := func(gvr schema.GroupVersionResource, items []unstructured.Unstructured) {
+		for k := range items {
+			if s := framework.StateOf(gvr, &items[k]); mine[s.UID] {
+				out[s.UID] = s
+			}
+		}
+	}
+	for wh := range lists {
+		opts := metav1.ListOptions{}
+		if wh.ns == "" {
+			opts.LabelSelector = pmLabel + "=" + b.Worlds[0].ns
+		}
+		l, err := env.Dynamic.Resource(wh.gvr).Namespace(wh.ns).List(ctx, opts)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing %s in %q: %w", wh.gvr, wh.ns, err)
+		}
+		keep(wh.gvr, l.Items)
+	}
+	nss, err := env.Dynamic.Resource(framework.Namespaces).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing namespaces: %w", err)
+	}
+	keep(framework.Namespaces, nss.Items)
+	if b.CRD >= 0 {
+		crd, err := env.Dynamic.Resource(framework.CRDResource).Get(ctx, b.Objs[b.CRD].name, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			keep(framework.CRDResource, []unstructured.Unstructured{*crd})
+		case !apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("reading the batch's CRD: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// settle waits until the batch's objects stop changing.
+func (b *pmBatch) settle(ctx context.Context, env *framework.Env, quiet time.Duration) (map[string]framework.ObjState, error) {
+	var states map[string]framework.ObjState
+	_, err := framework.WaitSettled(ctx, quiet, 4*time.Minute, func(ctx context.Context) (string, error) {
+		s, err := b.capture(ctx, env)
+		if err != nil {
+			return "", err
+		}
+		states = s
+		return framework.Fingerprint(s), nil
+	})
+	return states, err
+}
+
+// playPhase plays a phase with the releaser running, and waits until
+// everything settled, the releaser's updates included.
+func (b *pmBatch) playPhase(t *testing.T, ctx context.Context, env *framework.Env, people map[string]dynamic.Interface, phase int) map[string]framework.ObjState {
+	t.Helper()
+	stop := b.releaser(ctx, env, people)
+	b.play(ctx, env, people, phase)
+	if _, err := b.settle(ctx, env, 4*time.Second); err != nil {
+		stop()
+		t.Fatalf("seed %d: settling after phase %d: %v\n%s", b.Seed, phase, err, b)
+	}
+	stop()
+	states, err := b.settle(ctx, env, 2*time.Second)
+	if err != nil {
+		t.Fatalf("seed %d: settling after phase %d: %v\n%s", b.Seed, phase, err, b)
+	}
+	return states
+}
+
+// cleanup removes the finalizers the batch set, so that what it left
+// terminating (namespaces, its CRD) can go.
+func (b *pmBatch) cleanup(ctx context.Context, env *framework.Env) {
+	for i, o := range b.Objs {
+		if o.Fin == "" || o.uid == "" {
+			continue
+		}
+		ri := env.Dynamic.Resource(b.gvr(i)).Namespace(o.ns)
+		for try := 0; try < 5; try++ {
+			cur, err := ri.Get(ctx, o.name, metav1.GetOptions{})
+			if err != nil {
+				break
+			}
+			cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == holdFinalizer || f == pmReleaseFinalizer }))
+			if _, err := ri.Update(ctx, cur, metav1.UpdateOptions{}); err == nil || !apierrors.IsConflict(err) {
+				break
+			}
+		}
+	}
+}
