@@ -202,18 +202,18 @@ func (b *pmBatch) releaser(ctx context.Context, env *framework.Env, people map[s
 				return
 			case <-time.After(300 * time.Millisecond):
 			}
+			states, err := b.capture(ctx, env)
+			if err != nil {
+				continue
+			}
 			for i := range b.Objs {
 				o := &b.Objs[i] // fields set before play; uid through uidOf
-				if o.Fin != pmReleaseFinalizer || released[i] || b.uidOf(i) == "" {
+				uid := b.uidOf(i)
+				if o.Fin != pmReleaseFinalizer || released[i] || uid == "" {
 					continue
 				}
-				ri := env.Dynamic.Resource(b.gvr(i)).Namespace(o.ns)
-				cur, err := ri.Get(ctx, o.name, metav1.GetOptions{})
-				if apierrors.IsNotFound(err) {
-					released[i] = true
-					continue
-				}
-				if err != nil || cur.GetDeletionTimestamp() == nil || string(cur.GetUID()) != b.uidOf(i) {
+				st, ok := states[uid]
+				if !ok || !st.Terminating || !slices.Contains(st.Finalizers, pmReleaseFinalizer) {
 					continue
 				}
 				if seen[i].IsZero() {
@@ -223,8 +223,13 @@ func (b *pmBatch) releaser(ctx context.Context, env *framework.Env, people map[s
 				if time.Since(seen[i]) < 700*time.Millisecond {
 					continue
 				}
+				ri := people[o.Releaser].Resource(b.gvr(i)).Namespace(o.ns)
+				cur, err := ri.Get(ctx, o.name, metav1.GetOptions{})
+				if err != nil || string(cur.GetUID()) != uid {
+					continue
+				}
 				cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == pmReleaseFinalizer }))
-				if _, err := people[o.Releaser].Resource(b.gvr(i)).Namespace(o.ns).Update(ctx, cur, metav1.UpdateOptions{}); err == nil {
+				if _, err := ri.Update(ctx, cur, metav1.UpdateOptions{}); err == nil {
 					released[i] = true
 				}
 			}
@@ -244,21 +249,19 @@ func (b *pmBatch) uidOf(i int) string {
 // capture lists the batch's objects, keyed by UID. A type or namespace
 // that is gone lists nothing.
 func (b *pmBatch) capture(ctx context.Context, env *framework.Env) (map[string]framework.ObjState, error) {
+	b.mu.Lock()
 	mine := map[string]bool{}
-	type where struct {
-		gvr schema.GroupVersionResource
-		ns  string
-	}
-	lists := map[where]bool{}
+	lists := map[schema.GroupVersionResource]bool{}
 	for i, o := range b.Objs {
 		if o.uid == "" {
 			continue
 		}
 		mine[o.uid] = true
 		if o.Kind != kNamespace && o.Kind != kCRD {
-			lists[where{b.gvr(i), o.ns}] = true
+			lists[b.gvr(i)] = true
 		}
 	}
+	b.mu.Unlock()
 	out := map[string]framework.ObjState{}
 	keep := func(gvr schema.GroupVersionResource, items []unstructured.Unstructured) {
 		for k := range items {
@@ -267,19 +270,16 @@ func (b *pmBatch) capture(ctx context.Context, env *framework.Env) (map[string]f
 			}
 		}
 	}
-	for wh := range lists {
-		opts := metav1.ListOptions{}
-		if wh.ns == "" {
-			opts.LabelSelector = pmLabel + "=" + b.Worlds[0].ns
-		}
-		l, err := env.Dynamic.Resource(wh.gvr).Namespace(wh.ns).List(ctx, opts)
+	// One list per type across namespaces: the plane holds little else.
+	for gvr := range lists {
+		l, err := env.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{})
 		if apierrors.IsNotFound(err) {
-			continue
+			continue // the batch's CRD is gone
 		}
 		if err != nil {
-			return nil, fmt.Errorf("listing %s in %q: %w", wh.gvr, wh.ns, err)
+			return nil, fmt.Errorf("listing %s: %w", gvr, err)
 		}
-		keep(wh.gvr, l.Items)
+		keep(gvr, l.Items)
 	}
 	nss, err := env.Dynamic.Resource(framework.Namespaces).List(ctx, metav1.ListOptions{})
 	if err != nil {
