@@ -285,11 +285,18 @@ func foldEvents(order []keptSlot) []keptSlot {
 func (c *collector) blockLen(b int) int { return min(slotBlock, c.n-b*slotBlock) }
 
 // failedWrite is a create, update or patch that failed: it changed
-// nothing.
+// nothing. An update or patch answered 404 is kept: it says its object
+// was gone by then, which may be all the log says of its end.
 func failedWrite(ev *Event) bool {
 	switch ev.Verb {
-	case "create", "update", "patch":
+	case "create":
 		return ev.Code >= 400
+	case "update", "patch":
+		return ev.Code >= 400 && ev.Code != CodeNotFound
 	}
 	return false
 }
+
+// CodeNotFound is the code of a request about an object that is not
+// there.
+const CodeNotFound = 404

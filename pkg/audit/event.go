@@ -148,7 +148,9 @@ func keepWrite(verb string, ref *Ref) verdict {
 			return drop // exec, attach, token, binding: nothing a chain needs
 		}
 	case "update", "patch":
-		if ref.Subresource == "status" {
+		// A status update changes no deletion, but for a CRD's: the API
+		// server's CRD finalizer removes its finalizer through status.
+		if ref.Subresource == "status" && ref.Resource != "customresourcedefinitions" {
 			return drop
 		}
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -56,4 +57,24 @@ func (e *Event) ReceivedAt() time.Time {
 func ObjectKind(apiVersion, kind string) bool {
 	group, _ := snapshot.SplitAPIVersion(apiVersion)
 	return kind != "" && apiVersion != "" && group != "meta.k8s.io" && kind != "Status"
+}
+
+// DryRun reports a request sent with dryRun=All (in its URI, as kubectl
+// --dry-run=server sends it, or in its DeleteOptions): the API server ran
+// admission and validation and answered as if it had acted, and changed
+// nothing. Its response may even show the object deleting.
+func (e *Event) DryRun() bool {
+	if e.Delete != nil && len(e.Delete.DryRun) > 0 {
+		return true
+	}
+	_, query, ok := strings.Cut(e.RequestURI, "?")
+	if !ok {
+		return false
+	}
+	for kv := range strings.SplitSeq(query, "&") {
+		if k, v, _ := strings.Cut(kv, "="); k == "dryRun" && v != "" {
+			return true
+		}
+	}
+	return false
 }

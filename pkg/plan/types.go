@@ -2,6 +2,7 @@ package plan
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -256,6 +257,26 @@ type Blocker struct {
 	RemovedBy  string               `json:"removedBy,omitempty"`
 	WaitingFor string               `json:"waitingFor,omitempty"`
 	Objects    []snapshot.ObjectRef `json:"objects,omitempty"`
+}
+
+// Words says what a blocker is: its finalizer (through hl, which may
+// highlight it), who removes it, and what it waits for.
+func (b Blocker) Words(hl func(string) string) string {
+	var parts []string
+	if b.Finalizer != "" {
+		parts = append(parts, "finalizer "+hl(b.Finalizer))
+	}
+	if b.RemovedBy != "" {
+		parts = append(parts, "removed by "+b.RemovedBy)
+	}
+	line := strings.Join(parts, ", ")
+	if b.WaitingFor != "" {
+		if line != "" {
+			line += ": "
+		}
+		line += "waits for " + b.WaitingFor
+	}
+	return line
 }
 
 // FinalState is an object's state at quiescence.

@@ -17,9 +17,13 @@ type chains struct {
 	roots    []*record
 	// missing are owners whose deletion the log does not hold, keyed by
 	// UID, with the dependents that went for them.
-	missing     map[string]*record
-	unexplained []*record
-	wentByNS    map[string][]went
+	missing map[string]*record
+	// orphanedFirst are, by owner, the objects the garbage collector
+	// orphaned for that owner's orphaning delete before their own
+	// deletion, of another chain, started: listed in both chains.
+	orphanedFirst map[*record][]orphaning
+	unexplained   []*record
+	wentByNS      map[string][]went
 	// sweptTypes and collsByNS are what unitemized reads for every
 	// deleted namespace, filed once (indexSweeps).
 	sweptTypes map[typeKey]bool
@@ -29,11 +33,14 @@ type chains struct {
 // buildChains decides every object's cause. Objects whose deletion did
 // not start in the window and that were not orphaned take no part.
 func buildChains(ix *index) *chains {
-	ch := &chains{ix: ix, children: map[*record][]*record{}, missing: map[string]*record{}}
+	ch := &chains{ix: ix, children: map[*record][]*record{}, missing: map[string]*record{}, orphanedFirst: map[*record][]orphaning{}}
 	for _, r := range sortedRecords(ix.all) {
 		if !ix.wentOrStarted(r) {
 			ch.orphan(r)
 			continue
+		}
+		if o, ok := ch.orphanedBefore(r); ok {
+			ch.orphanedFirst[o.owner] = append(ch.orphanedFirst[o.owner], o)
 		}
 		c, ok := ix.causeOf(r)
 		switch {
@@ -42,10 +49,8 @@ func buildChains(ix *index) *chains {
 			r.setCause(c)
 		case ok:
 			ch.link(r, c)
-		case c.actor == ActorGarbageCollector && len(r.owners) > 0:
-			ch.underMissingOwner(r, c)
 		case c.actor == ActorGarbageCollector:
-			ch.byTiming(r, c)
+			ch.collectedAlone(r, c)
 		default:
 			ch.unexplained = append(ch.unexplained, r)
 		}
@@ -76,6 +81,9 @@ func (ix *index) wentOrStarted(r *record) bool {
 	if r.start() != nil {
 		return true
 	}
+	if _, ok := ix.modelCause(r); ok {
+		return true
+	}
 	g := ix.gone(r)
 	return g && r.before != nil
 }
@@ -97,6 +105,119 @@ func (ch *chains) orphan(r *record) {
 		c := cause{parent: o, via: ViaOwnerReference, evidence: ev, actor: ActorGarbageCollector, likely: e == nil}
 		ch.link(r, c)
 		return
+	}
+}
+
+// orphaning is the garbage collector orphaning an object for an owner's
+// orphaning delete.
+type orphaning struct {
+	owner, r *record
+	e        *audit.Event
+	evidence string
+}
+
+// orphanedBefore finds the orphaning the garbage collector carried out on
+// an object that went before its own deletion started: the first thing
+// that happened to it, in its owner's chain. The PATCH names the owners
+// it removed at RequestResponse level; else the object's owners say.
+func (ch *chains) orphanedBefore(r *record) (orphaning, bool) {
+	uids, e, ev := ch.ix.orphanedFrom(r)
+	s := ch.ix.sweepOrStart(r)
+	if ns := ch.ix.namespaceRecord(r.key.namespace); s == nil && ns != nil && ns != r {
+		s = ns.start() // swept with its namespace, by no logged request
+	}
+	if s == nil {
+		return orphaning{}, false
+	}
+	if e == nil {
+		return ch.orphanedByModel(r, s)
+	}
+	if !e.ReceivedAt().Before(s.ReceivedAt()) {
+		return orphaning{}, false
+	}
+	if len(uids) == 0 {
+		for _, ref := range r.owners {
+			uids = append(uids, ref.UID)
+		}
+		ev = r.ownersFrom
+	}
+	for _, uid := range uids {
+		o := ch.ix.ownerOf(r, uid)
+		if o != nil && o != r && o.start() != nil && !o.start().ReceivedAt().After(e.ReceivedAt()) {
+			return orphaning{owner: o, r: r, e: e, evidence: ev}, true
+		}
+	}
+	return orphaning{}, false
+}
+
+// orphanedByModel finds, when the log holds no orphaning PATCH (a log
+// trimmed of the collector's requests), an owner of r whose logged DELETE
+// orphans its dependents and came before r's own deletion started: by
+// kgc's model, the collector orphaned r first.
+func (ch *chains) orphanedByModel(r *record, s *audit.Event) (orphaning, bool) {
+	for _, ref := range r.owners {
+		o := ch.ix.ownerOf(r, ref.UID)
+		if o == nil || o == r || o.start() == nil || !o.start().ReceivedAt().Before(s.ReceivedAt()) {
+			continue
+		}
+		if orphans, known := ch.ix.orphansDependents(o); known && orphans {
+			return orphaning{owner: o, r: r, evidence: EvidenceModel}, true
+		}
+	}
+	return orphaning{}, false
+}
+
+// orphanedLink is the link, in its owner's chain, of an object orphaned
+// first and deleted later in another chain.
+func (ch *chains) orphanedLink(o orphaning) Link {
+	l := Link{Object: o.r.ref(), Result: ResultOrphaned, Actor: ActorGarbageCollector, Via: ViaOwnerReference, Evidence: o.evidence, Steps: []Step{}}
+	if o.e == nil {
+		l.Detail = "orphaned first, per kgc's model of the owner's orphaning DELETE (the log holds no request of the garbage collector's about it); " + laterDeletion(o.r)
+		return l
+	}
+	l.User, l.Time, l.AuditID = userOf(o.e), o.e.Time, o.e.AuditID
+	for _, st := range ch.ix.stepsOf(o.r) {
+		if !st.Time.After(o.e.Time) {
+			l.Steps = append(l.Steps, st)
+		}
+	}
+	l.Detail = "orphaned first; " + laterDeletion(o.r)
+	return l
+}
+
+// laterDeletion says which chain deleted an object later: its root's
+// request.
+func laterDeletion(r *record) string {
+	root := r
+	// A chain is a tree; the bound only keeps a malformed one finite.
+	for range len(r.events) + 1024 {
+		if !root.caused || root.cause.parent == nil {
+			break
+		}
+		root = root.cause.parent
+	}
+	s := root.start()
+	switch {
+	case s == nil:
+		return fmt.Sprintf("deleted later in the chain of %s, whose deletion is not in the log", describe(root.ref()))
+	case root == r:
+		return fmt.Sprintf("deleted later by %s's %s of it", userOf(s), s.Verb)
+	}
+	return fmt.Sprintf("deleted later by %s's %s of %s", userOf(s), s.Verb, describe(root.ref()))
+}
+
+// collectedAlone places a dependent the garbage collector deleted when
+// the log shows no owner of it going: on its own when its owners are
+// absent, else under an owner whose deletion is not in the log, else,
+// its owners unknown, by timing.
+func (ch *chains) collectedAlone(r *record, c cause) {
+	switch why := ch.ix.absentOwners(r); {
+	case why != "":
+		ch.onItsOwn(r, c, why)
+	case len(r.owners) > 0:
+		ch.underMissingOwner(r, c)
+	default:
+		ch.byTiming(r, c)
 	}
 }
 
@@ -193,16 +314,16 @@ func (ch *chains) tree(r *record, seen map[*record]bool) Link {
 			l.Dependents = append(l.Dependents, ch.tree(k, seen))
 		}
 	}
+	for _, o := range ch.orphanedFirst[r] {
+		l.Dependents = append(l.Dependents, ch.orphanedLink(o))
+	}
 	return l
 }
 
 func (ch *chains) linkOf(r *record, c cause) Link {
 	l := Link{Object: r.ref(), Via: c.via, Evidence: c.evidence, Actor: c.actor, Detail: c.detail, Steps: ch.ix.stepsOf(r)}
-	if c.via == ViaRoot {
+	if c.via == ViaRoot && r.start() != nil {
 		l.Evidence = EvidenceAudit
-		if _, missing := ch.missing[r.uid]; missing && r.start() == nil {
-			l.Evidence = ""
-		}
 	}
 	s := r.start()
 	if s != nil {
@@ -211,10 +332,13 @@ func (ch *chains) linkOf(r *record, c cause) Link {
 		l.Time = sw.Time
 	}
 	l.Result = ch.ix.result(r)
+	if c.modeled && len(heldBy(r)) == 0 {
+		l.Result = ResultDeleted
+	}
 	if s == nil && c.via == ViaOwnerReference && c.actor == ActorGarbageCollector && !c.likely {
 		l.Result = ResultOrphaned
 	}
-	if uids, e, _ := ch.ix.orphanedFrom(r); len(uids) > 0 && s == nil {
+	if uids, e, _ := ch.ix.orphanedFrom(r); len(uids) > 0 && s == nil && l.Result != ResultDeleted {
 		l.Result = ResultOrphaned
 		if e != nil {
 			l.Time, l.AuditID, l.User = e.Time, e.AuditID, userOf(e)
@@ -237,15 +361,30 @@ func (ix *index) stepsOf(r *record) []Step {
 		sweptAt = r.sweep.ReceivedAt()
 	}
 	started := false
+	var held []string // the finalizers last known on the object
+	if r.before != nil {
+		held = r.before.Metadata.Finalizers
+	}
 	for _, e := range r.events {
 		what := stepWhat(e, started || (!sweptAt.IsZero() && !e.ReceivedAt().Before(sweptAt)))
+		gone := finalizersRemoved(e, held)
+		if m := e.ObjectState(); m != nil && accepted(e) {
+			held = m.Finalizers
+		}
+		if what == StepUpdate && len(gone) > 0 {
+			what = StepRemoveFinalizer
+		}
 		if what == "" {
 			continue
 		}
 		if deletes(e) && accepted(e) {
 			started = true
 		}
-		out = append(out, Step{Time: e.Time, User: userOf(e), Actor: actor(e), Verb: e.Verb, AuditID: e.AuditID, Code: e.Code, What: what})
+		st := Step{Time: e.Time, User: userOf(e), Actor: actor(e), Verb: e.Verb, AuditID: e.AuditID, Code: e.Code, What: what}
+		if what == StepRemoveFinalizer {
+			st.Finalizers = gone
+		}
+		out = append(out, st)
 	}
 	if e := ix.sweepOrStart(r); e != nil && e.Verb == "deletecollection" {
 		out = append(out, Step{Time: e.Time, User: userOf(e), Actor: actor(e), Verb: e.Verb, AuditID: e.AuditID, Code: e.Code, What: StepDeleteCollection})
@@ -256,6 +395,8 @@ func (ix *index) stepsOf(r *record) []Step {
 
 func stepWhat(e *audit.Event, started bool) string {
 	switch {
+	case e.Code == audit.CodeNotFound && deletes(e):
+		return StepNotFound
 	case e.Code >= 400 && (deletes(e) || e.Verb == "deletecollection"):
 		return StepRefused
 	case e.Code >= 400:
@@ -282,4 +423,29 @@ func stepWhat(e *audit.Event, started bool) string {
 		return StepUpdate
 	}
 	return ""
+}
+
+// finalizersRemoved lists the finalizers an accepted write took off its
+// object, of those held before it: from a patch's
+// $deleteFromPrimitiveList, or from the object it left.
+func finalizersRemoved(e *audit.Event, held []string) []string {
+	if !accepted(e) || (e.Verb != "update" && e.Verb != "patch") {
+		return nil
+	}
+	if m := e.Request; m != nil && m.MetaExtras != nil && len(m.RemovedFinalizers) > 0 {
+		return m.RemovedFinalizers
+	}
+	// The state a write logs is the whole object (never a patch's body):
+	// no finalizers field is none.
+	m := e.ObjectState()
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range held {
+		if !slices.Contains(m.Finalizers, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -19,6 +19,8 @@ type cause struct {
 	actor  string
 	likely bool
 	detail string
+	// modeled: the object's end is kgc's model's answer (model.go).
+	modeled bool
 }
 
 // causeOf decides an object's cause, or reports it a root (ok true, parent
@@ -65,7 +67,7 @@ func (ix *index) actorFor(s *audit.Event, r *record) string {
 	if s.Verb == "deletecollection" {
 		return ActorNamespaceController
 	}
-	if _, ok := ix.ownerWent(r, s.ReceivedAt()); ok {
+	if _, ok := ix.ownerWent(r, s.ReceivedAt()); ok || ix.absentOwners(r) != "" {
 		return ActorGarbageCollector
 	}
 	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
@@ -161,16 +163,17 @@ func (ix *index) namespaceCause(r *record, s *audit.Event, c cause) (cause, bool
 // namespace's deletecollection, a CRD's storage delete, or an owner that
 // went, known from the snapshots; nothing else is guessed.
 func (ix *index) silentCause(r *record) (cause, bool) {
+	if c, ok := ix.modelCause(r); ok {
+		return c, true
+	}
 	if !ix.gone(r) || r.before == nil {
 		return cause{}, false
 	}
 	if crd := ix.crdOf(r); crd != nil {
-		ev := EvidenceSnapshot
-		if crd.start() != nil {
-			ev = EvidenceAudit
-		}
-		return cause{parent: crd, via: ViaCRD, evidence: ev, actor: ActorAPIServer, likely: true,
-			detail: "no request names it: the API server deletes a CRD's instances from storage when the CRD goes"}, true
+		// The CRD finalizer deletes the instances through storage, with no
+		// request: the tie is kgc's model of it.
+		return cause{parent: crd, via: ViaCRD, evidence: EvidenceModel, actor: ActorAPIServer, likely: true,
+			detail: "no request names it: the API server's CRD finalizer deletes every instance of a CRD, from storage, before the CRD goes"}, true
 	}
 	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
 		c := cause{parent: ns, via: ViaNamespace, evidence: EvidenceSnapshot, actor: ActorNamespaceController, likely: true}
@@ -184,6 +187,10 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 	if o, ok := ix.ownerWent(r, farFuture); ok {
 		return cause{parent: o, via: ViaOwnerReference, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
 			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner"}, true
+	}
+	if why := ix.absentOwners(r); why != "" {
+		return cause{via: ViaRoot, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
+			detail: why + "; no request names its deletion (the audit policy did not log it)"}, true
 	}
 	return cause{}, false
 }

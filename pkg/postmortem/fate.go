@@ -13,21 +13,24 @@ const ResultDeleting = "deleting"
 
 // covers reports whether the after snapshot would hold the object if it
 // still existed: its type was listed, in its namespace.
-func (ix *index) covers(r *record) bool {
-	a := ix.after
-	if a == nil {
+func (ix *index) covers(r *record) bool { return ix.lists(ix.after, r.key.typeKey, r.key.namespace) }
+
+// lists reports whether snapshot s would hold an object of type t in
+// namespace ns if one existed: s listed the type, in that namespace.
+func (ix *index) lists(s *snapshot.Snapshot, t typeKey, ns string) bool {
+	if s == nil {
 		return false
 	}
-	if a.Source.Namespace != "" && r.key.namespace != "" && a.Source.Namespace != r.key.namespace {
+	if s.Source.Namespace != "" && ns != "" && s.Source.Namespace != ns {
 		return false
 	}
-	res, ok := ix.kinds.byResource[r.key.typeKey]
+	res, ok := ix.kinds.byResource[t]
 	if !ok {
 		return false
 	}
-	for _, s := range a.Resources {
-		if s.Group == res.Group && s.Resource == res.Resource {
-			return s.Listed
+	for _, l := range s.Resources {
+		if l.Group == res.Group && l.Resource == res.Resource {
+			return l.Listed
 		}
 	}
 	return false
@@ -42,25 +45,32 @@ func (ix *index) gone(r *record) bool {
 	if ix.covers(r) {
 		return true
 	}
-	if ix.after != nil && r.before != nil && ix.instanceOfGoneCRD(r) {
+	if r.before != nil && ix.instanceOfGoneCRD(r) {
 		return true
 	}
+	started := r.start()
 	for _, e := range r.events {
 		if accepted(e) && removedIt(e) {
+			return true
+		}
+		// Once its deletion started, a request answered 404 finds it gone.
+		if started != nil && e.Code == audit.CodeNotFound && !e.ReceivedAt().Before(started.ReceivedAt()) {
 			return true
 		}
 	}
 	return r.sweptByID && r.lastMeta != nil && r.lastMeta.DeletionTimestamp == nil
 }
 
-// instanceOfGoneCRD: the after snapshot cannot list a custom type whose
-// CRD went, and its instances went with it.
+// instanceOfGoneCRD: a custom resource whose CRD is gone (the after
+// snapshot lists CRDs and not it, or the log shows it removed) went with
+// it: the API server's CRD finalizer deletes every instance before it
+// lets the CRD go.
 func (ix *index) instanceOfGoneCRD(r *record) bool {
 	if r.key.group == "" || r.key.typeKey == crdType {
 		return false
 	}
 	crd := ix.crdRecord(r)
-	return crd != nil && crd.after == nil && ix.covers(crd)
+	return crd != nil && ix.gone(crd)
 }
 
 // removedIt reports whether a logged request removed its object: a
@@ -84,7 +94,12 @@ func removedIt(e *audit.Event) bool {
 		// when no metadata finalizer is left.
 		return m.DeletionTimestamp != nil && len(m.Finalizers) == 0
 	case e.Verb == "update" || e.Verb == "patch":
-		return m.DeletionTimestamp != nil && m.Finalizers != nil && len(m.Finalizers) == 0
+		// The response is the object: no finalizers field is none. The
+		// API server deletes an object being deleted in the update that
+		// leaves it no finalizer (the registry's shouldDeleteDuringUpdate),
+		// but for a pod in graceful deletion, which its kubelet's last
+		// DELETE removes.
+		return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && !(e.Object.APIGroup == "" && e.Object.Resource == "pods")
 	}
 	return false
 }

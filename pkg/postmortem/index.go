@@ -2,7 +2,6 @@ package postmortem
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
@@ -72,6 +71,9 @@ type index struct {
 	foreign map[[2]string]*record
 	all     []*record
 	colls   []*audit.Event // deletecollections, in time order
+	// dryRuns are the requests sent with dryRun=All, in time order:
+	// filed apart, so that no chain ever reads them.
+	dryRuns []*audit.Event
 	// firstColl is the first accepted deletecollection of each type in
 	// each namespace, built from colls when first asked.
 	firstColl map[collKey]*audit.Event
@@ -198,6 +200,10 @@ func (ix *index) file(e *audit.Event) {
 			ix.kinds.learn(t, m.APIVersion, m.Kind)
 		}
 	}
+	if e.DryRun() {
+		ix.dryRuns = append(ix.dryRuns, e)
+		return
+	}
 	if e.Verb == "deletecollection" {
 		ix.colls = append(ix.colls, e)
 		ix.firstColl = nil
@@ -212,6 +218,14 @@ func (ix *index) file(e *audit.Event) {
 		ns = "" // the API server names a namespace's own namespace in its objectRef
 	}
 	key := objKey{t, ns, e.Object.Name}
+	if e.Code == audit.CodeNotFound && !deletes(e) {
+		// A write that found no object says only that a known one was
+		// gone by then.
+		if r := ix.byKey[key]; r != nil {
+			r.events = append(r.events, e)
+		}
+		return
+	}
 	r := ix.recordFor(key, e.ObjectUID(), e.Verb == "create" && e.Object.Subresource == "")
 	r.events = append(r.events, e)
 	r.startKnown = false
@@ -330,12 +344,7 @@ func deletes(e *audit.Event) bool {
 // accepted: the request was not refused and was not a dry run. An event
 // logged before its response (no code) counts as accepted: the log cannot
 // say otherwise.
-func accepted(e *audit.Event) bool {
-	if e.Code >= 300 || strings.Contains(e.RequestURI, "dryRun=") {
-		return false
-	}
-	return e.Delete == nil || len(e.Delete.DryRun) == 0
-}
+func accepted(e *audit.Event) bool { return e.Code < 300 && !e.DryRun() }
 
 // sortedUIDs of a set, for deterministic walks.
 func sortedRecords(rs []*record) []*record {

@@ -34,8 +34,13 @@ type parts struct {
 	swept       map[typeKey]bool
 	unexplained []Unexplained
 	stillGoing  []StillGoing
-	missing     []missingRoot
-	hole        bool
+	dryRuns     []DryRun
+	// all counts every part's roots, scope not applied; known is what a
+	// part knows of the object asked about.
+	all     int
+	known   string
+	missing []missingRoot
+	hole    bool
 }
 
 // missingRoot is a root whose own deletion is not in the log, as the
@@ -122,6 +127,11 @@ func (p *parts) add(in Input, sh *share, part *audit.Part) error {
 	}
 	p.stillGoing = append(p.stillGoing, a.stillGoing...)
 	p.unexplained = append(p.unexplained, a.ch.explainRest(in.Scope)...)
+	p.dryRuns = append(p.dryRuns, a.ix.dryRunDocs(in.Scope)...)
+	p.all += len(a.order)
+	if k := a.ix.knownOf(in.Scope); k != "" && p.known == "" {
+		p.known = k
+	}
 	for _, r := range a.ch.missing {
 		p.missing = append(p.missing, missingRoot{r.startTime(), r.ref()})
 	}
@@ -237,6 +247,9 @@ func (p *parts) finish(a *Analysis) {
 	pm.Unexplained = append(pm.Unexplained, p.unexplained...)
 	slices.SortFunc(p.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
 	pm.StillGoing = append(pm.StillGoing, p.stillGoing...)
+	sortDryRuns(p.dryRuns)
+	pm.DryRuns = p.dryRuns
+	pm.NoMatch = noMatch(in.Scope, p.all-p.n, p.known)
 	slices.SortStableFunc(p.missing, func(a, b missingRoot) int {
 		if c := a.at.Compare(b.at); c != 0 {
 			return c

@@ -1,6 +1,8 @@
 package postmortem
 
 import (
+	"hash/maphash"
+
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -35,6 +37,52 @@ type router struct {
 	ownerNS     map[[2]string]map[string]bool
 	crdsWent    map[string]bool
 	allCRDsWent bool
+	// uids ties an owner reference whose UID an object of another part
+	// holds: the analysis must see that object to know the reference names
+	// nothing in the dependent's namespace (see absentOwners). Every UID
+	// seen is kept as a hash, with its part, and every owner UID named with
+	// its dependents' parts: a collision only ties two parts more.
+	uids uidParts
+}
+
+// uidParts are the parts of the UIDs seen, and of the dependents naming
+// each owner UID.
+type uidParts struct {
+	seed    maphash.Seed
+	holder  map[uint64]string
+	namedBy map[uint64][]string
+}
+
+// held notes that part holds uid, and ties it to the parts of the
+// dependents that named it in another part.
+func (u *uidParts) held(uid, part string, tie func(string)) {
+	if uid == "" {
+		return
+	}
+	h := maphash.String(u.seed, uid)
+	if _, ok := u.holder[h]; !ok {
+		u.holder[h] = part
+	}
+	for _, p := range u.namedBy[h] {
+		if p != part {
+			tie(p)
+		}
+	}
+}
+
+// named notes that a dependent in part names owner uid, and ties it to
+// the part of the object holding it, when another.
+func (u *uidParts) named(uid, part string, tie func(string)) {
+	h := maphash.String(u.seed, uid)
+	if p, ok := u.holder[h]; ok && p != part {
+		tie(p)
+	}
+	for _, p := range u.namedBy[h] {
+		if p == part {
+			return
+		}
+	}
+	u.namedBy[h] = append(u.namedBy[h], part)
 }
 
 // NewRouter is the audit.Router a post-mortem reads a spilled log with.
@@ -42,7 +90,8 @@ func NewRouter() audit.Router { return newRouter() }
 
 func newRouter() *router {
 	rt := &router{namespaced: map[typeKey]bool{}, kindNamespaced: map[[2]string]bool{},
-		customNS: map[typeKey]map[string]bool{}, ownerNS: map[[2]string]map[string]bool{}, crdsWent: map[string]bool{}}
+		customNS: map[typeKey]map[string]bool{}, ownerNS: map[[2]string]map[string]bool{}, crdsWent: map[string]bool{},
+		uids: uidParts{seed: maphash.MakeSeed(), holder: map[uint64]string{}, namedBy: map[uint64][]string{}}}
 	for _, r := range snapshot.BuiltinResources() {
 		rt.namespaced[typeKey{r.Group, r.Resource}] = r.Namespaced
 		rt.kindNamespaced[[2]string{r.Group, r.Kind}] = r.Namespaced
@@ -66,6 +115,7 @@ func (rt *router) Route(e *audit.Event, tie func(string)) (string, bool) {
 		rt.crdsWent[e.Object.Name] = true
 	}
 	home := rt.typePart(t, e.Object.Namespace, e.Object.Name)
+	rt.uids.held(e.ObjectUID(), home, tie)
 	for _, m := range []*audit.Meta{e.Request, e.Response} {
 		if m == nil {
 			continue
@@ -75,6 +125,7 @@ func (rt *router) Route(e *audit.Event, tie func(string)) (string, bool) {
 		for i := range items {
 			p := rt.typePart(t, items[i].Namespace, items[i].Name)
 			tie(p)
+			rt.uids.held(items[i].UID, p, tie)
 			rt.tieOwners(items[i].OwnerReferences, p, tie)
 		}
 	}
@@ -96,6 +147,7 @@ func (rt *router) objectPart(o *snapshot.Object, tie func(string)) string {
 	namespaced, builtin := rt.kindNamespaced[[2]string{group, o.Kind}]
 	home := partOf(group == "" && o.Kind == "Namespace", builtin, namespaced, o.Metadata.Namespace, o.Metadata.Name)
 	rt.tieOwners(o.Metadata.OwnerReferences, home, tie)
+	rt.uids.held(o.Metadata.UID, home, tie)
 	return home
 }
 
@@ -117,6 +169,9 @@ func partOf(isNamespace, builtin, namespaced bool, ns, name string) string {
 // kind's is noted, for tieCustom to tie once the catalogs say its scope.
 func (rt *router) tieOwners(refs []audit.OwnerRef, home string, tie func(string)) {
 	for _, ref := range refs {
+		if ref.UID != "" {
+			rt.uids.named(ref.UID, home, tie)
+		}
 		group, _ := snapshot.SplitAPIVersion(ref.APIVersion)
 		namespaced, builtin := rt.kindNamespaced[[2]string{group, ref.Kind}]
 		switch {

@@ -154,10 +154,16 @@ func TestPartsTieWhatChainsReach(t *testing.T) {
 				OwnerReferences: []audit.OwnerRef{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", UID: "uid-web"}}}
 		})
 		pm := bothWays(t, "foreign owner", b, Input{})
-		requireUnder(t, pm, "ReplicaSet", "web", "uid-stray", "the pod is under no ReplicaSet web")
+		// The collector looks the pod's owner up in its own namespace,
+		// finds none, and deletes the pod on its own: no ReplicaSet is
+		// made up in team-i.
+		requireUnder(t, pm, "Pod", "stray", "uid-stray", "the pod is not a root of its own")
 		for _, r := range pm.Roots {
-			if _, ok := flatten(r.Cascade)["uid-stray"]; ok && r.Request.Object.Namespace != "team-i" {
-				t.Errorf("the pod is under ReplicaSet %s/web: the collector looks its owner up in its own namespace", r.Request.Object.Namespace)
+			if r.Request.Object.Kind == "ReplicaSet" && r.Request.Object.Namespace == "team-i" {
+				t.Errorf("a ReplicaSet team-i/web was made up: %+v", r.Request)
+			}
+			if r.Request.Object.Kind == "Pod" && r.Request.Actor != ActorGarbageCollector {
+				t.Errorf("the pod's root actor is %q, want the garbage collector", r.Request.Actor)
 			}
 		}
 	})

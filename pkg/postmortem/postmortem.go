@@ -81,7 +81,9 @@ type Analysis struct {
 	// What the roots handed over so far tell the rest of the document.
 	stillGoing []StillGoing
 	hole       bool
-	applied    map[string]bool
+	// kept counts the roots in scope handed over.
+	kept    int
+	applied map[string]bool
 	// parts, for a spilled log, holds what its parts' analyses left: the
 	// roots are merged from them (see merge.go).
 	parts *parts
@@ -138,6 +140,7 @@ func (a *Analysis) Roots(batch int, emit func([]Root) error) error {
 		if len(kept) == 0 {
 			continue
 		}
+		a.kept += len(kept)
 		if err := emit(kept); err != nil {
 			return err
 		}
@@ -189,6 +192,8 @@ func (a *Analysis) Finish() {
 	pm.Unexplained = a.ch.explainRest(in.Scope)
 	slices.SortFunc(a.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
 	pm.StillGoing = append(pm.StillGoing, a.stillGoing...)
+	pm.DryRuns = a.ix.dryRunDocs(in.Scope)
+	pm.NoMatch = noMatch(in.Scope, len(a.order)-a.kept, a.ix.knownOf(in.Scope))
 	pm.Warnings = append(warnings(in, a.ch), unappliedReports(in.ApplyReports, a.applied, in.Log)...)
 	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !a.hole
 }

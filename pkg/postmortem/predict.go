@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -33,10 +34,18 @@ func predict(before *snapshot.Snapshot, root *Root, ix *index, whyStuck func(str
 		return pr
 	}
 	pr.PropagationPolicy, pr.Complete = cmp.Or(p.EffectivePolicy, p.PropagationPolicy, opts.Policy), p.Complete
+	// What happened first to an object this root's chain orphaned before
+	// another chain deleted it is the orphaning.
+	orphanedHere := map[string]Link{}
+	walkLinks(root.Cascade, func(l Link) {
+		if l.Result == ResultOrphaned {
+			orphanedHere[l.Object.UID] = l
+		}
+	})
 	planned := map[string]bool{}
 	for _, of := range p.Objects {
 		planned[of.Object.UID] = true
-		if po, ok := comparePlanned(of, ix, whyStuck); ok {
+		if po, ok := comparePlanned(of, ix, orphanedHere, whyStuck); ok {
 			pr.Objects = append(pr.Objects, po)
 		}
 	}
@@ -61,10 +70,16 @@ func predict(before *snapshot.Snapshot, root *Root, ix *index, whyStuck func(str
 
 // comparePlanned judges one object the plan changes or that blocks it.
 // Objects the plan leaves unchanged are compared only when they went.
-func comparePlanned(of plan.ObjectFate, ix *index, whyStuck func(string) string) (PredictedObject, bool) {
+func comparePlanned(of plan.ObjectFate, ix *index, orphanedHere map[string]Link, whyStuck func(string) string) (PredictedObject, bool) {
 	po := PredictedObject{Object: of.Object, Predicted: of.Fate, Happened: ix.happened(of.Object.UID)}
+	first, orphaned := orphanedHere[of.Object.UID]
+	if orphaned {
+		po.Happened = HappenedOrphaned
+	}
 	want := expected(of.Fate)
 	switch {
+	case orphaned && slices.Contains(want, po.Happened) && first.Detail != "":
+		po.Result, po.Detail = PredictionAsPredicted, "orphaned as predicted"+strings.TrimPrefix(first.Detail, "orphaned first")
 	case want == nil:
 		if po.Happened != HappenedDeleted {
 			return po, false
@@ -75,14 +90,34 @@ func comparePlanned(of plan.ObjectFate, ix *index, whyStuck func(string) string)
 	case slices.Contains(want, po.Happened):
 		po.Result = PredictionAsPredicted
 	case po.Happened == HappenedDeleted:
-		po.Result, po.Detail = PredictionNotPredicted, fmt.Sprintf("deleted, but the plan says %s", of.Fate)
+		po.Result, po.Detail = PredictionNotPredicted, fmt.Sprintf("deleted, but the plan says %s", planSays(of))
 	default:
-		po.Result, po.Detail = PredictionPredictedNotHappened, fmt.Sprintf("%s, but the plan says %s", po.Happened, of.Fate)
+		po.Result, po.Detail = PredictionPredictedNotHappened, fmt.Sprintf("%s, but the plan says %s", po.Happened, planSays(of))
 		if po.Happened == HappenedTerminating && whyStuck != nil {
 			po.WhyStuck = whyStuck(of.Object.UID)
 		}
 	}
 	return po, true
+}
+
+// planSays is a planned fate with why, when the plan says: a blocked
+// object names what blocks it.
+func planSays(of plan.ObjectFate) string {
+	var by []string
+	for _, b := range of.BlockedBy {
+		w := b.Words(func(f string) string { return f })
+		for _, o := range b.Objects {
+			w += " " + o.String()
+		}
+		by = append(by, w)
+	}
+	switch {
+	case len(by) > 0:
+		return fmt.Sprintf("%s (by %s)", of.Fate, strings.Join(by, "; "))
+	case of.Reason != "":
+		return fmt.Sprintf("%s (%s)", of.Fate, of.Reason)
+	}
+	return of.Fate
 }
 
 // expected maps a planned fate to what the evidence may show for it.
@@ -120,7 +155,7 @@ func (ix *index) happened(uid string) string {
 	if r == nil {
 		return HappenedUnknown
 	}
-	if uids, _, _ := ix.orphanedFrom(r); len(uids) > 0 && r.start() == nil {
+	if uids, _, _ := ix.orphanedFrom(r); len(uids) > 0 && ix.sweepOrStart(r) == nil {
 		return HappenedOrphaned
 	}
 	res := ix.result(r)

@@ -13,19 +13,25 @@ const Kind = "PostMortem"
 
 // PostMortem is the PostMortem document of the output contract.
 type PostMortem struct {
-	APIVersion     string                `json:"apiVersion"`
-	Kind           string                `json:"kind"`
-	Window         Window                `json:"window"`
-	Before         string                `json:"before,omitempty"`
-	After          string                `json:"after,omitempty"`
-	Roots          []Root                `json:"roots"`
-	Unexplained    []Unexplained         `json:"unexplained"`
-	StillGoing     []StillGoing          `json:"stillGoing"`
+	APIVersion  string        `json:"apiVersion"`
+	Kind        string        `json:"kind"`
+	Window      Window        `json:"window"`
+	Before      string        `json:"before,omitempty"`
+	After       string        `json:"after,omitempty"`
+	Roots       []Root        `json:"roots"`
+	Unexplained []Unexplained `json:"unexplained"`
+	StillGoing  []StillGoing  `json:"stillGoing"`
+	// DryRuns are the requests sent with dryRun=All: they changed
+	// nothing, so they never start, join or step a chain.
+	DryRuns        []DryRun              `json:"dryRuns,omitempty"`
 	PolicyFindings []audit.PolicyFinding `json:"policyFindings,omitempty"`
 	Warnings       []string              `json:"warnings,omitempty"`
 	// Complete is false when the evidence has holes a reader must know
 	// of: gaps in the log, roots not in it, unexplained objects.
 	Complete bool `json:"complete"`
+	// NoMatch is what the text says when no root is in scope: where kgc
+	// looked, and what it knows of the object asked about.
+	NoMatch string `json:"-"`
 }
 
 // Window is the time the log covers, file by file.
@@ -184,6 +190,9 @@ type Step struct {
 	AuditID string    `json:"auditID"`
 	Code    int       `json:"code,omitempty"`
 	What    string    `json:"what"`
+	// Finalizers are the finalizers a remove-finalizer step took off,
+	// when the log shows which.
+	Finalizers []string `json:"finalizers,omitempty"`
 }
 
 // Step kinds.
@@ -196,6 +205,8 @@ const (
 	StepUpdate           = "update"
 	StepEvict            = "evict"
 	StepRefused          = "refused"
+	// StepNotFound is a DELETE answered 404: the object was already gone.
+	StepNotFound = "not-found"
 )
 
 // Prediction compares what kgc's plan of the root request, made on the
@@ -246,6 +257,19 @@ type Unexplained struct {
 	LikelyRemover string             `json:"likelyRemover"`
 	Evidence      string             `json:"evidence"`
 	Message       string             `json:"message"`
+}
+
+// DryRun is a request the API server answered as if it had acted, and
+// that changed nothing (dryRun=All): who asked "what if", and of what.
+type DryRun struct {
+	Time             time.Time     `json:"time"`
+	User             string        `json:"user"`
+	ImpersonatedUser string        `json:"impersonatedUser,omitempty"`
+	UserAgent        string        `json:"userAgent,omitempty"`
+	Verb             string        `json:"verb"`
+	Object           RequestObject `json:"object"`
+	AuditID          string        `json:"auditID"`
+	Code             int           `json:"code,omitempty"`
 }
 
 // StillGoing is an object whose deletion started in the window and that is

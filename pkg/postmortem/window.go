@@ -3,6 +3,7 @@ package postmortem
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
@@ -122,4 +123,38 @@ func stillGoing(root *Root, ix *index, whyStuck func(string) string) []StillGoin
 		out = append(out, sg)
 	})
 	return out
+}
+
+// dryRunDocs lists the dry runs in scope, in time order.
+func (ix *index) dryRunDocs(s Scope) []DryRun {
+	var out []DryRun
+	for _, e := range ix.dryRuns {
+		t := typeKey{e.Object.APIGroup, e.Object.Resource}
+		ns := e.Object.Namespace
+		if t == (typeKey{"", "namespaces"}) {
+			ns = ""
+		}
+		apiVersion, kind := ix.kinds.typeRef(t, "")
+		obj := RequestObject{ObjectRef: snapshot.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: e.Object.Name, UID: e.ObjectUID()}, Resource: e.Object.Resource}
+		if !s.matches(obj.ObjectRef) {
+			continue
+		}
+		d := DryRun{Time: e.Time, User: e.User.Username, UserAgent: e.UserAgent, Verb: e.Verb, Object: obj, AuditID: e.AuditID, Code: e.Code}
+		if e.ImpersonatedUser != nil {
+			d.ImpersonatedUser = e.ImpersonatedUser.Username
+		}
+		out = append(out, d)
+	}
+	sortDryRuns(out)
+	return out
+}
+
+// sortDryRuns orders dry runs by time, then audit ID.
+func sortDryRuns(ds []DryRun) {
+	slices.SortFunc(ds, func(a, b DryRun) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.AuditID, b.AuditID)
+	})
 }

@@ -159,21 +159,7 @@ func planBlocked(bw *bufio.Writer, p *plan.Plan, st Style) {
 }
 
 func blockerLine(b plan.Blocker, st Style) string {
-	var parts []string
-	if b.Finalizer != "" {
-		parts = append(parts, "finalizer "+st.Paint(Yellow, b.Finalizer))
-	}
-	if b.RemovedBy != "" {
-		parts = append(parts, "removed by "+b.RemovedBy)
-	}
-	line := strings.Join(parts, ", ")
-	if b.WaitingFor != "" {
-		if line != "" {
-			line += ": "
-		}
-		line += "waits for " + b.WaitingFor
-	}
-	return line
+	return b.Words(func(f string) string { return st.Paint(Yellow, f) })
 }
 
 // planRaces lists the objects whose outcome depends on which garbage

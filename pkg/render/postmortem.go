@@ -2,8 +2,12 @@ package render
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,7 +55,7 @@ func writePostMortemText(w io.Writer, pm *postmortem.PostMortem, roots func(func
 	}
 	finish()
 	if n == 0 {
-		b.WriteString("No deletion in the window matches.\n")
+		b.WriteString(cmp.Or(pm.NoMatch, "No deletion in the window.\n"))
 	}
 	writeRest(&b, pm, s)
 	if _, err := bw.WriteString(b.String()); err != nil {
@@ -79,10 +83,15 @@ func stamp(t time.Time) string {
 func RootSentence(r *postmortem.Root) string {
 	q := r.Request
 	what := q.Object.String()
-	if q.Missing {
-		return fmt.Sprintf("%s was deleted by a request not in the log: %s", what, wentWith(r.Summary))
+	switch {
+	case q.Actor == postmortem.ActorGarbageCollector && q.Missing:
+		return fmt.Sprintf("the garbage collector deleted %s on its own, by no logged request: %s", what, wentWith(r))
+	case q.Actor == postmortem.ActorGarbageCollector:
+		return fmt.Sprintf("the garbage collector deleted %s on its own at %s: %s", what, stamp(q.Time), wentWith(r))
+	case q.Missing:
+		return fmt.Sprintf("%s was deleted by a request not in the log: %s", what, wentWith(r))
 	}
-	return fmt.Sprintf("%s %s %s at %s%s (%s): %s", who(q), verbPast(q.Verb), what, stamp(q.Time), client(q.UserAgent), policyWords(q), wentWith(r.Summary))
+	return fmt.Sprintf("%s %s %s at %s (%s%s): %s", who(q), verbPast(q.Verb), what, stamp(q.Time), client(q.UserAgent), policyWords(q), wentWith(r))
 }
 
 func who(q postmortem.Request) string {
@@ -102,12 +111,13 @@ func verbPast(v string) string {
 	return "deleted"
 }
 
-// client is the user agent's first word (kubectl/v1.36.3).
+// client names the user agent by its first word (kubectl/v1.36.3), as a
+// client: a bare agent name would read like a policy.
 func client(ua string) string {
-	if ua == "" {
-		return ""
+	if f := strings.Fields(ua); len(f) > 0 {
+		return "client " + f[0] + "; "
 	}
-	return " with " + strings.Fields(ua)[0]
+	return ""
 }
 
 func policyWords(q postmortem.Request) string {
@@ -116,24 +126,85 @@ func policyWords(q postmortem.Request) string {
 	case !q.DeleteOptionsKnown:
 		return "propagation policy unknown: logged at Metadata level"
 	case d == nil || (d.PropagationPolicy == "" && d.OrphanDependents == nil):
-		return "the type's default policy"
+		return "propagation: the type's default"
 	case d.PropagationPolicy != "":
-		return d.PropagationPolicy
+		return "propagation: " + d.PropagationPolicy
 	case *d.OrphanDependents:
 		return "orphanDependents=true"
 	}
 	return "orphanDependents=false"
 }
 
-func wentWith(s postmortem.Summary) string {
-	if s.Objects == 0 {
+// fateWords are the phrases of what became of a root's dependents, in
+// the order the summary says them: only what is gone went with it; what
+// a finalizer still holds, or what the evidence does not see end, is
+// counted apart.
+var fateWords = []struct{ result, phrase string }{
+	{postmortem.ResultDeleted, "went with it"},
+	{postmortem.ResultTerminating, "still terminating, held by a finalizer"},
+	{postmortem.ResultDeleting, "deleting, the evidence does not show its end"},
+	{postmortem.ResultOrphaned, "orphaned"},
+	{postmortem.HappenedExists, "still there"},
+}
+
+// wentWith says what went with a root, and apart what did not go.
+func wentWith(r *postmortem.Root) string {
+	byResult := map[string]map[string]int{}
+	var walk func(l postmortem.Link)
+	walk = func(l postmortem.Link) {
+		for _, d := range l.Dependents {
+			if byResult[d.Result] == nil {
+				byResult[d.Result] = map[string]int{}
+			}
+			byResult[d.Result][d.Object.Kind]++
+			walk(d)
+		}
+	}
+	for _, l := range r.Cascade {
+		walk(l)
+	}
+	var parts []string
+	for _, f := range fateWords {
+		if kinds, ok := byResult[f.result]; ok {
+			parts = append(parts, fateCount(kinds, f.phrase, len(parts) == 0))
+			delete(byResult, f.result)
+		}
+	}
+	for _, res := range slices.Sorted(maps.Keys(byResult)) {
+		parts = append(parts, fateCount(byResult[res], res, len(parts) == 0))
+	}
+	switch {
+	case len(parts) == 0:
 		return "nothing went with it"
+	case !strings.Contains(parts[0], fateWords[0].phrase):
+		parts = append([]string{"nothing went with it"}, parts...)
 	}
-	parts := make([]string, 0, len(s.ByKind))
-	for _, k := range s.ByKind {
-		parts = append(parts, fmt.Sprintf("%d %s", k.Count, kindNoun(k.Kind, k.Count)))
+	return strings.Join(parts, "; ")
+}
+
+// fateCount is "3 objects went with it: 2 ConfigMaps, 1 Pod", or without
+// "objects" after the first phrase.
+func fateCount(kinds map[string]int, phrase string, first bool) string {
+	type kc struct {
+		kind string
+		n    int
 	}
-	return fmt.Sprintf("%s went with it: %s", words.Count(s.Objects, "object"), strings.Join(parts, ", "))
+	var ks []kc
+	total := 0
+	for k, n := range kinds {
+		ks = append(ks, kc{k, n})
+		total += n
+	}
+	slices.SortFunc(ks, func(a, b kc) int { return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.kind, b.kind)) })
+	list := make([]string, 0, len(ks))
+	for _, k := range ks {
+		list = append(list, fmt.Sprintf("%d %s", k.n, kindNoun(k.kind, k.n)))
+	}
+	count := strconv.Itoa(total)
+	if first {
+		count = words.Count(total, "object")
+	}
+	return fmt.Sprintf("%s %s: %s", count, phrase, strings.Join(list, ", "))
 }
 
 func kindNoun(kind string, n int) string {
@@ -241,7 +312,7 @@ func linkActors(l postmortem.Link) string {
 		if name == postmortem.ActorUser || name == postmortem.ActorKubelet {
 			name = st.User
 		}
-		entry := fmt.Sprintf("%s %s", st.What, st.Time.UTC().Format("15:04:05"))
+		entry := fmt.Sprintf("%s %s", stepWords(st), st.Time.UTC().Format("15:04:05"))
 		if name != last {
 			entry = name + " " + entry
 			last = name
@@ -255,6 +326,18 @@ func linkActors(l postmortem.Link) string {
 		return "by " + l.Actor + ", no request logged"
 	}
 	return "by " + strings.Join(parts, ", ")
+}
+
+// stepWords says what a step did, for people: which finalizers it
+// removed, and a 404 as what it means.
+func stepWords(st postmortem.Step) string {
+	switch {
+	case st.What == postmortem.StepNotFound:
+		return "not found (already gone)"
+	case len(st.Finalizers) > 0:
+		return st.What + " " + strings.Join(st.Finalizers, ",")
+	}
+	return st.What
 }
 
 func howKnown(l postmortem.Link) string {
@@ -307,6 +390,7 @@ func writePrediction(b *strings.Builder, p *postmortem.Prediction, s Style) {
 }
 
 func writeRest(b *strings.Builder, pm *postmortem.PostMortem, s Style) {
+	writeDryRuns(b, pm.DryRuns, s)
 	if len(pm.StillGoing) > 0 {
 		b.WriteString("\n" + s.Paint(Bold, "Still terminating") + "\n")
 		for _, g := range pm.StillGoing {
@@ -330,5 +414,20 @@ func writeRest(b *strings.Builder, pm *postmortem.PostMortem, s Style) {
 	}
 	if !pm.Complete {
 		b.WriteString(s.Paint(Yellow, "incomplete:") + " the evidence has holes (above): what it does not show may have happened too\n")
+	}
+}
+
+// writeDryRuns lists the requests that only asked "what if".
+func writeDryRuns(b *strings.Builder, ds []postmortem.DryRun, s Style) {
+	if len(ds) == 0 {
+		return
+	}
+	b.WriteString("\n" + s.Paint(Bold, "Dry runs in the window (dryRun=All: they changed nothing)") + "\n")
+	for _, d := range ds {
+		user := d.User
+		if d.ImpersonatedUser != "" {
+			user += " as " + d.ImpersonatedUser
+		}
+		fmt.Fprintf(b, "  %s %s %s at %s (audit ID %s, code %d)\n", user, d.Verb, d.Object.String(), stamp(d.Time), d.AuditID, d.Code)
 	}
 }
