@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kgc-dev/kgc/test/e2e/framework"
 )
@@ -116,7 +118,7 @@ func (b *pmBatch) create(ctx context.Context, env *framework.Env, i int) error {
 		if b.ghostUIDs[i] == "" {
 			b.ghostUIDs[i] = string(uuid.NewUUID())
 		}
-		refs = append(refs, metav1.OwnerReference{APIVersion: "v1", Kind: kConfigMap, Name: "ghost", UID: types.UID(b.ghostUIDs[i])})
+		refs = append(refs, metav1.OwnerReference{APIVersion: "v1", Kind: kConfigMap, Name: "never-existed", UID: types.UID(b.ghostUIDs[i])})
 	}
 	u.SetOwnerReferences(refs)
 	if o.Fin != "" {
@@ -139,7 +141,7 @@ func (b *pmBatch) ref(i int, block *bool) metav1.OwnerReference {
 }
 
 // play sends the phase's requests, each after its delay, all at once.
-func (b *pmBatch) play(ctx context.Context, env *framework.Env, people map[string]dynamic.Interface, phase int) {
+func (b *pmBatch) play(ctx context.Context, env *framework.Env, people pmPeopleClients, phase int) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for k := range b.Acts {
@@ -160,7 +162,7 @@ func (b *pmBatch) play(ctx context.Context, env *framework.Env, people map[strin
 	wg.Wait()
 }
 
-func (b *pmBatch) act(ctx context.Context, env *framework.Env, people map[string]dynamic.Interface, a *pmAct) error {
+func (b *pmBatch) act(ctx context.Context, env *framework.Env, people pmPeopleClients, a *pmAct) error {
 	if a.Verb == "create" {
 		b.mu.Lock()
 		b.createdTime[a.Obj] = time.Now()
@@ -168,7 +170,7 @@ func (b *pmBatch) act(ctx context.Context, env *framework.Env, people map[string
 		return b.create(ctx, env, a.Obj)
 	}
 	o := b.Objs[a.Obj]
-	client := people[a.Person]
+	client := people[a.Person].dyn
 	opts := metav1.DeleteOptions{}
 	if a.Policy != "" {
 		p := metav1.DeletionPropagation(a.Policy)
@@ -177,65 +179,62 @@ func (b *pmBatch) act(ctx context.Context, env *framework.Env, people map[string
 	if a.UIDPre {
 		opts.Preconditions = &metav1.Preconditions{UID: ptrTo(types.UID(o.uid))}
 	}
-	if a.Verb != "delete" {
+	switch a.Verb {
+	case "dryrun-body":
+		// As kgc apply --dry-run=server sends it: in DeleteOptions.
 		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	if a.Verb == "dryrun-collection" {
-		return client.Resource(framework.ConfigMaps).Namespace(b.Worlds[o.World].ns).DeleteCollection(ctx, opts, metav1.ListOptions{})
+	case "dryrun", "dryrun-collection":
+		// As kubectl --dry-run=server sends it: dryRun=All in the URI.
+		gvr, ns, name := b.gvr(a.Obj), o.ns, o.name
+		if a.Verb == "dryrun-collection" {
+			gvr, ns, name = framework.ConfigMaps, b.Worlds[o.World].ns, ""
+		}
+		return people[a.Person].rest.Delete().AbsPath(resourcePath(gvr, ns, name)).Param("dryRun", metav1.DryRunAll).Body(&opts).Do(ctx).Error()
 	}
 	return client.Resource(b.gvr(a.Obj)).Namespace(o.ns).Delete(ctx, o.name, opts)
 }
 
-// releaser removes pmReleaseFinalizer from each object of the batch a moment
-// after it started terminating, by update, as the object's Releaser, until
-// stop is closed.
-func (b *pmBatch) releaser(ctx context.Context, env *framework.Env, people map[string]dynamic.Interface) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	seen := map[int]time.Time{}
-	released := map[int]bool{}
-	go func() {
-		defer close(finished)
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(300 * time.Millisecond):
-			}
-			states, err := b.capture(ctx, env)
-			if err != nil {
-				continue
-			}
-			for i := range b.Objs {
-				o := &b.Objs[i] // fields set before play; uid through uidOf
-				uid := b.uidOf(i)
-				if o.Fin != pmReleaseFinalizer || released[i] || uid == "" {
-					continue
-				}
-				st, ok := states[uid]
-				if !ok || !st.Terminating || !slices.Contains(st.Finalizers, pmReleaseFinalizer) {
-					continue
-				}
-				if seen[i].IsZero() {
-					seen[i] = time.Now()
-					continue
-				}
-				if time.Since(seen[i]) < 700*time.Millisecond {
-					continue
-				}
-				ri := people[o.Releaser].Resource(b.gvr(i)).Namespace(o.ns)
-				cur, err := ri.Get(ctx, o.name, metav1.GetOptions{})
-				if err != nil || string(cur.GetUID()) != uid {
-					continue
-				}
-				cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == pmReleaseFinalizer }))
-				if _, err := ri.Update(ctx, cur, metav1.UpdateOptions{}); err == nil {
-					released[i] = true
-				}
-			}
+// resourcePath is the API path of an object (or a collection: name "").
+func resourcePath(gvr schema.GroupVersionResource, ns, name string) string {
+	p := "/apis/" + gvr.Group + "/" + gvr.Version
+	if gvr.Group == "" {
+		p = "/api/" + gvr.Version
+	}
+	if ns != "" && gvr.Resource != "namespaces" {
+		p += "/namespaces/" + ns
+	}
+	p += "/" + gvr.Resource
+	if name != "" {
+		p += "/" + name
+	}
+	return p
+}
+
+// pmPerson is how the tests act as a person: a dynamic client and a REST
+// client (for query parameters), both impersonating them.
+type pmPerson struct {
+	dyn  dynamic.Interface
+	rest rest.Interface
+}
+
+type pmPeopleClients map[string]pmPerson
+
+// pmActAs binds and impersonates each person.
+func pmActAs(t *testing.T, ctx context.Context, env *framework.Env) pmPeopleClients {
+	t.Helper()
+	out := pmPeopleClients{}
+	for _, p := range pmPeople {
+		dyn := actAs(t, ctx, env, p)
+		cfg := rest.CopyConfig(env.Config)
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: p}
+		cfg.UserAgent = pmUserAgent
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	return func() { close(done); <-finished }
+		out[p] = pmPerson{dyn: dyn, rest: cs.CoreV1().RESTClient()}
+	}
+	return out
 }
 
 // uidOf reads an object's UID, set by create (which play may run
@@ -298,32 +297,98 @@ func (b *pmBatch) capture(ctx context.Context, env *framework.Env) (map[string]f
 	return out, nil
 }
 
-// settle waits until the batch's objects stop changing.
-func (b *pmBatch) settle(ctx context.Context, env *framework.Env, quiet time.Duration) (map[string]framework.ObjState, error) {
-	var states map[string]framework.ObjState
-	_, err := framework.WaitSettled(ctx, quiet, 4*time.Minute, func(ctx context.Context) (string, error) {
-		s, err := b.capture(ctx, env)
+// settle polls the batch's objects until they have not changed for quiet
+// and nothing is pending: no object the test releases is waiting for its
+// release, no object in a terminating namespace waits for the namespace
+// controller, no instance of a terminating CRD for the CRD's finalizer.
+// With people set, it removes pmReleaseFinalizer from each object that has
+// been terminating for a moment, by update, as the object's Releaser.
+func (b *pmBatch) settle(ctx context.Context, env *framework.Env, people pmPeopleClients, quiet time.Duration) (map[string]framework.ObjState, error) {
+	seen := map[int]time.Time{}
+	var last string
+	since := time.Now()
+	deadline := since.Add(4 * time.Minute)
+	for {
+		states, err := b.capture(ctx, env)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		states = s
-		return framework.Fingerprint(s), nil
-	})
-	return states, err
+		fp := framework.Fingerprint(states)
+		if fp != last {
+			last, since = fp, time.Now()
+		}
+		pending := b.pending(states)
+		if people != nil {
+			if b.release(ctx, people, states, seen) {
+				pending = true
+			}
+		}
+		if !pending && time.Since(since) >= quiet {
+			return states, nil
+		}
+		if time.Now().After(deadline) {
+			return states, fmt.Errorf("still changing or pending after 4m (pending: %v); last state:\n%s", pending, fp)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
 }
 
-// playPhase plays a phase with the releaser running, and waits until
-// everything settled, the releaser's updates included.
-func (b *pmBatch) playPhase(t *testing.T, ctx context.Context, env *framework.Env, people map[string]dynamic.Interface, phase int) map[string]framework.ObjState {
-	t.Helper()
-	stop := b.releaser(ctx, env, people)
-	b.play(ctx, env, people, phase)
-	if _, err := b.settle(ctx, env, 4*time.Second); err != nil {
-		stop()
-		t.Fatalf("seed %d: settling after phase %d: %v\n%s", b.Seed, phase, err, b)
+// pending reports work the controllers have not done yet.
+func (b *pmBatch) pending(states map[string]framework.ObjState) bool {
+	for i, o := range b.Objs {
+		s, ok := states[b.uidOf(i)]
+		if !ok || s.Terminating {
+			continue
+		}
+		if o.Kind != kNamespace && o.Kind != kCRD && o.Kind != kGadget && !(o.Kind == kSprocket && b.CRDCluster) {
+			if ns, ok := states[b.Objs[b.nsOf(i)].uid]; ok && ns.Terminating {
+				return true
+			}
+		}
+		if o.Kind == kSprocket {
+			if crd, ok := states[b.Objs[b.CRD].uid]; !ok || crd.Terminating {
+				return true
+			}
+		}
 	}
-	stop()
-	states, err := b.settle(ctx, env, 2*time.Second)
+	return false
+}
+
+// release removes pmReleaseFinalizer from the objects terminating for a
+// moment; it reports whether any is still waiting.
+func (b *pmBatch) release(ctx context.Context, people pmPeopleClients, states map[string]framework.ObjState, seen map[int]time.Time) bool {
+	waiting := false
+	for i := range b.Objs {
+		o := &b.Objs[i] // fields set before play; uid through uidOf
+		uid := b.uidOf(i)
+		st, ok := states[uid]
+		if o.Fin != pmReleaseFinalizer || !ok || !st.Terminating || !slices.Contains(st.Finalizers, pmReleaseFinalizer) {
+			continue
+		}
+		waiting = true
+		if seen[i].IsZero() {
+			seen[i] = time.Now()
+		}
+		if time.Since(seen[i]) < 700*time.Millisecond {
+			continue
+		}
+		ri := people[o.Releaser].dyn.Resource(b.gvr(i)).Namespace(o.ns)
+		cur, err := ri.Get(ctx, o.name, metav1.GetOptions{})
+		if err != nil || string(cur.GetUID()) != uid {
+			continue
+		}
+		cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == pmReleaseFinalizer }))
+		_, _ = ri.Update(ctx, cur, metav1.UpdateOptions{}) // a conflict is retried on the next poll
+	}
+	return waiting
+}
+
+// playPhase plays a phase and waits until everything settled, the
+// test's finalizer removals included.
+func (b *pmBatch) playPhase(t *testing.T, ctx context.Context, env *framework.Env, people pmPeopleClients, phase int) map[string]framework.ObjState {
+	t.Helper()
+	b.play(ctx, env, people, phase)
+	states, err := b.settle(ctx, env, people, 4*time.Second)
 	if err != nil {
 		t.Fatalf("seed %d: settling after phase %d: %v\n%s", b.Seed, phase, err, b)
 	}

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/dynamic"
-
 	"github.com/kgc-dev/kgc/test/e2e/framework"
 )
 
@@ -24,10 +22,7 @@ func TestPostmortemRandom(t *testing.T) {
 	ctx := context.Background()
 	env.CreateCRDs(t, ctx, randWidget, randGadget)
 	seeds := pmSeeds(t)
-	people := map[string]dynamic.Interface{}
-	for _, p := range pmPeople {
-		people[p] = actAs(t, ctx, env, p)
-	}
+	people := pmActAs(t, ctx, env)
 	var mu sync.Mutex
 	total := 0
 	t.Run("batches", func(t *testing.T) {
@@ -78,12 +73,12 @@ type pmMismatch struct {
 
 // runPMBatch plays one batch and compares kgc with the truth; it returns
 // how many objects the batch had.
-func runPMBatch(t *testing.T, ctx context.Context, env *framework.Env, people map[string]dynamic.Interface, seed int64) int {
+func runPMBatch(t *testing.T, ctx context.Context, env *framework.Env, people pmPeopleClients, seed int64) int {
 	b := generatePM(seed, *pmObjectsFlag)
 	dir := keptDir(t)
 	b.build(t, ctx, env)
 	t.Cleanup(func() { b.cleanup(context.Background(), env) })
-	if _, err := b.settle(ctx, env, 3*time.Second); err != nil {
+	if _, err := b.settle(ctx, env, nil, 3*time.Second); err != nil {
 		t.Fatalf("seed %d: settling before the window: %v", seed, err)
 	}
 	beforeFile, afterFile := filepath.Join(dir, "before.json"), filepath.Join(dir, "after.json")
@@ -94,7 +89,7 @@ func runPMBatch(t *testing.T, ctx context.Context, env *framework.Env, people ma
 	if b.hasPhase(2) {
 		after = b.playPhase(t, ctx, env, people, 2)
 	}
-	env.KGC(t, "snapshot", "-o", afterFile)
+	after = b.afterSnapshot(t, ctx, env, people, after, afterFile)
 	to := time.Now().Add(time.Second)
 	all, err := framework.ReadAuditLog(mustFiles(t, env)...)
 	if err != nil {
@@ -133,6 +128,28 @@ func runPMBatch(t *testing.T, ctx context.Context, env *framework.Env, people ma
 	}
 	b.report(t, dir, truth, mismatches, problems, logs, beforeFile, afterFile)
 	return len(truth)
+}
+
+// afterSnapshot takes the after snapshot, and again (after settling) as
+// long as the batch's objects changed while it was taken: the truth and
+// kgc's after state must be the same state.
+func (b *pmBatch) afterSnapshot(t *testing.T, ctx context.Context, env *framework.Env, people pmPeopleClients, states map[string]framework.ObjState, file string) map[string]framework.ObjState {
+	t.Helper()
+	for try := 0; try < 3; try++ {
+		env.KGC(t, "snapshot", "-o", file)
+		now, err := b.capture(ctx, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if framework.Fingerprint(now) == framework.Fingerprint(states) {
+			return states
+		}
+		if states, err = b.settle(ctx, env, people, 4*time.Second); err != nil {
+			t.Fatalf("seed %d: settling again for the after snapshot: %v", b.Seed, err)
+		}
+	}
+	t.Fatalf("seed %d: the objects kept changing while the after snapshot was taken", b.Seed)
+	return nil
 }
 
 func (b *pmBatch) hasPhase(p int) bool {

@@ -272,24 +272,42 @@ func (b *pmBatch) genCross(r *rand.Rand, w int, trees [][]int) {
 }
 
 // genDryRuns adds server dry runs of deletes, of any object of the world
-// or of a collection, by anyone: none may ever count as a deletion.
-func (b *pmBatch) genDryRuns(r *rand.Rand, w, phase int) {
-	var objs []int
+// or of a collection, by anyone: none may ever count as a deletion. Most
+// are sent as kubectl sends them (dryRun=All in the URI, which a
+// Metadata-level log keeps); some as kgc apply does (in DeleteOptions,
+// which only the request body holds): those only of keepers that own
+// nothing in a world whose namespace stays, so that a Metadata-level log
+// with the after snapshot still shows that nothing happened to them.
+func (b *pmBatch) genDryRuns(r *rand.Rand, w, last int) {
+	var objs, quiet []int
+	owned := map[int]bool{}
+	for _, o := range b.Objs {
+		for _, ow := range o.Owners {
+			owned[ow] = true
+		}
+	}
 	for i, o := range b.Objs {
-		if o.World == w && !o.InAct {
-			objs = append(objs, i)
+		if o.World != w || o.InAct {
+			continue
+		}
+		objs = append(objs, i)
+		if o.Tree < 0 && !owned[i] && (o.Kind == kConfigMap || o.Kind == kSecret || o.Kind == kWidget) && b.Worlds[w].Kind != worldNamespace && last == 1 {
+			quiet = append(quiet, i)
 		}
 	}
 	for k := 0; k < r.IntN(3); k++ {
 		ph := 1
-		if phase == 2 && r.IntN(2) == 0 {
+		if last == 2 && r.IntN(2) == 0 {
 			ph = 2
 		}
-		verb := "dryrun"
-		if r.IntN(5) == 0 {
-			verb = "dryrun-collection"
+		a := pmAct{Phase: ph, Delay: jitter(r), Person: pick(r, pmPeople), Verb: "dryrun", Obj: pick(r, objs), Policy: pick(r, pmPolicies)}
+		switch k := r.IntN(5); {
+		case k == 0:
+			a.Verb = "dryrun-collection"
+		case k == 1 && len(quiet) > 0:
+			a.Verb, a.Obj = "dryrun-body", pick(r, quiet)
 		}
-		b.Acts = append(b.Acts, pmAct{Phase: ph, Delay: jitter(r), Person: pick(r, pmPeople), Verb: verb, Obj: pick(r, objs), Policy: pick(r, pmPolicies)})
+		b.Acts = append(b.Acts, a)
 	}
 }
 
@@ -374,7 +392,11 @@ func (b *pmBatch) describeAct(a pmAct) string {
 	case "create":
 		fmt.Fprintf(&s, "the test creates %s", b.Objs[a.Obj].ID)
 	case "dryrun-collection":
-		fmt.Fprintf(&s, "%s dry-runs deletecollection of configmaps in %s's namespace", a.Person, b.Objs[a.Obj].ID)
+		fmt.Fprintf(&s, "%s dry-runs (dryRun=All in the URI) deletecollection of configmaps in %s's namespace", a.Person, b.Objs[a.Obj].ID)
+	case "dryrun":
+		fmt.Fprintf(&s, "%s dry-runs (dryRun=All in the URI) a delete of %s %s policy=%q", a.Person, b.Objs[a.Obj].Kind, b.Objs[a.Obj].ID, a.Policy)
+	case "dryrun-body":
+		fmt.Fprintf(&s, "%s dry-runs (dryRun in DeleteOptions) a delete of %s %s policy=%q", a.Person, b.Objs[a.Obj].Kind, b.Objs[a.Obj].ID, a.Policy)
 	default:
 		fmt.Fprintf(&s, "%s %ss %s %s policy=%q uidPrecondition=%v", a.Person, a.Verb, b.Objs[a.Obj].Kind, b.Objs[a.Obj].ID, a.Policy, a.UIDPre)
 	}

@@ -278,6 +278,11 @@ func (tt *pmTruthTable) orphaning(i int, states map[string]framework.ObjState) *
 	if best < 0 {
 		return nil
 	}
+	if tt.whys[i] == "" {
+		tt.whys[i] = "lost its owner reference to " + b.Objs[best].ID + ", which went"
+	} else {
+		tt.whys[i] += "; earlier lost its owner reference to " + b.Objs[best].ID
+	}
 	return tt.cause(best, 0)
 }
 
