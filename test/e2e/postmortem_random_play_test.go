@@ -189,7 +189,12 @@ func (b *pmBatch) act(ctx context.Context, env *framework.Env, people pmPeopleCl
 		if a.Verb == "dryrun-collection" {
 			gvr, ns, name = framework.ConfigMaps, b.Worlds[o.World].ns, ""
 		}
-		return people[a.Person].rest.Delete().AbsPath(resourcePath(gvr, ns, name)).Param("dryRun", metav1.DryRunAll).Body(&opts).Do(ctx).Error()
+		// The API server reads the query only for a DELETE without a body.
+		req := people[a.Person].rest.Delete().AbsPath(resourcePath(gvr, ns, name)).Param("dryRun", metav1.DryRunAll)
+		if a.Policy != "" {
+			req = req.Param("propagationPolicy", a.Policy)
+		}
+		return req.Do(ctx).Error()
 	}
 	return client.Resource(b.gvr(a.Obj)).Namespace(o.ns).Delete(ctx, o.name, opts)
 }
