@@ -345,8 +345,7 @@ func whyStuckLine(d *diagnose.Diagnoser, uid string) string {
 	if err != nil || len(diag.RootCauses) == 0 {
 		return "unknown: why-stuck finds no root cause"
 	}
-	rc := diag.RootCauses[0]
-	return fmt.Sprintf("%s (%s): %s", rc.Reason, rc.Object.String(), rc.Message)
+	return render.RootCauseLine(diag.RootCauses[0])
 }
 
 // scope turns the arguments into the chains to report. The object asked

@@ -58,12 +58,20 @@ func (ix *index) absentOwner(r *record, ref audit.OwnerRef) string {
 	if res := ix.kinds.byResource[t]; !res.Namespaced {
 		ns = ""
 	}
-	// The dependent was there when the snapshot was taken, and its owner
-	// was not: a UID is never reused, so the owner never came.
-	if r.before == nil || !ix.lists(ix.before, t, ns) {
+	if !ix.lists(ix.before, t, ns) {
 		return ""
 	}
-	return fmt.Sprintf("no %s with UID %s was in the before snapshot", ref.Kind, ref.UID)
+	// The dependent was there when the snapshot was taken, and its owner
+	// was not: a UID is never reused, so the owner never came. Or the
+	// snapshot was taken before the log began and no request names the
+	// owner: it was not there, and was not made since.
+	switch {
+	case r.before != nil:
+		return fmt.Sprintf("no %s with UID %s was in the before snapshot", ref.Kind, ref.UID)
+	case ix.byKey[objKey{t, ns, ref.Name}] == nil && !ix.logFrom.IsZero() && !ix.before.CapturedAt.After(ix.logFrom):
+		return fmt.Sprintf("no %s %s was in the before snapshot, and no logged request names one since", ref.Kind, ref.Name)
+	}
+	return ""
 }
 
 // onItsOwn makes r, deleted by the garbage collector because its owners

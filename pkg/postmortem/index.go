@@ -79,6 +79,8 @@ type index struct {
 	firstColl map[collKey]*audit.Event
 	before    *snapshot.Snapshot
 	after     *snapshot.Snapshot
+	// logFrom is when the whole log begins (every part's alike).
+	logFrom time.Time
 }
 
 // share is which objects of the before and after snapshots an index

@@ -99,7 +99,7 @@ func ownedBy(part *audit.Part, homes map[string][]int32) []int32 {
 func (p *parts) add(in Input, sh *share, part *audit.Part) error {
 	sub := in
 	sub.Log = part.Log
-	a := newAnalysis(sub, sh)
+	a := newAnalysis(sub, sh, window(in.Log).From)
 	maps.Copy(p.swept, a.ch.sweptTypes)
 	f, err := os.CreateTemp("", "kgc-roots-*.jsonl")
 	if err != nil {

@@ -32,6 +32,9 @@ func v1Line(e *audit.Event) map[string]any {
 		if d.PreconditionUID != "" {
 			opts["preconditions"] = map[string]string{"uid": d.PreconditionUID}
 		}
+		if len(d.DryRun) > 0 {
+			opts["dryRun"] = d.DryRun
+		}
 		m["requestObject"] = opts
 	}
 	if e.Request != nil && e.Delete == nil {

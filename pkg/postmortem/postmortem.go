@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -96,14 +97,15 @@ func Prepare(in Input) (*Analysis, error) {
 	if in.Log.Spilled() {
 		return prepareParts(in)
 	}
-	return newAnalysis(in, nil), nil
+	return newAnalysis(in, nil, window(in.Log).From), nil
 }
 
 // newAnalysis prepares the analysis of a log held whole, of the snapshots'
 // objects sh holds (all when nil).
-func newAnalysis(in Input, sh *share) *Analysis {
+func newAnalysis(in Input, sh *share, from time.Time) *Analysis {
 	k := newKinds(in.Before, in.After)
 	ix := newIndex(k, in.Before, in.After, in.Log.Len(), sh)
+	ix.logFrom = from
 	for e := range in.Log.All() {
 		ix.file(e)
 	}

@@ -31,7 +31,7 @@ func TestDryRunsNeverStartJoinOrStepAChain(t *testing.T) {
 				now := t0
 				e.Response = &audit.Meta{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "cfg", UID: cm.Metadata.UID, DeletionTimestamp: &now, Finalizers: []string{"x"}}
 			})
-			pm := Analyze(Input{Log: b.log(), Before: before, After: after})
+			pm := bothWays(t, t.Name(), b, Input{Before: before, After: after})
 			if len(pm.Roots) != 0 || len(pm.Unexplained) != 0 || len(pm.StillGoing) != 0 {
 				t.Fatalf("a dry run made a chain: roots %+v, unexplained %+v, still going %+v", pm.Roots, pm.Unexplained, pm.StillGoing)
 			}
@@ -48,7 +48,7 @@ func TestDryRunIsNoStepOfARealDeletion(t *testing.T) {
 	b := &logBuilder{level: audit.LevelRequestResponse}
 	b.add("carol", "delete", ref("", "configmaps", "shop", "owner"), func(e *audit.Event) { e.RequestURI += "?dryRun=All" })
 	b.add("dave", "delete", ref("", "configmaps", "shop", "owner"), withOptions("Background"))
-	pm := Analyze(Input{Log: b.log(), Before: before, After: testobj.Snapshot().At(t0.Add(time.Hour)).Build()})
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: testobj.Snapshot().At(t0.Add(time.Hour)).Build()})
 	root := rootOf(t, pm, "ConfigMap", "owner")
 	if root.Request.User != "dave" {
 		t.Errorf("root request by %q, want dave's: carol only asked what if", root.Request.User)
@@ -73,8 +73,11 @@ func TestCollectorDeletesOnItsOwnWhenTheOwnerIsInAnotherNamespace(t *testing.T) 
 			b := &logBuilder{level: level}
 			if level != "trimmed" {
 				b.add(gcUser, "delete", ref("", "configmaps", "team-b", "batch"), precondition(stray.Metadata.UID))
+			} else {
+				// A log trimmed of the controllers' requests holds others'.
+				b.add("zoe", "update", ref("", "configmaps", "team-z", "other"))
 			}
-			pm := Analyze(Input{Log: b.log(), Before: before, After: after})
+			pm := bothWays(t, t.Name(), b, Input{Before: before, After: after})
 			if len(pm.Roots) != 1 {
 				t.Fatalf("roots = %+v, want one: the stray ConfigMap", pm.Roots)
 			}
@@ -112,7 +115,7 @@ func TestFinalizerEmptyingUpdateDeletes(t *testing.T) {
 		// The object as it was deleted: its finalizers field is gone.
 		e.Response = &audit.Meta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: crdRef.Name, UID: crd.Metadata.UID, DeletionTimestamp: &now}
 	})
-	pm := Analyze(Input{Log: b.log(), Before: before})
+	pm := bothWays(t, t.Name(), b, Input{Before: before})
 	root := rootOf(t, pm, "CustomResourceDefinition", "gadgets.example.com")
 	if l := root.Cascade[0]; l.Result != ResultDeleted {
 		t.Errorf("CRD result %q, want deleted: the update left it no finalizer", l.Result)
@@ -126,7 +129,7 @@ func TestFinalizerEmptyingUpdateDeletes(t *testing.T) {
 		t.Errorf("steps = %+v, want the API server's remove-finalizer of customresourcecleanup", steps)
 	}
 	gref := g.Ref()
-	scoped := Analyze(Input{Log: b.log(), Before: before, Scope: Scope{Object: &gref}})
+	scoped := bothWays(t, t.Name(), b, Input{Before: before, Scope: Scope{Object: &gref}})
 	if len(scoped.Roots) != 1 {
 		t.Errorf("asking about the Gadget gives %d roots, want its CRD's chain", len(scoped.Roots))
 	}
@@ -141,7 +144,7 @@ func TestNotFoundIsAlreadyGone(t *testing.T) {
 	b.add("frank", "delete", ref("example.com", "widgets", "shop", "w"))
 	b.add("frank", "update", ref("example.com", "widgets", "shop", "w"))
 	b.add("frank", "delete", ref("example.com", "widgets", "shop", "w"), func(e *audit.Event) { e.Code = 404 })
-	pm := Analyze(Input{Log: b.log(), Before: before})
+	pm := bothWays(t, t.Name(), b, Input{Before: before})
 	l := rootOf(t, pm, "Widget", "w").Cascade[0]
 	if l.Result != ResultDeleted {
 		t.Errorf("result %q, want deleted: a later DELETE found it gone", l.Result)
@@ -179,7 +182,7 @@ func TestOrphanedFirstDeletedLaterIsAsPredicted(t *testing.T) {
 			if level != "trimmed" {
 				b.add("system:serviceaccount:kube-system:namespace-controller", "deletecollection", ref("apps", "replicasets", "team-a", ""))
 			}
-			pm := Analyze(Input{Log: b.log(), Before: before, After: after, Predict: true})
+			pm := bothWays(t, t.Name(), b, Input{Before: before, After: after, Predict: true})
 			nsRoot := rootOf(t, pm, "Namespace", "team-a")
 			if l, ok := flatten(nsRoot.Cascade)[rs.Metadata.UID]; !ok || l.Result != ResultDeleted {
 				t.Errorf("ReplicaSet in dave's chain = %+v (found %v), want deleted", l, ok)
@@ -216,7 +219,7 @@ func TestModelPlacesWhatNoEvidenceEnds(t *testing.T) {
 	b := &logBuilder{level: audit.LevelRequestResponse}
 	b.add("alice", "delete", ref("example.com", "widgets", "shop", "w-fg"), withOptions("Foreground"))
 	cref := child.Ref()
-	pm := Analyze(Input{Log: b.log(), Before: before, After: after, Scope: Scope{Object: &cref}})
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: after, Scope: Scope{Object: &cref}})
 	root := rootOf(t, pm, "Widget", "w-fg")
 	links := flatten(root.Cascade)
 	if l, ok := links[child.Metadata.UID]; !ok || l.Result != ResultDeleted || l.Evidence != EvidenceModel || !strings.Contains(l.Detail, "per kgc's model") {
@@ -230,7 +233,7 @@ func TestModelPlacesWhatNoEvidenceEnds(t *testing.T) {
 	for _, mut := range []func(*audit.Event){withOptions("Orphan"), func(e *audit.Event) { e.Level, e.Delete = audit.LevelMetadata, nil }} {
 		b := &logBuilder{level: audit.LevelRequestResponse}
 		b.add("alice", "delete", ref("example.com", "widgets", "shop", "w-fg"), mut)
-		pm := Analyze(Input{Log: b.log(), Before: before, After: after})
+		pm := bothWays(t, t.Name(), b, Input{Before: before, After: after})
 		if _, ok := flatten(rootOf(t, pm, "Widget", "w-fg").Cascade)[child.Metadata.UID]; ok {
 			t.Errorf("the model placed the child under a delete that may orphan it")
 		}
@@ -263,3 +266,27 @@ func TestNoMatchSaysWhereItLooked(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// An owner reference to a UID no object ever had, on a dependent made in
+// the window: the before snapshot lists the owner's type without it, and
+// no request names it since, so it never was; the collector deleted the
+// dependent on its own.
+func TestCollectorDeletesOnItsOwnWhenTheOwnerNeverWas(t *testing.T) {
+	before := testobj.Snapshot(testobj.Namespace("shop").Build()).At(t0.Add(-time.Minute)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	ghost := audit.OwnerRef{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "uid-ghost"}
+	b.add("alice", "create", ref("", "configmaps", "shop", "dep"), func(e *audit.Event) {
+		e.Response = &audit.Meta{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "dep", UID: "uid-dep", OwnerReferences: []audit.OwnerRef{ghost}}
+	})
+	b.add(gcUser, "delete", ref("", "configmaps", "shop", "dep"), precondition("uid-dep"))
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: testobj.Snapshot(testobj.Namespace("shop").Build()).At(t0.Add(time.Hour)).Build()})
+	root := rootOf(t, pm, "ConfigMap", "dep")
+	if root.Request.Actor != ActorGarbageCollector || !strings.Contains(root.Cascade[0].Detail, "no ConfigMap ghost was in the before snapshot") {
+		t.Errorf("root = %+v, detail %q: want the collector on its own, the owner never there", root.Request, root.Cascade[0].Detail)
+	}
+	for _, r := range pm.Roots {
+		if r.Request.Object.Name == "ghost" {
+			t.Errorf("an owner was made up: %+v", r.Request)
+		}
+	}
+}

@@ -359,3 +359,19 @@ func removedBy(actor, controller string, a *diagnose.Attribution) string {
 	}
 	return actor + " (" + controller + ")"
 }
+
+// RootCauseLine is a root cause in one line, as why-stuck words it: the
+// object, the finalizer holding it, the reason, the message, and who
+// removes it with how kgc knows. The post-mortem's "still terminating"
+// says it the same way.
+func RootCauseLine(rc diagnose.RootCause) string {
+	line := rc.Object.String()
+	if rc.Finalizer != "" {
+		line += " finalizer " + rc.Finalizer
+	}
+	line += " (" + rc.Reason + "): " + rc.Message
+	if rc.RemovedBy != "" {
+		line += "; removed by " + removedBy(rc.RemovedBy, rc.Controller, rc.Attribution)
+	}
+	return line
+}

@@ -22,12 +22,22 @@ func PostMortemDOT(w io.Writer, pm *postmortem.PostMortem) error {
 	fmt.Fprintln(bw, `  graph [rankdir="LR", fontname="Helvetica"];`)
 	fmt.Fprintln(bw, `  node [shape="box", style="rounded", fontname="Helvetica", fontsize="10"];`)
 	fmt.Fprintln(bw, `  edge [fontname="Helvetica", fontsize="8"];`)
-	byActor := map[string][]postmortem.Link{}
+	nodes := map[string]postmortem.Link{}
+	var order []string
 	var edges [][2]postmortem.Link
 	for _, r := range pm.Roots {
 		for _, l := range r.Cascade {
-			collect(l, byActor, &edges)
+			collect(l, nodes, &order, &edges)
 		}
+	}
+	byActor := map[string][]postmortem.Link{}
+	for _, id := range order {
+		l := nodes[id]
+		a := l.Actor
+		if a == postmortem.ActorUser {
+			a = l.User
+		}
+		byActor[a] = append(byActor[a], l)
 	}
 	actors := make([]string, 0, len(byActor))
 	for a := range byActor {
@@ -53,15 +63,21 @@ func PostMortemDOT(w io.Writer, pm *postmortem.PostMortem) error {
 	return bw.Flush()
 }
 
-func collect(l postmortem.Link, byActor map[string][]postmortem.Link, edges *[][2]postmortem.Link) {
-	a := l.Actor
-	if a == postmortem.ActorUser {
-		a = l.User
+// collect gathers each object's node once: an object one chain orphaned
+// and another deleted later is one node, drawn as the deletion, with an
+// edge from each chain.
+func collect(l postmortem.Link, nodes map[string]postmortem.Link, order *[]string, edges *[][2]postmortem.Link) {
+	id := nodeID(l)
+	switch prev, ok := nodes[id]; {
+	case !ok:
+		*order = append(*order, id)
+		nodes[id] = l
+	case prev.Result == postmortem.ResultOrphaned && l.Result != postmortem.ResultOrphaned:
+		nodes[id] = l
 	}
-	byActor[a] = append(byActor[a], l)
 	for _, d := range l.Dependents {
 		*edges = append(*edges, [2]postmortem.Link{l, d})
-		collect(d, byActor, edges)
+		collect(d, nodes, order, edges)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/diagnose"
 	"github.com/kgc-dev/kgc/pkg/postmortem"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -47,5 +48,47 @@ func TestPostMortemTextSaysWhatTheEvidenceShows(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the text does not say %q:\n%s", want, out)
 		}
+	}
+}
+
+// An object one chain orphaned and another deleted later is one node of
+// the drawing, drawn as the deletion, with an edge from each chain.
+func TestPostMortemDOTDrawsAnObjectOnce(t *testing.T) {
+	rs := snapshot.ObjectRef{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "shop", Name: "web-1", UID: "uid-rs"}
+	deploy := snapshot.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web", UID: "uid-deploy"}
+	ns := snapshot.ObjectRef{APIVersion: "v1", Kind: "Namespace", Name: "shop", UID: "uid-ns"}
+	pm := &postmortem.PostMortem{Roots: []postmortem.Root{
+		{Cascade: []postmortem.Link{{Object: deploy, Actor: postmortem.ActorUser, User: "alice", Via: postmortem.ViaRoot,
+			Dependents: []postmortem.Link{{Object: rs, Result: postmortem.ResultOrphaned, Actor: postmortem.ActorGarbageCollector, Via: postmortem.ViaOwnerReference}}}}},
+		{Cascade: []postmortem.Link{{Object: ns, Actor: postmortem.ActorUser, User: "dave", Via: postmortem.ViaRoot,
+			Dependents: []postmortem.Link{{Object: rs, Result: postmortem.ResultDeleted, Actor: postmortem.ActorNamespaceController, Via: postmortem.ViaNamespace}}}}},
+	}}
+	var b strings.Builder
+	if err := PostMortemDOT(&b, pm); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, "    \"uid-rs\" [label="); n != 1 {
+		t.Errorf("the ReplicaSet is declared %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, `"uid-rs" [label="ReplicaSet\nshop/web-1\ndeleted"`) {
+		t.Errorf("the ReplicaSet is not drawn as deleted:\n%s", out)
+	}
+	for _, e := range []string{`"uid-deploy" -> "uid-rs"`, `"uid-ns" -> "uid-rs"`} {
+		if !strings.Contains(out, e) {
+			t.Errorf("no edge %s:\n%s", e, out)
+		}
+	}
+}
+
+// The post-mortem's "still terminating" says a root cause as why-stuck
+// does: finalizer, reason, message, and who removes it with the evidence.
+func TestRootCauseLineIsWhyStucksWords(t *testing.T) {
+	rc := diagnose.RootCause{Object: snapshot.ObjectRef{Kind: "Widget", Namespace: "shop", Name: "w"}, Finalizer: "example.com/hold",
+		Reason: "controller-missing", Message: "no controller removes it", RemovedBy: "acme-controller",
+		Attribution: &diagnose.Attribution{Evidence: diagnose.EvidenceNone}}
+	want := "Widget/w -n shop finalizer example.com/hold (controller-missing): no controller removes it; removed by acme-controller (no controller found in the input)"
+	if got := RootCauseLine(rc); got != want {
+		t.Errorf("RootCauseLine = %q, want %q", got, want)
 	}
 }
