@@ -206,6 +206,9 @@ func (b *pmBatch) mine(ref framework.ObjectRef) bool {
 func (b *pmBatch) docProblems(pm framework.PostMortem, rd pmReading, truth map[int]pmTruth) []string {
 	var out []string
 	for _, r := range pm.Roots {
+		if !b.touches(r) {
+			continue // another batch's, in the same window
+		}
 		key := strings.ReplaceAll(kgcRootKey(r), "|", " ")
 		if what, ok := rd.dryRunIDs[r.Request.AuditID]; ok {
 			out = append(out, fmt.Sprintf("dry run counted as a deletion: root %s is the request %s (audit ID %s)", key, what, r.Request.AuditID))
@@ -223,6 +226,16 @@ func (b *pmBatch) docProblems(pm framework.PostMortem, rd pmReading, truth map[i
 		out = append(out, b.rootProblems(r, key, truth)...)
 	}
 	return out
+}
+
+// touches reports whether a root's request or any link of it names an
+// object of the batch or one in its namespaces.
+func (b *pmBatch) touches(r framework.PMRoot) bool {
+	found := b.objOf(r.Request.Object.ObjectRef) >= 0 || b.mine(r.Request.Object.ObjectRef)
+	framework.Walk(r.Cascade, nil, func(l, _ *framework.PMLink) {
+		found = found || b.objOf(l.Object) >= 0 || b.mine(l.Object)
+	})
+	return found
 }
 
 // invented: a link naming an object the batch never had.
