@@ -230,10 +230,7 @@ func pmActAs(t *testing.T, ctx context.Context, env *framework.Env) pmPeopleClie
 	out := pmPeopleClients{}
 	for _, p := range pmPeople {
 		dyn := actAs(t, ctx, env, p)
-		cfg := rest.CopyConfig(env.Config)
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: p}
-		cfg.UserAgent = pmUserAgent
-		cs, err := kubernetes.NewForConfig(cfg)
+		cs, err := kubernetes.NewForConfig(asUser(env, p))
 		if err != nil {
 			t.Fatal(err)
 		}
