@@ -40,7 +40,7 @@ func (b *pmBatch) build(t *testing.T, ctx context.Context, env *framework.Env) {
 	for i := range b.Objs {
 		o := &b.Objs[i]
 		switch {
-		case o.Kind == kNamespace || o.Kind == kCRD:
+		case o.Kind == kNamespace || o.Kind == kCRD || o.Kind == kAPIService:
 		case o.Kind == kGadget || (o.Kind == kSprocket && b.CRDCluster):
 			o.name = b.Worlds[o.World].ns + "." + o.ID[strings.Index(o.ID, ".")+1:]
 		default:
@@ -60,9 +60,22 @@ func (b *pmBatch) build(t *testing.T, ctx context.Context, env *framework.Env) {
 			t.Fatal(err)
 		}
 		b.Objs[b.CRD].name, b.Objs[b.CRD].uid = crd.GetName(), string(crd.GetUID())
+		svc := b.Objs[b.APIService]
+		svc.name = "v1." + b.crd.Group
+		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			got, err := env.Dynamic.Resource(apiServicesGVR).Get(ctx, svc.name, metav1.GetOptions{})
+			if err == nil {
+				svc.uid = string(got.GetUID())
+			}
+			return err == nil, nil
+		})
+		if err != nil {
+			t.Fatalf("seed %d: the API server made no APIService %s for the batch's CRD: %v", b.Seed, svc.name, err)
+		}
+		b.Objs[b.APIService] = svc
 	}
 	for i, o := range b.Objs {
-		if o.Kind == kNamespace || o.Kind == kCRD || o.InAct {
+		if o.Kind == kNamespace || o.Kind == kCRD || o.Kind == kAPIService || o.InAct {
 			continue
 		}
 		// The API server may serve a new CRD's resource a moment after
@@ -342,7 +355,7 @@ func (b *pmBatch) pending(states map[string]framework.ObjState) bool {
 		if !ok || s.Terminating {
 			continue
 		}
-		if o.Kind != kNamespace && o.Kind != kCRD && o.Kind != kGadget && !(o.Kind == kSprocket && b.CRDCluster) {
+		if o.Kind != kNamespace && o.Kind != kCRD && o.Kind != kAPIService && o.Kind != kGadget && !(o.Kind == kSprocket && b.CRDCluster) {
 			if ns, ok := states[b.Objs[b.nsOf(i)].uid]; ok && ns.Terminating {
 				return true
 			}

@@ -53,7 +53,12 @@ const (
 	kNamespace = "Namespace"
 	kCRD       = "CustomResourceDefinition"
 	kSprocket  = "Sprocket" // the batch's own CRD, deleted in a crd world
+	// kAPIService is the APIService the API server's autoregister makes
+	// for the CRD's group version, and deletes when the CRD goes.
+	kAPIService = "APIService"
 )
+
+var apiServicesGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 
 // World kinds.
 const (
@@ -115,6 +120,7 @@ type pmBatch struct {
 	Worlds      []pmWorld
 	Acts        []pmAct
 	CRD         int  // index of the batch's CRD object, -1 when none
+	APIService  int  // index of its group version's APIService
 	CRDCluster  bool // the batch's CRD is cluster-scoped
 	crd         framework.CRD
 	ghostUIDs   map[int]string
@@ -317,6 +323,7 @@ func (b *pmBatch) genDryRuns(r *rand.Rand, w, last int) {
 func (b *pmBatch) genCRDWorld(r *rand.Rand, w int) {
 	b.CRDCluster = r.IntN(3) == 0
 	b.CRD = b.add(pmObj{ID: fmt.Sprintf("w%d.crd", w), World: w, Kind: kCRD, Cross: -1, Tree: -1})
+	b.APIService = b.add(pmObj{ID: fmt.Sprintf("w%d.apiservice", w), World: w, Kind: kAPIService, Cross: -1, Tree: -1})
 	var keepers []int
 	for k := 0; k < 1+r.IntN(2); k++ {
 		keepers = append(keepers, b.add(pmObj{ID: fmt.Sprintf("w%d.k%d", w, k), World: w, Kind: pick(r, []string{kConfigMap, kSecret}), Cross: -1, Tree: -1}))
@@ -430,6 +437,8 @@ func (b *pmBatch) gvr(i int) schema.GroupVersionResource {
 		return framework.Namespaces
 	case kCRD:
 		return framework.CRDResource
+	case kAPIService:
+		return apiServicesGVR
 	default:
 		return b.crd.GVR()
 	}
@@ -449,6 +458,8 @@ func (b *pmBatch) typeArg(i int) string {
 		return "namespace"
 	case kCRD:
 		return "customresourcedefinition"
+	case kAPIService:
+		return "apiservice"
 	default:
 		return b.crd.TypeArg()
 	}

@@ -222,6 +222,12 @@ func (tt *pmTruthTable) cause(i, depth int) *pmCause {
 			c = tt.cause(b.nsOf(i), depth+1)
 		case "garbagecollector":
 			c = tt.gcCause(i, st, depth)
+		case "apiserver":
+			if o.Kind == kAPIService && b.CRD >= 0 {
+				c = tt.cause(b.CRD, depth+1) // autoregister follows the CRD
+			} else {
+				tt.premise[i] = "deleted by the API server, which the test does not expect"
+			}
 		default:
 			tt.premise[i] = "started by " + st.User + ", whom the test does not expect"
 		}
