@@ -236,31 +236,34 @@ func (tt *pmTruthTable) cause(i, depth int) *pmCause {
 	return c
 }
 
-// gcCause: the owner (in the collector's sense: same namespace, or cluster
-// scope) whose going started first; none: the collector on its own.
+// gcCause: the collector deletes a dependent once every owner of it (in
+// its sense: same namespace, or cluster scope) is gone or being deleted, so
+// the owner whose going started last before the collector's DELETE made it
+// act (an owner whose reference it had removed before went earlier). None:
+// the collector on its own.
 func (tt *pmTruthTable) gcCause(i int, st pmStart, depth int) *pmCause {
 	b := tt.b
-	best, bestAt := -1, time.Time{}
+	best, bestAt, later := -1, time.Time{}, -1
 	for _, ow := range b.Objs[i].Owners {
 		ost, ok := b.start(tt.rd, ow)
-		if !ok && b.Objs[ow].Kind == kSprocket {
-			continue
-		}
-		if ok && (best < 0 || ost.At.Before(bestAt)) {
+		switch {
+		case !ok:
+		case ost.At.After(st.At):
+			later = ow
+		case best < 0 || ost.At.After(bestAt):
 			best, bestAt = ow, ost.At
 		}
 	}
 	if best < 0 {
-		if len(b.Objs[i].Owners) > 0 {
+		if later >= 0 {
+			tt.premise[i] = fmt.Sprintf("deleted by the garbage collector before its owner %s went", b.Objs[later].ID)
+		} else if len(b.Objs[i].Owners) > 0 {
 			tt.premise[i] = "deleted by the garbage collector though none of its owners went"
 		}
 		tt.whys[i] += "; no owner of it in its namespace: the collector on its own"
 		return &pmCause{Person: "garbagecollector", Root: i}
 	}
-	if bestAt.After(st.At) {
-		tt.premise[i] = fmt.Sprintf("deleted by the garbage collector before its owner %s went", b.Objs[best].ID)
-	}
-	tt.whys[i] += "; its owner " + b.Objs[best].ID + " went first"
+	tt.whys[i] += "; its owner " + b.Objs[best].ID + " went last before it"
 	return tt.cause(best, depth+1)
 }
 
