@@ -67,7 +67,13 @@ request at all: kgc ties them to the request that started them, and lists what i
 
 --audit-log takes kube-apiserver logs written with --audit-log-format=json, their rotated and
 gzipped siblings, folders of them, an EventList, or - for stdin; several files (several API
-servers) are merged. Only metadata is kept: no body of any request reaches the output.
+servers) are merged. It also reads each managed platform's export of the log, told apart by its
+content (--audit-format forces one): EKS CloudWatch Logs (filter-log-events, get-log-events,
+Logs Insights, subscription payloads, S3 exports), GKE Cloud Logging entries (gcloud logging
+read, JSON or YAML; sinks), AKS diagnostic logs (storage PT1H.json, Event Hubs, Log Analytics
+AKSAudit) and OpenShift's oc adm node-logs; YAML and audit.k8s.io v1beta1 and v1alpha1 too.
+window.files says what each file was read as and what its form loses. Only metadata is kept:
+no body of any request reaches the output.
 
 With --before (a snapshot or dump taken before), each root request is planned as kgc plan delete
 would have planned it, and the plan is compared with what happened. --after is the state at the
@@ -86,6 +92,8 @@ Output formats: text (default), json and yaml (the PostMortem document), dot (th
 	fs := cmd.Flags()
 	enumVar(cmd, &o.output, "output", "o", string(outputText), postmortemOutputs(), "output format")
 	fs.StringSliceVar(&o.auditLogs, "audit-log", nil, "kube-apiserver audit log files (JSON lines, .gz too), folders of them, an EventList, or - for stdin; repeatable")
+	enumVar(cmd, &o.window.Format, "audit-format", "", string(audit.FamilyAuto), oneOf(audit.Families()...),
+		"what the --audit-log files are: auto tells each file's form from its content (native, EKS CloudWatch, GKE Cloud Logging, AKS diagnostics or Log Analytics, OpenShift node-logs); another value reads every file as that platform's export")
 	fs.StringSliceVar(&o.before, "before", nil, "a snapshot or dump taken before the deletions: plans each root request on it")
 	fs.StringSliceVar(&o.after, "after", nil, "a snapshot or dump taken after; default: the live cluster when a kubeconfig is set; none: no after state")
 	fs.StringVar(&o.since, "since", "", "only events at or after this time (RFC 3339, or a duration before now such as 2h)")
@@ -291,6 +299,10 @@ func readApplyReports(paths []string) ([]postmortem.ApplyReport, error) {
 // printAuditWarnings reports what could not be read, on stderr.
 func (o *postmortemOptions) printAuditWarnings(log *audit.Log) {
 	for _, w := range log.Warnings {
+		if w.Position.Line == 0 { // the message names its file
+			fmt.Fprintf(o.streams.ErrOut, "warning: %s\n", w.Message)
+			continue
+		}
 		fmt.Fprintf(o.streams.ErrOut, "warning: %s:%d: %s\n", w.Position.File, w.Position.Line, w.Message)
 	}
 }

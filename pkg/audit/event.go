@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/jsonskip"
+	"github.com/kgc-dev/kgc/pkg/rules"
 )
 
 // This file reads one audit event line into a stage record: the whole
@@ -19,6 +20,9 @@ type stage struct {
 	rank    int8 // position of ev.Stage in a request's life
 	file    int  // index of the input file, for a stable merge
 	v1beta1 bool
+	// v1alpha1: an audit.k8s.io/v1alpha1 event (v1beta1 is set too).
+	v1alpha1 bool
+	skipped  int8 // bodies AKS replaced by skippedBody
 }
 
 func stageRank(s string) int8 {
@@ -51,6 +55,7 @@ type head struct {
 	ref             Ref
 	refSeen         bool
 	v1beta1         bool
+	v1alpha1        bool
 }
 
 var errDecided = errors.New("decided")
@@ -80,12 +85,12 @@ func prefilter(l []byte) (head, verdict, error) {
 		case "apiVersion":
 			var b []byte
 			b, err = s.str()
-			h.v1beta1 = string(b) == "audit.k8s.io/v1beta1"
+			h.v1beta1, h.v1alpha1 = olderVersion(b)
 		case "verb":
 			h.verb, err = s.str()
 		case "objectRef":
 			h.refSeen = true
-			err = readRef(&s, &h.ref, nil)
+			err = readRef(&s, &h.ref, nil, nil)
 		case "stageTimestamp":
 			h.stageTime, err = s.str()
 		default:
@@ -137,6 +142,13 @@ func (h *head) decide() verdict {
 	return drop // get, list, watch and every other read
 }
 
+// olderVersion says whether an event's apiVersion is audit.k8s.io
+// v1beta1 or older (the first), and whether it is v1alpha1.
+func olderVersion(apiVersion []byte) (bool, bool) {
+	alpha := string(apiVersion) == "audit.k8s.io/v1alpha1"
+	return alpha || string(apiVersion) == "audit.k8s.io/v1beta1", alpha
+}
+
 // keepWrite says whether a write on ref can be part of a chain.
 func keepWrite(verb string, ref *Ref) verdict {
 	if noise(ref.Resource) {
@@ -186,16 +198,23 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 			return t, nil
 		}
 	}
-	var t []byte
+	var t, legacy []byte
 	s := scanner{d: l}
 	err := s.object(func(key []byte) error {
-		if string(key) == "stageTimestamp" {
-			var err error
+		var err error
+		switch string(key) {
+		case "stageTimestamp":
 			t, err = s.str()
-			return err
+		case "timestamp": // audit.k8s.io v1alpha1 and v1beta1
+			legacy, err = s.str()
+		default:
+			err = s.skip()
 		}
-		return s.skip()
+		return err
 	})
+	if t == nil {
+		t = legacy
+	}
 	if err == nil && t == nil {
 		err = notEvent("it has no stageTimestamp")
 	}
@@ -268,6 +287,9 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	if err != nil {
 		return st, err
 	}
+	if times.stage == nil {
+		times.stage = times.legacy
+	}
 	if err := st.complete(times.stage, times.received); err != nil {
 		return st, err
 	}
@@ -283,7 +305,9 @@ func parseStage(l []byte, in *interner) (stage, error) {
 
 // stageTimes are an event's timestamps as written, parsed once the whole
 // line is read (complete).
-type stageTimes struct{ stage, received []byte }
+// legacy is the timestamp field audit.k8s.io v1alpha1 and v1beta1
+// wrote, read when an event has no stageTimestamp.
+type stageTimes struct{ stage, received, legacy []byte }
 
 // field reads the value of one top-level key of an event into st.
 func (st *stage) field(s *scanner, key string, in *interner, times *stageTimes) error {
@@ -297,7 +321,7 @@ func (st *stage) field(s *scanner, key string, in *interner, times *stageTimes) 
 		return err
 	case "apiVersion":
 		b, err := s.str()
-		st.v1beta1 = string(b) == "audit.k8s.io/v1beta1"
+		st.v1beta1, st.v1alpha1 = olderVersion(b)
 		return err
 	case "level":
 		return s.internStr(&ev.Level, in)
@@ -324,7 +348,7 @@ func (st *stage) field(s *scanner, key string, in *interner, times *stageTimes) 
 	case "userAgent":
 		return s.internStr(&ev.UserAgent, in)
 	case "objectRef":
-		return readRef(s, &ev.Object, in)
+		return readObjectRef(s, &ev.Object, in)
 	case "requestReceivedTimestamp":
 		var err error
 		times.received, err = s.str()
@@ -333,8 +357,24 @@ func (st *stage) field(s *scanner, key string, in *interner, times *stageTimes) 
 		var err error
 		times.stage, err = s.str()
 		return err
+	case "timestamp":
+		var err error
+		times.legacy, err = s.str()
+		return err
+	}
+	if (key == "requestObject" || key == "responseObject") && s.peek() == '"' {
+		return st.skippedBody(s)
 	}
 	return bodyField(s, key, ev, in)
+}
+
+// skippedBody reads a body that is a string: AKS's skippedBody counts.
+func (st *stage) skippedBody(s *scanner) error {
+	b, err := s.str()
+	if string(b) == skippedBody {
+		st.skipped++
+	}
+	return err
 }
 
 // bodyField reads what kgc keeps of an event's bodies and annotations,
@@ -438,7 +478,7 @@ func readUser(s *scanner, u *User, in *interner) error {
 
 // readRef reads an objectRef. in is nil for the prefilter, which
 // only compares the strings: they alias the line.
-func readRef(s *scanner, r *Ref, in *interner) error {
+func readRef(s *scanner, r *Ref, in *interner, legacy *[]byte) error {
 	str := func(dst *string, low bool) error {
 		b, err := s.str()
 		switch {
@@ -470,9 +510,33 @@ func readRef(s *scanner, r *Ref, in *interner) error {
 			return str(&r.Name, false)
 		case "uid":
 			return str(&r.UID, false)
+		case "apiVersion":
+			// v1alpha1's apiVersion is GROUP/VERSION: keep the group.
+			b, err := s.str()
+			if g, _, ok := bytes.Cut(b, []byte{'/'}); ok && legacy != nil {
+				*legacy = g
+			}
+			return err
 		}
 		return s.skip()
 	})
+}
+
+// readObjectRef reads an event's objectRef as today's API server would
+// name it: audit.k8s.io/v1alpha1 wrote the group in apiVersion
+// ("extensions/v1beta1"), and extensions' types have moved groups.
+func readObjectRef(s *scanner, r *Ref, in *interner) error {
+	var legacy []byte
+	if err := readRef(s, r, in, &legacy); err != nil {
+		return err
+	}
+	if r.APIGroup == "" && len(legacy) > 0 {
+		r.APIGroup = in.str(legacy)
+	}
+	if g := rules.MovedGroup(r.APIGroup, r.Resource); g != r.APIGroup {
+		r.APIGroup = g
+	}
+	return nil
 }
 
 // readAnnotations keeps the authorizer's decision and reason, nothing

@@ -49,7 +49,19 @@ type accumulator struct {
 	bad             []badLine // the first maxNamed, by line
 	badCount        int
 	v1beta1         bool
+	v1alpha1        bool
 	fatal           *badLine // the first line is not an audit event
+	// forms are the forms the file's records were in; lost, passed,
+	// skippedBodies, bodilessDeletes and insightsRows what they lacked
+	// (see loss.go).
+	forms                                                forms
+	lost                                                 lost
+	passed, skippedBodies, bodilessDeletes, insightsRows int
+	// cv converts the lines of other forms among native ones.
+	cv *converter
+	// prefixed: each line starts with a word to drop before its event
+	// (a node name, a timestamp: see prefix.go).
+	prefixed bool
 }
 
 func newAccumulator(idx int, path string, opts Options, c *collector) *accumulator {
@@ -63,7 +75,7 @@ func (a *accumulator) flush() {
 }
 
 // readLines frames src into chunks of lines for the workers.
-func readLines(src io.Reader, idx int, path string, firstLine int, opts Options, c *collector) (*accumulator, error) {
+func readLines(src io.Reader, idx int, path string, firstLine int, opts Options, c *collector, setup func(*accumulator)) (*accumulator, error) {
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
 	jobs := make(chan chunk, workers)
 	free := make(chan []byte, 2*workers+2) // more than can be in flight
@@ -71,6 +83,7 @@ func readLines(src io.Reader, idx int, path string, firstLine int, opts Options,
 	var wg sync.WaitGroup
 	for w := range accs {
 		accs[w] = newAccumulator(idx, path, opts, c)
+		setup(accs[w])
 		wg.Add(1)
 		go func(acc *accumulator) {
 			defer wg.Done()
@@ -154,9 +167,20 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 	if len(l) == 0 {
 		return
 	}
+	if a.prefixed {
+		l = dropPrefix(l)
+	}
 	h, v, err := prefilter(l)
 	if err == nil && v == keep {
 		err = a.keep(l, n)
+	}
+	var ne *notAnEvent
+	if err != nil && a.cv != nil && a.cv.active == 0 && (!firstOfFile || a.forms == 0) && errors.As(err, &ne) {
+		// A line of another form: a platform's record a line, or one
+		// among native lines (a collector's mixed file). A native
+		// file's first line that is no event says it is no log.
+		a.cv.value(l, n)
+		return
 	}
 	if err != nil {
 		a.badLine(l, n, err, firstOfFile)
@@ -164,6 +188,7 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 	}
 	a.events++
 	a.v1beta1 = a.v1beta1 || h.v1beta1
+	a.v1alpha1 = a.v1alpha1 || h.v1alpha1
 	if v == drop {
 		a.dropped++
 		a.window.add(h.stageTime)
@@ -178,6 +203,11 @@ func (a *accumulator) keep(l []byte, n int) error {
 	}
 	st.file, st.ev.Source = a.idx, Position{File: a.path, Line: n}
 	a.v1beta1 = a.v1beta1 || st.v1beta1
+	a.v1alpha1 = a.v1alpha1 || st.v1alpha1
+	a.skippedBodies += int(st.skipped)
+	if st.ev.Delete == nil && (st.ev.Verb == "delete" || st.ev.Verb == "deletecollection") {
+		a.bodilessDeletes++
+	}
 	a.window.addTime(st.ev.Time)
 	if (a.opts.Since.IsZero() || !st.ev.Time.Before(a.opts.Since)) && (a.opts.Until.IsZero() || !st.ev.Time.After(a.opts.Until)) {
 		if a.batch == nil {
@@ -211,7 +241,7 @@ func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
 			msg = fmt.Sprintf("%s at byte %d", msg, se.Off+1)
 		}
 	}
-	if firstOfFile {
+	if firstOfFile && a.fatal == nil {
 		a.fatal = &badLine{n, msg}
 	}
 	a.badCount++
@@ -230,6 +260,13 @@ func mergeAccumulators(accs []*accumulator) *accumulator {
 		out.bad = append(out.bad, a.bad...)
 		out.badCount += a.badCount
 		out.v1beta1 = out.v1beta1 || a.v1beta1
+		out.v1alpha1 = out.v1alpha1 || a.v1alpha1
+		out.forms |= a.forms
+		out.lost |= a.lost
+		out.passed += a.passed
+		out.skippedBodies += a.skippedBodies
+		out.bodilessDeletes += a.bodilessDeletes
+		out.insightsRows += a.insightsRows
 		if a.fatal != nil {
 			out.fatal = a.fatal
 		}

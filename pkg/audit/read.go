@@ -2,10 +2,12 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,17 +33,24 @@ type Options struct {
 	// (see Log.Parts): a log too big to hold whole. Zero holds every one.
 	Spill  int
 	Router Router
+	// Format, unless auto, is the platform whose exports every file is
+	// read as (--audit-format); auto tells each file's form from its
+	// content.
+	Format Family
 }
 
 // Read reads audit logs: kube-apiserver files written with
 // --audit-log-format=json (rotated ones too, gzipped or not), folders of
-// them, EventList documents as the webhook backend sends them, and "-"
-// for stdin. It merges every file's events by stageTimestamp, collapses
-// the stages of one request into one Event, and keeps only the requests
-// a post-mortem needs, reduced to their metadata (see Event).
+// them, EventList documents as the webhook backend sends them, "-" for
+// stdin, and each managed platform's export of them (see format.go),
+// told apart by their content unless opts.Format forces one. It merges
+// every file's events by stageTimestamp, collapses the stages of one
+// request into one Event, and keeps only the requests a post-mortem
+// needs, reduced to their metadata (see Event).
 //
-// A file that is not an audit log is an error naming it; lines that
-// cannot be read are warnings naming file and line, and the rest is read.
+// A file named that is not an audit log is an error naming it; one in a
+// folder is passed over with a warning. Lines that cannot be read are
+// warnings naming file and line, and the rest is read.
 func Read(paths []string, stdin io.Reader, opts Options) (*Log, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no audit log given: name the kube-apiserver's audit log files or folders, or - for stdin")
@@ -51,22 +60,35 @@ func Read(paths []string, stdin io.Reader, opts Options) (*Log, error) {
 		return nil, err
 	}
 	r := &reader{opts: opts, stdin: stdin, c: newCollector(opts)}
-	for i, path := range files {
-		if err := r.readFile(i, path); err != nil {
+	for _, in := range files {
+		err := r.readFile(len(r.files), in.path)
+		var nal *notAuditLogError
+		if in.inFolder && errors.As(err, &nal) && !nal.partly {
+			r.warn(in.path, 0, fmt.Sprintf("passed over %s: it is not an audit log (line %d: %s)", in.path, nal.line, nal.why))
+			continue
+		}
+		if err != nil {
 			r.c.wait()
 			return nil, err
 		}
 	}
 	r.c.wait()
-	return r.finish(files)
+	return r.finish(paths)
 }
 
-// expand replaces each folder by the regular files in it, sorted by name.
-func expand(paths []string) ([]string, error) {
-	var files []string
+// input is a file to read, and whether a folder named it.
+type input struct {
+	path     string
+	inFolder bool
+}
+
+// expand replaces each folder by the regular files in it and in its
+// folders, sorted by path.
+func expand(paths []string) ([]input, error) {
+	var files []input
 	for _, p := range paths {
 		if p == "-" {
-			files = append(files, p)
+			files = append(files, input{path: p})
 			continue
 		}
 		st, err := os.Stat(p)
@@ -74,19 +96,23 @@ func expand(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("reading audit log: %w", err)
 		}
 		if !st.IsDir() {
-			files = append(files, p)
+			files = append(files, input{path: p})
 			continue
 		}
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			return nil, fmt.Errorf("reading audit log folder: %w", err)
-		}
 		n := len(files)
-		for _, e := range entries { // sorted by name
-			full := filepath.Join(p, e.Name())
-			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
-				files = append(files, full)
+		// Exports nest their files in folders (an S3 export's task and
+		// stream, a storage account's y=/m=/d=/h=): read them all.
+		err = filepath.WalkDir(p, func(full string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return fmt.Errorf("reading audit log folder: %w", err)
 			}
+			if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() { // sorted by name
+				files = append(files, input{path: full, inFolder: true})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		if len(files) == n {
 			return nil, fmt.Errorf("audit log folder %s holds no file: name the folder of the kube-apiserver's --audit-log-path", p)
@@ -135,6 +161,9 @@ func (r *reader) open(path string) (io.Reader, func() error, error) {
 // sniffSize is how far the reader looks for the end of the first line.
 const sniffSize = 1 << 20
 
+// bom is the UTF-8 byte order mark some Windows tools start a file with.
+const bom = "\xef\xbb\xbf"
+
 func (r *reader) readFile(idx int, path string) error {
 	src, closer, err := r.open(path)
 	if err != nil {
@@ -142,6 +171,9 @@ func (r *reader) readFile(idx int, path string) error {
 	}
 	defer func() { _ = closer() }()
 	br := bufio.NewReaderSize(src, sniffSize)
+	if b, _ := br.Peek(len(bom)); string(b) == bom {
+		_, _ = br.Discard(len(bom))
+	}
 	blank, err := skipBlank(br)
 	if errors.Is(err, io.EOF) {
 		r.files = append(r.files, File{Path: path})
@@ -151,32 +183,81 @@ func (r *reader) readFile(idx int, path string) error {
 	if err != nil {
 		return fmt.Errorf("reading audit log %s: %w", path, err)
 	}
-	if c, _ := br.Peek(1); c[0] != '{' {
-		return notAuditLog(path, blank+1, "it does not start with a JSON object")
-	}
-	var acc *accumulator
-	if oneLineEvents(br) {
-		// Past what br holds, the framer reads src itself: its reads are
-		// about as big as br's buffer, and through br every byte of the
-		// file would be copied twice.
-		rest := io.MultiReader(io.LimitReader(br, int64(br.Buffered())), src)
-		acc, err = readLines(rest, idx, path, blank+1, r.opts, r.c)
-	} else {
-		acc, err = readStream(br, idx, path, blank+1, r.opts, r.c)
-	}
+	acc, err := r.readAs(br, src, idx, path, blank+1)
 	if err != nil {
 		return err
 	}
 	return r.add(acc, path)
 }
 
-// notAuditLogError is a file that is not an audit log.
-type notAuditLogError struct{ msg string }
+// readAs reads a file in the form its first line shows: one native event
+// a line (the fast path, every core), or one prefixed by a word, or JSON
+// values of any other form, base64 subscription payloads, CSV or YAML.
+func (r *reader) readAs(br *bufio.Reader, src io.Reader, idx int, path string, line int) (*accumulator, error) {
+	first, _ := br.Peek(sniffSize)
+	if i := indexNewline(first); i >= 0 {
+		first = first[:i]
+	}
+	first = bytes.TrimSpace(first)
+	fam := r.opts.Format
+	// Past what br holds, the framer reads src itself: its reads are
+	// about as big as br's buffer, and through br every byte of the file
+	// would be copied twice.
+	rest := func() io.Reader { return io.MultiReader(io.LimitReader(br, int64(br.Buffered())), src) }
+	if f, list, err := classify(first); err == nil && list == "" && allows(fam, f) {
+		// A record a line, of any form, is read on every core: a line
+		// not native is converted in its worker (see accumulator.line).
+		return readLines(rest(), idx, path, line, r.opts, r.c, func(a *accumulator) {
+			a.cv = &converter{acc: a, forced: fam, seen: true}
+			if f == formNative {
+				a.forms = forms(formNative)
+			}
+		})
+	}
+	if f, ok := prefixedForm(first); ok && allows(fam, f) {
+		return readLines(rest(), idx, path, line, r.opts, r.c, func(a *accumulator) {
+			a.forms, a.prefixed, a.cv = forms(f), true, &converter{acc: a, forced: fam, seen: true}
+		})
+	}
+	acc := newAccumulator(idx, path, r.opts, r.c)
+	defer acc.flush()
+	cv := &converter{acc: acc, forced: fam}
+	acc.cv = cv
+	var err error
+	switch c := first[0]; {
+	case c == '{' || c == '[':
+		return acc, readStream(br, cv, line)
+	case bytes.HasPrefix(first, []byte(base64Gzip)) && allows(fam, formEKSSubscription):
+		err = readPayloads(br, acc, cv, line)
+	default:
+		f, isCSV := csvForm(first)
+		switch {
+		case isCSV && allows(fam, f):
+			err = readCSV(br, cv, f, line)
+		case looksLikeYAML(first):
+			err = readYAML(br, cv, line)
+		default:
+			return nil, notAuditLog(path, line, "it is not JSON, YAML or CSV of audit events")
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading audit log %s: %w", path, err)
+	}
+	return acc, nil
+}
+
+// notAuditLogError is a file that is not an audit log; partly when
+// events of it were read before that was known.
+type notAuditLogError struct {
+	msg, why string
+	line     int
+	partly   bool
+}
 
 func (e *notAuditLogError) Error() string { return e.msg }
 
-func notAuditLog(path string, line int, why string) error {
-	return &notAuditLogError{fmt.Sprintf("%s is not an audit log (line %d: %s): give the kube-apiserver's --audit-log-path file written with --audit-log-format=json, or an EventList", path, line, why)}
+func notAuditLog(path string, line int, why string) *notAuditLogError {
+	return &notAuditLogError{why: why, line: line, msg: fmt.Sprintf("%s is not an audit log (line %d: %s): give the kube-apiserver's --audit-log-path file written with --audit-log-format=json, an EventList, or a platform's export of it (see --audit-format)", path, line, why)}
 }
 
 // skipBlank consumes leading whitespace and returns the number of
@@ -197,43 +278,34 @@ func skipBlank(br *bufio.Reader) (int, error) {
 	}
 }
 
-// oneLineEvents says whether the file holds one event per line: its
-// first line is a whole JSON object, and not an EventList.
-func oneLineEvents(br *bufio.Reader) bool {
-	d, _ := br.Peek(sniffSize)
-	if i := indexNewline(d); i >= 0 {
-		d = d[:i]
-	}
-	s := scanner{d: d}
-	kind := ""
-	err := s.object(func(key []byte) error {
-		if string(key) == "kind" {
-			b, err := s.str()
-			kind = string(b)
-			return err
-		}
-		return s.skip()
-	})
-	return err == nil && kind != "EventList"
-}
-
 // add files what one file gave, with its warnings.
 func (r *reader) add(acc *accumulator, path string) error {
 	if acc.fatal != nil {
-		return notAuditLog(path, acc.fatal.line, acc.fatal.msg)
+		err := notAuditLog(path, acc.fatal.line, acc.fatal.msg)
+		err.partly = acc.events > 0
+		return err
 	}
 	r.dropped += acc.dropped
-	f := File{Path: path, Events: acc.events, Bad: acc.badCount}
+	f := File{Path: path, Format: acc.forms.String(), Events: acc.events, Bad: acc.badCount,
+		Losses: lossWarnings(path, acc, r.opts.Format)}
 	f.First, f.Last = acc.window.bounds()
 	r.files = append(r.files, f)
 	if acc.v1beta1 {
-		r.warn(path, 0, fmt.Sprintf("%s holds audit.k8s.io/v1beta1 events: they are read as audit.k8s.io/v1, whose fields a post-mortem reads have the same names", path))
+		version := "v1beta1"
+		if acc.v1alpha1 {
+			version = "v1alpha1"
+		}
+		r.warn(path, 0, fmt.Sprintf("%s holds audit.k8s.io/%s events: they are read as audit.k8s.io/v1, whose fields a post-mortem reads have the same names", path, version))
+	}
+	for _, msg := range f.Losses {
+		r.warn(path, 0, msg)
 	}
 	for _, b := range acc.bad {
-		r.warn(path, b.line, fmt.Sprintf("%s:%d: %s", path, b.line, b.msg))
+		// The position is the warning's: the message does not repeat it.
+		r.warn(path, b.line, b.msg)
 	}
 	if acc.badCount > len(acc.bad) {
-		r.warn(path, acc.bad[0].line, fmt.Sprintf("%d lines of %s could not be read as audit events; first at line %d", acc.badCount, path, acc.bad[0].line))
+		r.warn(path, acc.bad[0].line, fmt.Sprintf("%d lines could not be read as audit events, this one the first", acc.badCount))
 	}
 	if acc.events == 0 && acc.badCount == 0 {
 		r.warn(path, 0, fmt.Sprintf("%s holds no audit events", path))
@@ -275,8 +347,8 @@ func (r *reader) finish(paths []string) (*Log, error) {
 // dupWarning says how many stages were read more than once.
 func dupWarning(dup dupCount) Warning {
 	return Warning{Position: dup.first, Message: fmt.Sprintf(
-		"%d audit events were read more than once (the same auditID and stage: a file given twice, or rotated files that overlap) and counted once; the first is auditID %s at %s:%d",
-		dup.n, dup.id, dup.first.File, dup.first.Line)}
+		"%d audit events were read more than once (the same auditID and stage: a file given twice, rotated files that overlap, or an aggregated API server such as OpenShift's logging the request the kube-apiserver passed it) and counted once; this one, auditID %s, the first",
+		dup.n, dup.id)}
 }
 
 // compareStages orders stages by request, then by stage, time and place

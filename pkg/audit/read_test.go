@@ -112,6 +112,10 @@ func ids(l *Log) string {
 func messages(l *Log) []string {
 	var out []string
 	for _, w := range l.Warnings {
+		if w.Position.Line > 0 {
+			out = append(out, fmt.Sprintf("%s:%d: %s", w.Position.File, w.Position.Line, w.Message))
+			continue
+		}
 		out = append(out, w.Message)
 	}
 	return out
@@ -198,7 +202,7 @@ func TestCollapseAndMerge(t *testing.T) {
 	if x.Stage != StageResponseComplete || x.Code != 404 || !x.Received.Equal(t0) || x.Time.Format(time.RFC3339) != "2026-11-27T10:00:06Z" || x.Source.Line != 3 {
 		t.Errorf("collapsed x = stage %s code %d received %s time %s line %d", x.Stage, x.Code, x.Received, x.Time, x.Source.Line)
 	}
-	want := fmt.Sprintf("3 audit events were read more than once (the same auditID and stage: a file given twice, or rotated files that overlap) and counted once; the first is auditID x at %s:1", f1)
+	want := fmt.Sprintf("%s:1: 3 audit events were read more than once (the same auditID and stage: a file given twice, rotated files that overlap, or an aggregated API server such as OpenShift's logging the request the kube-apiserver passed it) and counted once; this one, auditID x, the first", f1)
 	if got := messages(l); len(got) != 1 || got[0] != want {
 		t.Errorf("warnings %q\nwant %q", got, want)
 	}
@@ -367,17 +371,19 @@ func TestBadInput(t *testing.T) {
 		{name: "corrupt line in the middle", content: lines(threeDeletes()[0]) + "{\"kind\":\"Event\",,}\n" + d + "\n", wantIDs: "a,d",
 			warnings: []string{"%s:2: not valid JSON: expected a string at byte 17, found ','"}},
 		{name: "JSON but not an audit event", content: good + `{"hello":"world"}` + "\n[1,2]\n", wantIDs: "a,c",
-			warnings: []string{"%s:4: not an audit event: it has no verb", "%s:5: not an audit event: it is not a JSON object"}},
+			warnings: []string{"%s:4: not an audit event: it has no verb, and none of the keys of a platform's audit record (protoPayload, properties.log, message, @message)", "%s:5: not an audit event: it is not a JSON object"}},
 		{name: "many bad lines", content: many, wantIDs: "a,c",
-			warnings: []string{"%s:4: not valid JSON", "%s:5: not valid JSON", "%s:6: not valid JSON", "50 lines of %s could not be read as audit events; first at line 4"}},
+			warnings: []string{"%s:4: not valid JSON", "%s:5: not valid JSON", "%s:6: not valid JSON", "%s:4: 50 lines could not be read as audit events, this one the first"}},
 		{name: "v1beta1", content: lines(ev{id: "a", apiVersion: "audit.k8s.io/v1beta1"}), wantIDs: "a",
 			warnings: []string{"%s holds audit.k8s.io/v1beta1 events: they are read as audit.k8s.io/v1, whose fields a post-mortem reads have the same names"}},
 		{name: "not an audit log", content: "apiVersion: v1\nkind: Pod\n",
-			err: "%s is not an audit log (line 1: it does not start with a JSON object): give the kube-apiserver's --audit-log-path file written with --audit-log-format=json, or an EventList"},
+			err: "%s is not an audit log (line 1: not an audit event: its kind is \"Pod\", not Event or EventList)"},
+		{name: "neither JSON nor YAML", content: "hello world\n",
+			err: "%s is not an audit log (line 1: it is not JSON, YAML or CSV of audit events): give the kube-apiserver's --audit-log-path file written with --audit-log-format=json, an EventList, or a platform's export of it (see --audit-format)"},
 		{name: "JSON, not an audit log", content: `{"kind":"Pod","apiVersion":"v1"}` + "\n" + good,
-			err: "%s is not an audit log (line 1: not an audit event: it has no verb)"},
+			err: "%s is not an audit log (line 1: not an audit event: its kind is \"Pod\", not Event or EventList)"},
 		{name: "another kind of list", content: "{\n\"kind\": \"PodList\", \"items\": []}",
-			err: "%s is not an audit log (line 1: its kind is \"PodList\", not Event or EventList)"},
+			err: "%s is not an audit log (line 1: not an audit event: its kind is \"PodList\", not Event or EventList)"},
 		{name: "only blank lines", content: "\n\n",
 			err: "no audit events in %s"},
 	} {

@@ -57,6 +57,8 @@ func appendStage(b []byte, st *stage) []byte {
 	b = append(b, byte(st.rank))
 	b = binary.AppendVarint(b, int64(st.file))
 	b = appendFlag(b, st.v1beta1)
+	b = appendFlag(b, st.v1alpha1)
+	b = append(b, byte(st.skipped))
 	b = appendEvent(b, &st.ev)
 	binary.LittleEndian.PutUint32(b[start:], uint32(len(b)-start-4))
 	return b
@@ -81,6 +83,8 @@ func decodeStage(b []byte, st *stage) ([]byte, error) {
 	st.rank = int8(d.next())
 	st.file = d.intv()
 	st.v1beta1 = d.flag()
+	st.v1alpha1 = d.flag()
+	st.skipped = int8(d.next())
 	d.event(&st.ev)
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("%d bytes beyond the stage's end", len(d.b))

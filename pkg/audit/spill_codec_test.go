@@ -38,7 +38,7 @@ func fullStage(t testing.TB) stage {
 		},
 	}
 	return stage{
-		rank: 2, file: 3, v1beta1: true,
+		rank: 2, file: 3, v1beta1: true, v1alpha1: true, skipped: 2,
 		ev: Event{
 			AuditID: "id-1", Level: LevelRequestResponse, Stage: StageResponseComplete,
 			Verb: "deletecollection", RequestURI: "/api/v1/namespaces/ns/pods?x=é",
@@ -200,7 +200,7 @@ func TestSpillFieldCounts(t *testing.T) {
 		t reflect.Type
 		n int
 	}{
-		{reflect.TypeFor[stage](), 4},
+		{reflect.TypeFor[stage](), 6},
 		{reflect.TypeFor[Event](), 20},
 		{reflect.TypeFor[User](), 3},
 		{reflect.TypeFor[Ref](), 6},

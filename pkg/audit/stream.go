@@ -114,18 +114,26 @@ func (s *stream) value() ([]byte, int, error) {
 	return v, line, err
 }
 
-// readStream reads the JSON values of src: EventLists' items and Events.
-func readStream(src io.Reader, idx int, path string, firstLine int, opts Options, c *collector) (*accumulator, error) {
-	acc := newAccumulator(idx, path, opts, c)
-	defer acc.flush()
+// readStream reads the JSON values of src: Events, EventLists' items,
+// and any platform's records (see convert.go). A wrapper listing many
+// events (an EventList, filter-log-events' events, an Event Hubs
+// message's records) and a top-level array are read an element at a
+// time; any other value whole.
+func readStream(src io.Reader, cv *converter, firstLine int) error {
 	s := &stream{src: src, line: firstLine}
 	for first := true; ; first = false {
-		if c, err := s.token("{"); err != nil || c == 0 {
-			return acc, s.fail(acc, err, first)
+		c, err := s.token("{[")
+		if err != nil || c == 0 {
+			return s.fail(cv.acc, err, first)
 		}
-		s.pos-- // the object is read whole or key by key below
-		if err := s.document(acc, first); err != nil {
-			return acc, s.fail(acc, err, first)
+		s.pos-- // the value is read whole or element by element below
+		if c == '[' {
+			err = s.list(cv)
+		} else {
+			err = s.document(cv, first)
+		}
+		if err != nil {
+			return s.fail(cv.acc, err, first)
 		}
 	}
 }
@@ -148,63 +156,46 @@ func (s *stream) fail(acc *accumulator, err error, first bool) error {
 	return nil
 }
 
-// document reads one top-level object: an EventList item by item, or an
-// Event whole.
-func (s *stream) document(acc *accumulator, first bool) error {
-	start := s.pos
-	kind, err := s.kindOf()
-	if err != nil {
+// streamed are the wrappers whose list of events is read an element at a
+// time: they can hold a whole log.
+var streamed = map[string]bool{"items": true, "events": true, "records": true, "logEvents": true}
+
+// document reads one top-level object: a wrapper element by element, any
+// other value whole. The first value of a file that is no audit record
+// says the file is not an audit log.
+func (s *stream) document(cv *converter, first bool) error {
+	f, list, err := s.classifyAt()
+	if err != nil && !errors.As(err, new(*notAnEvent)) {
 		return err
 	}
-	switch kind {
-	case "Event":
-		v, line, err := s.value()
-		if err == nil {
-			acc.line(v, line, false)
-		}
-		return err
-	case "EventList":
-		s.pos = start
-		return s.items(acc)
+	if err == nil && streamed[list] && allows(cv.forced, f) {
+		cv.acc.forms |= forms(f)
+		return s.items(cv, list)
 	}
-	if first {
-		return notAuditLog(acc.path, s.lineAt(s.pos), fmt.Sprintf("its kind is %.40q, not Event or EventList", kind))
+	if err != nil && first {
+		return notAuditLog(cv.acc.path, s.lineAt(s.pos), err.Error())
 	}
-	_, line, err := s.value()
-	acc.badLine(nil, line, notEvent(fmt.Sprintf("its kind is %.40q", kind)), false)
+	v, line, err := s.value()
+	if err == nil {
+		cv.value(v, line)
+	}
 	return err
 }
 
-// kindOf reads the kind of the object at pos without consuming it.
-func (s *stream) kindOf() (string, error) {
-	kind := ""
+// classifyAt classifies the object at pos without consuming it.
+func (s *stream) classifyAt() (form, string, error) {
+	var f form
+	var list string
 	err := s.do(func(d []byte) (int, error) {
-		sc := scanner{d: d}
-		err := sc.object(func(key []byte) error {
-			if string(key) == "kind" {
-				b, err := sc.str()
-				kind = string(b)
-				if err == nil {
-					return errDecided
-				}
-				return err
-			}
-			if string(key) == "items" && kind == "" {
-				kind = "EventList" // a list without kind says what it is by its items
-				return errDecided
-			}
-			return sc.skip()
-		})
-		if errors.Is(err, errDecided) {
-			err = nil
-		}
+		var err error
+		f, list, err = classify(d)
 		return 0, err
 	})
-	return kind, err
+	return f, list, err
 }
 
-// items reads an EventList key by key, each item as one event.
-func (s *stream) items(acc *accumulator) error {
+// items reads a wrapper key by key, each element of its list as a value.
+func (s *stream) items(cv *converter, list string) error {
 	if _, err := s.token("{"); err != nil {
 		return err
 	}
@@ -224,20 +215,20 @@ func (s *stream) items(acc *accumulator) error {
 		if _, err := s.token(":"); err != nil {
 			return err
 		}
-		if string(key) != `"items"` {
+		if string(key) != `"`+list+`"` {
 			if _, _, err := s.value(); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := s.list(acc); err != nil {
+		if err := s.list(cv); err != nil {
 			return err
 		}
 	}
 }
 
-// list reads the items array.
-func (s *stream) list(acc *accumulator) error {
+// list reads an array (or null), each element as a value.
+func (s *stream) list(cv *converter) error {
 	c, err := s.token("[n")
 	if err != nil || c == 'n' {
 		s.pos-- // null: no items
@@ -246,8 +237,10 @@ func (s *stream) list(acc *accumulator) error {
 		}
 		return err
 	}
+	cv.depth++
+	defer func() { cv.depth-- }()
 	for {
-		c, err := s.token("{,]")
+		c, err := s.token("{[\",]0123456789-tfn")
 		if err != nil || c == ']' {
 			return err
 		}
@@ -259,6 +252,6 @@ func (s *stream) list(acc *accumulator) error {
 		if err != nil {
 			return err
 		}
-		acc.line(v, line, false)
+		cv.value(v, line)
 	}
 }

@@ -185,6 +185,10 @@ type Position struct {
 // File is what was read from one input file.
 type File struct {
 	Path string `json:"path"`
+	// Format is the form its events were read in (native,
+	// eks-cloudwatch, gke-logentry, aks-diagnostics, ...; several joined
+	// by "+"), empty when it held none.
+	Format string `json:"format,omitempty"`
 	// Events counts the audit events read (stages, before collapsing);
 	// Kept the requests kept after filtering.
 	Events int `json:"events"`
@@ -195,6 +199,9 @@ type File struct {
 	Last  time.Time `json:"last"`
 	// Bad counts lines that could not be read as audit events.
 	Bad int `json:"bad,omitempty"`
+	// Losses say what the form it was read in loses compared with the
+	// kube-apiserver's own log, and what that costs the answer.
+	Losses []string `json:"losses,omitempty"`
 }
 
 // Warning is one problem met while reading, at a position.

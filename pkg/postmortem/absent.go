@@ -42,9 +42,9 @@ func (ix *index) absentOwner(r *record, ref audit.OwnerRef) string {
 	if o := ix.byUID[ref.UID]; o != nil && o != r && !sameScope(o, r.key.namespace) {
 		// The collector finds no owner by that UID where it looks.
 		if r.key.namespace == "" {
-			return fmt.Sprintf("UID %s is %s's, and a cluster-scoped object cannot be owned by a namespaced one", ref.UID, describe(o.ref()))
+			return fmt.Sprintf("UID %s is %s's, and a cluster-scoped object cannot be owned by a namespaced one", ref.UID, o.ref().String())
 		}
-		return fmt.Sprintf("UID %s is %s's, and an owner reference cannot cross namespaces", ref.UID, describe(o.ref()))
+		return fmt.Sprintf("UID %s is %s's, and an owner reference cannot cross namespaces", ref.UID, o.ref().String())
 	}
 	if ix.ownerOf(r, ref.UID) != nil {
 		return ""

@@ -84,8 +84,7 @@ func (ix *index) wentOrStarted(r *record) bool {
 	if _, ok := ix.modelCause(r); ok {
 		return true
 	}
-	g := ix.gone(r)
-	return g && r.before != nil
+	return ix.startedSilently(r) || (ix.gone(r) && (r.before != nil || r.createdInWindow()))
 }
 
 func (ch *chains) link(r *record, c cause) {
@@ -187,7 +186,10 @@ func (ch *chains) orphanedLink(o orphaning) Link {
 
 // laterDeletion says which chain deleted an object later: its root's
 // request.
-func laterDeletion(r *record) string {
+func laterDeletion(r *record) string { return "deleted later " + byChain(r) }
+
+// chainRoot is the root record of the chain r is in.
+func chainRoot(r *record) *record {
 	root := r
 	// A chain is a tree; the bound only keeps a malformed one finite.
 	for range len(r.events) + 1024 {
@@ -196,14 +198,20 @@ func laterDeletion(r *record) string {
 		}
 		root = root.cause.parent
 	}
+	return root
+}
+
+// byChain names the chain that deleted r: "by bob's delete of X".
+func byChain(r *record) string {
+	root := chainRoot(r)
 	s := root.start()
 	switch {
 	case s == nil:
-		return fmt.Sprintf("deleted later in the chain of %s, whose deletion is not in the log", describe(root.ref()))
+		return fmt.Sprintf("in the chain of %s, whose deletion is not in the log", root.ref().String())
 	case root == r:
-		return fmt.Sprintf("deleted later by %s's %s of it", userOf(s), s.Verb)
+		return fmt.Sprintf("by %s's %s of it", userOf(s), s.Verb)
 	}
-	return fmt.Sprintf("deleted later by %s's %s of %s", userOf(s), s.Verb, describe(root.ref()))
+	return fmt.Sprintf("by %s's %s of %s", userOf(s), s.Verb, root.ref().String())
 }
 
 // collectedAlone places a dependent the garbage collector deleted when
@@ -299,9 +307,16 @@ func (ch *chains) lastWentBefore(r *record, at time.Time) (*record, time.Time) {
 }
 
 // tree is the Link of r with its dependents, in time order.
-func (ch *chains) tree(r *record, seen map[*record]bool) Link {
+//
+// A dependent's steps from before the chain's root request (since) are
+// another chain's (an orphaning before a later namespace delete): they are
+// left out of this chain's link.
+func (ch *chains) tree(r *record, seen map[*record]bool, since time.Time) Link {
 	seen[r] = true
 	l := ch.linkOf(r, r.cause)
+	if len(seen) > 1 && !since.IsZero() {
+		l.Steps = slices.DeleteFunc(l.Steps, func(st Step) bool { return st.Time.Before(since) })
+	}
 	kids := slices.Clone(ch.children[r])
 	slices.SortStableFunc(kids, func(a, b *record) int {
 		if x := a.startTime().Compare(b.startTime()); x != 0 {
@@ -311,7 +326,7 @@ func (ch *chains) tree(r *record, seen map[*record]bool) Link {
 	})
 	for _, k := range kids {
 		if !seen[k] {
-			l.Dependents = append(l.Dependents, ch.tree(k, seen))
+			l.Dependents = append(l.Dependents, ch.tree(k, seen, since))
 		}
 	}
 	for _, o := range ch.orphanedFirst[r] {

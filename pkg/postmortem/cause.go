@@ -166,7 +166,8 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 	if c, ok := ix.modelCause(r); ok {
 		return c, true
 	}
-	if !ix.gone(r) || r.before == nil {
+	known := r.before != nil || r.createdInWindow()
+	if !known || (!ix.gone(r) && !ix.startedSilently(r)) {
 		return cause{}, false
 	}
 	if crd := ix.crdOf(r); crd != nil {
@@ -174,6 +175,10 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 		// request: the tie is kgc's model of it.
 		return cause{parent: crd, via: ViaCRD, evidence: EvidenceModel, actor: ActorAPIServer, likely: true,
 			detail: "no request names it: the API server's CRD finalizer deletes every instance of a CRD, from storage, before the CRD goes"}, true
+	}
+	if o, ok := ix.ownerWent(r, farFuture); ok && ix.ownerFirst(o, r) {
+		return cause{parent: o, via: ViaOwnerReference, evidence: r.ownersFrom, actor: ActorGarbageCollector, likely: true,
+			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner, and its owner's delete came before its namespace's"}, true
 	}
 	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
 		c := cause{parent: ns, via: ViaNamespace, evidence: EvidenceSnapshot, actor: ActorNamespaceController, likely: true}
@@ -193,6 +198,16 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 			detail: why + "; no request names its deletion (the audit policy did not log it)"}, true
 	}
 	return cause{}, false
+}
+
+// ownerFirst: o's logged DELETE, which deletes its dependents, came
+// before any delete of r's namespace, so the collector took r first.
+func (ix *index) ownerFirst(o, r *record) bool {
+	if o.start() == nil || !ix.deletesDependents(o) {
+		return false
+	}
+	ns := ix.namespaceRecord(r.key.namespace)
+	return ns == nil || ns == r || ns.start() == nil || o.start().ReceivedAt().Before(ns.start().ReceivedAt())
 }
 
 // DetailNotLogged is the detail of a link no request shows, which the

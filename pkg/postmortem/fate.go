@@ -99,7 +99,7 @@ func removedIt(e *audit.Event) bool {
 		// leaves it no finalizer (the registry's shouldDeleteDuringUpdate),
 		// but for a pod in graceful deletion, which its kubelet's last
 		// DELETE removes.
-		return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && !(e.Object.APIGroup == "" && e.Object.Resource == "pods")
+		return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && (e.Object.APIGroup != "" || e.Object.Resource != "pods")
 	}
 	return false
 }
@@ -115,10 +115,26 @@ func (ix *index) result(r *record) string {
 		}
 		return HappenedExists
 	}
-	if m := r.lastMeta; m != nil && m.DeletionTimestamp != nil {
-		return ResultTerminating
-	}
+	// The log's last state of it may show it deleting, but not how it
+	// ended: without an after state that lists it, its end is unknown.
 	return ResultDeleting
+}
+
+// startedSilently: the after snapshot shows r deleting, the before one
+// did not, and no logged request started it: a CRD's finalizer, the
+// namespace controller or the collector did, unlogged.
+func (ix *index) startedSilently(r *record) bool {
+	return r.before != nil && r.after != nil && r.after.Terminating() && !r.before.Terminating() && r.start() == nil
+}
+
+// createdInWindow: a logged request created r.
+func (r *record) createdInWindow() bool {
+	for _, e := range r.events {
+		if e.Verb == "create" && e.Object.Subresource == "" && accepted(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // orphanedFrom returns the owner UIDs the garbage collector removed from

@@ -23,10 +23,32 @@ func (ix *index) endUnseen(r *record) bool {
 	return r.before != nil && r.after == nil && r.start() == nil && !ix.covers(r) && !ix.gone(r)
 }
 
-// modelCause is the garbage collector deleting r for owners that all
-// went, each with a policy that deletes dependents, by kgc's model.
+// modelCause is, by kgc's model, the garbage collector deleting r for
+// owners that all went, each with a policy that deletes dependents, or
+// else the namespace controller emptying r's namespace.
 func (ix *index) modelCause(r *record) (cause, bool) {
-	if !ix.endUnseen(r) || len(r.owners) == 0 {
+	if !ix.endUnseen(r) {
+		return cause{}, false
+	}
+	if c, ok := ix.ownersModel(r); ok {
+		return c, true
+	}
+	ns := ix.namespaceRecord(r.key.namespace)
+	if ns == nil || ns == r || ns.start() == nil {
+		return cause{}, false
+	}
+	c := cause{parent: ns, via: ViaNamespace, evidence: EvidenceModel, actor: ActorNamespaceController, likely: true, modeled: true,
+		detail: "per kgc's model: the namespace controller deletes everything in a namespace being deleted; not confirmed: no request names its going, and no after snapshot lists its type"}
+	if fins := heldBy(r); len(fins) > 0 {
+		c.detail = fmt.Sprintf("per kgc's model its deletion started with its namespace's; it held finalizers %s, and the evidence does not show whether they were removed", strings.Join(fins, ", "))
+	}
+	return c, true
+}
+
+// ownersModel is the collector deleting r for owners that all went with
+// a policy that deletes dependents.
+func (ix *index) ownersModel(r *record) (cause, bool) {
+	if len(r.owners) == 0 {
 		return cause{}, false
 	}
 	var last *record

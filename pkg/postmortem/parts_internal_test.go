@@ -58,6 +58,9 @@ func v1Object(m *audit.Meta) map[string]any {
 	if m.Finalizers != nil {
 		meta["finalizers"] = m.Finalizers
 	}
+	if m.DeletionTimestamp != nil {
+		meta["deletionTimestamp"] = m.DeletionTimestamp.Format(time.RFC3339)
+	}
 	return map[string]any{"kind": m.Kind, "apiVersion": m.APIVersion, "metadata": meta}
 }
 

@@ -245,7 +245,7 @@ func (ch *chains) rootDocs(roots []*record) []Root {
 
 // root is the Root document of a root record.
 func (ch *chains) root(r *record) Root {
-	link := ch.tree(r, map[*record]bool{})
+	link := ch.tree(r, map[*record]bool{}, r.startTime())
 	root := Root{Request: requestOf(r, r.cause), Cascade: []Link{link}}
 	root.Summary = summarize(link)
 	root.Unitemized = unitemized(ch.unitemizedCandidates(r), ch.sweptTypes)

@@ -42,9 +42,15 @@ func predict(before *snapshot.Snapshot, root *Root, ix *index, whyStuck func(str
 			orphanedHere[l.Object.UID] = l
 		}
 	})
+	inChain := map[string]bool{}
+	walkLinks(root.Cascade, func(l Link) { inChain[l.Object.UID] = true })
 	planned := map[string]bool{}
 	for _, of := range p.Objects {
 		planned[of.Object.UID] = true
+		if po, ok := goneBefore(of, ix, target, inChain); ok {
+			pr.Objects = append(pr.Objects, po)
+			continue
+		}
 		if po, ok := comparePlanned(of, ix, orphanedHere, whyStuck); ok {
 			pr.Objects = append(pr.Objects, po)
 		}
@@ -98,6 +104,22 @@ func comparePlanned(of plan.ObjectFate, ix *index, orphanedHere map[string]Link,
 		}
 	}
 	return po, true
+}
+
+// goneBefore judges an object the plan names but that another chain
+// started deleting before this root's request: what became of it is not
+// this request's doing, so it is neither a hit nor a miss of the plan.
+func goneBefore(of plan.ObjectFate, ix *index, target *record, inChain map[string]bool) (PredictedObject, bool) {
+	r := ix.byUID[of.Object.UID]
+	if r == nil || r == target || inChain[of.Object.UID] || target.start() == nil {
+		return PredictedObject{}, false
+	}
+	s := ix.sweepOrStart(r)
+	if s == nil || !s.ReceivedAt().Before(target.start().ReceivedAt()) {
+		return PredictedObject{}, false
+	}
+	return PredictedObject{Object: of.Object, Predicted: of.Fate, Happened: ix.happened(of.Object.UID), Result: PredictionGoneBefore,
+		Detail: "its deletion started earlier, " + byChain(r) + ", before this request"}, true
 }
 
 // planSays is a planned fate with why, when the plan says: a blocked

@@ -192,7 +192,7 @@ func TestOrphanedFirstDeletedLaterIsAsPredicted(t *testing.T) {
 			}
 			root := rootOf(t, pm, "Deployment", "web")
 			l, ok := flatten(root.Cascade)[rs.Metadata.UID]
-			if !ok || l.Result != ResultOrphaned || !strings.Contains(l.Detail, "deleted later by dave's delete of Namespace team-a") {
+			if !ok || l.Result != ResultOrphaned || !strings.Contains(l.Detail, "deleted later by dave's delete of Namespace/team-a") {
 				t.Fatalf("ReplicaSet in alice's chain = %+v (found %v), want orphaned, deleted later by dave", l, ok)
 			}
 			if root.Summary.Orphaned != 1 {
@@ -288,5 +288,78 @@ func TestCollectorDeletesOnItsOwnWhenTheOwnerNeverWas(t *testing.T) {
 		if r.Request.Object.Name == "ghost" {
 			t.Errorf("an owner was made up: %+v", r.Request)
 		}
+	}
+}
+
+// A dependent a finalizer holds, whose deletion no logged request started
+// (a log without the controllers' requests), is in its owner's chain and
+// still terminating; without an after state, an object the log last
+// shows deleting has no known end.
+func TestHeldDependentWithoutControllersRequests(t *testing.T) {
+	owner := testobj.New("example.com/v1", "Widget", "shop", "w-fg").Build()
+	held := testobj.New("example.com/v1", "Widget", "shop", "held").Owner(testobj.Ref(owner)).Finalizers("example.com/hold").Build()
+	before := testobj.Snapshot(owner, held).CRD("example.com", "Widget", "widgets", true).At(t0.Add(-time.Minute)).Build()
+	heldAfter := testobj.New("example.com/v1", "Widget", "shop", "held").UID(held.Metadata.UID).Owner(testobj.Ref(owner)).Finalizers("example.com/hold").Deleting(t0).Build()
+	after := testobj.Snapshot(heldAfter).CRD("example.com", "Widget", "widgets", true).At(t0.Add(time.Hour)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("alice", "delete", ref("example.com", "widgets", "shop", "w-fg"), withOptions("Background"))
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: after})
+	root := rootOf(t, pm, "Widget", "w-fg")
+	if l, ok := flatten(root.Cascade)[held.Metadata.UID]; !ok || l.Result != ResultTerminating {
+		t.Fatalf("held link = %+v (found %v), want terminating in alice's chain", l, ok)
+	}
+	if root.Summary.Terminating != 1 || len(pm.StillGoing) != 1 {
+		t.Errorf("summary %+v, still going %+v: want the held Widget counted as terminating", root.Summary, pm.StillGoing)
+	}
+	// Without an after state, the log's own last word is not the end.
+	b2 := &logBuilder{level: audit.LevelRequestResponse}
+	b2.add("alice", "delete", ref("example.com", "widgets", "shop", "held"), func(e *audit.Event) {
+		now := t0
+		e.Response = &audit.Meta{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "shop", Name: "held", UID: held.Metadata.UID, DeletionTimestamp: &now, Finalizers: []string{"example.com/hold"}}
+	})
+	pm = bothWays(t, t.Name()+"-no-after", b2, Input{Before: before})
+	if l := rootOf(t, pm, "Widget", "held").Cascade[0]; l.Result != ResultDeleting {
+		t.Errorf("with no after state the result is %q, want deleting: nothing shows it still there", l.Result)
+	}
+}
+
+// Without the controllers' requests, a dependent whose owner a person
+// deleted in the background before its namespace went is the owner's
+// chain's; with no after state, what was in a deleted namespace is the
+// namespace's, by kgc's model.
+func TestOwnerBeforeNamespaceWithoutControllersRequests(t *testing.T) {
+	ns := testobj.Namespace("shop").Build()
+	owner := testobj.ConfigMap("shop", "owner").Build()
+	dep := testobj.ConfigMap("shop", "dep").Owner(testobj.Ref(owner)).Build()
+	loose := testobj.ConfigMap("shop", "loose").Build()
+	before := testobj.Snapshot(ns, owner, dep, loose).At(t0.Add(-time.Minute)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("dave", "delete", ref("", "configmaps", "shop", "owner"), withOptions("Background"))
+	b.add("carol", "delete", ref("", "namespaces", "", "shop"), withOptions("Background"))
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: testobj.Snapshot().At(t0.Add(time.Hour)).Build()})
+	if _, ok := flatten(rootOf(t, pm, "ConfigMap", "owner").Cascade)[dep.Metadata.UID]; !ok {
+		t.Errorf("dep is not in dave's chain: his delete came before the namespace's")
+	}
+	pm = bothWays(t, t.Name()+"-no-after", b, Input{Before: before})
+	if l, ok := flatten(rootOf(t, pm, "Namespace", "shop").Cascade)[loose.Metadata.UID]; !ok || l.Evidence != EvidenceModel {
+		t.Errorf("loose link = %+v (found %v), want in carol's chain by kgc's model", l, ok)
+	}
+}
+
+// An object another chain started deleting before the root's request is
+// not the root's doing: its prediction is neither a hit nor a miss, and a
+// dependent's steps from before the root's request are not in its link.
+func TestPredictionOnlyOfItsChain(t *testing.T) {
+	ns := testobj.Namespace("billing").Build()
+	rates := testobj.ConfigMap("billing", "rates").Build()
+	before := testobj.Snapshot(ns, rates).At(t0.Add(-time.Minute)).Build()
+	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("bob", "delete", ref("", "configmaps", "billing", "rates"), withOptions("Orphan"))
+	b.add("dave", "delete", ref("", "namespaces", "", "billing"), withOptions("Background"))
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: testobj.Snapshot().At(t0.Add(time.Hour)).Build(), Predict: true})
+	p := rootOf(t, pm, "Namespace", "billing").Prediction
+	i := slices.IndexFunc(p.Objects, func(o PredictedObject) bool { return o.Object.UID == rates.Metadata.UID })
+	if i < 0 || p.Objects[i].Result != PredictionGoneBefore || !strings.Contains(p.Objects[i].Detail, "by bob's delete of it") || p.AsPredicted != 1 {
+		t.Errorf("dave's prediction = %+v, want rates gone before his request, by bob's", p)
 	}
 }

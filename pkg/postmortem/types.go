@@ -229,6 +229,9 @@ const (
 	PredictionAsPredicted          = "as-predicted"
 	PredictionNotPredicted         = "not-predicted"
 	PredictionPredictedNotHappened = "predicted-not-happened"
+	// PredictionGoneBefore is an object another chain started deleting
+	// before the root's request: not the request's doing.
+	PredictionGoneBefore = "gone-before"
 )
 
 // What happened to an object, as the evidence shows.

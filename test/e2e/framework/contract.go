@@ -341,6 +341,10 @@ type PMWindow struct {
 		First  string `json:"first"`
 		Last   string `json:"last"`
 		Bad    int    `json:"bad"`
+		// Format is what the file was read as; Losses what that form
+		// loses (added with the export readers).
+		Format string   `json:"format"`
+		Losses []string `json:"losses"`
 	} `json:"files"`
 	Gaps []struct {
 		From    string `json:"from"`

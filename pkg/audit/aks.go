@@ -1,0 +1,137 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// This file reads AKS's audit exports. A diagnostic setting with the
+// category kube-audit (every request) or kube-audit-admin (no get, list
+// or watch) sends records {"category":..., "properties":{"log":EVENT}} to
+// a storage account (PT1H.json blobs, a record a line) or Event Hubs
+// ({"records":[...]}, see convert.go), EVENT the native Event as a JSON
+// string or, in some collectors' copies, as an object. Log Analytics
+// splits the event into the AKSAudit and AKSAuditAdmin tables' columns
+// (AuditId, Verb, ObjectRef, User, ...), rebuilt here into an Event.
+//
+// What it loses (see loss.go): AKS replaces a body over its size limit by
+// the string "skipped-too-big-size-object"; kube-audit-admin logs no
+// reads.
+
+// skippedBody is what AKS writes in place of a body too big to log.
+const skippedBody = "skipped-too-big-size-object"
+
+// aksRecord returns the event a diagnostic record carries; a record of
+// another category (guard, kube-apiserver) is passed over.
+func (c *converter) aksRecord(v []byte) ([]byte, error) {
+	acc := c.acc
+	var category string
+	var log []byte
+	found := false
+	s := scanner{d: v}
+	err := s.object(func(key []byte) error {
+		switch string(key) {
+		case "category":
+			b, err := s.str()
+			category = string(b)
+			return err
+		case "properties":
+			return s.object(func(key []byte) error {
+				if string(key) != "log" {
+					return s.skip()
+				}
+				found = true
+				var err error
+				log, err = c.stringOrObject(&s)
+				return err
+			})
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch category {
+	case "kube-audit":
+	case "kube-audit-admin":
+		acc.lost |= lostReads
+	default:
+		acc.passed++
+		return nil, nil
+	}
+	if !found {
+		return nil, notEvent("its properties have no log")
+	}
+	return log, nil
+}
+
+// logAnalyticsColumns are the AKSAudit and AKSAuditAdmin columns and the
+// Event fields they hold.
+var logAnalyticsColumns = map[string]string{
+	"AuditId": "auditID", "Level": "level", "Stage": "stage", "RequestUri": "requestURI", "Verb": "verb",
+	"User": "user", "ImpersonatedUser": "impersonatedUser", "SourceIps": "sourceIPs", "UserAgent": "userAgent",
+	"ObjectRef": "objectRef", "ResponseStatus": "responseStatus", "RequestObject": "requestObject",
+	"ResponseObject": "responseObject", "RequestReceivedTime": "requestReceivedTimestamp",
+	"StageReceivedTime": "stageTimestamp", "Annotations": "annotations",
+}
+
+// logAnalyticsRow rebuilds the event of an AKSAudit or AKSAuditAdmin row,
+// as `az monitor log-analytics query -o json` or a portal export gives it:
+// its dynamic columns are objects, or JSON text in a CSV.
+func logAnalyticsRow(v []byte, acc *accumulator) ([]byte, error) {
+	var row map[string]any
+	if err := json.Unmarshal(v, &row); err != nil {
+		return nil, err
+	}
+	return rowEvent(row, acc)
+}
+
+// rowEvent rebuilds an event from a Log Analytics row's columns.
+func rowEvent(row map[string]any, acc *accumulator) ([]byte, error) {
+	ev := map[string]any{"kind": "Event", "apiVersion": "audit.k8s.io/v1"}
+	for col, val := range row {
+		field, ok := logAnalyticsColumns[col]
+		if !ok {
+			continue
+		}
+		if s, isStr := val.(string); isStr {
+			switch {
+			case s == skippedBody:
+				acc.skippedBodies++
+				continue
+			case strings.HasPrefix(s, "{") || strings.HasPrefix(s, "["):
+				var dyn any
+				if err := json.Unmarshal([]byte(s), &dyn); err != nil {
+					return nil, notEvent(fmt.Sprintf("its %s column is not JSON: %v", col, err))
+				}
+				val = dyn
+			case s == "" && field != "verb":
+				continue // an empty dynamic column
+			}
+		}
+		ev[field] = val
+	}
+	if t, _ := row["Type"].(string); t == "AKSAuditAdmin" {
+		acc.lost |= lostReads
+	}
+	return json.Marshal(ev)
+}
+
+// elasticEvent returns the event of an Elastic kubernetes.audit_logs
+// document: kubernetes.audit is the event, its annotation keys rewritten
+// (dots to underscores), so the authorizer's decision is not read.
+func elasticEvent(v []byte) ([]byte, error) {
+	var doc struct {
+		Kubernetes struct {
+			Audit json.RawMessage `json:"audit"`
+		} `json:"kubernetes"`
+	}
+	if err := json.Unmarshal(v, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Kubernetes.Audit) == 0 || doc.Kubernetes.Audit[0] != '{' {
+		return nil, notEvent("it is an Elastic document with no kubernetes.audit event")
+	}
+	return doc.Kubernetes.Audit, nil
+}
