@@ -276,7 +276,14 @@ func (tt *pmTruthTable) orphaning(i int, states map[string]framework.ObjState) *
 		return nil
 	}
 	best, bestAt := -1, time.Time{}
-	for _, ow := range b.Objs[i].Owners {
+	owners := b.Objs[i].Owners
+	if c := b.Objs[i].Cross; c >= 0 {
+		// The collector's graph is keyed by UID: an owner in another
+		// namespace that is deleted with Orphan has its reference removed
+		// from this dependent too, if the collector gets there first.
+		owners = append(slices.Clone(owners), c)
+	}
+	for _, ow := range owners {
 		if slices.Contains(s.OwnerUIDs, b.Objs[ow].uid) {
 			continue
 		}
