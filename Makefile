@@ -8,19 +8,24 @@ help:
 	@awk '/^## [a-z0-9-]+: / { name = $$2; sub(/:$$/, "", name); desc[name] = substr($$0, length(name) + 6); next } \
 	  /^[a-z0-9-]+:/ { t = $$1; sub(/:.*/, "", t); if (t in desc) printf "  %-14s %s\n", t, desc[t] }' $(MAKEFILE_LIST)
 
-## test: unit tests, then the end-to-end suite on a real control plane
-test: unit e2e
+## test: unit tests, then the end-to-end suite on a real control plane; each
+## test is printed as it finishes (gotestsum, pinned, installed into the user
+## cache once) and the last line counts them: N passed, N failed, N skipped
+test:
+	@GO=$(GO) hack/make-rules/test.sh reset
+	@status=0; $(MAKE) --no-print-directory unit e2e || status=$$?; \
+		GO=$(GO) hack/make-rules/test.sh summary; exit $$status
 
 ## unit: go vet and the unit tests; no cluster needed
 unit:
 	$(GO) vet ./...
-	$(GO) test ./...
+	GO=$(GO) hack/make-rules/test.sh unit
 
 ## e2e: builds etcd 3.6, kube-apiserver, kube-controller-manager, kube-scheduler
 ## v1.36.3 and kwok once (cached under the user cache folder) and runs kgc against
 ## the real garbage collector and workload controllers.
 e2e:
-	cd test/e2e && $(GO) test -count=1 -timeout 60m ./...
+	GO=$(GO) hack/make-rules/test.sh e2e
 
 ## example: kgc's main job on the bundled example dump, no cluster needed
 example:

@@ -200,3 +200,45 @@ func TestPlanDigestSaidOnce(t *testing.T) {
 		})
 	}
 }
+
+// Every refusal that holds is said in one run, the first deciding the
+// exit code: a plan over --max-deletions that leaves objects terminating,
+// applied with no terminal and no --yes, is refused for all three.
+func TestApplySaysEveryRefusal(t *testing.T) {
+	planPath, f := liveShop(t)
+	out, errOut, code := runApplyWith(t, f, nil, nil, "apply", planPath, "--max-deletions", "1")
+	if code != exitLimit || f.deleted {
+		t.Fatalf("exit %d, DELETE sent %v; want exit %d, nothing sent\nstdout:\n%s\nstderr:\n%s", code, f.deleted, exitLimit, out, errOut)
+	}
+	for _, want := range []string{
+		"Outcome: refused (max-deletions), no request was sent: the delete would delete 3 object(s), more than --max-deletions=1",
+		"\nAlso refused (blocked): the delete is predicted to leave 1 object(s) terminating (Pod/web-7d9f-b -n shop)",
+		"\nAlso refused (not-confirmed): not confirmed: there is no terminal to ask on",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	doc, _, code := runApplyWith(t, f, nil, nil, "apply", planPath, "--max-deletions", "1", "-o", "json")
+	var rep report.Report
+	if err := json.Unmarshal([]byte(doc), &rep); err != nil || code != exitLimit || rep.Refusal == nil {
+		t.Fatalf("-o json: exit %d, %v\n%s", code, err, doc)
+	}
+	var reasons []string
+	for _, a := range rep.Refusal.Also {
+		reasons = append(reasons, a.Reason)
+	}
+	if rep.Refusal.Reason != report.ReasonMaxDeletions || strings.Join(reasons, ",") != "blocked,not-confirmed" {
+		t.Errorf("-o json: refusal %s, also %v; want max-deletions, also blocked,not-confirmed", rep.Refusal.Reason, reasons)
+	}
+
+	// Offline, a plan edited out of its basis and made from files is
+	// refused for both, before connecting.
+	old := writePlan(t, func(d map[string]any) { delete(d, "basis"); delete(d, "digest"); delete(d, "request") })
+	out, errOut, code = runApplyCmd(t, "", "apply", old, "--yes")
+	if code != exitStale || !strings.Contains(out, "Outcome: refused (no-basis)") ||
+		!strings.Contains(out, "\nAlso refused (other-cluster): the plan was made from files") ||
+		!strings.Contains(errOut, "\nalso refused (other-cluster): the plan was made from files") {
+		t.Errorf("a plan without basis, from files: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

@@ -18,9 +18,9 @@ func TestChunkSizeLive(t *testing.T) {
 		args  []string
 		limit string
 	}{
-		{[]string{"snapshot", "-o", "-"}, "1000"},
-		{[]string{"snapshot", "-o", "-", "--chunk-size", "0"}, ""},
-		{[]string{"snapshot", "-o", "-", "--chunk-size", "7"}, "7"},
+		{[]string{"snapshot", "-o", "json"}, "1000"},
+		{[]string{"snapshot", "-o", "json", "--chunk-size", "0"}, ""},
+		{[]string{"snapshot", "-o", "json", "--chunk-size", "7"}, "7"},
 		{[]string{"graph", "-n", "shop", "--chunk-size", "7"}, "7"},
 		{[]string{"why-stuck", "-A", "--chunk-size", "0"}, ""},
 		{[]string{"plan", "delete", "cm/a", "-n", "shop", "-o", "json", "--chunk-size", "7"}, "7"},
@@ -56,7 +56,7 @@ func TestChunkSizeLive(t *testing.T) {
 
 func TestChunkSizeInvalid(t *testing.T) {
 	for _, args := range [][]string{
-		{"snapshot", "-o", "-", "--chunk-size", "-1"},
+		{"snapshot", "-o", "json", "--chunk-size", "-1"},
 		{"plan", "delete", "cm/a", "--chunk-size", "ten"},
 		{"apply", "delete", "cm/a", "--chunk-size", "-5"},
 	} {

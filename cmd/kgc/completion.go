@@ -16,6 +16,9 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshotio"
 )
 
 // completionTimeout bounds the cluster requests of one completion: a shell
@@ -48,14 +51,22 @@ func registerConfigFlagCompletion(root *cobra.Command, cf *genericclioptions.Con
 	}
 }
 
+// objectCompleter offers the TYPE and NAME words of the objects a command
+// can name.
+type objectCompleter interface {
+	types(prefix string) []string
+	names(typ string, all bool, prefix string) []string
+}
+
 // objectArgs completes TYPE/NAME, or TYPE then NAME, for the commands that
-// name an object. With -f the input is a dump, which may not come from
-// the current cluster, so nothing is offered.
+// name an object: from the live cluster, or with -f from the input the
+// command will read (a dump may come from another cluster than the
+// kubeconfig's, so the cluster is not asked).
 func objectArgs(cf *genericclioptions.ConfigFlags, src *sourceOptions) cobra.CompletionFunc {
-	c := clusterCompletion{cf: cf}
 	return func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		var c objectCompleter = clusterCompletion{cf: cf}
 		if src.Offline() {
-			return nil, cobra.ShellCompDirectiveNoFileComp
+			c = dumpCompletion{src: src}
 		}
 		switch {
 		case len(args) == 0 && strings.Contains(toComplete, "/"):
@@ -72,6 +83,68 @@ func objectArgs(cf *genericclioptions.ConfigFlags, src *sourceOptions) cobra.Com
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// dumpCompletion completes from the -f input: the types of its objects
+// (plural and short names) and their names, in the -n namespace unless -A
+// (any namespace otherwise, as offline commands look). Standard input is
+// not read: the command has yet to. It fails soft, as clusterCompletion.
+type dumpCompletion struct {
+	src *sourceOptions
+}
+
+// read is the input, or nil.
+func (d dumpCompletion) read() *snapshot.Snapshot {
+	if slices.Contains(d.src.Filenames, "-") {
+		return nil
+	}
+	snap, err := snapshotio.ReadFiles(d.src.Filenames, nil, snapshotio.ReadOptions{})
+	if err != nil {
+		cobra.CompDebugln("kgc: completing from -f: "+err.Error(), false)
+		return nil
+	}
+	return snap
+}
+
+func (d dumpCompletion) types(prefix string) []string {
+	snap := d.read()
+	if snap == nil {
+		return nil
+	}
+	cat := snap.Catalog()
+	var out []string
+	for i := range snap.Objects {
+		o := &snap.Objects[i]
+		if r, ok := cat.ForGroupKind(apiGroup(o.APIVersion), o.Kind); ok {
+			out = append(out, r.Resource)
+			out = append(out, r.ShortNames...)
+		}
+	}
+	return withPrefix(out, prefix)
+}
+
+func (d dumpCompletion) names(typ string, all bool, prefix string) []string {
+	snap := d.read()
+	if snap == nil {
+		return nil
+	}
+	r, err := snap.Catalog().Resolve(typ)
+	if err != nil {
+		cobra.CompDebugln("kgc: completing a name of "+typ+": "+err.Error(), false)
+		return nil
+	}
+	ns := ""
+	if n := d.src.configFlags.Namespace; n != nil && r.Namespaced && !all {
+		ns = *n
+	}
+	var out []string
+	for i := range snap.Objects {
+		o := &snap.Objects[i]
+		if o.Kind == r.Kind && apiGroup(o.APIVersion) == r.Group && (ns == "" || o.Metadata.Namespace == ns) {
+			out = append(out, o.Metadata.Name)
+		}
+	}
+	return withPrefix(out, prefix)
 }
 
 // apiType is one listable resource type as discovery serves it.

@@ -104,10 +104,40 @@ func TestCompletionFromTheLiveCluster(t *testing.T) {
 		{"NAME in the -n namespace", []string{"why-stuck", "-n", "other", "Deployment", ""}, "batch"},
 		{"NAME in every namespace with -A", []string{"graph", "-A", "deploy/"}, "deploy/api deploy/batch deploy/web"},
 		{"nothing after TYPE NAME", []string{"graph", "deploy", "web", ""}, ""},
-		{"nothing for a dump: it may be another cluster's", []string{"graph", "-f", "dump.yaml", "deploy/"}, ""},
 		{"namespaces", []string{"graph", "-n", ""}, "kube-system shop"},
 		{"contexts", []string{"graph", "--context", ""}, "dev prod"},
 		{"clusters", []string{"graph", "--cluster", "r"}, "remote"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, directive := complete(t, append([]string{"--kubeconfig", kubeconfig}, tt.args...)...)
+			if strings.Join(got, " ") != tt.want || directive != ":4" {
+				t.Errorf("completions %q %s, want %q :4", got, directive, tt.want)
+			}
+		})
+	}
+}
+
+// With -f, TYPE/NAME is completed from the input the command will read,
+// not from the kubeconfig's cluster, which may be another: its types, and
+// its names in the -n namespace, or in any without -n (as offline commands
+// look) or with -A.
+func TestCompletionFromTheInput(t *testing.T) {
+	kubeconfig := completionKubeconfig(t, completionCluster(t).URL)
+	ex := "../../examples/cluster.yaml"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"TYPE/NAME in the -n namespace", []string{"plan", "delete", "-f", ex, "-n", "shop", "deploy/"}, "deploy/web"},
+		{"TYPE/NAME by prefix", []string{"why-stuck", "-f", ex, "-n", "shop", "pod/db"}, "pod/db-0 pod/db-1"},
+		{"NAME after TYPE, any namespace", []string{"graph", "-f", ex, "ns", "l"}, "legacy"},
+		{"a type of the input by prefix", []string{"graph", "-f", ex, "widg"}, "widgets"},
+		{"a type the input has none of", []string{"graph", "-f", ex, "cronj"}, ""},
+		{"-A over -n", []string{"graph", "-f", ex, "-n", "ops", "-A", "sts/"}, "sts/db"},
+		{"an unreadable input offers nothing", []string{"graph", "-f", "missing.yaml", "deploy/"}, ""},
+		{"standard input is left to the command", []string{"graph", "-f", "-", "deploy/"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

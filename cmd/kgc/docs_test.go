@@ -540,3 +540,34 @@ func subDocument(shown, got any, path string) (string, bool) {
 	}
 	return "", true
 }
+
+// A newcomer reads the README from the top: it says how to get kgc before
+// its first console block uses it, with the module path go install needs
+// and the plugin name krew installs.
+func TestREADMEInstallsBeforeTheTour(t *testing.T) {
+	readme := readText(t, filepath.Join(repoRoot, "README.md"))
+	install, firstUse := strings.Index(readme, "\n## Install\n"), strings.Index(readme, "\n$ kgc ")
+	if install < 0 || firstUse < 0 || install > firstUse {
+		t.Fatalf("README.md: ## Install at %d, the first console use of kgc at %d: say how to install kgc first", install, firstUse)
+	}
+	section := readme[install:firstUse]
+	module := regexp.MustCompile(`(?m)^module (\S+)$`).FindStringSubmatch(readText(t, filepath.Join(repoRoot, "go.mod")))
+	plugin := regexp.MustCompile(`(?m)^  name: (\S+)$`).FindStringSubmatch(readText(t, filepath.Join(repoRoot, "plugins", "kgc.yaml")))
+	if module == nil || plugin == nil {
+		t.Fatal("cannot read the module path from go.mod or the plugin name from plugins/kgc.yaml")
+	}
+	for _, want := range []string{"go install " + module[1] + "/cmd/kgc@latest", "kubectl krew install " + plugin[1]} {
+		if !strings.Contains(section, want) {
+			t.Errorf("README.md says %q only after using kgc, or not at all", want)
+		}
+	}
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -29,6 +29,7 @@ type graphOptions struct {
 	args     []string
 	selector string
 	failIf   []string
+	program  string // how the user runs kgc, for the hint to look further
 
 	namespace string // resolved -n or the context's namespace
 	explicit  bool   // -n was given
@@ -37,7 +38,7 @@ type graphOptions struct {
 func newGraphCmd(f *Factory) *cobra.Command {
 	o := &graphOptions{streams: f.IOStreams, source: newSourceOptions(f)}
 	cmd := &cobra.Command{
-		Use:   "graph [TYPE/NAME ... | TYPE NAME ... | --uid UID ... | -l SELECTOR]",
+		Use:   "graph [TYPE/NAME ... | TYPE NAME ... | --uid UID ... | [TYPE[,TYPE...]] -l SELECTOR]",
 		Short: "Show the owner graph the garbage collector keeps, and its hazards",
 		Long: `Show the owner graph the kube-controller-manager garbage collector keeps: every object of a
 type it watches that has owners or dependents, and a virtual node for every owner it has not
@@ -50,7 +51,7 @@ owners in another namespace (deleted too), owner kinds the cluster does not serv
 collected, retried forever), cycles, stuck finalizers and malformed owner references.
 
 With TYPE/NAME (several, as kubectl takes them: deploy/a sts/b, or deploy a b), --uid or -l
-SELECTOR, only the connected components of those objects are shown, as the debug handler's ?uid=
+SELECTOR (of some types only with TYPE -l SELECTOR or TYPE1,TYPE2 -l SELECTOR), only the connected components of those objects are shown, as the debug handler's ?uid=
 does: owners and dependents in any namespace are included. Without, the
 namespace's objects (-n, or the context's namespace) are shown with everything connected to them,
 wherever it lives; -A (the default offline when -n is not given) shows the whole graph.
@@ -65,6 +66,7 @@ draw, pipe -o dot into Graphviz (kgc graph … -o dot | dot -Tsvg > graph.svg).
 when a finding of that type is shown, for CI gates.`,
 		Example: `  kgc graph deploy/web -n shop
   kgc graph -A -o table
+  kgc graph configmaps,secrets -l app=web -n shop
   kgc graph --uid 3f0c0e0a-… -o dot | dot -Tsvg > graph.svg
   kgc graph -n shop -f examples/cluster.yaml -o json
   kgc graph -A --fail-if dangling-owner --fail-if cross-namespace-owner -o table`,
@@ -80,8 +82,8 @@ when a finding of that type is shown, for CI gates.`,
 	return cmd
 }
 
-func (o *graphOptions) Complete(_ *cobra.Command, args []string) error {
-	o.args = args
+func (o *graphOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.args, o.program = args, programName(cmd)
 	ns, explicit, err := o.source.Namespace()
 	if err != nil {
 		return err
@@ -91,11 +93,8 @@ func (o *graphOptions) Complete(_ *cobra.Command, args []string) error {
 }
 
 func (o *graphOptions) Validate() error {
-	if _, err := splitObjectArgs(o.args); err != nil {
+	if err := checkSelection(o.args, len(o.uids) > 0, o.selector); err != nil {
 		return err
-	}
-	if n := countTrue(len(o.args) > 0, len(o.uids) > 0, o.selector != ""); n > 1 {
-		return usageErrorf("give the objects as TYPE/NAME, with --uid or with -l, one of them")
 	}
 	// -A wins over -n, as in kubectl: the namespace is ignored.
 	for _, u := range o.uids {
@@ -156,6 +155,9 @@ func (o *graphOptions) Run(ctx context.Context) error {
 	}
 	view.CapturedAt = snap.CapturedAt
 	view.Scope = o.scope(snap)
+	if len(view.Nodes) == 0 && view.Namespace != "" && len(o.args) == 0 && len(o.uids) == 0 && o.selector == "" {
+		view.Elsewhere = elsewhere(snap, view.Namespace, inOwnerGraph(snap), o.program+" graph -A")
+	}
 	switch o.output {
 	case outputTree, outputText:
 		err = render.GraphTree(o.streams.Out, view, outStyle(o.streams))
@@ -176,25 +178,12 @@ func (o *graphOptions) Run(ctx context.Context) error {
 // the findings about it. A component is all the graph a question about
 // some objects needs, so only it is replayed.
 func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
-	selected := slices.Clone(o.uids)
-	groups, err := splitObjectArgs(o.args)
+	selected, err := o.selected(snap)
 	if err != nil {
 		return render.GraphView{}, err
 	}
-	for _, g := range groups {
-		obj, err := o.source.Resolve(snap, g, o.namespace)
-		if err != nil {
-			return render.GraphView{}, err
-		}
-		selected = append(selected, obj.Metadata.UID)
-	}
-	if o.selector != "" {
-		if selected, err = selectObjects(snap, o.selector, o.namespace, o.source.AllNamespaces); err != nil {
-			return render.GraphView{}, err
-		}
-		if len(selected) == 0 {
-			return render.GraphView{Graph: graph.Replay(snap)}, nil
-		}
+	if o.selector != "" && len(selected) == 0 {
+		return render.GraphView{Graph: graph.Replay(snap)}, nil
 	}
 	if len(selected) > 0 {
 		g := graph.ReplayAbout(snap, selected...)
@@ -225,6 +214,41 @@ func (o *graphOptions) view(snap *snapshot.Snapshot) (render.GraphView, error) {
 		Findings: g.FindingsAbout(nodes, nil, []string{o.namespace})}, nil
 }
 
+// selected are the UIDs of the objects asked about: by --uid, TYPE/NAME
+// or -l.
+func (o *graphOptions) selected(snap *snapshot.Snapshot) ([]string, error) {
+	if o.selector != "" {
+		return selectObjects(snap, o.selector, o.args, o.namespace, o.source.AllNamespaces)
+	}
+	selected := slices.Clone(o.uids)
+	groups, err := splitObjectArgs(o.args)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		obj, err := o.source.Resolve(snap, g, o.namespace)
+		if err != nil {
+			return nil, err
+		}
+		selected = append(selected, obj.Metadata.UID)
+	}
+	return selected, nil
+}
+
+// inOwnerGraph reports whether an object has owners or dependents, as
+// far as its owner references tell: what the namespace view shows.
+func inOwnerGraph(snap *snapshot.Snapshot) func(*snapshot.Object) bool {
+	owners := map[string]bool{}
+	for i := range snap.Objects {
+		for _, r := range snap.Objects[i].Metadata.OwnerReferences {
+			owners[r.UID] = true
+		}
+	}
+	return func(o *snapshot.Object) bool {
+		return len(o.Metadata.OwnerReferences) > 0 || owners[o.Metadata.UID]
+	}
+}
+
 // scope says where the graph was looked at: the objects asked about, the
 // namespace, or all of them, and the source (files by name, or the
 // cluster's server).
@@ -232,7 +256,7 @@ func (o *graphOptions) scope(snap *snapshot.Snapshot) string {
 	var what string
 	switch {
 	case o.selector != "":
-		what = selectorScope(o.selector, o.namespace, o.source.AllNamespaces)
+		what = selectorScope(o.selector, o.args, o.namespace, o.source.AllNamespaces)
 	case len(o.args) > 0:
 		what = "connected to " + strings.Join(o.args, " ")
 		if o.namespace != "" {

@@ -174,6 +174,55 @@ func TestAllNamespacesWinsOverNamespace(t *testing.T) {
 	}
 }
 
+// An empty namespace view says where kgc looked and what lies elsewhere,
+// with the command that shows it.
+func TestGraphNothingFoundSaysWhere(t *testing.T) {
+	ex := copyFixture(t, "../../examples/cluster.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"graph", "-n", "default", "-f", ex},
+			"No objects with owners or dependents in namespace default, in cluster.yaml; 34 in other namespaces (kgc graph -A).\n"},
+		{[]string{"graph", "-n", "default", "-o", "table", "-f", ex},
+			"No objects with owners or dependents in namespace default, in cluster.yaml; 34 in other namespaces (kgc graph -A).\n"},
+		{[]string{"graph", "-n", "staging", "-f", snapshotDump},
+			"No objects with owners or dependents in namespace staging, in snapshot-dump.yaml; 2 in another namespace (kgc graph -A).\n"},
+	} {
+		stdout, stderr, code := runKGC(t, tc.args...)
+		if code != exitOK || stdout != tc.want {
+			t.Errorf("kgc %s: exit %d\nstdout %q\nwant   %q\n%s", strings.Join(tc.args, " "), code, stdout, tc.want, stderr)
+		}
+	}
+}
+
+// kubectl's TYPE -l SELECTOR and TYPE1,TYPE2 -l SELECTOR: the selector
+// picks among those types only, and an empty answer names them.
+func TestGraphTypesAndSelector(t *testing.T) {
+	ex := copyFixture(t, "../../examples/cluster.yaml")
+	out, errOut, code := runKGC(t, "graph", "deploy,replicasets", "-l", "app=web", "-n", "shop", "-f", ex)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Deployment/web ◀", "├── ReplicaSet/web-jdz6x496lt ◀", "└── ReplicaSet/web-zwl66dqmgk ◀", "│   ├── Pod/web-jdz6x496lt-9hddl  "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("graph deploy,replicasets -l app=web lacks %q:\n%s", want, out)
+		}
+	}
+	one, _, code := runKGC(t, "graph", "deploy", "-l", "app=web", "-n", "shop", "-f", ex)
+	if code != exitOK || !strings.Contains(one, "Deployment/web ◀") || strings.Contains(one, "ReplicaSet/web-jdz6x496lt ◀") {
+		t.Errorf("graph deploy -l app=web marks more than the Deployment: exit %d:\n%s", code, one)
+	}
+	none, _, code := runKGC(t, "graph", "cm", "-l", "app=web", "-n", "shop", "-f", ex)
+	if code != exitOK || none != "No objects with owners or dependents of type cm matching -l app=web in namespace shop, in cluster.yaml.\n" {
+		t.Errorf("graph cm -l matching nothing: exit %d: %q", code, none)
+	}
+	_, errOut, code = runKGC(t, "graph", "gadgets", "-l", "app=web", "-n", "shop", "-f", ex)
+	if code == exitOK || !strings.Contains(errOut, "gadgets") {
+		t.Errorf("graph gadgets -l: exit %d, stderr %q; want an error naming the unknown type", code, errOut)
+	}
+}
+
 // Several objects, and a label selector, as kubectl takes them: one graph
 // of all their components, each marked; a selector that matches nothing
 // says where it looked.
@@ -200,7 +249,7 @@ func TestGraphSeveralObjectsAndSelector(t *testing.T) {
 	if code != exitOK || none != "No objects with owners or dependents matching -l app=nope in namespace shop, in cluster.yaml.\n" {
 		t.Errorf("graph -l matching nothing: exit %d: %q", code, none)
 	}
-	for _, args := range [][]string{{"svc/web", "db"}, {"svc/web", "-l", "a=b"}, {"-l", "a b"}} {
+	for _, args := range [][]string{{"svc/web", "db"}, {"svc/web", "-l", "a=b"}, {"-l", "a b"}, {"deploy", "web", "-l", "app=web"}, {"cm,,deploy", "-l", "a=b"}, {"--uid", "x", "deploy", "-l", "a=b"}} {
 		if _, errOut, code := runKGC(t, append([]string{"graph", "-n", "shop", "-f", ex}, args...)...); code != exitUsage {
 			t.Errorf("graph %v: exit %d, want %d: %s", args, code, exitUsage, errOut)
 		}

@@ -59,7 +59,7 @@ collector would carry it out, step by step, and say what it changes.`,
 func newPlanDeleteCmd(f *Factory) *cobra.Command {
 	o := &planOptions{streams: f.IOStreams, source: newSourceOptions(f)}
 	cmd := &cobra.Command{
-		Use:   "delete (TYPE/NAME | TYPE NAME | --uid UID)",
+		Use:   "delete (TYPE/NAME ... | TYPE NAME ... | --uid UID | [TYPE[,TYPE...]] -l SELECTOR)",
 		Short: "What a delete would take with it: every object deleted, orphaned, updated or left blocked",
 		Long: `Plan a delete: kgc settles the cluster's state as a freshly started controller manager would,
 issues the DELETE with the given propagation policy, and runs the API server's delete semantics,
@@ -86,12 +86,16 @@ controller creates it again (a Deployment's ReplicaSet, a ReplicaSet's, Stateful
 or Job's pods, a Service's EndpointSlices, kube-root-ca.crt and the default ServiceAccount of a
 namespace) ends "recreated", with the controller and whether the name and the UID change.
 
+-o dot draws the plan's objects for Graphviz in the style of kgc graph's drawing, each filled
+by its fate, with a legend of the fates and marks drawn (kgc plan delete … -o dot | dot -Tsvg).
+
 --fail-if blocked|orphans|recreated|deletes-more-than=N (repeatable) makes kgc exit 3 after
 printing the plan when the condition holds, for CI gates; an alternative outcome counts as well,
 and deletes-more-than counts recreated objects as deleted.`,
 		Example: `  kgc plan delete deploy/web -n shop --cascade=foreground
   kgc plan delete ns/team-a -f cluster.json --show-steps
   kgc plan delete rc/frontend --cascade=default -o json
+  kgc plan delete configmaps,secrets -l app=web -n shop
   kgc plan delete crd/widgets.example.com --fail-if deletes-more-than=100`,
 		RunE: runE(o),
 	}
@@ -120,7 +124,7 @@ func (o *planOptions) addDeleteFlags(cmd *cobra.Command) {
 		}
 	}
 	fs.StringVar(&o.uid, "uid", "", "the object to delete, by UID, instead of TYPE/NAME")
-	fs.StringVarP(&o.selector, "selector", "l", "", "delete the objects with these labels in the namespace (kubectl's selector syntax: -l app=web,tier!=db): one plan for all of them")
+	fs.StringVarP(&o.selector, "selector", "l", "", "delete the objects with these labels in the namespace (kubectl's selector syntax: -l app=web,tier!=db), of the types given before it (TYPE or TYPE1,TYPE2) or of any: one plan for all of them")
 	enumVar(cmd, &o.assume, "assume-finalizers", "", plan.AssumeHang,
 		enum[plan.FinalizerAssumption]{choices: plan.FinalizerAssumptions(), parse: plan.ParseFinalizerAssumption},
 		"finalizers no simulated controller removes: stay (hang) or are removed, as if their controller finished (remove)")
@@ -158,14 +162,10 @@ func (o *planOptions) Validate() error {
 			return usageErrorf("unknown controller %q in --controllers: use some of %s", c, strings.Join(plan.AllControllers(), ","))
 		}
 	}
-	switch {
-	case countTrue(o.uid != "", len(o.args) > 0, o.selector != "") > 1:
-		return usageErrorf("give the objects as TYPE/NAME, with --uid or with -l, one of them")
-	case o.uid == "" && len(o.args) == 0 && o.selector == "":
+	if o.uid == "" && len(o.args) == 0 && o.selector == "" {
 		return usageErrorf("which object? give TYPE/NAME (for example deploy/web), --uid or -l")
 	}
-	_, err := splitObjectArgs(o.args)
-	return err
+	return checkSelection(o.args, o.uid != "", o.selector)
 }
 
 func (o *planOptions) Run(ctx context.Context) error {
@@ -226,12 +226,12 @@ func (o *planOptions) targets(snap *snapshot.Snapshot) (targets []*snapshot.Obje
 		t, err := o.source.ResolveUID(snap, o.uid)
 		return []*snapshot.Object{t}, "", err
 	case o.selector != "":
-		uids, err := selectObjects(snap, o.selector, o.namespace, false)
+		uids, err := selectObjects(snap, o.selector, o.args, o.namespace, false)
 		if err != nil {
 			return nil, "", err
 		}
 		if len(uids) == 0 {
-			return nil, "", fmt.Errorf("no objects %s %s: nothing to plan", selectorScope(o.selector, o.namespace, false), where(snap))
+			return nil, "", fmt.Errorf("no objects %s %s: nothing to plan", selectorScope(o.selector, o.args, o.namespace, false), where(snap))
 		}
 		for _, uid := range uids {
 			t, err := o.source.ResolveUID(snap, uid)

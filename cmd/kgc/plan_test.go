@@ -204,6 +204,17 @@ func TestPlanSeveralObjects(t *testing.T) {
 	if _, errOut, code := runPlanCmd(t, "plan", "delete", "-l", "app=nope", "-n", "shop", "-f", ex); code != exitError || !strings.Contains(errOut, "no objects matching -l app=nope in namespace shop") {
 		t.Errorf("plan delete -l matching nothing: exit %d: %s", code, errOut)
 	}
+	// kubectl delete TYPE1,TYPE2 -l SELECTOR: those types only.
+	typed, errOut, code := runPlanCmd(t, "plan", "delete", "deploy,endpointslices", "-l", "app=web", "-n", "shop", "-f", ex)
+	if code != exitOK || !strings.HasPrefix(typed, "Plan: delete Deployment/web -n shop, EndpointSlice/web-677r5 -n shop with propagationPolicy Background\n") {
+		t.Errorf("plan delete deploy,endpointslices -l app=web: exit %d:\n%s%s", code, typed, errOut)
+	}
+	if _, errOut, code := runPlanCmd(t, "plan", "delete", "secrets", "-l", "app=web", "-n", "shop", "-f", ex); code != exitError || !strings.Contains(errOut, "error: no objects of type secrets matching -l app=web in namespace shop") {
+		t.Errorf("plan delete secrets -l matching nothing: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := runPlanCmd(t, "plan", "delete", "deploy/web", "-l", "app=web", "-n", "shop", "-f", ex); code != exitUsage || !strings.Contains(errOut, "names cannot be given with -l") {
+		t.Errorf("plan delete deploy/web -l: exit %d: %s", code, errOut)
+	}
 	doc, _, _ := runPlanCmd(t, "plan", "delete", "service", "web", "db", "-n", "shop", "-f", ex, "-o", "json")
 	if !strings.Contains(doc, `"targets": [`) {
 		t.Errorf("the Plan document does not list its targets:\n%s", doc)
@@ -214,5 +225,33 @@ func TestPlanSeveralObjects(t *testing.T) {
 	}
 	if _, errOut, code := runApplyCmd(t, "", "apply", path, "--yes"); code == exitOK || !strings.Contains(errOut, "error: the plan ") {
 		t.Errorf("apply of a plan of several deletes: exit %d: %s", code, errOut)
+	}
+}
+
+// plan -o dot names what its colours and marks mean, as graph's drawing
+// does, in the same legend.
+func TestPlanDOTHasALegend(t *testing.T) {
+	ex := copyFixture(t, "../../examples/cluster.yaml")
+	out, errOut, code := runPlanCmd(t, "plan", "delete", "deploy/web", "-n", "shop", "-f", ex, "-o", "dot")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	at := strings.Index(out, "  // Legend: the fates and marks drawn.\n")
+	if at < 0 {
+		t.Fatalf("plan -o dot has no legend:\n%s", out)
+	}
+	legend := out[at:]
+	for _, want := range []string{
+		`  subgraph "cluster_legend" {` + "\n" + `    label="Fates";`,
+		`"legend-deleted" [label="deleted: gone once the delete settles", shape="box", style="rounded,filled", fillcolor="#f4a6a6"`,
+		`"legend-target" [label="bold border: an object the delete names"`,
+		"  }\n}\n",
+	} {
+		if !strings.Contains(legend, want) {
+			t.Errorf("plan -o dot: the legend lacks %q:\n%s", want, legend)
+		}
+	}
+	if strings.Contains(legend, "legend-orphaned") {
+		t.Errorf("plan -o dot: the legend names a fate no object has:\n%s", legend)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/words"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -86,4 +87,51 @@ func quoteAll(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// elsewhere says how many objects like those a command found none of in
+// namespace ns are outside it, and how to see them, as kubectl's "No
+// resources found in default namespace." says where it looked: "3 in other
+// namespaces (kgc why-stuck -A)", or "none elsewhere either". It says
+// nothing of a snapshot captured in one namespace (-n), which cannot tell.
+func elsewhere(snap *snapshot.Snapshot, ns string, like func(*snapshot.Object) bool, seeAll string) string {
+	if snap.Source.Namespace != "" {
+		return ""
+	}
+	// Where RBAC let kgc read some types in some namespaces only, what
+	// was read elsewhere is a lower bound.
+	partial := slices.ContainsFunc(snap.Resources, func(r snapshot.Resource) bool { return len(r.Namespaces) > 0 })
+	other, global := 0, 0
+	seen, namespaces := map[string]bool{}, map[string]bool{}
+	for i := range snap.Objects {
+		o := &snap.Objects[i]
+		if seen[o.Metadata.UID] || !like(o) {
+			continue
+		}
+		seen[o.Metadata.UID] = true
+		switch o.Metadata.Namespace {
+		case ns:
+		case "":
+			global++
+		default:
+			other++
+			namespaces[o.Metadata.Namespace] = true
+		}
+	}
+	var parts []string
+	if other > 0 {
+		parts = append(parts, fmt.Sprintf("%d in %s", other, words.Agree(len(namespaces), "another namespace", "other namespaces")))
+	}
+	if global > 0 {
+		parts = append(parts, fmt.Sprintf("%d cluster-scoped", global))
+	}
+	switch {
+	case len(parts) == 0 && partial:
+		return ""
+	case len(parts) == 0:
+		return "none elsewhere either"
+	case partial:
+		return "at least " + strings.Join(parts, " and ") + " (" + seeAll + ")"
+	}
+	return strings.Join(parts, " and ") + " (" + seeAll + ")"
 }

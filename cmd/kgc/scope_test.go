@@ -115,7 +115,7 @@ func TestNamespaceThatIsNotThere(t *testing.T) {
 			`error: namespace "shpo" is not in the input: no object in testdata/whystuck-cluster.yaml lives in it; did you mean "shop"?`},
 		{[]string{"--server", srv.URL, "--context", "", "graph", "-n", "shpo"},
 			`error: namespace "shpo" does not exist in the cluster at ` + srv.URL + `; did you mean "shop"?`},
-		{[]string{"--server", srv.URL, "--context", "", "snapshot", "-n", "shpo", "-o", "-"},
+		{[]string{"--server", srv.URL, "--context", "", "snapshot", "-n", "shpo"},
 			`error: namespace "shpo" does not exist in the cluster at ` + srv.URL + `; did you mean "shop"?`},
 	} {
 		stdout, stderr, code := kgcRun(t, "", tc.args...)
@@ -130,7 +130,7 @@ func TestEmptyInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"graph", "-f", "testdata/empty.yaml"},
 		{"why-stuck", "-A", "--fail-if", "stuck", "-f", "testdata/empty.yaml"},
-		{"snapshot", "-f", "testdata/empty.yaml", "-o", "-"},
+		{"snapshot", "-f", "testdata/empty.yaml"},
 	} {
 		stdout, stderr, code := kgcRun(t, "", args...)
 		want := "error: no objects in testdata/empty.yaml: the file is empty; give a dump of the cluster (kubectl get -A -o yaml) or a kgc snapshot\n"

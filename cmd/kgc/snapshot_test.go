@@ -44,7 +44,7 @@ var elapsedRE = regexp.MustCompile(` in [0-9.]+s`)
 func TestSnapshotCommandFromDumps(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "cluster.json")
-	stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", out)
+	stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "--output-file", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -78,12 +78,12 @@ func TestSnapshotCommandFromDumps(t *testing.T) {
 
 func TestSnapshotCommandOutputs(t *testing.T) {
 	dir := t.TempDir()
-	stdout, _, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", "-")
+	stdout, _, code := kgcRun(t, "", "snapshot", "-f", snapshotDump)
 	if code != 0 || !strings.HasPrefix(stdout, `{"apiVersion":"kgc.dev/v1alpha1","kind":"Snapshot"`) {
 		t.Fatalf("-o -: exit %d, stdout %.80q", code, stdout)
 	}
 	gz := filepath.Join(dir, "cluster.json.gz")
-	if _, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", gz); code != 0 {
+	if _, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "--output-file", gz); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	f, err := os.Open(gz)
@@ -102,14 +102,14 @@ func TestSnapshotCommandOutputs(t *testing.T) {
 
 	// stdin works as input too.
 	dump, _ := os.ReadFile(snapshotDump)
-	stdin, _, code := kgcRun(t, string(dump), "snapshot", "-f", "-", "-o", "-")
+	stdin, _, code := kgcRun(t, string(dump), "snapshot", "-f", "-")
 	if code != 0 || !strings.Contains(stdin, `"uid":"widget-w1"`) {
 		t.Errorf("-f -: exit %d", code)
 	}
 }
 
 func TestSnapshotCommandNamespace(t *testing.T) {
-	stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-n", "staging", "-o", "-")
+	stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-n", "staging")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -136,10 +136,12 @@ func TestSnapshotCommandErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"snapshot", "-f", snapshotDump}, exitUsage, "error: -o FILE is required (FILE.gz is gzipped, - writes to stdout)\n"},
-		{[]string{"snapshot", "-f", "testdata/missing.yaml", "-o", "-"}, exitError, "error: cannot read testdata/missing.yaml: stat testdata/missing.yaml: no such file or directory\n"},
-		{[]string{"snapshot", "-f", "-", "-f", "-", "-o", "-"}, exitError, "error: -f - is given more than once: standard input can be read only once; give -f - once\n"},
-		{[]string{"snapshot", "-o", "-", "extra"}, exitUsage, "error: kgc snapshot takes no arguments, got \"extra\": it captures the whole cluster (or the -f inputs)\n"},
+		{[]string{"snapshot", "-f", snapshotDump, "-o", "x.json", "--output-file", "y.json"}, exitUsage, "error: -o x.json names a file and --output-file y.json another: -o is the output format (json or yaml), give the file with --output-file only\n"},
+		{[]string{"snapshot", "-f", snapshotDump, "--output-file", "s.yaml"}, exitUsage, "error: s.yaml: the snapshot is written as JSON: name the file .json or .json.gz, or write YAML with -o yaml --output-file s.yaml\n"},
+		{[]string{"snapshot", "-f", snapshotDump, "-o", "yaml", "--output-file", "s.json.gz"}, exitUsage, "error: s.json.gz: the snapshot is written as YAML (-o yaml): name the file .yaml or .yaml.gz\n"},
+		{[]string{"snapshot", "-f", "testdata/missing.yaml"}, exitError, "error: cannot read testdata/missing.yaml: stat testdata/missing.yaml: no such file or directory\n"},
+		{[]string{"snapshot", "-f", "-", "-f", "-"}, exitError, "error: -f - is given more than once: standard input can be read only once; give -f - once\n"},
+		{[]string{"snapshot", "extra"}, exitUsage, "error: kgc snapshot takes no arguments, got \"extra\": it captures the whole cluster (or the -f inputs)\n"},
 	}
 	for _, tt := range tests {
 		_, stderr, code := kgcRun(t, "", tt.args...)
@@ -238,7 +240,7 @@ func TestSourceLoadWarnings(t *testing.T) {
 func TestSnapshotCommandLive(t *testing.T) {
 	srv := httptest.NewServer(&capturetest.FakeAPIServer{})
 	defer srv.Close()
-	stdout, stderr, code := kgcRun(t, "", "--server", srv.URL, "--context", "", "snapshot", "-o", "-")
+	stdout, stderr, code := kgcRun(t, "", "--server", srv.URL, "--context", "", "snapshot")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -298,7 +300,7 @@ func TestCapturedAt(t *testing.T) {
 	}
 
 	out := filepath.Join(t.TempDir(), "s.json")
-	if _, stderr, code := kgcRun(t, "", "snapshot", "-f", dump, "--captured-at", "2026-11-22T10:00:00Z", "-o", out); code != 0 {
+	if _, stderr, code := kgcRun(t, "", "snapshot", "-f", dump, "--captured-at", "2026-11-22T10:00:00Z", "--output-file", out); code != 0 {
 		t.Fatalf("snapshot: exit %d: %s", code, stderr)
 	}
 	back, err := snapshotio.ReadFiles([]string{out}, nil, snapshotio.ReadOptions{})
@@ -313,7 +315,7 @@ func TestCapturedAt(t *testing.T) {
 		says string
 	}{
 		{[]string{"why-stuck", "ns/team-a", "-f", dump, "--captured-at", "yesterday"}, `--captured-at "yesterday": give a time like`},
-		{[]string{"--server", srv.URL, "--context", "", "snapshot", "-o", "-", "--captured-at", "2026-11-22T10:00:00Z"}, "--captured-at applies to -f input only"},
+		{[]string{"--server", srv.URL, "--context", "", "snapshot", "--captured-at", "2026-11-22T10:00:00Z"}, "--captured-at applies to -f input only"},
 		{[]string{"--server", srv.URL, "--context", "", "graph", "-A", "--captured-at", "2026-11-22T10:00:00Z"}, "--captured-at applies to -f input only"},
 	} {
 		stdout, stderr, code := kgcRun(t, "", c.args...)
@@ -323,10 +325,64 @@ func TestCapturedAt(t *testing.T) {
 	}
 }
 
-// A snapshot is JSON: a .yaml name is refused rather than given JSON.
-func TestSnapshotRefusesYAMLName(t *testing.T) {
-	_, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", filepath.Join(t.TempDir(), "s.yaml"))
-	if code != exitUsage || !strings.Contains(stderr, "snapshots are written as JSON") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
+// The old form -o FILE writes FILE (a .yaml name is still refused rather
+// than given JSON), and says on stderr what to use instead; stdout stays
+// empty.
+func TestSnapshotDeprecatedOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", filepath.Join(dir, "s.yaml"))
+	if code != exitUsage || !strings.Contains(stderr, "the snapshot is written as JSON") {
+		t.Errorf("-o s.yaml: exit %d, stderr %q", code, stderr)
+	}
+	stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", "-")
+	if want := "warning: -o FILE is deprecated: -o is the output format (json or yaml) in every kgc command; leave it out: the snapshot goes to stdout\n"; code != exitOK ||
+		!strings.HasPrefix(stdout, `{"apiVersion":"kgc.dev/v1alpha1","kind":"Snapshot"`) || !strings.HasPrefix(stderr, want) {
+		t.Errorf("-o -: exit %d, stdout %.40q, stderr %q; want the snapshot on stdout and stderr starting %q", code, stdout, stderr, want)
+	}
+	for _, name := range []string{"json", "cluster.json.gz"} {
+		old := filepath.Join(dir, name)
+		stdout, stderr, code := kgcRun(t, "", "snapshot", "-f", snapshotDump, "-o", old)
+		want := "warning: -o FILE is deprecated: -o is the output format (json or yaml) in every kgc command; use --output-file " + old + "\n"
+		if code != exitOK || stdout != "" || !strings.HasPrefix(stderr, want) {
+			t.Errorf("-o %s: exit %d, stdout %.40q, stderr %q; want exit 0, nothing on stdout, stderr starting %q", old, code, stdout, stderr, want)
+		}
+		back, err := snapshotio.ReadFiles([]string{old}, nil, snapshotio.ReadOptions{})
+		if err != nil || len(back.Objects) != 9 {
+			t.Errorf("reading %s back: %v", old, err)
+		}
+	}
+}
+
+// -o is the format, as in every command: -o json (the default) and -o yaml
+// write the Snapshot document to stdout, or to --output-file, and both read
+// back to the same objects; no file named after the format appears.
+func TestSnapshotOutputFormats(t *testing.T) {
+	dump, err := filepath.Abs(snapshotDump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	def, _, code := kgcRun(t, "", "snapshot", "-f", dump)
+	js, stderr, jcode := kgcRun(t, "", "snapshot", "-f", dump, "-o", "json")
+	if code != exitOK || jcode != exitOK || js != def || strings.Contains(stderr, "deprecated") {
+		t.Fatalf("-o json: exit %d, stderr %q; want the default output (exit %d) on stdout", jcode, stderr, code)
+	}
+	ya, stderr, code := kgcRun(t, "", "snapshot", "-f", dump, "-o", "yaml")
+	if code != exitOK || !strings.HasPrefix(ya, "apiVersion: kgc.dev/v1alpha1\n") {
+		t.Fatalf("-o yaml: exit %d, stderr %q, stdout %.80q", code, stderr, ya)
+	}
+	if _, stderr, code := kgcRun(t, "", "snapshot", "-f", dump, "-o", "yaml", "--output-file", "s.yaml.gz"); code != exitOK {
+		t.Fatalf("-o yaml --output-file s.yaml.gz: exit %d, %s", code, stderr)
+	}
+	for _, in := range []struct{ name, stdin string }{{"-", js}, {"-", ya}, {"s.yaml.gz", ""}} {
+		back, err := snapshotio.ReadFiles([]string{in.name}, strings.NewReader(in.stdin), snapshotio.ReadOptions{})
+		if err != nil || len(back.Objects) != 9 {
+			t.Errorf("reading %s back: %v", in.name, err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files written: %v, want only s.yaml.gz", entries)
 	}
 }

@@ -41,7 +41,7 @@ type whyStuckOptions struct {
 func newWhyStuckCmd(f *Factory) *cobra.Command {
 	o := &whyStuckOptions{streams: f.IOStreams, source: newSourceOptions(f)}
 	cmd := &cobra.Command{
-		Use:   "why-stuck [TYPE/NAME ... | TYPE NAME ... | -l SELECTOR | --uid UID | -A]",
+		Use:   "why-stuck [TYPE/NAME ... | TYPE NAME ... | [TYPE[,TYPE...]] -l SELECTOR | --uid UID | -A]",
 		Short: "Explain which finalizers hold a terminating object, who should remove them, and the way out",
 		Long: `Explain why an object is stuck in Terminating. For each finalizer still on it (and, for a
 namespace, each spec finalizer; for a pod, its kubelet) kgc names who removes it (the garbage
@@ -61,8 +61,9 @@ computes it (--simulate=false skips that).
 For an object that is not terminating, kgc says whether the garbage collector will ever delete it.
 
 Several objects (TYPE/NAME ... or TYPE NAME ..., as kubectl takes them) or -l/--selector (the
-objects with these labels, in the namespace or with -A everywhere) are explained together, grouped
-by root cause as below.
+objects with these labels, in the namespace or with -A everywhere; TYPE -l SELECTOR or
+TYPE1,TYPE2 -l SELECTOR of those types only) are explained together, grouped by root cause as
+below.
 
 Without TYPE/NAME, every terminating object of the namespace (-n, or the context's namespace), or
 of the cluster with -A (the default offline), is listed grouped by root cause, oldest first.
@@ -76,6 +77,7 @@ deletion in progress), so a pipeline can stop on it.`,
   kgc why-stuck deploy/web -n shop
   kgc why-stuck pod/db-0 pod/db-1 -n shop
   kgc why-stuck -l app=web -n shop
+  kgc why-stuck pods,persistentvolumeclaims -l app=db -n shop
   kgc why-stuck -A
   kgc why-stuck -A --fail-if stuck -o json > stuck.json
   kgc why-stuck ns/team-a -f cluster.json.gz -o json`,
@@ -102,15 +104,12 @@ func (o *whyStuckOptions) Complete(cmd *cobra.Command, args []string) error {
 }
 
 func (o *whyStuckOptions) Validate() error {
-	if _, err := splitObjectArgs(o.args); err != nil {
+	if err := checkSelection(o.args, o.uid != "", o.selector); err != nil {
 		return err
-	}
-	if countTrue(len(o.args) > 0, o.uid != "", o.selector != "") > 1 {
-		return usageErrorf("give the objects as TYPE/NAME, with --uid or with -l, one of them")
 	}
 	// -A wins over -n, as in kubectl: the namespace is ignored; with -l
 	// it says where to select.
-	if o.source.AllNamespaces && (len(o.args) > 0 || o.uid != "") {
+	if o.source.AllNamespaces && o.selector == "" && (len(o.args) > 0 || o.uid != "") {
 		return usageErrorf("-A lists every terminating object: drop it to explain one object")
 	}
 	return nil
@@ -143,9 +142,11 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	groups, err := splitObjectArgs(o.args)
-	if err != nil {
-		return err
+	var groups [][]string
+	if o.selector == "" {
+		if groups, err = splitObjectArgs(o.args); err != nil {
+			return err
+		}
 	}
 	one := len(groups) == 1 || o.uid != ""
 	var sim *diagnose.Simulator
@@ -173,6 +174,10 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 			return err
 		}
 		list := d.All(scope)
+		if len(list.Items) == 0 && !o.output.isDocument() {
+			_, err := fmt.Fprintln(o.streams.Out, o.noneTerminating(snap, scope))
+			return err
+		}
 		if err := o.printList(list, style); err != nil {
 			return err
 		}
@@ -212,6 +217,19 @@ func (o *whyStuckOptions) Run(ctx context.Context) error {
 	return o.gate([]diagnose.Diagnosis{*diag})
 }
 
+// noneTerminating is the answer when no object of scope is terminating:
+// where kgc looked, and how many are terminating elsewhere.
+func (o *whyStuckOptions) noneTerminating(snap *snapshot.Snapshot, scope string) string {
+	if scope == "" {
+		return "No terminating objects " + where(snap) + "."
+	}
+	msg := "No terminating objects in namespace " + scope
+	if more := elsewhere(snap, scope, (*snapshot.Object).Terminating, o.program+" why-stuck -A"); more != "" {
+		msg += "; " + more
+	}
+	return msg + "."
+}
+
 // runSeveral explains the objects named (or selected by -l) together, as
 // -A lists a namespace's.
 func (o *whyStuckOptions) runSeveral(snap *snapshot.Snapshot, d *diagnose.Diagnoser, groups [][]string, style render.Style) error {
@@ -225,11 +243,11 @@ func (o *whyStuckOptions) runSeveral(snap *snapshot.Snapshot, d *diagnose.Diagno
 	}
 	if o.selector != "" {
 		var err error
-		if uids, err = selectObjects(snap, o.selector, o.namespace, o.source.AllNamespaces); err != nil {
+		if uids, err = selectObjects(snap, o.selector, o.args, o.namespace, o.source.AllNamespaces); err != nil {
 			return err
 		}
 		if len(uids) == 0 {
-			return fmt.Errorf("no objects %s %s: nothing to explain", selectorScope(o.selector, o.namespace, o.source.AllNamespaces), where(snap))
+			return fmt.Errorf("no objects %s %s: nothing to explain", selectorScope(o.selector, o.args, o.namespace, o.source.AllNamespaces), where(snap))
 		}
 	}
 	list, err := d.List(uids...)

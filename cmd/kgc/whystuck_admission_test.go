@@ -71,7 +71,7 @@ func TestWhyStuckAttributionGolden(t *testing.T) {
 // conversion caBundles never reach a snapshot.
 func TestSnapshotOfAdmissionDumpKeepsNoCABundle(t *testing.T) {
 	dump := copyFixture(t, "testdata/whystuck-admission.yaml")
-	out, stderr, code := runKGC(t, "snapshot", "-f", dump, "-o", "-")
+	out, stderr, code := runKGC(t, "snapshot", "-f", dump)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}

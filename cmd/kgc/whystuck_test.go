@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kgc-dev/kgc/internal/golden"
+	"github.com/kgc-dev/kgc/pkg/capture/capturetest"
 )
 
 // whyStuckDump is the fixture dump, captured at 10:00:00Z by its own account.
@@ -238,6 +240,14 @@ func TestWhyStuckSeveralObjects(t *testing.T) {
 			want: []string{"No terminating objects.", "Pod/db-0 -n shop is not terminating.", "Pod/db-1 -n shop is not terminating."}},
 		{name: "-l in a namespace", args: []string{"why-stuck", "-l", "app=web", "-n", "shop", "-f", examples},
 			want: []string{"Deployment/web -n shop is not terminating.", "ReplicaSet/web-zwl66dqmgk -n shop is not terminating."}},
+		{name: "TYPE -l", args: []string{"why-stuck", "deploy", "-l", "app=web", "-n", "shop", "-f", examples},
+			want: []string{"No terminating objects.\nDeployment/web -n shop is not terminating."}},
+		{name: "TYPE,TYPE -l -A", args: []string{"why-stuck", "pods,namespaces", "-l", "kubernetes.io/metadata.name=legacy", "-A", "-f", examples},
+			want: []string{"Namespace/legacy"}},
+		{name: "TYPE -l matching nothing", args: []string{"why-stuck", "rs,pods", "-l", "app=nope", "-n", "shop", "-f", examples},
+			wantCode: exitError, wantErr: "no objects of types rs,pods matching -l app=nope in namespace shop in "},
+		{name: "TYPE NAME -l", args: []string{"why-stuck", "deploy", "web", "-l", "app=web", "-f", examples},
+			wantCode: exitUsage, wantErr: "names cannot be given with -l"},
 		{name: "-l matching nothing", args: []string{"why-stuck", "-l", "app=nope", "-n", "shop", "-f", examples},
 			wantCode: exitError, wantErr: "no objects matching -l app=nope in namespace shop in "},
 		{name: "-l matching nothing, where", args: []string{"why-stuck", "-l", "app=nope", "-n", "shop", "-f", examples},
@@ -245,6 +255,8 @@ func TestWhyStuckSeveralObjects(t *testing.T) {
 		{name: "both forms", args: []string{"why-stuck", "ns/legacy", "cm", "-f", examples},
 			wantCode: exitUsage, wantErr: "give objects as TYPE/NAME ... or TYPE NAME ..., not both"},
 		{name: "objects and -l", args: []string{"why-stuck", "ns/legacy", "-l", "app=web", "-f", examples},
+			wantCode: exitUsage, wantErr: "names cannot be given with -l, which selects the objects: give TYPE or TYPE1,TYPE2 before it"},
+		{name: "--uid and -l", args: []string{"why-stuck", "--uid", "x", "-l", "app=web", "-f", examples},
 			wantCode: exitUsage, wantErr: "give the objects as TYPE/NAME, with --uid or with -l, one of them"},
 	}
 	for _, tt := range tests {
@@ -267,5 +279,43 @@ func TestWhyStuckSeveralObjects(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil || list.Kind != "DiagnosisList" || len(list.Items) != 2 || list.Items[0].Object.Name != "legacy" || list.Items[1].Object.Name != "shop" {
 		t.Errorf("-o json: exit %d, %v, %+v; want a DiagnosisList of legacy then shop", code, err, list)
+	}
+}
+
+// An empty answer says where kgc looked and how to look further, as
+// kubectl's "No resources found in default namespace." does: live in the
+// context's namespace, offline in a namespace, and with -A.
+func TestWhyStuckNothingTerminatingSaysWhere(t *testing.T) {
+	srv := httptest.NewServer(&capturetest.FakeAPIServer{})
+	defer srv.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--server", srv.URL, "--context", "", "why-stuck", "-n", "shop"},
+			"No terminating objects in namespace shop; 1 in another namespace (kgc why-stuck -A).\n"},
+		{[]string{"why-stuck", "-n", "default", "-f", "../../examples/cluster.yaml"},
+			"No terminating objects in namespace default; 3 in other namespaces and 2 cluster-scoped (kgc why-stuck -A).\n"},
+		{[]string{"why-stuck", "-n", "shop", "-o", "tree", "-f", "testdata/plan-shop.yaml"},
+			"No terminating objects in namespace shop; none elsewhere either.\n"},
+		{[]string{"why-stuck", "-A", "--fail-if", "stuck", "-f", "testdata/plan-shop.yaml"},
+			"No terminating objects in testdata/plan-shop.yaml.\n"},
+	} {
+		stdout, stderr, code := kgcRun(t, "", tc.args...)
+		if code != exitOK || stdout != tc.want {
+			t.Errorf("kgc %s: exit %d\nstdout %q\nwant   %q\nstderr:\n%s", strings.Join(tc.args, " "), code, stdout, tc.want, stderr)
+		}
+	}
+	// A user RBAC keeps in shop sees nothing of other namespaces: kgc
+	// claims nothing about them.
+	bob := httptest.NewServer(&capturetest.FakeAPIServer{NamespaceUser: "bob", UserNamespace: "shop"})
+	defer bob.Close()
+	if stdout, stderr, code := kgcRun(t, "", "--server", bob.URL, "--context", "", "why-stuck", "-n", "shop"); code != exitOK || stdout != "No terminating objects in namespace shop.\n" {
+		t.Errorf("why-stuck -n shop as bob: exit %d, stdout %q, want only where kgc looked\n%s", code, stdout, stderr)
+	}
+	// As kubectl kgc, the hint is the plugin's command line.
+	stdout, _, _ := runAs(t, "kubectl-kgc", "why-stuck", "-n", "default", "-f", "../../examples/cluster.yaml")
+	if !strings.HasSuffix(stdout, "(kubectl kgc why-stuck -A).\n") {
+		t.Errorf("as kubectl-kgc: %q, want the hint to say kubectl kgc why-stuck -A", stdout)
 	}
 }

@@ -144,7 +144,8 @@ func (a *Applier) Preflight(ctx context.Context, saved *plan.Plan) (*plan.Plan, 
 		return nil, err
 	}
 	if err := CheckStale(saved, fresh); err != nil {
-		return nil, err
+		// The limits the fresh plan breaks will hold for its re-plan too.
+		return nil, report.Join(err, CheckLimits(fresh, a.Options.Limits))
 	}
 	return fresh, nil
 }
@@ -153,13 +154,11 @@ func (a *Applier) Preflight(ctx context.Context, saved *plan.Plan) (*plan.Plan, 
 // edited, or made from files. It needs no connection, so a caller can run
 // it before connecting.
 func Precheck(p *plan.Plan) error {
-	if err := CheckDocument(p); err != nil {
-		return err
-	}
+	var madeLive error
 	if p.Cluster == nil || p.Cluster.KubeSystemUID == "" {
-		return CheckCluster(p, snapshot.Source{})
+		madeLive = CheckCluster(p, snapshot.Source{})
 	}
-	return nil
+	return report.Join(CheckDocument(p), madeLive)
 }
 
 // RefusedReport is the report of a plan refused by err before anything
@@ -232,7 +231,10 @@ func objectByUID(snap *snapshot.Snapshot, uid string) *snapshot.Object {
 func (a *Applier) run(ctx context.Context, saved, fresh *plan.Plan, rep *report.Report) (*report.Report, error) {
 	rep.DryRun = a.Options.DryRun
 	if err := CheckLimits(fresh, a.Options.Limits); err != nil {
-		return rep.Refused(err)
+		// Say too whether it is approved, without asking: a prompt for a
+		// plan the limits refuse would approve nothing.
+		_, consent := a.Options.Consent.NeedsPrompt(saved.Digest, typedOnly(saved))
+		return rep.Refused(report.Join(err, consent))
 	}
 	if err := a.confirm(saved); err != nil {
 		return rep.Refused(err)

@@ -75,6 +75,9 @@ func CheckApplied(saved *plan.Plan, snap *snapshot.Snapshot) error {
 	if live[saved.Request.Target.UID] {
 		return nil
 	}
+	if err := checkReplaced(saved.Request.Target, snap); err != nil {
+		return err
+	}
 	gone := 0
 	for _, of := range saved.Objects {
 		if (of.Fate != plan.FateDeleted && of.Fate != plan.FateRecreated) || of.Object.UID == saved.Request.Target.UID {
@@ -87,6 +90,24 @@ func CheckApplied(saved *plan.Plan, snap *snapshot.Snapshot) error {
 	}
 	return refuse(report.ReasonApplied, "the plan was already applied: %s and the %d object(s) it deletes are gone; nothing to do",
 		refString(saved.Request.Target), gone)
+}
+
+// checkReplaced refuses, as stale, a plan whose target is gone but
+// another object of its name stands in its place: deleted and re-created
+// since the plan was made, the world moved, and "already applied" would
+// tell a script there is nothing to do about an object the plan never saw.
+func checkReplaced(target snapshot.ObjectRef, snap *snapshot.Snapshot) error {
+	group, _ := snapshot.SplitAPIVersion(target.APIVersion)
+	for i := range snap.Objects {
+		o := &snap.Objects[i]
+		if g, _ := snapshot.SplitAPIVersion(o.APIVersion); g != group || o.Kind != target.Kind ||
+			o.Metadata.Namespace != target.Namespace || o.Metadata.Name != target.Name {
+			continue
+		}
+		return refuse(report.ReasonStale, "%s was deleted and re-created since the plan was made (uid %s, now %s, created %s): the plan is about the object that is gone; re-plan to delete the new one",
+			refString(target), target.UID, o.Metadata.UID, o.Metadata.CreationTimestamp)
+	}
+	return nil
 }
 
 // CheckStale refuses the saved plan when the fresh one, made from the
@@ -210,19 +231,23 @@ type Limits struct {
 	AllowKept []string
 }
 
-// CheckLimits refuses the fresh plan when it deletes more than the cap or
-// is predicted to hang, counting every alternative outcome: what could
-// happen is what a safety check must assume.
+// CheckLimits refuses the fresh plan when it deletes more than the cap, is
+// predicted to hang or deletes what is marked to be kept, counting every
+// alternative outcome: what could happen is what a safety check must
+// assume. Each that holds is one refusal (report.Join).
 func CheckLimits(fresh *plan.Plan, l Limits) error {
 	worst := fresh.WorstCase()
+	var errs []error
 	// A recreated object is deleted all the same (its replacement is new).
 	if n := worst.Deleted + worst.Recreated; l.MaxDeletions >= 0 && n > l.MaxDeletions {
-		return refuse(report.ReasonMaxDeletions, "the delete would delete %d object(s), more than --max-deletions=%d: review the plan and raise the cap if that is intended", n, l.MaxDeletions)
+		errs = append(errs, refuse(report.ReasonMaxDeletions, "the delete would delete %d object(s), more than --max-deletions=%d: review the plan and raise the cap if that is intended", n, l.MaxDeletions))
 	}
 	if worst.Blocked > 0 && !l.AllowBlocked {
-		return refuse(report.ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh))
+		errs = append(errs, refuse(report.ReasonBlocked, "the delete is predicted to leave %d object(s) terminating (%s): remove what blocks them first, or pass --allow-blocked", worst.Blocked, blockedNames(fresh)))
 	}
-	return CheckKept(fresh, l.AllowKept)
+	// Every limit that holds is said, so that one run lists every flag
+	// the plan needs.
+	return report.Join(append(errs, CheckKept(fresh, l.AllowKept))...)
 }
 
 // CheckKept refuses a plan that deletes an object marked to be kept

@@ -159,6 +159,7 @@ func TestCheckLimits(t *testing.T) {
 		"predicted to hang":           {blocked, Limits{MaxDeletions: -1}, report.ReasonBlocked},
 		"hang allowed":                {blocked, Limits{MaxDeletions: -1, AllowBlocked: true}, "none"},
 		"cap checked before hang":     {blocked, Limits{MaxDeletions: 0, AllowBlocked: true}, report.ReasonMaxDeletions},
+		"cap and hang, both said":     {blocked, Limits{MaxDeletions: 0}, report.ReasonMaxDeletions + "+" + report.ReasonBlocked},
 		"recreated counts as deleted": {fates(map[string]string{"a": "deleted", "b": "recreated"}), Limits{MaxDeletions: 1}, report.ReasonMaxDeletions},
 		"recreated within the cap":    {fates(map[string]string{"a": "deleted", "b": "recreated"}), Limits{MaxDeletions: 2}, "none"},
 	} {
@@ -231,6 +232,12 @@ func TestCheckApplied(t *testing.T) {
 	saved := mustPlan(t, shop(), plan.PolicyBackground)
 	done := testobj.Snapshot(shop().Objects[3]).Live().Build()
 	partly := testobj.Snapshot(shop().Objects[2:]...).Live().Build()
+	// A target deleted and re-created under its name, the race
+	// kcp-dev/kcp#628 describes (upstream deleted, re-created, a delayed
+	// delete then hits the new object): the world moved, so stale, naming
+	// the new object, not "applied".
+	again := testobj.ConfigMap("shop", "owner").UID("owner-2").Build()
+	recreated := testobj.Snapshot(again).Live().Build()
 	for name, tc := range map[string]struct {
 		now  *snapshot.Snapshot
 		want string
@@ -238,11 +245,16 @@ func TestCheckApplied(t *testing.T) {
 		"nothing deleted yet":              {shop(), "none"},
 		"target and its dependents gone":   {done, report.ReasonApplied},
 		"target gone, a dependent is left": {partly, "none"},
+		"target deleted and re-created":    {recreated, report.ReasonStale},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := CheckApplied(saved, tc.now)
 			if got := reason(err); got != tc.want {
 				t.Fatalf("refusal %s, want %s", got, tc.want)
+			}
+			if tc.want == report.ReasonStale {
+				mustContain(t, "refusal", err.Error(), "ConfigMap/owner -n shop was deleted and re-created", "now owner-2", "re-plan")
+				return
 			}
 			if err != nil {
 				mustContain(t, "refusal", err.Error(), "already applied", "ConfigMap/owner -n shop and the 2 object(s) it deletes are gone")

@@ -160,7 +160,11 @@ func withRV(snap *snapshot.Snapshot, uid, rv string) *snapshot.Snapshot {
 
 func reason(err error) string {
 	if r := (*report.Refusal)(nil); errors.As(err, &r) {
-		return r.Reason
+		reasons := []string{r.Reason}
+		for _, a := range r.Also {
+			reasons = append(reasons, a.Reason)
+		}
+		return strings.Join(reasons, "+")
 	}
 	if err == nil {
 		return "none"

@@ -17,7 +17,9 @@ import (
 // outside the target's namespace is planned again from its namespace. A
 // new dependent created since planning is in that namespace and is seen.
 // Every object a step changes is among the plan's objects with its fate;
-// the other steps (a controller waiting) change nothing.
+// the other steps (a controller waiting) change nothing. A cluster-scoped
+// object with owners is a dependent, which the narrow capture does not
+// read: its plan needs the whole cluster.
 func Scope(p *plan.Plan) string {
 	ns := p.Target.Namespace
 	if ns == "" {
@@ -28,6 +30,13 @@ func Scope(p *plan.Plan) string {
 	}
 	for _, o := range p.Objects {
 		if !inScope(o.Object, o.Fate != plan.FateUnchanged) {
+			return ""
+		}
+		// A cluster-scoped dependent (of a namespaced owner, which the
+		// collector never resolves, yet which blocks a foreground delete)
+		// is no owner of the namespace's objects: the narrow capture does
+		// not read it.
+		if o.Object.Namespace == "" && len(o.Final.OwnerReferences) > 0 {
 			return ""
 		}
 	}

@@ -310,6 +310,13 @@ type failingWebhook struct {
 // intercept op on o's resource and whose Service the input shows cannot
 // answer (absent, no ready endpoints, in a namespace being deleted).
 func (r *run) rejectingWebhooks(o *snapshot.Object, op string) []failingWebhook {
+	return r.rejectingWebhooksOn(o, "", op)
+}
+
+// rejectingWebhooksOn is rejectingWebhooks for a request on subresource
+// sub of o ("status": the kubelet's status update of a pod); "" for o
+// itself.
+func (r *run) rejectingWebhooksOn(o *snapshot.Object, sub, op string) []failingWebhook {
 	res, ok := r.ix.resource(o.APIVersion, o.Kind)
 	if !ok {
 		return nil
@@ -326,14 +333,14 @@ func (r *run) rejectingWebhooks(o *snapshot.Object, op string) []failingWebhook 
 			continue
 		}
 		for i, h := range cfg.Facts.WebhookConfiguration.Webhooks {
-			if h.FailurePolicy != "" && h.FailurePolicy != "Fail" || h.Service == nil || !webhookMatches(h, group, version, res.Resource, op, res.Namespaced) {
+			if h.FailurePolicy != "" && h.FailurePolicy != "Fail" || h.Service == nil && h.URLHost == "" || !webhookMatchesSub(h, group, version, res.Resource, sub, op, res.Namespaced) {
 				continue
 			}
 			selects, unsure := r.webhookSelects(h, o, res.Namespaced)
 			if !selects {
 				continue
 			}
-			c := r.checkService(*h.Service)
+			c := r.checkWebhookBackend(h)
 			if c.problem == "" {
 				continue
 			}
@@ -349,11 +356,18 @@ func (r *run) rejectingWebhooks(o *snapshot.Object, op string) []failingWebhook 
 // resource, "pods/*" and "*/*" also match pods itself. Selectors and
 // match conditions are not evaluated.
 func webhookMatches(h snapshot.Webhook, group, version, resource, op string, namespaced bool) bool {
+	return webhookMatchesSub(h, group, version, resource, "", op, namespaced)
+}
+
+// webhookMatchesSub is webhookMatches for subresource sub of resource
+// ("" for the resource itself): "pods/status", "pods/*", "*/status" and
+// "*/*" match pods/status, "pods" and "*" do not.
+func webhookMatchesSub(h snapshot.Webhook, group, version, resource, sub, op string, namespaced bool) bool {
 	anyOf := func(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
 	resourceOf := func(list []string) bool {
 		for _, x := range list {
-			res, sub, _ := strings.Cut(x, "/")
-			if (res == "*" || res == resource) && (sub == "" || sub == "*") {
+			res, s, _ := strings.Cut(x, "/")
+			if (res == "*" || res == resource) && (sub == "" && (s == "" || s == "*") || sub != "" && (s == sub || s == "*")) {
 				return true
 			}
 		}
@@ -415,14 +429,18 @@ func labelsOf(o *snapshot.Object) map[string]string {
 // the root cause, whatever controller is to remove the finalizer.
 func (r *run) webhookBlocker(o *snapshot.Object, op, why string, w failingWebhook, held *snapshot.Object) Blocker {
 	b := Blocker{Object: w.config.Ref(), WaitingFor: "webhook " + w.hook.Name + " to answer: it intercepts " + op + " of " + o.Ref().String() + " (" + why + ") with failurePolicy Fail"}
-	b.Objects = []snapshot.ObjectRef{w.service.ref}
+	var related []snapshot.ObjectRef
+	if w.service.ref.Name != "" {
+		related = []snapshot.ObjectRef{w.service.ref}
+	}
+	b.Objects = related
 	msg := "webhook " + w.hook.Name + " of " + w.config.Ref().String() + " intercepts " + op + " of " + r.ix.kubectlType(o.Ref()) + " with failurePolicy Fail, and its " + w.service.problem +
 		": the API server rejects every " + op + " it intercepts, so " + why + " fails whoever sends it"
 	if w.unsure != "" {
 		msg += " (" + w.unsure + ", which kgc cannot evaluate here, may exclude " + o.Ref().String() + ")"
 	}
 	b.RemovedBy = "webhook " + w.hook.Name
-	b.RootCause = r.addLeaf(leaf{obj: w.config, rc: RootCause{Object: w.config.Ref(), Reason: ReasonWebhookRejects, RemovedBy: b.RemovedBy, Message: msg, Related: []snapshot.ObjectRef{w.service.ref}},
+	b.RootCause = r.addLeaf(leaf{obj: w.config, rc: RootCause{Object: w.config.Ref(), Reason: ReasonWebhookRejects, RemovedBy: b.RemovedBy, Message: msg, Related: related},
 		extra: webhookRemedies(w)}, held, nil)
 	// What waits for o waits for the webhook too.
 	l := r.leaves[b.RootCause-1]
@@ -432,14 +450,56 @@ func (r *run) webhookBlocker(o *snapshot.Object, op, why string, w failingWebhoo
 	return b
 }
 
-// webhookRemedies: fix its Service, or, more destructive, let requests
-// through without it, or remove it.
+// badCABundle says why a webhook's caBundle fails every call, "" when it
+// does not (or the input does not say).
+func badCABundle(h snapshot.Webhook) string {
+	switch h.CAValidity {
+	case snapshot.CABundleNotPEM:
+		return "its caBundle is not PEM (\"unable to load root certificates: unable to parse bytes as PEM block\"), so the API server cannot build a client for it: every call fails before it is sent"
+	case snapshot.CABundleNoCertificate:
+		return "its caBundle holds no certificate, so the API server cannot build a client for it: every call fails before it is sent"
+	}
+	return ""
+}
+
+// checkWebhookBackend is why a webhook cannot answer: a caBundle that is
+// not a certificate, then its Service (checkService); a webhook called by
+// URL outside the cluster is judged by its caBundle alone.
+func (r *run) checkWebhookBackend(h snapshot.Webhook) serviceCheck {
+	var c serviceCheck
+	if h.Service != nil {
+		c = r.checkService(*h.Service)
+	}
+	if ca := badCABundle(h); ca != "" {
+		if c.problem != "" {
+			ca += "; and its " + c.problem
+		}
+		c.problem = strings.TrimPrefix(ca, "its ")
+	}
+	return c
+}
+
+// webhookRemedies: fix its caBundle or its Service, or, more destructive,
+// let requests through without it, or remove it.
 func webhookRemedies(w failingWebhook) []Remedy {
 	typ := strings.ToLower(w.config.Kind) // mutatingwebhookconfiguration
-	svc := w.hook.Service
+	var fix []Remedy
+	if badCABundle(w.hook) != "" {
+		fix = append(fix, Remedy{Action: ActionFixService,
+			Description: fmt.Sprintf("Put the CA certificate that signed webhook %s's serving certificate, base64 of PEM, into webhooks[%d].clientConfig.caBundle of %s (cert-manager's cainjector does it for a configuration annotated cert-manager.io/inject-ca-from; the webhook's own installer otherwise)", w.hook.Name, w.index, w.config.Metadata.Name),
+			Command:     fmt.Sprintf("kubectl get %s %s -o jsonpath='{.webhooks[%d].clientConfig.caBundle}' | base64 -d | openssl x509 -noout -subject -enddate", typ, w.config.Metadata.Name, w.index)})
+	}
+	if svc := w.hook.Service; svc != nil && (badCABundle(w.hook) == "" || strings.Contains(w.service.problem, svc.String())) {
+		fix = append(fix, Remedy{Action: ActionFixService, Description: "Bring back " + svc.String() + " and the pods behind it (reinstall or scale up what serves webhook " + w.hook.Name + ")",
+			Command: "kubectl get service " + svc.Name + " -n " + svc.Namespace + " && kubectl get endpointslices -n " + svc.Namespace + " -l kubernetes.io/service-name=" + svc.Name})
+	}
+	return append(fix, webhookBypass(w, typ)...)
+}
+
+// webhookBypass are the remedies that go around a webhook that cannot
+// answer: let requests through, or delete its configuration.
+func webhookBypass(w failingWebhook, typ string) []Remedy {
 	return []Remedy{
-		{Action: ActionFixService, Description: "Bring back " + svc.String() + " and the pods behind it (reinstall or scale up what serves webhook " + w.hook.Name + ")",
-			Command: "kubectl get service " + svc.Name + " -n " + svc.Namespace + " && kubectl get endpointslices -n " + svc.Namespace + " -l kubernetes.io/service-name=" + svc.Name},
 		{Action: ActionPatchWebhook, Description: "Let requests through while webhook " + w.hook.Name + " cannot be called: set its failurePolicy to Ignore",
 			Command: fmt.Sprintf(`kubectl patch %s %s --type=json -p '[{"op":"test","path":"/webhooks/%d/name","value":"%s"},{"op":"replace","path":"/webhooks/%d/failurePolicy","value":"Ignore"}]'`,
 				typ, w.config.Metadata.Name, w.index, w.hook.Name, w.index),
@@ -461,10 +521,7 @@ func (r *run) reportedWebhook(ns *snapshot.Object, name, detail string, denied b
 			if h.Name != name {
 				continue
 			}
-			w := failingWebhook{config: cfg, index: i, hook: h}
-			if h.Service != nil {
-				w.service = r.checkService(*h.Service)
-			}
+			w := failingWebhook{config: cfg, index: i, hook: h, service: r.checkWebhookBackend(h)}
 			b := Blocker{Object: cfg.Ref(), WaitingFor: "webhook " + name + " to admit the namespace controller's deletes"}
 			msg := "the namespace controller reports that webhook " + name + " of " + cfg.Ref().String() + " rejects its deletes (" + detail + ")"
 			if w.service.problem != "" {
@@ -475,7 +532,8 @@ func (r *run) reportedWebhook(ns *snapshot.Object, name, detail string, denied b
 				b.Objects = []snapshot.ObjectRef{w.service.ref}
 				extra = webhookRemedies(w)
 				if denied {
-					extra = extra[2:] // it answers: only removing it changes its verdict
+					// It answers: only removing it changes its verdict.
+					extra = webhookBypass(w, strings.ToLower(cfg.Kind))[1:]
 				}
 			}
 			b.RemovedBy = "webhook " + name

@@ -34,6 +34,9 @@ const (
 	EvidenceCRDOwner      = "crd-owner"
 	EvidenceWorkloadLabel = "workload-label"
 	EvidenceNone          = "none"
+	// EvidenceClass: a class field of the object (a Service's
+	// loadBalancerClass) names the implementation that owns it.
+	EvidenceClass = "class-object"
 
 	ConfidenceHigh   = "high"
 	ConfidenceMedium = "medium"
@@ -53,7 +56,7 @@ type attribution struct {
 // attribute finds the evidence for the controller of a finalizer kgc does
 // not simulate.
 func (r *run) attribute(o *snapshot.Object, f string, info rules.FinalizerInfo) attribution {
-	if info.Ecosystem && len(info.Workloads) > 0 {
+	if info.Ecosystem && len(info.Workloads) > 0 && !info.ByDomain {
 		return r.byPublishedName(o, f, info)
 	}
 	if a, ok := r.byCRDOwner(o, f, info); ok {
@@ -64,6 +67,9 @@ func (r *run) attribute(o *snapshot.Object, f string, info rules.FinalizerInfo) 
 	}
 	if a, ok := r.byFamily(o, f); ok {
 		return a
+	}
+	if info.ByDomain {
+		return r.byProject(o, f, info)
 	}
 	if info.Ecosystem {
 		// Known, but where it runs varies with the install.

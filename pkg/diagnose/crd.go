@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kgc-dev/kgc/internal/words"
@@ -141,7 +143,11 @@ func (r *run) crdFailure(crd *snapshot.Object, kind string, cond *snapshot.Condi
 	failed := cond != nil && cond.Reason == crdDeletionFailed
 	conv := r.checkConversion(crd)
 	stale := staleVersions(facts)
-	reported := failed && reConversion.MatchString(cond.Message)
+	caFailed := failed && reCABundleError.MatchString(cond.Message)
+	reported := failed && (reConversion.MatchString(cond.Message) || caFailed)
+	if caFailed {
+		conv = r.caBundleReported(crd, conv)
+	}
 	said := ""
 	if cond != nil {
 		said = " (its Terminating condition: " + cond.Reason + ": " + cond.Message + ")"
@@ -232,11 +238,60 @@ func (r *run) checkConversion(crd *snapshot.Object) conversionCheck {
 		c.detail = name + " calls " + conv.URLHost + ", outside the cluster"
 		c.remedies = append([]Remedy{{Action: ActionFixService, Description: "Make the conversion webhook at " + conv.URLHost + " answer again"}}, c.remedies...)
 	}
-	c.remedies = append(c.remedies, Remedy{Action: ActionPatchCRDConversion,
-		Description: "If every stored " + f.Kind + " is at one version with one schema, turn conversion off on " + crd.Metadata.Name + " so that the API server serves them without the webhook",
-		Command:     "kubectl patch customresourcedefinition " + crd.Metadata.Name + ` --type=json -p '[{"op":"test","path":"/spec/conversion/strategy","value":"Webhook"},{"op":"replace","path":"/spec/conversion","value":{"strategy":"None"}}]'`,
-		Risk:        "objects stored at another version are served with only their apiVersion changed: fields that differ between versions are lost or misread"})
+	if conv.CAValidity == snapshot.CABundleNotPEM || conv.CAValidity == snapshot.CABundleNoCertificate {
+		// The caBundle fails every call before it is sent: fixing it comes
+		// before anything about the backend.
+		ca := caBundleRemedy(crd)
+		c.remedies = append([]Remedy{ca}, slices.DeleteFunc(c.remedies, func(r Remedy) bool { return r.Description == ca.Description })...)
+	}
+	c.remedies = append(c.remedies, conversionOffRemedy(crd))
 	return c
+}
+
+// reCABundleError is how the API server reports a webhook client it
+// could not build from a caBundle (k8s.io/client-go transport's
+// rootCertPool, "unable to load root certificates: unable to parse bytes
+// as PEM block", and crypto/x509's "data does not contain any valid RSA
+// or ECDSA certificates"): on a CRD finalizer's list, the conversion
+// webhook's, which is built before any instance is read.
+var reCABundleError = regexp.MustCompile(`unable to load root certificates|unable to parse bytes as PEM block|does not contain any valid RSA or ECDSA certificates`)
+
+// caBundleReported adds to c what the CRD finalizer's own condition says
+// when it quotes a caBundle error: the conversion webhook's caBundle is
+// not a certificate, even when the input keeps no word of it (a dump
+// without the conversion's facts).
+func (r *run) caBundleReported(crd *snapshot.Object, c conversionCheck) conversionCheck {
+	if f := crdFacts(crd); f != nil && f.Conversion != nil && (f.Conversion.CAValidity == snapshot.CABundleNotPEM || f.Conversion.CAValidity == snapshot.CABundleNoCertificate) {
+		return c // checkConversion said it from the caBundle itself
+	}
+	c.problems = append([]string{"the API server cannot load the caBundle of " + crd.Ref().String() + "'s conversion webhook (spec.conversion.webhook.clientConfig.caBundle) as PEM certificates, so it cannot build a client for the webhook: the list fails before any call is sent"}, c.problems...)
+	c.detail = ""
+	c.remedies = append([]Remedy{caBundleRemedy(crd)}, c.remedies...)
+	if len(c.remedies) == 1 {
+		c.remedies = append(c.remedies, conversionOffRemedy(crd))
+	}
+	return c
+}
+
+// conversionOffRemedy switches a CRD's conversion to None: safe when no
+// stored version needs converting (status.storedVersions holds only the
+// storage version), lossy otherwise.
+func conversionOffRemedy(crd *snapshot.Object) Remedy {
+	f := crdFacts(crd)
+	kind := "instance"
+	if f != nil && f.Kind != "" {
+		kind = f.Kind
+	}
+	rm := Remedy{Action: ActionPatchCRDConversion,
+		Description: "If every stored " + kind + " is at one version with one schema, switch spec.conversion.strategy to None on " + crd.Metadata.Name + " so that the API server serves them without the webhook",
+		Command:     "kubectl patch customresourcedefinition " + crd.Metadata.Name + ` --type=json -p '[{"op":"test","path":"/spec/conversion/strategy","value":"Webhook"},{"op":"replace","path":"/spec/conversion","value":{"strategy":"None"}}]'`,
+		Risk:        "objects stored at another version are served with only their apiVersion changed: fields that differ between versions are lost or misread"}
+	if f != nil && len(f.StoredVersions) > 0 && len(staleVersions(f)) == 0 {
+		rm.Description = "No stored version needs converting (status.storedVersions is " + strings.Join(f.StoredVersions, ", ") +
+			", the storage version): switch spec.conversion.strategy to None on " + crd.Metadata.Name + " so that the API server reads them without the webhook"
+		rm.Risk = "clients reading another served version than " + f.StorageVersion() + " get the stored object with only its apiVersion changed until the webhook is back"
+	}
+	return rm
 }
 
 // caBundleRemedy puts a CA that signs the webhook's serving certificate

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,8 +83,8 @@ func TestCRDThatDoesNotFinishDeleting(t *testing.T) {
 		if !strings.Contains(rc.Message, "caBundle of CustomResourceDefinition/widgets.example.com's conversion webhook is not PEM") {
 			t.Errorf("message %q does not name the caBundle", rc.Message)
 		}
-		if !strings.Contains(remedyActions(rc.Remedies), ActionFixService) || !strings.Contains(rc.Remedies[1].Description, "caBundle") {
-			t.Errorf("remedies %+v, want the caBundle fixed", rc.Remedies)
+		if !strings.Contains(remedyActions(rc.Remedies), ActionFixService) || !strings.Contains(rc.Remedies[0].Description, "caBundle") {
+			t.Errorf("remedies %+v, want the caBundle fixed first", rc.Remedies)
 		}
 		for _, x := range d.RootCauses {
 			if x.Reason == ReasonInProgress || x.Reason == ReasonControllerStalled {
@@ -102,6 +103,56 @@ func TestCRDThatDoesNotFinishDeleting(t *testing.T) {
 		}
 		if len(d.RootCauses) != 1 || d.RootCauses[0].Reason != ReasonInProgress {
 			t.Errorf("root causes:\n%s\nwant only the CRD finalizer's next pass (nothing to convert)", describe(d.RootCauses))
+		}
+	})
+
+	t.Run("InstanceDeletionFailed quoting a caBundle that is not PEM", func(t *testing.T) {
+		// https://github.com/metallb/metallb/issues/1501: deleting
+		// addresspools.metallb.io, whose conversion webhook's caBundle is
+		// "Cg==" (a newline), the CRD finalizer reports "could not list
+		// instances: unable to find a custom resource client for
+		// addresspools.metallb.io: unable to load root certificates:
+		// unable to parse bytes as PEM block", which names no webhook.
+		cond := &snapshot.Condition{Type: "Terminating", Status: "True", Reason: "InstanceDeletionFailed",
+			Message: "could not list instances: unable to find a custom resource client for addresspools.metallb.io: unable to load root certificates: unable to parse bytes as PEM block"}
+		svc := &snapshot.ServiceReference{Namespace: "metallb-system", Name: "webhook-service"}
+		for name, tc := range map[string]struct {
+			conv   *snapshot.CRDConversion
+			stored []string
+			safe   bool // no stored version needs converting
+		}{
+			"the input keeps no word of the caBundle": {&snapshot.CRDConversion{Strategy: "Webhook", Service: svc}, []string{"v1beta1"}, true},
+			"the caBundle read as not PEM":            {&snapshot.CRDConversion{Strategy: "Webhook", Service: svc, CAValidity: snapshot.CABundleNotPEM}, []string{"v1alpha1", "v1beta1"}, false},
+			"a dump without the conversion's facts":   {nil, nil, false},
+		} {
+			t.Run(name, func(t *testing.T) {
+				crd := terminatingCRD("metallb.io", "AddressPool", "addresspools", tc.conv, tc.stored, cond)
+				crd.Facts.CRD.Versions = []snapshot.CRDVersion{{Name: "v1alpha1", Served: true}, {Name: "v1beta1", Served: true, Storage: true}}
+				ws := testobj.Service("metallb-system", "webhook-service").Build()
+				s := testobj.Snapshot(crd, ws).CRD("metallb.io", "AddressPool", "addresspools", true, "v1beta1").Build()
+				d, err := New(s, nil, Options{}).Diagnose(crd.Metadata.UID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rc := rootCause(t, d, ReasonConversionWebhook)
+				if !strings.Contains(rc.Message, "caBundle of CustomResourceDefinition/addresspools.metallb.io's conversion webhook") {
+					t.Errorf("message %q does not name the conversion webhook's caBundle", rc.Message)
+				}
+				acts := remedyActions(rc.Remedies)
+				at := slices.IndexFunc(rc.Remedies, func(r Remedy) bool { return r.Action == ActionPatchCRDConversion })
+				if !strings.HasPrefix(acts, ActionFixService) || !strings.Contains(rc.Remedies[0].Description, "caBundle") || at < 0 ||
+					strings.Contains(remedyActions(rc.Remedies[:at]), ActionRemoveFinalizer) {
+					t.Fatalf("remedies %s (%+v), want the caBundle fixed first, and conversion turned off before any finalizer removal", acts, rc.Remedies)
+				}
+				off := rc.Remedies[at]
+				if !strings.Contains(off.Description, "spec.conversion.strategy to None") ||
+					strings.HasPrefix(off.Description, "No stored version needs converting") != tc.safe {
+					t.Errorf("conversion-off remedy %q: want it to say whether a stored version needs converting (safe: %v)", off.Description, tc.safe)
+				}
+				if len(d.RootCauses) != 1 {
+					t.Errorf("root causes:\n%s", describe(d.RootCauses))
+				}
+			})
 		}
 	})
 

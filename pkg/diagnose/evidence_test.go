@@ -98,8 +98,16 @@ func TestFinalizerFamilyEvidence(t *testing.T) {
 			"kubectl logs deployment/external-secrets -n external-secrets"},
 		{"installed, no pod available", testobj.Snapshot(es, esCRD, esRole, esBinding, esDown).Build(), es,
 			ReasonControllerPending, EvidenceRBAC, []string{"none of its pods is available"}, "kubectl describe deployments.apps external-secrets"},
-		{"cluster-admin alone is no evidence", testobj.Snapshot(es, esCRD, admin, ciBinding, ci).Build(), es,
-			ReasonControllerNotFound, EvidenceNone, []string{"no controller for this finalizer found"}, ""},
+		{"cluster-admin alone is no evidence: the project table names the absent controller", testobj.Snapshot(es, esCRD, admin, ciBinding, ci).Build(), es,
+			ReasonControllerAbsent, EvidenceWellKnown, []string{"external-secrets's finalizer externalsecrets.external-secrets.io/externalsecret-cleanup: the external-secrets controller removes it",
+				"its controller is not in the input"}, ""},
+		// Round two's miss (issue 35, item 5): the external-secrets
+		// Deployment runs, the CRDs of external-secrets.io are there, the
+		// input holds no RBAC and no install labels; the namespace is held
+		// by …/ces-repro. Not "controller not found".
+		{"a namespace's ces- finalizer, the controller running, no RBAC in the input", testobj.Snapshot(nsCES, ces, esCRD, cesCRD, esDeploy).Build(), nsCES,
+			ReasonControllerNotFinishing, EvidenceWellKnown, []string{"the external-secrets controller runs (Deployment/external-secrets -n external-secrets)", "suffix names ClusterExternalSecret/repro"},
+			"kubectl logs deployment/external-secrets"},
 		{"a namespace's finalizer naming a ClusterExternalSecret", testobj.Snapshot(nsCES, ces, esCRD, cesCRD, esRole, esBinding, esDeploy).Build(), nsCES,
 			ReasonControllerNotFinishing, EvidenceRBAC, []string{"suffix names ClusterExternalSecret/repro"}, "kubectl logs deployment/external-secrets"},
 		{"gone with its namespace: only the binding is left", testobj.Snapshot(lhNS, replica, lhCRD, lhRole, lhBinding).Build(), replica,

@@ -149,6 +149,13 @@ func (r *run) pendingDependent(d, owner *snapshot.Object, edge *fgEdge) Blocker 
 		}
 	}
 	b.WaitingFor = "the garbage collector to delete it or drop its reference"
+	if rc, ok := r.recreated(d, owner); ok {
+		// A loop, not a stalled collector: it deletes, a controller
+		// creates again.
+		b.WaitingFor = "the garbage collector to delete it, and its controller to stop creating it again"
+		b.RootCause = r.addLeaf(leaf{obj: d, rc: rc.rc, extra: rc.remedies}, owner, edge)
+		return b
+	}
 	// The staleness of a dependent's pending deletion is the owner's.
 	b.RootCause = r.progress(d, owner, "", rules.ActorGC, msg, owner, edge)
 	b.Blockers = r.afterDeletion(d, owner, edge)

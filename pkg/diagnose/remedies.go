@@ -164,6 +164,13 @@ func (r *run) edgeRemedies(l *leaf) []Remedy {
 			if e.index < 0 {
 				continue
 			}
+			if o.Metadata.Namespace == "" && e.owner.Metadata.Namespace != "" {
+				// The collector never deletes a cluster-scoped dependent of a
+				// namespaced owner (it cannot look the owner up without a
+				// namespace): unblocking would leave it behind for ever.
+				out = append(out, r.strandedRemedies(o, e)...)
+				continue
+			}
 			add(Remedy{Action: ActionUnblockOwnerReference,
 				Description: "Let " + e.owner.Ref().String() + " finish without waiting for " + rc.Object.String() + ": set blockOwnerDeletion=false on its owner reference",
 				Command:     r.ownerRefPatch(o, e.index, true),
@@ -202,9 +209,8 @@ func (r *run) lastResorts(l *leaf) []Remedy {
 				info := rules.LookupFinalizer(rc.Finalizer)
 				add(Remedy{Action: ActionRemoveFinalizer, Leaks: rules.Leaks(rc.Finalizer, o),
 					Description: "Last resort: remove finalizer " + rc.Finalizer + " from " + rc.Object.String(),
-					Command: fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"test","path":"/metadata/finalizers/%d","value":"%s"},{"op":"remove","path":"/metadata/finalizers/%d"}]'`,
-						r.ix.kubectlTarget(rc.Object), i, rc.Finalizer, i),
-					Risk: info.Risk})
+					Command:     r.finalizerPatch(o, rc.Finalizer),
+					Risk:        info.Risk})
 			}
 		case isKind(o, "", "Pod"):
 			risk := "skips the kubelet's confirmation: if the node still runs the containers they keep running, and a StatefulSet may start a replacement with the same identity alongside"
@@ -248,6 +254,17 @@ func isSpecFinalizer(o *snapshot.Object, f string) bool {
 
 // ownerRefPatch is a JSON patch that first tests the reference's UID, so
 // it fails instead of touching the wrong reference if the list changed.
+// finalizerPatch removes finalizer f from o, guarded by a test of its
+// position ("" when o does not carry it).
+func (r *run) finalizerPatch(o *snapshot.Object, f string) string {
+	i := slices.Index(o.Metadata.Finalizers, f)
+	if i < 0 {
+		return ""
+	}
+	return fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"test","path":"/metadata/finalizers/%d","value":"%s"},{"op":"remove","path":"/metadata/finalizers/%d"}]'`,
+		r.ix.kubectlTarget(o.Ref()), i, f, i)
+}
+
 func (r *run) ownerRefPatch(o *snapshot.Object, i int, unblock bool) string {
 	uid := o.Metadata.OwnerReferences[i].UID
 	op := fmt.Sprintf(`{"op":"remove","path":"/metadata/ownerReferences/%d"}`, i)
@@ -274,6 +291,23 @@ func relatedName(rc RootCause, kind string) string {
 		}
 	}
 	return ""
+}
+
+// strandedRemedies are the ways out of a foreground delete held by a
+// cluster-scoped dependent o of the namespaced owner of edge e: the
+// collector never deletes o (it cannot resolve the owner:
+// namespacedOwnerOfClusterScopedObjectErr), so blockOwnerDeletion=false
+// would finish the owner and leak o, and the remedy says so.
+func (r *run) strandedRemedies(o *snapshot.Object, e fgEdge) []Remedy {
+	never := "the garbage collector never deletes " + o.Ref().String() + ": a cluster-scoped object cannot have a namespaced owner, and the collector, unable to look " +
+		e.owner.Ref().String() + " up without a namespace, leaves it alone (event OwnerRefInvalidNamespace)"
+	// Deleting o yourself, which finishes the owner, is the root cause's
+	// own first remedy (gc-cannot-resolve).
+	return []Remedy{{Action: ActionUnblockOwnerReference,
+		Description: "Let " + e.owner.Ref().String() + " finish without waiting for " + o.Ref().String() + ": set blockOwnerDeletion=false on its owner reference, then delete " + o.Ref().String() + " yourself",
+		Command:     r.ownerRefPatch(o, e.index, true),
+		Risk:        "the owner goes, and " + o.Ref().String() + " stays for ever unless you delete it: " + never,
+		Leaks:       o.Ref().String() + ", never collected"}}
 }
 
 func unblockRisk(o *snapshot.Object) string {

@@ -85,6 +85,10 @@ const (
 	// longer: the actor is not acting (not running, or, for the garbage
 	// collector, not synced).
 	ReasonControllerStalled = "controller-stalled"
+	// ReasonDependentRecreated: a dependent blocking a foreground
+	// deletion was created after the owner's deletion began: a controller
+	// creates it again as the collector deletes it (recreate.go).
+	ReasonDependentRecreated = "dependent-recreated"
 	// ReasonContentFailure: the namespace controller reports that it
 	// failed to list or delete content (NamespaceDeletionContentFailure)
 	// and the message names no cause kgc can check.

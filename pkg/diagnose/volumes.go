@@ -299,7 +299,7 @@ func (r *run) unreclaimed(o *snapshot.Object) (rc RootCause, ok bool) {
 		return rc, false
 	}
 	f := pv.Facts.PV
-	rec := rules.VolumeReclaimer(f)
+	rec := rules.VolumeReclaimer(f, r.ix.snap.Source.ServerVersion)
 	if f.Phase != rules.VolumeReleased || f.ReclaimPolicy != rules.ReclaimDelete || rec.External == "" {
 		return rc, false
 	}

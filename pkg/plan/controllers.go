@@ -192,6 +192,9 @@ func (c *controllers) processOne() bool {
 	case kVolume:
 		c.syncVolume(it.i)
 	}
+	// A controller that read what a later wave changed waits in that wave
+	// when it retries (observeGone).
+	w = max(w, c.s.wave)
 	switch {
 	case retry == "":
 		c.q.forget(it)
@@ -293,6 +296,8 @@ func (c *controllers) syncNamespace(i int32) (string, time.Duration) {
 		c.waitStep(i, words.Count(len(pods), "pod")+" "+words.Agree(len(pods), "remains", "remain")+"; other content is deleted only after every pod is gone")
 		return "pods remain", c.podEstimate(o, pods)
 	}
+	// It deletes the rest because the pods are gone: after their deletes.
+	c.observeGone(content, isPod)
 	// Every other type, in catalog order, as discovery lists them.
 	others := existing(func(ri *resInfo) bool { return !isPod(ri) && ri.hasDelete })
 	sort.SliceStable(others, func(a, b int) bool {
@@ -595,7 +600,8 @@ func (c *controllers) syncPVC(i int32) {
 	if o == nil || o.Metadata.DeletionTimestamp == nil || !hasFin(o, rules.FinalizerPVC) {
 		return
 	}
-	for _, k := range c.inNamespace(o.Metadata.Namespace) {
+	content := c.inNamespace(o.Metadata.Namespace)
+	for _, k := range content {
 		p := c.s.st.objs[k]
 		if p == nil || !isKind(c.s.st.info[k], "", "Pod") {
 			continue
@@ -605,6 +611,8 @@ func (c *controllers) syncPVC(i int32) {
 			return
 		}
 	}
+	// "No pod uses it any more" is read after the pods that used it went.
+	c.observeGone(content, func(ri *resInfo) bool { return isKind(ri, "", "Pod") })
 	c.removeFin(i, rules.ActorPVCProtection, rules.FinalizerPVC, "no pod uses the claim any more")
 }
 
@@ -620,6 +628,18 @@ func (c *controllers) syncPV(i int32) {
 		return
 	}
 	c.removeFin(i, rules.ActorPVProtection, rules.FinalizerPV, "the volume is not Bound")
+}
+
+// observeGone moves the controller's wave past the deletes of the
+// objects among ks of the types match accepts that are gone: a decision
+// made because they are gone comes after they went, however early the
+// controller's item was queued (sim.observeState).
+func (c *controllers) observeGone(ks []int32, match func(ri *resInfo) bool) {
+	for _, k := range ks {
+		if c.s.st.objs[k] == nil && c.s.st.orig[k] != nil && match(c.s.st.info[k]) {
+			c.s.observeState(c.s.st.orig[k].Metadata.UID)
+		}
+	}
 }
 
 // claim is a ClaimLookup over the store.

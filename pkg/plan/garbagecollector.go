@@ -57,7 +57,7 @@ func (g *gc) attemptToDeleteWorker(n *node, w int) {
 	switch {
 	case errors.Is(err, enqueuedVirtualDeleteEventErr) || errors.Is(err, namespacedOwnerOfClusterScopedObjectErr):
 		if errors.Is(err, namespacedOwnerOfClusterScopedObjectErr) {
-			g.sim.note(fmt.Sprintf("%s is cluster-scoped but refers to a namespaced owner: the garbage collector never collects it", n.Identity()))
+			g.noteClusterScoped(n)
 		}
 		g.attemptToDelete.forget(n)
 	case err != nil:
@@ -66,6 +66,31 @@ func (g *gc) attemptToDeleteWorker(n *node, w int) {
 		g.attemptToDelete.requeue(n, w, g.sim.st.writes, errNotObserved.Error())
 	default:
 		g.attemptToDelete.forget(n)
+	}
+}
+
+// noteClusterScoped says which cluster-scoped object the collector never
+// collects. The item that failed is that object when its owner reference
+// was classified, but the owner's virtual node when the collector tried
+// to look that owner up (getObject: a namespaced kind without a
+// namespace): then the objects to name are its dependents.
+func (g *gc) noteClusterScoped(n *node) {
+	deps := []*node{n}
+	if n.Virtual {
+		deps = n.Dependents
+	}
+	owner := n.Identity()
+	for _, d := range deps {
+		id := d.Identity()
+		if id.Namespace != "" {
+			continue
+		}
+		if n.Virtual {
+			g.sim.note(fmt.Sprintf("%s is cluster-scoped but refers to a namespaced owner (%s %s: an owner reference carries no namespace): the garbage collector never collects it",
+				id, owner.Kind, owner.Name))
+			continue
+		}
+		g.sim.note(fmt.Sprintf("%s is cluster-scoped but refers to a namespaced owner: the garbage collector never collects it", id))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgc-dev/kgc/pkg/snapshot"
 	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 )
 
@@ -67,5 +68,42 @@ func TestPropertyTimingNoteHasAlternatives(t *testing.T) {
 	}
 	if noted == 0 {
 		t.Errorf("no random plan noted a race: the property was never exercised")
+	}
+}
+
+// A ClusterRole owned by a namespaced ConfigMap of its name (a
+// cluster-scoped object given an ownerReference to a namespaced owner,
+// which the collector refuses since kubernetes/kubernetes#92743; Trident
+// did it with its ClusterRole, NetApp/trident#474): the note
+// names the ClusterRole, the cluster-scoped object, not the ConfigMap,
+// with the owner in the input or not (then the collector fails on the
+// owner's virtual node, and the note named that node as if it were the
+// cluster-scoped object).
+func TestClusterScopedDependentNoteNamesItsKind(t *testing.T) {
+	owner := testobj.ConfigMap("shop", "app").UID("cm").Build()
+	role := testobj.ClusterRole("app").UID("cr").OwnedBy(owner).Build()
+	for _, tc := range []struct {
+		pol    Policy
+		target string
+		objs   []snapshot.Object
+	}{{PolicyForeground, "cm", []snapshot.Object{owner, role}}, {PolicyBackground, "cm", []snapshot.Object{owner, role}},
+		{PolicyBackground, "cr", []snapshot.Object{role}}, {PolicyOrphan, "cr", []snapshot.Object{role}}} {
+		pol := tc.pol
+		p, err := Simulate(world(tc.objs...).Build(), Options{Target: tc.target, Policy: pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, n := range p.Notes {
+			if strings.Contains(n, "cluster-scoped but refers to a namespaced owner") {
+				found = true
+				if !strings.HasPrefix(n, "ClusterRole/app is cluster-scoped") {
+					t.Errorf("%s: note %q, want it to name ClusterRole/app", pol, n)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no note on the cluster-scoped dependent: %q", pol, p.Notes)
+		}
 	}
 }

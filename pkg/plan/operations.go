@@ -105,13 +105,11 @@ func (g *gc) lookup(ri *resInfo, id objectReference) (int32, *snapshot.Object, e
 // in wave 2 that reads an owner deleted in wave 3 would be listed in wave
 // 2, before the delete it depends on.
 func (g *gc) observeState(uid string) {
-	w, ok := g.sim.changedWave[uid]
-	if !ok || w <= g.sim.wave {
+	if !g.sim.observeState(uid) {
 		return
 	}
-	g.sim.wave = w
 	if t := g.sc.cur; t != nil {
-		t.wave = w
+		t.wave = g.sim.wave
 	}
 }
 

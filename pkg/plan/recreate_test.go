@@ -271,3 +271,33 @@ func TestOrphanedPodsAdoptedByTheReplacement(t *testing.T) {
 		t.Errorf("a deleted pod is adopted by %+v", a)
 	}
 }
+
+// TestWarnsBeforeAForegroundLoop: a foreground delete of a custom resource
+// whose controller owns blocking dependents is warned about before it is
+// sent: an operator that keeps reconciling it recreates them for ever
+// (ClickHouse/clickhouse-operator#309, dragonflydb/dragonfly-operator#408).
+// A background delete, or a built-in owner, is not.
+func TestWarnsBeforeAForegroundLoop(t *testing.T) {
+	cluster := testobj.New("stable.example.com/v1", "Widget", "db", "ch").UID("w").Build()
+	sts := testobj.StatefulSet("db", "ch").UID("sts").OwnedBy(cluster).Build()
+	deploy := testobj.Deployment("db", "web").UID("d").Build()
+	rs := testobj.ReplicaSet("db", "web-1").UID("rs").OwnedBy(deploy).Build()
+	snap := world(cluster, sts, deploy, rs).Build()
+	for _, tc := range []struct {
+		target string
+		policy Policy
+		warn   bool
+	}{{"w", PolicyForeground, true}, {"w", PolicyBackground, false}, {"d", PolicyForeground, false}} {
+		p, err := Simulate(snap, Options{Target: tc.target, Policy: tc.policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, w := range p.Warnings {
+			got = got || strings.Contains(w, "creates them again as the garbage collector deletes them") && strings.Contains(w, "StatefulSet/ch -n db")
+		}
+		if got != tc.warn {
+			t.Errorf("delete %s %s: warned %v, want %v: %q", tc.target, tc.policy, got, tc.warn, p.Warnings)
+		}
+	}
+}

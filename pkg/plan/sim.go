@@ -161,6 +161,18 @@ func (s *sim) onChange(i int32, typ eventType, old, new *snapshot.Object) {
 	s.ctrl.observe(i, ri, typ, old, new, s.wave+1)
 }
 
+// observeState moves the running worker's wave (a collector worker's or a
+// controller's) past the step that last changed or removed the object uid
+// it read; it reports whether it moved.
+func (s *sim) observeState(uid string) bool {
+	w, ok := s.changedWave[uid]
+	if !ok || w <= s.wave {
+		return false
+	}
+	s.wave = w
+	return true
+}
+
 func (s *sim) after(d time.Duration, fn func()) {
 	s.timerSeq++
 	s.timers = append(s.timers, timer{at: s.st.now.Add(d), seq: s.timerSeq, fn: fn})
@@ -233,6 +245,37 @@ func (s *sim) observeAll() {
 	}
 }
 
+// warnRecreationLoop warns before a foreground delete of a custom
+// resource whose controller owns dependents that block it: an operator
+// that reconciles its resource while it is deleted creates those
+// dependents again as the collector deletes them, and the delete never
+// ends (ClickHouse/clickhouse-operator#309,
+// open-telemetry/opentelemetry-operator#2364). The plan cannot know the
+// operator; it says what to watch and how to avoid the loop.
+func (s *sim) warnRecreationLoop(i int32, o *snapshot.Object) {
+	g := s.st.info[i].group
+	if !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io") || g == "k8s.io" {
+		return
+	}
+	var deps []string
+	for _, d := range s.st.objs {
+		if d == nil {
+			continue
+		}
+		for _, ref := range d.Metadata.OwnerReferences {
+			if ref.UID == o.Metadata.UID && ref.IsController() && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
+				deps = append(deps, d.Ref().String())
+			}
+		}
+	}
+	if len(deps) == 0 {
+		return
+	}
+	slices.Sort(deps)
+	s.warnings = append(s.warnings, fmt.Sprintf("%s is deleted in the foreground and its controller owns %s, which block it: an operator that reconciles %s while it is deleted creates them again as the garbage collector deletes them, and the deletion never ends (kgc why-stuck then says dependent-recreated); --cascade=background avoids the loop",
+		o.Ref(), strings.Join(deps, ", "), o.Kind))
+}
+
 // apply performs one initial action as a user request.
 func (s *sim) apply(a Action) error {
 	s.wave = 0
@@ -261,6 +304,9 @@ func (s *sim) apply(a Action) error {
 			why = fmt.Sprintf("requested with orphanDependents=%v", *a.OrphanDependents)
 		default:
 			why = "requested without a propagation policy (the resource's default applies)"
+		}
+		if a.Policy == PolicyForeground {
+			s.warnRecreationLoop(i, o)
 		}
 		if err := s.st.delete(rules.ActorAPIServer, i, opts, why); err != nil {
 			return fmt.Errorf("the API server would reject the delete of %s: %w", o.Ref(), err)

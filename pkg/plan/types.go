@@ -206,7 +206,8 @@ type VolumeFate struct {
 	Plugin string `json:"plugin,omitempty"`
 	// Claim is the claim the volume was bound to.
 	Claim *snapshot.ObjectRef `json:"claim,omitempty"`
-	// Storage is destroyed, kept or not-reclaimed (rules.Disk*).
+	// Storage is destroyed, kept or destroyed-if-provisioner-runs
+	// (rules.Disk*).
 	Storage string `json:"storage"`
 	// Reason says who deletes the storage, or why nobody does.
 	Reason string `json:"reason"`
@@ -311,6 +312,11 @@ type Summary struct {
 	BytesDestroyed      int64 `json:"bytesDestroyed,omitempty"`
 	VolumesKept         int   `json:"volumesKept,omitempty"`
 	VolumesNotReclaimed int   `json:"volumesNotReclaimed,omitempty"`
+	// VolumesDestroyedIfRuns counts volumes under Delete whose deleter
+	// the input does not show (rules.DiskDestroyedIfRuns): their storage
+	// is destroyed if it runs. VolumesNotReclaimed, which said "not
+	// reclaimed" of them, stays 0.
+	VolumesDestroyedIfRuns int `json:"volumesDestroyedIfProvisionerRuns,omitempty"`
 }
 
 // WorstCase counts objects by fate as Summary does, but counts an object

@@ -124,24 +124,38 @@ func (c *controllers) reclaim(i int32, o *snapshot.Object, pv *snapshot.PVFacts)
 		f.Reason = "reclaim policy " + pv.ReclaimPolicy + " is not simulated: the volume stays Released"
 		return
 	}
-	r := rules.VolumeReclaimer(pv)
+	r := rules.VolumeReclaimer(pv, c.s.snap.Source.ServerVersion)
 	f.Driver = r.External
 	switch {
 	case !r.Deletable:
 		f.Reason = "reclaim policy Delete, but " + r.Why + ": the volume goes Failed and its storage is kept"
 		f.Reclaim = rules.ReclaimCommand(o.Metadata.Name, pv)
 		c.setPhase(i, rules.ActorPVController, ActionWait, rules.VolumeFailed, r.Why+": the volume goes Failed (VolumeFailedDelete)")
-	case r.External != "" && len(c.provisioner(r.External)) == 0:
-		f.Storage = rules.DiskNotReclaimed
-		f.Reason = rules.NotReclaimed(r)
-		f.Reclaim = rules.RunProvisioner(o.Metadata.Name, r, pv)
-		c.why[i] = "the provisioner of " + r.External + " does not run"
-		if !c.vol.waited[i] {
-			c.vol.waited[i] = true
-			c.s.record(rules.ProvisionerActor(r.External), ActionWait, o, "", "nothing deletes the storage: "+c.why[i])
-		}
+	case r.Unsure != "" || r.External != "" && len(c.provisioner(r.External)) == 0:
+		c.destroyedIfRuns(i, o, r, f)
 	default:
 		c.destroy(i, o, r, f)
+	}
+}
+
+// destroyedIfRuns is a Released volume whose deleter the input does not
+// show: the plan leaves it Released, and says its storage is destroyed if
+// the deleter runs, never that it is kept.
+func (c *controllers) destroyedIfRuns(i int32, o *snapshot.Object, r rules.Reclaimer, f *VolumeFate) {
+	f.Storage = rules.DiskDestroyedIfRuns
+	f.Reason = rules.DestroyedIfRuns(r)
+	who := r.Unsure
+	if who == "" {
+		who = "the provisioner of " + r.External
+	}
+	c.why[i] = who + " is not in the input"
+	if !c.vol.waited[i] {
+		c.vol.waited[i] = true
+		actor := rules.ActorPVController
+		if r.External != "" {
+			actor = rules.ProvisionerActor(r.External)
+		}
+		c.s.record(actor, ActionWait, o, "", "the storage is destroyed if "+who+" runs (not in the input)")
 	}
 }
 
@@ -228,6 +242,8 @@ func countVolumes(p *Plan) {
 			}
 		case v.Storage == rules.DiskNotReclaimed:
 			p.Summary.VolumesNotReclaimed++
+		case v.Storage == rules.DiskDestroyedIfRuns:
+			p.Summary.VolumesDestroyedIfRuns++
 		default:
 			p.Summary.VolumesKept++
 		}

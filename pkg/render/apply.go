@@ -23,17 +23,11 @@ func ApplyText(w io.Writer, r *report.Report) error {
 	if r.Refusal != nil && len(r.Requests) == 0 {
 		// A refusal is said once: why, and that nothing was sent, on the
 		// outcome line (kgc prints no error beside it on a terminal).
-		fmt.Fprintf(&b, "Outcome: refused (%s), no request was sent: %s\n", r.Refusal.Reason, r.Refusal.Message)
-		for _, d := range r.Refusal.Diff {
-			fmt.Fprintf(&b, "  %s\n", d)
-		}
+		writeRefusal(&b, "Outcome: refused (%s), no request was sent: %s\n", r.Refusal)
 	} else {
 		fmt.Fprintf(&b, "Outcome: %s\n", outcomeText(r))
 		if r.Refusal != nil {
-			fmt.Fprintf(&b, "\nRefused (%s): %s\n", r.Refusal.Reason, r.Refusal.Message)
-			for _, d := range r.Refusal.Diff {
-				fmt.Fprintf(&b, "  %s\n", d)
-			}
+			writeRefusal(&b, "\nRefused (%s): %s\n", r.Refusal)
 		}
 	}
 	if r.Backup != nil {
@@ -48,6 +42,19 @@ func ApplyText(w io.Writer, r *report.Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRefusal writes a refusal on the line format says (its reason, then
+// its message), the objects of its diff, and every other refusal that
+// holds, one line each.
+func writeRefusal(b *strings.Builder, format string, r *report.Refusal) {
+	fmt.Fprintf(b, format, r.Reason, r.Message)
+	for _, d := range r.Diff {
+		fmt.Fprintf(b, "  %s\n", d)
+	}
+	for i := range r.Also {
+		writeRefusal(b, "Also refused (%s): %s\n", &r.Also[i])
+	}
 }
 
 func outcomeText(r *report.Report) string {

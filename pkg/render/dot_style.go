@@ -25,9 +25,21 @@ const (
 	dotGraphAttrs = `rankdir="RL", pack="true", packmode="%s", nodesep="0.15", ranksep="0.5", fontname="Helvetica"`
 	dotNodeAttrs  = `shape="box", style="rounded", fontname="Helvetica", fontsize="10"`
 	dotEdgeAttrs  = `color="gray40", fontname="Helvetica", fontsize="8"`
-	// dotBlockingEdge draws an owner reference with blockOwnerDeletion.
-	dotBlockingEdge = ` [style="bold", penwidth="2", color="black"]`
 )
+
+// dotBlockingEdge draws an owner reference with blockOwnerDeletion.
+func dotBlockingEdge() [][2]string {
+	return [][2]string{{"style", "bold"}, {"penwidth", "2"}, {"color", "black"}}
+}
+
+// dotAttrList writes attrs as DOT writes them in brackets: k="v", k="v".
+func dotAttrList(attrs [][2]string) string {
+	parts := make([]string, len(attrs))
+	for i, a := range attrs {
+		parts[i] = fmt.Sprintf("%s=%q", a[0], a[1])
+	}
+	return strings.Join(parts, ", ")
+}
 
 // dotOpen writes the digraph's opening line and the defaults of the style
 // for a drawing of components disconnected trees.
@@ -114,4 +126,40 @@ func dotLabel(r snapshot.ObjectRef, contextNS string, lines ...string) string {
 // hovering a node in an SVG shows.
 func dotTooltip(r snapshot.ObjectRef) string {
 	return r.String() + "\nuid " + r.UID
+}
+
+// dotLegendEntry is one entry of a drawing's legend, drawn as what it
+// stands for is drawn: a box with a node's attributes, or an edge with an
+// edge's.
+type dotLegendEntry struct {
+	key, text string
+	edge      bool
+	color     string      // an edge entry's colour, for the point it ends on
+	attrs     [][2]string // the drawing attributes, in order
+}
+
+// writeDOTLegend writes the legend of a drawing, every kgc drawing's the
+// same way: a dashed cluster titled title, one entry per line. Every entry
+// sits in the rightmost rank, so they stack in one column; an edge entry
+// points left from its text, as references point from dependents to owners.
+// No entries, no legend.
+func writeDOTLegend(w io.Writer, title, comment string, entries []dotLegendEntry) {
+	if len(entries) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  // Legend: %s.\n", comment)
+	fmt.Fprintf(w, "  subgraph \"cluster_legend\" {\n")
+	fmt.Fprintf(w, "    label=%q; fontname=\"Helvetica\"; fontsize=\"10\"; style=\"dashed\"; color=\"gray60\";\n", title)
+	for _, e := range entries {
+		key := "legend-" + e.key
+		if !e.edge {
+			fmt.Fprintf(w, "    %q [label=%q, shape=\"box\", %s, fontsize=\"9\", tooltip=%q];\n", key, e.text, dotAttrList(e.attrs), e.text)
+			continue
+		}
+		to := key + "-to"
+		fmt.Fprintf(w, "    %q [label=%q, shape=\"plaintext\", fontsize=\"9\"]; %q [label=\"\", shape=\"point\", width=\"0.05\", color=%q];\n",
+			key, e.text, to, e.color)
+		fmt.Fprintf(w, "    %q -> %q [%s, tooltip=%q];\n", key, to, dotAttrList(e.attrs), e.text)
+	}
+	fmt.Fprintln(w, "  }")
 }

@@ -207,7 +207,7 @@ func (d *dotWriter) edge(e graph.Edge) {
 	fmt.Fprintf(d.w, "  %q -> %q", e.From, e.To)
 	if len(fs) == 0 {
 		if e.BlockOwnerDeletion {
-			fmt.Fprint(d.w, dotBlockingEdge)
+			fmt.Fprint(d.w, " ["+dotAttrList(dotBlockingEdge())+"]")
 		}
 		fmt.Fprintln(d.w, ";")
 		return
@@ -256,30 +256,21 @@ func orUnknown(s string) string {
 }
 
 // legend names every hazard drawn, in the style it is drawn with: an edge
-// for a reference's hazard, a box for an object's. Every entry sits in the
-// rightmost rank, so they stack in one column; an edge entry points left
-// from its text, as references point from dependents to owners.
+// for a reference's hazard, a box for an object's.
 func (d *dotWriter) legend() {
-	if len(d.drawn) == 0 {
-		return
-	}
 	types := slices.Clone(d.drawn)
 	slices.Sort(types)
-	fmt.Fprintln(d.w, "  // Legend: the hazards drawn.")
-	fmt.Fprintln(d.w, `  subgraph "cluster_legend" {`)
-	fmt.Fprintln(d.w, `    label="Hazards"; fontname="Helvetica"; fontsize="10"; style="dashed"; color="gray60";`)
+	entries := make([]dotLegendEntry, 0, len(types))
 	for _, t := range types {
 		hs := hazardStyleOf(t)
-		text := t + ": " + hs.meaning
-		key := "legend-" + t
+		e := dotLegendEntry{key: t, text: t + ": " + hs.meaning, color: hs.color}
 		if hs.edge == "" {
-			fmt.Fprintf(d.w, "    %q [label=%q, shape=\"box\", style=\"rounded\", color=%q, penwidth=\"2\", fontsize=\"9\", tooltip=%q];\n", key, text, hs.color, text)
-			continue
+			e.attrs = [][2]string{{"style", "rounded"}, {"color", hs.color}, {"penwidth", "2"}}
+		} else {
+			e.edge = true
+			e.attrs = [][2]string{{"style", hs.edge}, {"penwidth", "2"}, {"color", hs.color}}
 		}
-		to := key + "-to"
-		fmt.Fprintf(d.w, "    %q [label=%q, shape=\"plaintext\", fontsize=\"9\"]; %q [label=\"\", shape=\"point\", width=\"0.05\", color=%q];\n",
-			key, text, to, hs.color)
-		fmt.Fprintf(d.w, "    %q -> %q [style=%q, penwidth=\"2\", color=%q, tooltip=%q];\n", key, to, hs.edge, hs.color, text)
+		entries = append(entries, e)
 	}
-	fmt.Fprintln(d.w, "  }")
+	writeDOTLegend(d.w, "Hazards", "the hazards drawn", entries)
 }

@@ -36,6 +36,10 @@ type GraphView struct {
 	// Scope says where the view looked ("in namespace shop, in
 	// cluster.yaml"), for the line that says it found nothing there.
 	Scope string
+	// Elsewhere, when set, says what lies outside Scope and how to see
+	// it ("3 in other namespaces (kgc graph -A)"), after the line that
+	// says nothing was found.
+	Elsewhere string
 	// CapturedAt is when the snapshot was taken: the tree's AGE column
 	// counts to it. Zero: no ages.
 	CapturedAt time.Time
@@ -57,10 +61,14 @@ func (v GraphView) FindingList() []graph.Finding {
 // nothingFound is the line that says the view holds no object, and where
 // it looked.
 func (v GraphView) nothingFound() string {
-	if v.Scope == "" {
-		return "No objects with owners or dependents.\n"
+	s := "No objects with owners or dependents"
+	if v.Scope != "" {
+		s += " " + v.Scope
 	}
-	return "No objects with owners or dependents " + v.Scope + ".\n"
+	if v.Elsewhere != "" {
+		s += "; " + v.Elsewhere
+	}
+	return s + ".\n"
 }
 
 // edges returns the edges between drawn nodes.

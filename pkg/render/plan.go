@@ -282,11 +282,11 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 		ids = append(ids, r.UID)
 	}
 	contextNS := dotContextNamespace(refs, "")
-	dotOpen(bw, "digraph kgcplan", dotComponents(ids, edgePairs(edges)))
+	// The legend is one more component.
+	dotOpen(bw, "digraph kgcplan", dotComponents(ids, edgePairs(edges))+1)
 	if target {
 		planDOTNode(bw, p.Target, contextNS, "target", "white", [][2]string{{"penwidth", "2"}})
 	}
-	colors := map[string]string{plan.FateDeleted: "#f4a6a6", plan.FateOrphaned: "#a6e1f4", plan.FateUpdated: "#e0e0e0", plan.FateBlocked: "#f4e1a6", plan.FateUnchanged: "#c8f4a6", plan.FateRecreated: "#dcb8f4"}
 	for _, of := range p.Objects {
 		var extra [][2]string
 		if of.Object.UID == p.Target.UID || slices.ContainsFunc(p.Targets, func(t snapshot.ObjectRef) bool { return t.UID == of.Object.UID }) {
@@ -314,13 +314,81 @@ func PlanDOT(w io.Writer, p *plan.Plan, owners func(uid string) []snapshot.Owner
 			}
 			extra = append(extra, [2]string{"peripheries", "2"})
 		}
-		planDOTNode(bw, of.Object, contextNS, fate, colors[of.Fate], extra)
+		planDOTNode(bw, of.Object, contextNS, fate, planFateColor(of.Fate), extra)
 	}
 	for _, e := range edges {
 		fmt.Fprintf(bw, "  %q -> %q%s;\n", e.from, e.to, e.attrs)
 	}
+	writeDOTLegend(bw, "Fates", "the fates and marks drawn", planDOTLegend(p, edges))
 	fmt.Fprintln(bw, "}")
 	return bw.Flush()
+}
+
+// planFates are the fates a plan's drawing fills its objects by, in the
+// contract's order: each with its colour and what the legend says of it.
+func planFates() []struct{ fate, color, meaning string } {
+	return []struct{ fate, color, meaning string }{
+		{plan.FateDeleted, "#f4a6a6", "gone once the delete settles"},
+		{plan.FateRecreated, "#dcb8f4", "deleted, then created again by its controller"},
+		{plan.FateOrphaned, "#a6e1f4", "kept, its owner reference removed"},
+		{plan.FateUpdated, "#e0e0e0", "kept, changed (finalizers, owner references)"},
+		{plan.FateBlocked, "#f4e1a6", "left terminating"},
+		{plan.FateUnchanged, "#c8f4a6", "a blocker the plan does not change"},
+	}
+}
+
+// planDOTBlocks draws what blocks an object, pointing at it.
+func planDOTBlocks() [][2]string {
+	return [][2]string{{"style", "dashed"}, {"color", "orange"}, {"label", "blocks"}}
+}
+
+// planFateColor is the fill of an object of fate.
+func planFateColor(fate string) string {
+	for _, f := range planFates() {
+		if f.fate == fate {
+			return f.color
+		}
+	}
+	return ""
+}
+
+// planDOTLegend names what a plan's drawing shows: each fate drawn, in
+// its colour, then the marks used (the object deleted, an outcome timing
+// decides, a blocker, a blockOwnerDeletion reference).
+func planDOTLegend(p *plan.Plan, edges []planDOTEdge) []dotLegendEntry {
+	fates := map[string]bool{}
+	timing, recreated := false, false
+	for _, of := range p.Objects {
+		fates[of.Fate] = true
+		timing = timing || len(of.Alternatives) > 0
+		recreated = recreated || of.RecreatedBy != nil
+	}
+	var out []dotLegendEntry
+	for _, f := range planFates() {
+		if fates[f.fate] {
+			out = append(out, dotLegendEntry{key: f.fate, text: f.fate + ": " + f.meaning,
+				attrs: [][2]string{{"style", "rounded,filled"}, {"fillcolor", f.color}}})
+		}
+	}
+	out = append(out, dotLegendEntry{key: "target", text: "bold border: an object the delete names", attrs: [][2]string{{"penwidth", "2"}}})
+	if recreated {
+		out = append(out, dotLegendEntry{key: "recreated-by", text: "double border: its controller creates it again (or may)",
+			attrs: [][2]string{{"peripheries", "2"}}})
+	}
+	if timing {
+		out = append(out, dotLegendEntry{key: "timing", text: "dashed border: which fate depends on which collector worker acts first",
+			attrs: [][2]string{{"style", "rounded,dashed"}}})
+	}
+	for _, e := range []dotLegendEntry{
+		{key: "blocks", text: "blocks: holds the object it points to", edge: true, color: "orange", attrs: planDOTBlocks()},
+		{key: "block-owner-deletion", text: "bold: an owner reference with blockOwnerDeletion", edge: true, color: "black", attrs: dotBlockingEdge()},
+	} {
+		drawn := " [" + dotAttrList(e.attrs) + "]"
+		if slices.ContainsFunc(edges, func(x planDOTEdge) bool { return x.attrs == drawn }) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // planDOTNode writes one object of a plan as GraphDOT writes a node: the
@@ -354,7 +422,7 @@ func planDOTEdges(p *plan.Plan, owners func(uid string) []snapshot.OwnerReferenc
 				}
 				attrs := ""
 				if r.Blocking() {
-					attrs = dotBlockingEdge
+					attrs = " [" + dotAttrList(dotBlockingEdge()) + "]"
 				}
 				out = append(out, planDOTEdge{of.Object.UID, r.UID, attrs})
 			}
@@ -362,7 +430,7 @@ func planDOTEdges(p *plan.Plan, owners func(uid string) []snapshot.OwnerReferenc
 		for _, b := range of.BlockedBy {
 			for _, o := range b.Objects {
 				if in[o.UID] {
-					out = append(out, planDOTEdge{o.UID, of.Object.UID, ` [style="dashed", color="orange", label="blocks"]`})
+					out = append(out, planDOTEdge{o.UID, of.Object.UID, " [" + dotAttrList(planDOTBlocks()) + "]"})
 				}
 			}
 		}

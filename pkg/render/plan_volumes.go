@@ -27,6 +27,9 @@ func planStorageCounts(bw *bufio.Writer, s plan.Summary, st Style) {
 	if s.VolumesNotReclaimed > 0 {
 		fmt.Fprintf(bw, ", %s not reclaimed", st.Paint(Yellow, words.Count(s.VolumesNotReclaimed, "volume")))
 	}
+	if n := s.VolumesDestroyedIfRuns; n > 0 {
+		fmt.Fprintf(bw, ", %s destroyed if %s provisioner runs", st.Paint(Red, words.Count(n, "volume")), words.Agree(n, "its", "their"))
+	}
 }
 
 // planVolumes says, for each PersistentVolume the plan releases, what
@@ -59,6 +62,8 @@ func storageSpan(s string, st Style) string {
 		return st.Paint(Red, s)
 	case "not-reclaimed":
 		return st.Paint(Yellow, s)
+	case "destroyed-if-provisioner-runs":
+		return st.Paint(Red, "destroyed if its provisioner runs (not in the input):")
 	}
 	return s
 }

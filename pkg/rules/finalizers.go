@@ -74,6 +74,13 @@ type FinalizerInfo struct {
 	Workloads []string
 	// Source is where kgc's knowledge of the finalizer comes from.
 	Source string
+	// Project is the well-known project whose domain the finalizer
+	// carries (Projects), nil when none.
+	Project *Project
+	// ByDomain is true when only the project table's domain names the
+	// finalizer's controller (not kgc's knowledge of the exact name):
+	// evidence in the input (the CRD's owner, RBAC, labels) comes first.
+	ByDomain bool
 }
 
 // wellKnownFinalizer describes the finalizers whose controller kgc knows.
@@ -232,7 +239,15 @@ func LookupFinalizerOn(name, group string) FinalizerInfo {
 	}
 	if fi, ok := ecosystemFinalizer(name, group); ok {
 		fi.Name = name
+		if p, ok := ProjectOf(name); ok {
+			fi.Project = &p
+		}
 		return fi
+	}
+	if p, ok := ProjectOf(name); ok {
+		return FinalizerInfo{Name: name, RemovedBy: p.Controller, Condition: "it has finished its cleanup of the object",
+			Risk:      "the cleanup " + p.Name + " does for this object (external resources, dependent state) is skipped",
+			WellKnown: true, Ecosystem: true, Source: p.Name + ", " + p.Source, Project: &p, ByDomain: true}
 	}
 	domain := name
 	if i := strings.Index(name, "/"); i >= 0 {

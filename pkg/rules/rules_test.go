@@ -250,9 +250,14 @@ func TestEcosystemFinalizers(t *testing.T) {
 	if fi := rules.LookupFinalizer(rules.FinalizerPVC); fi.Ecosystem || fi.Source != "Kubernetes" {
 		t.Errorf("pvc-protection: %+v", fi)
 	}
-	for _, c := range [][2]string{{"example.com/cleanup", ""}, {"cephcluster.ceph.rook.io", "example.com"}, {"ceph.rook.io", "ceph.rook.io"}, {"a.b.ceph.rook.io", "ceph.rook.io"}} {
-		if fi := rules.LookupFinalizerOn(c[0], c[1]); fi.WellKnown || fi.Ecosystem {
-			t.Errorf("%s on %q is not well known: %+v", c[0], c[1], fi)
+	if fi := rules.LookupFinalizerOn("example.com/cleanup", ""); fi.WellKnown || fi.Ecosystem || fi.Project != nil {
+		t.Errorf("example.com/cleanup is not well known: %+v", fi)
+	}
+	// Not Rook's exact finalizer shape: only the project table's domain
+	// names Rook, and evidence in the input comes first (ByDomain).
+	for _, c := range [][2]string{{"cephcluster.ceph.rook.io", "example.com"}, {"ceph.rook.io", "ceph.rook.io"}, {"a.b.ceph.rook.io", "ceph.rook.io"}} {
+		if fi := rules.LookupFinalizerOn(c[0], c[1]); !fi.ByDomain || fi.Project == nil || fi.Project.Name != "Rook" {
+			t.Errorf("%s on %q: %+v, want Rook's by its domain only", c[0], c[1], fi)
 		}
 	}
 }

@@ -31,7 +31,12 @@ const (
 const (
 	DiskDestroyed    = "destroyed"     // the storage is deleted with the volume
 	DiskKept         = "kept"          // Retain, or no deleter: the data stays
-	DiskNotReclaimed = "not-reclaimed" // Delete, but its provisioner does not run
+	DiskNotReclaimed = "not-reclaimed" // no longer decided: see DiskDestroyedIfRuns
+	// DiskDestroyedIfRuns: Delete, and the input does not show whether
+	// the deleter runs (its provisioner's workload is outside the input,
+	// or the cluster's version decides): the storage is destroyed if it
+	// does. Never "kept": a false "kept" tells a user data survives.
+	DiskDestroyedIfRuns = "destroyed-if-provisioner-runs"
 )
 
 // ActorExternalProvisioner is the CSI (or other out-of-tree) provisioner
@@ -51,18 +56,30 @@ type Reclaimer struct {
 	Deletable bool
 	// Why says it in words for plan steps.
 	Why string
+	// Migrated is set when External is the CSI driver an in-tree
+	// plugin's volumes are migrated to (InTreePlugins).
+	Migrated bool
+	// Unsure names the deleter when only what the input lacks (the
+	// cluster's version) decides whether it runs: the storage is then
+	// destroyed if it does (DiskDestroyedIfRuns).
+	Unsure string
 }
 
 // hostPathDeletable is the in-tree hostPath deleter's own check
 // (pkg/volume/hostpath/host_path.go, hostPathDeleter.Delete).
 var hostPathDeletable = regexp.MustCompile("/tmp/.+")
 
-// VolumeReclaimer is findDeletablePlugin: the provisioned-by annotation
-// names the plugin (an out-of-tree name means an external provisioner),
-// a CSI volume is its driver's, and otherwise the in-tree plugin of the
-// spec decides; of those kube-controller-manager can delete only hostPath
-// volumes under /tmp.
-func VolumeReclaimer(pv *snapshot.PVFacts) Reclaimer {
+// VolumeReclaimer is findDeletablePlugin on a server of version
+// serverVersion ("" when the input does not say): the provisioned-by
+// annotation names the plugin (an out-of-tree name means an external
+// provisioner), a CSI volume is its driver's, an in-tree plugin under CSI
+// migration is its CSI driver's (InTreePlugins), and otherwise the in-tree
+// plugin of the spec decides; of those kube-controller-manager can delete
+// only hostPath volumes under /tmp.
+func VolumeReclaimer(pv *snapshot.PVFacts, serverVersion string) Reclaimer {
+	if p, ok := inTreePlugin(pv); ok && pv.Driver == "" {
+		return p.reclaimer(ServerMinor(serverVersion))
+	}
 	switch {
 	case pv.ProvisionedBy != "" && !strings.HasPrefix(pv.ProvisionedBy, "kubernetes.io/"):
 		return Reclaimer{External: pv.ProvisionedBy, Deletable: true, Why: "provisioned by " + pv.ProvisionedBy}
@@ -73,9 +90,10 @@ func VolumeReclaimer(pv *snapshot.PVFacts) Reclaimer {
 	case pv.Plugin == "hostPath":
 		return Reclaimer{Why: "the hostPath deleter only deletes paths under /tmp, not " + pv.HostPath}
 	case pv.Plugin != "":
-		return Reclaimer{Why: "the in-tree " + pv.Plugin + " plugin cannot delete volumes"}
+		return Reclaimer{Why: "the in-tree " + pv.Plugin + " plugin never had a deleter"}
 	}
-	return Reclaimer{Why: "the input does not say which plugin serves the volume"}
+	return Reclaimer{Deletable: true, Unsure: "its deleter (the input does not say which plugin serves the volume)",
+		Why: "the input does not say which plugin serves the volume"}
 }
 
 // ProvisionerWorkloads returns the workloads (Deployments, StatefulSets,
@@ -114,6 +132,15 @@ func isWorkloadKind(w *snapshot.Object) bool {
 
 func provisionerTokens(name string) []string {
 	name = strings.ToLower(name)
+	for _, p := range InTreePlugins {
+		if p.Driver == name && p.Controller != "" {
+			return append(csiTokens(name), p.Controller)
+		}
+	}
+	return csiTokens(name)
+}
+
+func csiTokens(name string) []string {
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		return []string{name, name[i+1:]}
 	}
@@ -156,6 +183,23 @@ func ReclaimCommand(volume string, pv *snapshot.PVFacts) string {
 // (r.External) has no workload in the input.
 func NotReclaimed(r Reclaimer) string {
 	return "reclaim policy Delete, but no workload of " + r.External + "'s provisioner is in the input (no Deployment, StatefulSet or DaemonSet named like it): the volume stays Released and its storage is not reclaimed until the provisioner runs"
+}
+
+// DestroyedIfRuns is why a plan cannot say whether the storage of a
+// volume released under reclaim policy Delete is destroyed: the deleter
+// r names is not in the input. Never "kept": it may well run (a managed
+// cluster runs its CSI controllers outside the cluster, a dump may leave
+// kube-system out).
+func DestroyedIfRuns(r Reclaimer) string {
+	if r.Unsure != "" {
+		return "reclaim policy Delete; the deleter is " + r.Unsure + "; " + r.Why
+	}
+	why := ""
+	if r.Migrated {
+		why = r.Why + "; "
+	}
+	return "reclaim policy Delete; " + why + "no Deployment, StatefulSet or DaemonSet of " +
+		r.External + "'s provisioner is in the input (a managed cluster runs it outside the cluster); until it deletes the storage and the volume, the volume stays Released"
 }
 
 // RunProvisioner is the remedy of a volume NotReclaimed says stays: the

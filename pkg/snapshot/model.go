@@ -487,6 +487,11 @@ type Webhook struct {
 	// MatchConditions counts the webhook's CEL match conditions, which
 	// kgc does not evaluate.
 	MatchConditions int `json:"matchConditions,omitempty"`
+	// CAValidity says whether the clientConfig's caBundle can verify
+	// anything (CABundleValid, CABundleEmpty, CABundleNotPEM,
+	// CABundleNoCertificate), never what it holds; "" in snapshots
+	// written before it was kept.
+	CAValidity string `json:"caValidity,omitempty"`
 }
 
 // LabelSelector is a label selector as the API writes it.

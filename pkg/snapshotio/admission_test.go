@@ -81,6 +81,9 @@ func TestAdmissionFactsKeepNoSecrets(t *testing.T) {
 		if bytes.Contains(out.Bytes(), []byte("request.userInfo")) {
 			t.Errorf("%s: snapshot keeps a match condition's expression", name)
 		}
+		if w0.CAValidity != snapshot.CABundleNotPEM || w1.CAValidity != snapshot.CABundleNotPEM {
+			t.Errorf("%s: webhooks' caValidity = %q, %q, want %q for a caBundle that is no PEM", name, w0.CAValidity, w1.CAValidity, snapshot.CABundleNotPEM)
+		}
 		if w1.URLHost != "hooks.example.net:8443" || w1.Service != nil {
 			t.Errorf("%s: webhook 1 = %+v, want only the URL's host", name, w1)
 		}

@@ -271,6 +271,7 @@ func webhookFacts(f topFields) (*snapshot.Facts, error) {
 			NamespaceLabelSelector: someSelector(h.NamespaceSelector), ObjectLabelSelector: someSelector(h.ObjectSelector),
 			MatchConditions: len(h.MatchConditions)}
 		wh.Service, wh.URLHost = h.ClientConfig.reduce()
+		wh.CAValidity = h.ClientConfig.caBundleState()
 		w.Webhooks = append(w.Webhooks, wh)
 	}
 	return &snapshot.Facts{WebhookConfiguration: w}, err

@@ -2,11 +2,14 @@ package snapshotio
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -73,7 +76,28 @@ func Write(w io.Writer, s *snapshot.Snapshot) error {
 
 // WriteFile writes s to path, gzipped when path ends in .gz. The file is
 // written next to path and renamed, so a failed write leaves no torn file.
-func WriteFile(path string, s *snapshot.Snapshot) (err error) {
+func WriteFile(path string, s *snapshot.Snapshot) error {
+	return WriteFileAs(path, s, Write)
+}
+
+// WriteYAML writes s as the Snapshot document in YAML: the JSON document
+// converted whole, so it needs the document's size in memory twice.
+func WriteYAML(w io.Writer, s *snapshot.Snapshot) error {
+	var b bytes.Buffer
+	if err := Write(&b, s); err != nil {
+		return err
+	}
+	y, err := yaml.JSONToYAML(b.Bytes())
+	if err != nil {
+		return fmt.Errorf("encode snapshot as yaml: %w", err)
+	}
+	_, err = w.Write(y)
+	return err
+}
+
+// WriteFileAs writes s to path with write (Write or WriteYAML), as
+// WriteFile does.
+func WriteFileAs(path string, s *snapshot.Snapshot, write func(io.Writer, *snapshot.Snapshot) error) (err error) {
 	tmp, err := os.CreateTemp(dirOf(path), ".kgc-snapshot-*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
@@ -85,9 +109,9 @@ func WriteFile(path string, s *snapshot.Snapshot) (err error) {
 		}
 	}()
 	if strings.HasSuffix(path, ".gz") {
-		err = writeGzip(tmp, s)
+		err = writeGzip(tmp, s, write)
 	} else {
-		err = Write(tmp, s)
+		err = write(tmp, s)
 	}
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
@@ -108,9 +132,9 @@ func WriteFile(path string, s *snapshot.Snapshot) (err error) {
 // level took longer than reading and encoding a million objects together,
 // for files a fifth smaller), in members compressed on every core
 // (gzipMembers) while this goroutine encodes.
-func writeGzip(w io.Writer, s *snapshot.Snapshot) error {
+func writeGzip(w io.Writer, s *snapshot.Snapshot, write func(io.Writer, *snapshot.Snapshot) error) error {
 	zw := newGzipMembers(w)
-	werr := Write(zw, s)
+	werr := write(zw, s)
 	if err := zw.Close(); err != nil {
 		return err
 	}

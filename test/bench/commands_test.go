@@ -111,7 +111,7 @@ func (e *benchEnv) inputs(b *testing.B, n int) (full, lean string) {
 		writeDump(b, full, n)
 	}
 	if _, err := os.Stat(lean); err != nil {
-		if out, err := exec.Command(e.kgc, "snapshot", "-f", full, "-o", lean).CombinedOutput(); err != nil {
+		if out, err := exec.Command(e.kgc, "snapshot", "-f", full, "--output-file", lean).CombinedOutput(); err != nil {
 			b.Fatalf("kgc snapshot: %v\n%s", err, out)
 		}
 	}

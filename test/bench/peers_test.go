@@ -31,7 +31,7 @@ func BenchmarkCaptureMemoryVsKubectlTree(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "snapshot.json.gz")
 	var kgcMB, treeMB []float64
 	for b.Loop() {
-		_, mb := measure(b, kgc, "snapshot", "--kubeconfig", kubeconfig, "-o", out)
+		_, mb := measure(b, kgc, "snapshot", "--kubeconfig", kubeconfig, "--output-file", out)
 		kgcMB = append(kgcMB, mb)
 		_, mb = measure(b, tree, "--kubeconfig", kubeconfig, "-A", "namespace", "kube-system")
 		treeMB = append(treeMB, mb)

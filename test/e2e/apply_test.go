@@ -308,7 +308,7 @@ func TestApplyServerDryRun(t *testing.T) {
 func TestApplyPlanFromDump(t *testing.T) {
 	c := newApplyCase(t, "apply-dump")
 	snap := filepath.Join(t.TempDir(), "snap.json")
-	c.env.KGC(t, "snapshot", "-o", snap)
+	c.env.KGC(t, "snapshot", "--output-file", snap)
 	rep := c.apply(t, applyExitOtherCluster, c.plan(t, "-f", snap), "--yes")
 	if rep.Refusal == nil || rep.Refusal.Reason != "other-cluster" || len(rep.Requests) != 0 {
 		t.Errorf("refusal %+v, %d requests; want other-cluster before any request", rep.Refusal, len(rep.Requests))

@@ -93,7 +93,7 @@ func runAPFCommands(t *testing.T, env *framework.Env, p *framework.FaultProxy, k
 		out[name] = r
 		return r
 	}
-	run("snapshot", "snapshot", "-o", filepath.Join(dir, "snap.json"))
+	run("snapshot", "snapshot", "--output-file", filepath.Join(dir, "snap.json"))
 	if r := run("plan", "plan", "delete", "cm/owner", "-n", c.ns, "--cascade=background", "-o", "json"); r.res.ExitCode == 0 {
 		if err := os.WriteFile(planFile, r.res.Stdout, 0o600); err != nil {
 			t.Fatal(err)

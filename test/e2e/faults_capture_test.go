@@ -27,7 +27,7 @@ func TestFaultCaptureRetriesAndRecords(t *testing.T) {
 		&framework.Fault{Match: framework.Match{Method: "GET", Path: "/serviceaccounts", Watch: "no"}, Kind: framework.Status, Code: 500},
 	)
 	out := filepath.Join(t.TempDir(), "snap.json")
-	res := c.env.RunKGCVia(t, p, "snapshot", "-o", out)
+	res := c.env.RunKGCVia(t, p, "snapshot", "--output-file", out)
 	t.Logf("kgc snapshot: exit %d\nstderr: %s\nthrough the proxy: %s", res.ExitCode, res.Stderr, p.Summary())
 	if res.ExitCode != 0 {
 		t.Fatalf("%s", res)
@@ -80,7 +80,7 @@ func TestFaultStalledAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.CP.ResumeComponent("kube-apiserver") })
-	res := env.RunKGC(t, "snapshot", "-o", filepath.Join(t.TempDir(), "snap.json"), "--request-timeout", "3s")
+	res := env.RunKGC(t, "snapshot", "--output-file", filepath.Join(t.TempDir(), "snap.json"), "--request-timeout", "3s")
 	t.Logf("kgc snapshot against a stalled API server: exit %d after %s\nstderr: %s", res.ExitCode, res.Duration.Round(100*time.Millisecond), res.Stderr)
 	if res.TimedOut || res.ExitCode == 0 {
 		t.Fatalf("want kgc to end by itself with an error: %s", res)

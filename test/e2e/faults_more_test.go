@@ -168,7 +168,7 @@ func TestFaultCaptureStallMidList(t *testing.T) {
 	p := framework.NewFaultProxy(t, c.env.CP)
 	p.Inject(&framework.Fault{Match: framework.Match{Method: "GET", Query: "limit=", Watch: "no", From: 2}, Kind: framework.Delay, Delay: 5 * time.Minute})
 	out := filepath.Join(t.TempDir(), "snap.json")
-	for _, args := range [][]string{{"snapshot", "-o", out}, {"plan", "delete", "cm/owner", "-n", c.ns}} {
+	for _, args := range [][]string{{"snapshot", "--output-file", out}, {"plan", "delete", "cm/owner", "-n", c.ns}} {
 		res := c.env.RunKGCVia(t, p, append(args, "--request-timeout", "3s")...)
 		t.Logf("kgc %s: exit %d after %s\nstderr: %s\nthrough the proxy: %s", args[0], res.ExitCode, res.Duration.Round(100*time.Millisecond), res.Stderr, p.Summary())
 		if res.TimedOut || res.ExitCode == 0 {

@@ -30,7 +30,7 @@ func TestFaultCaptureContinueTokenGone(t *testing.T) {
 	p.Inject(&framework.Fault{Match: framework.Match{Method: "GET", Path: "/configmaps", Query: "continue=", Watch: "no", Times: 1},
 		Kind: framework.Status, Code: 410})
 	out := filepath.Join(t.TempDir(), "snap.json")
-	res := env.RunKGCVia(t, p, "snapshot", "-n", ns, "--chunk-size", "5", "--consistent-read", "-o", out)
+	res := env.RunKGCVia(t, p, "snapshot", "-n", ns, "--chunk-size", "5", "--consistent-read", "--output-file", out)
 	t.Logf("kgc snapshot: exit %d\nstderr: %s\nthrough the proxy: %s", res.ExitCode, res.Stderr, p.Summary())
 	if res.ExitCode != 0 {
 		t.Fatalf("%s", res)

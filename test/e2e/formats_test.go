@@ -24,7 +24,7 @@ func TestOutputFormatsAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := filepath.Join(t.TempDir(), "snapshot.json.gz")
-	env.KGC(t, "snapshot", "-o", snap)
+	env.KGC(t, "snapshot", "--output-file", snap)
 	for _, args := range [][]string{
 		{"plan", "delete", "configmaps/owner", "-n", ns, "--cascade=foreground"},
 		{"graph", "-n", ns},

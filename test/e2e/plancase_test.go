@@ -248,7 +248,7 @@ func offlinePlan(t testing.TB, env *framework.Env, pc planCase, live *framework.
 	}
 	defer os.RemoveAll(dir)
 	snap := filepath.Join(dir, "snapshot.json")
-	if res := env.RunKGC(t, "snapshot", "-o", snap); res.ExitCode != 0 {
+	if res := env.RunKGC(t, "snapshot", "--output-file", snap); res.ExitCode != 0 {
 		return nil, fmt.Sprintf("kgc snapshot failed: %s", res)
 	}
 	res := env.RunKGC(t, append(pc.planArgs(), "-f", snap)...)

@@ -124,7 +124,7 @@ func (c *pmCase) run(t *testing.T, ctx context.Context) {
 	}
 	c.target = framework.StateOf(c.gvr, obj)
 	c.before[c.target.UID] = c.target
-	c.env.KGC(t, "snapshot", "-o", c.beforeFile)
+	c.env.KGC(t, "snapshot", "--output-file", c.beforeFile)
 	c.from = time.Now().Add(-time.Second)
 	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptrTo(types.UID(c.target.UID))}}
 	if c.policy != "" {
@@ -144,7 +144,7 @@ func (c *pmCase) run(t *testing.T, ctx context.Context) {
 	if c.after, err = c.env.Settle(ctx, c.scope, c.quiet, 3*time.Minute); err != nil {
 		t.Fatalf("after the delete: %v", err)
 	}
-	c.env.KGC(t, "snapshot", "-o", c.afterFile)
+	c.env.KGC(t, "snapshot", "--output-file", c.afterFile)
 	c.to = time.Now().Add(time.Second)
 	files, err := c.env.CP.AuditLogFiles()
 	if err != nil {

@@ -94,7 +94,7 @@ func TestScenarioT12CascadingDeleteOnCRDConversionFailure(t *testing.T) {
 
 	// The snapshot must record the type as not listed, with the error.
 	snap := filepath.Join(t.TempDir(), "snap.json")
-	env.KGC(t, "snapshot", "-o", snap)
+	env.KGC(t, "snapshot", "--output-file", snap)
 	raw, err := os.ReadFile(snap)
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ func TestSnapshotCapturesLiveState(t *testing.T) {
 	for _, name := range []string{"snapshot.json", "snapshot.json.gz"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)
-			env.KGC(t, "snapshot", "-o", path)
+			env.KGC(t, "snapshot", "--output-file", path)
 			raw, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)

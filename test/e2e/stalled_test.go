@@ -54,7 +54,7 @@ func TestStalledGarbageCollector(t *testing.T) {
 	}
 
 	snap := filepath.Join(t.TempDir(), "s.json")
-	env.KGC(t, "snapshot", "-o", snap)
+	env.KGC(t, "snapshot", "--output-file", snap)
 	later := got.DeletionTimestamp.Add(10 * time.Minute).UTC().Format(time.RFC3339)
 	res := env.RunKGC(t, "why-stuck", "cm/owner", "-n", ns, "-f", snap, "--captured-at", later, "-o", "json", "--fail-if", "stuck")
 	if res.ExitCode != 3 {

@@ -32,6 +32,10 @@ type Refusal struct {
 	// Diff is the difference between the saved plan and the fresh one,
 	// object by object, for a stale plan.
 	Diff []ObjectDiff `json:"diff,omitempty"`
+	// Also are the other refusals that hold, in the order checked, so
+	// that one run says everything that stands between the plan and its
+	// DELETE; the first refusal decides the exit code.
+	Also []Refusal `json:"also,omitempty"`
 }
 
 // Refused records err in the report when it is a refusal, and returns
@@ -50,7 +54,39 @@ func (r *Refusal) Error() string {
 	for _, d := range r.Diff {
 		fmt.Fprintf(&b, "\n  %s", d)
 	}
+	for i := range r.Also {
+		fmt.Fprintf(&b, "\nalso refused (%s): %s", r.Also[i].Reason, r.Also[i].Error())
+	}
 	return b.String()
+}
+
+// Join makes one refusal of the checks' results: the first refusal, with
+// every other that holds in its Also. An error that is not a refusal (the
+// cluster could not be read) is returned as is, before any refusal; no
+// error at all is nil.
+func Join(errs ...error) error {
+	var first *Refusal
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var ref *Refusal
+		if !errors.As(err, &ref) {
+			return err
+		}
+		if first == nil {
+			first = ref
+			continue
+		}
+		more := *ref
+		more.Also = nil
+		first.Also = append(first.Also, more)
+		first.Also = append(first.Also, ref.Also...)
+	}
+	if first == nil {
+		return nil
+	}
+	return first
 }
 
 // ObjectDiff is one object whose outcome the fresh plan changes.
