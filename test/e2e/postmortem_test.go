@@ -55,10 +55,7 @@ func actAs(t testing.TB, ctx context.Context, env *framework.Env, user string) d
 	if _, err := env.Client.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("binding cluster-admin to %s: %v", user, err)
 	}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	cfg.UserAgent = pmUserAgent
-	dyn, err := dynamic.NewForConfig(cfg)
+	dyn, err := dynamic.NewForConfig(asUser(env, user))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +67,15 @@ func actAs(t testing.TB, ctx context.Context, env *framework.Env, user string) d
 		t.Fatalf("%s may still not list namespaces: %v", user, err)
 	}
 	return dyn
+}
+
+// asUser is the admin's client configuration impersonating user, with the
+// post-mortem tests' user agent.
+func asUser(env *framework.Env, user string) *rest.Config {
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	cfg.UserAgent = pmUserAgent
+	return cfg
 }
 
 // pmCase is one real deletion and what the test saw of it.

@@ -364,6 +364,7 @@ type PMRoot struct {
 // PMRequest is the root request as the audit log has it.
 type PMRequest struct {
 	AuditID          string   `json:"auditID"`
+	Missing          bool     `json:"missing"`
 	Time             string   `json:"time"`
 	Verb             string   `json:"verb"`
 	URI              string   `json:"uri"`

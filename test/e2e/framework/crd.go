@@ -68,6 +68,15 @@ func (e *Env) CreateCRDs(t testing.TB, ctx context.Context, crds ...CRD) {
 	}
 }
 
+// CreateCRDServed creates the CRD and waits until it is Established, not
+// until the garbage collector monitors it: for a test whose objects of the
+// kind need no collection (the post-mortem's CRD deletes), and that should
+// not wait for the collector's resync.
+func (e *Env) CreateCRDServed(t testing.TB, ctx context.Context, c CRD) {
+	t.Helper()
+	e.createCRD(t, ctx, c)
+}
+
 func (e *Env) createCRD(t testing.TB, ctx context.Context, c CRD) {
 	t.Helper()
 	scope := "Cluster"
