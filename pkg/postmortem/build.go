@@ -142,6 +142,14 @@ func (ch *chains) orphanedBefore(r *record) (orphaning, bool) {
 		return orphaning{}, false
 	}
 	if len(uids) == 0 {
+		// The PATCH does not say which (a JSON merge patch lists the
+		// references left, and r.owners may be those by now): every
+		// owner the object had is a candidate.
+		if r.before != nil {
+			for _, ref := range r.before.Metadata.OwnerReferences {
+				uids = append(uids, ref.UID)
+			}
+		}
 		for _, ref := range r.owners {
 			uids = append(uids, ref.UID)
 		}
