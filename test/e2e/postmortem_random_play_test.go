@@ -355,7 +355,7 @@ func (b *pmBatch) pending(states map[string]framework.ObjState) bool {
 		if !ok || s.Terminating {
 			continue
 		}
-		if o.Kind != kNamespace && o.Kind != kCRD && o.Kind != kAPIService && o.Kind != kGadget && !(o.Kind == kSprocket && b.CRDCluster) {
+		if o.Kind != kNamespace && o.Kind != kCRD && o.Kind != kAPIService && o.Kind != kGadget && (o.Kind != kSprocket || !b.CRDCluster) {
 			if ns, ok := states[b.Objs[b.nsOf(i)].uid]; ok && ns.Terminating {
 				return true
 			}
