@@ -62,13 +62,13 @@ func (ix *index) absentOwner(r *record, ref audit.OwnerRef) string {
 		return ""
 	}
 	// The dependent was there when the snapshot was taken, and its owner
-	// was not: a UID is never reused, so the owner never came. Or the
-	// snapshot was taken before the log began and no request names the
+	// was not: a UID is never reused, so the owner never came. Or the log
+	// covers the snapshot's time and after, and no request names the
 	// owner: it was not there, and was not made since.
 	switch {
 	case r.before != nil:
 		return fmt.Sprintf("no %s with UID %s was in the before snapshot", ref.Kind, ref.UID)
-	case ix.byKey[objKey{t, ns, ref.Name}] == nil && !ix.logFrom.IsZero() && !ix.before.CapturedAt.After(ix.logFrom):
+	case ix.byKey[objKey{t, ns, ref.Name}] == nil && !ix.logFrom.IsZero() && !ix.logFrom.After(ix.before.CapturedAt):
 		return fmt.Sprintf("no %s %s was in the before snapshot, and no logged request names one since", ref.Kind, ref.Name)
 	}
 	return ""

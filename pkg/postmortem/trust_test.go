@@ -272,8 +272,10 @@ func ptr[T any](v T) *T { return &v }
 // no request names it since, so it never was; the collector deleted the
 // dependent on its own.
 func TestCollectorDeletesOnItsOwnWhenTheOwnerNeverWas(t *testing.T) {
-	before := testobj.Snapshot(testobj.Namespace("shop").Build()).At(t0.Add(-time.Minute)).Build()
+	// The log covers the snapshot's time: nothing was made unlogged since.
+	before := testobj.Snapshot(testobj.Namespace("shop").Build()).At(t0.Add(500 * time.Millisecond)).Build()
 	b := &logBuilder{level: audit.LevelRequestResponse}
+	b.add("zoe", "update", ref("", "configmaps", "other", "x"))
 	ghost := audit.OwnerRef{APIVersion: "v1", Kind: "ConfigMap", Name: "ghost", UID: "uid-ghost"}
 	b.add("alice", "create", ref("", "configmaps", "shop", "dep"), func(e *audit.Event) {
 		e.Response = &audit.Meta{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "dep", UID: "uid-dep", OwnerReferences: []audit.OwnerRef{ghost}}

@@ -86,8 +86,10 @@ func runPMBatch(t *testing.T, ctx context.Context, env *framework.Env, people pm
 		t.Fatalf("seed %d: settling before the window: %v", seed, err)
 	}
 	beforeFile, afterFile := filepath.Join(dir, "before.json"), filepath.Join(dir, "after.json")
-	env.KGC(t, "snapshot", "-o", beforeFile)
+	// The log covers the before snapshot's time, as a real post-mortem's
+	// does: what was made after it is in the log.
 	from := time.Now().Add(-time.Second)
+	env.KGC(t, "snapshot", "--output-file", beforeFile)
 	mid := b.playPhase(t, ctx, env, people, 1)
 	after := mid
 	if b.hasPhase(2) {
@@ -143,7 +145,7 @@ func runPMBatch(t *testing.T, ctx context.Context, env *framework.Env, people pm
 func (b *pmBatch) afterSnapshot(t *testing.T, ctx context.Context, env *framework.Env, people pmPeopleClients, states map[string]framework.ObjState, file string) map[string]framework.ObjState {
 	t.Helper()
 	for try := 0; try < 3; try++ {
-		env.KGC(t, "snapshot", "-o", file)
+		env.KGC(t, "snapshot", "--output-file", file)
 		now, err := b.capture(ctx, env)
 		if err != nil {
 			t.Fatal(err)
