@@ -215,11 +215,7 @@ func (ix *index) file(e *audit.Event) {
 	if e.Object.Name == "" {
 		return
 	}
-	ns := e.Object.Namespace
-	if t == (typeKey{"", "namespaces"}) {
-		ns = "" // the API server names a namespace's own namespace in its objectRef
-	}
-	key := objKey{t, ns, e.Object.Name}
+	key := eventKey(e)
 	if e.Code == audit.CodeNotFound && !deletes(e) {
 		// A write that found no object says only that a known one was
 		// gone by then.
@@ -365,4 +361,15 @@ func (r *record) startTime() time.Time {
 		return s.Time
 	}
 	return time.Time{}
+}
+
+// eventKey names the object an event is about: the API server names a
+// namespace's own namespace in its objectRef.
+func eventKey(e *audit.Event) objKey {
+	t := typeKey{e.Object.APIGroup, e.Object.Resource}
+	ns := e.Object.Namespace
+	if t == namespaceType {
+		ns = ""
+	}
+	return objKey{t, ns, e.Object.Name}
 }

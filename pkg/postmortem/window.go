@@ -129,13 +129,9 @@ func stillGoing(root *Root, ix *index, whyStuck func(string) string) []StillGoin
 func (ix *index) dryRunDocs(s Scope) []DryRun {
 	var out []DryRun
 	for _, e := range ix.dryRuns {
-		t := typeKey{e.Object.APIGroup, e.Object.Resource}
-		ns := e.Object.Namespace
-		if t == (typeKey{"", "namespaces"}) {
-			ns = ""
-		}
-		apiVersion, kind := ix.kinds.typeRef(t, "")
-		obj := RequestObject{ObjectRef: snapshot.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: e.Object.Name, UID: e.ObjectUID()}, Resource: e.Object.Resource}
+		k := eventKey(e)
+		apiVersion, kind := ix.kinds.typeRef(k.typeKey, "")
+		obj := RequestObject{ObjectRef: snapshot.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: k.namespace, Name: k.name, UID: e.ObjectUID()}, Resource: e.Object.Resource}
 		if !s.matches(obj.ObjectRef) {
 			continue
 		}
