@@ -3,6 +3,7 @@ package postmortem
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -64,11 +65,12 @@ func (ix *index) absentOwner(r *record, ref audit.OwnerRef) string {
 	// The dependent was there when the snapshot was taken, and its owner
 	// was not: a UID is never reused, so the owner never came. Or the log
 	// covers the snapshot's time and after, and no request names the
-	// owner: it was not there, and was not made since.
+	// owner: it was not there, and was not made since. A snapshot's time is
+	// kept to the second, so the log's start is compared to the second.
 	switch {
 	case r.before != nil:
 		return fmt.Sprintf("no %s with UID %s was in the before snapshot", ref.Kind, ref.UID)
-	case ix.byKey[objKey{t, ns, ref.Name}] == nil && !ix.logFrom.IsZero() && !ix.logFrom.After(ix.before.CapturedAt):
+	case ix.byKey[objKey{t, ns, ref.Name}] == nil && !ix.logFrom.IsZero() && !ix.logFrom.Truncate(time.Second).After(ix.before.CapturedAt):
 		return fmt.Sprintf("no %s %s was in the before snapshot, and no logged request names one since", ref.Kind, ref.Name)
 	}
 	return ""
