@@ -34,7 +34,8 @@ type chains struct {
 // not start in the window and that were not orphaned take no part.
 func buildChains(ix *index) *chains {
 	ch := &chains{ix: ix, children: map[*record][]*record{}, missing: map[string]*record{}, orphanedFirst: map[*record][]orphaning{}}
-	for _, r := range sortedRecords(ix.all) {
+	records := sortedRecords(ix.all)
+	for _, r := range records {
 		if !ix.wentOrStarted(r) {
 			ch.orphan(r)
 			continue
@@ -55,7 +56,7 @@ func buildChains(ix *index) *chains {
 	ch.promoteParents()
 	// What one chain orphaned and another deleted later is in both; what
 	// a chain orphaned and then deleted itself is its deletion only.
-	for _, r := range sortedRecords(ix.all) {
+	for _, r := range records {
 		if !r.caused || !ix.wentOrStarted(r) {
 			continue
 		}

@@ -36,14 +36,13 @@ func predict(before *snapshot.Snapshot, root *Root, ix *index, whyStuck func(str
 	pr.PropagationPolicy, pr.Complete = cmp.Or(p.EffectivePolicy, p.PropagationPolicy, opts.Policy), p.Complete
 	// What happened first to an object this root's chain orphaned before
 	// another chain deleted it is the orphaning.
-	orphanedHere := map[string]Link{}
+	orphanedHere, inChain := map[string]Link{}, map[string]bool{}
 	walkLinks(root.Cascade, func(l Link) {
+		inChain[l.Object.UID] = true
 		if l.Result == ResultOrphaned {
 			orphanedHere[l.Object.UID] = l
 		}
 	})
-	inChain := map[string]bool{}
-	walkLinks(root.Cascade, func(l Link) { inChain[l.Object.UID] = true })
 	planned := map[string]bool{}
 	for _, of := range p.Objects {
 		planned[of.Object.UID] = true
