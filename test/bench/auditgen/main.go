@@ -1,5 +1,6 @@
 // Command auditgen writes a realistic kube-apiserver audit log for
-// benchmarks: go run ./test/bench/auditgen -events 1000000 -o FILE [-gzip].
+// benchmarks: go run ./test/bench/auditgen -events 1000000 -o FILE [-gzip]
+// [-write-heavy].
 package main
 
 import (
@@ -18,14 +19,15 @@ func main() {
 	out := flag.String("o", "", "output file (required)")
 	gz := flag.Bool("gzip", false, "gzip the output")
 	seed := flag.Uint64("seed", 1, "the same seed writes the same log")
+	writes := flag.Bool("write-heavy", false, "a busy cluster's RequestResponse log: half the events writes with bodies")
 	flag.Parse()
-	if err := run(*out, *events, *seed, *gz); err != nil {
+	if err := run(*out, gen.Options{Events: *events, Seed: *seed, WriteHeavy: *writes}, *gz); err != nil {
 		fmt.Fprintln(os.Stderr, "auditgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path string, events int, seed uint64, gz bool) error {
+func run(path string, opts gen.Options, gz bool) error {
 	if path == "" {
 		return fmt.Errorf("-o FILE is required")
 	}
@@ -39,7 +41,7 @@ func run(path string, events int, seed uint64, gz bool) error {
 		zw = gzip.NewWriter(f)
 		w = zw
 	}
-	st, err := gen.Write(w, gen.Options{Events: events, Seed: seed})
+	st, err := gen.Write(w, opts)
 	if err == nil && zw != nil {
 		err = zw.Close()
 	}
@@ -47,7 +49,7 @@ func run(path string, events int, seed uint64, gz bool) error {
 		err = cerr
 	}
 	if err == nil {
-		fmt.Fprintf(os.Stderr, "auditgen: %d events, %d cascades, %d deletes, %d bytes of JSON\n", st.Events, st.Cascades, st.Deletes, st.Bytes)
+		fmt.Fprintf(os.Stderr, "auditgen: %d events, %d writes, %d cascades, %d deletes, %d bytes of JSON\n", st.Events, st.Writes, st.Cascades, st.Deletes, st.Bytes)
 	}
 	return err
 }

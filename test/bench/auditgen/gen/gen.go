@@ -24,12 +24,18 @@ type Options struct {
 	Seed   uint64 // the same seed writes the same log
 	// Start is the first event's time (default 2026-11-27T10:00:00Z).
 	Start time.Time
+	// WriteHeavy writes a busy cluster's RequestResponse log instead of
+	// the mostly-read one: about half the events are creates, updates
+	// and patches with request and response bodies, most of them writes
+	// a post-mortem keeps (Pods, Deployments, ReplicaSets, Secrets,
+	// ConfigMaps).
+	WriteHeavy bool
 }
 
 // Stats count what was written.
 type Stats struct {
-	Events, Cascades, Deletes int
-	Bytes                     int64
+	Events, Cascades, Deletes, Writes int
+	Bytes                             int64
 }
 
 // SecretValue is in every Secret body the generator writes: a reader
@@ -50,6 +56,10 @@ func Write(w io.Writer, opts Options) (Stats, error) {
 		now:  opts.Start,
 		out:  bw,
 		left: opts.Events,
+		mix:  readMostly,
+	}
+	if opts.WriteHeavy {
+		g.mix = writeHeavy
 	}
 	g.cluster()
 	for g.left > 0 && g.err == nil {
@@ -72,6 +82,7 @@ type generator struct {
 	stats Stats
 	err   error
 	line  []byte
+	mix   []weighted
 }
 
 func (g *generator) cluster() {
@@ -83,31 +94,40 @@ func (g *generator) cluster() {
 	}
 }
 
+// weighted is a kind of traffic and how often it comes, per thousand.
+type weighted struct {
+	per  int
+	emit func(*generator)
+}
+
+// readMostly is a cluster's everyday mix: mostly reads, lease renewals
+// and status updates.
+var readMostly = []weighted{
+	{300, (*generator).get}, {130, (*generator).list}, {130, (*generator).watch},
+	{160, (*generator).leaseUpdate}, {130, (*generator).statusUpdate}, {50, (*generator).secretUpdate},
+	{30, (*generator).configMapPatch}, {30, (*generator).podCreate}, {10, (*generator).tokenRequest},
+	{15, (*generator).eventCreate}, {15, (*generator).cascade},
+}
+
+// writeHeavy is a busy cluster's: about half the events are writes with
+// bodies, most of them of objects a chain may reach.
+var writeHeavy = []weighted{
+	{205, (*generator).get}, {100, (*generator).list}, {100, (*generator).watch},
+	{60, (*generator).leaseUpdate}, {90, (*generator).statusUpdate}, {60, (*generator).secretUpdate},
+	{60, (*generator).configMapPatch}, {80, (*generator).podCreate}, {90, (*generator).deploymentUpdate},
+	{70, (*generator).podPatch}, {40, (*generator).replicaSetUpdate}, {10, (*generator).tokenRequest},
+	{20, (*generator).eventCreate}, {15, (*generator).cascade},
+}
+
 // next writes one kind of traffic, chosen by weight.
 func (g *generator) next() {
-	switch r := g.rnd.IntN(1000); {
-	case r < 300:
-		g.get()
-	case r < 430:
-		g.list()
-	case r < 560:
-		g.watch()
-	case r < 720:
-		g.leaseUpdate()
-	case r < 850:
-		g.statusUpdate()
-	case r < 900:
-		g.secretUpdate()
-	case r < 930:
-		g.configMapPatch()
-	case r < 960:
-		g.podCreate()
-	case r < 970:
-		g.tokenRequest()
-	case r < 985:
-		g.eventCreate()
-	default:
-		g.cascade()
+	r := g.rnd.IntN(1000)
+	for _, w := range g.mix {
+		if r < w.per {
+			w.emit(g)
+			return
+		}
+		r -= w.per
 	}
 }
 

@@ -52,8 +52,11 @@ func (g *generator) emit(ev event) {
 		g.write(&ev, id, "RequestReceived", start, start)
 	}
 	g.write(&ev, id, "ResponseComplete", start, end)
-	if ev.verb == "delete" || ev.verb == "deletecollection" {
+	switch ev.verb {
+	case "delete", "deletecollection":
 		g.stats.Deletes++
+	case "create", "update", "patch":
+		g.stats.Writes++
 	}
 }
 

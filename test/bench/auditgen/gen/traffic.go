@@ -154,3 +154,47 @@ func deleteOptions(policy string, uid string, grace int) string {
 	sb.WriteString("}")
 	return sb.String()
 }
+
+// deploymentUpdate: a user or a CD tool updates a Deployment's image.
+func (g *generator) deploymentUpdate() {
+	ns := g.pickNS()
+	if len(ns.deployments) == 0 {
+		return
+	}
+	d := ns.deployments[g.rnd.IntN(len(ns.deployments))]
+	d.rv++
+	u, gr, a := g.human()
+	body := d.body(ns.name)
+	g.emit(event{level: "RequestResponse", verb: "update", uri: deployURI(ns.name, d.name), user: u, groups: gr, agent: a,
+		code: 200, request: body, response: body,
+		ref: ref{resource: "deployments", namespace: ns.name, name: d.name, uid: d.uid, group: "apps", version: "v1"}})
+}
+
+// podPatch: a controller patches a Pod's labels.
+func (g *generator) podPatch() {
+	ns := g.pickNS()
+	d, p := g.anyPod(ns)
+	if p == nil {
+		return
+	}
+	p.rv++
+	u, gr, a := controller("replicaset-controller")
+	g.emit(event{level: "RequestResponse", verb: "patch", uri: podURI(ns.name, p.name), user: u, groups: gr, agent: a,
+		code: 200, request: `{"metadata":{"labels":{"pod-template-hash":"7c9d8f5b4"}}}`, response: g.pod(ns, d, p, "node-003", false),
+		ref: ref{resource: "pods", namespace: ns.name, name: p.name, uid: p.uid, version: "v1"}})
+}
+
+// replicaSetUpdate: the deployment controller scales a ReplicaSet.
+func (g *generator) replicaSetUpdate() {
+	ns := g.pickNS()
+	if len(ns.deployments) == 0 {
+		return
+	}
+	d := ns.deployments[g.rnd.IntN(len(ns.deployments))]
+	d.rs.rv++
+	u, gr, a := controller("deployment-controller")
+	body := d.rsBody(ns.name, true)
+	g.emit(event{level: "RequestResponse", verb: "update", uri: rsURI(ns.name, d.rs.name), user: u, groups: gr, agent: a,
+		code: 200, request: body, response: body,
+		ref: ref{resource: "replicasets", namespace: ns.name, name: d.rs.name, uid: d.rs.uid, group: "apps", version: "v1"}})
+}
