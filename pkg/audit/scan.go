@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
@@ -181,31 +183,101 @@ func (s *scanner) strIn(buf []byte) ([]byte, error) {
 	return []byte(v), nil
 }
 
-// unescapeSimple decodes the escapes of ASCII text (\" \\ \/ \n \t);
-// the rest (\u, control characters) goes to encoding/json.
+// unescapeSimple decodes the escapes of a JSON string's text as
+// encoding/json does, copying the runs between escapes whole: an
+// export's event is a string of megabytes with an escape every few
+// bytes. It declines (false) what it could decode differently: a
+// malformed escape, a \u escape of a surrogate, and an escape other
+// than \" \\ \/ \n \t in text that is not valid UTF-8 or holds a
+// control character (encoding/json repairs the one and refuses the
+// other).
 func unescapeSimple(buf, b []byte) ([]byte, bool) {
 	out := slices.Grow(buf[:0], len(b))
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
+	whole, checked := b, false
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\\')
+		if i < 0 {
+			return append(out, b...), true
 		}
-		if i++; i == len(b) {
+		out = append(out, b[:i]...)
+		if i+1 == len(b) {
 			return nil, false
 		}
-		switch b[i] {
+		c, n := b[i+1], 2
+		switch c {
 		case '"', '\\', '/':
-			out = append(out, b[i])
+			out = append(out, c)
 		case 'n':
 			out = append(out, '\n')
 		case 't':
 			out = append(out, '\t')
 		default:
-			return nil, false
+			if !checked && !plainText(whole) {
+				return nil, false
+			}
+			checked = true
+			var ok bool
+			if out, n, ok = appendEscape(out, b[i+1:]); !ok {
+				return nil, false
+			}
+			n++
 		}
+		b = b[i+n:]
 	}
 	return out, true
+}
+
+// appendEscape decodes the escape e starts (after its backslash) other
+// than the simple ones, and says how long it was.
+func appendEscape(out, e []byte) ([]byte, int, bool) {
+	switch e[0] {
+	case 'r':
+		return append(out, '\r'), 1, true
+	case 'b':
+		return append(out, '\b'), 1, true
+	case 'f':
+		return append(out, '\f'), 1, true
+	case 'u':
+		r, ok := hex4(e[1:])
+		if !ok || utf16.IsSurrogate(r) {
+			return nil, 0, false
+		}
+		return utf8.AppendRune(out, r), 5, true
+	}
+	return nil, 0, false
+}
+
+// plainText: valid UTF-8 without control characters, which
+// encoding/json unquotes byte for byte.
+func plainText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(b)
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // strings decodes an array of strings, interned; null is nil.

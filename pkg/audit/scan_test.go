@@ -1,0 +1,87 @@
+package audit
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
+)
+
+// unescapedByJSON is what encoding/json makes of a string's raw text.
+func unescapedByJSON(raw []byte) (string, bool) {
+	var v string
+	err := json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &v)
+	return v, err == nil
+}
+
+// TestUnescapeSimpleIsEncodingJSON: whatever the fast unescaper decodes,
+// it decodes as encoding/json does; what it declines goes to it.
+func TestUnescapeSimpleIsEncodingJSON(t *testing.T) {
+	cases := []string{
+		`plain`, `a\"b\\c\/d\ne\tf`, `\r\b\f`, `amp\u0026lt\u003cgt\u003e`, `\u00e9\u4e2d`, `\u0000`,
+		`{\"kind\":\"Event\",\"requestURI\":\"/api?a=1\u0026b=2\"}`, `trailing\`, `\x`, `\u12`, `\u12zz`,
+		`\ud83d\ude00`, `\udc00`, "bad\xffutf8\\u0041", "bad\xffutf8\\n", "ctl\x01\\u0041", "ctl\x01\\n", `é\u00e9`,
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("ab\\\"/ntrbfu0123456789abcdefABCDEF\x01\xff\xc3\xa9 ")
+	for range 20000 {
+		b := make([]byte, rnd.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, c := range cases {
+		quoted := []byte(`"` + c + `"`)
+		if end, err := jsonskip.String(quoted, 0); err != nil || end != len(quoted) {
+			continue // no string's text: it would end at its first bare quote
+		}
+		got, ok := unescapeSimple(nil, []byte(c))
+		if want, simple := simplyUnescaped(c); simple {
+			if !ok || string(got) != want {
+				t.Errorf("%q: decoded to %q (%v), want %q as always", c, got, ok, want)
+			}
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if want, valid := unescapedByJSON([]byte(c)); !valid || string(got) != want {
+			t.Errorf("%q: decoded to %q, encoding/json to %q (valid %v)", c, got, want, valid)
+		}
+	}
+	for _, c := range []string{`a\"b`, `\u0026`, `\r\n`} {
+		if _, ok := unescapeSimple(nil, []byte(c)); !ok {
+			t.Errorf("%q declined: it is the common case", c)
+		}
+	}
+}
+
+// simplyUnescaped is text whose only escapes are \" \\ \/ \n \t
+// decoded as the reader always did, byte for byte (control characters
+// and invalid UTF-8 too); false for other text.
+func simplyUnescaped(s string) (string, bool) {
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			out = append(out, s[i])
+			continue
+		}
+		if i+1 == len(s) {
+			return "", false
+		}
+		i++
+		switch s[i] {
+		case '"', '\\', '/':
+			out = append(out, s[i])
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
+}
