@@ -22,6 +22,22 @@ import (
 // chunkSize is how much the framer reads at once; a longer line grows it.
 const chunkSize = 1 << 20
 
+// cores is how a file's reading is split: into chunks of about chunk
+// bytes, read by workers side by side.
+type cores struct {
+	workers, chunk int
+}
+
+// split is how opts say to split the reading: by default a worker per
+// core (at most 4: the framer and the collector need a core between
+// them) and chunks of chunkSize.
+func split(opts Options) cores {
+	if opts.cores != nil {
+		return *opts.cores
+	}
+	return cores{workers: min(max(runtime.GOMAXPROCS(0), 1), 4), chunk: chunkSize}
+}
+
 // maxNamed is how many bad lines of a file are named one by one.
 const maxNamed = 3
 
@@ -76,7 +92,8 @@ func (a *accumulator) flush() {
 
 // readLines frames src into chunks of lines for the workers.
 func readLines(src io.Reader, idx int, path string, firstLine int, opts Options, c *collector, setup func(*accumulator)) (*accumulator, error) {
-	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
+	sp := split(opts)
+	workers := sp.workers
 	jobs := make(chan chunk, workers)
 	free := make(chan []byte, 2*workers+2) // more than can be in flight
 	accs := make([]*accumulator, workers)
@@ -97,7 +114,7 @@ func readLines(src io.Reader, idx int, path string, firstLine int, opts Options,
 			}
 		}(accs[w])
 	}
-	err := frame(src, jobs, free, firstLine)
+	err := frame(src, jobs, free, firstLine, sp.chunk)
 	close(jobs)
 	wg.Wait()
 	if err != nil {
@@ -107,7 +124,7 @@ func readLines(src io.Reader, idx int, path string, firstLine int, opts Options,
 }
 
 // frame reads src into chunks ending at a line's end.
-func frame(src io.Reader, jobs chan<- chunk, free chan []byte, line int) error {
+func frame(src io.Reader, jobs chan<- chunk, free chan []byte, line, size int) error {
 	var carry []byte
 	first := true
 	for {
@@ -115,10 +132,10 @@ func frame(src io.Reader, jobs chan<- chunk, free chan []byte, line int) error {
 		select {
 		case buf = <-free:
 		default:
-			buf = make([]byte, 0, chunkSize)
+			buf = make([]byte, 0, size)
 		}
 		if cap(buf) < 2*len(carry) {
-			buf = make([]byte, 0, 2*len(carry)+chunkSize)
+			buf = make([]byte, 0, 2*len(carry)+size)
 		}
 		buf = append(buf[:0], carry...)
 		n, err := io.ReadFull(src, buf[len(buf):cap(buf)])
@@ -254,26 +271,37 @@ func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
 func mergeAccumulators(accs []*accumulator) *accumulator {
 	out := accs[0]
 	for _, a := range accs[1:] {
-		out.events += a.events
-		out.dropped += a.dropped
-		out.window.merge(&a.window)
+		out.add(a)
 		out.bad = append(out.bad, a.bad...)
-		out.badCount += a.badCount
-		out.v1beta1 = out.v1beta1 || a.v1beta1
-		out.v1alpha1 = out.v1alpha1 || a.v1alpha1
-		out.forms |= a.forms
-		out.lost |= a.lost
-		out.passed += a.passed
-		out.skippedBodies += a.skippedBodies
-		out.bodilessDeletes += a.bodilessDeletes
-		out.insightsRows += a.insightsRows
-		if a.fatal != nil {
-			out.fatal = a.fatal
-		}
 	}
-	sort.Slice(out.bad, func(i, j int) bool { return out.bad[i].line < out.bad[j].line })
-	out.bad = out.bad[:min(len(out.bad), maxNamed)]
+	out.sortBad()
 	return out
+}
+
+// add adds what o read, but its bad lines, to what a read.
+func (a *accumulator) add(o *accumulator) {
+	a.events += o.events
+	a.dropped += o.dropped
+	a.window.merge(&o.window)
+	a.badCount += o.badCount
+	a.v1beta1 = a.v1beta1 || o.v1beta1
+	a.v1alpha1 = a.v1alpha1 || o.v1alpha1
+	a.forms |= o.forms
+	a.lost |= o.lost
+	a.passed += o.passed
+	a.skippedBodies += o.skippedBodies
+	a.bodilessDeletes += o.bodilessDeletes
+	a.insightsRows += o.insightsRows
+	if o.fatal != nil {
+		a.fatal = o.fatal
+	}
+}
+
+// sortBad keeps the first maxNamed bad lines by line; those of one line
+// (a document's values on one line) in the order they were added.
+func (a *accumulator) sortBad() {
+	sort.SliceStable(a.bad, func(i, j int) bool { return a.bad[i].line < a.bad[j].line })
+	a.bad = a.bad[:min(len(a.bad), maxNamed)]
 }
 
 // window is the earliest and latest stageTimestamp seen. Timestamps as

@@ -37,6 +37,9 @@ type Options struct {
 	// read as (--audit-format); auto tells each file's form from its
 	// content.
 	Format Family
+	// cores, when set, says how the reader splits its work (tests
+	// compare a reader on one core with one on many); nil is every core.
+	cores *cores
 }
 
 // Read reads audit logs: kube-apiserver files written with

@@ -239,6 +239,15 @@ func (s *stream) list(cv *converter) error {
 	}
 	cv.depth++
 	defer func() { cv.depth-- }()
+	convert := cv.value
+	if cv.forced == FamilyAuto || cv.forced == "" {
+		// Unless a format is forced (a value of another form may then
+		// say the file is not a log, which only the values before it
+		// can tell), the values are converted on every core.
+		p := newPool(cv)
+		defer p.wait()
+		convert = p.add
+	}
 	for {
 		c, err := s.token("{[\",]0123456789-tfn")
 		if err != nil || c == ']' {
@@ -252,6 +261,6 @@ func (s *stream) list(cv *converter) error {
 		if err != nil {
 			return err
 		}
-		cv.value(v, line)
+		convert(v, line)
 	}
 }

@@ -1,0 +1,106 @@
+package audit
+
+import (
+	"maps"
+	"slices"
+	"sync"
+)
+
+// This file converts the values of a document's list (an EventList's
+// items, filter-log-events' events, gcloud's array of entries, an Event
+// Hubs message's records) on every core. The stream frames each value
+// and copies it into a batch; workers convert the batches, each into an
+// accumulator and a converter of its own, merged into the file's when
+// the list ends. What a list yields does not depend on how it was split:
+// the stages are sorted later, the counts add up, and the bad values are
+// named by line, those of one line in the order of the batches.
+
+// valueBatch is values of a list, one after the other in data, each
+// ending at ends[k] and starting on lines[k].
+type valueBatch struct {
+	seq   int
+	data  []byte
+	ends  []int
+	lines []int
+}
+
+// pool converts the values of one list.
+type pool struct {
+	cv   *converter
+	size int
+	jobs chan valueBatch
+	accs []*accumulator
+	wg   sync.WaitGroup
+	cur  valueBatch
+	mu   sync.Mutex
+	bad  map[int][]badLine // by batch
+}
+
+// newPool starts the workers of a list read by cv (its depth that of
+// the list's values).
+func newPool(cv *converter) *pool {
+	a := cv.acc
+	sp := split(a.opts)
+	p := &pool{cv: cv, size: sp.chunk, jobs: make(chan valueBatch, sp.workers), bad: map[int][]badLine{}}
+	for range sp.workers {
+		acc := newAccumulator(a.idx, a.path, a.opts, a.c)
+		acc.cv = &converter{acc: acc, forced: cv.forced, yaml: cv.yaml, depth: cv.depth, seen: true}
+		p.accs = append(p.accs, acc)
+		p.wg.Go(func() {
+			for b := range p.jobs {
+				p.convert(acc, b)
+			}
+		})
+	}
+	return p
+}
+
+// convert reads a batch into acc, keeping its bad values apart.
+func (p *pool) convert(acc *accumulator, b valueBatch) {
+	start := 0
+	for k, end := range b.ends {
+		acc.cv.value(b.data[start:end], b.lines[k])
+		start = end
+	}
+	acc.flush()
+	if len(acc.bad) > 0 {
+		p.mu.Lock()
+		p.bad[b.seq] = acc.bad
+		p.mu.Unlock()
+		acc.bad = nil
+	}
+}
+
+// add queues a value (copied: the stream's buffer moves on).
+func (p *pool) add(v []byte, line int) {
+	p.cur.data = append(p.cur.data, v...)
+	p.cur.ends = append(p.cur.ends, len(p.cur.data))
+	p.cur.lines = append(p.cur.lines, line)
+	if len(p.cur.data) >= p.size {
+		p.send()
+	}
+}
+
+func (p *pool) send() {
+	if len(p.cur.ends) == 0 {
+		return
+	}
+	p.jobs <- p.cur
+	p.cur = valueBatch{seq: p.cur.seq + 1, data: make([]byte, 0, p.size)}
+}
+
+// wait converts what is queued, stops the workers and merges what they
+// read into the file's accumulator.
+func (p *pool) wait() {
+	p.send()
+	close(p.jobs)
+	p.wg.Wait()
+	into := p.cv.acc
+	for _, a := range p.accs {
+		into.add(a)
+	}
+	for _, seq := range slices.Sorted(maps.Keys(p.bad)) {
+		into.bad = append(into.bad, p.bad[seq]...)
+	}
+	into.sortBad()
+}
