@@ -156,8 +156,8 @@ type row struct {
 }
 
 type sample struct {
-	wall time.Duration
-	mb   float64
+	wall, cpu time.Duration
+	mb        float64
 }
 
 // measureSize measures every command on both shapes of n objects.
@@ -228,8 +228,7 @@ func label(args []string) string {
 
 // run is measure with the output discarded into /dev/null.
 func run(b *testing.B, name string, args ...string) sample {
-	d, mb := measure(b, name, args...)
-	return sample{d, mb}
+	return measureCPU(b, name, args...)
 }
 
 // markdown renders rows as the table of docs/performance.md: before (when

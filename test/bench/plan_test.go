@@ -67,6 +67,14 @@ func BenchmarkPlanDumpVsPythonParse(b *testing.B) {
 // resident set in MB; it fails the benchmark if the command fails.
 func measure(b *testing.B, name string, args ...string) (time.Duration, float64) {
 	b.Helper()
+	s := measureCPU(b, name, args...)
+	return s.wall, s.mb
+}
+
+// measureCPU runs a command and returns its wall time, its peak resident
+// memory and the CPU time (user and system) it used on every core.
+func measureCPU(b *testing.B, name string, args ...string) sample {
+	b.Helper()
 	cmd := exec.Command(name, args...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = nil, &stderr
@@ -74,10 +82,9 @@ func measure(b *testing.B, name string, args ...string) (time.Duration, float64)
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%s: %v\n%s", name, err, stderr.Bytes())
 	}
-	d := time.Since(start)
-	var mb float64
+	s := sample{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		mb = float64(ru.Maxrss) / 1024 // Linux reports KiB
+		s.mb = float64(ru.Maxrss) / 1024 // Linux reports KiB
 	}
-	return d, mb
+	return s
 }

@@ -19,44 +19,171 @@ import (
 )
 
 // BenchmarkPostmortem measures `kgc postmortem -A --audit-log FILE --after
-// none -o json` on a generated audit log of KGC_BENCH_AUDIT_EVENTS events
-// (default 1,000,000, about 1.5 GB of JSON lines), plain and gzipped,
-// against its floors: jq selecting the deletes of the plain file (skipped
-// when jq is not installed) and `gzip -dc` of the gzipped one. Targets:
-// at most 0.1× jq, 2× gzip -dc, 1 GB peak RSS.
+// none -o json` on generated audit logs of KGC_BENCH_AUDIT_EVENTS events
+// (default 1,000,000): today's mix (mostly reads; about 1.5 GB of JSON
+// lines) plain and gzipped, and the write-heavy mix (half the events
+// writes with bodies; 1.7 GB), against their floors: jq selecting the
+// deletes of each plain file (skipped when jq is not installed; run
+// right before kgc, as the machine's load moves it) and `gzip -dc` of
+// the gzipped one. Targets: at most 0.1× jq, 2× gzip -dc, 1 GB peak RSS.
 //
-//	go test ./test/bench -run '^$' -bench Postmortem -benchtime 1x -timeout 60m
+//	go test ./test/bench -run '^$' -bench 'Postmortem$' -benchtime 3x -timeout 60m
 //
-// KGC_BENCH_DIR keeps the generated log between runs; KGC_BENCH_KGC names
+// KGC_BENCH_DIR keeps the generated logs between runs; KGC_BENCH_KGC names
 // a prebuilt binary.
 func BenchmarkPostmortem(b *testing.B) {
 	env := newBenchEnv(b)
 	n := envInt(b, "KGC_BENCH_AUDIT_EVENTS", 1_000_000)
 	plain, gz := auditLogs(b, env.dir, n)
+	writes := writeHeavyLog(b, env.dir, n)
 	jq, _ := exec.LookPath("jq")
 	if jq == "" {
 		b.Log("jq is not installed: the comparison with jq is skipped")
 	}
-	var kPlain, kGz, fJq, fGz []sample
+	pm := func(log string) sample {
+		return run(b, env.kgc, "postmortem", "-A", "--audit-log", log, "--after", "none", "-o", "json")
+	}
+	var kPlain, kGz, kWrites, fJq, fJqWrites, fGz []sample
 	for b.Loop() {
 		if jq != "" {
-			fJq = append(fJq, run(b, jq, "-c", `select(.verb=="delete" or .verb=="deletecollection")`, plain))
+			fJq = append(fJq, run(b, jq, "-c", jqDeletes, plain))
 		}
-		kPlain = append(kPlain, run(b, env.kgc, "postmortem", "-A", "--audit-log", plain, "--after", "none", "-o", "json"))
+		kPlain = append(kPlain, pm(plain))
 		fGz = append(fGz, run(b, "gzip", "-dc", gz))
-		kGz = append(kGz, run(b, env.kgc, "postmortem", "-A", "--audit-log", gz, "--after", "none", "-o", "json"))
+		kGz = append(kGz, pm(gz))
+		if jq != "" {
+			fJqWrites = append(fJqWrites, run(b, jq, "-c", jqDeletes, writes))
+		}
+		kWrites = append(kWrites, pm(writes))
 	}
 	b.StopTimer()
 	if jq != "" {
 		b.ReportMetric(slices.Max(ratios(kPlain, fJq)), "worst-x-jq")
+		b.ReportMetric(slices.Max(ratios(kWrites, fJqWrites)), "worst-x-jq-writes")
 	}
 	b.ReportMetric(slices.Max(ratios(kGz, fGz)), "worst-x-gzip")
-	b.ReportMetric(max(peak(kPlain), peak(kGz)), "peak-MB")
-	fmt.Fprintf(os.Stdout, "| input | events | floor | floor time | kgc postmortem | ratio | peak MB |\n|---|---|---|---|---|---|---|\n")
-	if jq != "" {
-		fmt.Fprintf(os.Stdout, "| plain | %d | jq select deletes | %s | %s | %s | %.0f |\n", n, secRange(fJq), secRange(kPlain), ratioRange(kPlain, fJq), peak(kPlain))
+	b.ReportMetric(max(peak(kPlain), peak(kGz), peak(kWrites)), "peak-MB")
+	fmt.Fprintf(os.Stdout, "| input | events | floor | floor time | kgc postmortem | kgc CPU | ratio | peak MB |\n|---|---|---|---|---|---|---|---|\n")
+	row := func(input, floor string, k, f []sample) {
+		fmt.Fprintf(os.Stdout, "| %s | %d | %s | %s | %s | %s | %s | %.0f |\n", input, n, floor, secRange(f), secRange(k), cpuRange(k), ratioRange(k, f), peak(k))
 	}
-	fmt.Fprintf(os.Stdout, "| gzip | %d | gzip -dc | %s | %s | %s | %.0f |\n", n, secRange(fGz), secRange(kGz), ratioRange(kGz, fGz), peak(kGz))
+	if jq != "" {
+		row("plain", "jq select deletes", kPlain, fJq)
+		row("write-heavy plain", "jq select deletes", kWrites, fJqWrites)
+	}
+	row("gzip", "gzip -dc", kGz, fGz)
+}
+
+// jqDeletes is the floor's filter: the deletes of a log.
+const jqDeletes = `select(.verb=="delete" or .verb=="deletecollection")`
+
+// cpuRange is the range of CPU times (user and system, every core).
+func cpuRange(s []sample) string { return secRange(cpuOnly(s)) }
+
+// cpuOnly are the CPU times of s, as wall times.
+func cpuOnly(s []sample) []sample {
+	out := make([]sample, len(s))
+	for i, x := range s {
+		out[i] = sample{wall: x.cpu}
+	}
+	return out
+}
+
+// writeHeavyLog writes (once per folder) the write-heavy log of n events.
+func writeHeavyLog(b *testing.B, dir string, n int) string {
+	p := filepath.Join(dir, fmt.Sprintf("audit-%d-writes.log", n))
+	if _, err := os.Stat(p); err != nil {
+		writeLog(b, p, func(w io.Writer) error {
+			_, err := gen.Write(w, gen.Options{Events: n, Seed: 1, WriteHeavy: true})
+			return err
+		})
+	}
+	return p
+}
+
+// BenchmarkPostmortemExports measures `kgc postmortem -A --after none -o
+// json` on KGC_BENCH_EXPORT_EVENTS generated events (default 100,000,
+// today's mix), native and rewritten in each platform's export form
+// (auditgen -export: an AKS PT1H.json blob, filter-log-events output,
+// gcloud's LogEntry array), each form right after the native log.
+// Target: each form at most 1.5× the native log's time for the same
+// events.
+//
+//	KGC_BENCH_DIR=/tmp/pmbench go test ./test/bench -run '^$' -bench PostmortemExports -benchtime 5x
+func BenchmarkPostmortemExports(b *testing.B) {
+	env := newBenchEnv(b)
+	n := envInt(b, "KGC_BENCH_EXPORT_EVENTS", 100_000)
+	native := filepath.Join(env.dir, fmt.Sprintf("export-%d.log", n))
+	if _, err := os.Stat(native); err != nil {
+		writeLog(b, native, func(w io.Writer) error {
+			_, err := gen.Write(w, gen.Options{Events: n, Seed: 1})
+			return err
+		})
+	}
+	forms := map[string]string{}
+	for _, form := range gen.Exports {
+		forms[form] = filepath.Join(env.dir, fmt.Sprintf("export-%d.%s.json", n, form))
+		if _, err := os.Stat(forms[form]); err == nil {
+			continue
+		}
+		writeLog(b, forms[form], func(w io.Writer) error {
+			r, err := os.Open(native)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			return gen.Export(w, r, form)
+		})
+	}
+	pm := func(log string) sample {
+		return run(b, env.kgc, "postmortem", "-A", "--audit-log", log, "--after", "none", "-o", "json")
+	}
+	k := map[string][]sample{}
+	var base []sample
+	for b.Loop() {
+		for _, form := range gen.Exports {
+			base = append(base, pm(native))
+			k[form] = append(k[form], pm(forms[form]))
+		}
+	}
+	b.StopTimer()
+	fmt.Fprintf(os.Stdout, "| input | events | kgc postmortem | CPU | time / native's (target ≤ 1.5) | CPU / native's | peak MB |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(os.Stdout, "| native | %d | %s | %s | 1 | 1 | %.0f |\n", n, secRange(base), cpuRange(base), peak(base))
+	worst := 0.0
+	for i, form := range gen.Exports {
+		mine := everyNth(base, len(gen.Exports), i)
+		worst = max(worst, slices.Max(ratios(k[form], mine)))
+		fmt.Fprintf(os.Stdout, "| %s | %d | %s | %s | %s | %s | %.0f |\n", form, n, secRange(k[form]), cpuRange(k[form]),
+			ratioRange(k[form], mine), cpuRatioRange(k[form], mine), peak(k[form]))
+	}
+	b.ReportMetric(worst, "worst-x-native")
+}
+
+// everyNth is s[i], s[i+n], s[i+2n]...: the native runs paired with one
+// form's.
+func everyNth(s []sample, n, i int) []sample {
+	var out []sample
+	for ; i < len(s); i += n {
+		out = append(out, s[i])
+	}
+	return out
+}
+
+// cpuRatioRange is ratioRange of the CPU times.
+func cpuRatioRange(runs, floor []sample) string { return ratioRange(cpuOnly(runs), cpuOnly(floor)) }
+
+// writeLog writes a benchmark's input through a temporary file, so that
+// an interrupted run leaves none half written.
+func writeLog(b *testing.B, path string, write func(io.Writer) error) {
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, err := range []error{write(f), f.Close(), os.Rename(path+".tmp", path)} {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // auditLogs writes (once per folder) the generated log, plain and gzipped.
