@@ -96,7 +96,7 @@ func (s *splitter) read(buf []byte, from, hi int64) ([]byte, error) {
 	}
 	for off := hi; ; {
 		n := len(buf)
-		buf = growTo(buf, n+1<<16)
+		buf = growTo(buf, n+1<<14)
 		m, err := s.f.ReadAt(buf[n:], off)
 		buf = buf[:n+m]
 		if i := bytes.IndexByte(buf[n:], '\n'); i >= 0 {
