@@ -32,8 +32,7 @@ func readWith(t *testing.T, c *cores, paths ...string) string {
 	return logDump(t, l)
 }
 
-// readStdin reads data from stdin, split as c says (a stream has no
-// offsets: a framer reads it into chunks for the workers), named path.
+// readStdin reads data from stdin, split as c says, named path.
 func readStdin(t *testing.T, c *cores, data []byte, path string) string {
 	t.Helper()
 	l, err := Read([]string{"-"}, bytes.NewReader(data), Options{Fold: true, cores: c})
@@ -78,10 +77,10 @@ func generated(t *testing.T, events int) []byte {
 
 // TestParallelLinesAreSerial: a log of one event a line, CRLF or not,
 // with blank and bad lines and a last line without its newline, split
-// into chunks of every size from a byte to a few lines (so that some
+// into chunks of sizes from a few bytes to a few lines (so that some
 // chunk ends exactly at a line's end and others inside a line), read on
-// four workers by offset (a file) or through the framer (stdin), is what
-// one worker reads of it whole from stdin.
+// four workers from the file or from stdin, is what one worker reads of
+// it whole.
 func TestParallelLinesAreSerial(t *testing.T) {
 	lines := strings.SplitAfter(string(generated(t, 30)), "\n")
 	lines = append(lines[:20], append([]string{"\n", "{not json\n", "   \n"}, lines[20:]...)...)
@@ -98,7 +97,7 @@ func TestParallelLinesAreSerial(t *testing.T) {
 		if name == "lf.log" && (!strings.Contains(want, `"line": 22`) || !strings.Contains(want, "not valid JSON")) {
 			t.Fatalf("%s: the bad line 22 is not named:\n%.2000s", name, want)
 		}
-		sizes := []int{1, 7, 500, 1 << 12, 1 << 16}
+		sizes := []int{7, 500, 1 << 12, 1 << 16}
 		// Chunks ending exactly at a line's end, and a byte either side.
 		if end := strings.Index(data, "\n") + 1; end > 0 {
 			sizes = append(sizes, end-1, end, end+1)
@@ -106,10 +105,7 @@ func TestParallelLinesAreSerial(t *testing.T) {
 		for _, size := range sizes {
 			c := &cores{workers: 4, chunk: size}
 			if got := readWith(t, c, p); got != want {
-				t.Fatalf("%s in chunks of %d bytes on 4 workers by offset differs from one worker:\n%s", name, size, firstDiff(got, want))
-			}
-			if size == 1 {
-				continue // the framer's chunks grow to whole lines: 7 bytes are as good
+				t.Fatalf("%s in chunks of %d bytes on 4 workers differs from one worker:\n%s", name, size, firstDiff(got, want))
 			}
 			if got := readStdin(t, c, []byte(data), p); got != want {
 				t.Fatalf("%s in chunks of %d bytes on 4 workers from stdin differs from one worker:\n%s", name, size, firstDiff(got, want))

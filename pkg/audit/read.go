@@ -135,35 +135,30 @@ type reader struct {
 }
 
 // open opens a path (or stdin), decompressing it when it starts with
-// gzip's magic bytes, whatever its name. A plain file is also returned
-// as such, to be read on every core by offset.
-func (r *reader) open(path string) (io.Reader, *os.File, func() error, error) {
+// gzip's magic bytes, whatever its name.
+func (r *reader) open(path string) (io.Reader, func() error, error) {
 	src := r.stdin
 	closer := func() error { return nil }
-	var file *os.File
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("reading audit log: %w", err)
+			return nil, nil, fmt.Errorf("reading audit log: %w", err)
 		}
 		src, closer = f, f.Close
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			file = f
-		}
 	}
 	if src == nil {
-		return nil, nil, nil, errors.New("reading audit log from stdin: no stdin")
+		return nil, nil, errors.New("reading audit log from stdin: no stdin")
 	}
 	br := bufio.NewReaderSize(src, 1<<16)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br) // reads every member of a multi-member file
 		if err != nil {
 			_ = closer()
-			return nil, nil, nil, fmt.Errorf("reading audit log %s: %w", path, err)
+			return nil, nil, fmt.Errorf("reading audit log %s: %w", path, err)
 		}
-		return gz, nil, closer, nil
+		return gz, closer, nil
 	}
-	return br, file, closer, nil
+	return br, closer, nil
 }
 
 // sniffSize is how far the reader looks for the end of the first line.
@@ -173,18 +168,16 @@ const sniffSize = 1 << 20
 const bom = "\xef\xbb\xbf"
 
 func (r *reader) readFile(idx int, path string) error {
-	src, file, closer, err := r.open(path)
+	src, closer, err := r.open(path)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = closer() }()
 	br := bufio.NewReaderSize(src, sniffSize)
-	var skipped int64
 	if b, _ := br.Peek(len(bom)); string(b) == bom {
 		_, _ = br.Discard(len(bom))
-		skipped = int64(len(bom))
 	}
-	blank, n, err := skipBlank(br)
+	blank, err := skipBlank(br)
 	if errors.Is(err, io.EOF) {
 		r.files = append(r.files, File{Path: path})
 		r.warn(path, 0, fmt.Sprintf("%s is empty: it holds no audit events", path))
@@ -193,24 +186,17 @@ func (r *reader) readFile(idx int, path string) error {
 	if err != nil {
 		return fmt.Errorf("reading audit log %s: %w", path, err)
 	}
-	acc, err := r.readAs(br, src, source{file, skipped + n}, idx, path, blank+1)
+	acc, err := r.readAs(br, src, idx, path, blank+1)
 	if err != nil {
 		return err
 	}
 	return r.add(acc, path)
 }
 
-// source is a plain file and the offset its records start at, read on
-// every core by offset; file is nil for stdin and a gzipped file.
-type source struct {
-	file  *os.File
-	start int64
-}
-
 // readAs reads a file in the form its first line shows: one native event
 // a line (the fast path, every core), or one prefixed by a word, or JSON
 // values of any other form, base64 subscription payloads, CSV or YAML.
-func (r *reader) readAs(br *bufio.Reader, src io.Reader, at source, idx int, path string, line int) (*accumulator, error) {
+func (r *reader) readAs(br *bufio.Reader, src io.Reader, idx int, path string, line int) (*accumulator, error) {
 	first, _ := br.Peek(sniffSize)
 	if i := indexNewline(first); i >= 0 {
 		first = first[:i]
@@ -221,18 +207,10 @@ func (r *reader) readAs(br *bufio.Reader, src io.Reader, at source, idx int, pat
 	// about as big as br's buffer, and through br every byte of the file
 	// would be copied twice.
 	rest := func() io.Reader { return io.MultiReader(io.LimitReader(br, int64(br.Buffered())), src) }
-	lines := func(setup func(*accumulator)) (*accumulator, error) {
-		if at.file != nil {
-			if st, err := at.file.Stat(); err == nil {
-				return readSplit(at.file, at.start, st.Size(), idx, path, line, r.opts, r.c, setup)
-			}
-		}
-		return readLines(rest(), idx, path, line, r.opts, r.c, setup)
-	}
 	if f, list, err := classify(first); err == nil && list == "" && allows(fam, f) {
 		// A record a line, of any form, is read on every core: a line
 		// not native is converted in its worker (see accumulator.line).
-		return lines(func(a *accumulator) {
+		return readLines(rest(), idx, path, line, r.opts, r.c, func(a *accumulator) {
 			a.cv = &converter{acc: a, forced: fam, seen: true}
 			if f == formNative {
 				a.forms = forms(formNative)
@@ -240,7 +218,7 @@ func (r *reader) readAs(br *bufio.Reader, src io.Reader, at source, idx int, pat
 		})
 	}
 	if f, ok := prefixedForm(first); ok && allows(fam, f) {
-		return lines(func(a *accumulator) {
+		return readLines(rest(), idx, path, line, r.opts, r.c, func(a *accumulator) {
 			a.forms, a.prefixed, a.cv = forms(f), true, &converter{acc: a, forced: fam, seen: true}
 		})
 	}
@@ -286,18 +264,17 @@ func notAuditLog(path string, line int, why string) *notAuditLogError {
 }
 
 // skipBlank consumes leading whitespace and returns the number of
-// lines and of bytes it held.
-func skipBlank(br *bufio.Reader) (int, int64, error) {
-	lines, n := 0, int64(0)
+// lines it held.
+func skipBlank(br *bufio.Reader) (int, error) {
+	lines := 0
 	for {
 		c, err := br.ReadByte()
 		if err != nil {
-			return lines, n, err
+			return lines, err
 		}
 		if !jsonskip.IsSpace(c) {
-			return lines, n, br.UnreadByte()
+			return lines, br.UnreadByte()
 		}
-		n++
 		if c == '\n' {
 			lines++
 		}
