@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"slices"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -129,12 +130,18 @@ func (ix *index) startedSilently(r *record) bool {
 
 // createdInWindow: a logged request created r.
 func (r *record) createdInWindow() bool {
+	_, ok := r.madeAt()
+	return ok
+}
+
+// madeAt is when the API server received the request that created r.
+func (r *record) madeAt() (time.Time, bool) {
 	for _, e := range r.events {
 		if e.Verb == "create" && e.Object.Subresource == "" && accepted(e) {
-			return true
+			return e.ReceivedAt(), true
 		}
 	}
-	return false
+	return time.Time{}, false
 }
 
 // orphanedFrom returns the owner UIDs the garbage collector removed from

@@ -311,7 +311,7 @@ func (ch *chains) indexSweeps() {
 
 func requestOf(r *record, c cause) Request {
 	s := r.start()
-	req := Request{Object: RequestObject{ObjectRef: r.ref(), Resource: r.key.resource}, Actor: c.actor}
+	req := Request{Object: RequestObject{ObjectRef: r.ref(), Resource: r.key.resource}, Actor: c.actor, ReasonUnknown: c.whyUnknown}
 	if c.actor == ActorUser || s == nil {
 		req.Actor = cmp.Or(req.Actor, "unknown")
 	}
