@@ -187,6 +187,11 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 		return cause{parent: o, via: ViaOwnerReference, evidence: r.ownersFrom, actor: ActorGarbageCollector, likely: true,
 			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner, and its owner's delete came before its namespace's"}, true
 	}
+	if why := ix.absentOwners(r); why != "" && ix.madeBefore(r, ix.sweptAt(r)) {
+		// The collector deletes such an object as soon as it sees it.
+		return cause{via: ViaRoot, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
+			detail: why + "; no request names its deletion (the audit policy did not log it)"}, true
+	}
 	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
 		c := cause{parent: ns, via: ViaNamespace, evidence: EvidenceSnapshot, actor: ActorNamespaceController, likely: true}
 		c.detail = DetailNotLogged
@@ -205,6 +210,12 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 			detail: why + "; no request names its deletion (the audit policy did not log it)"}, true
 	}
 	return cause{}, false
+}
+
+// madeBefore: r was in the before snapshot, or made before at.
+func (ix *index) madeBefore(r *record, at time.Time) bool {
+	made, ok := r.madeAt()
+	return r.before != nil || (ok && made.Before(at))
 }
 
 // sweptAt is when r's namespace, or a deletecollection of its type,

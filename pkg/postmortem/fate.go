@@ -125,7 +125,8 @@ func (ix *index) result(r *record) string {
 // did not, and no logged request started it: a CRD's finalizer, the
 // namespace controller or the collector did, unlogged.
 func (ix *index) startedSilently(r *record) bool {
-	return r.before != nil && r.after != nil && r.after.Terminating() && !r.before.Terminating() && r.start() == nil
+	was := (r.before != nil && !r.before.Terminating()) || (r.before == nil && r.createdInWindow())
+	return was && r.after != nil && r.after.Terminating() && r.start() == nil
 }
 
 // createdInWindow: a logged request created r.

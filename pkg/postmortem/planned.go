@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
@@ -56,14 +57,15 @@ func (ix *index) firstPlanned(r *record, until time.Time) (planFate, bool) {
 }
 
 // personDeletes are the objects of the before snapshot whose logged start
-// is a person's DELETE, in the order the API server received them.
+// is a person's DELETE whose options the log holds (a plan needs its
+// policy), in the order the API server received them.
 func (ix *index) personDeletes() []*record {
 	if ix.people != nil {
 		return *ix.people
 	}
 	var out []*record
 	for _, r := range ix.all {
-		if s := r.start(); s != nil && r.before != nil && s.Verb == "delete" && actor(s) == ActorUser {
+		if s := r.start(); s != nil && r.before != nil && s.Verb == "delete" && actor(s) == ActorUser && ix.optionsKnown(r) {
 			out = append(out, r)
 		}
 	}
@@ -134,14 +136,18 @@ func (ix *index) releasedBy(until time.Time) *snapshot.Snapshot {
 }
 
 // lastFinalizers are r's finalizers after its last accepted update or
-// patch received before until whose response says them.
+// patch received before until whose response was logged: the response
+// is the whole object, so no finalizers field is none.
 func lastFinalizers(r *record, until time.Time) ([]string, bool) {
 	var fins []string
 	found := false
 	for _, e := range r.events {
-		if (e.Verb == "update" || e.Verb == "patch") && accepted(e) && e.Response != nil && e.Response.Finalizers != nil && e.ReceivedAt().Before(until) {
+		if (e.Verb == "update" || e.Verb == "patch") && accepted(e) && e.Response != nil && e.Level == audit.LevelRequestResponse && e.ReceivedAt().Before(until) {
 			fins, found = e.Response.Finalizers, true
 		}
+	}
+	if found && len(fins) == 0 {
+		fins = nil
 	}
 	return fins, found
 }

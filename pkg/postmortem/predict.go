@@ -191,7 +191,7 @@ func (ix *index) happened(uid string) string {
 	if r == nil {
 		return HappenedUnknown
 	}
-	if uids, _, _ := ix.orphanedFrom(r); len(uids) > 0 && ix.sweepOrStart(r) == nil {
+	if uids, _, _ := ix.orphanedFrom(r); len(uids) > 0 && ix.sweepOrStart(r) == nil && !ix.startedSilently(r) {
 		return HappenedOrphaned
 	}
 	res := ix.result(r)
