@@ -110,6 +110,7 @@ func newAnalysis(in Input, sh *share, from time.Time) *Analysis {
 		ix.file(e)
 	}
 	ix.attachSweeps()
+	ix.fileUnloggedDryRuns()
 	ch := buildChains(ix)
 	return &Analysis{in: in, ix: ix, ch: ch, doc: newDocument(in), order: ch.rootOrder(), applied: map[string]bool{}}
 }
