@@ -20,7 +20,7 @@ import (
 // warnings at the same lines, however the file is split.
 
 // serial reads on one worker, in one chunk.
-var serial = &cores{workers: 1, chunk: 1 << 30}
+var serial = &cores{workers: 1, chunk: 1 << 24}
 
 // readWith reads paths split as c says, folded as a post-mortem reads.
 func readWith(t *testing.T, c *cores, paths ...string) string {
@@ -205,4 +205,24 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
+}
+
+// FuzzParallelIsSerial: whatever a file holds, in any form, reading it on
+// three workers in small chunks and batches says what one worker says.
+func FuzzParallelIsSerial(f *testing.F) {
+	for _, seed := range formSeeds() {
+		f.Add(seed)
+	}
+	f.Add([]byte("{\"kind\":\"Event\",\"verb\":\"get\"}\n[1,\n{\"events\":[{\"message\":\"x\"},1,\"\\u0026\"]}"))
+	dir := f.TempDir()
+	n := 0
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n++
+		p := writeFile(t, dir, fmt.Sprintf("audit-%d.log", n), data)
+		defer os.Remove(p)
+		want := readWith(t, serial, p)
+		if got := readWith(t, &cores{workers: 3, chunk: 64}, p); got != want {
+			t.Errorf("on 3 workers in chunks of 64 bytes:\n%s", firstDiff(got, want))
+		}
+	})
 }

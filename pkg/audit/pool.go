@@ -86,7 +86,7 @@ func (p *pool) send() {
 		return
 	}
 	p.jobs <- p.cur
-	p.cur = valueBatch{seq: p.cur.seq + 1, data: make([]byte, 0, p.size)}
+	p.cur = valueBatch{seq: p.cur.seq + 1, data: make([]byte, 0, min(p.size, chunkSize))}
 }
 
 // wait converts what is queued, stops the workers and merges what they

@@ -202,6 +202,11 @@ func (r *reader) readAs(br *bufio.Reader, src io.Reader, idx int, path string, l
 		first = first[:i]
 	}
 	first = bytes.TrimSpace(first)
+	if len(first) == 0 {
+		// Spaces JSON does not allow (a vertical tab, a form feed), or
+		// a stream that fails before its first line: no form of a log.
+		return nil, notAuditLog(path, line, "it is not JSON, YAML or CSV of audit events")
+	}
 	fam := r.opts.Format
 	// Past what br holds, the framer reads src itself: its reads are
 	// about as big as br's buffer, and through br every byte of the file

@@ -431,3 +431,19 @@ func TestEmptyFileAndNoInput(t *testing.T) {
 		t.Errorf("a missing file: error %v", err)
 	}
 }
+
+// TestReadSpacesJSONRefuses: a file that starts with spaces JSON does not
+// allow (a vertical tab, a form feed) is not an audit log, said as such,
+// not a panic.
+func TestReadSpacesJSONRefuses(t *testing.T) {
+	for _, data := range []string{"\v\n", "\f\n{\"kind\":\"Event\"}\n", "\x1f\x8b\b\x00000000\xe21"} {
+		p := filepath.Join(t.TempDir(), "audit.log")
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Read([]string{p}, nil, Options{})
+		if err == nil || !strings.Contains(err.Error(), p+" is not an audit log") {
+			t.Errorf("%q: error %v, want one saying %s is not an audit log", data, err, p)
+		}
+	}
+}
