@@ -19,8 +19,8 @@ import (
 // does: the same requests in the same order, the same files and the same
 // warnings at the same lines, however the file is split.
 
-// serial reads on one worker, in one chunk.
-var serial = &cores{workers: 1, chunk: 1 << 24}
+// serial reads on one worker, in one chunk (the tests' files are smaller).
+var serial = &cores{workers: 1, chunk: chunkSize}
 
 // readWith reads paths split as c says, folded as a post-mortem reads.
 func readWith(t *testing.T, c *cores, paths ...string) string {
