@@ -180,6 +180,9 @@ func TestParallelListsAreSerial(t *testing.T) {
 		"events-pretty.json":   "{\n  \"events\": [\n    " + strings.Join(msgs, ",\n    ") + "\n  ]\n}\n",
 		"eventlist.json":       `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[` + "\n" + strings.Join(items, ",\n") + "\n]}",
 		"gcloud.json":          string(gcloudJSON(native[:10])),
+		// A list, then a value that is no record: a bad value once the
+		// list's were seen, not a file that is no log.
+		"array-then-other.json": "[" + native[0] + "]\n" + `{"other":1}` + "\n",
 	}
 	dir := t.TempDir()
 	for name, doc := range docs {

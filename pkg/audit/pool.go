@@ -71,8 +71,12 @@ func (p *pool) convert(acc *accumulator, b valueBatch) {
 	}
 }
 
-// add queues a value (copied: the stream's buffer moves on).
+// add queues a value (copied: the stream's buffer moves on). The
+// file's converter has now seen a value, as converting it would say: a
+// later top-level value that is no record is then a bad one, not a sign
+// that the file is no log.
 func (p *pool) add(v []byte, line int) {
+	p.cv.seen = true
 	p.cur.data = append(p.cur.data, v...)
 	p.cur.ends = append(p.cur.ends, len(p.cur.data))
 	p.cur.lines = append(p.cur.lines, line)
