@@ -29,6 +29,7 @@ type pool struct {
 	cv   *converter
 	size int
 	jobs chan valueBatch
+	free chan []byte // batches' buffers converted, to fill again
 	accs []*accumulator
 	wg   sync.WaitGroup
 	cur  valueBatch
@@ -41,7 +42,8 @@ type pool struct {
 func newPool(cv *converter) *pool {
 	a := cv.acc
 	sp := split(a.opts)
-	p := &pool{cv: cv, size: sp.chunk, jobs: make(chan valueBatch, sp.workers), bad: map[int][]badLine{}}
+	p := &pool{cv: cv, size: sp.chunk, jobs: make(chan valueBatch, sp.workers),
+		free: make(chan []byte, 2*sp.workers+2), bad: map[int][]badLine{}}
 	for range sp.workers {
 		acc := newAccumulator(a.idx, a.path, a.opts, a.c)
 		acc.cv = &converter{acc: acc, forced: cv.forced, yaml: cv.yaml, depth: cv.depth, seen: true}
@@ -63,6 +65,10 @@ func (p *pool) convert(acc *accumulator, b valueBatch) {
 		start = end
 	}
 	acc.flush()
+	select {
+	case p.free <- b.data[:0]:
+	default:
+	}
 	if len(acc.bad) > 0 {
 		p.mu.Lock()
 		p.bad[b.seq] = acc.bad
@@ -90,7 +96,12 @@ func (p *pool) send() {
 		return
 	}
 	p.jobs <- p.cur
-	p.cur = valueBatch{seq: p.cur.seq + 1, data: make([]byte, 0, min(p.size, chunkSize))}
+	p.cur = valueBatch{seq: p.cur.seq + 1}
+	select {
+	case p.cur.data = <-p.free:
+	default:
+		p.cur.data = make([]byte, 0, min(p.size, chunkSize))
+	}
 }
 
 // wait converts what is queued, stops the workers and merges what they
