@@ -343,7 +343,7 @@ func (b *pmBatch) report(t *testing.T, dir string, truth map[int]pmTruth, mismat
 	}
 	var s strings.Builder
 	fmt.Fprintf(&s, "seed %d: kgc postmortem disagrees with the truth on %d of %d objects\n", b.Seed, len(mismatches), len(truth))
-	fmt.Fprintf(&s, "replay: cd test/e2e && flock /tmp/kgc-e2e.lock go test -count=1 -timeout 30m -run 'TestPostmortemRandom' ./... -pm-seed %d\n", b.Seed)
+	fmt.Fprintf(&s, "replay: cd test/e2e && flock /tmp/kgc-e2e.lock go test -count=1 -timeout 30m -run 'TestPostmortemRandom' . -pm-seed %d\n", b.Seed)
 	fmt.Fprintf(&s, "by hand (files kept in %s, truth.txt holds the truth table):\n", dir)
 	for _, l := range logs {
 		fmt.Fprintf(&s, "  kgc postmortem -A --audit-log %s --before %s --after %s\n", l.path, beforeFile, afterFile)

@@ -28,7 +28,7 @@ import (
 // and the namespace controller's requests; asked about one object
 // (TYPE/NAME), it must give that object's chain. Replay a batch with
 //
-//	go test ./... -run TestPostmortemRandom -pm-seed N
+//	go test . -run TestPostmortemRandom -pm-seed N
 var (
 	pmSeedFlag    = flag.Int64("pm-seed", 0, "run only this TestPostmortemRandom batch seed (0: seeds 1, 2 and 3, and a time-based one with -pm-fresh)")
 	pmSeedsFlag   = flag.String("pm-seeds", "", "comma-separated TestPostmortemRandom batch seeds (instead of the default set)")
