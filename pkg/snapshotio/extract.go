@@ -25,6 +25,9 @@ type topFields struct {
 	webhooks, endpoints []byte
 	// rules, roleRef and subjects are RBAC's top-level fields.
 	rules, roleRef, subjects []byte
+	// provisioner and driver are a StorageClass's and a
+	// VolumeSnapshotClass's top-level fields naming their controller.
+	provisioner, driver []byte
 }
 
 // splitTop scans one object's top-level keys; the object must be all of raw.
@@ -69,6 +72,10 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 			dst = &f.roleRef
 		case "subjects":
 			dst = &f.subjects
+		case "provisioner":
+			dst = &f.provisioner
+		case "driver":
+			dst = &f.driver
 		default:
 			return s.skip()
 		}
@@ -97,6 +104,9 @@ type annotated struct {
 	revision      string
 	keep          string // keep markers (KeepMarker)
 	provisionedBy string
+	// defaultClass: a class object's is-default-class annotation is
+	// "true" (defaultClassAnnotations).
+	defaultClass bool
 }
 
 // Extractor turns raw JSON objects into Objects, keeping only what the
@@ -341,6 +351,10 @@ func (x *Extractor) annotation(s *scanner, key string, ann *annotated) error {
 		// Interned: a handful of values ("1", "2", …) repeat.
 		v, err := s.internStr(x.in)
 		ann.revision = v
+		return err
+	case defaultClassAnnotations[key]:
+		v, err := s.str()
+		ann.defaultClass = ann.defaultClass || v == "true"
 		return err
 	case snapshot.IsKeepAnnotation(key):
 		v, err := s.str()
