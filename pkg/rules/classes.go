@@ -72,7 +72,11 @@ func ClassOf(o *snapshot.Object) (ClassRef, bool) {
 		return ClassRef{Kind: StorageClass, Name: f.PVC.StorageClass, Field: "spec.storageClassName"}, true
 	case f.PV != nil:
 		if rec := VolumeReclaimer(f.PV, ""); rec.External != "" {
-			return ClassRef{Controller: rec.External, Field: "its " + rec.Why}, true
+			field := "pv.kubernetes.io/provisioned-by annotation"
+			if rec.External == f.PV.Driver {
+				field = "spec.csi.driver"
+			}
+			return ClassRef{Controller: rec.External, Field: field}, true
 		}
 		if f.PV.StorageClass != "" {
 			return ClassRef{Kind: StorageClass, Name: f.PV.StorageClass, Field: "spec.storageClassName"}, true
@@ -126,10 +130,10 @@ func classKindOf(group, kind string) (ClassKind, bool) {
 // removes finalizer f of an object of the class: a finalizer only such an
 // implementation removes (the load-balancer cleanup of a classed Service,
 // a volume's external-provisioner finalizer, a snapshot content's, a
-// clone source's), or one no rule attributes to anyone else: not
-// Kubernetes' own (another controller removes it), and not a well-known
-// project's unless that project is the implementation's.
-func ClassOwnsFinalizer(f, controller string) bool {
+// clone source's), or one nothing else names: not Kubernetes' own
+// (another controller removes it), not a well-known project's (the
+// project table names its controller, which the class cannot contradict).
+func ClassOwnsFinalizer(f string) bool {
 	switch f {
 	case FinalizerLB, FinalizerExtProv, FinalizerSnapshotContent, FinalizerCloneSource:
 		return true
@@ -137,11 +141,9 @@ func ClassOwnsFinalizer(f, controller string) bool {
 	if _, ok := wellKnownFinalizer(f); ok {
 		return false
 	}
-	fp, ok := ProjectOf(f)
-	if !ok {
-		_, eco := ecosystemFinalizer(f, "")
-		return !eco
+	if _, ok := ecosystemFinalizer(f, ""); ok {
+		return false
 	}
-	cp, ok := ProjectOf(controller)
-	return ok && cp.Name == fp.Name
+	_, ok := ProjectOf(f)
+	return !ok
 }
