@@ -84,7 +84,9 @@ func TestWhyStuckClassObjectNamesTheController(t *testing.T) {
 		if _, err := env.Client.NetworkingV1().IngressClasses().Create(ctx, ic, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = env.Client.NetworkingV1().IngressClasses().Delete(context.Background(), c.class, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = env.Client.NetworkingV1().IngressClasses().Delete(context.Background(), c.class, metav1.DeleteOptions{})
+		})
 		class := c.class
 		ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: c.class, Finalizers: []string{fin}},
 			Spec: networkingv1.IngressSpec{IngressClassName: &class, DefaultBackend: &networkingv1.IngressBackend{
