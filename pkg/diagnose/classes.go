@@ -82,6 +82,7 @@ func (r *run) byClass(o *snapshot.Object, f string) (attribution, bool) {
 		return attribution{}, false
 	}
 	who := ce.controller
+	run := "Run the controller " + who
 	a := attribution{att: Attribution{Evidence: EvidenceClass, Confidence: ConfidenceMedium, Controller: who, Detail: ce.detail, Objects: ce.objects}}
 	tokens := rules.ImplementationTokens(ce.controller)
 	match := func(w *snapshot.Object) bool { return rules.NamesImplementation(ce.controller, w) }
@@ -94,6 +95,7 @@ func (r *run) byClass(o *snapshot.Object, f string) (attribution, bool) {
 	}
 	if p, ok := rules.ProjectOf(ce.controller); ok {
 		who = p.Controller + " (" + p.Name + ")"
+		run = "Run " + who
 		a.att.Controller, a.att.Confidence = who, ConfidenceHigh
 		a.att.Detail += "; kgc's table of well-known projects: " + ce.controller + " is " + p.Name + "'s (" + p.Source + ")"
 		match = func(w *snapshot.Object) bool {
@@ -113,6 +115,6 @@ func (r *run) byClass(o *snapshot.Object, f string) (attribution, bool) {
 	}
 	a.att.Objects = append(a.att.Objects, refsOf(append(append([]*snapshot.Object{}, live...), dying...))...)
 	a.fill(r, o, f, who, live, dying, r.workloadsListed(), absent,
-		"Run "+who+" again, so that it finishes its cleanup of "+o.Ref().String()+" and removes "+f+" itself", grep)
+		run+" again, so that it finishes its cleanup of "+o.Ref().String()+" and removes "+f+" itself", grep)
 	return a, true
 }
