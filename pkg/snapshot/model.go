@@ -174,6 +174,11 @@ type ObjectMeta struct {
 	Finalizers                 []string          `json:"finalizers,omitempty"`
 	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
 	Labels                     map[string]string `json:"labels,omitempty"`
+	// Manager is the manager of the object's oldest managedFields entry
+	// (usually what created it: a controller that creates a dependent
+	// again names itself there), kept as this name only; never the
+	// managed fields.
+	Manager string `json:"manager,omitempty"`
 }
 
 // OwnerReference mirrors metav1.OwnerReference; pointers keep the

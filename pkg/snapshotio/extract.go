@@ -156,6 +156,9 @@ type Extractor struct {
 		sec int64
 		t   *time.Time
 	}
+	// managerSec is the time of the managedFields entry whose manager
+	// the object being read keeps so far (protoManager).
+	managerSec int64
 }
 
 // labelPair is one label as raw bytes into the reader's buffer.
@@ -321,6 +324,10 @@ func (x *Extractor) meta(raw []byte, m *snapshot.ObjectMeta) (ann annotated, err
 			})
 		case "labels":
 			m.Labels, err = x.labelMap(&s)
+		case "manager":
+			m.Manager, err = s.internStr(x.in)
+		case "managedFields":
+			m.Manager, err = x.oldestManager(&s)
 		case "annotations":
 			// Annotations can carry secrets (last-applied-configuration):
 			// only the mirror-pod marker, a Deployment's revision and the
@@ -335,6 +342,39 @@ func (x *Extractor) meta(raw []byte, m *snapshot.ObjectMeta) (ann annotated, err
 		return nil
 	})
 	return ann, err
+}
+
+// oldestManager reads a managedFields list and returns the manager of its
+// oldest entry (RFC 3339 times in one format compare as strings; an entry
+// without a time counts as oldest): the API server sorts the entries by
+// operation before time, so the oldest is not always the first. Nothing
+// else of the entries is kept.
+func (x *Extractor) oldestManager(s *scanner) (string, error) {
+	var manager, oldest string
+	found := false
+	err := s.array(func(int) error {
+		var m, t string
+		err := s.object(func(key []byte) error {
+			var err error
+			switch string(key) {
+			case "manager":
+				m, err = s.str()
+			case "time":
+				t, err = s.str()
+			default:
+				return s.skip()
+			}
+			return err
+		})
+		if err == nil && m != "" && (!found || t < oldest) {
+			manager, oldest, found = m, t, true
+		}
+		return err
+	})
+	if !found {
+		return "", err
+	}
+	return x.in.str(manager), err
 }
 
 // annotation reads the annotation key's value into ann if it is one kgc

@@ -32,8 +32,8 @@ type recreateDiagnosis struct {
 
 // requireRecreationLoop requires the diagnosis to call the ConfigMap
 // name, created again while its owner was deleted, a recreation loop
-// naming the Widget's controller as who recreates it, and never to blame
-// a stalled collector.
+// naming the Widget's controller and the manager its managedFields name
+// as who recreates it, and never to blame a stalled collector.
 func requireRecreationLoop(t *testing.T, out []byte, name, when string) {
 	t.Helper()
 	var d recreateDiagnosis
@@ -47,7 +47,7 @@ func requireRecreationLoop(t *testing.T, out []byte, name, when string) {
 		}
 		if rc.Reason == "dependent-recreated" && rc.Object.Kind == "ConfigMap" && rc.Object.Name == name {
 			found = true
-			if !strings.Contains(rc.Controller, "Widget") || !strings.Contains(rc.Message, "this is a loop") {
+			if !strings.Contains(rc.Controller, "Widget") || !strings.Contains(rc.Controller, "managedFields manager widget-operator") || !strings.Contains(rc.Message, "this is a loop") {
 				t.Errorf("%s: the loop does not name the Widget's controller as what recreates it: %+v", when, rc)
 			}
 		}
@@ -69,9 +69,9 @@ func requireRecreationLoop(t *testing.T, out []byte, name, when string) {
 // collector's graph before the ConfigMap it replaces is gone). The moment
 // is frozen right after a recreation (the controller manager stopped, the
 // replacement there): why-stuck calls it a recreation loop naming the
-// Widget's controller, now and read ten minutes later, never a stalled
-// collector. It runs on a control plane of its own, since it stops the
-// controller manager.
+// Widget's controller and its managedFields manager, widget-operator, now
+// and read ten minutes later, never a stalled collector. It runs on a
+// control plane of its own, since it stops the controller manager.
 func TestWhyStuckRecreationLoop(t *testing.T) {
 	shared := framework.Setup(t)
 	t.Parallel()
