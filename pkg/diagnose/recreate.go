@@ -29,11 +29,14 @@ func (r *run) recreated(d, owner *snapshot.Object) (recreation, bool) {
 		return recreation{}, false
 	}
 	who, related := r.recreator(d, owner)
+	subject := who
 	if m := d.Metadata.Manager; m != "" {
-		who += " (managedFields manager " + m + ")"
+		// The name it wrote itself under when it created d.
+		who += ", managedFields manager \"" + m + "\""
+		subject = who + ","
 	}
 	msg := d.Ref().String() + " was created at " + d.Metadata.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z") + ", after " + owner.Ref().String() +
-		"'s foreground deletion began (" + owner.Metadata.DeletionTimestamp.UTC().Format("2006-01-02T15:04:05Z") + "): " + who +
+		"'s foreground deletion began (" + owner.Metadata.DeletionTimestamp.UTC().Format("2006-01-02T15:04:05Z") + "): " + subject +
 		" does not stop for the deletion and creates it again as the garbage collector deletes it, so the owner waits for ever; the collector is acting, this is a loop"
 	rc := RootCause{Object: d.Ref(), Reason: ReasonDependentRecreated, RemovedBy: rules.ActorGC, Controller: who, Message: msg, Related: related}
 	rems := []Remedy{

@@ -62,8 +62,8 @@ func TestForegroundLoopWithRecreatedDependent(t *testing.T) {
 			t.Fatal(err)
 		}
 		rc := rootCause(t, d, ReasonDependentRecreated)
-		if want := "the controller of ClickHouseCluster (managedFields manager clickhouse-operator)"; rc.Controller != want || !strings.Contains(rc.Message, want+" does not stop") ||
-			!strings.Contains(rc.Remedies[0].Description, "pause "+want) {
+		if want := `the controller of ClickHouseCluster, managedFields manager "clickhouse-operator"`; rc.Controller != want || !strings.Contains(rc.Message, want+", does not stop") ||
+			!strings.Contains(rc.Remedies[0].Description, "pause "+want+" (or upgrade") {
 			t.Errorf("controller %q, message %q, first remedy %q: want the manager named", rc.Controller, rc.Message, rc.Remedies[0].Description)
 		}
 	})

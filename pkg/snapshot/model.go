@@ -175,9 +175,9 @@ type ObjectMeta struct {
 	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
 	Labels                     map[string]string `json:"labels,omitempty"`
 	// Manager is the manager of the object's oldest managedFields entry
-	// (usually what created it: a controller that creates a dependent
-	// again names itself there), kept as this name only; never the
-	// managed fields.
+	// that is not of a subresource (usually what created it: a controller
+	// that creates a dependent again names itself there), kept as this
+	// name only; never the managed fields.
 	Manager string `json:"manager,omitempty"`
 }
 

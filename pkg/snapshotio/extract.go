@@ -345,15 +345,16 @@ func (x *Extractor) meta(raw []byte, m *snapshot.ObjectMeta) (ann annotated, err
 }
 
 // oldestManager reads a managedFields list and returns the manager of its
-// oldest entry (RFC 3339 times in one format compare as strings; an entry
-// without a time counts as oldest): the API server sorts the entries by
-// operation before time, so the oldest is not always the first. Nothing
-// else of the entries is kept.
+// oldest entry of the object itself (RFC 3339 times in one format compare
+// as strings; an entry without a time counts as oldest): the API server
+// sorts the entries by operation before time, so the oldest is not always
+// the first, and an entry of a subresource (a controller's status writes)
+// never created the object. Nothing else of the entries is kept.
 func (x *Extractor) oldestManager(s *scanner) (string, error) {
 	var manager, oldest string
 	found := false
 	err := s.array(func(int) error {
-		var m, t string
+		var m, t, sub string
 		err := s.object(func(key []byte) error {
 			var err error
 			switch string(key) {
@@ -361,12 +362,14 @@ func (x *Extractor) oldestManager(s *scanner) (string, error) {
 				m, err = s.str()
 			case "time":
 				t, err = s.str()
+			case "subresource":
+				sub, err = s.str()
 			default:
 				return s.skip()
 			}
 			return err
 		})
-		if err == nil && m != "" && (!found || t < oldest) {
+		if err == nil && m != "" && sub == "" && (!found || t < oldest) {
 			manager, oldest, found = m, t, true
 		}
 		return err

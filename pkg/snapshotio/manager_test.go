@@ -6,9 +6,10 @@ import (
 )
 
 // TestReadKeepsTheOldestManager: of an object's managedFields, only the
-// manager of the oldest entry is kept (the API server lists Apply entries
-// before Update ones, so it is not always the first), and nothing else of
-// them; a snapshot keeps it as written.
+// manager of the oldest entry of the object itself is kept (the API
+// server lists Apply entries before Update ones, so it is not always the
+// first; a status writer never created it), and nothing else of them; a
+// snapshot keeps it as written.
 func TestReadKeepsTheOldestManager(t *testing.T) {
 	s := readString(t, `apiVersion: v1
 kind: List
@@ -23,6 +24,7 @@ items:
     - {manager: kubectl-client-side-apply, operation: Apply, time: "2026-11-20T09:59:00Z", fieldsType: FieldsV1, fieldsV1: {"f:data": {"f:s3cr3t": {}}}}
     - {manager: widget-operator, operation: Update, time: "2026-11-20T09:00:01Z", fieldsType: FieldsV1, fieldsV1: {"f:metadata": {}}}
     - {manager: kube-controller-manager, operation: Update, time: "2026-11-20T09:30:00Z"}
+    - {manager: status-writer, operation: Update, subresource: status, time: "2026-11-20T09:00:00Z"}
 `)
 	if got := s.Objects[0].Metadata.Manager; got != "widget-operator" {
 		t.Errorf("manager %q, want the oldest entry's, widget-operator", got)

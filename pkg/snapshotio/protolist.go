@@ -40,8 +40,9 @@ const (
 	metaFinalizers  = 14
 	metaManaged     = 17
 
-	managedManager = 1 // ManagedFieldsEntry.manager
-	managedTime    = 4 // ManagedFieldsEntry.time
+	managedManager     = 1 // ManagedFieldsEntry.manager
+	managedTime        = 4 // ManagedFieldsEntry.time
+	managedSubresource = 8 // ManagedFieldsEntry.subresource
 
 	refKind       = 1
 	refName       = 3
@@ -200,17 +201,21 @@ func (x *Extractor) protoMetaBytes(num protowire.Number, b []byte, m *snapshot.O
 }
 
 // protoManager reads one managedFields entry and keeps its manager in m
-// when it is the oldest so far (x.managerSec; an entry without a time
-// counts as oldest, as oldestManager has it): the entries come sorted by
-// operation before time, so the oldest is not always the first.
+// when it is the oldest entry of the object itself so far (x.managerSec;
+// an entry without a time counts as oldest, one of a subresource never,
+// as oldestManager has it).
 func (x *Extractor) protoManager(b []byte, m *snapshot.ObjectMeta) error {
-	var manager []byte
+	var manager, sub []byte
 	sec := int64(math.MinInt64)
 	err := eachField(b, func(f field) error {
 		switch f.num {
 		case managedManager:
 			v, err := f.bytes()
 			manager = v
+			return err
+		case managedSubresource:
+			v, err := f.bytes()
+			sub = v
 			return err
 		case managedTime:
 			v, err := f.bytes()
@@ -229,7 +234,7 @@ func (x *Extractor) protoManager(b []byte, m *snapshot.ObjectMeta) error {
 		}
 		return nil
 	})
-	if err != nil || len(manager) == 0 {
+	if err != nil || len(manager) == 0 || len(sub) > 0 {
 		return err
 	}
 	if m.Manager == "" || sec < x.managerSec {

@@ -97,6 +97,7 @@ func randomMetaList(r *rand.Rand, n int) *metav1.PartialObjectMetadataList {
 				at := metav1.NewTime(time.Unix(1.7e9+int64(r.IntN(3)), 0))
 				e.Time = &at
 			}
+			e.Subresource = pick("", "", "status")
 			m.ManagedFields = append(m.ManagedFields, e)
 		}
 		list.Items = append(list.Items, metav1.PartialObjectMetadata{ObjectMeta: m})

@@ -47,7 +47,7 @@ func requireRecreationLoop(t *testing.T, out []byte, name, when string) {
 		}
 		if rc.Reason == "dependent-recreated" && rc.Object.Kind == "ConfigMap" && rc.Object.Name == name {
 			found = true
-			if !strings.Contains(rc.Controller, "Widget") || !strings.Contains(rc.Controller, "managedFields manager widget-operator") || !strings.Contains(rc.Message, "this is a loop") {
+			if !strings.Contains(rc.Controller, "Widget") || !strings.Contains(rc.Controller, `managedFields manager "widget-operator"`) || !strings.Contains(rc.Message, "this is a loop") {
 				t.Errorf("%s: the loop does not name the Widget's controller as what recreates it: %+v", when, rc)
 			}
 		}
