@@ -99,8 +99,9 @@ func TestClassObjectNamesTheController(t *testing.T) {
 // stuck once that controller was deleted:
 // https://github.com/kubernetes/kubernetes/issues/95983); Kubernetes' own
 // finalizers keep their controllers; an Ingress naming no class is of the
-// one default IngressClass; a class object missing from the input names
-// nothing (its Ingresses were left behind:
+// one default IngressClass; a workload is not the implementation of
+// example.com/lb for having "lb" in its name; a class object missing from
+// the input names nothing (its Ingresses were left behind:
 // https://github.com/oracle/oci-native-ingress-controller/pull/87).
 func TestClassEvidenceKnowsItsPlace(t *testing.T) {
 	hour := ago(time.Hour)
@@ -112,7 +113,10 @@ func TestClassEvidenceKnowsItsPlace(t *testing.T) {
 	claim := gone(testobj.PVC("shop", "data").Deleting(hour).Finalizers(rules.FinalizerPVC).
 		Facts(&snapshot.Facts{PVC: &snapshot.PVCFacts{Phase: "Bound", StorageClass: "gp3"}}).Build())
 	gp3 := classObj("storage.k8s.io/v1", "StorageClass", "gp3", "ebs.csi.aws.com", false)
-	s := testobj.Snapshot(nginx, other, alb, plain, orphaned, claim, gp3, testobj.Deployment("shop", "web").Build()).Build()
+	lb := gone(testobj.Service("shop", "front").Deleting(hour).Finalizers(rules.FinalizerLB).
+		Facts(&snapshot.Facts{Service: &snapshot.ServiceFacts{Type: "LoadBalancer", LoadBalancerClass: "example.com/lb"}}).Build())
+	proxy := controllerWorkload(testobj.Deployment("shop", "web-lb-proxy"), "default", 1)
+	s := testobj.Snapshot(nginx, other, alb, plain, orphaned, claim, gp3, lb, proxy, testobj.Deployment("shop", "web").Build()).Build()
 	diag := func(o snapshot.Object, f string) RootCause {
 		t.Helper()
 		d, err := New(s, nil, Options{}).Diagnose(o.Metadata.UID)
@@ -130,6 +134,9 @@ func TestClassEvidenceKnowsItsPlace(t *testing.T) {
 	}
 	if rc := diag(orphaned, "oci.oraclecloud.com/ingress-controller-protection"); rc.Attribution != nil && rc.Attribution.Evidence == EvidenceClass {
 		t.Errorf("a class missing from the input named a controller: %+v", rc.Attribution)
+	}
+	if rc := diag(lb, rules.FinalizerLB); rc.Reason != ReasonControllerAbsent || rc.Controller != "example.com/lb" {
+		t.Errorf("a class's controller was found in a workload sharing two letters with it: %s by %s: %s", rc.Reason, rc.Controller, rc.Message)
 	}
 	if rc := diag(claim, rules.FinalizerPVC); rc.RemovedBy != rules.ActorPVCProtection {
 		t.Errorf("pvc-protection went to %s (%+v)", rc.RemovedBy, rc.Attribution)

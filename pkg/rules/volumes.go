@@ -148,8 +148,15 @@ func provisionerTokens(name string) []string {
 	return csiTokens(name)
 }
 
+// minToken is the shortest name part looked for: "lb" of example.com/lb
+// is in too many workload names to say anything.
+const minToken = 4
+
 func csiTokens(name string) []string {
 	if i := strings.LastIndex(name, "/"); i >= 0 {
+		if len(name)-i-1 < minToken {
+			return []string{name}
+		}
 		return []string{name, name[i+1:]}
 	}
 	tokens := []string{name}
