@@ -406,6 +406,9 @@ func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 		r.loadBalancer(o, info, b)
 		return
 	}
+	if f == rules.FinalizerExtProv && r.provisionerForbidden(o, f, info, b) {
+		return
+	}
 	if info.WellKnown && !info.Ecosystem {
 		b.Attribution = &Attribution{Evidence: EvidenceWellKnown, Confidence: ConfidenceHigh, Controller: info.RemovedBy, Detail: wellKnownDetail(f, info)}
 		b.WaitingFor = info.Condition
@@ -418,6 +421,7 @@ func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 		where = "spec.finalizers"
 	}
 	a := r.attribute(o, f, info)
+	r.rbacCause(o, f, &a)
 	b.RemovedBy = rules.ActorUnknown
 	if info.Ecosystem {
 		b.RemovedBy = info.RemovedBy

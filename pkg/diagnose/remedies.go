@@ -23,6 +23,7 @@ var actionRank = map[string]int{
 	ActionFixNode:               1,
 	ActionFixService:            1,
 	ActionCheckWebhook:          1,
+	ActionGrantRBAC:             1,
 	ActionDelete:                2,
 	ActionTaintOutOfService:     3,
 	ActionUnblockOwnerReference: 4,

@@ -34,6 +34,11 @@ const (
 	// the object's status say which; removing the finalizer skips what it
 	// has not done.
 	ReasonControllerNotFinishing = "controller-not-finishing"
+	// ReasonControllerForbidden: the controller the evidence names runs,
+	// but RBAC grants its ServiceAccount neither patch nor update on the
+	// object's resource, so every attempt to remove the finalizer is
+	// refused (rbaccause.go).
+	ReasonControllerForbidden = "controller-forbidden"
 	// ReasonControllerUnknown: kgc cannot tell whether the controller runs
 	// (the workload types could not be listed, or the evidence names a
 	// controller whose workloads the input does not show).
@@ -128,6 +133,9 @@ const (
 	ActionFixAPIService = "fix-apiservice"
 	ActionFixNode       = "fix-node"
 	ActionFixService    = "fix-service"
+	// ActionGrantRBAC: grant a controller's ServiceAccount the verbs
+	// removing its finalizer needs.
+	ActionGrantRBAC = "grant-rbac"
 	// ActionCheckWebhook: find out, with a server-side dry run, whether
 	// an admission webhook rewrites or refuses a finalizer's removal.
 	ActionCheckWebhook          = "check-webhook"

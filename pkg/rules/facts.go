@@ -70,6 +70,11 @@ const (
 	// FactVolumeAttachment: an attachment's attacher, node, volume and
 	// state, which why-stuck reads for the external-attacher's finalizer.
 	FactVolumeAttachment
+	// FactAdmissionPolicy: a ValidatingAdmissionPolicy's match
+	// constraints and validations, or its binding's actions and
+	// parameter, which why-stuck checks for the policy that denies a
+	// finalizer's removal.
+	FactAdmissionPolicy
 )
 
 // FactKindOf is the facts objects of group and kind carry. It is called
@@ -99,8 +104,11 @@ func FactKindOf(group, kind string) FactKind {
 			return FactAPIService
 		}
 	case "admissionregistration.k8s.io":
-		if kind == "MutatingWebhookConfiguration" || kind == "ValidatingWebhookConfiguration" {
+		switch kind {
+		case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
 			return FactWebhooks
+		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+			return FactAdmissionPolicy
 		}
 	case "discovery.k8s.io":
 		if kind == "EndpointSlice" {
@@ -163,7 +171,7 @@ func HasFacts(group, kind string) bool { return FactKindOf(group, kind) != FactN
 // pre-flight) need not read them.
 func PlanFacts(group, kind string) bool {
 	switch FactKindOf(group, kind) {
-	case FactNone, FactCSIDriver, FactCSINode, FactVolumeAttachment:
+	case FactNone, FactCSIDriver, FactCSINode, FactVolumeAttachment, FactAdmissionPolicy:
 		return false
 	case FactRBAC:
 		return kind == "Role" || kind == "RoleBinding"

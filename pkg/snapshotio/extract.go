@@ -23,8 +23,9 @@ type topFields struct {
 	// webhooks and endpoints are the top-level lists of webhook
 	// configurations and EndpointSlices.
 	webhooks, endpoints []byte
-	// rules, roleRef and subjects are RBAC's top-level fields.
-	rules, roleRef, subjects []byte
+	// rules, roleRef, subjects and aggregationRule are RBAC's
+	// top-level fields.
+	rules, roleRef, subjects, aggregationRule []byte
 }
 
 // splitTop scans one object's top-level keys; the object must be all of raw.
@@ -69,6 +70,8 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 			dst = &f.roleRef
 		case "subjects":
 			dst = &f.subjects
+		case "aggregationRule":
+			dst = &f.aggregationRule
 		default:
 			return s.skip()
 		}
@@ -878,6 +881,13 @@ func rbacFacts(f topFields) (*snapshot.Facts, error) {
 		if err := json.Unmarshal(part.raw, part.dst); err != nil {
 			return nil, fmt.Errorf("%s: %w", part.name, err)
 		}
+	}
+	if f.aggregationRule != nil {
+		var agg struct{ ClusterRoleSelectors []snapshot.LabelSelector }
+		if err := json.Unmarshal(f.aggregationRule, &agg); err != nil {
+			return nil, fmt.Errorf("aggregationRule: %w", err)
+		}
+		r.AggregationRule = agg.ClusterRoleSelectors
 	}
 	return &snapshot.Facts{RBAC: r}, nil
 }

@@ -51,6 +51,8 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 		o.Facts, err = csiNodeFacts(f)
 	case rules.FactVolumeAttachment:
 		o.Facts, err = volumeAttachmentFacts(f)
+	case rules.FactAdmissionPolicy:
+		o.Facts, err = admissionPolicyFacts(f, o.Kind)
 	}
 	if err != nil {
 		return fmt.Errorf("%s facts: %w", o.Kind, err)
