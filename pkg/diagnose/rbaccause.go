@@ -36,8 +36,7 @@ func (r *run) rbacInput() rules.RBACInput {
 // request in namespace ns ("" for a cluster-scoped resource): any of
 // them could hold the grant. Every cluster has ClusterRoles and
 // ClusterRoleBindings (the system: ones): an input without any has not
-// read them, whatever its catalog says; a namespace may have no
-// RoleBinding.
+// read them, whatever its catalog says.
 func (r *run) rbacMissing(ns string) []string {
 	kinds := []string{"ClusterRoleBinding", "ClusterRole"}
 	if ns != "" {
@@ -48,7 +47,7 @@ func (r *run) rbacMissing(ns string) []string {
 	var out []string
 	for _, k := range kinds {
 		res, _, ok := r.ix.cat.Resource(rbacGroup, k)
-		if !ok || !res.Covers(ns) || !strings.HasPrefix(k, "Role") && len(r.ix.ofKind(rbacGroup, k)) == 0 {
+		if !ok || !res.Covers(ns) || k != "RoleBinding" && len(r.ix.ofKind(rbacGroup, k)) == 0 || k == "RoleBinding" && !r.holdsRoleBindings(ns) {
 			name := strings.ToLower(k) + "s"
 			if k == "RoleBinding" {
 				name += " in namespace " + ns
@@ -57,6 +56,22 @@ func (r *run) rbacMissing(ns string) []string {
 		}
 	}
 	return out
+}
+
+// holdsRoleBindings reports whether the input shows namespace ns's
+// RoleBindings. A live capture listed them (Covers); a dump may hold
+// some namespaces' objects and not others', so it shows them only
+// through one of them.
+func (r *run) holdsRoleBindings(ns string) bool {
+	if r.ix.snap.Source.Type != "files" {
+		return true
+	}
+	for _, b := range r.ix.ofKind(rbacGroup, "RoleBinding") {
+		if b.Metadata.Namespace == ns {
+			return true
+		}
+	}
+	return false
 }
 
 // runningWorkload is the first workload among refs that runs: not going
@@ -168,15 +183,17 @@ func boundWords(acc rules.Access, req rules.AccessRequest) string {
 	return strings.Join(parts, "; ")
 }
 
-// roleToFix is the role to extend: the applying binding's role that
-// already has a rule on the resource, else the first applying one. An
-// aggregated ClusterRole is never it: the aggregation controller
-// rewrites its rules.
+// roleToFix is the role to extend: the role of an applying binding that
+// names the ServiceAccount itself and already has a rule on the
+// resource, else the first such role. Never a role granted to a group
+// (every ServiceAccount would gain the verbs), a system: role (the API
+// server reconciles them), nor an aggregated ClusterRole (the
+// aggregation controller rewrites its rules).
 func roleToFix(acc rules.Access) *rules.BoundRole {
 	var first *rules.BoundRole
 	for i := range acc.Bound {
 		b := &acc.Bound[i]
-		if !b.Applies || b.Role == nil || b.Aggregated || b.Binding.Kind == "ClusterRoleBinding" && b.RoleRef.Kind != "ClusterRole" {
+		if !b.Applies || !b.Direct || b.Role == nil || b.Aggregated || strings.HasPrefix(b.RoleRef.Name, "system:") {
 			continue
 		}
 		if len(b.Verbs) > 0 {

@@ -61,6 +61,9 @@ type BoundRole struct {
 	// Aggregated is true for a ClusterRole with an aggregationRule,
 	// whose rules the aggregation controller rewrites.
 	Aggregated bool
+	// Direct is true when the binding names the ServiceAccount itself
+	// (not a group it belongs to).
+	Direct bool
 }
 
 // Access is the authorizer's answer for a ServiceAccount.
@@ -91,7 +94,11 @@ func Authorize(in RBACInput, ns, name string, req AccessRequest) Access {
 	var out Access
 	for _, b := range in.Bindings {
 		f := b.Facts
-		if f == nil || f.RBAC == nil || f.RBAC.RoleRef == nil || !bindsServiceAccount(b, ns, name) {
+		if f == nil || f.RBAC == nil || f.RBAC.RoleRef == nil {
+			continue
+		}
+		bound, direct := bindsServiceAccount(b, ns, name)
+		if !bound {
 			continue
 		}
 		ref := *f.RBAC.RoleRef
@@ -99,7 +106,7 @@ func Authorize(in RBACInput, ns, name string, req AccessRequest) Access {
 		if ref.Kind == "Role" {
 			roleNS = b.Metadata.Namespace
 		}
-		br := BoundRole{Binding: b, RoleRef: ref, Role: in.Role(ref.Kind, roleNS, ref.Name),
+		br := BoundRole{Binding: b, RoleRef: ref, Role: in.Role(ref.Kind, roleNS, ref.Name), Direct: direct,
 			Applies: b.Kind == "ClusterRoleBinding" || req.Namespace != "" && b.Metadata.Namespace == req.Namespace}
 		if br.Role != nil {
 			rs := effectiveRules(in, br.Role)
@@ -126,8 +133,9 @@ func Authorize(in RBACInput, ns, name string, req AccessRequest) Access {
 // ServiceAccount ns/name: by kind ServiceAccount (its namespace defaulting
 // to a RoleBinding's), by its user name, or by one of the groups every
 // ServiceAccount token carries (rbac.go appliesToUser,
-// serviceaccount.MakeGroupNames, system:authenticated).
-func bindsServiceAccount(b *snapshot.Object, ns, name string) bool {
+// serviceaccount.MakeGroupNames, system:authenticated); direct when it
+// names the ServiceAccount itself.
+func bindsServiceAccount(b *snapshot.Object, ns, name string) (bound, direct bool) {
 	user := ServiceAccountUser(ns, name)
 	groups := []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}
 	for _, s := range b.Facts.RBAC.Subjects {
@@ -138,19 +146,17 @@ func bindsServiceAccount(b *snapshot.Object, ns, name string) bool {
 				sns = b.Metadata.Namespace
 			}
 			if sns == ns && s.Name == name {
-				return true
+				return true, true
 			}
 		case "User":
 			if s.Name == user {
-				return true
+				return true, true
 			}
 		case "Group":
-			if slices.Contains(groups, s.Name) {
-				return true
-			}
+			bound = bound || slices.Contains(groups, s.Name)
 		}
 	}
-	return false
+	return bound, false
 }
 
 // effectiveRules are a role's rules, with, for an aggregated ClusterRole,
