@@ -363,6 +363,15 @@ func webhookMatches(h snapshot.Webhook, group, version, resource, op string, nam
 // ("" for the resource itself): "pods/status", "pods/*", "*/status" and
 // "*/*" match pods/status, "pods" and "*" do not.
 func webhookMatchesSub(h snapshot.Webhook, group, version, resource, sub, op string, namespaced bool) bool {
+	return admissionRule(h.Rules, "", group, version, resource, sub, op, namespaced) >= 0
+}
+
+// admissionRule is the index of the first of rules that matches a
+// request (op on resource/sub of group/version, on an object named name)
+// as k8s.io/apiserver's rule matcher does, -1 when none: the one matcher
+// of webhooks and admission policies. A rule's resourceNames (policies
+// only) limit it to those names.
+func admissionRule(rules []snapshot.WebhookRule, name, group, version, resource, sub, op string, namespaced bool) int {
 	anyOf := func(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
 	resourceOf := func(list []string) bool {
 		for _, x := range list {
@@ -373,13 +382,14 @@ func webhookMatchesSub(h snapshot.Webhook, group, version, resource, sub, op str
 		}
 		return false
 	}
-	for _, rule := range h.Rules {
+	for i, rule := range rules {
 		scopeOK := rule.Scope == "" || rule.Scope == "*" || (rule.Scope == "Namespaced") == namespaced
-		if scopeOK && anyOf(rule.Operations, op) && anyOf(rule.APIGroups, group) && anyOf(rule.APIVersions, version) && resourceOf(rule.Resources) {
-			return true
+		if scopeOK && anyOf(rule.Operations, op) && anyOf(rule.APIGroups, group) && anyOf(rule.APIVersions, version) && resourceOf(rule.Resources) &&
+			(len(rule.ResourceNames) == 0 || slices.Contains(rule.ResourceNames, name)) {
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // webhookSelects applies a webhook's selectors to o as the API server

@@ -385,6 +385,14 @@ func (r *run) finalizer(o *snapshot.Object, f string) Blocker {
 		b.Blockers = hooks
 		return b
 	}
+	if ps := r.policiesHolding(o, f); len(ps) > 0 {
+		b.WaitingFor = "an UPDATE removing " + f + " to be admitted: a ValidatingAdmissionPolicy bound with validationActions Deny denies it"
+		if len(ps) > 1 {
+			b.WaitingFor = "an UPDATE removing " + f + " to be admitted: ValidatingAdmissionPolicies bound with validationActions Deny deny it"
+		}
+		b.Blockers = ps
+		return b
+	}
 	switch {
 	case f == rules.FinalizerForeground:
 		r.foreground(o, &b)

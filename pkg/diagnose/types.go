@@ -118,6 +118,10 @@ const (
 	// removal is an UPDATE, the namespace controller's a DELETE) and
 	// cannot be called, or denies it.
 	ReasonWebhookRejects = "webhook-rejects"
+	// ReasonPolicyDenies: a ValidatingAdmissionPolicy bound with
+	// validationActions Deny judges the UPDATE that removes a finalizer
+	// (or the namespace controller's DELETE) and denies it (policy.go).
+	ReasonPolicyDenies = "policy-denies"
 	// ReasonInProgress: nothing is stuck at this leaf; the named actor
 	// should act on its next pass. Persisting means that actor is down.
 	ReasonInProgress = "in-progress"
@@ -136,6 +140,14 @@ const (
 	// ActionGrantRBAC: grant a controller's ServiceAccount the verbs
 	// removing its finalizer needs.
 	ActionGrantRBAC = "grant-rbac"
+	// ActionCheckPolicy, ActionFixPolicy, ActionPatchPolicyBinding and
+	// ActionDeletePolicyBinding answer a ValidatingAdmissionPolicy that
+	// denies: confirm it with a dry run, fix it, let requests through
+	// (Warn, Audit), or remove its binding.
+	ActionCheckPolicy         = "check-policy"
+	ActionFixPolicy           = "fix-policy"
+	ActionPatchPolicyBinding  = "patch-policy-binding"
+	ActionDeletePolicyBinding = "delete-policy-binding"
 	// ActionCheckWebhook: find out, with a server-side dry run, whether
 	// an admission webhook rewrites or refuses a finalizer's removal.
 	ActionCheckWebhook          = "check-webhook"
