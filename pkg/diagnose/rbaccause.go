@@ -151,8 +151,8 @@ func (r *run) forbidden(o *snapshot.Object, f string, w *snapshot.Object, req ru
 	}
 	a.reason = ReasonControllerForbidden
 	a.message = runs + " as " + saName(sa) + ", but RBAC grants that ServiceAccount neither " + strings.Join(req.Verbs, " nor ") + " on " +
-		qualifiedRes(req) + " " + where + ": removing " + f + " is a PATCH or an UPDATE of " + o.Ref().String() + ", which the API server refuses it (403 Forbidden, \"User \\\"" +
-		rules.ServiceAccountUser(saNS, saN) + "\\\" cannot patch resource \\\"" + req.Resource + "\\\"\"), so it fails on every attempt while running; " + boundWords(acc, req)
+		qualifiedRes(req) + " " + where + ": removing " + f + " is a PATCH or an UPDATE of " + o.Ref().String() + ", which the API server refuses it (403 Forbidden: User \"" +
+		rules.ServiceAccountUser(saNS, saN) + "\" cannot patch resource \"" + req.Resource + "\"), so it fails on every attempt while running; " + boundWords(acc, req)
 	fix := roleToFix(acc)
 	if fix != nil {
 		a.related = appendRef(appendRef(a.related, fix.Binding.Ref()), fix.Role.Ref())
@@ -166,6 +166,10 @@ func (r *run) forbidden(o *snapshot.Object, f string, w *snapshot.Object, req ru
 func boundWords(acc rules.Access, req rules.AccessRequest) string {
 	var parts []string
 	for _, b := range acc.Bound {
+		if !b.Direct && len(b.Verbs) == 0 {
+			// A group's binding that grants nothing on the resource.
+			continue
+		}
 		s := b.Binding.Ref().String() + " grants it " + snapshot.KubectlName(b.RoleRef.Kind, roleNamespace(b), b.RoleRef.Name)
 		switch {
 		case !b.Applies:
