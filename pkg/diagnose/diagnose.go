@@ -386,10 +386,7 @@ func (r *run) finalizer(o *snapshot.Object, f string) Blocker {
 		return b
 	}
 	if ps := r.policiesHolding(o, f); len(ps) > 0 {
-		b.WaitingFor = "an UPDATE removing " + f + " to be admitted: a ValidatingAdmissionPolicy bound with validationActions Deny denies it"
-		if len(ps) > 1 {
-			b.WaitingFor = "an UPDATE removing " + f + " to be admitted: ValidatingAdmissionPolicies bound with validationActions Deny deny it"
-		}
+		b.WaitingFor = "an UPDATE removing " + f + " to be admitted: " + plural(len(ps), "admission policy") + " bound with validationActions Deny " + words.Agree(len(ps), "denies", "deny") + " it"
 		b.Blockers = ps
 		return b
 	}

@@ -200,7 +200,7 @@ func (r *run) policiesHolding(o *snapshot.Object, f string) []Blocker {
 // policyBlocker is a bound policy denying the request that would let o
 // go: the root cause, whoever is to send it.
 func (r *run) policyBlocker(o *snapshot.Object, op, why string, d denyingPolicy, held *snapshot.Object, fin int) Blocker {
-	name := "ValidatingAdmissionPolicy " + d.policy.Metadata.Name
+	name := "admission policy " + d.policy.Metadata.Name
 	b := Blocker{Object: d.policy.Ref(), RemovedBy: name, Objects: []snapshot.ObjectRef{d.binding.Ref()},
 		WaitingFor: name + " to admit " + why + ": " + d.binding.Ref().String() + " binds it with validationActions Deny"}
 	msg := d.policy.Ref().String() + ", bound by " + d.binding.Ref().String() + " with validationActions " + strings.Join(d.bf.ValidationActions, ",") +
@@ -231,7 +231,7 @@ func (r *run) policyRemedies(o *snapshot.Object, d denyingPolicy, fin int) []Rem
 	var out []Remedy
 	if fin >= 0 && !d.certain {
 		out = append(out, Remedy{Action: ActionCheckPolicy,
-			Description: "Confirm that ValidatingAdmissionPolicy " + p + " denies the removal: a server-side dry run is admitted or denied as the real request would be",
+			Description: "Confirm that " + d.policy.Ref().String() + " denies the removal: a server-side dry run is admitted or denied as the real request would be",
 			Command:     fmt.Sprintf(`kubectl patch %s --type=json -p '[{"op":"remove","path":"/metadata/finalizers/%d"}]' --dry-run=server`, r.ix.kubectlTarget(o.Ref()), fin)})
 	}
 	switch {
@@ -240,11 +240,11 @@ func (r *run) policyRemedies(o *snapshot.Object, d denyingPolicy, fin int) []Rem
 			Command: "kubectl edit validatingadmissionpolicybinding " + b})
 	case d.validation >= 0:
 		out = append(out, Remedy{Action: ActionFixPolicy,
-			Description: fmt.Sprintf("Fix validations[%d] of ValidatingAdmissionPolicy %s so that it admits %s (or exclude the object with the binding's matchResources)", d.validation, p, "this request"),
+			Description: fmt.Sprintf("Fix validations[%d] of %s so that it admits this request (or exclude the object with the binding's matchResources)", d.validation, d.policy.Ref()),
 			Command:     "kubectl edit validatingadmissionpolicy " + p,
 			Risk:        "the policy no longer checks what the change lets through"})
 	default:
-		out = append(out, Remedy{Action: ActionFixPolicy, Description: "Fix ValidatingAdmissionPolicy " + p + " or its binding " + b, Command: "kubectl edit validatingadmissionpolicy " + p})
+		out = append(out, Remedy{Action: ActionFixPolicy, Description: "Fix " + d.policy.Ref().String() + " or its binding " + b, Command: "kubectl edit validatingadmissionpolicy " + p})
 	}
 	return append(out,
 		Remedy{Action: ActionPatchPolicyBinding, Description: "Let requests through while the policy is fixed: set the validationActions of binding " + b + " to Warn and Audit",
