@@ -157,6 +157,10 @@ var (
 	// the request: ..." (k8s.io/apiserver pkg/admission/plugin/webhook/errors).
 	reWebhookCall   = regexp.MustCompile(`failed calling webhook "([^"]+)"`)
 	reWebhookDenied = regexp.MustCompile(`admission webhook "([^"]+)" denied the request`)
+	// "ValidatingAdmissionPolicy 'NAME' with binding 'BINDING' denied
+	// request: ..." (k8s.io/apiserver pkg/admission/plugin/policy/validating
+	// dispatcher.go).
+	rePolicyDenied  = regexp.MustCompile(`ValidatingAdmissionPolicy '([^']+)' with binding '([^']+)' denied request`)
 	reUnexpected    = regexp.MustCompile(`unexpected items still remain in namespace: \S+ for gvr: ([a-z0-9.-]*)/[a-z0-9]+, Resource=([a-z0-9-]+)`)
 	reContentPrefix = regexp.MustCompile(`^Failed to delete all resource types, \d+ remaining: `)
 )
@@ -189,6 +193,13 @@ func (r *run) contentFailures(ns *snapshot.Object, conds map[string]snapshot.Con
 			}
 			seen["webhook "+name] = true
 			out = append(out, r.reportedWebhook(ns, name, excerpt(msg, m[0]), re == reWebhookDenied))
+		}
+	}
+	for _, m := range rePolicyDenied.FindAllStringSubmatchIndex(msg, -1) {
+		policy, binding := msg[m[2]:m[3]], msg[m[4]:m[5]]
+		if !seen["policy "+policy+"/"+binding] {
+			seen["policy "+policy+"/"+binding] = true
+			out = append(out, r.reportedPolicy(ns, policy, binding, excerpt(msg, m[0])))
 		}
 	}
 	if len(out) > 0 {

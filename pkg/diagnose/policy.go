@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -253,4 +254,27 @@ func (r *run) policyRemedies(o *snapshot.Object, d denyingPolicy, fin int) []Rem
 		Remedy{Action: ActionDeletePolicyBinding, Description: "Remove binding " + b + ": policy " + p + " no longer judges the requests it covered",
 			Command: "kubectl delete validatingadmissionpolicybinding " + b,
 			Risk:    "nothing checks those requests until the binding is recreated (its installer may recreate it on its next sync)"})
+}
+
+// reportedPolicy is a policy the namespace controller's condition names as
+// denying its deletes: certain, whatever kgc can evaluate of it.
+func (r *run) reportedPolicy(ns *snapshot.Object, policy, binding, detail string) Blocker {
+	p := r.ix.byName(admissionGroup, "ValidatingAdmissionPolicy", "", policy)
+	b := r.ix.byName(admissionGroup, "ValidatingAdmissionPolicyBinding", "", binding)
+	name := "admission policy " + policy
+	msg := "the namespace controller reports that " + snapshot.KubectlName("ValidatingAdmissionPolicy", "", policy) + ", bound by " +
+		snapshot.KubectlName("ValidatingAdmissionPolicyBinding", "", binding) + ", denies its deletes (" + detail + ")"
+	if p == nil || b == nil || bindingFacts(b) == nil || p.Facts == nil || p.Facts.AdmissionPolicy == nil || p.Facts.AdmissionPolicy.MatchConstraints == nil {
+		msg += "; the input does not hold the policy and its binding"
+		bl := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace, WaitingFor: name + " to admit the namespace controller's deletes"}
+		bl.RootCause = r.addLeaf(leaf{obj: ns, rc: RootCause{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Reason: ReasonPolicyDenies, RemovedBy: rules.ActorNamespace, Message: msg},
+			extra: []Remedy{{Action: ActionFixPolicy, Description: "Fix policy " + policy + " or its binding " + binding + " so that it admits the namespace controller's deletes",
+				Command: "kubectl get validatingadmissionpolicybinding " + binding + " -o yaml"}}}, ns, nil)
+		return bl
+	}
+	d := denyingPolicy{policy: p, binding: b, pf: p.Facts.AdmissionPolicy, bf: bindingFacts(b), validation: -1, certain: true}
+	bl := Blocker{Object: p.Ref(), RemovedBy: name, Objects: []snapshot.ObjectRef{b.Ref()}, WaitingFor: name + " to admit the namespace controller's deletes"}
+	bl.RootCause = r.addLeaf(leaf{obj: p, rc: RootCause{Object: p.Ref(), Reason: ReasonPolicyDenies, RemovedBy: name, Message: msg, Related: []snapshot.ObjectRef{b.Ref()}},
+		extra: r.policyRemedies(ns, d, -1)}, ns, nil)
+	return bl
 }

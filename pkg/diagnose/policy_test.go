@@ -114,3 +114,35 @@ func TestPolicyDenies(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicyReportedByTheNamespaceController: the namespace controller's
+// NamespaceDeletionContentFailure quoting a policy's denial names it,
+// whether or not kgc can evaluate the policy (here its validation is not
+// about finalizers, and its rule matches every operation).
+func TestPolicyReportedByTheNamespaceController(t *testing.T) {
+	cond := snapshot.Condition{Type: condContentFailure, Status: "True", Reason: "ContentDeletionFailed",
+		Message: `Failed to delete all resource types, 1 remaining: secrets "unseal-keys" is forbidden: ValidatingAdmissionPolicy 'protect-secrets' with binding 'protect-secrets-vault' denied request: secrets are never deleted`}
+	ns := terminatingNS("vault", ago(time.Hour), cond)
+	p := vap("protect-secrets", snapshot.AdmissionPolicyFacts{MatchConstraints: matchRule("*", "", "secrets"),
+		Validations: []snapshot.Validation{{Expression: "request.userInfo.username != 'system:serviceaccount:kube-system:namespace-controller'"}}})
+	b := vapBinding("protect-secrets-vault", snapshot.AdmissionPolicyBindingFacts{PolicyName: "protect-secrets", ValidationActions: []string{"Deny"}})
+	for _, tc := range []struct {
+		name string
+		objs []snapshot.Object
+		on   string
+	}{
+		{"the policy in the input", []snapshot.Object{ns, p, b}, "ValidatingAdmissionPolicy/protect-secrets"},
+		{"the policy not in the input", []snapshot.Object{ns}, "Namespace/vault"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := New(testobj.Snapshot(tc.objs...).Build(), nil, Options{}).Diagnose(ns.Metadata.UID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := rootCause(t, d, ReasonPolicyDenies)
+			if rc.Object.String() != tc.on || !strings.Contains(rc.Message, "ValidatingAdmissionPolicy/protect-secrets, bound by ValidatingAdmissionPolicyBinding/protect-secrets-vault, denies its deletes") {
+				t.Errorf("root cause on %s: %s; want it on %s naming the policy and its binding", rc.Object, rc.Message, tc.on)
+			}
+		})
+	}
+}
