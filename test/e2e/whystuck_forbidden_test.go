@@ -145,17 +145,26 @@ func TestWhyStuckControllerForbidden(t *testing.T) {
 }
 
 // readOnlyOperator installs an operator that may read resource of group
-// and not change it: a ClusterRole (get, list, watch) bound to
-// ServiceAccount opsNS/name, and a Deployment running as it, labelled with
-// the finalizer's domain, whose status says one pod is available. It
-// returns the ClusterRole's name.
+// and not change it, its Deployment labelled with the finalizer's domain
+// (installController); it returns the ClusterRole's name.
 func readOnlyOperator(t *testing.T, ctx context.Context, env *framework.Env, opsNS, name, group, resource, fin string) string {
 	t.Helper()
 	if _, err := env.Client.CoreV1().ServiceAccounts(opsNS).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: opsNS + "-" + name},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get", "list", "watch"}}}}
+	domain, _, _ := strings.Cut(fin, "/")
+	return installController(t, ctx, env, opsNS, name, rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{"get", "list", "watch"}},
+		map[string]string{domain + "/controller": "true"})
+}
+
+// installController installs a controller the way evidence sees one: a
+// ClusterRole of rule bound to ServiceAccount opsNS/name, and a Deployment
+// of labels running as it whose status says one pod is available (nothing
+// runs pods on this plane, so the status is written through its
+// subresource). It returns the ClusterRole's name.
+func installController(t *testing.T, ctx context.Context, env *framework.Env, opsNS, name string, rule rbacv1.PolicyRule, labels map[string]string) string {
+	t.Helper()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: opsNS + "-" + name}, Rules: []rbacv1.PolicyRule{rule}}
 	if _, err := env.Client.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +179,10 @@ func readOnlyOperator(t *testing.T, ctx context.Context, env *framework.Env, ops
 		_ = env.Client.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
 	})
 	one := int32(1)
-	domain, _, _ := strings.Cut(fin, "/")
-	labels := map[string]string{"app": name}
-	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: opsNS, Labels: map[string]string{domain + "/controller": "true"}},
-		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+	sel := map[string]string{"app": name}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: opsNS, Labels: labels},
+		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: sel},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel},
 				Spec: corev1.PodSpec{ServiceAccountName: name, Containers: []corev1.Container{{Name: "manager", Image: "example.invalid/operator:1"}}}}}}
 	created, err := env.Client.AppsV1().Deployments(opsNS).Create(ctx, dep, metav1.CreateOptions{})
 	if err != nil {
