@@ -406,7 +406,7 @@ func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 		r.loadBalancer(o, info, b)
 		return
 	}
-	if f == rules.FinalizerExtProv && r.provisionerForbidden(o, f, info, b) {
+	if r.csiSidecarForbidden(o, f, info, b) {
 		return
 	}
 	if info.WellKnown && !info.Ecosystem {

@@ -268,16 +268,15 @@ func canIRemedy(saNS, saN string, req rules.AccessRequest) Remedy {
 		Command: cmd}
 }
 
-// provisionerForbidden explains the external-provisioner's finalizer of a
-// PersistentVolume whose driver's controller runs (rules.VolumeReclaimer,
-// rules.ProvisionerWorkloads) but may not patch persistentvolumes: the
-// volume's storage is deleted, its finalizer never removed. It reports
-// false, changing nothing, when RBAC does not show that.
-func (r *run) provisionerForbidden(o *snapshot.Object, f string, info rules.FinalizerInfo, b *Blocker) bool {
-	if !isKind(o, "", "PersistentVolume") || o.Facts == nil || o.Facts.PV == nil {
-		return false
-	}
-	driver := rules.VolumeReclaimer(o.Facts.PV, r.ix.snap.Source.ServerVersion).External
+// csiSidecarForbidden explains the finalizer a CSI driver's sidecar
+// removes — the external-provisioner's on a PersistentVolume
+// (rules.VolumeReclaimer names the driver), the external-attacher's on a
+// VolumeAttachment (its attacher) — when the driver's controller runs
+// (rules.ProvisionerWorkloads) but RBAC forbids it to patch the object:
+// the storage is deleted or detached, the finalizer never removed. It
+// reports false, changing nothing, when RBAC does not show that.
+func (r *run) csiSidecarForbidden(o *snapshot.Object, f string, info rules.FinalizerInfo, b *Blocker) bool {
+	driver, sidecar := csiSidecarDriver(r, o, f)
 	if driver == "" {
 		return false
 	}
@@ -287,15 +286,28 @@ func (r *run) provisionerForbidden(o *snapshot.Object, f string, info rules.Fina
 	}
 	who := ws[0].Ref().String()
 	a := attribution{att: Attribution{Evidence: EvidenceWellKnown, Confidence: ConfidenceMedium, Controller: who,
-		Detail:  wellKnownDetail(f, info) + "; " + who + " carries the name of driver " + driver + ", whose volumes it provisions and deletes",
+		Detail:  wellKnownDetail(f, info) + "; " + who + " carries the name of driver " + driver + ", whose controller runs its " + sidecar,
 		Objects: refsOf(ws)}, reason: ReasonControllerPending, related: refsOf(ws)}
 	r.rbacCause(o, f, &a)
 	if a.reason != ReasonControllerForbidden {
 		return false
 	}
 	b.Attribution, b.Controller = &a.att, who
-	b.WaitingFor = who + " (driver " + driver + "'s external-provisioner) to remove " + f + " once " + info.Condition
+	b.WaitingFor = who + " (driver " + driver + "'s " + sidecar + ") to remove " + f + " once " + info.Condition
 	b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: f, Reason: a.reason, RemovedBy: info.RemovedBy, Controller: who, Attribution: b.Attribution,
 		Message: a.message, Related: a.related}, extra: a.remedies}, o, nil)
 	return true
+}
+
+// csiSidecarDriver is the CSI driver whose sidecar removes finalizer f of
+// o, and which sidecar; "" when f is no CSI sidecar's.
+func csiSidecarDriver(r *run, o *snapshot.Object, f string) (driver, sidecar string) {
+	switch {
+	case f == rules.FinalizerExtProv && isKind(o, "", "PersistentVolume") && o.Facts != nil && o.Facts.PV != nil:
+		return rules.VolumeReclaimer(o.Facts.PV, r.ix.snap.Source.ServerVersion).External, "external-provisioner"
+	case strings.HasPrefix(f, "external-attacher/") && isKind(o, "storage.k8s.io", "VolumeAttachment") &&
+		o.Facts != nil && o.Facts.Volume != nil && o.Facts.Volume.Attachment != nil:
+		return o.Facts.Volume.Attachment.Attacher, "external-attacher"
+	}
+	return "", ""
 }

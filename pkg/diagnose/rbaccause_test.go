@@ -48,6 +48,17 @@ func TestControllerForbidden(t *testing.T) {
 	runnerPatched := clusterRole("external-provisioner-runner", allow("", "persistentvolumes", "get list watch create delete patch"))
 	runnerBinding := clusterRoleBinding("csi-provisioner-role", "external-provisioner-runner", "default", "csi-provisioner")
 
+	// https://github.com/datashim-io/datashim/pull/25 and
+	// https://github.com/storageos/cluster-operator/pull/310 ("Add perm to
+	// allow va finalizer removal"): the external-attacher's ClusterRole
+	// lacks patch on volumeattachments, so a detached VolumeAttachment
+	// keeps its finalizer while the driver's controller runs.
+	va := gone(testobj.New("storage.k8s.io/v1", "VolumeAttachment", "", "csi-4fa1070e").Deleting(ago(time.Hour)).Finalizers("external-attacher/ebs-csi-aws-com").
+		Facts(&snapshot.Facts{Volume: &snapshot.VolumeFacts{Attachment: &snapshot.VolumeAttachmentFacts{Attacher: "ebs.csi.aws.com", NodeName: "node-1", PersistentVolumeName: "pvc-1"}}}).Build())
+	ebs := controllerWorkload(testobj.Deployment("kube-system", "ebs-csi-controller"), "ebs-csi-controller-sa", 2)
+	attacherRole := clusterRole("ebs-external-attacher-role", allow("storage.k8s.io", "volumeattachments", "get list watch"), allow("storage.k8s.io", "volumeattachments/status", "patch"))
+	attacherBinding := clusterRoleBinding("ebs-csi-attacher-binding", "ebs-external-attacher-role", "kube-system", "ebs-csi-controller-sa")
+
 	// A bucket operator (its Deployment labelled with the finalizer's
 	// domain) whose only grant on buckets is a RoleBinding in its own
 	// namespace, while the Bucket lives in another: it can read its own
@@ -80,6 +91,11 @@ func TestControllerForbidden(t *testing.T) {
 				"neither patch nor update on persistentvolumes cluster-wide",
 				"ClusterRoleBinding/csi-provisioner-role grants it ClusterRole/external-provisioner-runner: get, list, watch, create, delete on persistentvolumes"}, nil,
 			`kubectl patch clusterrole external-provisioner-runner --type=json -p '[{"op":"add","path":"/rules/-","value":{"apiGroups":[""],"resources":["persistentvolumes"],"verbs":["patch","update"]}}]'`},
+		{"a CSI attacher without patch on volumeattachments", append(systemRBAC(), va, ebs, attacherRole, attacherBinding), va, ReasonControllerForbidden,
+			[]string{"Deployment/ebs-csi-controller -n kube-system runs as ServiceAccount/ebs-csi-controller-sa -n kube-system",
+				"neither patch nor update on volumeattachments.storage.k8s.io cluster-wide",
+				"get, list, watch on volumeattachments"}, nil,
+			"kubectl patch clusterrole ebs-external-attacher-role "},
 		{"the same provisioner once granted patch", append(systemRBAC(), pv, provisioner, runnerPatched, runnerBinding), pv, ReasonControllerPending,
 			[]string{"the external CSI provisioner removes it"}, []string{"RBAC"}, ""},
 		{"no RBAC in the input: no claim", []snapshot.Object{pv, provisioner}, pv, ReasonControllerPending, nil, []string{"RBAC", "forbid"}, ""},
