@@ -134,6 +134,9 @@ func FuzzReadJSON(f *testing.F) {
 			`{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice","metadata":{"name":"e","namespace":"n","uid":"e"},"endpoints":[{"conditions":{"ready":null}},{}]},` +
 			`{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1.x.io","uid":"a"},"spec":{"service":{"name":"s"}},"status":{"conditions":[{"type":"Available","status":"False"}]}},` +
 			`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"w.x","uid":"c"},"spec":{"conversion":{"strategy":"Webhook","webhook":{"clientConfig":{"url":"::"}}}}}]}`,
+		`{"kind":"List","items":[{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"p","uid":"p"},"spec":{"paramKind":{"kind":"K"},"matchConstraints":{"resourceRules":[{"operations":["UPDATE"],"resourceNames":["x"]}]},"validations":[{"expression":"1"}]}},` +
+			`{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"b","uid":"b"},"spec":{"policyName":"p","validationActions":["Deny"],"paramRef":{"selector":{}}}},` +
+			`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"r","uid":"r"},"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"a":"b"}}]}}]}`,
 		`{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n","uid":"1"}}]}` + "\n==== START logs for container a of pod x/y ====\nlog\n==== END logs for container a of pod x/y ====\n",
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"na\u006de":"esc","uid":"u","labels":{"a":"1","a":"2"},"finalizers":["x"],"finalizers":["y"],"creationTimestamp":"2025-01-01T00:00:00.5+02:00"}}`,
 	} {
