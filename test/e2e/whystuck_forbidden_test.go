@@ -30,19 +30,21 @@ import (
 
 // forbiddenDiagnosis is the part of a Diagnosis these tests read.
 type forbiddenDiagnosis struct {
-	RootCauses []struct {
-		Object     framework.ObjectRef   `json:"object"`
-		Finalizer  string                `json:"finalizer"`
-		Reason     string                `json:"reason"`
-		Message    string                `json:"message"`
-		Controller string                `json:"controller"`
-		Related    []framework.ObjectRef `json:"related"`
-		Remedies   []struct {
-			Action  string `json:"action"`
-			Command string `json:"command"`
-			Risk    string `json:"risk"`
-		} `json:"remedies"`
-	} `json:"rootCauses"`
+	RootCauses []forbiddenRootCause `json:"rootCauses"`
+}
+
+type forbiddenRootCause struct {
+	Object     framework.ObjectRef   `json:"object"`
+	Finalizer  string                `json:"finalizer"`
+	Reason     string                `json:"reason"`
+	Message    string                `json:"message"`
+	Controller string                `json:"controller"`
+	Related    []framework.ObjectRef `json:"related"`
+	Remedies   []struct {
+		Action  string `json:"action"`
+		Command string `json:"command"`
+		Risk    string `json:"risk"`
+	} `json:"remedies"`
 }
 
 func forbiddenWhyStuck(t *testing.T, env *framework.Env, args ...string) forbiddenDiagnosis {
@@ -274,6 +276,101 @@ func keepFinalizersPolicy(t *testing.T, ctx context.Context, env *framework.Env,
 		Validations: []admissionv1.Validation{{
 			Expression: "!has(oldObject.metadata.finalizers) || has(object.metadata.finalizers) && object.metadata.finalizers.size() >= oldObject.metadata.finalizers.size()",
 			Message:    "finalizers may not be removed"}}}}
+	return createPolicy(t, ctx, env, ns, p)
+}
+
+// TestWhyStuckAdmissionPolicyDeniesNamespaceContentDeletes: a policy
+// whose rule names DELETE of Secrets, bound with Deny to one namespace;
+// the namespace is deleted with a Secret in it. The namespace controller's
+// DELETE is denied and its NamespaceDeletionContentFailure condition
+// quotes the policy; kgc names the policy and its binding (policy-denies).
+// Removing the binding, as kgc prints it, lets the namespace go.
+func TestWhyStuckAdmissionPolicyDeniesNamespaceContentDeletes(t *testing.T) {
+	env := framework.Setup(t)
+	t.Parallel()
+	ctx := context.Background()
+	ns := env.Namespace(t, ctx, "vap2")
+	if _, err := env.Client.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "unseal-keys"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	name := noDeletesPolicy(t, ctx, env, ns)
+	var denied error
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		denied = env.Client.CoreV1().Secrets(ns).Delete(ctx, "unseal-keys", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+		return denied != nil && strings.Contains(denied.Error(), "ValidatingAdmissionPolicy '"+name+"'"), nil
+	})
+	if err != nil {
+		t.Fatalf("real control plane: the policy never denied the Secret's deletion (last answer: %v)", denied)
+	}
+	if err := env.Client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		n, err := env.Client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NamespaceDeletionContentFailure && c.Status == corev1.ConditionTrue && strings.Contains(c.Message, name) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("real control plane: the namespace controller never reported the policy's denial")
+	}
+
+	d := forbiddenWhyStuck(t, env, "ns/"+ns)
+	var rc *forbiddenRootCause
+	for i := range d.RootCauses {
+		if d.RootCauses[i].Reason == "policy-denies" && d.RootCauses[i].Object.Name == name {
+			rc = &d.RootCauses[i]
+		}
+	}
+	if rc == nil {
+		t.Fatalf("root causes %+v, want policy-denies on ValidatingAdmissionPolicy/%s", d.RootCauses, name)
+	}
+	if !strings.Contains(rc.Message, "ValidatingAdmissionPolicyBinding/"+name) || !strings.Contains(rc.Message, "Secret/unseal-keys -n "+ns) {
+		t.Errorf("message %q does not name the binding and the Secret", rc.Message)
+	}
+	var unbind string
+	for _, rem := range rc.Remedies {
+		if rem.Action == "delete-policy-binding" {
+			unbind = rem.Command
+		}
+	}
+	if unbind == "" {
+		t.Fatalf("remedies %+v, want one removing the binding", rc.Remedies)
+	}
+	runRemedy(t, env, unbind)
+	err = wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := env.Client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Errorf("real control plane: namespace %s is still there after its binding was removed", ns)
+	}
+}
+
+// noDeletesPolicy creates a policy denying every DELETE of Secrets and
+// its binding (same name) limited to namespace ns; it returns their name.
+func noDeletesPolicy(t *testing.T, ctx context.Context, env *framework.Env, ns string) string {
+	t.Helper()
+	name := "no-secret-deletes-" + ns
+	p := &admissionv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: admissionv1.ValidatingAdmissionPolicySpec{
+		MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+			Operations: []admissionv1.OperationType{admissionv1.Delete},
+			Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}}}}}},
+		Validations: []admissionv1.Validation{{Expression: "false", Message: "secrets are never deleted"}}}}
+	return createPolicy(t, ctx, env, ns, p)
+}
+
+// createPolicy creates policy p and a binding of the same name, with
+// Deny, limited to namespace ns; both go at the end of the test.
+func createPolicy(t *testing.T, ctx context.Context, env *framework.Env, ns string, p *admissionv1.ValidatingAdmissionPolicy) string {
+	t.Helper()
+	name := p.Name
 	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
