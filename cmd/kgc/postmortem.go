@@ -59,7 +59,7 @@ func newPostmortemCmd(f *Factory) *cobra.Command {
 went, the request that started it (who, when, with which client and propagation policy), the
 chain of controllers that carried it out (the garbage collector, the namespace controller,
 kubelets, the API server's CRD cleanup), and for every link how it is known: from the audit log
-itself, from the before snapshot, from kgc's model, or from timing alone (a guess).
+itself, from the before snapshot, from kgc's model, or from timing alone (a guess, made only without a before snapshot).
 
 The garbage collector's DELETE names only the dependent, the namespace controller sweeps a
 namespace with a deletecollection per type, and custom resources go with their CRD with no

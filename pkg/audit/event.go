@@ -52,10 +52,13 @@ const (
 // decide whether a post-mortem needs it.
 type head struct {
 	verb, stageTime []byte
-	ref             Ref
-	refSeen         bool
-	v1beta1         bool
-	v1alpha1        bool
+	// user is the user value as written, for the one noise line kept
+	// (gcEvent); nil until seen.
+	user     []byte
+	ref      Ref
+	refSeen  bool
+	v1beta1  bool
+	v1alpha1 bool
 }
 
 var errDecided = errors.New("decided")
@@ -88,6 +91,10 @@ func prefilter(l []byte) (head, verdict, error) {
 			h.v1beta1, h.v1alpha1 = olderVersion(b)
 		case "verb":
 			h.verb, err = s.str()
+		case "user":
+			from := s.i
+			err = s.skip()
+			h.user = l[from:s.i]
 		case "objectRef":
 			h.refSeen = true
 			err = readRef(&s, &h.ref, nil, nil)
@@ -137,9 +144,31 @@ func (h *head) decide() verdict {
 		if !h.refSeen {
 			return undecided
 		}
+		if gcEvent(string(h.verb), &h.ref) {
+			return h.byCollector()
+		}
 		return keepWrite(string(h.verb), &h.ref)
 	}
 	return drop // get, list, watch and every other read
+}
+
+// gcEvent: the create of an Event, which a post-mortem keeps when the
+// garbage collector sent it: the only event it records is
+// OwnerRefInvalidNamespace, on the dependent it then deletes on its own.
+func gcEvent(verb string, ref *Ref) bool {
+	return verb == "create" && ref.Resource == "events" && ref.Subresource == "" && (ref.APIGroup == "" || ref.APIGroup == "events.k8s.io")
+}
+
+// byCollector keeps a line the garbage collector sent, once its user is
+// read.
+func (h *head) byCollector() verdict {
+	switch {
+	case h.user == nil:
+		return undecided
+	case bytes.Contains(h.user, []byte(`"`+GarbageCollectorUser+`"`)):
+		return keep
+	}
+	return drop
 }
 
 // olderVersion says whether an event's apiVersion is audit.k8s.io

@@ -70,8 +70,14 @@ func (ix *index) absentOwner(r *record, ref audit.OwnerRef) string {
 	switch {
 	case r.before != nil:
 		return fmt.Sprintf("no %s with UID %s was in the before snapshot", ref.Kind, ref.UID)
-	case ix.byKey[objKey{t, ns, ref.Name}] == nil && !ix.logFrom.IsZero() && !ix.logFrom.Truncate(time.Second).After(ix.before.CapturedAt):
+	case ix.byKey[objKey{t, ns, ref.Name}] != nil:
+	case !ix.logFrom.IsZero() && !ix.logFrom.Truncate(time.Second).After(ix.before.CapturedAt):
 		return fmt.Sprintf("no %s %s was in the before snapshot, and no logged request names one since", ref.Kind, ref.Name)
+	case r.createdInWindow() && ix.lists(ix.after, t, ns):
+		// Made in the window, by an owner in neither snapshot that no
+		// request names: had it been there when the dependent was made,
+		// its going would be logged, or the after snapshot would list it.
+		return fmt.Sprintf("no %s %s was in either snapshot, and no logged request names one", ref.Kind, ref.Name)
 	}
 	return ""
 }
@@ -85,4 +91,48 @@ func (ch *chains) onItsOwn(r *record, c cause, why string) {
 	}
 	ch.roots = append(ch.roots, r)
 	r.setCause(c)
+}
+
+// invalidOwnerEvent is the Event the garbage collector created on r
+// before deleting it: the only one it records is OwnerRefInvalidNamespace
+// (upstream's graph builder, when an owner UID names an object of another
+// namespace). A Metadata-level log keeps no body, so the event is known
+// by its name, "<object name>.<suffix>", in r's namespace ("default" for
+// a cluster-scoped object).
+func (ix *index) invalidOwnerEvent(r *record) *audit.Event {
+	if ix.gcEvents == nil {
+		ix.gcEvents = map[[2]string]*audit.Event{}
+		for _, o := range ix.all {
+			if o.key.resource != "events" || (o.key.group != "" && o.key.group != "events.k8s.io") {
+				continue
+			}
+			name, _, ok := cutLast(o.key.name, ".")
+			if !ok {
+				continue
+			}
+			for _, e := range o.events {
+				if e.Verb == "create" && accepted(e) && actor(e) == ActorGarbageCollector {
+					ix.gcEvents[[2]string{o.key.namespace, name}] = e
+					break
+				}
+			}
+		}
+	}
+	ns := r.key.namespace
+	if ns == "" {
+		ns = "default"
+	}
+	e := ix.gcEvents[[2]string{ns, r.key.name}]
+	if e == nil || r.start() == nil || e.ReceivedAt().After(r.start().ReceivedAt()) {
+		return nil
+	}
+	return e
+}
+
+// cutLast slices s around the last instance of sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }

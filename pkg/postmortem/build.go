@@ -121,6 +121,9 @@ type orphaning struct {
 	owner, r *record
 	e        *audit.Event
 	evidence string
+	// plannedBy is the root whose plan orphans r, when kgc's plan, not an
+	// orphaning DELETE of its owner, says so.
+	plannedBy *record
 }
 
 // orphanedBefore finds the orphaning the garbage collector carried out on
@@ -179,6 +182,9 @@ func (ch *chains) orphanedByModel(r *record, s *audit.Event) (orphaning, bool) {
 			return orphaning{owner: o, r: r, evidence: EvidenceModel}, true
 		}
 	}
+	if f, ok := ch.ix.firstPlanned(r, s.ReceivedAt()); ok && f.orphans(r) {
+		return orphaning{owner: ch.ix.plannedParent(r, f), r: r, evidence: EvidenceModel, plannedBy: f.root}, true
+	}
 	return orphaning{}, false
 }
 
@@ -186,7 +192,11 @@ func (ch *chains) orphanedByModel(r *record, s *audit.Event) (orphaning, bool) {
 // first and deleted later in another chain.
 func (ch *chains) orphanedLink(o orphaning) Link {
 	l := Link{Object: o.r.ref(), Result: ResultOrphaned, Actor: ActorGarbageCollector, Via: ViaOwnerReference, Evidence: o.evidence, Steps: []Step{}}
-	if o.e == nil {
+	switch {
+	case o.e == nil && o.plannedBy != nil:
+		l.Detail = "orphaned first, per kgc's plan of " + byRequest(o.plannedBy) + " (the log holds no request of the garbage collector's about it); " + laterDeletion(o.r)
+		return l
+	case o.e == nil:
 		l.Detail = "orphaned first, per kgc's model of the owner's orphaning DELETE (the log holds no request of the garbage collector's about it); " + laterDeletion(o.r)
 		return l
 	}
@@ -238,6 +248,9 @@ func (ch *chains) collectedAlone(r *record, c cause) {
 	switch why := ch.ix.absentOwners(r); {
 	case why != "":
 		ch.onItsOwn(r, c, why)
+	case ch.ix.invalidOwnerEvent(r) != nil:
+		e := ch.ix.invalidOwnerEvent(r)
+		ch.onItsOwn(r, c, fmt.Sprintf("the garbage collector recorded a warning event on it (audit ID %s) before deleting it, and the only event it records is OwnerRefInvalidNamespace: its owner reference names no object in its namespace", e.AuditID))
 	case len(r.owners) > 0:
 		ch.underMissingOwner(r, c)
 	default:
@@ -276,7 +289,18 @@ const guessWindow = time.Minute
 func (ch *chains) byTiming(r *record, c cause) {
 	at := r.start().ReceivedAt()
 	best, bestAt := ch.lastWentBefore(r, at)
-	if best == nil || at.Sub(bestAt) > guessWindow {
+	switch {
+	case ch.ix.before != nil:
+		// Given the before snapshot, an object whose owners kgc cannot
+		// see was made in the window: no guess is made for it.
+		c.whyUnknown = true
+		why := "its owner references are in neither the log nor a snapshot (it was made after the before snapshot, and the log keeps no bodies), so which owner the garbage collector followed is not known"
+		if best != nil {
+			why += fmt.Sprintf("; the nearest earlier deletion in its namespace was %s's, %s before", best.ref().String(), at.Sub(bestAt).Round(time.Millisecond))
+		}
+		ch.onItsOwn(r, c, why)
+		return
+	case best == nil:
 		ch.unexplained = append(ch.unexplained, r)
 		return
 	}
@@ -314,12 +338,33 @@ func (ch *chains) lastWentBefore(r *record, at time.Time) (*record, time.Time) {
 		}
 		return -1
 	})
-	for i--; i >= 0; i-- {
-		if ws[i].r != r {
+	for i--; i >= 0 && at.Sub(ws[i].at) <= guessWindow; i-- {
+		if ws[i].r != r && ch.ix.couldCollect(ws[i].r, r) {
 			return ws[i].r, ws[i].at
 		}
 	}
 	return nil, time.Time{}
+}
+
+// couldCollect: o's going could have made the collector delete r. Its
+// DELETE did not orphan, as far as the log says; and r was there when o
+// started going, or o still was when r was made (a foreground delete
+// waits for dependents made meanwhile): a later write of o shows it.
+func (ix *index) couldCollect(o, r *record) bool {
+	if orphans, known := ix.orphansDependents(o); known && orphans {
+		return false
+	}
+	made, ok := r.madeAt()
+	st, _ := ix.wentAt(o)
+	if !ok || made.Before(st) {
+		return true
+	}
+	for _, e := range o.events {
+		if accepted(e) && (e.Verb == "update" || e.Verb == "patch") && !e.ReceivedAt().Before(made) {
+			return true
+		}
+	}
+	return false
 }
 
 // tree is the Link of r with its dependents, in time order.
@@ -369,7 +414,9 @@ func (ch *chains) linkOf(r *record, c cause) Link {
 	if s == nil && c.via == ViaOwnerReference && c.actor == ActorGarbageCollector && !c.likely {
 		l.Result = ResultOrphaned
 	}
-	if uids, e, _ := ch.ix.orphanedFrom(r); len(uids) > 0 && s == nil && l.Result != ResultDeleted {
+	// Only a link through an owner reference is the orphaning; in its
+	// namespace's or CRD's chain the link is the object's deletion.
+	if uids, e, _ := ch.ix.orphanedFrom(r); len(uids) > 0 && s == nil && l.Result != ResultDeleted && c.via == ViaOwnerReference {
 		l.Result = ResultOrphaned
 		if e != nil {
 			l.Time, l.AuditID, l.User = e.Time, e.AuditID, userOf(e)

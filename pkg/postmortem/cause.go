@@ -21,6 +21,9 @@ type cause struct {
 	detail string
 	// modeled: the object's end is kgc's model's answer (model.go).
 	modeled bool
+	// whyUnknown: a root of the garbage collector's for which the
+	// evidence does not show why it deleted the object.
+	whyUnknown bool
 }
 
 // causeOf decides an object's cause, or reports it a root (ok true, parent
@@ -176,9 +179,18 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 		return cause{parent: crd, via: ViaCRD, evidence: EvidenceModel, actor: ActorAPIServer, likely: true,
 			detail: "no request names it: the API server's CRD finalizer deletes every instance of a CRD, from storage, before the CRD goes"}, true
 	}
-	if o, ok := ix.ownerWent(r, farFuture); ok && ix.ownerFirst(o, r) {
+	c, planned, kept := ix.plannedCause(r, ix.sweptAt(r))
+	if planned {
+		return c, true
+	}
+	if o, ok := ix.ownerWent(r, farFuture); ok && !kept && ix.ownerFirst(o, r) {
 		return cause{parent: o, via: ViaOwnerReference, evidence: r.ownersFrom, actor: ActorGarbageCollector, likely: true,
 			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner, and its owner's delete came before its namespace's"}, true
+	}
+	if why := ix.absentOwners(r); why != "" && ix.madeBefore(r, ix.sweptAt(r)) {
+		// The collector deletes such an object as soon as it sees it.
+		return cause{via: ViaRoot, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
+			detail: why + "; no request names its deletion (the audit policy did not log it)"}, true
 	}
 	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
 		c := cause{parent: ns, via: ViaNamespace, evidence: EvidenceSnapshot, actor: ActorNamespaceController, likely: true}
@@ -189,7 +201,7 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 		}
 		return c, true
 	}
-	if o, ok := ix.ownerWent(r, farFuture); ok {
+	if o, ok := ix.ownerWent(r, farFuture); ok && !kept {
 		return cause{parent: o, via: ViaOwnerReference, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
 			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner"}, true
 	}
@@ -198,6 +210,25 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 			detail: why + "; no request names its deletion (the audit policy did not log it)"}, true
 	}
 	return cause{}, false
+}
+
+// madeBefore: r was in the before snapshot, or made before at.
+func (ix *index) madeBefore(r *record, at time.Time) bool {
+	made, ok := r.madeAt()
+	return r.before != nil || (ok && made.Before(at))
+}
+
+// sweptAt is when r's namespace, or a deletecollection of its type,
+// started sweeping it, or far in the future.
+func (ix *index) sweptAt(r *record) time.Time {
+	at := farFuture
+	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
+		at = ns.start().ReceivedAt()
+	}
+	if coll := ix.collectionFor(r); coll != nil && coll.ReceivedAt().Before(at) {
+		at = coll.ReceivedAt()
+	}
+	return at
 }
 
 // ownerFirst: o's logged DELETE, which deletes its dependents, came

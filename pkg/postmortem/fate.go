@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"slices"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -124,17 +125,24 @@ func (ix *index) result(r *record) string {
 // did not, and no logged request started it: a CRD's finalizer, the
 // namespace controller or the collector did, unlogged.
 func (ix *index) startedSilently(r *record) bool {
-	return r.before != nil && r.after != nil && r.after.Terminating() && !r.before.Terminating() && r.start() == nil
+	was := (r.before != nil && !r.before.Terminating()) || (r.before == nil && r.createdInWindow())
+	return was && r.after != nil && r.after.Terminating() && r.start() == nil
 }
 
 // createdInWindow: a logged request created r.
 func (r *record) createdInWindow() bool {
+	_, ok := r.madeAt()
+	return ok
+}
+
+// madeAt is when the API server received the request that created r.
+func (r *record) madeAt() (time.Time, bool) {
 	for _, e := range r.events {
 		if e.Verb == "create" && e.Object.Subresource == "" && accepted(e) {
-			return true
+			return e.ReceivedAt(), true
 		}
 	}
-	return false
+	return time.Time{}, false
 }
 
 // orphanedFrom returns the owner UIDs the garbage collector removed from

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/plan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -81,6 +82,13 @@ type index struct {
 	after     *snapshot.Snapshot
 	// logFrom is when the whole log begins (every part's alike).
 	logFrom time.Time
+	// people and plans are kgc's model of the collector for objects no
+	// request names (planned.go), built when first asked.
+	people *[]*record
+	plans  map[planKey]map[string]plan.ObjectFate
+	// gcEvents are the Events the garbage collector created, by
+	// namespace and the name of the object they are about (absent.go).
+	gcEvents map[[2]string]*audit.Event
 }
 
 // share is which objects of the before and after snapshots an index

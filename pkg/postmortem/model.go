@@ -99,6 +99,12 @@ func (ix *index) orphansDependents(o *record) (orphans, known bool) {
 	return rules.EffectivePolicy(after) == rules.PolicyOrphan, true
 }
 
+// optionsKnown: the log holds the options of o's logged DELETE.
+func (ix *index) optionsKnown(o *record) bool {
+	_, known := ix.orphansDependents(o)
+	return known
+}
+
 // heldBy lists the finalizers other than the collector's that r had
 // before: what may still hold it.
 func heldBy(r *record) []string {

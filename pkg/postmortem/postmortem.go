@@ -110,6 +110,7 @@ func newAnalysis(in Input, sh *share, from time.Time) *Analysis {
 		ix.file(e)
 	}
 	ix.attachSweeps()
+	ix.fileUnloggedDryRuns()
 	ch := buildChains(ix)
 	return &Analysis{in: in, ix: ix, ch: ch, doc: newDocument(in), order: ch.rootOrder(), applied: map[string]bool{}}
 }
@@ -311,7 +312,7 @@ func (ch *chains) indexSweeps() {
 
 func requestOf(r *record, c cause) Request {
 	s := r.start()
-	req := Request{Object: RequestObject{ObjectRef: r.ref(), Resource: r.key.resource}, Actor: c.actor}
+	req := Request{Object: RequestObject{ObjectRef: r.ref(), Resource: r.key.resource}, Actor: c.actor, ReasonUnknown: c.whyUnknown}
 	if c.actor == ActorUser || s == nil {
 		req.Actor = cmp.Or(req.Actor, "unknown")
 	}

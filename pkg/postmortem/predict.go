@@ -82,6 +82,11 @@ func comparePlanned(of plan.ObjectFate, ix *index, orphanedHere map[string]Link,
 		po.Happened = HappenedOrphaned
 	}
 	want := expected(of.Fate)
+	if r := ix.byUID[of.Object.UID]; want == nil && r != nil && losesOwners(of, r) {
+		// The plan keeps it but removes an owner reference: the collector
+		// orphans it from the owners that go while another stays.
+		want = expected(plan.FateOrphaned)
+	}
 	switch {
 	case orphaned && slices.Contains(want, po.Happened) && first.Detail != "":
 		po.Result, po.Detail = PredictionAsPredicted, "orphaned as predicted"+strings.TrimPrefix(first.Detail, "orphaned first")
@@ -154,10 +159,20 @@ func expected(fate string) []string {
 	return nil
 }
 
+// losesOwners: the plan keeps r but with fewer owner references than
+// the before snapshot gave it.
+func losesOwners(of plan.ObjectFate, r *record) bool {
+	return of.Fate == plan.FateUpdated && of.Final.Exists && r.before != nil &&
+		len(of.Final.OwnerReferences) < len(r.before.Metadata.OwnerReferences)
+}
+
 // unpredicted judges an object that went with the root but that the plan
-// did not name.
+// did not name. A link orphaned in this chain happened as that first.
 func unpredicted(l Link, ix *index) PredictedObject {
 	po := PredictedObject{Object: l.Object, Happened: ix.happened(l.Object.UID), Result: PredictionNotPredicted}
+	if l.Result == ResultOrphaned {
+		po.Happened = HappenedOrphaned
+	}
 	r := ix.byUID[l.Object.UID]
 	switch {
 	case r == nil || r.before == nil:
@@ -176,7 +191,7 @@ func (ix *index) happened(uid string) string {
 	if r == nil {
 		return HappenedUnknown
 	}
-	if uids, _, _ := ix.orphanedFrom(r); len(uids) > 0 && ix.sweepOrStart(r) == nil {
+	if uids, _, _ := ix.orphanedFrom(r); len(uids) > 0 && ix.sweepOrStart(r) == nil && !ix.startedSilently(r) {
 		return HappenedOrphaned
 	}
 	res := ix.result(r)

@@ -93,6 +93,11 @@ type Request struct {
 	// Actor is "user" for a person or an outside client, or the name of
 	// the controller that acted on its own.
 	Actor string `json:"actor"`
+	// ReasonUnknown is set on a controller's root when the evidence does
+	// not show why it deleted the object (its owner references were
+	// never logged nor in a snapshot): it started the deletion, and kgc
+	// does not say for whom.
+	ReasonUnknown bool `json:"reasonUnknown,omitempty"`
 	// ApplyReport names the kgc apply report that sent the request, when
 	// one given with --apply-report holds its audit ID.
 	ApplyReport *ApplyReportRef `json:"applyReport,omitempty"`

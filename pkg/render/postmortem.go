@@ -86,6 +86,8 @@ func RootSentence(r *postmortem.Root) string {
 	switch {
 	case q.Actor == postmortem.ActorGarbageCollector && q.Missing:
 		return fmt.Sprintf("the garbage collector deleted %s on its own, by no logged request: %s", what, wentWith(r))
+	case q.Actor == postmortem.ActorGarbageCollector && q.ReasonUnknown:
+		return fmt.Sprintf("the garbage collector deleted %s at %s, for a reason the evidence does not show: %s", what, stamp(q.Time), wentWith(r))
 	case q.Actor == postmortem.ActorGarbageCollector:
 		return fmt.Sprintf("the garbage collector deleted %s on its own at %s: %s", what, stamp(q.Time), wentWith(r))
 	case q.Missing:

@@ -1,0 +1,47 @@
+package postmortem
+
+import (
+	"slices"
+
+	"github.com/kgc-dev/kgc/pkg/audit"
+)
+
+// A DELETE sent with dryRun only in its DeleteOptions (kgc apply
+// --dry-run=server, client libraries) says so only in its body, which a
+// Metadata-level log does not keep. The snapshots tell it apart: the API
+// server answered 200, yet the after snapshot holds the same incarnation
+// the before one did, not being deleted, and no request made it again. A
+// DELETE that is accepted removes the object or marks it, so that one
+// changed nothing: it is filed with the dry runs, never as a deletion.
+
+// fileUnloggedDryRuns moves such DELETEs to the dry runs.
+func (ix *index) fileUnloggedDryRuns() {
+	for _, r := range ix.all {
+		if !untouched(r) {
+			continue
+		}
+		kept := r.events[:0]
+		moved := false
+		for _, e := range r.events {
+			if e.Verb == "delete" && accepted(e) && e.Level == audit.LevelMetadata && e.Delete == nil {
+				ix.dryRuns = append(ix.dryRuns, e)
+				moved = true
+				continue
+			}
+			kept = append(kept, e)
+		}
+		r.events = kept
+		if moved {
+			r.startKnown = false
+		}
+	}
+}
+
+// untouched: the after snapshot holds the incarnation of r the before one
+// did, not being deleted, and no logged request created it again.
+func untouched(r *record) bool {
+	if r.before == nil || r.after == nil || r.after.Terminating() || r.after.Metadata.UID != r.before.Metadata.UID {
+		return false
+	}
+	return !slices.ContainsFunc(r.events, func(e *audit.Event) bool { return e.Verb == "create" && e.Object.Subresource == "" })
+}
