@@ -64,6 +64,15 @@ func TestPolicyDenies(t *testing.T) {
 		Validations: []snapshot.Validation{{Expression: "false", Message: "secrets are never deleted"}}})
 	noDeleteBinding := vapBinding("no-secret-deletes", snapshot.AdmissionPolicyBindingFacts{PolicyName: "no-secret-deletes", ValidationActions: []string{"Deny"}})
 
+	// A pod past its grace period on a Ready node: the kubelet's final
+	// DELETE (grace 0) is denied by a policy keeping pods of a tier from
+	// being deleted.
+	pod := grace(testobj.Pod("web", "web-0").Deleting(ago(time.Hour)).Facts(podFactsOf("n1", "Running")).Build(), 30)
+	ready := node("n1", "True")
+	noPodDeletes := vap("no-pod-deletes", snapshot.AdmissionPolicyFacts{MatchConstraints: matchRule("DELETE", "", "pods"),
+		Validations: []snapshot.Validation{{Expression: "oldObject.metadata.labels.tier != 'db'"}}})
+	noPodDeletesBinding := vapBinding("no-pod-deletes", snapshot.AdmissionPolicyBindingFacts{PolicyName: "no-pod-deletes", ValidationActions: []string{"Deny"}})
+
 	tests := []struct {
 		name   string
 		snap   *snapshot.Snapshot
@@ -81,6 +90,8 @@ func TestPolicyDenies(t *testing.T) {
 		{"bound with Warn and Audit only", testobj.Snapshot(ledger, orders, keep, warnBinding).Build(), ledger, false, nil},
 		{"bound to another namespace", testobj.Snapshot(ledger, orders, keep, elsewhere).Build(), ledger, false, nil},
 		{"a validation that is not about finalizers", testobj.Snapshot(ledger, orders, unrelated, keepBinding).Build(), ledger, false, nil},
+		{"the kubelet's final DELETE", testobj.Snapshot(pod, ready, noPodDeletes, noPodDeletesBinding).Build(), pod, true,
+			[]string{"judges DELETE of pods", "the API server denies the kubelet on node n1's final DELETE of the pod"}},
 		{"the namespace controller's DELETE", testobj.Snapshot(ns, secret, noDelete, noDeleteBinding).Build(), ns, true,
 			[]string{"judges DELETE of secrets", "the API server denies the namespace controller's delete of Secret/unseal-keys -n vault"}},
 	}
