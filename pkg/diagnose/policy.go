@@ -11,8 +11,10 @@ import (
 
 // ValidatingAdmissionPolicies on the deletion path. A policy bound with
 // validationActions Deny that judges the UPDATE removing a finalizer (or
-// the namespace controller's DELETE) and refuses it holds the deletion as
-// a failing webhook does, whoever sends the request. kgc matches the
+// the namespace controller's DELETE, or the kubelet's final DELETE of a
+// pod) and refuses it holds the deletion as a failing webhook does,
+// whoever sends the request; so does one the namespace controller's
+// condition quotes (reportedPolicy). kgc matches the
 // policy's and its binding's rules and selectors (admissionRule,
 // webhookSelects: the webhooks' matcher) and claims a denial on either of:
 //
