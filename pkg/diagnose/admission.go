@@ -160,7 +160,9 @@ var (
 	// "ValidatingAdmissionPolicy 'NAME' with binding 'BINDING' denied
 	// request: ..." (k8s.io/apiserver pkg/admission/plugin/policy/validating
 	// dispatcher.go).
-	rePolicyDenied  = regexp.MustCompile(`ValidatingAdmissionPolicy '([^']+)' with binding '([^']+)' denied request`)
+	// The API server's error before it names what was denied:
+	// `secrets "x" is forbidden: ValidatingAdmissionPolicy ...`.
+	rePolicyDenied  = regexp.MustCompile(`(?:([a-z0-9.-]+) "([^"]+)" is forbidden: )?ValidatingAdmissionPolicy '([^']+)' with binding '([^']+)' denied request`)
 	reUnexpected    = regexp.MustCompile(`unexpected items still remain in namespace: \S+ for gvr: ([a-z0-9.-]*)/[a-z0-9]+, Resource=([a-z0-9-]+)`)
 	reContentPrefix = regexp.MustCompile(`^Failed to delete all resource types, \d+ remaining: `)
 )
@@ -196,11 +198,16 @@ func (r *run) contentFailures(ns *snapshot.Object, conds map[string]snapshot.Con
 		}
 	}
 	for _, m := range rePolicyDenied.FindAllStringSubmatchIndex(msg, -1) {
-		policy, binding := msg[m[2]:m[3]], msg[m[4]:m[5]]
-		if !seen["policy "+policy+"/"+binding] {
-			seen["policy "+policy+"/"+binding] = true
-			out = append(out, r.reportedPolicy(ns, policy, binding, excerpt(msg, m[0])))
+		policy, binding := msg[m[6]:m[7]], msg[m[8]:m[9]]
+		if seen["policy "+policy+"/"+binding] {
+			continue
 		}
+		seen["policy "+policy+"/"+binding] = true
+		what := "its deletes"
+		if m[2] >= 0 {
+			what = "its delete of " + r.contentName(ns, msg[m[2]:m[3]], msg[m[4]:m[5]])
+		}
+		out = append(out, r.reportedPolicy(ns, policy, binding, what, excerpt(msg, m[0])))
 	}
 	if len(out) > 0 {
 		return out
@@ -225,6 +232,18 @@ func (r *run) contentFailures(ns *snapshot.Object, conds map[string]snapshot.Con
 		extra: []Remedy{{Action: ActionFixController, Description: "Repeat what the namespace controller does, type by type, to see the error it gets, and fix its cause",
 			Command: "kubectl api-resources --verbs=list,delete --namespaced -o name | xargs -n 1 kubectl get -n " + ns.Metadata.Name + " --ignore-not-found --show-kind -o name"}}}, ns, nil)
 	return []Blocker{b}
+}
+
+// contentName names the object of resource (a plural, "secrets" or
+// "widgets.example.com") called name in namespace ns as every output
+// does when the input holds it, as the API server's error did otherwise.
+func (r *run) contentName(ns *snapshot.Object, resource, name string) string {
+	for _, o := range r.ix.inNamespace(ns.Metadata.Name) {
+		if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && o.Metadata.Name == name && (res.Resource == resource || res.Resource+"."+res.Group == resource) {
+			return o.Ref().String()
+		}
+	}
+	return resource + " \"" + name + "\""
 }
 
 // holdsResource reports whether the input holds objects of group/resource

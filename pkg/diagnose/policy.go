@@ -260,12 +260,12 @@ func (r *run) policyRemedies(o *snapshot.Object, d denyingPolicy, fin int) []Rem
 
 // reportedPolicy is a policy the namespace controller's condition names as
 // denying its deletes: certain, whatever kgc can evaluate of it.
-func (r *run) reportedPolicy(ns *snapshot.Object, policy, binding, detail string) Blocker {
+func (r *run) reportedPolicy(ns *snapshot.Object, policy, binding, what, detail string) Blocker {
 	p := r.ix.byName(admissionGroup, "ValidatingAdmissionPolicy", "", policy)
 	b := r.ix.byName(admissionGroup, "ValidatingAdmissionPolicyBinding", "", binding)
 	name := "admission policy " + policy
 	msg := "the namespace controller reports that " + snapshot.KubectlName("ValidatingAdmissionPolicy", "", policy) + ", bound by " +
-		snapshot.KubectlName("ValidatingAdmissionPolicyBinding", "", binding) + ", denies its deletes (" + detail + ")"
+		snapshot.KubectlName("ValidatingAdmissionPolicyBinding", "", binding) + ", denies " + what + " (" + detail + ")"
 	if p == nil || b == nil || bindingFacts(b) == nil || p.Facts == nil || p.Facts.AdmissionPolicy == nil || p.Facts.AdmissionPolicy.MatchConstraints == nil {
 		msg += "; the input does not hold the policy and its binding"
 		bl := Blocker{Object: ns.Ref(), Finalizer: rules.FinalizerNamespace, Spec: true, RemovedBy: rules.ActorNamespace, WaitingFor: name + " to admit the namespace controller's deletes"}

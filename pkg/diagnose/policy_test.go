@@ -137,13 +137,14 @@ func TestPolicyReportedByTheNamespaceController(t *testing.T) {
 	p := vap("protect-secrets", snapshot.AdmissionPolicyFacts{MatchConstraints: matchRule("*", "", "secrets"),
 		Validations: []snapshot.Validation{{Expression: "request.userInfo.username != 'system:serviceaccount:kube-system:namespace-controller'"}}})
 	b := vapBinding("protect-secrets-vault", snapshot.AdmissionPolicyBindingFacts{PolicyName: "protect-secrets", ValidationActions: []string{"Deny"}})
+	secret := testobj.Secret("vault", "unseal-keys").Build()
 	for _, tc := range []struct {
-		name string
-		objs []snapshot.Object
-		on   string
+		name     string
+		objs     []snapshot.Object
+		on, what string
 	}{
-		{"the policy in the input", []snapshot.Object{ns, p, b}, "ValidatingAdmissionPolicy/protect-secrets"},
-		{"the policy not in the input", []snapshot.Object{ns}, "Namespace/vault"},
+		{"the policy in the input", []snapshot.Object{ns, p, b, secret}, "ValidatingAdmissionPolicy/protect-secrets", "Secret/unseal-keys -n vault"},
+		{"the policy not in the input", []snapshot.Object{ns}, "Namespace/vault", `secrets "unseal-keys"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := New(testobj.Snapshot(tc.objs...).Build(), nil, Options{}).Diagnose(ns.Metadata.UID)
@@ -151,8 +152,8 @@ func TestPolicyReportedByTheNamespaceController(t *testing.T) {
 				t.Fatal(err)
 			}
 			rc := rootCause(t, d, ReasonPolicyDenies)
-			if rc.Object.String() != tc.on || !strings.Contains(rc.Message, "ValidatingAdmissionPolicy/protect-secrets, bound by ValidatingAdmissionPolicyBinding/protect-secrets-vault, denies its deletes") {
-				t.Errorf("root cause on %s: %s; want it on %s naming the policy and its binding", rc.Object, rc.Message, tc.on)
+			if rc.Object.String() != tc.on || !strings.Contains(rc.Message, "ValidatingAdmissionPolicy/protect-secrets, bound by ValidatingAdmissionPolicyBinding/protect-secrets-vault, denies its delete of "+tc.what) {
+				t.Errorf("root cause on %s: %s; want it on %s naming the policy, its binding and %s", rc.Object, rc.Message, tc.on, tc.what)
 			}
 		})
 	}
