@@ -236,12 +236,21 @@ func (r *run) contentFailures(ns *snapshot.Object, conds map[string]snapshot.Con
 
 // contentName names the object of resource (a plural, "secrets" or
 // "widgets.example.com") called name in namespace ns as every output
-// does when the input holds it, as the API server's error did otherwise.
+// does when the input holds it. The namespace controller deletes a type's
+// content as a collection, and the API server's error then names no
+// object ("Unknown"): the input's objects of that resource are named.
 func (r *run) contentName(ns *snapshot.Object, resource, name string) string {
+	var all []string
 	for _, o := range r.ix.inNamespace(ns.Metadata.Name) {
-		if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && o.Metadata.Name == name && (res.Resource == resource || res.Resource+"."+res.Group == resource) {
-			return o.Ref().String()
+		if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && (res.Resource == resource || res.Resource+"."+res.Group == resource) {
+			if o.Metadata.Name == name {
+				return o.Ref().String()
+			}
+			all = append(all, o.Ref().String())
 		}
+	}
+	if len(all) > 0 {
+		return resource + " (" + shortList(all) + ")"
 	}
 	return resource + " \"" + name + "\""
 }
