@@ -54,7 +54,7 @@ func (ix *index) causeOf(r *record) (c cause, ok bool) {
 		}
 		return cause{actor: a}, false
 	}
-	return cause{actor: a, via: ViaRoot}, true
+	return cause{actor: a, via: ViaRoot, detail: ix.maybeDryRun(r, s)}, true
 }
 
 // actorFor names who deleted r with s. kube-controller-manager without

@@ -1,7 +1,9 @@
 package postmortem
 
 import (
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 )
@@ -44,4 +46,21 @@ func untouched(r *record) bool {
 		return false
 	}
 	return !slices.ContainsFunc(r.events, func(e *audit.Event) bool { return e.Verb == "create" && e.Object.Subresource == "" })
+}
+
+// maybeDryRun says, of a root's DELETE logged at Metadata level, that a
+// later DELETE of the object by someone else was accepted too: had the
+// first removed it, the second would have found nothing, so the first may
+// have been a dry run sent in its options, which the log does not keep.
+func (ix *index) maybeDryRun(r *record, s *audit.Event) string {
+	if s.Verb != "delete" || s.Level != audit.LevelMetadata {
+		return ""
+	}
+	for _, e := range r.events {
+		if e != s && e.Verb == "delete" && accepted(e) && e.ReceivedAt().After(s.ReceivedAt()) && userOf(e) != userOf(s) && actor(e) == ActorUser {
+			return fmt.Sprintf("%s's DELETE of it %s later was accepted too; a Metadata-level log keeps no DeleteOptions, so whether this one was a dry run (dryRun in its options) is not known",
+				userOf(e), e.ReceivedAt().Sub(s.ReceivedAt()).Round(time.Millisecond))
+		}
+	}
+	return ""
 }

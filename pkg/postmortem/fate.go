@@ -176,3 +176,11 @@ func (ix *index) orphanedFrom(r *record) (uids []string, e *audit.Event, evidenc
 	}
 	return uids, e, EvidenceSnapshot
 }
+
+// deletedAt is the deletion timestamp the after snapshot shows, if any.
+func (r *record) deletedAt() *time.Time {
+	if r == nil || r.after == nil {
+		return nil
+	}
+	return r.after.Metadata.DeletionTimestamp
+}

@@ -82,10 +82,10 @@ type index struct {
 	after     *snapshot.Snapshot
 	// logFrom is when the whole log begins (every part's alike).
 	logFrom time.Time
-	// people and plans are kgc's model of the collector for objects no
+	// plans and released are kgc's model of the collector for objects no
 	// request names (planned.go), built when first asked.
-	people *[]*record
-	plans  map[planKey]map[string]plan.ObjectFate
+	plans    map[planKey]map[string]plan.ObjectFate
+	released map[time.Time]*snapshot.Snapshot
 	// gcEvents are the Events the garbage collector created, by
 	// namespace and the name of the object they are about (absent.go).
 	gcEvents map[[2]string]*audit.Event

@@ -36,12 +36,13 @@ func (f planFate) orphans(r *record) bool {
 }
 
 // firstPlanned is the plan of the earliest logged DELETE by a person,
-// received before until, that deletes or orphans r.
+// received before until, that deletes or orphans r. Only r's owners, and
+// theirs, can start a chain that reaches it.
 func (ix *index) firstPlanned(r *record, until time.Time) (planFate, bool) {
 	if r.before == nil || ix.before == nil {
 		return planFate{}, false
 	}
-	for _, root := range ix.personDeletes() {
+	for _, root := range ix.personAncestors(r) {
 		if !root.start().ReceivedAt().Before(until) {
 			break
 		}
@@ -56,23 +57,31 @@ func (ix *index) firstPlanned(r *record, until time.Time) (planFate, bool) {
 	return planFate{}, false
 }
 
-// personDeletes are the objects of the before snapshot whose logged start
-// is a person's DELETE whose options the log holds (a plan needs its
-// policy), in the order the API server received them.
-func (ix *index) personDeletes() []*record {
-	if ix.people != nil {
-		return *ix.people
-	}
+// personAncestors are r's owners, and theirs, whose logged start is a
+// person's DELETE whose options the log holds (a plan needs its policy),
+// in the order the API server received them.
+func (ix *index) personAncestors(r *record) []*record {
 	var out []*record
-	for _, r := range ix.all {
-		if s := r.start(); s != nil && r.before != nil && s.Verb == "delete" && actor(s) == ActorUser && ix.optionsKnown(r) {
-			out = append(out, r)
+	seen := map[*record]bool{r: true}
+	queue := []*record{r}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		for _, ref := range d.owners {
+			o := ix.ownerOf(d, ref.UID)
+			if o == nil || seen[o] {
+				continue
+			}
+			seen[o] = true
+			queue = append(queue, o)
+			if s := o.start(); s != nil && o.before != nil && s.Verb == "delete" && actor(s) == ActorUser && ix.optionsKnown(o) {
+				out = append(out, o)
+			}
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *record) int {
 		return cmp.Or(a.start().ReceivedAt().Compare(b.start().ReceivedAt()), a.ref().Compare(b.ref()))
 	})
-	ix.people = &out
 	return out
 }
 
@@ -99,7 +108,15 @@ func (ix *index) planOf(root *record, until time.Time) map[string]plan.ObjectFat
 		opts.Policy, opts.OrphanDependents = plan.Policy(d.PropagationPolicy), d.OrphanDependents
 	}
 	fates := map[string]plan.ObjectFate{}
-	if p, err := plan.Simulate(ix.releasedBy(until), opts); err == nil {
+	if ix.released == nil {
+		ix.released = map[time.Time]*snapshot.Snapshot{}
+	}
+	snap, ok := ix.released[until]
+	if !ok {
+		snap = ix.releasedBy(until)
+		ix.released[until] = snap
+	}
+	if p, err := plan.Simulate(snap, opts); err == nil {
 		for _, of := range p.Objects {
 			fates[of.Object.UID] = of
 		}

@@ -113,3 +113,19 @@ func TestUnloggedDryRunAtMetadataLevel(t *testing.T) {
 		t.Fatalf("roots %+v, dry runs %+v: want bob's DELETE listed as a dry run, no chain", pm.Roots, pm.DryRuns)
 	}
 }
+
+// At Metadata level a dry run sent in DeleteOptions reads as a delete; a
+// later accepted DELETE of the object by another person makes kgc say it
+// cannot tell.
+func TestMetadataLevelDeleteFollowedByAnotherIsSaidUnsure(t *testing.T) {
+	cm := testobj.ConfigMap("shop", "cfg").Build()
+	before := testobj.Snapshot(cm).At(t0.Add(-time.Minute)).Build()
+	b := &logBuilder{level: audit.LevelMetadata}
+	b.add("carol", "delete", ref("", "configmaps", "shop", "cfg"))
+	b.add("alice", "delete", ref("", "configmaps", "shop", "cfg"))
+	pm := bothWays(t, t.Name(), b, Input{Before: before, After: testobj.Snapshot().At(t0.Add(time.Hour)).Build()})
+	root := rootOf(t, pm, "ConfigMap", "cfg")
+	if d := root.Cascade[0].Detail; !strings.Contains(d, "alice's DELETE") || !strings.Contains(d, "dry run") {
+		t.Fatalf("root link detail %q: want it to say alice's later DELETE was accepted too, so carol's may have been a dry run", d)
+	}
+}

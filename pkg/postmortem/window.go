@@ -117,8 +117,13 @@ func stillGoing(root *Root, ix *index, whyStuck func(string) string) []StillGoin
 			return
 		}
 		sg := StillGoing{Object: l.Object, Since: l.Time, RootAuditID: root.Request.AuditID, RootCause: "unknown: no after state to diagnose"}
-		if r := ix.byUID[l.Object.UID]; r != nil && r.after != nil && whyStuck != nil {
+		r := ix.byUID[l.Object.UID]
+		if r != nil && r.after != nil && whyStuck != nil {
 			sg.RootCause = whyStuck(l.Object.UID)
+		}
+		if dt := r.deletedAt(); sg.Since.IsZero() && dt != nil {
+			// No request is logged: the after snapshot says since when.
+			sg.Since = *dt
 		}
 		out = append(out, sg)
 	})

@@ -245,12 +245,32 @@ func (b *pmBatch) askEach(t *testing.T, env *framework.Env, l pmLog, beforeFile,
 // requests (as a policy that drops them to save volume).
 func writePMLogs(t *testing.T, dir string, events []framework.AuditEvent) []pmLog {
 	t.Helper()
-	var rr, meta, noCtl []framework.AuditEvent
+	var kept []framework.AuditEvent
 	for _, e := range events {
-		if harnessRead(e) {
-			continue
+		if !harnessRead(e) {
+			kept = append(kept, e)
 		}
-		rr = append(rr, e)
+	}
+	meta, noCtl := pmCopies(t, kept)
+	logs := []pmLog{
+		{"RequestResponse", filepath.Join(dir, "audit-requestresponse.log")},
+		{"Metadata", filepath.Join(dir, "audit-metadata.log")},
+		{"no-controllers", filepath.Join(dir, "audit-no-controllers.log")},
+	}
+	for k, evs := range [][]framework.AuditEvent{kept, meta, noCtl} {
+		if err := framework.WriteAuditLog(logs[k].path, evs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return logs
+}
+
+// pmCopies are a log's Metadata-level copy (no request or response
+// object, level Metadata) and its copy without the garbage collector's
+// and the namespace controller's requests.
+func pmCopies(t *testing.T, events []framework.AuditEvent) (meta, noCtl []framework.AuditEvent) {
+	t.Helper()
+	for _, e := range events {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(e.Raw, &m); err != nil {
 			t.Fatal(err)
@@ -269,17 +289,7 @@ func writePMLogs(t *testing.T, dir string, events []framework.AuditEvent) []pmLo
 			noCtl = append(noCtl, e)
 		}
 	}
-	logs := []pmLog{
-		{"RequestResponse", filepath.Join(dir, "audit-requestresponse.log")},
-		{"Metadata", filepath.Join(dir, "audit-metadata.log")},
-		{"no-controllers", filepath.Join(dir, "audit-no-controllers.log")},
-	}
-	for k, evs := range [][]framework.AuditEvent{rr, meta, noCtl} {
-		if err := framework.WriteAuditLog(logs[k].path, evs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return logs
+	return meta, noCtl
 }
 
 // writeTruth keeps the truth table next to the logs, for a person to run

@@ -106,8 +106,11 @@ func TestPostMortemWriteTrustExample(t *testing.T) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := framework.WriteAuditLog(filepath.Join(out, "audit.log.gz"), kept); err != nil {
-		t.Fatal(err)
+	meta, trimmed := pmCopies(t, kept)
+	for name, evs := range map[string][]framework.AuditEvent{"audit.log.gz": kept, "audit-metadata.log.gz": meta, "audit-trimmed.log.gz": trimmed} {
+		if err := framework.WriteAuditLog(filepath.Join(out, name), evs); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for name, src := range map[string]string{"before.json.gz": beforeFile, "after.json.gz": afterFile} {
 		if err := gzipFile(src, filepath.Join(out, name)); err != nil {
