@@ -47,6 +47,18 @@ type forbiddenRootCause struct {
 	} `json:"remedies"`
 }
 
+// command is the command of the root cause's remedy of action.
+func (rc forbiddenRootCause) command(t *testing.T, action string) string {
+	t.Helper()
+	for _, rem := range rc.Remedies {
+		if rem.Action == action {
+			return rem.Command
+		}
+	}
+	t.Fatalf("remedies %+v, want a %s", rc.Remedies, action)
+	return ""
+}
+
 func forbiddenWhyStuck(t *testing.T, env *framework.Env, args ...string) forbiddenDiagnosis {
 	t.Helper()
 	out := env.KGC(t, append(append([]string{"why-stuck"}, args...), "-o", "json")...)
@@ -239,16 +251,7 @@ func TestWhyStuckAdmissionPolicyDeniesFinalizerRemoval(t *testing.T) {
 			t.Errorf("message %q lacks %q", rc.Message, want)
 		}
 	}
-	var relax string
-	for _, rem := range rc.Remedies {
-		if rem.Action == "patch-policy-binding" {
-			relax = rem.Command
-		}
-	}
-	if relax == "" {
-		t.Fatalf("remedies %+v, want one relaxing the binding", rc.Remedies)
-	}
-	runRemedy(t, env, relax)
+	runRemedy(t, env, rc.command(t, "patch-policy-binding"))
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := env.Dynamic.Resource(framework.ConfigMaps).Namespace(ns).Patch(ctx, "ledger", types.MergePatchType, removeFinalizersPatch, metav1.PatchOptions{})
 		return err == nil, nil
@@ -334,16 +337,7 @@ func TestWhyStuckAdmissionPolicyDeniesNamespaceContentDeletes(t *testing.T) {
 	if !strings.Contains(rc.Message, "ValidatingAdmissionPolicyBinding/"+name) || !strings.Contains(rc.Message, "Secret/unseal-keys -n "+ns) {
 		t.Errorf("message %q does not name the binding and the Secret", rc.Message)
 	}
-	var unbind string
-	for _, rem := range rc.Remedies {
-		if rem.Action == "delete-policy-binding" {
-			unbind = rem.Command
-		}
-	}
-	if unbind == "" {
-		t.Fatalf("remedies %+v, want one removing the binding", rc.Remedies)
-	}
-	runRemedy(t, env, unbind)
+	runRemedy(t, env, rc.command(t, "delete-policy-binding"))
 	err = wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
 		_, err := env.Client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), nil
