@@ -402,6 +402,9 @@ func (r *run) workloadsListed() bool {
 func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 	info := rules.LookupFinalizerOn(f, snapshot.GroupOf(o.APIVersion))
 	b.RemovedBy = info.RemovedBy
+	if r.csiSidecarForbidden(o, f, info, b) {
+		return
+	}
 	a, classed := r.byClass(o, f)
 	switch {
 	case classed:
@@ -427,6 +430,7 @@ func (r *run) attributed(o *snapshot.Object, f string, spec bool, info rules.Fin
 	if spec {
 		where = "spec.finalizers"
 	}
+	r.rbacCause(o, f, &a)
 	b.RemovedBy = rules.ActorUnknown
 	switch {
 	case a.att.Evidence == EvidenceClass:

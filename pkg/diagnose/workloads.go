@@ -106,6 +106,9 @@ func (r *run) kubeletRefused(pod *snapshot.Object, node string, b *Blocker) bool
 	for _, w := range r.rejectingWebhooksOn(pod, "status", "UPDATE") {
 		out = append(out, r.webhookBlocker(pod, "UPDATE of pods/status", "the kubelet on node "+node+"'s status update of the pod (its final phase, written before it deletes the pod)", w, pod))
 	}
+	for _, d := range r.denyingPolicies(pod, "DELETE") {
+		out = append(out, r.policyBlocker(pod, "DELETE", "the kubelet on node "+node+"'s final DELETE of the pod (grace 0, how it confirms termination)", d, pod, -1))
+	}
 	if len(out) == 0 {
 		return false
 	}

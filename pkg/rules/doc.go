@@ -39,6 +39,9 @@
 //     to do instead (recreate.go);
 //   - LookupFinalizer and the finalizer and actor names: who removes each
 //     well-known finalizer (finalizers.go).
+//   - Authorize, FinalizerVerbs: whether RBAC lets a ServiceAccount send
+//     the request that removes a finalizer, as the API server's RBAC
+//     authorizer decides (rbac.go);
 //   - FactKindOf, HasFacts, PlanFacts: which kinds carry facts read from
 //     their spec or status, which a capture lists in full, and which of
 //     them a plan reads (facts.go).

@@ -73,6 +73,11 @@ const (
 	// FactClass: the controller a class object names, or the class an
 	// object names (ClassOf): who owns an object and its finalizers.
 	FactClass
+	// FactAdmissionPolicy: a ValidatingAdmissionPolicy's match
+	// constraints and validations, or its binding's actions and
+	// parameter, which why-stuck checks for the policy that denies a
+	// finalizer's removal.
+	FactAdmissionPolicy
 )
 
 // FactKindOf is the facts objects of group and kind carry. It is called
@@ -102,8 +107,11 @@ func FactKindOf(group, kind string) FactKind {
 			return FactAPIService
 		}
 	case "admissionregistration.k8s.io":
-		if kind == "MutatingWebhookConfiguration" || kind == "ValidatingWebhookConfiguration" {
+		switch kind {
+		case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
 			return FactWebhooks
+		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+			return FactAdmissionPolicy
 		}
 	case "discovery.k8s.io":
 		if kind == "EndpointSlice" {
@@ -175,7 +183,7 @@ func HasFacts(group, kind string) bool { return FactKindOf(group, kind) != FactN
 // plan alone (apply's narrow pre-flight) need not read them.
 func PlanFacts(group, kind string) bool {
 	switch FactKindOf(group, kind) {
-	case FactNone, FactCSIDriver, FactCSINode, FactVolumeAttachment, FactClass:
+	case FactNone, FactCSIDriver, FactCSINode, FactVolumeAttachment, FactClass, FactAdmissionPolicy:
 		return false
 	case FactRBAC:
 		return kind == "Role" || kind == "RoleBinding"

@@ -304,6 +304,11 @@ type Facts struct {
 	// RBAC is set on Roles, ClusterRoles and their bindings: which
 	// workload may update a stuck object's type names its controller.
 	RBAC *RBACFacts `json:"rbac,omitempty"`
+	// AdmissionPolicy and AdmissionPolicyBinding are set on
+	// ValidatingAdmissionPolicies and their bindings: which requests a
+	// policy judges and whether its binding denies them (policyfacts.go).
+	AdmissionPolicy        *AdmissionPolicyFacts        `json:"admissionPolicy,omitempty"`
+	AdmissionPolicyBinding *AdmissionPolicyBindingFacts `json:"admissionPolicyBinding,omitempty"`
 	// Refs are, on an object of any other kind that carries finalizers,
 	// the object references at the top of its spec (a field named
 	// *Ref holding a kind and a name: Cluster API's
@@ -547,6 +552,9 @@ type WebhookRule struct {
 	APIVersions []string `json:"apiVersions,omitempty"`
 	Resources   []string `json:"resources,omitempty"`
 	Scope       string   `json:"scope,omitempty"`
+	// ResourceNames limits an admission policy's rule to objects of
+	// these names (webhook rules have none).
+	ResourceNames []string `json:"resourceNames,omitempty"`
 }
 
 // EndpointSliceFacts: how many of a Service's endpoints are ready (the
@@ -639,6 +647,10 @@ type RBACFacts struct {
 	// RoleRef and Subjects are a binding's.
 	RoleRef  *RoleRef  `json:"roleRef,omitempty"`
 	Subjects []Subject `json:"subjects,omitempty"`
+	// AggregationRule is an aggregated ClusterRole's
+	// aggregationRule.clusterRoleSelectors: the ClusterRoles whose rules
+	// the aggregation controller copies into it.
+	AggregationRule []LabelSelector `json:"aggregationRule,omitempty"`
 }
 
 // PolicyRule is one rule of a role: the verbs it allows on the resources

@@ -23,8 +23,9 @@ type topFields struct {
 	// webhooks and endpoints are the top-level lists of webhook
 	// configurations and EndpointSlices.
 	webhooks, endpoints []byte
-	// rules, roleRef and subjects are RBAC's top-level fields.
-	rules, roleRef, subjects []byte
+	// rules, roleRef, subjects and aggregationRule are RBAC's
+	// top-level fields.
+	rules, roleRef, subjects, aggregationRule []byte
 	// provisioner and driver are a StorageClass's and a
 	// VolumeSnapshotClass's top-level fields naming their controller.
 	provisioner, driver []byte
@@ -76,6 +77,8 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 			dst = &f.provisioner
 		case "driver":
 			dst = &f.driver
+		case "aggregationRule":
+			dst = &f.aggregationRule
 		default:
 			return s.skip()
 		}
@@ -935,6 +938,13 @@ func rbacFacts(f topFields) (*snapshot.Facts, error) {
 		if err := json.Unmarshal(part.raw, part.dst); err != nil {
 			return nil, fmt.Errorf("%s: %w", part.name, err)
 		}
+	}
+	if f.aggregationRule != nil {
+		var agg struct{ ClusterRoleSelectors []snapshot.LabelSelector }
+		if err := json.Unmarshal(f.aggregationRule, &agg); err != nil {
+			return nil, fmt.Errorf("aggregationRule: %w", err)
+		}
+		r.AggregationRule = agg.ClusterRoleSelectors
 	}
 	return &snapshot.Facts{RBAC: r}, nil
 }

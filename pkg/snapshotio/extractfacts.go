@@ -53,6 +53,8 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 		o.Facts, err = volumeAttachmentFacts(f)
 	case rules.FactClass:
 		o.Facts, err = classFacts(f, ann)
+	case rules.FactAdmissionPolicy:
+		o.Facts, err = admissionPolicyFacts(f, o.Kind)
 	}
 	if err != nil {
 		return fmt.Errorf("%s facts: %w", o.Kind, err)
