@@ -33,9 +33,9 @@ var (
 	pmSeedFlag    = flag.Int64("pm-seed", 0, "run only this TestPostmortemRandom batch seed (0: seeds 1, 2 and 3, and a time-based one with -pm-fresh)")
 	pmSeedsFlag   = flag.String("pm-seeds", "", "comma-separated TestPostmortemRandom batch seeds (instead of the default set)")
 	pmObjectsFlag = flag.Int("pm-objects", 110, "TestPostmortemRandom: at least this many objects per batch")
-	pmFreshFlag = flag.Bool("pm-fresh", false, "TestPostmortemRandom: also run one time-based seed (logged)")
-	pmLogsFlag  = flag.String("pm-logs", "all", "TestPostmortemRandom: the logs kgc reads: all (the RequestResponse log, its Metadata-level copy and its copy without the controllers' requests), or RequestResponse")
-	pmQueryFlag = flag.Int("pm-queries", -1, "TestPostmortemRandom: ask kgc about at most this many objects one by one (TYPE/NAME) per log; -1: every object a chain reached")
+	pmFreshFlag   = flag.Bool("pm-fresh", false, "TestPostmortemRandom: also run one time-based seed (logged)")
+	pmLogsFlag    = flag.String("pm-logs", "all", "TestPostmortemRandom: the logs kgc reads: all (the RequestResponse log, its Metadata-level copy and its copy without the controllers' requests), or RequestResponse")
+	pmQueryFlag   = flag.Int("pm-queries", -1, "TestPostmortemRandom: ask kgc about at most this many objects one by one (TYPE/NAME) per log; -1: every object a chain reached")
 )
 
 // The people who act in the batches, each through impersonation.
