@@ -157,6 +157,12 @@ var (
 	// the request: ..." (k8s.io/apiserver pkg/admission/plugin/webhook/errors).
 	reWebhookCall   = regexp.MustCompile(`failed calling webhook "([^"]+)"`)
 	reWebhookDenied = regexp.MustCompile(`admission webhook "([^"]+)" denied the request`)
+	// "ValidatingAdmissionPolicy 'NAME' with binding 'BINDING' denied
+	// request: ..." (k8s.io/apiserver pkg/admission/plugin/policy/validating
+	// dispatcher.go).
+	// The API server's error before it names what was denied:
+	// `secrets "x" is forbidden: ValidatingAdmissionPolicy ...`.
+	rePolicyDenied  = regexp.MustCompile(`(?:([a-z0-9.-]+) "([^"]+)" is forbidden: )?ValidatingAdmissionPolicy '([^']+)' with binding '([^']+)' denied request`)
 	reUnexpected    = regexp.MustCompile(`unexpected items still remain in namespace: \S+ for gvr: ([a-z0-9.-]*)/[a-z0-9]+, Resource=([a-z0-9-]+)`)
 	reContentPrefix = regexp.MustCompile(`^Failed to delete all resource types, \d+ remaining: `)
 )
@@ -191,6 +197,18 @@ func (r *run) contentFailures(ns *snapshot.Object, conds map[string]snapshot.Con
 			out = append(out, r.reportedWebhook(ns, name, excerpt(msg, m[0]), re == reWebhookDenied))
 		}
 	}
+	for _, m := range rePolicyDenied.FindAllStringSubmatchIndex(msg, -1) {
+		policy, binding := msg[m[6]:m[7]], msg[m[8]:m[9]]
+		if seen["policy "+policy+"/"+binding] {
+			continue
+		}
+		seen["policy "+policy+"/"+binding] = true
+		what := "its deletes"
+		if m[2] >= 0 {
+			what = "its delete of " + r.contentName(ns, msg[m[2]:m[3]], msg[m[4]:m[5]])
+		}
+		out = append(out, r.reportedPolicy(ns, policy, binding, what, excerpt(msg, m[0])))
+	}
 	if len(out) > 0 {
 		return out
 	}
@@ -214,6 +232,27 @@ func (r *run) contentFailures(ns *snapshot.Object, conds map[string]snapshot.Con
 		extra: []Remedy{{Action: ActionFixController, Description: "Repeat what the namespace controller does, type by type, to see the error it gets, and fix its cause",
 			Command: "kubectl api-resources --verbs=list,delete --namespaced -o name | xargs -n 1 kubectl get -n " + ns.Metadata.Name + " --ignore-not-found --show-kind -o name"}}}, ns, nil)
 	return []Blocker{b}
+}
+
+// contentName names the object of resource (a plural, "secrets" or
+// "widgets.example.com") called name in namespace ns as every output
+// does when the input holds it. The namespace controller deletes a type's
+// content as a collection, and the API server's error then names no
+// object ("Unknown"): the input's objects of that resource are named.
+func (r *run) contentName(ns *snapshot.Object, resource, name string) string {
+	var all []string
+	for _, o := range r.ix.inNamespace(ns.Metadata.Name) {
+		if res, ok := r.ix.resource(o.APIVersion, o.Kind); ok && (res.Resource == resource || res.Resource+"."+res.Group == resource) {
+			if o.Metadata.Name == name {
+				return o.Ref().String()
+			}
+			all = append(all, o.Ref().String())
+		}
+	}
+	if len(all) > 0 {
+		return resource + " (" + shortList(all) + ")"
+	}
+	return resource + " \"" + name + "\""
 }
 
 // holdsResource reports whether the input holds objects of group/resource
@@ -363,6 +402,15 @@ func webhookMatches(h snapshot.Webhook, group, version, resource, op string, nam
 // ("" for the resource itself): "pods/status", "pods/*", "*/status" and
 // "*/*" match pods/status, "pods" and "*" do not.
 func webhookMatchesSub(h snapshot.Webhook, group, version, resource, sub, op string, namespaced bool) bool {
+	return admissionRule(h.Rules, "", group, version, resource, sub, op, namespaced) >= 0
+}
+
+// admissionRule is the index of the first of rules that matches a
+// request (op on resource/sub of group/version, on an object named name)
+// as k8s.io/apiserver's rule matcher does, -1 when none: the one matcher
+// of webhooks and admission policies. A rule's resourceNames (policies
+// only) limit it to those names.
+func admissionRule(rules []snapshot.WebhookRule, name, group, version, resource, sub, op string, namespaced bool) int {
 	anyOf := func(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
 	resourceOf := func(list []string) bool {
 		for _, x := range list {
@@ -373,13 +421,14 @@ func webhookMatchesSub(h snapshot.Webhook, group, version, resource, sub, op str
 		}
 		return false
 	}
-	for _, rule := range h.Rules {
+	for i, rule := range rules {
 		scopeOK := rule.Scope == "" || rule.Scope == "*" || (rule.Scope == "Namespaced") == namespaced
-		if scopeOK && anyOf(rule.Operations, op) && anyOf(rule.APIGroups, group) && anyOf(rule.APIVersions, version) && resourceOf(rule.Resources) {
-			return true
+		if scopeOK && anyOf(rule.Operations, op) && anyOf(rule.APIGroups, group) && anyOf(rule.APIVersions, version) && resourceOf(rule.Resources) &&
+			(len(rule.ResourceNames) == 0 || slices.Contains(rule.ResourceNames, name)) {
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // webhookSelects applies a webhook's selectors to o as the API server

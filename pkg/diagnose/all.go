@@ -151,7 +151,7 @@ func olderFirst(a, b *snapshot.Object) bool {
 // one thing to fix, not one per object. "" for other root causes.
 func controllerGroupKey(rc RootCause) string {
 	switch rc.Reason {
-	case ReasonControllerTerminating, ReasonControllerNotFinishing, ReasonControllerAbsent, ReasonControllerPending:
+	case ReasonControllerTerminating, ReasonControllerNotFinishing, ReasonControllerAbsent, ReasonControllerPending, ReasonControllerForbidden:
 		if rc.Controller != "" && rc.Attribution != nil && rc.Attribution.Evidence != EvidenceNone {
 			return "controller|" + rc.Reason + "|" + rc.Controller
 		}
@@ -168,6 +168,7 @@ func controllerSummary(g *Group) string {
 		ReasonControllerNotFinishing: "runs and is available, but is not finishing its cleanup",
 		ReasonControllerAbsent:       "is not installed",
 		ReasonControllerPending:      "has not removed its finalizers",
+		ReasonControllerForbidden:    "runs, but RBAC forbids it to remove its finalizers",
 	}[g.RootCause.Reason]
 	return g.Controller + " " + state + ": " + plural(len(g.RootObjects), "object") + " " + holdWord(len(g.RootObjects)) + " " + strings.Join(g.Finalizers, ", ")
 }

@@ -402,24 +402,40 @@ func (r *run) workloadsListed() bool {
 func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 	info := rules.LookupFinalizerOn(f, snapshot.GroupOf(o.APIVersion))
 	b.RemovedBy = info.RemovedBy
-	if f == rules.FinalizerLB {
-		r.loadBalancer(o, info, b)
+	if r.csiSidecarForbidden(o, f, info, b) {
 		return
 	}
-	if info.WellKnown && !info.Ecosystem {
+	a, classed := r.byClass(o, f)
+	switch {
+	case classed:
+	case f == rules.FinalizerLB:
+		r.loadBalancer(o, info, b)
+		return
+	case info.WellKnown && !info.Ecosystem:
 		b.Attribution = &Attribution{Evidence: EvidenceWellKnown, Confidence: ConfidenceHigh, Controller: info.RemovedBy, Detail: wellKnownDetail(f, info)}
 		b.WaitingFor = info.Condition
 		b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: f, Reason: ReasonControllerPending, RemovedBy: info.RemovedBy, Attribution: b.Attribution,
 			Message: r.staleMsg(o, "the "+info.RemovedBy+" removes it once "+info.Condition, info.RemovedBy)}}, o, nil)
 		return
+	default:
+		a = r.attribute(o, f, info)
 	}
+	r.attributed(o, f, spec, info, a, b)
+}
+
+// attributed explains finalizer f of o, which the controller a names
+// removes (or nothing the input shows, when a names none).
+func (r *run) attributed(o *snapshot.Object, f string, spec bool, info rules.FinalizerInfo, a attribution, b *Blocker) {
 	where := "metadata.finalizers"
 	if spec {
 		where = "spec.finalizers"
 	}
-	a := r.attribute(o, f, info)
+	r.rbacCause(o, f, &a)
 	b.RemovedBy = rules.ActorUnknown
-	if info.Ecosystem {
+	switch {
+	case a.att.Evidence == EvidenceClass:
+		b.RemovedBy = a.att.Controller
+	case info.Ecosystem:
 		b.RemovedBy = info.RemovedBy
 	}
 	b.Attribution = &a.att
@@ -429,7 +445,7 @@ func (r *run) controller(o *snapshot.Object, f string, spec bool, b *Blocker) {
 		who = a.att.Controller
 	}
 	b.WaitingFor = who + " to finish its cleanup and remove " + f + " from " + where
-	if info.Ecosystem {
+	if info.Ecosystem && a.att.Evidence != EvidenceClass {
 		b.WaitingFor = who + " to remove " + f + " once " + info.Condition
 	}
 	hooks, hookRemedies := r.finalizerWebhookRemedies(o, f, controllerNamespaces(a.related))

@@ -385,6 +385,11 @@ func (r *run) finalizer(o *snapshot.Object, f string) Blocker {
 		b.Blockers = hooks
 		return b
 	}
+	if ps := r.policiesHolding(o, f); len(ps) > 0 {
+		b.WaitingFor = "an UPDATE removing " + f + " to be admitted: " + plural(len(ps), "admission policy") + " bound with validationActions Deny " + words.Agree(len(ps), "denies", "deny") + " it"
+		b.Blockers = ps
+		return b
+	}
 	switch {
 	case f == rules.FinalizerForeground:
 		r.foreground(o, &b)

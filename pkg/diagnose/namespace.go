@@ -280,6 +280,12 @@ func (r *run) contentBlockers(ns *snapshot.Object, content []*snapshot.Object, h
 			}
 			continue
 		}
+		if ps := r.denyingPolicies(o, "DELETE"); len(ps) > 0 && (!hasPods || isKind(o, "", "Pod")) {
+			for _, p := range ps {
+				bs = append(bs, r.policyBlocker(o, "DELETE", "the namespace controller's delete of "+o.Ref().String(), p, ns, -1))
+			}
+			continue
+		}
 		switch {
 		case isKind(o, "", "Pod"):
 			pendingPods = append(pendingPods, o)

@@ -10,9 +10,10 @@ import (
 // controller that reconciles it creates it anew (a new UID, often the same
 // name), and the owner waits for ever. The evidence is the dependent's
 // creationTimestamp, after the owner's deletionTimestamp, and its
-// controller owner reference, which names who recreates it (snapshots keep
-// no managedFields, so the manager is not evidence kgc has). The root cause
-// is the loop, never a stalled collector.
+// controller owner reference, which names who recreates it, and the
+// manager of its oldest managedFields entry, which snapshots keep
+// (ObjectMeta.Manager): the name the recreating controller wrote itself
+// under. The root cause is the loop, never a stalled collector.
 
 // recreation is the root cause of a recreated dependent and its ways out.
 type recreation struct {
@@ -28,8 +29,14 @@ func (r *run) recreated(d, owner *snapshot.Object) (recreation, bool) {
 		return recreation{}, false
 	}
 	who, related := r.recreator(d, owner)
+	subject := who
+	if m := d.Metadata.Manager; m != "" {
+		// The name it wrote itself under when it created d.
+		who += ", managedFields manager \"" + m + "\""
+		subject = who + ","
+	}
 	msg := d.Ref().String() + " was created at " + d.Metadata.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z") + ", after " + owner.Ref().String() +
-		"'s foreground deletion began (" + owner.Metadata.DeletionTimestamp.UTC().Format("2006-01-02T15:04:05Z") + "): " + who +
+		"'s foreground deletion began (" + owner.Metadata.DeletionTimestamp.UTC().Format("2006-01-02T15:04:05Z") + "): " + subject +
 		" does not stop for the deletion and creates it again as the garbage collector deletes it, so the owner waits for ever; the collector is acting, this is a loop"
 	rc := RootCause{Object: d.Ref(), Reason: ReasonDependentRecreated, RemovedBy: rules.ActorGC, Controller: who, Message: msg, Related: related}
 	rems := []Remedy{

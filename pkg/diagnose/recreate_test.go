@@ -54,6 +54,19 @@ func TestForegroundLoopWithRecreatedDependent(t *testing.T) {
 			t.Errorf("remedies %s (%+v): want stopping the controller first, and finishing the owner in the background", remedyActions(rc.Remedies), rc.Remedies)
 		}
 	})
+	t.Run("its managedFields name the manager that recreates it", func(t *testing.T) {
+		byOperator := fresh
+		byOperator.Metadata.Manager = "clickhouse-operator"
+		d, err := New(testobj.Snapshot(owner, byOperator).Build(), nil, Options{}).Diagnose(owner.Metadata.UID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := rootCause(t, d, ReasonDependentRecreated)
+		if want := `the controller of ClickHouseCluster, managedFields manager "clickhouse-operator"`; rc.Controller != want || !strings.Contains(rc.Message, want+", does not stop") ||
+			!strings.Contains(rc.Remedies[0].Description, "pause "+want+" (or upgrade") {
+			t.Errorf("controller %q, message %q, first remedy %q: want the manager named", rc.Controller, rc.Message, rc.Remedies[0].Description)
+		}
+	})
 	t.Run("created before: the collector is stalled", func(t *testing.T) {
 		d, err := New(testobj.Snapshot(owner, old).Build(), nil, Options{}).Diagnose(owner.Metadata.UID)
 		if err != nil {

@@ -109,7 +109,8 @@ func (s *Simulator) remedyInput(rc RootCause, r Remedy) (*snapshot.Snapshot, []p
 	}
 	o := s.snap.Objects[i]
 	switch r.Action {
-	case ActionFixController, ActionRemoveFinalizer:
+	case ActionFixController, ActionRemoveFinalizer, ActionGrantRBAC:
+		// A granted controller removes its finalizer as a fixed one does.
 		if rc.Finalizer == "" {
 			return nil, nil, "", false
 		}

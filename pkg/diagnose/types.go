@@ -34,6 +34,11 @@ const (
 	// the object's status say which; removing the finalizer skips what it
 	// has not done.
 	ReasonControllerNotFinishing = "controller-not-finishing"
+	// ReasonControllerForbidden: the controller the evidence names runs,
+	// but RBAC grants its ServiceAccount neither patch nor update on the
+	// object's resource, so every attempt to remove the finalizer is
+	// refused (rbaccause.go).
+	ReasonControllerForbidden = "controller-forbidden"
 	// ReasonControllerUnknown: kgc cannot tell whether the controller runs
 	// (the workload types could not be listed, or the evidence names a
 	// controller whose workloads the input does not show).
@@ -113,6 +118,10 @@ const (
 	// removal is an UPDATE, the namespace controller's a DELETE) and
 	// cannot be called, or denies it.
 	ReasonWebhookRejects = "webhook-rejects"
+	// ReasonPolicyDenies: a ValidatingAdmissionPolicy bound with
+	// validationActions Deny judges the UPDATE that removes a finalizer
+	// (or the namespace controller's DELETE) and denies it (policy.go).
+	ReasonPolicyDenies = "policy-denies"
 	// ReasonInProgress: nothing is stuck at this leaf; the named actor
 	// should act on its next pass. Persisting means that actor is down.
 	ReasonInProgress = "in-progress"
@@ -128,6 +137,17 @@ const (
 	ActionFixAPIService = "fix-apiservice"
 	ActionFixNode       = "fix-node"
 	ActionFixService    = "fix-service"
+	// ActionGrantRBAC: grant a controller's ServiceAccount the verbs
+	// removing its finalizer needs.
+	ActionGrantRBAC = "grant-rbac"
+	// ActionCheckPolicy, ActionFixPolicy, ActionPatchPolicyBinding and
+	// ActionDeletePolicyBinding answer a ValidatingAdmissionPolicy that
+	// denies: confirm it with a dry run, fix it, let requests through
+	// (Warn, Audit), or remove its binding.
+	ActionCheckPolicy         = "check-policy"
+	ActionFixPolicy           = "fix-policy"
+	ActionPatchPolicyBinding  = "patch-policy-binding"
+	ActionDeletePolicyBinding = "delete-policy-binding"
 	// ActionCheckWebhook: find out, with a server-side dry run, whether
 	// an admission webhook rewrites or refuses a finalizer's removal.
 	ActionCheckWebhook          = "check-webhook"

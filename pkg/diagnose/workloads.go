@@ -106,6 +106,9 @@ func (r *run) kubeletRefused(pod *snapshot.Object, node string, b *Blocker) bool
 	for _, w := range r.rejectingWebhooksOn(pod, "status", "UPDATE") {
 		out = append(out, r.webhookBlocker(pod, "UPDATE of pods/status", "the kubelet on node "+node+"'s status update of the pod (its final phase, written before it deletes the pod)", w, pod))
 	}
+	for _, d := range r.denyingPolicies(pod, "DELETE") {
+		out = append(out, r.policyBlocker(pod, "DELETE", "the kubelet on node "+node+"'s final DELETE of the pod (grace 0, how it confirms termination)", d, pod, -1))
+	}
 	if len(out) == 0 {
 		return false
 	}
@@ -268,9 +271,6 @@ func (r *run) loadBalancer(o *snapshot.Object, info rules.FinalizerInfo, b *Bloc
 	b.WaitingFor = info.Condition
 	b.Attribution = &Attribution{Evidence: EvidenceWellKnown, Confidence: ConfidenceHigh, Controller: info.RemovedBy, Detail: wellKnownDetail(rules.FinalizerLB, info)}
 	rc := RootCause{Object: o.Ref(), Finalizer: rules.FinalizerLB, RemovedBy: info.RemovedBy, Attribution: b.Attribution}
-	if r.classedLoadBalancer(o, info, b) {
-		return
-	}
 	var extra []Remedy
 	var live []*snapshot.Object
 	for _, w := range r.d.matchingWorkloads("cloud-controller-manager", []string{"cloud-controller-manager"}) {
@@ -291,44 +291,6 @@ func (r *run) loadBalancer(o *snapshot.Object, info rules.FinalizerInfo, b *Bloc
 			Command: "kubectl get events -n " + o.Metadata.Namespace + " --field-selector involvedObject.name=" + o.Metadata.Name})
 	}
 	b.RootCause = r.addLeaf(leaf{obj: o, rc: rc, extra: extra}, o, nil)
-}
-
-// classedLoadBalancer explains the load-balancer finalizer of a Service
-// whose spec.loadBalancerClass names another implementation than the
-// cloud provider's: the class object is the evidence of who owns it (the
-// service controller of the cloud-controller-manager leaves classed
-// Services to their implementation). It reports whether it did.
-func (r *run) classedLoadBalancer(o *snapshot.Object, info rules.FinalizerInfo, b *Blocker) bool {
-	if o.Facts == nil || o.Facts.Service == nil || o.Facts.Service.LoadBalancerClass == "" {
-		return false
-	}
-	class := o.Facts.Service.LoadBalancerClass
-	who := "the implementation of load balancer class " + class
-	a := attribution{att: Attribution{Evidence: EvidenceClass, Confidence: ConfidenceMedium, Controller: who,
-		Detail: "its spec.loadBalancerClass " + class + " names the load balancer implementation that owns it; the cloud-controller-manager leaves classed Services alone"}}
-	var live, dying []*snapshot.Object
-	absent := "no workload of it is in the input"
-	if p, ok := rules.ProjectOf(class); ok {
-		who = p.Controller + " (" + p.Name + ")"
-		a.att.Controller, a.att.Confidence = who, ConfidenceHigh
-		a.att.Detail += "; kgc's table of well-known projects: the class is " + p.Name + "'s (" + p.Source + ")"
-		for _, w := range r.workloads("project:"+p.Name, func(w *snapshot.Object) bool {
-			return p.PublishedAs(w.Metadata.Namespace, w.Metadata.Name, w.Metadata.Labels["app.kubernetes.io/name"])
-		}) {
-			if r.going(w) {
-				dying = append(dying, w)
-			} else {
-				live = append(live, w)
-			}
-		}
-		absent = "its controller is not in the input (usually " + strings.Join(publishedNames(&p), ", ") + " in namespace " + p.Namespace + ")"
-	}
-	a.fill(r, o, rules.FinalizerLB, who, live, dying, r.workloadsListed(), absent, "Run "+who+" again, so that it deletes the load balancer and removes "+rules.FinalizerLB, "")
-	b.WaitingFor = who + " to delete the load balancer of class " + class + " and remove " + rules.FinalizerLB
-	b.Attribution, b.Controller = &a.att, who
-	b.RootCause = r.addLeaf(leaf{obj: o, rc: RootCause{Object: o.Ref(), Finalizer: rules.FinalizerLB, Reason: a.reason, RemovedBy: info.RemovedBy, Controller: who,
-		Attribution: b.Attribution, Message: a.message, Related: a.related}, extra: a.remedies}, o, nil)
-	return true
 }
 
 // staleMsg appends, once o has waited past staleAfter, that its actor is

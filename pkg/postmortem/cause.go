@@ -201,7 +201,9 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 		}
 		return c, true
 	}
-	if o, ok := ix.ownerWent(r, farFuture); ok && !kept {
+	// Its namespace did not take it: an owner that went did, even where
+	// kgc's plan kept it (a finalizer the collector set, removed by hand).
+	if o, ok := ix.ownerWent(r, farFuture); ok {
 		return cause{parent: o, via: ViaOwnerReference, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
 			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner"}, true
 	}

@@ -67,7 +67,7 @@ func (ix *index) personAncestors(r *record) []*record {
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]
-		for _, ref := range d.owners {
+		for _, ref := range slices.Concat(d.owners, beforeOwners(d)) {
 			o := ix.ownerOf(d, ref.UID)
 			if o == nil || seen[o] {
 				continue
@@ -173,7 +173,7 @@ func lastFinalizers(r *record, until time.Time) ([]string, bool) {
 // the plan deletes, else the root.
 func (ix *index) plannedParent(r *record, f planFate) *record {
 	fates := ix.planOf(f.root, f.until)
-	for _, ref := range r.owners {
+	for _, ref := range slices.Concat(r.owners, beforeOwners(r)) {
 		o := ix.ownerOf(r, ref.UID)
 		if o == nil || o == r {
 			continue
@@ -205,4 +205,13 @@ func (ix *index) plannedCause(r *record, until time.Time) (c cause, ok, orphaned
 func byRequest(root *record) string {
 	s := root.start()
 	return userOf(s) + "'s " + s.Verb + " of " + root.ref().String()
+}
+
+// beforeOwners are r's owner references in the before snapshot, which the
+// plans are of: its latest logged state may have lost some since.
+func beforeOwners(r *record) []audit.OwnerRef {
+	if r.before == nil {
+		return nil
+	}
+	return r.before.Metadata.OwnerReferences
 }

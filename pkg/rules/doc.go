@@ -24,8 +24,13 @@
 //   - PodTermination, PodDeleteGrace, PodUsesClaim, PVBoundClaim,
 //     JobTrackingDone: the kubelet, pod garbage collector, pvc/pv
 //     protection and Job controller's decisions (controllers.go);
-//   - VolumeReclaimer, ProvisionerWorkloads: what becomes of a released
-//     volume's storage (volumes.go);
+//   - VolumeReclaimer, ProvisionerWorkloads, NamesImplementation: what
+//     becomes of a released volume's storage, and which workloads run a
+//     provisioner, driver or class's controller (volumes.go);
+//   - ClassOf, ClassOwnsFinalizer: the controller a class object (an
+//     IngressClass, GatewayClass, StorageClass, VolumeSnapshotClass) or
+//     the object itself names, and which finalizers it removes
+//     (classes.go);
 //   - Recreate, UndoAdvice: which controller creates a deleted object
 //     again when its owner survives the delete — Deployment, ReplicaSet,
 //     ReplicationController, StatefulSet, DaemonSet, Job, the
@@ -34,6 +39,9 @@
 //     to do instead (recreate.go);
 //   - LookupFinalizer and the finalizer and actor names: who removes each
 //     well-known finalizer (finalizers.go).
+//   - Authorize, FinalizerVerbs: whether RBAC lets a ServiceAccount send
+//     the request that removes a finalizer, as the API server's RBAC
+//     authorizer decides (rbac.go);
 //   - FactKindOf, HasFacts, PlanFacts: which kinds carry facts read from
 //     their spec or status, which a capture lists in full, and which of
 //     them a plan reads (facts.go).

@@ -70,6 +70,14 @@ const (
 	// FactVolumeAttachment: an attachment's attacher, node, volume and
 	// state, which why-stuck reads for the external-attacher's finalizer.
 	FactVolumeAttachment
+	// FactClass: the controller a class object names, or the class an
+	// object names (ClassOf): who owns an object and its finalizers.
+	FactClass
+	// FactAdmissionPolicy: a ValidatingAdmissionPolicy's match
+	// constraints and validations, or its binding's actions and
+	// parameter, which why-stuck checks for the policy that denies a
+	// finalizer's removal.
+	FactAdmissionPolicy
 )
 
 // FactKindOf is the facts objects of group and kind carry. It is called
@@ -99,8 +107,11 @@ func FactKindOf(group, kind string) FactKind {
 			return FactAPIService
 		}
 	case "admissionregistration.k8s.io":
-		if kind == "MutatingWebhookConfiguration" || kind == "ValidatingWebhookConfiguration" {
+		switch kind {
+		case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
 			return FactWebhooks
+		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+			return FactAdmissionPolicy
 		}
 	case "discovery.k8s.io":
 		if kind == "EndpointSlice" {
@@ -113,6 +124,13 @@ func FactKindOf(group, kind string) FactKind {
 		}
 	case "storage.k8s.io":
 		return storageFactKind(kind)
+	case "networking.k8s.io", "gateway.networking.k8s.io", "snapshot.storage.k8s.io":
+		if _, ok := classKindOf(group, kind); ok {
+			return FactClass
+		}
+		if _, _, ok := memberClass(group, kind); ok {
+			return FactClass
+		}
 	}
 	return FactNone
 }
@@ -147,6 +165,8 @@ func storageFactKind(kind string) FactKind {
 		return FactCSINode
 	case "VolumeAttachment":
 		return FactVolumeAttachment
+	case "StorageClass":
+		return FactClass
 	}
 	return FactNone
 }
@@ -159,11 +179,11 @@ func HasFacts(group, kind string) bool { return FactKindOf(group, kind) != FactN
 // PlanFacts reports whether a plan reads the facts of group and kind. The
 // cluster-scoped RBAC kinds and the CSI kinds carry facts only why-stuck
 // reads (who may update a finalizer's type, which CSI drivers are
-// installed): a capture that serves a plan alone (apply's narrow
-// pre-flight) need not read them.
+// installed, which controller a class names): a capture that serves a
+// plan alone (apply's narrow pre-flight) need not read them.
 func PlanFacts(group, kind string) bool {
 	switch FactKindOf(group, kind) {
-	case FactNone, FactCSIDriver, FactCSINode, FactVolumeAttachment:
+	case FactNone, FactCSIDriver, FactCSINode, FactVolumeAttachment, FactClass, FactAdmissionPolicy:
 		return false
 	case FactRBAC:
 		return kind == "Role" || kind == "RoleBinding"

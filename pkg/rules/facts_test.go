@@ -41,7 +41,17 @@ func TestFactKinds(t *testing.T) {
 		{"example.com", "Pod", FactNone, false},
 		{"", "ConfigMap", FactNone, false},
 		{"apps", "ControllerRevision", FactNone, false},
-		{"storage.k8s.io", "StorageClass", FactNone, false},
+		{"storage.k8s.io", "StorageClass", FactClass, false},
+		{"networking.k8s.io", "IngressClass", FactClass, false},
+		{"networking.k8s.io", "Ingress", FactClass, false},
+		{"gateway.networking.k8s.io", "GatewayClass", FactClass, false},
+		{"gateway.networking.k8s.io", "Gateway", FactClass, false},
+		{"gateway.networking.k8s.io", "HTTPRoute", FactNone, false},
+		{"snapshot.storage.k8s.io", "VolumeSnapshotClass", FactClass, false},
+		{"snapshot.storage.k8s.io", "VolumeSnapshot", FactClass, false},
+		{"snapshot.storage.k8s.io", "VolumeSnapshotContent", FactClass, false},
+		{"networking.k8s.io", "NetworkPolicy", FactNone, false},
+		{"storage.k8s.io", "StorageVersionMigration", FactNone, false},
 		{"batch", "Pod", FactNone, false},
 	} {
 		if got := FactKindOf(c.group, c.kind); got != c.want {

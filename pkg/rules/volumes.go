@@ -106,18 +106,26 @@ func VolumeReclaimer(pv *snapshot.PVFacts, serverVersion string) Reclaimer {
 // ("rancher.io/local-path" → local-path-provisioner). Evidence, not
 // proof: a managed cluster runs its provisioners outside the cluster.
 func ProvisionerWorkloads(name string, workloads []*snapshot.Object) []*snapshot.Object {
-	tokens := provisionerTokens(name)
 	var out []*snapshot.Object
 	for _, w := range workloads {
-		if w.Terminating() || !isWorkloadKind(w) || unavailable(w) {
-			continue
-		}
-		if slices.ContainsFunc(tokens, func(t string) bool { return mentions(w, t) }) {
+		if !w.Terminating() && !unavailable(w) && NamesImplementation(name, w) {
 			out = append(out, w)
 		}
 	}
 	return out
 }
+
+// NamesImplementation reports whether workload w (a Deployment,
+// StatefulSet or DaemonSet, of any state) is named like the
+// implementation name: a provisioner or CSI driver, or the controller a
+// class names (ClassOf), by ImplementationTokens.
+func NamesImplementation(name string, w *snapshot.Object) bool {
+	return isWorkloadKind(w) && slices.ContainsFunc(provisionerTokens(name), func(t string) bool { return mentions(w, t) })
+}
+
+// ImplementationTokens are what NamesImplementation looks for in a
+// workload's name and label values, for messages and grep.
+func ImplementationTokens(name string) []string { return provisionerTokens(name) }
 
 // unavailable: the snapshot says the workload has no available pod.
 func unavailable(w *snapshot.Object) bool {
@@ -140,8 +148,15 @@ func provisionerTokens(name string) []string {
 	return csiTokens(name)
 }
 
+// minToken is the shortest name part looked for: "lb" of example.com/lb
+// is in too many workload names to say anything.
+const minToken = 4
+
 func csiTokens(name string) []string {
 	if i := strings.LastIndex(name, "/"); i >= 0 {
+		if len(name)-i-1 < minToken {
+			return []string{name}
+		}
 		return []string{name, name[i+1:]}
 	}
 	tokens := []string{name}

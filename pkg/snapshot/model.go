@@ -174,6 +174,11 @@ type ObjectMeta struct {
 	Finalizers                 []string          `json:"finalizers,omitempty"`
 	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
 	Labels                     map[string]string `json:"labels,omitempty"`
+	// Manager is the manager of the object's oldest managedFields entry
+	// that is not of a subresource (usually what created it: a controller
+	// that creates a dependent again names itself there), kept as this
+	// name only; never the managed fields.
+	Manager string `json:"manager,omitempty"`
 }
 
 // OwnerReference mirrors metav1.OwnerReference; pointers keep the
@@ -299,6 +304,11 @@ type Facts struct {
 	// RBAC is set on Roles, ClusterRoles and their bindings: which
 	// workload may update a stuck object's type names its controller.
 	RBAC *RBACFacts `json:"rbac,omitempty"`
+	// AdmissionPolicy and AdmissionPolicyBinding are set on
+	// ValidatingAdmissionPolicies and their bindings: which requests a
+	// policy judges and whether its binding denies them (policyfacts.go).
+	AdmissionPolicy        *AdmissionPolicyFacts        `json:"admissionPolicy,omitempty"`
+	AdmissionPolicyBinding *AdmissionPolicyBindingFacts `json:"admissionPolicyBinding,omitempty"`
 	// Refs are, on an object of any other kind that carries finalizers,
 	// the object references at the top of its spec (a field named
 	// *Ref holding a kind and a name: Cluster API's
@@ -309,6 +319,28 @@ type Facts struct {
 	// VolumeAttachments and DaemonSets running a CSI node plugin: what
 	// tells whether a pod's volumes can be torn down (volumefacts.go).
 	Volume *VolumeFacts `json:"volume,omitempty"`
+	// Class is set on class objects (IngressClass, GatewayClass,
+	// StorageClass, VolumeSnapshotClass) and on the objects that name a
+	// class (Ingress, Gateway, VolumeSnapshot, VolumeSnapshotContent):
+	// which controller owns an object and its finalizers
+	// (rules.ClassController).
+	Class *ClassFacts `json:"class,omitempty"`
+}
+
+// ClassFacts are the class fields of an object, nothing else of its spec.
+type ClassFacts struct {
+	// Controller is the controller a class object names (IngressClass
+	// spec.controller, GatewayClass spec.controllerName, StorageClass
+	// provisioner, VolumeSnapshotClass driver), or that an object names
+	// itself (VolumeSnapshotContent spec.driver).
+	Controller string `json:"controller,omitempty"`
+	// Default says a class object is marked its kind's default (its
+	// is-default-class annotation, kept as this fact only).
+	Default bool `json:"default,omitempty"`
+	// Name is the class an object names (Ingress spec.ingressClassName,
+	// Gateway spec.gatewayClassName, VolumeSnapshot and
+	// VolumeSnapshotContent spec.volumeSnapshotClassName).
+	Name string `json:"name,omitempty"`
 }
 
 // SpecRef is one spec.*Ref object reference: its field, and the
@@ -351,6 +383,9 @@ type NodeFacts struct {
 type PVCFacts struct {
 	Phase      string `json:"phase,omitempty"`
 	VolumeName string `json:"volumeName,omitempty"`
+	// StorageClass is spec.storageClassName: its provisioner owns the
+	// claim's provisioning finalizers.
+	StorageClass string `json:"storageClassName,omitempty"`
 }
 
 // PVFacts for the pv-protection and PV controllers, and for what a
@@ -372,6 +407,9 @@ type PVFacts struct {
 	// decides whether the in-tree deleter accepts it.
 	Plugin   string `json:"plugin,omitempty"`
 	HostPath string `json:"hostPath,omitempty"`
+	// StorageClass is spec.storageClassName, whose provisioner names the
+	// volume's deleter when nothing of the volume itself does.
+	StorageClass string `json:"storageClassName,omitempty"`
 }
 
 // CRDFacts let an offline reader serve the custom types a dump defines and
@@ -514,6 +552,9 @@ type WebhookRule struct {
 	APIVersions []string `json:"apiVersions,omitempty"`
 	Resources   []string `json:"resources,omitempty"`
 	Scope       string   `json:"scope,omitempty"`
+	// ResourceNames limits an admission policy's rule to objects of
+	// these names (webhook rules have none).
+	ResourceNames []string `json:"resourceNames,omitempty"`
 }
 
 // EndpointSliceFacts: how many of a Service's endpoints are ready (the
@@ -606,6 +647,10 @@ type RBACFacts struct {
 	// RoleRef and Subjects are a binding's.
 	RoleRef  *RoleRef  `json:"roleRef,omitempty"`
 	Subjects []Subject `json:"subjects,omitempty"`
+	// AggregationRule is an aggregated ClusterRole's
+	// aggregationRule.clusterRoleSelectors: the ClusterRoles whose rules
+	// the aggregation controller copies into it.
+	AggregationRule []LabelSelector `json:"aggregationRule,omitempty"`
 }
 
 // PolicyRule is one rule of a role: the verbs it allows on the resources

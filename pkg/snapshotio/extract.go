@@ -23,8 +23,12 @@ type topFields struct {
 	// webhooks and endpoints are the top-level lists of webhook
 	// configurations and EndpointSlices.
 	webhooks, endpoints []byte
-	// rules, roleRef and subjects are RBAC's top-level fields.
-	rules, roleRef, subjects []byte
+	// rules, roleRef, subjects and aggregationRule are RBAC's
+	// top-level fields.
+	rules, roleRef, subjects, aggregationRule []byte
+	// provisioner and driver are a StorageClass's and a
+	// VolumeSnapshotClass's top-level fields naming their controller.
+	provisioner, driver []byte
 }
 
 // splitTop scans one object's top-level keys; the object must be all of raw.
@@ -69,6 +73,12 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 			dst = &f.roleRef
 		case "subjects":
 			dst = &f.subjects
+		case "provisioner":
+			dst = &f.provisioner
+		case "driver":
+			dst = &f.driver
+		case "aggregationRule":
+			dst = &f.aggregationRule
 		default:
 			return s.skip()
 		}
@@ -97,6 +107,9 @@ type annotated struct {
 	revision      string
 	keep          string // keep markers (KeepMarker)
 	provisionedBy string
+	// defaultClass: a class object's is-default-class annotation is
+	// "true" (defaultClassAnnotations).
+	defaultClass bool
 }
 
 // Extractor turns raw JSON objects into Objects, keeping only what the
@@ -146,6 +159,9 @@ type Extractor struct {
 		sec int64
 		t   *time.Time
 	}
+	// managerSec is the time of the managedFields entry whose manager
+	// the object being read keeps so far (protoManager).
+	managerSec int64
 }
 
 // labelPair is one label as raw bytes into the reader's buffer.
@@ -311,6 +327,10 @@ func (x *Extractor) meta(raw []byte, m *snapshot.ObjectMeta) (ann annotated, err
 			})
 		case "labels":
 			m.Labels, err = x.labelMap(&s)
+		case "manager":
+			m.Manager, err = s.internStr(x.in)
+		case "managedFields":
+			m.Manager, err = x.oldestManager(&s)
 		case "annotations":
 			// Annotations can carry secrets (last-applied-configuration):
 			// only the mirror-pod marker, a Deployment's revision and the
@@ -327,6 +347,42 @@ func (x *Extractor) meta(raw []byte, m *snapshot.ObjectMeta) (ann annotated, err
 	return ann, err
 }
 
+// oldestManager reads a managedFields list and returns the manager of its
+// oldest entry of the object itself (RFC 3339 times in one format compare
+// as strings; an entry without a time counts as oldest): the API server
+// sorts the entries by operation before time, so the oldest is not always
+// the first, and an entry of a subresource (a controller's status writes)
+// never created the object. Nothing else of the entries is kept.
+func (x *Extractor) oldestManager(s *scanner) (string, error) {
+	var manager, oldest string
+	found := false
+	err := s.array(func(int) error {
+		var m, t, sub string
+		err := s.object(func(key []byte) error {
+			var err error
+			switch string(key) {
+			case "manager":
+				m, err = s.str()
+			case "time":
+				t, err = s.str()
+			case "subresource":
+				sub, err = s.str()
+			default:
+				return s.skip()
+			}
+			return err
+		})
+		if err == nil && m != "" && sub == "" && (!found || t < oldest) {
+			manager, oldest, found = m, t, true
+		}
+		return err
+	})
+	if !found {
+		return "", err
+	}
+	return x.in.str(manager), err
+}
+
 // annotation reads the annotation key's value into ann if it is one kgc
 // looks at, and skips it otherwise.
 func (x *Extractor) annotation(s *scanner, key string, ann *annotated) error {
@@ -341,6 +397,10 @@ func (x *Extractor) annotation(s *scanner, key string, ann *annotated) error {
 		// Interned: a handful of values ("1", "2", …) repeat.
 		v, err := s.internStr(x.in)
 		ann.revision = v
+		return err
+	case defaultClassAnnotations[key]:
+		v, err := s.str()
+		ann.defaultClass = ann.defaultClass || v == "true"
 		return err
 	case snapshot.IsKeepAnnotation(key):
 		v, err := s.str()
@@ -878,6 +938,13 @@ func rbacFacts(f topFields) (*snapshot.Facts, error) {
 		if err := json.Unmarshal(part.raw, part.dst); err != nil {
 			return nil, fmt.Errorf("%s: %w", part.name, err)
 		}
+	}
+	if f.aggregationRule != nil {
+		var agg struct{ ClusterRoleSelectors []snapshot.LabelSelector }
+		if err := json.Unmarshal(f.aggregationRule, &agg); err != nil {
+			return nil, fmt.Errorf("aggregationRule: %w", err)
+		}
+		r.AggregationRule = agg.ClusterRoleSelectors
 	}
 	return &snapshot.Facts{RBAC: r}, nil
 }

@@ -51,6 +51,10 @@ func (x *Extractor) facts(o *snapshot.Object, f topFields, ann annotated) error 
 		o.Facts, err = csiNodeFacts(f)
 	case rules.FactVolumeAttachment:
 		o.Facts, err = volumeAttachmentFacts(f)
+	case rules.FactClass:
+		o.Facts, err = classFacts(f, ann)
+	case rules.FactAdmissionPolicy:
+		o.Facts, err = admissionPolicyFacts(f, o.Kind)
 	}
 	if err != nil {
 		return fmt.Errorf("%s facts: %w", o.Kind, err)
@@ -118,11 +122,14 @@ func nodeFacts(f topFields) (*snapshot.Facts, error) {
 // claimFacts reads a PersistentVolumeClaim's phase and volume.
 func claimFacts(f topFields) (*snapshot.Facts, error) {
 	var v struct {
-		Spec   struct{ VolumeName string }
+		Spec struct {
+			VolumeName       string
+			StorageClassName string
+		}
 		Status struct{ Phase string }
 	}
 	err := unmarshalParts(f, &v.Spec, &v.Status)
-	return &snapshot.Facts{PVC: &snapshot.PVCFacts{Phase: v.Status.Phase, VolumeName: v.Spec.VolumeName}}, err
+	return &snapshot.Facts{PVC: &snapshot.PVCFacts{Phase: v.Status.Phase, VolumeName: v.Spec.VolumeName, StorageClass: v.Spec.StorageClassName}}, err
 }
 
 // persistentVolumeFacts reads a PersistentVolume (pvFacts) and the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -37,6 +38,11 @@ const (
 	metaAnnotations = 12
 	metaOwners      = 13
 	metaFinalizers  = 14
+	metaManaged     = 17
+
+	managedManager     = 1 // ManagedFieldsEntry.manager
+	managedTime        = 4 // ManagedFieldsEntry.time
+	managedSubresource = 8 // ManagedFieldsEntry.subresource
 
 	refKind       = 1
 	refName       = 3
@@ -118,6 +124,7 @@ func (x *Extractor) protoItem(f field, apiVersion, kind string) (snapshot.Object
 // returns the keep markers among its annotations.
 func (x *Extractor) protoMeta(raw []byte, m *snapshot.ObjectMeta) (keep string, err error) {
 	x.protoLabels = x.protoLabels[:0]
+	x.managerSec = math.MaxInt64
 	var keeps map[string]string
 	err = eachField(raw, func(f field) error {
 		if err := x.protoMetaField(f, m, &keeps); err != nil {
@@ -147,7 +154,7 @@ func (x *Extractor) protoMetaField(f field, m *snapshot.ObjectMeta, keeps *map[s
 		grace := int64(v)
 		m.DeletionGracePeriodSeconds = &grace
 		return err
-	case metaName, metaNamespace, metaUID, metaRV, metaCreated, metaDeleted, metaLabels, metaAnnotations, metaOwners, metaFinalizers:
+	case metaName, metaNamespace, metaUID, metaRV, metaCreated, metaDeleted, metaLabels, metaAnnotations, metaOwners, metaFinalizers, metaManaged:
 		b, err := f.bytes()
 		if err != nil {
 			return err
@@ -187,8 +194,53 @@ func (x *Extractor) protoMetaBytes(num protowire.Number, b []byte, m *snapshot.O
 		}
 	case metaAnnotations:
 		err = protoKeepAnnotation(b, keeps)
+	case metaManaged:
+		err = x.protoManager(b, m)
 	}
 	return err
+}
+
+// protoManager reads one managedFields entry and keeps its manager in m
+// when it is the oldest entry of the object itself so far (x.managerSec;
+// an entry without a time counts as oldest, one of a subresource never,
+// as oldestManager has it).
+func (x *Extractor) protoManager(b []byte, m *snapshot.ObjectMeta) error {
+	var manager, sub []byte
+	sec := int64(math.MinInt64)
+	err := eachField(b, func(f field) error {
+		switch f.num {
+		case managedManager:
+			v, err := f.bytes()
+			manager = v
+			return err
+		case managedSubresource:
+			v, err := f.bytes()
+			sub = v
+			return err
+		case managedTime:
+			v, err := f.bytes()
+			if err != nil {
+				return err
+			}
+			sec = 0
+			return eachField(v, func(f field) error {
+				if f.num == timeSeconds {
+					s, err := f.varint()
+					sec = int64(s)
+					return err
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	if err != nil || len(manager) == 0 || len(sub) > 0 {
+		return err
+	}
+	if m.Manager == "" || sec < x.managerSec {
+		m.Manager, x.managerSec = x.in.bytes(manager), sec
+	}
+	return nil
 }
 
 // protoKeepAnnotation records the annotation entry b in keeps if its key

@@ -88,9 +88,17 @@ func randomMetaList(r *rand.Rand, n int) *metav1.PartialObjectMetadataList {
 				UID: types.UID(pick("u1", "u2", "")), Controller: bools[r.IntN(3)], BlockOwnerDeletion: bools[r.IntN(3)],
 			})
 		}
-		if r.IntN(2) == 0 {
-			m.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
-				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`)}}
+		for range r.IntN(4) {
+			// Several managers, in any order, some without a time: the
+			// oldest is kept, alike from protobuf and JSON.
+			e := metav1.ManagedFieldsEntry{Manager: pick("kubectl", "widget-operator", "kube-controller-manager", ""), Operation: metav1.ManagedFieldsOperationApply,
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`)}
+			if r.IntN(4) > 0 {
+				at := metav1.NewTime(time.Unix(1.7e9+int64(r.IntN(3)), 0))
+				e.Time = &at
+			}
+			e.Subresource = pick("", "", "status")
+			m.ManagedFields = append(m.ManagedFields, e)
 		}
 		list.Items = append(list.Items, metav1.PartialObjectMetadata{ObjectMeta: m})
 	}

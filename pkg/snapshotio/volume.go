@@ -26,6 +26,7 @@ func pvFacts(f topFields) (*snapshot.PVFacts, error) {
 			Capacity                      map[string]string
 			CSI                           *struct{ Driver string }
 			HostPath                      *struct{ Path string }
+			StorageClassName              string
 		}
 		Status struct{ Phase string }
 	}
@@ -35,6 +36,7 @@ func pvFacts(f topFields) (*snapshot.PVFacts, error) {
 	}
 	pv.Phase, pv.ReclaimPolicy, pv.ClaimRef = v.Status.Phase, v.Spec.PersistentVolumeReclaimPolicy, v.Spec.ClaimRef
 	pv.Capacity = v.Spec.Capacity["storage"]
+	pv.StorageClass = v.Spec.StorageClassName
 	if v.Spec.CSI != nil {
 		pv.Driver = v.Spec.CSI.Driver
 		return pv, nil

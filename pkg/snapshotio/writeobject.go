@@ -115,6 +115,10 @@ func (w *objectWriter) appendMeta(b []byte, m *snapshot.ObjectMeta) ([]byte, err
 		b = append(b, `,"labels":`...)
 		b = w.appendLabels(b, m.Labels)
 	}
+	if m.Manager != "" {
+		b = append(b, `,"manager":`...)
+		b = jsonw.AppendString(b, m.Manager)
+	}
 	return append(b, '}'), nil
 }
 

@@ -28,19 +28,14 @@ import (
 // and the namespace controller's requests; asked about one object
 // (TYPE/NAME), it must give that object's chain. Replay a batch with
 //
-//	go test ./... -run TestPostmortemRandom -pm-seed N
+//	go test . -run TestPostmortemRandom -pm-seed N
 var (
-	pmSeedFlag    = flag.Int64("pm-seed", 0, "run only this TestPostmortemRandom batch seed (0: seeds 1 and 2, and a time-based one with -pm-fresh)")
+	pmSeedFlag    = flag.Int64("pm-seed", 0, "run only this TestPostmortemRandom batch seed (0: seeds 1, 2 and 3, and a time-based one with -pm-fresh)")
 	pmSeedsFlag   = flag.String("pm-seeds", "", "comma-separated TestPostmortemRandom batch seeds (instead of the default set)")
 	pmObjectsFlag = flag.Int("pm-objects", 110, "TestPostmortemRandom: at least this many objects per batch")
-	// pmLogsFlag: the Metadata-level and no-controllers copies still have
-	// open classes (kgc's timing guesses and unknown roots for objects the
-	// collector deleted on its own at Metadata level; held and orphaned
-	// objects when the controllers' requests are missing): they run with
-	// -pm-logs=all until kgc meets them, and CI runs the RequestResponse log.
-	pmFreshFlag = flag.Bool("pm-fresh", false, "TestPostmortemRandom: also run one time-based seed (logged)")
-	pmLogsFlag  = flag.String("pm-logs", "RequestResponse", "TestPostmortemRandom: the logs kgc reads: RequestResponse, or all (also the Metadata-level and no-controllers copies)")
-	pmQueryFlag = flag.Int("pm-queries", -1, "TestPostmortemRandom: ask kgc about at most this many objects one by one (TYPE/NAME) per log; -1: every object a chain reached")
+	pmFreshFlag   = flag.Bool("pm-fresh", false, "TestPostmortemRandom: also run one time-based seed (logged)")
+	pmLogsFlag    = flag.String("pm-logs", "all", "TestPostmortemRandom: the logs kgc reads: all (the RequestResponse log, its Metadata-level copy and its copy without the controllers' requests), or RequestResponse")
+	pmQueryFlag   = flag.Int("pm-queries", -1, "TestPostmortemRandom: ask kgc about at most this many objects one by one (TYPE/NAME) per log; -1: every object a chain reached")
 )
 
 // The people who act in the batches, each through impersonation.

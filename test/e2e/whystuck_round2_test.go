@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -220,35 +219,8 @@ func TestWhyStuckStaleNamespaceConditions(t *testing.T) {
 // through its subresource).
 func runningController(t *testing.T, ctx context.Context, env *framework.Env, opsNS, name, group, resource string) {
 	t.Helper()
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: opsNS + "-" + name},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{group}, Resources: []string{resource, resource + "/finalizers"}, Verbs: []string{"get", "list", "watch", "update", "patch"}}}}
-	if _, err := env.Client.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: opsNS + "-" + name},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: opsNS}}}
-	if _, err := env.Client.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = env.Client.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
-		_ = env.Client.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
-	})
-	one := int32(1)
-	labels := map[string]string{"app": name}
-	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: opsNS},
-		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{ServiceAccountName: name, Containers: []corev1.Container{{Name: "manager", Image: "example.invalid/operator:1"}}}}}}
-	created, err := env.Client.AppsV1().Deployments(opsNS).Create(ctx, dep, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	created.Status = appsv1.DeploymentStatus{ObservedGeneration: created.Generation, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1}
-	if _, err := env.Client.AppsV1().Deployments(opsNS).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	installController(t, ctx, env, opsNS, name, rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource, resource + "/finalizers"},
+		Verbs: []string{"get", "list", "watch", "update", "patch"}}, nil)
 }
 
 // TestWhyStuckControllerRunningButNotFinishing: a Bucket held by its
