@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"os/exec"
 	"strings"
 	"testing"
@@ -71,14 +72,11 @@ func forbiddenWhyStuck(t *testing.T, env *framework.Env, args ...string) forbidd
 }
 
 // runRemedy runs a remedy's kubectl command against the plane, as a user
-// pastes it; the test stops here (skipped) where no kubectl is installed.
+// pastes it, with the kubectl the harness built first on the PATH.
 func runRemedy(t *testing.T, env *framework.Env, command string) {
 	t.Helper()
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skipf("kubectl is not installed: cannot run the remedy %q", command)
-	}
 	cmd := exec.Command("sh", "-c", command)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.CP.Kubeconfig)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.CP.Kubeconfig, "PATH="+filepath.Dir(env.Kubectl())+string(os.PathListSeparator)+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("remedy %q: %v\n%s", command, err, out)

@@ -42,7 +42,11 @@ type ControlPlaneBinaries struct {
 	APIServer         string
 	ControllerManager string
 	Scheduler         string
-	Etcd              string
+	// Kubectl runs the kubectl commands kgc prints as remedies, built
+	// from the same release, so no test relies on a kubectl installed
+	// by hand.
+	Kubectl string
+	Etcd    string
 	Kwok              string
 	// KwokStages is the stage configuration kwok plays (its default node and
 	// pod stages, copied from its module), passed with --config.
@@ -76,6 +80,7 @@ func EnsureControlPlaneBinaries(logf func(string, ...any)) (ControlPlaneBinaries
 		APIServer:         filepath.Join(dir, "kube-apiserver"),
 		ControllerManager: filepath.Join(dir, "kube-controller-manager"),
 		Scheduler:         filepath.Join(dir, "kube-scheduler"),
+		Kubectl:           filepath.Join(dir, "kubectl"),
 		Etcd:              filepath.Join(dir, "etcd-"+EtcdVersion),
 		Kwok:              filepath.Join(dir, "kwok-"+KwokVersion),
 		KwokStages:        filepath.Join(dir, "kwok-"+KwokVersion+"-stages.yaml"),
@@ -101,11 +106,13 @@ func EnsureControlPlaneBinaries(logf func(string, ...any)) (ControlPlaneBinaries
 		os.Remove(bins.APIServer)
 		os.Remove(bins.ControllerManager)
 		os.Remove(bins.Scheduler)
+		os.Remove(bins.Kubectl)
 	}
 	for _, b := range []struct{ out, pkg string }{
 		{bins.APIServer, "k8s.io/kubernetes/cmd/kube-apiserver"},
 		{bins.ControllerManager, "k8s.io/kubernetes/cmd/kube-controller-manager"},
 		{bins.Scheduler, "k8s.io/kubernetes/cmd/kube-scheduler"},
+		{bins.Kubectl, "k8s.io/kubernetes/cmd/kubectl"},
 	} {
 		if fi, err := os.Stat(b.out); err == nil && fi.Mode().IsRegular() {
 			continue

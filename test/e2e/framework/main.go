@@ -39,6 +39,10 @@ var (
 	suiteFailure error  // non-nil: the control plane failed to start
 )
 
+// Kubectl is the kubectl the harness built from the same release as the
+// control plane.
+func (e *Env) Kubectl() string { return e.bins.Kubectl }
+
 // Required reports whether missing prerequisites must fail rather than skip
 // the suite (set KGC_E2E_REQUIRED=1 in CI).
 func Required() bool { return os.Getenv("KGC_E2E_REQUIRED") != "" }
