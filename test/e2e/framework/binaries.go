@@ -47,7 +47,7 @@ type ControlPlaneBinaries struct {
 	// by hand.
 	Kubectl string
 	Etcd    string
-	Kwok              string
+	Kwok    string
 	// KwokStages is the stage configuration kwok plays (its default node and
 	// pod stages, copied from its module), passed with --config.
 	KwokStages string
