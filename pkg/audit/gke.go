@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -41,8 +42,10 @@ type gkeEntry struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`
 		} `json:"status"`
-		Request  map[string]any `json:"request"`
-		Response map[string]any `json:"response"`
+		// The bodies are kept as written: decoding them into maps and
+		// encoding them again was most of an entry's cost.
+		Request  json.RawMessage `json:"request"`
+		Response json.RawMessage `json:"response"`
 	} `json:"protoPayload"`
 }
 
@@ -68,8 +71,13 @@ func gkeEvent(v []byte, acc *accumulator) ([]byte, error) {
 	ev.User, _ = json.Marshal(map[string]string{"username": p.Auth.Principal})
 	ev.ObjectRef, ev.RequestURI = gkeObject(p.Name)
 	ev.ResponseStatus, _ = json.Marshal(map[string]any{"code": rpcToHTTP(p.Status.Code), "message": p.Status.Message})
-	ev.RequestObject = gkeBody(p.Request)
-	ev.ResponseObject = gkeBody(p.Response)
+	var err error
+	if ev.RequestObject, err = gkeBody(p.Request); err != nil {
+		return nil, notEvent("its protoPayload's request is not an object: " + err.Error())
+	}
+	if ev.ResponseObject, err = gkeBody(p.Response); err != nil {
+		return nil, notEvent("its protoPayload's response is not an object: " + err.Error())
+	}
 	ev.Level = levelOf(ev.RequestObject != nil, ev.ResponseObject != nil)
 	ev.Annotations = e.Labels
 	return json.Marshal(ev)
@@ -111,34 +119,84 @@ func gkeObject(name string) (json.RawMessage, string) {
 
 // gkeBody turns a request or response of the entry back into an object:
 // its @type (core.k8s.io/v1.Pod, meta.k8s.io/__internal.DeleteOptions,
-// k8s.io/Patch) says its apiVersion and kind when the body does not.
-func gkeBody(m map[string]any) json.RawMessage {
-	if m == nil {
+// k8s.io/Patch) says its apiVersion and kind when the body does not. The
+// members are copied as written, @type left out.
+func gkeBody(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var t string
+	hasKind := false
+	var members [][2][]byte // key as written, value as written
+	s := scanner{d: raw}
+	err := s.object(func(key []byte) error {
+		v, err := s.raw()
+		switch {
+		case err != nil:
+			return err
+		case string(key) == "@type":
+			_ = json.Unmarshal(v, &t) // not a string: no type, as before
+			return nil
+		case string(key) == "kind":
+			hasKind = true
+		}
+		members = append(members, [2][]byte{key, v})
 		return nil
-	}
-	t, _ := m["@type"].(string)
-	delete(m, "@type")
-	if _, ok := m["kind"]; !ok && t != "" && t != "k8s.io/Patch" {
-		slash := max(strings.LastIndexByte(t, '/'), 0)
-		gv, kind, _ := strings.Cut(t[slash+1:], ".")
-		m["kind"] = kind
-		// GKE spells every group with .k8s.io: apps.k8s.io is apps, but
-		// rbac.authorization.k8s.io is itself.
-		group := t[:slash]
-		if g := strings.TrimSuffix(group, ".k8s.io"); !strings.Contains(g, ".") {
-			group = g
-		}
-		if group == "core" || group == "meta" || group == "" {
-			m["apiVersion"] = gv
-		} else {
-			m["apiVersion"] = group + "/" + gv
-		}
-	}
-	raw, err := json.Marshal(m)
+	})
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return raw
+	var kind, apiVersion string
+	if !hasKind && t != "" && t != "k8s.io/Patch" {
+		kind, apiVersion = gkeKind(t)
+	}
+	return gkeObjectBytes(members, kind, apiVersion), nil
+}
+
+// gkeKind is the kind and apiVersion an @type names. GKE spells every
+// group with .k8s.io: apps.k8s.io is apps, but rbac.authorization.k8s.io
+// is itself.
+func gkeKind(t string) (kind, apiVersion string) {
+	slash := max(strings.LastIndexByte(t, '/'), 0)
+	gv, kind, _ := strings.Cut(t[slash+1:], ".")
+	group := t[:slash]
+	if g := strings.TrimSuffix(group, ".k8s.io"); !strings.Contains(g, ".") {
+		group = g
+	}
+	if group == "core" || group == "meta" || group == "" {
+		return kind, gv
+	}
+	return kind, group + "/" + gv
+}
+
+// gkeObjectBytes writes an object of members, with kind and apiVersion
+// first when set (replacing the body's own apiVersion).
+func gkeObjectBytes(members [][2][]byte, kind, apiVersion string) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	if kind != "" {
+		k, _ := json.Marshal(kind)
+		v, _ := json.Marshal(apiVersion)
+		b.WriteString(`"kind":`)
+		b.Write(k)
+		b.WriteString(`,"apiVersion":`)
+		b.Write(v)
+	}
+	for _, m := range members {
+		if kind != "" && string(m[0]) == "apiVersion" {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.Write(m[0])
+		b.WriteString(`":`)
+		b.Write(m[1])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // levelOf is the audit level an event's bodies show it was logged at.
