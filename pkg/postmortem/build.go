@@ -245,12 +245,12 @@ func byChain(r *record) string {
 // absent, else under an owner whose deletion is not in the log, else,
 // its owners unknown, by timing.
 func (ch *chains) collectedAlone(r *record, c cause) {
-	switch why := ch.ix.absentOwners(r); {
+	why, ev := ch.ix.absentOwners(r), ch.ix.invalidOwnerEvent(r)
+	switch {
 	case why != "":
 		ch.onItsOwn(r, c, why)
-	case ch.ix.invalidOwnerEvent(r) != nil:
-		e := ch.ix.invalidOwnerEvent(r)
-		ch.onItsOwn(r, c, fmt.Sprintf("the garbage collector recorded a warning event on it (audit ID %s) before deleting it, and the only event it records is OwnerRefInvalidNamespace: its owner reference names no object in its namespace", e.AuditID))
+	case ev != nil:
+		ch.onItsOwn(r, c, fmt.Sprintf("the garbage collector recorded a warning event on it (audit ID %s) before deleting it, and the only event it records is OwnerRefInvalidNamespace: its owner reference names no object in its namespace", ev.AuditID))
 	case len(r.owners) > 0:
 		ch.underMissingOwner(r, c)
 	default:
