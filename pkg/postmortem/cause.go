@@ -179,7 +179,8 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 		return cause{parent: crd, via: ViaCRD, evidence: EvidenceModel, actor: ActorAPIServer, likely: true,
 			detail: "no request names it: the API server's CRD finalizer deletes every instance of a CRD, from storage, before the CRD goes"}, true
 	}
-	c, planned, kept := ix.plannedCause(r, ix.sweptAt(r))
+	swept := ix.sweptAt(r)
+	c, planned, kept := ix.plannedCause(r, swept)
 	if planned {
 		return c, true
 	}
@@ -187,10 +188,10 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 		return cause{parent: o, via: ViaOwnerReference, evidence: r.ownersFrom, actor: ActorGarbageCollector, likely: true,
 			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner, and its owner's delete came before its namespace's"}, true
 	}
-	if why := ix.absentOwners(r); why != "" && ix.madeBefore(r, ix.sweptAt(r)) {
+	why := ix.absentOwners(r)
+	if why != "" && ix.madeBefore(r, swept) {
 		// The collector deletes such an object as soon as it sees it.
-		return cause{via: ViaRoot, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
-			detail: why + "; no request names its deletion (the audit policy did not log it)"}, true
+		return absentRoot(why), true
 	}
 	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
 		c := cause{parent: ns, via: ViaNamespace, evidence: EvidenceSnapshot, actor: ActorNamespaceController, likely: true}
@@ -207,11 +208,17 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 		return cause{parent: o, via: ViaOwnerReference, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
 			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner"}, true
 	}
-	if why := ix.absentOwners(r); why != "" {
-		return cause{via: ViaRoot, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
-			detail: why + "; no request names its deletion (the audit policy did not log it)"}, true
+	if why != "" {
+		return absentRoot(why), true
 	}
 	return cause{}, false
+}
+
+// absentRoot is the garbage collector's root, with no request logged, of
+// an object whose owners are absent for why.
+func absentRoot(why string) cause {
+	return cause{via: ViaRoot, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
+		detail: why + "; no request names its deletion (the audit policy did not log it)"}
 }
 
 // madeBefore: r was in the before snapshot, or made before at.

@@ -163,9 +163,6 @@ func lastFinalizers(r *record, until time.Time) ([]string, bool) {
 			fins, found = e.Response.Finalizers, true
 		}
 	}
-	if found && len(fins) == 0 {
-		fins = nil
-	}
 	return fins, found
 }
 
