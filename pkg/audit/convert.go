@@ -283,10 +283,12 @@ func (c *converter) member(v []byte, key string) ([]byte, error) {
 func (c *converter) stringOrObject(s *scanner) ([]byte, error) {
 	switch s.peek() {
 	case '"':
-		b, err := s.strIn(c.buf[:0])
+		b, err := s.text(c.buf)
 		if err != nil {
 			return nil, err
 		}
+		// The text is never the scanner's bytes (a string holding an
+		// event has escapes), so a grown buffer is the converter's.
 		if cap(b) > cap(c.buf) && len(b) <= maxKeptBuffer {
 			c.buf = b[:0]
 		}
