@@ -213,27 +213,83 @@ func unescapeWords(out, d []byte, i int) ([]byte, int, bool) {
 	for ; i+64 <= len(d); i += 64 {
 		out = slices.Grow(out, 64+16)
 		quotes, escapes := jsonskip.Block(d, i, &carry)
+		n := 64 // the block's bytes of text
 		if quotes != 0 {
+			n = bits.TrailingZeros64(quotes)
 			escapes &= quotes&-quotes - 1 // those before the closing quote
 		}
-		for ; escapes != 0; escapes &= escapes - 1 {
-			e := i + bits.TrailingZeros64(escapes)
-			if e+1 == len(d) {
-				return out, 0, false
-			}
-			out = appendRun(out, d, from, e)
+		if from == i && dropsOnly(d, i, escapes) {
+			out = appendDropping(out, d[i:], n, escapes)
+			from = i + n
+		} else {
 			var ok bool
-			if out, from, ok = appendSimpleEscape(out, d[e+1], e); !ok {
+			if out, from, ok = appendEscapes(out, d, i, from, escapes); !ok {
 				return out, 0, false
 			}
 		}
 		if quotes != 0 {
-			end := i + bits.TrailingZeros64(quotes)
+			end := i + n
 			return appendRun(out, d, from, end), end + 1, true
 		}
 	}
 	out = appendRun(out, d, from, i+int(carry))
 	return unescapeTail(out, d, i+int(carry))
+}
+
+// dropsOnly: each escape of a block escapes a quote, a backslash or a
+// slash, decoded by dropping the backslash, and the last escapes a byte
+// of the block.
+func dropsOnly(d []byte, i int, escapes uint64) bool {
+	if escapes>>63 != 0 {
+		return false
+	}
+	for ; escapes != 0; escapes &= escapes - 1 {
+		if c := d[i+bits.TrailingZeros64(escapes)+1]; c != '"' && c != '\\' && c != '/' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendDropping appends the n bytes of text at b's start but the
+// backslashes of escapes, a word at a time: each backslash is dropped by
+// storing the rest of its word over it.
+func appendDropping(out, b []byte, n int, escapes uint64) []byte {
+	o := len(out)
+	out = out[:cap(out)]
+	for k := 0; k < n; k += 8 {
+		w := binary.LittleEndian.Uint64(b[k:])
+		m := escapes >> k & 0xff
+		left := min(8, n-k) // the word's bytes of text
+		for m != 0 {
+			j := bits.TrailingZeros64(m)
+			binary.LittleEndian.PutUint64(out[o:], w)
+			o += j
+			w >>= 8 * (j + 1)
+			m >>= j + 1
+			left -= j + 1
+		}
+		binary.LittleEndian.PutUint64(out[o:], w)
+		o += left
+	}
+	return out[:o]
+}
+
+// appendEscapes appends the runs and escapes of a block from the run
+// starting at from, and returns where the next run starts.
+func appendEscapes(out, d []byte, i, from int, escapes uint64) ([]byte, int, bool) {
+	for ; escapes != 0; escapes &= escapes - 1 {
+		e := i + bits.TrailingZeros64(escapes)
+		if e+1 == len(d) {
+			return out, 0, false
+		}
+		out = appendRun(out, d, from, e)
+		var ok bool
+		if out, from, ok = appendSimpleEscape(out, d[e+1], e); !ok {
+			return out, 0, false
+		}
+	}
+	return out, from, true
 }
 
 // appendRun appends d[from:to], a run of a few bytes most often, copied
