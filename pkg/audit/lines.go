@@ -187,6 +187,10 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 	if a.prefixed {
 		l = dropPrefix(l)
 	}
+	if a.cv != nil && a.cv.active == 0 && (!firstOfFile || a.forms == 0) && len(l) > 0 && l[0] == '{' &&
+		!bytes.HasPrefix(l, []byte(eventPrefix)) && a.cv.aksLine(l, n) {
+		return // an AKS storage blob's record
+	}
 	h, v, err := prefilter(l)
 	if err == nil && v == keep {
 		err = a.keep(l, n)
