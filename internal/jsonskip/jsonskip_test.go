@@ -103,7 +103,7 @@ func TestStringEscapes(t *testing.T) {
 		d := escapeHeavy(r, 2+r.IntN(400))
 		want, wantErr := stringByQuotes(d, 0)
 		got, err := String(d, 0)
-		if got != want || err != wantErr {
+		if got != want || !errors.Is(err, wantErr) {
 			t.Fatalf("%q: got %d, %v; want %d, %v", d, got, err, want, wantErr)
 		}
 	}
@@ -119,7 +119,7 @@ func FuzzString(f *testing.F) {
 		}
 		want, wantErr := stringByQuotes(d, 0)
 		got, err := String(d, 0)
-		if got != want || err != wantErr {
+		if got != want || !errors.Is(err, wantErr) {
 			t.Fatalf("%q: got %d, %v; want %d, %v", d, got, err, want, wantErr)
 		}
 	})
