@@ -226,6 +226,9 @@ func unescapeWords(out, d []byte, i int) ([]byte, int, bool) {
 			if out, from, ok = appendEscapes(out, d, i, from, escapes); !ok {
 				return out, 0, false
 			}
+			if quotes == 0 && from < i+64 { // the next block can start a run
+				out, from = appendRun(out, d, from, i+64), i+64
+			}
 		}
 		if quotes != 0 {
 			end := i + n
