@@ -19,7 +19,11 @@ type body struct {
 	reason string
 }
 
-func readBody(s *scanner, in *interner) (body, error) {
+func readBody(s *scanner, in *interner) (body, error) { return readBodyTyped(s, in, nil) }
+
+// readBodyTyped is readBody of a GKE body when t is set: its @type gives
+// the kind and apiVersion when the body has no kind (see bodyType).
+func readBodyTyped(s *scanner, in *interner, t *bodyType) (body, error) {
 	var b body
 	switch s.peek() {
 	case '{':
@@ -39,9 +43,20 @@ func readBody(s *scanner, in *interner) (body, error) {
 		var err error
 		switch string(key) {
 		case "kind":
+			if t != nil {
+				t.hasKind = true
+			}
 			err = s.internStr(&b.kind, in)
 		case "apiVersion":
-			err = s.internStr(&m.APIVersion, in)
+			if err = s.internStr(&m.APIVersion, in); err != nil && t != nil {
+				t.apiErr, err = err, s.skip() // an error unless @type replaces it
+			}
+		case "@type":
+			if t != nil && s.peek() == '"' {
+				t.typ, err = s.str()
+			} else {
+				err = s.skip() // not a string: no type, as encoding/json would leave it
+			}
 		case "metadata":
 			seen = true
 			err = readMetadata(s, &m, in)
@@ -67,6 +82,13 @@ func readBody(s *scanner, in *interner) (body, error) {
 	})
 	if err != nil {
 		return b, err
+	}
+	if t != nil {
+		if kind, apiVersion := t.kind(); kind != "" {
+			b.kind, m.APIVersion = in.str([]byte(kind)), in.str([]byte(apiVersion))
+		} else if t.apiErr != nil {
+			return b, t.apiErr
+		}
 	}
 	switch b.kind {
 	case "DeleteOptions":

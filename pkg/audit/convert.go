@@ -145,6 +145,12 @@ func (c *converter) value(v []byte, line int) {
 		c.wrapper(v, line, f, list)
 		return
 	}
+	if f == formGKE { // read into a stage, not rebuilt as a native event
+		if err := c.acc.logEntry(v, line); err != nil {
+			c.acc.badLine(v, line, err, false)
+		}
+		return
+	}
 	native, err := c.unwrap(v, f)
 	if err != nil {
 		c.acc.badLine(v, line, err, false)
@@ -167,13 +173,12 @@ func (c *converter) unwrap(v []byte, f form) ([]byte, error) {
 		return c.member(v, "@message")
 	case formElasticECS:
 		return elasticEvent(v)
-	case formGKE:
-		return gkeEvent(v, c.acc)
 	case formAKSDiagnostics:
 		return c.aksRecord(v)
 	case formAKSLogAnalytics:
 		return logAnalyticsRow(v, c.acc)
-	case formEKSInsightsCSV, formEKSS3Export, formOpenShiftNodeLogs, formLast:
+	case formGKE, formEKSInsightsCSV, formEKSS3Export, formOpenShiftNodeLogs, formLast:
+		// A GKE entry is read by value; the others are no JSON record.
 	}
 	return nil, notEvent("it is not a JSON record")
 }

@@ -319,8 +319,14 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	if times.stage == nil {
 		times.stage = times.legacy
 	}
+	return st, st.settle(times)
+}
+
+// settle completes a stage read, its times as written: it checks and
+// parses them, and drops what the event's request says to no purpose.
+func (st *stage) settle(times stageTimes) error {
 	if err := st.complete(times.stage, times.received); err != nil {
-		return st, err
+		return err
 	}
 	ev := &st.ev
 	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
@@ -329,7 +335,7 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	if requestAddsNothing(ev) {
 		ev.Request = nil
 	}
-	return st, nil
+	return nil
 }
 
 // stageTimes are an event's timestamps as written, parsed once the whole
