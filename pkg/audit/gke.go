@@ -64,22 +64,13 @@ func gkeRead(v []byte, in *interner) (verdict, stage, []byte, error) {
 		return undecided, stage{}, nil, gkeInvalid(err)
 	}
 	verd := e.verdict(err == nil)
-	switch verd {
-	case keep:
-		e = gkeEntry{}
-		if err := e.read(v, false); err != nil {
-			return undecided, stage{}, nil, gkeInvalid(err)
-		}
-		// The whole entry read, the verdict is its last keys'.
-		if verd = e.verdict(true); verd == keep {
-			st, err := e.stage(in)
-			return verd, st, nil, err
-		}
-	case drop:
-		if e.seen&seenTime == 0 {
-			t, err := gkeTimeAtEnd(v)
-			return drop, stage{}, t, err
-		}
+	switch {
+	case verd == keep:
+		st, err := e.stage(in)
+		return verd, st, nil, err
+	case verd == drop && e.seen&seenTime == 0:
+		t, err := gkeTimeAtEnd(v)
+		return drop, stage{}, t, err
 	}
 	return verd, stage{}, e.timestamp, nil
 }
@@ -116,10 +107,12 @@ func (e *gkeEntry) read(v []byte, early bool) error {
 			})
 		case "protoPayload":
 			return gkeObject(&s, func(key []byte) error {
-				if err := e.payload(&s, key); err != nil {
+				seen := e.seen
+				if err := e.payload(&s, key); err != nil || !early || e.seen == seen {
 					return err
 				}
-				if early && e.verdict(false) != undecided {
+				// A kept entry is read on: all of it is needed.
+				if v := e.verdict(false); v == drop || v == passOver {
 					return errDecided
 				}
 				return nil
@@ -220,8 +213,9 @@ func (e *gkeEntry) verdict(end bool) verdict {
 		h.ref, h.refSeen = gkeRef(unsafeString(e.name))
 	}
 	if gcEvent(string(h.verb), &h.ref) && (e.seen&seenPrincipal != 0 || end) {
-		// The user as the native event would have it written.
-		h.user, _ = json.Marshal(map[string]string{"username": string(e.principal)})
+		// The username as the native event would have it written
+		// (byCollector looks for the collector's, quoted, in it).
+		h.user, _ = json.Marshal(string(e.principal))
 	}
 	v := h.decide()
 	if v == undecided && end {
@@ -255,27 +249,37 @@ func gkeTimeAtEnd(v []byte) ([]byte, error) {
 // resource (a name of no group and version, "readyz", is a non-resource
 // URL). The strings alias name.
 func gkeRef(name string) (Ref, bool) {
+	// GROUP/VERSION[/namespaces/NS]/RESOURCE[/NAME[/SUB]]: seven parts
+	// at most are read, n counts them all.
+	var parts [7]string
+	n := 0
+	for rest, more := strings.Trim(name, "/"), true; more; n++ {
+		var part string
+		part, rest, more = strings.Cut(rest, "/")
+		if n < len(parts) {
+			parts[n] = part
+		}
+	}
 	var ref Ref
-	parts := strings.Split(strings.Trim(name, "/"), "/")
-	if len(parts) < 3 {
+	if n < 3 {
 		return ref, false
 	}
-	group, rest := parts[0], parts[2:]
-	if group != "core" {
-		ref.APIGroup = group
+	if parts[0] != "core" {
+		ref.APIGroup = parts[0]
 	}
+	rest, nrest := parts[2:], n-2
 	// As the API server reads a path: namespaces/NS/status and
 	// namespaces/NS/finalize are a Namespace's subresources, not a
 	// resource in NS.
-	nsSub := len(rest) == 3 && (rest[2] == "status" || rest[2] == "finalize")
-	if len(rest) >= 3 && rest[0] == "namespaces" && !nsSub {
-		ref.Namespace, rest = rest[1], rest[2:]
+	nsSub := nrest == 3 && (rest[2] == "status" || rest[2] == "finalize")
+	if nrest >= 3 && rest[0] == "namespaces" && !nsSub {
+		ref.Namespace, rest, nrest = rest[1], rest[2:], nrest-2
 	}
 	ref.Resource = rest[0]
-	if len(rest) > 1 {
+	if nrest > 1 {
 		ref.Name = rest[1]
 	}
-	if len(rest) > 2 {
+	if nrest > 2 {
 		ref.Subresource = rest[2]
 	}
 	if ref.Resource == "namespaces" && ref.Name != "" {
@@ -286,14 +290,14 @@ func gkeRef(name string) (Ref, bool) {
 
 // gkeURI is the request URI a resourceName was requested at.
 func gkeURI(name string) string {
-	parts := strings.Split(strings.Trim(name, "/"), "/")
+	path := strings.Trim(name, "/")
 	switch {
-	case len(parts) < 3:
+	case strings.Count(path, "/") < 2:
 		return "/" + name
-	case parts[0] == "core":
-		return "/api/" + strings.Join(parts[1:], "/")
+	case strings.HasPrefix(path, "core/"):
+		return "/api/" + path[len("core/"):]
 	}
-	return "/apis/" + strings.Join(parts, "/")
+	return "/apis/" + path
 }
 
 // stage is the stage of a kept entry, as the native event it stands for
