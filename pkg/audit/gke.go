@@ -55,24 +55,35 @@ type gkeEntry struct {
 	seen                      gkeSeen
 }
 
-// gkeRead reads an entry: its verdict, its stage when kept, its
-// timestamp when dropped.
-func gkeRead(v []byte, in *interner) (verdict, stage, []byte, error) {
+// gkeRead reads an entry whose first protoPayload's value is at v[at:]:
+// its verdict, its stage when kept, its timestamp when dropped. The keys
+// before protoPayload (classify walked them) are read only to keep it.
+func gkeRead(v []byte, at int, in *interner) (verdict, stage, []byte, error) {
 	var e gkeEntry
-	err := e.read(v, true)
+	err := e.read(v, at)
 	if err != nil && !errors.Is(err, errDecided) {
 		return undecided, stage{}, nil, gkeInvalid(err)
 	}
 	verd := e.verdict(err == nil)
 	switch {
 	case verd == keep:
+		e = gkeEntry{}
+		if err := e.read(v, 0); err != nil {
+			return undecided, stage{}, nil, gkeInvalid(err)
+		}
+		// The whole entry read, the verdict is its last keys'.
+		if verd = e.verdict(true); verd != keep {
+			return verd, stage{}, e.timestamp, nil
+		}
 		st, err := e.stage(in)
 		return verd, st, nil, err
 	case verd == drop && e.seen&seenTime == 0:
 		t, err := gkeTimeAtEnd(v)
 		return drop, stage{}, t, err
+	case verd == drop:
+		return drop, stage{}, e.timestamp, nil
 	}
-	return verd, stage{}, e.timestamp, nil
+	return verd, stage{}, nil, nil
 }
 
 // gkeInvalid is a notAnEvent naming what of the entry is not as Cloud
@@ -84,11 +95,13 @@ func gkeInvalid(err error) error {
 	return notEvent("its protoPayload is not a Cloud Audit Log: " + err.Error())
 }
 
-// read walks the keys of an entry into e; with early set it stops, with
-// errDecided, once the verdict is known.
-func (e *gkeEntry) read(v []byte, early bool) error {
+// read walks the keys of an entry into e: all of them (from 0), or
+// those from the value of its first protoPayload at from, stopping with
+// errDecided once the verdict is known.
+func (e *gkeEntry) read(v []byte, from int) error {
 	s := scanner{d: v}
-	return s.object(func(key []byte) error {
+	early := from > 0
+	field := func(key []byte) error {
 		switch string(key) {
 		case "insertId":
 			return gkeStr(&s, &e.insertID, nil, 0)
@@ -111,15 +124,29 @@ func (e *gkeEntry) read(v []byte, early bool) error {
 				if err := e.payload(&s, key); err != nil || !early || e.seen == seen {
 					return err
 				}
-				// A kept entry is read on: all of it is needed.
-				if v := e.verdict(false); v == drop || v == passOver {
+				if e.verdict(false) != undecided {
 					return errDecided
 				}
 				return nil
 			})
 		}
 		return s.skip()
-	})
+	}
+	if !early {
+		return s.object(field)
+	}
+	s.i = from
+	if err := field([]byte("protoPayload")); err != nil {
+		return err
+	}
+	switch s.peek() {
+	case '}':
+		return nil
+	case ',':
+		s.i++
+		return s.members(field)
+	}
+	return s.unexpected("',' or '}'")
 }
 
 // payload reads one key of an entry's protoPayload.
@@ -239,7 +266,7 @@ func gkeTimeAtEnd(v []byte) ([]byte, error) {
 		}
 	}
 	var e gkeEntry
-	if err := e.read(v, false); err != nil {
+	if err := e.read(v, 0); err != nil {
 		return nil, gkeInvalid(err)
 	}
 	return e.timestamp, nil

@@ -226,9 +226,10 @@ func (a *accumulator) keep(l []byte, n int) error {
 	return err
 }
 
-// logEntry reads a GKE LogEntry at line n (see gke.go).
-func (a *accumulator) logEntry(v []byte, n int) error {
-	verd, st, t, err := gkeRead(v, &a.in)
+// logEntry reads a GKE LogEntry at line n, its protoPayload at v[at:]
+// (see gke.go).
+func (a *accumulator) logEntry(v []byte, at, n int) error {
+	verd, st, t, err := gkeRead(v, at, &a.in)
 	switch {
 	case err != nil:
 		return err
