@@ -67,13 +67,8 @@ func gkeRead(v []byte, at int, in *interner) (verdict, stage, []byte, error) {
 	verd := e.verdict(err == nil)
 	switch {
 	case verd == keep:
-		e = gkeEntry{}
-		if err := e.read(v, 0); err != nil {
+		if err := e.head(v, at); err != nil {
 			return undecided, stage{}, nil, gkeInvalid(err)
-		}
-		// The whole entry read, the verdict is its last keys'.
-		if verd = e.verdict(true); verd != keep {
-			return verd, stage{}, e.timestamp, nil
 		}
 		st, err := e.stage(in)
 		return verd, st, nil, err
@@ -97,42 +92,11 @@ func gkeInvalid(err error) error {
 
 // read walks the keys of an entry into e: all of them (from 0), or
 // those from the value of its first protoPayload at from, stopping with
-// errDecided once the verdict is known.
+// errDecided once the entry is known to be dropped or passed over.
 func (e *gkeEntry) read(v []byte, from int) error {
 	s := scanner{d: v}
-	early := from > 0
-	field := func(key []byte) error {
-		switch string(key) {
-		case "insertId":
-			return gkeStr(&s, &e.insertID, nil, 0)
-		case "timestamp":
-			return gkeStr(&s, &e.timestamp, &e.seen, seenTime)
-		case "labels":
-			var err error
-			e.labels, err = s.raw()
-			return err
-		case "operation":
-			return gkeObject(&s, func(key []byte) error {
-				if string(key) == "id" {
-					return gkeStr(&s, &e.opID, nil, 0)
-				}
-				return s.skip()
-			})
-		case "protoPayload":
-			return gkeObject(&s, func(key []byte) error {
-				seen := e.seen
-				if err := e.payload(&s, key); err != nil || !early || e.seen == seen {
-					return err
-				}
-				if e.verdict(false) != undecided {
-					return errDecided
-				}
-				return nil
-			})
-		}
-		return s.skip()
-	}
-	if !early {
+	field := func(key []byte) error { return e.top(&s, key, from > 0) }
+	if from == 0 {
 		return s.object(field)
 	}
 	s.i = from
@@ -147,6 +111,65 @@ func (e *gkeEntry) read(v []byte, from int) error {
 		return s.members(field)
 	}
 	return s.unexpected("',' or '}'")
+}
+
+// head reads the keys of an entry before its protoPayload at at, under
+// those read after it: of a key written twice, the last is read.
+func (e *gkeEntry) head(v []byte, at int) error {
+	var h gkeEntry
+	s := scanner{d: v}
+	err := s.object(func(key []byte) error {
+		if s.i == at {
+			return errDecided
+		}
+		return h.top(&s, key, false)
+	})
+	if err != nil && !errors.Is(err, errDecided) {
+		return err
+	}
+	for _, f := range []struct{ after, before *[]byte }{
+		{&e.insertID, &h.insertID}, {&e.opID, &h.opID}, {&e.labels, &h.labels}, {&e.timestamp, &h.timestamp},
+	} {
+		if *f.after == nil {
+			*f.after = *f.before
+		}
+	}
+	return nil
+}
+
+// top reads one top-level key of an entry; early, it stops with
+// errDecided once the entry is known to be dropped or passed over.
+func (e *gkeEntry) top(s *scanner, key []byte, early bool) error {
+	switch string(key) {
+	case "insertId":
+		return gkeStr(s, &e.insertID, nil, 0)
+	case "timestamp":
+		return gkeStr(s, &e.timestamp, &e.seen, seenTime)
+	case "labels":
+		var err error
+		e.labels, err = s.raw()
+		return err
+	case "operation":
+		return gkeObject(s, func(key []byte) error {
+			if string(key) == "id" {
+				return gkeStr(s, &e.opID, nil, 0)
+			}
+			return s.skip()
+		})
+	case "protoPayload":
+		return gkeObject(s, func(key []byte) error {
+			seen := e.seen
+			if err := e.payload(s, key); err != nil || !early || e.seen == seen {
+				return err
+			}
+			// A kept entry is read on: all of it is needed.
+			if v := e.verdict(false); v == drop || v == passOver {
+				return errDecided
+			}
+			return nil
+		})
+	}
+	return s.skip()
 }
 
 // payload reads one key of an entry's protoPayload.
