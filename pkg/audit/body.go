@@ -42,21 +42,8 @@ func readBodyTyped(s *scanner, in *interner, t *bodyType) (body, error) {
 	err := s.object(func(key []byte) error {
 		var err error
 		switch string(key) {
-		case "kind":
-			if t != nil {
-				t.hasKind = true
-			}
-			err = s.internStr(&b.kind, in)
-		case "apiVersion":
-			if err = s.internStr(&m.APIVersion, in); err != nil && t != nil {
-				t.apiErr, err = err, s.skip() // an error unless @type replaces it
-			}
-		case "@type":
-			if t != nil && s.peek() == '"' {
-				t.typ, err = s.str()
-			} else {
-				err = s.skip() // not a string: no type, as encoding/json would leave it
-			}
+		case "kind", "apiVersion", "@type":
+			err = b.typeKey(s, string(key), &m, in, t)
 		case "metadata":
 			seen = true
 			err = readMetadata(s, &m, in)
@@ -83,12 +70,8 @@ func readBodyTyped(s *scanner, in *interner, t *bodyType) (body, error) {
 	if err != nil {
 		return b, err
 	}
-	if t != nil {
-		if kind, apiVersion := t.kind(); kind != "" {
-			b.kind, m.APIVersion = in.str([]byte(kind)), in.str([]byte(apiVersion))
-		} else if t.apiErr != nil {
-			return b, t.apiErr
-		}
+	if err := t.apply(&b, &m, in); err != nil {
+		return b, err
 	}
 	switch b.kind {
 	case "DeleteOptions":
@@ -107,6 +90,31 @@ func readBodyTyped(s *scanner, in *interner, t *bodyType) (body, error) {
 		b.meta = heapCopy(m)
 	}
 	return b, nil
+}
+
+// typeKey reads a body's kind, apiVersion, or (GKE's, when t is set)
+// @type.
+func (b *body) typeKey(s *scanner, key string, m *Meta, in *interner, t *bodyType) error {
+	switch key {
+	case "kind":
+		if t != nil {
+			t.hasKind = true
+		}
+		return s.internStr(&b.kind, in)
+	case "apiVersion":
+		err := s.internStr(&m.APIVersion, in)
+		if err != nil && t != nil {
+			t.apiErr = err // an error unless @type replaces it
+			return s.skip()
+		}
+		return err
+	}
+	if t != nil && s.peek() == '"' {
+		var err error
+		t.typ, err = s.str()
+		return err
+	}
+	return s.skip() // not a string: no type, as encoding/json left it
 }
 
 // heapCopy moves v to the heap.

@@ -467,6 +467,19 @@ type bodyType struct {
 	apiErr error
 }
 
+// apply gives a body read the kind and apiVersion t names; nothing when
+// t is nil (a native body).
+func (t *bodyType) apply(b *body, m *Meta, in *interner) error {
+	if t == nil {
+		return nil
+	}
+	if kind, apiVersion := t.kind(); kind != "" {
+		b.kind, m.APIVersion = in.str([]byte(kind)), in.str([]byte(apiVersion))
+		return nil
+	}
+	return t.apiErr
+}
+
 // kind is the kind and apiVersion @type gives the body; "" when the
 // body has its own kind or @type names none.
 func (t *bodyType) kind() (string, string) {
