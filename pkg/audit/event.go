@@ -214,18 +214,8 @@ func noise(resource string) bool {
 // the rest of the line must parse as its object's remaining keys and
 // close it at the very end. Otherwise the line is walked from the start.
 func stageTimeAtEnd(l []byte) ([]byte, error) {
-	const key = `"stageTimestamp"`
-	// The annotations after it are short: look back from the end over
-	// the tail first, then over the whole line.
-	i := lastKey(l, key, max(0, len(l)-tailSize))
-	if i < 0 {
-		i = lastKey(l, key, 0)
-	}
-	if i > 0 {
-		s := scanner{d: l, i: i + len(key)}
-		if t, ok := restOfTopObject(&s, l[i-1]); ok {
-			return t, nil
-		}
+	if t, ok := topStringAtEnd(l, `"stageTimestamp"`); ok {
+		return t, nil
 	}
 	var t, legacy []byte
 	s := scanner{d: l}
@@ -248,6 +238,21 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 		err = notEvent("it has no stageTimestamp")
 	}
 	return t, err
+}
+
+// topStringAtEnd is the string value of key, a quoted top-level key of
+// the object l, found from l's end: the tail first (what follows the
+// key is short), then the whole of l. False when it is not found so.
+func topStringAtEnd(l []byte, key string) ([]byte, bool) {
+	i := lastKey(l, key, max(0, len(l)-tailSize))
+	if i < 0 {
+		i = lastKey(l, key, 0)
+	}
+	if i <= 0 {
+		return nil, false
+	}
+	s := scanner{d: l, i: i + len(key)}
+	return restOfTopObject(&s, l[i-1])
 }
 
 // lastKey is the index of the last occurrence of key, a quoted key, in

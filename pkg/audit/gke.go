@@ -277,16 +277,8 @@ func (e *gkeEntry) verdict(end bool) verdict {
 // gkeTimeAtEnd is a dropped entry's timestamp, found from its end where
 // gcloud writes it; else the entry is walked for it.
 func gkeTimeAtEnd(v []byte) ([]byte, error) {
-	const key = `"timestamp"`
-	i := lastKey(v, key, max(0, len(v)-tailSize))
-	if i < 0 {
-		i = lastKey(v, key, 0)
-	}
-	if i > 0 {
-		s := scanner{d: v, i: i + len(key)}
-		if t, ok := restOfTopObject(&s, v[i-1]); ok {
-			return t, nil
-		}
+	if t, ok := topStringAtEnd(v, `"timestamp"`); ok {
+		return t, nil
 	}
 	var e gkeEntry
 	if err := e.read(v, 0); err != nil {
