@@ -1,9 +1,13 @@
 package audit
 
 import (
+	"math"
 	"runtime"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/radix"
 )
 
 // This file collapses the stages of each request as the workers read
@@ -178,14 +182,8 @@ func (c *collector) collapseGroups() dupCount {
 // beside the blocks.
 func (c *collector) events(log *Log, fold bool) {
 	c.ids = nil
-	order := c.keptSlots(log)
+	order := sortKept(c.keptSlots(log))
 	c.slots = nil
-	slices.SortFunc(order, func(a, b keptSlot) int {
-		if c := a.ev.Time.Compare(b.ev.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ev.AuditID, b.ev.AuditID)
-	})
 	if fold {
 		order = foldEvents(order)
 	}
@@ -237,9 +235,60 @@ func (c *collector) permute(order []keptSlot) {
 
 func (c *collector) event(i int32) *Event { return &c.evs[i/slotBlock][i%slotBlock] }
 
+// sortKept orders the kept requests by stageTimestamp, then auditID. A
+// radix sort by the time takes a few linear passes where a comparison
+// sort of half a million requests took a fifth of a second on the one
+// goroutine left at the end of reading; requests of the same instant,
+// few, are then ordered by auditID.
+func sortKept(order []keptSlot) []keptSlot {
+	if len(order) == 0 {
+		return order
+	}
+	base := order[0].at
+	for _, o := range order {
+		if o.at == outOfRange {
+			slices.SortFunc(order, compareKept)
+			return order
+		}
+		base = min(base, o.at)
+	}
+	order, _ = radix.Sort(order, nil, func(o keptSlot) uint64 { return uint64(o.at - base) })
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && order[j].at == order[i].at {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(order[i:j], compareKept)
+		}
+		i = j
+	}
+	return order
+}
+
+// outOfRange stands for a time UnixNano cannot count: such requests
+// are compared as times, not as numbers.
+const outOfRange = math.MinInt64
+
+func nanos(t time.Time) int64 {
+	if y := t.Year(); y < 1700 || y > 2200 {
+		return outOfRange
+	}
+	return t.UnixNano()
+}
+
+// compareKept orders requests by stageTimestamp, then auditID.
+func compareKept(a, b keptSlot) int {
+	if c := a.ev.Time.Compare(b.ev.Time); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ev.AuditID, b.ev.AuditID)
+}
+
 // keptSlot is a request to move into the log, and its slot.
 type keptSlot struct {
 	ev   *Event
+	at   int64 // ev.Time in nanoseconds, read once for sorting
 	slot int32
 }
 
@@ -254,7 +303,8 @@ func (c *collector) keptSlots(log *Log) []keptSlot {
 				c.evs[b][k] = Event{}
 				continue
 			}
-			order = append(order, keptSlot{&c.evs[b][k], int32(b*slotBlock + k)})
+			ev := &c.evs[b][k]
+			order = append(order, keptSlot{ev, nanos(ev.Time), int32(b*slotBlock + k)})
 			log.Files[s.file].Kept++
 		}
 	}

@@ -59,7 +59,7 @@ func warnings(in Input, ch *chains) []string {
 
 // missingWarning says that a root's own deletion is not in the log.
 func missingWarning(r snapshot.ObjectRef) string {
-	return fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", describe(r))
+	return fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", r)
 }
 
 // snapshotWarnings say which snapshots do not bracket the log.
@@ -81,14 +81,6 @@ func mapValues(m map[string]*record) []*record {
 		out = append(out, r)
 	}
 	return out
-}
-
-// describe names an object as the text output does: Kind ns/name.
-func describe(r snapshot.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Kind + " " + r.Name
-	}
-	return r.Kind + " " + r.Namespace + "/" + r.Name
 }
 
 // unexplained says what is known of an object that went with no chain.
