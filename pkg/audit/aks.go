@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 )
 
 // This file reads AKS's audit exports. A diagnostic setting with the
@@ -48,17 +50,17 @@ var errNativeKey = errors.New("a native event's key")
 // native, it stops (errNativeKey) at a key the native prefilter reads.
 func (c *converter) aksWalk(v []byte, native bool) (aksFields, error) {
 	var r aksFields
-	s := scanner{d: v}
-	err := s.object(func(key []byte) error {
+	s := scanner{jsonscan.Cursor{Data: v}}
+	err := s.Object(func(key []byte) error {
 		switch string(key) {
 		case "category":
 			b, err := s.str()
 			r.category = string(b)
 			return err
 		case "properties":
-			return s.object(func(key []byte) error {
+			return s.Object(func(key []byte) error {
 				if string(key) != "log" {
-					return s.skip()
+					return s.Skip()
 				}
 				r.found = true
 				var err error
@@ -70,7 +72,7 @@ func (c *converter) aksWalk(v []byte, native bool) (aksFields, error) {
 				return errNativeKey
 			}
 		}
-		return s.skip()
+		return s.Skip()
 	})
 	return r, err
 }

@@ -25,12 +25,12 @@ func readBody(s *scanner, in *interner) (body, error) { return readBodyTyped(s, 
 // the kind and apiVersion when the body has no kind (see bodyType).
 func readBodyTyped(s *scanner, in *interner, t *bodyType) (body, error) {
 	var b body
-	switch s.peek() {
+	switch s.Peek() {
 	case '{':
 	case '[': // a JSON patch: its operations are not read
-		return b, s.skip()
+		return b, s.Skip()
 	default: // null, or a value that is not an object
-		return b, s.skip()
+		return b, s.Skip()
 	}
 	// m and d are filled on the stack and copied to the heap only when
 	// kept: most bodies are neither DeleteOptions nor kept objects.
@@ -39,7 +39,7 @@ func readBodyTyped(s *scanner, in *interner, t *bodyType) (body, error) {
 	var reason, message []byte
 	var reasonBuf, messageBuf [256]byte
 	seen := false
-	err := s.object(func(key []byte) error {
+	err := s.Object(func(key []byte) error {
 		var err error
 		switch string(key) {
 		case "kind", "apiVersion", "@type":
@@ -62,7 +62,7 @@ func readBodyTyped(s *scanner, in *interner, t *bodyType) (body, error) {
 			var known bool
 			known, err = readDeleteOption(s, key, &d, in)
 			if !known {
-				err = s.skip()
+				err = s.Skip()
 			}
 		}
 		return err
@@ -105,16 +105,16 @@ func (b *body) typeKey(s *scanner, key string, m *Meta, in *interner, t *bodyTyp
 		err := s.internStr(&m.APIVersion, in)
 		if err != nil && t != nil {
 			t.apiErr = err // an error unless @type replaces it
-			return s.skip()
+			return s.Skip()
 		}
 		return err
 	}
-	if t != nil && s.peek() == '"' {
+	if t != nil && s.Peek() == '"' {
 		var err error
 		t.typ, err = s.str()
 		return err
 	}
-	return s.skip() // not a string: no type, as encoding/json left it
+	return s.Skip() // not a string: no type, as encoding/json left it
 }
 
 // heapCopy moves v to the heap.
@@ -137,17 +137,17 @@ func readDeleteOption(s *scanner, key []byte, d *DeleteOptions, in *interner) (b
 	case "dryRun":
 		d.DryRun, err = s.strings(in)
 	case "preconditions":
-		if s.peek() == 'n' {
-			return true, s.skip()
+		if s.Peek() == 'n' {
+			return true, s.Skip()
 		}
-		err = s.object(func(key []byte) error {
+		err = s.Object(func(key []byte) error {
 			switch string(key) {
 			case "uid":
 				return s.plainStr(&d.PreconditionUID, in)
 			case "resourceVersion":
 				return s.plainStr(&d.PreconditionRV, in)
 			}
-			return s.skip()
+			return s.Skip()
 		})
 	default:
 		return false, nil
@@ -160,10 +160,10 @@ func readDeleteOption(s *scanner, key []byte, d *DeleteOptions, in *interner) (b
 // says about finalizers and owner references. Annotations, labels and
 // managedFields are skipped.
 func readMetadata(s *scanner, m *Meta, in *interner) error {
-	if s.peek() == 'n' {
-		return s.skip()
+	if s.Peek() == 'n' {
+		return s.Skip()
 	}
-	return s.object(func(key []byte) error {
+	return s.Object(func(key []byte) error {
 		var err error
 		switch string(key) {
 		case "namespace":
@@ -186,7 +186,7 @@ func readMetadata(s *scanner, m *Meta, in *interner) error {
 		case "ownerReferences":
 			err = readOwners(s, m, in)
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		return err
 	})
@@ -209,16 +209,16 @@ func readTimePtr(s *scanner, dst **time.Time) error {
 // readOwners reads owner references; a strategic merge patch's
 // {"$patch":"delete","uid":U} entries are owner references it removes.
 func readOwners(s *scanner, m *Meta, in *interner) error {
-	if s.peek() == 'n' {
-		return s.skip()
+	if s.Peek() == 'n' {
+		return s.Skip()
 	}
-	return s.array(func() error {
-		if s.peek() != '{' {
-			return s.skip()
+	return s.Array(func(int) error {
+		if s.Peek() != '{' {
+			return s.Skip()
 		}
 		var o OwnerRef
 		var patch []byte
-		err := s.object(func(key []byte) error {
+		err := s.Object(func(key []byte) error {
 			var err error
 			switch string(key) {
 			case "apiVersion":
@@ -236,7 +236,7 @@ func readOwners(s *scanner, m *Meta, in *interner) error {
 			case "$patch":
 				patch, err = s.str()
 			default:
-				err = s.skip()
+				err = s.Skip()
 			}
 			return err
 		})
@@ -251,12 +251,12 @@ func readOwners(s *scanner, m *Meta, in *interner) error {
 
 // readItems reads a List's items down to their Meta.
 func readItems(s *scanner, m *Meta, in *interner) error {
-	if s.peek() == 'n' {
-		return s.skip()
+	if s.Peek() == 'n' {
+		return s.Skip()
 	}
 	x := m.extras()
 	x.Items = []Meta{}
-	return s.array(func() error {
+	return s.Array(func(int) error {
 		b, err := readBody(s, in)
 		if b.meta != nil {
 			x.Items = append(x.Items, *b.meta)

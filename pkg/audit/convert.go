@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 )
 
 // This file reads audit events out of whatever JSON value carries them:
@@ -46,8 +48,8 @@ func classify(v []byte) (form, string, error) {
 func classifyKey(v []byte) (form, string, int, error) {
 	var f form
 	var list string
-	s := scanner{d: v}
-	err := s.object(func(key []byte) error {
+	s := scanner{jsonscan.Cursor{Data: v}}
+	err := s.Object(func(key []byte) error {
 		f, list = formOfKey(string(key))
 		if f == 0 && string(key) == "kind" {
 			b, err := s.str()
@@ -70,10 +72,10 @@ func classifyKey(v []byte) (form, string, int, error) {
 		if f != 0 {
 			return errDecided
 		}
-		return s.skip()
+		return s.Skip()
 	})
 	if errors.Is(err, errDecided) {
-		return f, list, s.i, nil
+		return f, list, s.Pos, nil
 	}
 	if err != nil {
 		return 0, "", 0, err
@@ -207,12 +209,12 @@ func (c *converter) wrapper(v []byte, line int, f form, list string) {
 	if f == formEKSSubscription && controlMessage(v) {
 		return // CloudWatch's health check of the destination: no events
 	}
-	s := scanner{d: v}
-	err := s.object(func(key []byte) error {
+	s := scanner{jsonscan.Cursor{Data: v}}
+	err := s.Object(func(key []byte) error {
 		if string(key) == list {
 			return c.items(&s, line)
 		}
-		return s.skip()
+		return s.Skip()
 	})
 	if err != nil {
 		c.acc.badLine(v, line, err, false)
@@ -223,31 +225,31 @@ func (c *converter) wrapper(v []byte, line int, f form, list string) {
 // message, whatever the order of its keys.
 func controlMessage(v []byte) bool {
 	control := false
-	s := scanner{d: v}
-	_ = s.object(func(key []byte) error {
+	s := scanner{jsonscan.Cursor{Data: v}}
+	_ = s.Object(func(key []byte) error {
 		if string(key) == "messageType" {
 			b, err := s.str()
 			control = string(b) == "CONTROL_MESSAGE"
 			return err
 		}
-		return s.skip()
+		return s.Skip()
 	})
 	return control
 }
 
 // items reads the array at s's cursor, each element a value.
 func (c *converter) items(s *scanner, line int) error {
-	if s.peek() == 'n' {
-		return s.skip()
+	if s.Peek() == 'n' {
+		return s.Skip()
 	}
 	c.depth++
 	defer func() { c.depth-- }()
-	return s.array(func() error {
-		start := s.i
-		if err := s.skip(); err != nil {
+	return s.Array(func(int) error {
+		start := s.Pos
+		if err := s.Skip(); err != nil {
 			return err
 		}
-		c.value(s.d[start:s.i], line+bytes.Count(s.d[:start], []byte{'\n'}))
+		c.value(s.Data[start:s.Pos], line+bytes.Count(s.Data[:start], []byte{'\n'}))
 		return nil
 	})
 }
@@ -259,7 +261,7 @@ func (c *converter) array(v []byte, line int) {
 		c.acc.badLine(v, line, notEvent("its records nest too deep"), false)
 		return
 	}
-	s := scanner{d: v}
+	s := scanner{jsonscan.Cursor{Data: v}}
 	if err := c.items(&s, line); err != nil {
 		c.acc.badLine(v, line, err, false)
 	}
@@ -270,10 +272,10 @@ func (c *converter) array(v []byte, line int) {
 func (c *converter) member(v []byte, key string) ([]byte, error) {
 	var out []byte
 	found := false
-	s := scanner{d: v}
-	err := s.object(func(k []byte) error {
+	s := scanner{jsonscan.Cursor{Data: v}}
+	err := s.Object(func(k []byte) error {
 		if string(k) != key {
-			return s.skip()
+			return s.Skip()
 		}
 		found = true
 		var err error
@@ -293,7 +295,7 @@ func (c *converter) member(v []byte, key string) ([]byte, error) {
 // (unescaped into the converter's buffer, which the event's reader is
 // done with before the next) or the object itself.
 func (c *converter) stringOrObject(s *scanner) ([]byte, error) {
-	switch s.peek() {
+	switch s.Peek() {
 	case '"':
 		b, err := s.text(c.buf)
 		if err != nil {
@@ -306,9 +308,9 @@ func (c *converter) stringOrObject(s *scanner) ([]byte, error) {
 		}
 		return bytes.TrimSpace(b), nil
 	case '{':
-		return s.raw()
+		return s.Raw()
 	}
-	return nil, s.unexpected("a string or an object holding the audit event")
+	return nil, s.Expected("a string or an object holding the audit event")
 }
 
 // maxKeptBuffer bounds the buffer a converter keeps for the next event.

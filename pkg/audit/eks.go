@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
@@ -40,25 +41,25 @@ const base64Gzip = "H4sI"
 // get-records` output {"Records":[{"Data":B64}, ...]}.
 func (c *converter) base64Payloads(v []byte, line int, list string) {
 	var data [][]byte
-	s := scanner{d: v}
+	s := scanner{jsonscan.Cursor{Data: v}}
 	field := func(want string) func(key []byte) error {
 		return func(key []byte) error {
 			if string(key) != want {
-				return s.skip()
+				return s.Skip()
 			}
 			b, err := s.str()
 			data = append(data, bytes.Clone(b))
 			return err
 		}
 	}
-	err := s.object(func(key []byte) error {
+	err := s.Object(func(key []byte) error {
 		switch {
 		case string(key) != list:
-			return s.skip()
+			return s.Skip()
 		case list == "awslogs":
-			return s.object(field("data"))
+			return s.Object(field("data"))
 		}
-		return s.array(func() error { return s.object(field("Data")) })
+		return s.Array(func(int) error { return s.Object(field("Data")) })
 	})
 	for _, d := range data {
 		if err == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 	"github.com/kgc-dev/kgc/pkg/rules"
 )
@@ -80,7 +81,7 @@ const eventPrefix = `{"kind":"Event","apiVersion":"audit.k8s.io/v1",`
 // key order is read correctly, only slower.
 func prefilter(l []byte) (head, verdict, error) {
 	var h head
-	s := scanner{d: l}
+	s := scanner{jsonscan.Cursor{Data: l}}
 	v := undecided
 	field := func(key []byte) error {
 		var err error
@@ -92,16 +93,16 @@ func prefilter(l []byte) (head, verdict, error) {
 		case "verb":
 			h.verb, err = s.str()
 		case "user":
-			from := s.i
-			err = s.skip()
-			h.user = l[from:s.i]
+			from := s.Pos
+			err = s.Skip()
+			h.user = l[from:s.Pos]
 		case "objectRef":
 			h.refSeen = true
 			err = readRef(&s, &h.ref, nil, nil)
 		case "stageTimestamp":
 			h.stageTime, err = s.str()
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		if err != nil {
 			return err
@@ -113,10 +114,10 @@ func prefilter(l []byte) (head, verdict, error) {
 	}
 	var err error
 	if bytes.HasPrefix(l, []byte(eventPrefix)) {
-		s.i = len(eventPrefix) // kind and apiVersion decide nothing, and v1 is not v1beta1
-		err = s.members(field)
+		s.Pos = len(eventPrefix) // kind and apiVersion decide nothing, and v1 is not v1beta1
+		err = s.Members(field)
 	} else {
-		err = s.object(field)
+		err = s.Object(field)
 	}
 	if err != nil && !errors.Is(err, errDecided) {
 		return h, undecided, err
@@ -218,8 +219,8 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 		return t, nil
 	}
 	var t, legacy []byte
-	s := scanner{d: l}
-	err := s.object(func(key []byte) error {
+	s := scanner{jsonscan.Cursor{Data: l}}
+	err := s.Object(func(key []byte) error {
 		var err error
 		switch string(key) {
 		case "stageTimestamp":
@@ -227,7 +228,7 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 		case "timestamp": // audit.k8s.io v1alpha1 and v1beta1
 			legacy, err = s.str()
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		return err
 	})
@@ -251,7 +252,7 @@ func topStringAtEnd(l []byte, key string) ([]byte, bool) {
 	if i <= 0 {
 		return nil, false
 	}
-	s := scanner{d: l, i: i + len(key)}
+	s := scanner{jsonscan.Cursor{Data: l, Pos: i + len(key)}}
 	return restOfTopObject(&s, l[i-1])
 }
 
@@ -289,7 +290,7 @@ func restOfTopObject(s *scanner, before byte) ([]byte, bool) {
 	if before != ',' && before != '{' && !jsonskip.IsSpace(before) {
 		return nil, false
 	}
-	if s.expect(':') != nil {
+	if s.Expect(jsonscan.WantColon) != nil {
 		return nil, false
 	}
 	t, err := s.str()
@@ -297,12 +298,12 @@ func restOfTopObject(s *scanner, before byte) ([]byte, bool) {
 		return nil, false
 	}
 	for {
-		switch s.peek() {
+		switch s.Peek() {
 		case '}':
-			return t, s.i == len(s.d)-1
+			return t, s.Pos == len(s.Data)-1
 		case ',':
-			s.i++
-			if _, err := s.rawString(); err != nil || s.expect(':') != nil || s.skip() != nil {
+			s.Pos++
+			if _, err := s.RawString(); err != nil || s.Expect(jsonscan.WantColon) != nil || s.Skip() != nil {
 				return nil, false
 			}
 		default:
@@ -316,8 +317,8 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	var st stage
 	var times stageTimes
 	in.newEvent()
-	s := scanner{d: l}
-	err := s.object(func(key []byte) error { return st.field(&s, string(key), in, &times) })
+	s := scanner{jsonscan.Cursor{Data: l}}
+	err := s.Object(func(key []byte) error { return st.field(&s, string(key), in, &times) })
 	if err != nil {
 		return st, err
 	}
@@ -376,8 +377,8 @@ func (st *stage) field(s *scanner, key string, in *interner, times *stageTimes) 
 	case "user":
 		return readUser(s, &ev.User, in)
 	case "impersonatedUser":
-		if s.peek() == 'n' {
-			return s.skip()
+		if s.Peek() == 'n' {
+			return s.Skip()
 		}
 		ev.ImpersonatedUser = &User{}
 		return readUser(s, ev.ImpersonatedUser, in)
@@ -402,7 +403,7 @@ func (st *stage) field(s *scanner, key string, in *interner, times *stageTimes) 
 		times.legacy, err = s.str()
 		return err
 	}
-	if (key == "requestObject" || key == "responseObject") && s.peek() == '"' {
+	if (key == "requestObject" || key == "responseObject") && s.Peek() == '"' {
 		return st.skippedBody(s)
 	}
 	return bodyField(s, key, ev, in)
@@ -442,7 +443,7 @@ func bodyField(s *scanner, key string, ev *Event, in *interner) error {
 	case "annotations":
 		return readAnnotations(s, ev, in)
 	}
-	return s.skip()
+	return s.Skip()
 }
 
 // requestAddsNothing reports whether an event's request object says
@@ -501,7 +502,7 @@ func (s *scanner) internStr(dst *string, in *interner) error {
 }
 
 func readUser(s *scanner, u *User, in *interner) error {
-	return s.object(func(key []byte) error {
+	return s.Object(func(key []byte) error {
 		switch string(key) {
 		case "username":
 			return s.internStr(&u.Username, in)
@@ -512,7 +513,7 @@ func readUser(s *scanner, u *User, in *interner) error {
 			u.Groups, err = s.strings(in)
 			return err
 		}
-		return s.skip() // extra: may hold credentials' identifiers
+		return s.Skip() // extra: may hold credentials' identifiers
 	})
 }
 
@@ -531,7 +532,7 @@ func readRef(s *scanner, r *Ref, in *interner, legacy *[]byte) error {
 		}
 		return err
 	}
-	return s.object(func(key []byte) error {
+	return s.Object(func(key []byte) error {
 		switch string(key) {
 		case "resource":
 			return str(&r.Resource, true)
@@ -541,7 +542,7 @@ func readRef(s *scanner, r *Ref, in *interner, legacy *[]byte) error {
 			return str(&r.Subresource, true)
 		}
 		if in == nil {
-			return s.skip()
+			return s.Skip()
 		}
 		switch string(key) {
 		case "namespace":
@@ -558,7 +559,7 @@ func readRef(s *scanner, r *Ref, in *interner, legacy *[]byte) error {
 			}
 			return err
 		}
-		return s.skip()
+		return s.Skip()
 	})
 }
 
@@ -582,10 +583,10 @@ func readObjectRef(s *scanner, r *Ref, in *interner) error {
 // readAnnotations keeps the authorizer's decision and reason, nothing
 // else: other annotations can name what a webhook saw in a body.
 func readAnnotations(s *scanner, ev *Event, in *interner) error {
-	if s.peek() == 'n' {
-		return s.skip()
+	if s.Peek() == 'n' {
+		return s.Skip()
 	}
-	return s.object(func(key []byte) error {
+	return s.Object(func(key []byte) error {
 		switch string(key) {
 		case "authorization.k8s.io/decision":
 			return s.internStr(&ev.Decision, in)
@@ -594,7 +595,7 @@ func readAnnotations(s *scanner, ev *Event, in *interner) error {
 			ev.AuthzReason = short(b, in)
 			return err
 		}
-		return s.skip()
+		return s.Skip()
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 	"github.com/kgc-dev/kgc/pkg/rules"
 )
 
@@ -97,32 +98,32 @@ func gkeInvalid(err error) error {
 // those from the value of its first protoPayload at from, stopping with
 // errDecided once the entry is known to be dropped or passed over.
 func (e *gkeEntry) read(v []byte, from int) error {
-	s := scanner{d: v}
+	s := scanner{jsonscan.Cursor{Data: v}}
 	field := func(key []byte) error { return e.top(&s, key, from > 0) }
 	if from == 0 {
-		return s.object(field)
+		return s.Object(field)
 	}
-	s.i = from
+	s.Pos = from
 	if err := field([]byte("protoPayload")); err != nil {
 		return err
 	}
-	switch s.peek() {
+	switch s.Peek() {
 	case '}':
 		return nil
 	case ',':
-		s.i++
-		return s.members(field)
+		s.Pos++
+		return s.Members(field)
 	}
-	return s.unexpected("',' or '}'")
+	return s.Unexpected(jsonscan.WantMemberEnd)
 }
 
 // head reads the keys of an entry before its protoPayload at at, under
 // those read after it: of a key written twice, the last is read.
 func (e *gkeEntry) head(v []byte, at int) error {
 	var h gkeEntry
-	s := scanner{d: v}
-	err := s.object(func(key []byte) error {
-		if s.i == at {
+	s := scanner{jsonscan.Cursor{Data: v}}
+	err := s.Object(func(key []byte) error {
+		if s.Pos == at {
 			return errDecided
 		}
 		return h.top(&s, key, false)
@@ -150,14 +151,14 @@ func (e *gkeEntry) top(s *scanner, key []byte, early bool) error {
 		return gkeStr(s, &e.timestamp, &e.seen, seenTime)
 	case "labels":
 		var err error
-		e.labels, err = s.raw()
+		e.labels, err = s.Raw()
 		return err
 	case "operation":
 		return gkeObject(s, func(key []byte) error {
 			if string(key) == "id" {
 				return gkeStr(s, &e.opID, nil, 0)
 			}
-			return s.skip()
+			return s.Skip()
 		})
 	case "protoPayload":
 		return gkeObject(s, func(key []byte) error {
@@ -172,7 +173,7 @@ func (e *gkeEntry) top(s *scanner, key []byte, early bool) error {
 			return nil
 		})
 	}
-	return s.skip()
+	return s.Skip()
 }
 
 // payload reads one key of an entry's protoPayload.
@@ -186,15 +187,15 @@ func (e *gkeEntry) payload(s *scanner, key []byte) error {
 	case "@type":
 		return gkeStr(s, new([]byte), nil, 0)
 	case "request":
-		e.request, err = s.raw()
+		e.request, err = s.Raw()
 	case "response":
-		e.response, err = s.raw()
+		e.response, err = s.Raw()
 	case "authenticationInfo":
 		err = gkeObject(s, func(key []byte) error {
 			if string(key) == "principalEmail" {
 				return gkeStr(s, &e.principal, &e.seen, seenPrincipal)
 			}
-			return s.skip()
+			return s.Skip()
 		})
 	case "requestMetadata":
 		err = gkeObject(s, func(key []byte) error {
@@ -204,14 +205,14 @@ func (e *gkeEntry) payload(s *scanner, key []byte) error {
 			case "callerSuppliedUserAgent":
 				return gkeStr(s, &e.agent, nil, 0)
 			}
-			return s.skip()
+			return s.Skip()
 		})
 	case "status":
 		err = gkeObject(s, func(key []byte) error {
 			switch string(key) {
 			case "code":
-				if s.peek() == 'n' {
-					return s.skip()
+				if s.Peek() == 'n' {
+					return s.Skip()
 				}
 				var err error
 				e.code, _, err = s.int()
@@ -219,27 +220,27 @@ func (e *gkeEntry) payload(s *scanner, key []byte) error {
 			case "message":
 				return gkeStr(s, &e.message, nil, 0)
 			}
-			return s.skip()
+			return s.Skip()
 		})
 	default:
-		err = s.skip()
+		err = s.Skip()
 	}
 	return err
 }
 
 // gkeObject reads an object of an entry, or null.
 func gkeObject(s *scanner, field func(key []byte) error) error {
-	if s.peek() == 'n' {
-		return s.skip()
+	if s.Peek() == 'n' {
+		return s.Skip()
 	}
-	return s.object(field)
+	return s.Object(field)
 }
 
 // gkeStr reads a string of an entry into dst, marking it seen; null
 // leaves dst as it was, as a LogEntry decoded would.
 func gkeStr(s *scanner, dst *[]byte, seen *gkeSeen, bit gkeSeen) error {
-	if s.peek() == 'n' {
-		return s.skip()
+	if s.Peek() == 'n' {
+		return s.Skip()
 	}
 	b, err := s.str()
 	if err != nil {
@@ -394,7 +395,7 @@ func (e *gkeEntry) bodies(st *stage, request, response []byte, in *interner) err
 		if b.raw[0] != '{' {
 			return notEvent("its protoPayload's " + b.what + " is not an object")
 		}
-		s := scanner{d: b.raw}
+		s := scanner{jsonscan.Cursor{Data: b.raw}}
 		body, err := readBodyTyped(&s, in, &bodyType{})
 		if err != nil {
 			return err
@@ -425,9 +426,9 @@ func gkeLabels(raw []byte, ev *Event, in *interner) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	s := scanner{d: raw}
-	return s.object(func(key []byte) error {
-		if c := s.peek(); c != '"' && c != 'n' {
+	s := scanner{jsonscan.Cursor{Data: raw}}
+	return s.Object(func(key []byte) error {
+		if c := s.Peek(); c != '"' && c != 'n' {
 			return notEvent("its labels are not strings")
 		}
 		b, err := s.str()
@@ -446,7 +447,7 @@ func decodedKey(key []byte) []byte {
 	if bytes.IndexByte(key, '\\') < 0 {
 		return key
 	}
-	s := scanner{d: append(append([]byte{'"'}, key...), '"')}
+	s := scanner{jsonscan.Cursor{Data: append(append([]byte{'"'}, key...), '"')}}
 	b, _ := s.str()
 	return b
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 )
 
 // This file is how kgc read a GKE LogEntry before gke.go: decoded with
@@ -118,9 +120,9 @@ func refBody(raw json.RawMessage) (json.RawMessage, error) {
 	var t string
 	hasKind := false
 	var members [][2][]byte // key as written, value as written
-	s := scanner{d: raw}
-	err := s.object(func(key []byte) error {
-		v, err := s.raw()
+	s := scanner{jsonscan.Cursor{Data: raw}}
+	err := s.Object(func(key []byte) error {
+		v, err := s.Raw()
 		switch {
 		case err != nil:
 			return err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 	"github.com/kgc-dev/kgc/test/bench/auditgen/gen"
 	"sigs.k8s.io/yaml"
 )
@@ -25,7 +26,7 @@ func TestGKEBodyIsReadAsItsType(t *testing.T) {
 		{"{\n  \"@type\": \"k8s.io/Patch\",\n  \"metadata\": {\"name\": \"web\", \"finalizers\": null}\n}", "", "", "", "web"},
 		{`{"kind":"Pod","apiVersion":"v1","@type":"core.k8s.io/v1.Pod","metadata":{"name":"p"}}`, "Pod", "v1", "", "p"},
 	} {
-		s := scanner{d: []byte(tc.in)}
+		s := scanner{jsonscan.Cursor{Data: []byte(tc.in)}}
 		b, err := readBodyTyped(&s, &interner{}, &bodyType{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
@@ -40,7 +41,7 @@ func TestGKEBodyIsReadAsItsType(t *testing.T) {
 			t.Errorf("%s read as %+v, want name %s apiVersion %q", tc.in, b.meta, tc.name, tc.apiVersion)
 		}
 	}
-	s := scanner{d: []byte(`{"apiVersion":5,"metadata":{"name":"web"}}`)}
+	s := scanner{jsonscan.Cursor{Data: []byte(`{"apiVersion":5,"metadata":{"name":"web"}}`)}}
 	if _, err := readBodyTyped(&s, &interner{}, &bodyType{}); err == nil {
 		t.Errorf("an apiVersion that is no string, and no @type to replace it, was read")
 	}
@@ -127,7 +128,7 @@ func asWritten(v []byte) bool {
 	walk = func(s *scanner, at string) bool {
 		ok := true
 		seen := map[string]bool{}
-		err := s.object(func(key []byte) error {
+		err := s.Object(func(key []byte) error {
 			k := string(key)
 			for _, n := range logEntryKeys[at] {
 				if strings.EqualFold(k, n) && (k != n || seen[k]) || strings.Contains(k, `\`) {
@@ -135,16 +136,16 @@ func asWritten(v []byte) bool {
 				}
 			}
 			seen[k] = true
-			if _, nested := logEntryKeys[k]; nested && (at == "" || at == "protoPayload") && s.peek() == '{' {
+			if _, nested := logEntryKeys[k]; nested && (at == "" || at == "protoPayload") && s.Peek() == '{' {
 				ok = walk(s, k) && ok
 				return nil
 			}
-			return s.skip()
+			return s.Skip()
 		})
 		return ok && err == nil
 	}
-	s := scanner{d: v}
-	return s.peek() == '{' && walk(&s, "")
+	s := scanner{jsonscan.Cursor{Data: v}}
+	return s.Peek() == '{' && walk(&s, "")
 }
 
 // gkeEntries are LogEntries of a generated log, with its cascades.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
@@ -23,141 +24,10 @@ import (
 // errIncomplete means the data ended inside a value.
 var errIncomplete = jsonskip.ErrIncomplete
 
-// scanner walks the values of one JSON document in memory.
-type scanner struct {
-	d []byte
-	i int
-}
-
-func (s *scanner) ws() { s.i = jsonskip.Space(s.d, s.i) }
-
-func (s *scanner) peek() byte {
-	s.ws()
-	if s.i >= len(s.d) {
-		return 0
-	}
-	return s.d[s.i]
-}
-
-func (s *scanner) skip() error {
-	j, err := jsonskip.Value(s.d, s.i)
-	if err != nil {
-		return err
-	}
-	s.i = j
-	return nil
-}
-
-// raw returns the next value's bytes.
-func (s *scanner) raw() ([]byte, error) {
-	s.ws()
-	start := s.i
-	if err := s.skip(); err != nil {
-		return nil, err
-	}
-	return s.d[start:s.i], nil
-}
-
-func (s *scanner) expect(c byte) error {
-	if s.peek() != c {
-		if s.i >= len(s.d) {
-			return errIncomplete
-		}
-		return fmt.Errorf("expected %q at byte %d, found %q", c, s.i+1, s.d[s.i])
-	}
-	s.i++
-	return nil
-}
-
-// object calls field for each key of the object that starts at the
-// cursor; field must consume the value. Keys are raw (still escaped):
-// the keys kgc looks for never need escapes.
-func (s *scanner) object(field func(key []byte) error) error {
-	if err := s.expect('{'); err != nil {
-		return err
-	}
-	if s.peek() == '}' {
-		s.i++
-		return nil
-	}
-	return s.members(field)
-}
-
-// members calls field for each key of an object from the key at the
-// cursor to the object's closing brace.
-func (s *scanner) members(field func(key []byte) error) error {
-	for {
-		key, err := s.rawString()
-		if err != nil {
-			return err
-		}
-		if err := s.expect(':'); err != nil {
-			return err
-		}
-		s.ws()
-		if err := field(key); err != nil {
-			return err
-		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return nil
-		default:
-			return s.unexpected("',' or '}'")
-		}
-	}
-}
-
-// array calls item for each element of the array at the cursor; item
-// must consume the element.
-func (s *scanner) array(item func() error) error {
-	if err := s.expect('['); err != nil {
-		return err
-	}
-	if s.peek() == ']' {
-		s.i++
-		return nil
-	}
-	for {
-		s.ws()
-		if err := item(); err != nil {
-			return err
-		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return nil
-		default:
-			return s.unexpected("',' or ']'")
-		}
-	}
-}
-
-func (s *scanner) unexpected(what string) error {
-	if s.i >= len(s.d) {
-		return errIncomplete
-	}
-	return fmt.Errorf("expected %s at byte %d, found %q", what, s.i+1, s.d[s.i])
-}
-
-// rawString returns the next string's bytes between its quotes, escapes
-// left as they are.
-func (s *scanner) rawString() ([]byte, error) {
-	if s.peek() != '"' {
-		return nil, s.unexpected("a string")
-	}
-	j, err := jsonskip.String(s.d, s.i)
-	if err != nil {
-		return nil, err
-	}
-	b := s.d[s.i+1 : j-1]
-	s.i = j
-	return b, nil
-}
+// scanner walks the values of one JSON document in memory: the shared
+// cursor, with audit's decoding of strings (unescaped into buffers,
+// interned) and scalars on top.
+type scanner struct{ jsonscan.Cursor }
 
 // str decodes the next value as a string; null is "". The bytes are
 // returned unescaped, possibly aliasing the input.
@@ -167,11 +37,11 @@ func (s *scanner) str() ([]byte, error) { return s.strIn(nil) }
 // enough: for a string that is let go (or copied) at once, such as a
 // Status's message, which most failed requests quote names in.
 func (s *scanner) strIn(buf []byte) ([]byte, error) {
-	if s.peek() == 'n' {
-		return nil, s.skip()
+	if s.Peek() == 'n' {
+		return nil, s.Skip()
 	}
-	start := s.i
-	b, err := s.rawString()
+	start := s.Pos
+	b, err := s.RawString()
 	if err != nil || bytes.IndexByte(b, '\\') < 0 {
 		return b, err
 	}
@@ -179,7 +49,7 @@ func (s *scanner) strIn(buf []byte) ([]byte, error) {
 		return v, nil
 	}
 	var v string
-	if err := json.Unmarshal(s.d[start:s.i], &v); err != nil {
+	if err := json.Unmarshal(s.Data[start:s.Pos], &v); err != nil {
 		return nil, fmt.Errorf("invalid string at byte %d: %w", start+1, err)
 	}
 	return []byte(v), nil
@@ -191,9 +61,9 @@ func (s *scanner) strIn(buf []byte) ([]byte, error) {
 // a time. An escape other than those unescapeWords decodes leaves the
 // string to strIn, so that the result is always strIn's.
 func (s *scanner) text(buf []byte) ([]byte, error) {
-	if s.peek() == '"' {
-		if out, end, ok := unescapeWords(buf[:0], s.d, s.i+1); ok {
-			s.i = end
+	if s.Peek() == '"' {
+		if out, end, ok := unescapeWords(buf[:0], s.Data, s.Pos+1); ok {
+			s.Pos = end
 			return out, nil
 		}
 	}
@@ -461,11 +331,11 @@ func hex4(b []byte) (rune, bool) {
 
 // strings decodes an array of strings, interned; null is nil.
 func (s *scanner) strings(in *interner) ([]string, error) {
-	if s.peek() == 'n' {
-		return nil, s.skip()
+	if s.Peek() == 'n' {
+		return nil, s.Skip()
 	}
 	in.scratch = in.scratch[:0]
-	err := s.array(func() error {
+	err := s.Array(func(int) error {
 		b, err := s.str()
 		in.scratch = append(in.scratch, in.str(b))
 		return err
@@ -475,7 +345,7 @@ func (s *scanner) strings(in *interner) ([]string, error) {
 
 // int decodes the next value as an integer; null is 0, false.
 func (s *scanner) int() (int64, bool, error) {
-	raw, err := s.raw()
+	raw, err := s.Raw()
 	if err != nil || string(raw) == "null" {
 		return 0, false, err
 	}
@@ -488,7 +358,7 @@ func (s *scanner) int() (int64, bool, error) {
 
 // bool decodes the next value as a boolean, interned; null is nil.
 func (s *scanner) bool(in *interner) (*bool, error) {
-	raw, err := s.raw()
+	raw, err := s.Raw()
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
@@ -91,12 +92,12 @@ func simplyUnescaped(s string) (string, bool) {
 // start of d as strIn does: the same text, error and end.
 func textIsStrIn(t *testing.T, d []byte) {
 	t.Helper()
-	want := scanner{d: d}
+	want := scanner{jsonscan.Cursor{Data: d}}
 	wantText, wantErr := want.strIn(nil)
-	got := scanner{d: d}
+	got := scanner{jsonscan.Cursor{Data: d}}
 	gotText, gotErr := got.text(make([]byte, 0, 3))
-	if string(gotText) != string(wantText) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || got.i != want.i {
-		t.Fatalf("%q: read %q, %v, up to %d; strIn %q, %v, up to %d", d, gotText, gotErr, got.i, wantText, wantErr, want.i)
+	if string(gotText) != string(wantText) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || got.Pos != want.Pos {
+		t.Fatalf("%q: read %q, %v, up to %d; strIn %q, %v, up to %d", d, gotText, gotErr, got.Pos, wantText, wantErr, want.Pos)
 	}
 }
 

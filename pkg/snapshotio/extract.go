@@ -41,8 +41,8 @@ func splitTop(raw []byte) (topFields, error) {
 // ends. errIncomplete means raw ends inside it.
 func splitTopPrefix(raw []byte) (topFields, int, error) {
 	var f topFields
-	s := scanner{d: raw}
-	s.ws()
+	s := newScanner(raw)
+	s.Space()
 	err := s.object(func(key []byte) error {
 		var dst *[]byte
 		switch string(key) {
@@ -75,13 +75,13 @@ func splitTopPrefix(raw []byte) (topFields, int, error) {
 		case "aggregationRule":
 			dst = &f.aggregationRule
 		default:
-			return s.skip()
+			return s.Skip()
 		}
-		v, err := s.raw()
+		v, err := s.Raw()
 		*dst = v
 		return err
 	})
-	return f, s.i, err
+	return f, s.Pos, err
 }
 
 // mirrorAnnotation marks a static pod's mirror in the API server; kgc keeps
@@ -237,13 +237,13 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (snaps
 	var o snapshot.Object
 	var err error
 	if f.apiVersion != nil {
-		s := scanner{d: f.apiVersion}
+		s := newScanner(f.apiVersion)
 		if o.APIVersion, err = s.internRecent(x.in, &x.recent.apiVersion); err != nil {
 			return o, fmt.Errorf("apiVersion: %w", err)
 		}
 	}
 	if f.kind != nil {
-		s := scanner{d: f.kind}
+		s := newScanner(f.kind)
 		if o.Kind, err = s.internRecent(x.in, &x.recent.kind); err != nil {
 			return o, fmt.Errorf("kind: %w", err)
 		}
@@ -292,7 +292,7 @@ func (x *Extractor) extract(f topFields, hintAPIVersion, hintKind string) (snaps
 
 // meta decodes metadata into m, keeping only the fields ObjectMeta has.
 func (x *Extractor) meta(raw []byte, m *snapshot.ObjectMeta) (ann annotated, err error) {
-	s := scanner{d: raw}
+	s := newScanner(raw)
 	err = s.object(func(key []byte) error {
 		var err error
 		switch string(key) {
@@ -332,7 +332,7 @@ func (x *Extractor) meta(raw []byte, m *snapshot.ObjectMeta) (ann annotated, err
 			// keep markers are looked at, and kept as facts.
 			err = s.object(func(k []byte) error { return x.annotation(&s, string(k), &ann) })
 		default:
-			return s.skip()
+			return s.Skip()
 		}
 		if err != nil {
 			return fmt.Errorf("metadata.%s: %w", key, err)
@@ -363,7 +363,7 @@ func (x *Extractor) oldestManager(s *scanner) (string, error) {
 			case "subresource":
 				sub, err = s.str()
 			default:
-				return s.skip()
+				return s.Skip()
 			}
 			return err
 		})
@@ -404,7 +404,7 @@ func (x *Extractor) annotation(s *scanner, key string, ann *annotated) error {
 		}
 		return err
 	}
-	return s.skip()
+	return s.Skip()
 }
 
 func joinMarks(a, b string) string {
@@ -438,7 +438,7 @@ func (x *Extractor) timep(s *scanner) (*time.Time, error) {
 // a map per object would be the largest part of a big snapshot. Label maps
 // of read objects are therefore read-only.
 func (x *Extractor) labelMap(outer *scanner) (map[string]string, error) {
-	raw, err := outer.raw()
+	raw, err := outer.Raw()
 	if err != nil {
 		return nil, err
 	}
@@ -450,7 +450,7 @@ func (x *Extractor) labelMap(outer *scanner) (map[string]string, error) {
 		return same, nil
 	}
 	var m map[string]string
-	s := scanner{d: raw}
+	s := newScanner(raw)
 	err = s.object(func(k []byte) error {
 		v, err := s.internStr(x.in)
 		if err != nil {
@@ -492,7 +492,7 @@ func (x *Extractor) ownerRef(s *scanner) (snapshot.OwnerReference, error) {
 		case "blockOwnerDeletion":
 			r.BlockOwnerDeletion, err = s.boolp()
 		default:
-			return s.skip()
+			return s.Skip()
 		}
 		if err != nil {
 			return fmt.Errorf("ownerReferences.%s: %w", key, err)

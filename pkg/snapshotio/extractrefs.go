@@ -20,15 +20,15 @@ import (
 // namespace and name are kept.
 func specRefs(raw []byte) ([]snapshot.SpecRef, error) {
 	var out []snapshot.SpecRef
-	s := scanner{d: raw}
-	if s.ws(); s.i >= len(raw) || raw[s.i] != '{' {
+	s := newScanner(raw)
+	if s.Space(); s.Pos >= len(raw) || raw[s.Pos] != '{' {
 		return nil, nil
 	}
 	err := s.object(func(key []byte) error {
-		if !bytes.HasSuffix(key, []byte("Ref")) || len(key) == 3 || s.isNull() {
-			return s.skip()
+		if !bytes.HasSuffix(key, []byte("Ref")) || len(key) == 3 || s.Null() {
+			return s.Skip()
 		}
-		v, err := s.raw()
+		v, err := s.Raw()
 		if err != nil || len(v) == 0 || v[0] != '{' {
 			return err
 		}

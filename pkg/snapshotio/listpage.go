@@ -13,8 +13,8 @@ import (
 func (x *Extractor) ReadListPage(body []byte, apiVersion, kind string) ([]snapshot.Object, string, error) {
 	var out []snapshot.Object
 	var cont string
-	s := scanner{d: body}
-	s.ws()
+	s := newScanner(body)
+	s.Space()
 	err := s.object(func(key []byte) error {
 		switch string(key) {
 		case "metadata":
@@ -24,7 +24,7 @@ func (x *Extractor) ReadListPage(body []byte, apiVersion, kind string) ([]snapsh
 					cont, err = s.str()
 					return err
 				}
-				return s.skip()
+				return s.Skip()
 			})
 		case "items":
 			return s.array(func(int) error {
@@ -36,7 +36,7 @@ func (x *Extractor) ReadListPage(body []byte, apiVersion, kind string) ([]snapsh
 				return nil
 			})
 		}
-		return s.skip()
+		return s.Skip()
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot parse the list response: %w", err)
@@ -46,7 +46,7 @@ func (x *Extractor) ReadListPage(body []byte, apiVersion, kind string) ([]snapsh
 
 // listItem extracts the list item at the scanner's position.
 func (x *Extractor) listItem(s *scanner, apiVersion, kind string) (snapshot.Object, error) {
-	raw, err := s.raw()
+	raw, err := s.Raw()
 	if err != nil {
 		return snapshot.Object{}, err
 	}

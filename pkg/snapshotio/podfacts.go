@@ -11,7 +11,7 @@ func (x *Extractor) podSpec(raw []byte, podName string, p *snapshot.PodFacts) er
 	if raw == nil {
 		return nil
 	}
-	s := scanner{d: raw}
+	s := newScanner(raw)
 	return s.object(func(key []byte) error {
 		var err error
 		switch string(key) {
@@ -35,15 +35,15 @@ func (x *Extractor) podSpec(raw []byte, podName string, p *snapshot.PodFacts) er
 								claim, err = s.str()
 								return err
 							}
-							return s.skip()
+							return s.Skip()
 						})
 					case "csi":
-						if s.isNull() {
+						if s.Null() {
 							break
 						}
 						err = s.object(func(k2 []byte) error {
 							if string(k2) != "driver" {
-								return s.skip()
+								return s.Skip()
 							}
 							d, err := s.internStr(x.in)
 							if d != "" {
@@ -52,12 +52,12 @@ func (x *Extractor) podSpec(raw []byte, podName string, p *snapshot.PodFacts) er
 							return err
 						})
 					case "ephemeral":
-						ephemeral = !s.isNull()
+						ephemeral = !s.Null()
 						if ephemeral {
-							err = s.skip()
+							err = s.Skip()
 						}
 					default:
-						err = s.skip()
+						err = s.Skip()
 					}
 					return err
 				})
@@ -71,7 +71,7 @@ func (x *Extractor) podSpec(raw []byte, podName string, p *snapshot.PodFacts) er
 				return err
 			})
 		default:
-			return s.skip()
+			return s.Skip()
 		}
 		return err
 	})
@@ -81,14 +81,14 @@ func (x *Extractor) podStatus(raw []byte, p *snapshot.PodFacts) error {
 	if raw == nil {
 		return nil
 	}
-	s := scanner{d: raw}
+	s := newScanner(raw)
 	return s.object(func(key []byte) error {
 		if string(key) == "phase" {
 			var err error
 			p.Phase, err = s.internStr(x.in)
 			return err
 		}
-		return s.skip()
+		return s.Skip()
 	})
 }
 
@@ -96,22 +96,22 @@ func (x *Extractor) serviceSpec(raw []byte, sv *snapshot.ServiceFacts) error {
 	if raw == nil {
 		return nil
 	}
-	s := scanner{d: raw}
+	s := newScanner(raw)
 	return s.object(func(key []byte) error {
 		var err error
 		switch string(key) {
 		case "type":
 			sv.Type, err = s.internStr(x.in)
 		case "selector":
-			has := !s.isNull()
+			has := !s.Null()
 			sv.Selector = &has
 			if has {
-				err = s.skip()
+				err = s.Skip()
 			}
 		case "loadBalancerClass":
 			sv.LoadBalancerClass, err = s.internStr(x.in)
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		return err
 	})

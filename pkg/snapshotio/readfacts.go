@@ -20,9 +20,9 @@ var errSlowPath = errors.New("not the common facts shape")
 // it as before, so both paths give the same Facts.
 func (x *Extractor) commonFacts(raw []byte) (*snapshot.Facts, bool) {
 	var f snapshot.Facts
-	s := scanner{d: raw}
+	s := newScanner(raw)
 	err := s.object(func(key []byte) error {
-		if s.isNull() || f.Pod != nil || f.Service != nil || f.Workload != nil {
+		if s.Null() || f.Pod != nil || f.Service != nil || f.Workload != nil {
 			return errSlowPath
 		}
 		switch string(key) {
@@ -38,12 +38,12 @@ func (x *Extractor) commonFacts(raw []byte) (*snapshot.Facts, bool) {
 		}
 		return errSlowPath
 	})
-	return &f, err == nil && s.i == len(raw)
+	return &f, err == nil && s.Pos == len(raw)
 }
 
 func (x *Extractor) savedPodFacts(s *scanner, p *snapshot.PodFacts) error {
 	return s.object(func(key []byte) error {
-		if s.isNull() {
+		if s.Null() {
 			return errSlowPath
 		}
 		var err error
@@ -73,7 +73,7 @@ func (x *Extractor) savedPodFacts(s *scanner, p *snapshot.PodFacts) error {
 
 func (x *Extractor) savedServiceFacts(s *scanner, sv *snapshot.ServiceFacts) error {
 	return s.object(func(key []byte) error {
-		if s.isNull() {
+		if s.Null() {
 			return errSlowPath
 		}
 		var err error
@@ -95,7 +95,7 @@ func (x *Extractor) savedServiceFacts(s *scanner, sv *snapshot.ServiceFacts) err
 // writes them; a DaemonSet's scheduling fields, rare, go the slow path.
 func (x *Extractor) savedWorkloadFacts(s *scanner, w *snapshot.WorkloadFacts) error {
 	return s.object(func(key []byte) error {
-		if s.isNull() {
+		if s.Null() {
 			return errSlowPath
 		}
 		var err error

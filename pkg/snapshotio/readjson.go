@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -139,7 +140,7 @@ func objectKey(st *stream) (string, error) {
 	if len(kraw) == 0 || kraw[0] != '"' {
 		return "", st.errorf("expected a string key")
 	}
-	key, err := unescape(kraw)
+	key, err := jsonscan.Unquote(kraw)
 	if err != nil {
 		return "", st.errorf("invalid key")
 	}
@@ -202,7 +203,7 @@ func fieldString(raw []byte) string {
 	if raw == nil {
 		return ""
 	}
-	s := scanner{d: raw}
+	s := newScanner(raw)
 	v, _ := s.str()
 	return v
 }

@@ -2,7 +2,7 @@ package snapshotio
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/kgc-dev/kgc/internal/hugepages"
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
@@ -27,161 +28,65 @@ var errIncomplete = jsonskip.ErrIncomplete
 // syntaxError is a malformed-JSON error at a byte offset of the scanned slice.
 type syntaxError = jsonskip.SyntaxError
 
-// scanner walks one complete JSON value held in memory.
-type scanner struct {
-	d []byte
-	i int
+// scanner walks one complete JSON value held in memory: the shared
+// cursor, which decodes escaped keys here, with the decoding of the
+// values Object and Facts hold on top.
+type scanner struct{ jsonscan.Cursor }
+
+func newScanner(d []byte) scanner {
+	return scanner{jsonscan.Cursor{Data: d, UnescapeKeys: true}}
 }
 
-func (s *scanner) fail(msg string) error { return &syntaxError{Off: s.i, Msg: msg} }
+func (s *scanner) fail(msg string) error { return &syntaxError{Off: s.Pos, Msg: msg} }
 
-// failOrMore reports errIncomplete when the data ended (the streaming
-// reader then reads more), a syntax error otherwise.
-func (s *scanner) failOrMore(msg string) error {
-	if s.i >= len(s.d) {
-		return errIncomplete
-	}
-	return s.fail(msg)
+// expected words what the cursor wanted as this reader's messages do.
+var expected = [...]string{
+	jsonscan.WantObject:     "expected an object",
+	jsonscan.WantKey:        "expected a string key",
+	jsonscan.WantColon:      "expected ':' after object key",
+	jsonscan.WantMemberEnd:  "expected ',' or '}' after object value",
+	jsonscan.WantArray:      "expected an array",
+	jsonscan.WantElementEnd: "expected ',' or ']' after array element",
+	jsonscan.WantString:     "expected a string",
 }
 
-func (s *scanner) ws() { s.i = jsonskip.Space(s.d, s.i) }
-
-func (s *scanner) skip() error {
-	j, err := jsonskip.Value(s.d, s.i)
-	if err != nil {
-		return err
+// syntax turns the cursor's unexpected byte into this reader's syntax
+// error at the same offset.
+func syntax(err error) error {
+	var u *jsonscan.Unexpected
+	if errors.As(err, &u) {
+		return &syntaxError{Off: u.Off, Msg: expected[u.Want]}
 	}
-	s.i = j
-	return nil
-}
-
-// raw returns the next value's bytes.
-func (s *scanner) raw() ([]byte, error) {
-	s.ws()
-	start := s.i
-	if err := s.skip(); err != nil {
-		return nil, err
-	}
-	return s.d[start:s.i], nil
-}
-
-func (s *scanner) isNull() bool {
-	s.ws()
-	if s.i+4 <= len(s.d) && string(s.d[s.i:s.i+4]) == "null" {
-		s.i += 4
-		return true
-	}
-	return false
+	return err
 }
 
 // object calls fn for each key; fn must consume the value. null is an
 // empty object.
 func (s *scanner) object(fn func(key []byte) error) error {
-	if s.isNull() {
+	if s.Null() {
 		return nil
 	}
-	if s.i >= len(s.d) || s.d[s.i] != '{' {
-		return s.failOrMore("expected an object")
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.d) && s.d[s.i] == '}' {
-		s.i++
-		return nil
-	}
-	for {
-		s.ws()
-		if s.i >= len(s.d) || s.d[s.i] != '"' {
-			return s.failOrMore("expected a string key")
-		}
-		start := s.i + 1
-		j, err := jsonskip.String(s.d, s.i)
-		if err != nil {
-			return err
-		}
-		key := s.d[start : j-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			// "na\u006de" is "name" to the API server too.
-			k, err := unescape(s.d[start-1 : j])
-			if err != nil {
-				return err
-			}
-			key = []byte(k)
-		}
-		s.i = jsonskip.Space(s.d, j)
-		if s.i >= len(s.d) || s.d[s.i] != ':' {
-			return s.failOrMore("expected ':' after object key")
-		}
-		s.i++
-		if err := fn(key); err != nil {
-			return err
-		}
-		s.ws()
-		if s.i >= len(s.d) {
-			return errIncomplete
-		}
-		switch s.d[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return nil
-		default:
-			return s.fail("expected ',' or '}' after object value")
-		}
-	}
+	return syntax(s.Object(fn))
 }
 
 // array calls fn for each element; fn must consume it. null is empty.
 func (s *scanner) array(fn func(i int) error) error {
-	if s.isNull() {
+	if s.Null() {
 		return nil
 	}
-	if s.i >= len(s.d) || s.d[s.i] != '[' {
-		return s.failOrMore("expected an array")
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.d) && s.d[s.i] == ']' {
-		s.i++
-		return nil
-	}
-	for n := 0; ; n++ {
-		if err := fn(n); err != nil {
-			return err
-		}
-		s.ws()
-		if s.i >= len(s.d) {
-			return errIncomplete
-		}
-		switch s.d[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return nil
-		default:
-			return s.fail("expected ',' or ']' after array element")
-		}
-	}
+	return syntax(s.Array(fn))
 }
 
 // strBytes returns the raw content of a string value (null → nil) and
 // whether it holds escapes that need decoding.
 func (s *scanner) strBytes() (b []byte, escaped bool, err error) {
-	if s.isNull() {
+	if s.Null() {
 		return nil, false, nil
 	}
-	if s.i >= len(s.d) || s.d[s.i] != '"' {
-		return nil, false, s.failOrMore("expected a string")
-	}
-	start := s.i
-	j, err := jsonskip.String(s.d, s.i)
+	b, err = s.RawString()
 	if err != nil {
-		return nil, false, err
+		return nil, false, syntax(err)
 	}
-	s.i = j
-	b = s.d[start+1 : j-1]
 	return b, bytes.IndexByte(b, '\\') >= 0, nil
 }
 
@@ -196,12 +101,12 @@ func validUTF8(b []byte) []byte {
 
 // str decodes a string value (null → "").
 func (s *scanner) str() (string, error) {
-	start := s.i
+	start := s.Pos
 	b, esc, err := s.strBytes()
 	if err != nil || !esc {
 		return string(validUTF8(b)), err
 	}
-	return unescape(s.d[jsonskip.Space(s.d, start):s.i])
+	return s.unquoteFrom(start)
 }
 
 // internStr decodes a string through the intern table.
@@ -213,13 +118,13 @@ func (s *scanner) internStr(t *interner) (string, error) {
 // internRecent is internStr through interner.recent: for a field whose
 // value mostly repeats the one read before it, which *recent holds.
 func (s *scanner) internRecent(t *interner, recent *string) (string, error) {
-	start := s.i
+	start := s.Pos
 	b, esc, err := s.strBytes()
 	switch {
 	case err != nil:
 		return "", err
 	case esc:
-		v, err := unescape(s.d[jsonskip.Space(s.d, start):s.i])
+		v, err := s.unquoteFrom(start)
 		if err != nil {
 			return "", err
 		}
@@ -230,12 +135,9 @@ func (s *scanner) internRecent(t *interner, recent *string) (string, error) {
 	return *recent, nil
 }
 
-func unescape(quoted []byte) (string, error) {
-	var v string
-	if err := json.Unmarshal(quoted, &v); err != nil {
-		return "", &syntaxError{Off: 0, Msg: "invalid string escape"}
-	}
-	return v, nil
+// unquoteFrom decodes the string value the cursor read from start on.
+func (s *scanner) unquoteFrom(start int) (string, error) {
+	return jsonscan.Unquote(s.Data[jsonskip.Space(s.Data, start):s.Pos])
 }
 
 func (s *scanner) int64p() (*int64, error) {
@@ -248,14 +150,14 @@ func (s *scanner) int64p() (*int64, error) {
 
 // int64v decodes an integer; ok is false for null.
 func (s *scanner) int64v() (v int64, ok bool, err error) {
-	if s.isNull() {
+	if s.Null() {
 		return 0, false, nil
 	}
-	start := s.i
-	if err := s.skip(); err != nil {
+	start := s.Pos
+	if err := s.Skip(); err != nil {
 		return 0, false, err
 	}
-	v, err = strconv.ParseInt(string(s.d[start:s.i]), 10, 64)
+	v, err = strconv.ParseInt(string(s.Data[start:s.Pos]), 10, 64)
 	if err != nil {
 		return 0, false, &syntaxError{Off: start, Msg: "expected an integer"}
 	}
@@ -263,15 +165,15 @@ func (s *scanner) int64v() (v int64, ok bool, err error) {
 }
 
 func (s *scanner) boolp() (*bool, error) {
-	if s.isNull() {
+	if s.Null() {
 		return nil, nil
 	}
 	switch {
-	case s.i+4 <= len(s.d) && string(s.d[s.i:s.i+4]) == "true":
-		s.i += 4
+	case s.Pos+4 <= len(s.Data) && string(s.Data[s.Pos:s.Pos+4]) == "true":
+		s.Pos += 4
 		return sharedTrue, nil
-	case s.i+5 <= len(s.d) && string(s.d[s.i:s.i+5]) == "false":
-		s.i += 5
+	case s.Pos+5 <= len(s.Data) && string(s.Data[s.Pos:s.Pos+5]) == "false":
+		s.Pos += 5
 		return sharedFalse, nil
 	}
 	return nil, s.fail("expected true or false")
@@ -282,7 +184,7 @@ func (s *scanner) boolp() (*bool, error) {
 func parseTime(b []byte, esc bool) (t time.Time, ok bool, err error) {
 	str := string(validUTF8(b))
 	if esc {
-		if str, err = unescape(append(append([]byte{'"'}, b...), '"')); err != nil {
+		if str, err = jsonscan.Unquote(append(append([]byte{'"'}, b...), '"')); err != nil {
 			return t, false, err
 		}
 	}
@@ -389,7 +291,7 @@ func (a *arena) str(b []byte) string {
 
 // arenaStr decodes a string value into the arena (null → "").
 func (s *scanner) arenaStr(a *arena) (string, error) {
-	start := s.i
+	start := s.Pos
 	b, esc, err := s.strBytes()
 	if err != nil {
 		return "", err
@@ -397,7 +299,7 @@ func (s *scanner) arenaStr(a *arena) (string, error) {
 	if !esc {
 		return a.str(b), nil
 	}
-	return unescape(s.d[jsonskip.Space(s.d, start):s.i])
+	return s.unquoteFrom(start)
 }
 
 // Shared pointers for booleans (ownerReference controller and

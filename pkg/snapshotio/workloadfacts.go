@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kgc-dev/kgc/internal/jsonskip"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -29,7 +28,7 @@ func (x *Extractor) workloadSpec(raw []byte, kind string) (*snapshot.Facts, erro
 	w := &block.w
 	ws := workloadScan{w: w, kind: kind, rc: kind == "ReplicationController"}
 	x.sel, x.tpl = x.sel[:0], x.tpl[:0]
-	s := scanner{d: raw}
+	s := newScanner(raw)
 	if err := s.object(func(key []byte) error { return x.workloadField(&s, key, &ws) }); err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
@@ -84,7 +83,7 @@ func (x *Extractor) workloadField(s *scanner, key []byte, ws *workloadScan) erro
 	case "ordinals":
 		err = s.object(func(k []byte) error {
 			if string(k) != "start" {
-				return s.skip()
+				return s.Skip()
 			}
 			v, _, err := s.int64v()
 			ws.w.OrdinalsStart = int32(v)
@@ -95,7 +94,7 @@ func (x *Extractor) workloadField(s *scanner, key []byte, ws *workloadScan) erro
 	case "template":
 		err = x.workloadTemplate(s, ws)
 	default:
-		err = s.skip()
+		err = s.Skip()
 	}
 	return err
 }
@@ -103,7 +102,7 @@ func (x *Extractor) workloadField(s *scanner, key []byte, ws *workloadScan) erro
 // workloadSelector reads a workload's spec.selector into x.sel (and its
 // matchExpressions, kept raw).
 func (x *Extractor) workloadSelector(s *scanner, ws *workloadScan) error {
-	if s.isNull() {
+	if s.Null() {
 		return nil
 	}
 	ws.selSet = true
@@ -118,9 +117,9 @@ func (x *Extractor) workloadSelector(s *scanner, ws *workloadScan) error {
 		case "matchLabels":
 			x.sel, err = labelPairs(s, x.sel)
 		case "matchExpressions":
-			ws.exprs, err = s.raw()
+			ws.exprs, err = s.Raw()
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		return err
 	})
@@ -131,14 +130,14 @@ func (x *Extractor) workloadSelector(s *scanner, ws *workloadScan) error {
 // daemonSetPlacement.
 func (x *Extractor) workloadTemplate(s *scanner, ws *workloadScan) error {
 	if ws.kind == "CronJob" {
-		return s.skip()
+		return s.Skip()
 	}
 	return s.object(func(k []byte) error {
 		switch string(k) {
 		case "metadata":
 			return s.object(func(k2 []byte) error {
 				if string(k2) != "labels" {
-					return s.skip()
+					return s.Skip()
 				}
 				var err error
 				x.tpl, err = labelPairs(s, x.tpl)
@@ -147,19 +146,19 @@ func (x *Extractor) workloadTemplate(s *scanner, ws *workloadScan) error {
 		case "spec":
 			if ws.kind == "DaemonSet" {
 				var err error
-				ws.dsTemplate, err = s.raw()
+				ws.dsTemplate, err = s.Raw()
 				return err
 			}
 			return s.object(func(k2 []byte) error {
 				if string(k2) != "serviceAccountName" {
-					return s.skip()
+					return s.Skip()
 				}
 				var err error
 				ws.w.ServiceAccount, err = s.internStr(x.in)
 				return err
 			})
 		}
-		return s.skip()
+		return s.Skip()
 	})
 }
 
@@ -290,7 +289,7 @@ func (x *Extractor) jobSpec(raw []byte, j *snapshot.JobFacts) error {
 		n := int32(v)
 		return &n, nil
 	}
-	s := scanner{d: raw}
+	s := newScanner(raw)
 	err := s.object(func(key []byte) error {
 		var err error
 		switch string(key) {
@@ -305,7 +304,7 @@ func (x *Extractor) jobSpec(raw []byte, j *snapshot.JobFacts) error {
 		case "backoffLimit":
 			j.BackoffLimit, err = i32(&s)
 		default:
-			err = s.skip()
+			err = s.Skip()
 		}
 		return err
 	})
@@ -319,11 +318,11 @@ func (x *Extractor) jobSpec(raw []byte, j *snapshot.JobFacts) error {
 // decoding only the rare escaped value.
 func labelPairs(s *scanner, dst []labelPair) ([]labelPair, error) {
 	err := s.object(func(k []byte) error {
-		start := s.i
+		start := s.Pos
 		v, esc, err := s.strBytes()
 		if err == nil && esc {
 			var u string
-			u, err = unescape(s.d[jsonskip.Space(s.d, start):s.i])
+			u, err = s.unquoteFrom(start)
 			v = []byte(u)
 		}
 		dst = append(dst, labelPair{k, v})
