@@ -166,12 +166,8 @@ func (c *Cursor) rawString(w Want) ([]byte, error) {
 // Object calls field for each key of the object at the cursor; field
 // must consume the value.
 func (c *Cursor) Object(field func(key []byte) error) error {
-	if err := c.Expect(WantObject); err != nil {
+	if empty, err := c.open(WantObject, '}'); empty || err != nil {
 		return err
-	}
-	if c.Peek() == '}' {
-		c.Pos++
-		return nil
 	}
 	return c.Members(field)
 }
@@ -191,14 +187,8 @@ func (c *Cursor) Members(field func(key []byte) error) error {
 		if err := field(key); err != nil {
 			return err
 		}
-		switch c.Peek() {
-		case ',':
-			c.Pos++
-		case '}':
-			c.Pos++
-			return nil
-		default:
-			return c.Unexpected(WantMemberEnd)
+		if more, err := c.next('}', WantMemberEnd); !more {
+			return err
 		}
 	}
 }
@@ -216,28 +206,45 @@ func (c *Cursor) key() ([]byte, error) {
 // Array calls item for each element of the array at the cursor, with
 // its index; item must consume the element.
 func (c *Cursor) Array(item func(n int) error) error {
-	if err := c.Expect(WantArray); err != nil {
+	if empty, err := c.open(WantArray, ']'); empty || err != nil {
 		return err
-	}
-	if c.Peek() == ']' {
-		c.Pos++
-		return nil
 	}
 	for n := 0; ; n++ {
 		c.Space()
 		if err := item(n); err != nil {
 			return err
 		}
-		switch c.Peek() {
-		case ',':
-			c.Pos++
-		case ']':
-			c.Pos++
-			return nil
-		default:
-			return c.Unexpected(WantElementEnd)
+		if more, err := c.next(']', WantElementEnd); !more {
+			return err
 		}
 	}
+}
+
+// open consumes the opening byte of w and, if the container is empty,
+// its closing byte.
+func (c *Cursor) open(w Want, closing byte) (empty bool, err error) {
+	if err := c.Expect(w); err != nil {
+		return false, err
+	}
+	if c.Peek() == closing {
+		c.Pos++
+		return true, nil
+	}
+	return false, nil
+}
+
+// next consumes the comma before another member or element (more), or
+// the container's closing byte; anything else is not what w wants.
+func (c *Cursor) next(closing byte, w Want) (more bool, err error) {
+	switch c.Peek() {
+	case ',':
+		c.Pos++
+		return true, nil
+	case closing:
+		c.Pos++
+		return false, nil
+	}
+	return false, c.Unexpected(w)
 }
 
 // Unquote decodes a quoted JSON string as encoding/json does; a
