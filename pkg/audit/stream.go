@@ -200,16 +200,8 @@ func (s *stream) items(cv *converter, list string) error {
 		return err
 	}
 	for {
-		c, err := s.token("\",}")
-		if err != nil || c == '}' {
-			return err
-		}
-		if c == ',' {
-			continue
-		}
-		s.pos--
-		key, _, err := s.value()
-		if err != nil {
+		key, _, done, err := s.next("\",}", '}')
+		if done {
 			return err
 		}
 		if _, err := s.token(":"); err != nil {
@@ -249,18 +241,27 @@ func (s *stream) list(cv *converter) error {
 		convert = p.add
 	}
 	for {
-		c, err := s.token("{[\",]0123456789-tfn")
-		if err != nil || c == ']' {
-			return err
-		}
-		if c == ',' {
-			continue
-		}
-		s.pos--
-		v, line, err := s.value()
-		if err != nil {
+		v, line, done, err := s.next("{[\",]0123456789-tfn", ']')
+		if done {
 			return err
 		}
 		convert(v, line)
+	}
+}
+
+// next reads the next value of a container with its line, passing over
+// commas; done at the container's closing byte or an error. want is
+// what a value, a comma or the closing byte may start with.
+func (s *stream) next(want string, closing byte) (v []byte, line int, done bool, err error) {
+	for {
+		c, err := s.token(want)
+		if err != nil || c == closing {
+			return nil, 0, true, err
+		}
+		if c != ',' {
+			s.pos--
+			v, line, err = s.value()
+			return v, line, err != nil, err
+		}
 	}
 }
