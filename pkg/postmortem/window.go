@@ -49,7 +49,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // missingWarning says that a root's own deletion is not in the log.
 func missingWarning(r snapshot.ObjectRef) string {
-	return fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", describe(r))
+	return fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", r)
 }
 
 // snapshotWarnings say which snapshots do not bracket the log.
@@ -63,14 +63,6 @@ func snapshotWarnings(in Input) []string {
 		out = append(out, fmt.Sprintf("the after snapshot was taken at %s, before the log ends (%s): what went later is not confirmed by it", stamp(a.CapturedAt), stamp(w.To)))
 	}
 	return out
-}
-
-// describe names an object as the text output does: Kind ns/name.
-func describe(r snapshot.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Kind + " " + r.Name
-	}
-	return r.Kind + " " + r.Namespace + "/" + r.Name
 }
 
 // unexplained says what is known of an object that went with no chain.
