@@ -158,10 +158,11 @@ func (p *part) leave() {
 		r.missing = append(r.missing, rootStart{m.startTime(), m.ref()})
 	}
 	noteLogged(p.in.ApplyReports, p.in.Log, r.applied, r.logged)
-	p.ix, p.ch, p.order = nil, nil, nil
+	p.close()
 }
 
-func (p *part) close() {}
+// close lets go of the index, whether or not every root was handed over.
+func (p *part) close() { p.ix, p.ch, p.order, p.built = nil, nil, nil, nil }
 
 // spillParts analyzes every part of a spilled log in turn, its roots
 // written to a temporary file of its own, what follows them to rest.
