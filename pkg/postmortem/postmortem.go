@@ -122,7 +122,7 @@ func (a *Analysis) Roots(batch int, emit func([]Root) error) error {
 	if err != nil {
 		return err
 	}
-	out := make([]Root, 0, batch)
+	out := make([]Root, 0, min(batch, RootBatch))
 	for len(heads) > 0 {
 		i := earliest(heads)
 		root := heads[i].root
@@ -141,7 +141,7 @@ func (a *Analysis) Roots(batch int, emit func([]Root) error) error {
 			if err := emit(out); err != nil {
 				return err
 			}
-			out = make([]Root, 0, batch)
+			out = make([]Root, 0, min(batch, RootBatch))
 		}
 	}
 	return nil
