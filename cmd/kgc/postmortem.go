@@ -173,9 +173,9 @@ func (o *postmortemOptions) Run(ctx context.Context) error {
 	opts.Fold = len(o.applyReports) == 0
 	if opts.Fold {
 		// A log too big to hold is analyzed a part at a time.
-		opts.Spill, opts.Router = o.spillAfter, postmortem.NewRouter()
+		opts.Spill = o.spillAfter
 	}
-	log, err := audit.Read(o.auditLogs, o.streams.In, opts)
+	log, err := postmortem.ReadLog(o.auditLogs, o.streams.In, opts)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 // readRecordLine reads one line of a file as the native reader does,
 // and says what it read: counts, warnings, window and the events filed.
 func readRecordLine(l []byte, read func(cv *converter)) string {
-	c := newCollector(Options{})
+	c := startRequestTable(Options{})
 	acc := newAccumulator(0, "PT1H.json", Options{}, c)
 	acc.cv = &converter{acc: acc}
 	read(acc.cv)

@@ -29,7 +29,7 @@ type cores struct {
 }
 
 // split is how opts say to split the reading: by default a worker per
-// core (at most 4: the framer and the collector need a core between
+// core (at most 4: the framer and the request table need a core between
 // them) and chunks of chunkSize.
 func split(opts Options) cores {
 	if opts.cores != nil {
@@ -58,7 +58,7 @@ type accumulator struct {
 	idx             int
 	opts            Options
 	in              interner
-	c               *collector
+	c               *requestTable
 	batch           []stage // the stages read since the last send
 	events, dropped int
 	window          window
@@ -80,18 +80,18 @@ type accumulator struct {
 	prefixed bool
 }
 
-func newAccumulator(idx int, path string, opts Options, c *collector) *accumulator {
+func newAccumulator(idx int, path string, opts Options, c *requestTable) *accumulator {
 	return &accumulator{idx: idx, path: path, opts: opts, c: c}
 }
 
-// flush sends the stages read to the collector.
+// flush sends the stages read to the request table.
 func (a *accumulator) flush() {
 	a.c.send(a.batch)
 	a.batch = nil
 }
 
 // readLines frames src into chunks of lines for the workers.
-func readLines(src io.Reader, idx int, path string, firstLine int, opts Options, c *collector, setup func(*accumulator)) (*accumulator, error) {
+func readLines(src io.Reader, idx int, path string, firstLine int, opts Options, c *requestTable, setup func(*accumulator)) (*accumulator, error) {
 	sp := split(opts)
 	workers := sp.workers
 	jobs := make(chan chunk, workers)
