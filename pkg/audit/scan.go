@@ -18,8 +18,9 @@ import (
 // This file is a small JSON scanner for one audit event held in memory.
 // The reader drops most lines after looking at a few keys, and of the
 // lines it keeps it reads a few dozen fields out of bodies that can be
-// megabytes long: the scanner finds value boundaries with byte loops
-// (strings with bytes.IndexByte) and decodes only the fields Event holds.
+// megabytes long: the scanner (internal/jsonscan's cursor, shared with
+// the snapshot reader) finds value boundaries with byte loops (strings
+// with bytes.IndexByte) and decodes only the fields Event holds.
 
 // errIncomplete means the data ended inside a value.
 var errIncomplete = jsonskip.ErrIncomplete

@@ -18,8 +18,9 @@ import (
 // This file is a small hand-written JSON scanner. Reading a dump of a
 // million objects is dominated by skipping what kgc does not keep (spec,
 // status, annotations, managedFields); encoding/json would allocate and
-// validate all of it. The scanner finds value boundaries with byte loops
-// and decodes only the few fields Object and Facts hold.
+// validate all of it. The scanner (internal/jsonscan's cursor, shared
+// with the audit reader) finds value boundaries with byte loops and
+// decodes only the few fields Object and Facts hold.
 
 // errIncomplete means the data ended inside a value: the streaming reader
 // reads more and tries again.
@@ -33,6 +34,7 @@ type syntaxError = jsonskip.SyntaxError
 // values Object and Facts hold on top.
 type scanner struct{ jsonscan.Cursor }
 
+// newScanner is a scanner at the start of d.
 func newScanner(d []byte) scanner {
 	return scanner{jsonscan.Cursor{Data: d, UnescapeKeys: true}}
 }
