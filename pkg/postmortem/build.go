@@ -40,16 +40,16 @@ func buildChains(ix *index) *chains {
 			ch.orphan(r)
 			continue
 		}
-		c, ok := ix.causeOf(r)
-		switch {
-		case ok && c.parent == nil:
+		c, found := ix.causeOf(r)
+		switch found {
+		case causeRoot:
 			ch.roots = append(ch.roots, r)
 			r.setCause(c)
-		case ok:
+		case causeParent:
 			ch.link(r, c)
-		case c.actor == ActorGarbageCollector:
+		case causeOwnerUnseen:
 			ch.collectedAlone(r, c)
-		default:
+		case causeNone:
 			ch.unexplained = append(ch.unexplained, r)
 		}
 	}

@@ -24,9 +24,8 @@ type record struct {
 	// a log of millions of events files hundreds of thousands of
 	// records, which would otherwise hold their names twice.
 	apiVersion, kind string
-	// owners and where they are known from (EvidenceAudit or
-	// EvidenceSnapshot); ownersFromAudit is set when a logged object
-	// carried them.
+	// owners and where they are known from: EvidenceAudit when the log
+	// showed them (learnMeta, fileItems), else EvidenceSnapshot.
 	owners     []audit.OwnerRef
 	ownersFrom string
 	before     *snapshot.Object
@@ -352,7 +351,8 @@ func deletes(e *audit.Event) bool {
 // say otherwise.
 func accepted(e *audit.Event) bool { return e.Code < 300 && !e.DryRun() }
 
-// sortedUIDs of a set, for deterministic walks.
+// sortedRecords orders records for deterministic walks: by the time
+// their deletion started, then by object.
 func sortedRecords(rs []*record) []*record {
 	out := slices.Clone(rs)
 	slices.SortStableFunc(out, func(a, b *record) int {
