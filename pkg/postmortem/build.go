@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -78,7 +79,7 @@ func (ch *chains) promoteParents() {
 		}
 		ch.missing[r.uid] = r
 		ch.roots = append(ch.roots, r)
-		r.setCause(cause{via: ViaRoot, actor: "unknown"})
+		r.setCause(cause{via: ViaRoot, actor: rules.ActorUnknown})
 	}
 	ch.unexplained = rest
 }
@@ -273,7 +274,7 @@ func (ch *chains) underMissingOwner(r *record, c cause) {
 	if !o.caused {
 		ch.missing[ref.UID] = o
 		ch.roots = append(ch.roots, o)
-		o.setCause(cause{via: ViaRoot, actor: "unknown"})
+		o.setCause(cause{via: ViaRoot, actor: rules.ActorUnknown})
 	}
 	c.parent, c.via, c.evidence = o, ViaOwnerReference, r.ownersFrom
 	ch.link(r, c)

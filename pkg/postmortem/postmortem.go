@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgc-dev/kgc/internal/parallel"
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -306,7 +307,7 @@ func requestOf(r *record, c cause) Request {
 	s := r.start()
 	req := Request{Object: RequestObject{ObjectRef: r.ref(), Resource: r.key.resource}, Actor: c.actor, ReasonUnknown: c.whyUnknown}
 	if s == nil {
-		req.Actor, req.Missing = cmp.Or(req.Actor, "unknown"), true
+		req.Actor, req.Missing = cmp.Or(req.Actor, rules.ActorUnknown), true
 		return req
 	}
 	req.AuditID, req.Time, req.Verb, req.URI = s.AuditID, s.Time, s.Verb, s.RequestURI
