@@ -6,6 +6,7 @@ import (
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -174,7 +175,7 @@ func (ix *index) add(key objKey, uid string) *record {
 	ix.byKey[key] = r
 	switch held := ix.byUID[uid]; {
 	case uid == "":
-	case held != nil && !sameScope(held, key.namespace):
+	case held != nil && rules.InvalidOwnerNamespace(held.key.namespace, key.namespace):
 		ix.foreign[[2]string{key.namespace, uid}] = r
 	default:
 		ix.byUID[uid] = r
@@ -189,14 +190,11 @@ func (ix *index) add(key objKey, uid string) *record {
 // dependent's owner up in its own namespace, or the cluster's), so that
 // such an owner is one of its own, absent, whatever else the log holds.
 func (ix *index) ownerOf(dependent *record, uid string) *record {
-	if o := ix.byUID[uid]; o != nil && sameScope(o, dependent.key.namespace) {
+	if o := ix.byUID[uid]; o != nil && !rules.InvalidOwnerNamespace(o.key.namespace, dependent.key.namespace) {
 		return o
 	}
 	return ix.foreign[[2]string{dependent.key.namespace, uid}]
 }
-
-// sameScope: o is in namespace ns, or in the cluster's scope.
-func sameScope(o *record, ns string) bool { return o.key.namespace == "" || o.key.namespace == ns }
 
 // ownersOf is a snapshot object's owner references, shared: read-only.
 func ownersOf(o *snapshot.Object) []audit.OwnerRef { return o.Metadata.OwnerReferences }

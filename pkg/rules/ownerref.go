@@ -166,7 +166,7 @@ func ClassifyReference(cat *Catalog, look Lookup, dep Dependent, ref snapshot.Ow
 func danglingWhy(look Lookup, typ snapshot.Resource, depNamespace string, byName *snapshot.Object, ref snapshot.OwnerReference) Why {
 	if o := look.ByUID(ref.UID); o != nil {
 		switch {
-		case o.Metadata.Namespace != "" && o.Metadata.Namespace != depNamespace:
+		case InvalidOwnerNamespace(o.Metadata.Namespace, depNamespace):
 			return WhyCrossNamespace
 		case !sameCoordinates(o, typ.Group, ref):
 			return WhyIdentityMismatch
@@ -179,6 +179,18 @@ func danglingWhy(look Lookup, typ snapshot.Resource, depNamespace string, byName
 		return WhyUnlisted
 	}
 	return WhyAbsent
+}
+
+// InvalidOwnerNamespace reports whether the object holding an owner
+// reference's UID, in ownerNamespace ("" when cluster-scoped), cannot be
+// the owner of a dependent in dependentNamespace: the collector finds a
+// namespaced dependent's owner in its own namespace or the cluster's
+// scope, and a cluster-scoped dependent's in the cluster's scope only;
+// any other is an invalid namespace (addDependentToOwners and
+// processGraphChanges' reportInvalidNamespaceOwnerRef, the
+// OwnerRefInvalidNamespace event).
+func InvalidOwnerNamespace(ownerNamespace, dependentNamespace string) bool {
+	return ownerNamespace != "" && ownerNamespace != dependentNamespace
 }
 
 // sameCoordinates reports whether o is of group and of ref's kind and
