@@ -52,12 +52,12 @@ func (ix *index) absentOwner(r *record, ref audit.OwnerRef) string {
 		return ""
 	}
 	group, _ := snapshot.SplitAPIVersion(ref.APIVersion)
-	t, ok := ix.kinds.byKind[[2]string{group, ref.Kind}]
+	t, ok := ix.kinds.typeOfKind(group, ref.Kind)
 	if !ok || ix.before == nil {
 		return ""
 	}
 	ns := r.key.namespace
-	if res := ix.kinds.byResource[t]; !res.Namespaced {
+	if !ix.kinds.namespaced(t) {
 		ns = ""
 	}
 	if !ix.lists(ix.before, t, ns) {

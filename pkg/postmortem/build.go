@@ -267,7 +267,7 @@ func (ch *chains) underMissingOwner(r *record, c cause) {
 	o := ch.ix.ownerOf(r, ref.UID)
 	if o == nil {
 		group, _ := snapshot.SplitAPIVersion(ref.APIVersion)
-		t, _ := ch.ix.kinds.byKind[[2]string{group, ref.Kind}]
+		t, _ := ch.ix.kinds.typeOfKind(group, ref.Kind)
 		o = ch.ix.add(objKey{t, r.key.namespace, ref.Name}, ref.UID)
 		o.setType(ref.APIVersion, ref.Kind)
 	}
