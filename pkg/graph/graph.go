@@ -68,7 +68,7 @@ func Unobserved(ref snapshot.ObjectRef) *Node { return collector.Unobserved(ref)
 // Build, so any number of goroutines may read it.
 type Graph struct {
 	snap *snapshot.Snapshot
-	cat  *rules.Catalog
+	cat  *rules.ServedTypes
 	// inOrder is snapshot.Sorted(snap.Objects), asked once.
 	inOrder bool
 	// keys are the objects replayed, by the key uids files each under: in
@@ -168,7 +168,7 @@ func ReplayAboutNamespaces(snap *snapshot.Snapshot, namespaces ...string) *Graph
 // when include is nil).
 func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	objs := snap.Objects
-	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), absent: map[string]*Node{}, inOrder: snapshot.Sorted(objs)}
+	g := &Graph{snap: snap, cat: rules.NewServedTypes(snap), absent: map[string]*Node{}, inOrder: snapshot.Sorted(objs)}
 	if include == nil {
 		g.names = background.Start(func() nameFinder { return ownerNames(objs, g.inOrder) })
 	}
@@ -505,8 +505,8 @@ func validOwners(refs []snapshot.OwnerReference) []snapshot.OwnerReference {
 // Snapshot returns the snapshot the graph was built from.
 func (g *Graph) Snapshot() *snapshot.Snapshot { return g.snap }
 
-// Catalog returns the catalog the graph was built with.
-func (g *Graph) Catalog() *rules.Catalog { return g.cat }
+// ServedTypes returns the served types the graph was built with.
+func (g *Graph) ServedTypes() *rules.ServedTypes { return g.cat }
 
 // Nodes returns what the collector's debug handler prints without ?uid=:
 // every node with owners or dependents (which includes every virtual node),

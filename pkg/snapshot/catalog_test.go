@@ -139,7 +139,7 @@ func TestBuiltinTable(t *testing.T) {
 // was made from.
 func TestForGroupResourceAndAdd(t *testing.T) {
 	res := BuiltinResources()
-	cat := NewCatalog(res[:len(res)-1:len(res)])
+	cat := NewCatalog(res[: len(res)-1 : len(res)])
 	if r, ok := cat.ForGroupResource("apps", "deployments"); !ok || r.Kind != "Deployment" {
 		t.Fatalf("ForGroupResource(apps, deployments) = %+v, %v; want Deployment", r, ok)
 	}
