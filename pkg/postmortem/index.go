@@ -199,7 +199,11 @@ func (ix *index) ownerOf(dependent *record, uid string) *record {
 // ownersOf is a snapshot object's owner references, shared: read-only.
 func ownersOf(o *snapshot.Object) []audit.OwnerRef { return o.Metadata.OwnerReferences }
 
-// file attaches an event to the object it is about.
+// file attaches an event to the object it is about. What it and
+// learnMeta read of a create, update or patch is what audit's foldMask
+// keeps of an object's writes (audit/fold.go), which the command folds by
+// default: reading more here needs a rule there, and fold_test.go's
+// TestFoldKeepsWhatAPostMortemReads a case for it.
 func (ix *index) file(e *audit.Event) {
 	t := typeKey{e.Object.APIGroup, e.Object.Resource}
 	for _, m := range []*audit.Meta{e.Response, e.Request} {
