@@ -35,6 +35,11 @@ type Factory struct {
 	Signals <-chan os.Signal
 	// Exit ends the process at once, on a second interrupt.
 	Exit func(code int)
+	// TuneMemory tunes the process's garbage collector for a phase of a
+	// post-mortem of a big log. Only the process sets it (main): the
+	// garbage collector's settings are the process's, and tests that run
+	// commands in-process keep their own.
+	TuneMemory func(memoryPhase)
 }
 
 // NewFactory is the factory of the real process around ios.

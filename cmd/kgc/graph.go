@@ -144,9 +144,6 @@ func (o *graphOptions) checkGates(fs []graph.Finding) error {
 }
 
 func (o *graphOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	snap, err := o.source.Load(ctx, askedNamespaces(o.namespace, o.source.AllNamespaces, o.args))
 	if err != nil {
 		return err

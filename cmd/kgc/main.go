@@ -9,5 +9,7 @@ import (
 )
 
 func main() {
-	os.Exit(Run(NewFactory(iostreams.System()), os.Args))
+	f := NewFactory(iostreams.System())
+	f.TuneMemory = tuneProcessMemory
+	os.Exit(Run(f, os.Args))
 }

@@ -195,9 +195,6 @@ func (o *planOptions) Run(ctx context.Context) error {
 // makePlan loads the input, resolves the target and simulates the delete;
 // kgc apply delete plans through it too.
 func (o *planOptions) makePlan(ctx context.Context) (*snapshot.Snapshot, *plan.Plan, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	snap, err := o.source.Load(ctx, askedNamespaces(o.namespace, false, o.args))
 	if err != nil {
 		return nil, nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -48,10 +47,20 @@ type postmortemOptions struct {
 	// spillAfter is how many requests are held before the log is written
 	// to temporary files and analyzed a part at a time.
 	spillAfter int
+	// tune is the Factory's TuneMemory: nil in tests.
+	tune func(memoryPhase)
+}
+
+// tuneMemory tunes the process's garbage collector for a phase, when
+// the process asked for it.
+func (o *postmortemOptions) tuneMemory(p memoryPhase) {
+	if o.tune != nil {
+		o.tune(p)
+	}
 }
 
 func newPostmortemCmd(f *Factory) *cobra.Command {
-	o := &postmortemOptions{streams: f.IOStreams, source: newSourceOptions(f)}
+	o := &postmortemOptions{streams: f.IOStreams, source: newSourceOptions(f), tune: f.TuneMemory}
 	cmd := &cobra.Command{
 		Use:   "postmortem [TYPE/NAME | -n NS | -A] --audit-log PATH...",
 		Short: "Name who deleted what, the chain of controllers that carried it out, and what a plan would have said",
@@ -157,26 +166,23 @@ func (o *postmortemOptions) Validate() error {
 }
 
 func (o *postmortemOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	limitMemory()
+	o.tuneMemory(phaseReading)
 	// The writes no chain reads are folded away, unless an apply report
 	// is to be joined: it may name any request by its audit ID.
 	opts := o.window
 	opts.Fold = len(o.applyReports) == 0
 	if opts.Fold {
 		// A log too big to hold is analyzed a part at a time.
-		opts.Spill, opts.Router = o.spillAfter, postmortem.NewRouter()
+		opts.Spill = o.spillAfter
 	}
-	log, err := audit.Read(o.auditLogs, o.streams.In, opts)
+	log, err := postmortem.ReadLog(o.auditLogs, o.streams.In, opts)
 	if err != nil {
 		return err
 	}
 	if !log.Spilled() {
 		o.printAuditWarnings(log)
 	}
-	growAnalysis()
+	o.tuneMemory(phaseAnalyzing)
 	in := postmortem.Input{Log: log}
 	if err := o.loadStates(ctx, &in); err != nil {
 		return err
@@ -233,45 +239,6 @@ func (o *postmortemOptions) print(a *postmortem.Analysis) (*postmortem.PostMorte
 // 1.3 million events of a busy cluster keep, a few hundred megabytes held
 // at the end of reading. A smaller log is analyzed whole, faster.
 const spillAfter = 1 << 18
-
-// postmortemMemory is the soft memory limit of a post-mortem, and
-// postmortemGC its garbage collector's growth percent while it reads the
-// log, analysisGC after.
-const (
-	postmortemMemory = 832 << 20
-	postmortemGC     = 200
-	analysisGC       = 100
-)
-
-// limitMemory tunes the garbage collector for a post-mortem of a big log.
-// What it holds (a few hundred bytes per kept request) lives until the
-// end, so each collection while it accumulates marks it all again: a
-// growth of 200% instead of 100% makes half as many. The soft limit keeps
-// the heap under 1 GB whatever the log's size: near it the collector runs
-// more often rather than let the heap grow. The resident peak is the
-// limit, the heap's overshoot while a collection marks (up to 70 MB) and
-// the binary (45 MB): 832 MiB leaves a margin under 1 GB. GOGC and
-// GOMEMLIMIT, when set, win.
-func limitMemory() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(postmortemGC)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(postmortemMemory)
-	}
-}
-
-// growAnalysis sets the collector's growth back to its default once the
-// log is read. The analysis holds about what the reader left, and writes
-// the document's roots as it builds them: what it allocates is mostly
-// garbage, which a growth of 200% would let pile up to twice the heap
-// before a collection, above the peak of reading on a small log. GOGC,
-// when set, wins.
-func growAnalysis() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(analysisGC)
-	}
-}
 
 // lintPolicy reads --audit-policy, if given, for what it hides.
 func (o *postmortemOptions) lintPolicy() ([]audit.PolicyFinding, error) {

@@ -107,9 +107,6 @@ func (o *snapshotOptions) Validate() error {
 }
 
 func (o *snapshotOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	start := o.now()
 	var snap *snapshot.Snapshot
 	var err error

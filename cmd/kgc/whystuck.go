@@ -136,9 +136,6 @@ func (o *whyStuckOptions) gate(diags []diagnose.Diagnosis) error {
 }
 
 func (o *whyStuckOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	snap, err := o.source.Load(ctx, askedNamespaces(o.namespace, o.source.AllNamespaces, o.args))
 	if err != nil {
 		return err

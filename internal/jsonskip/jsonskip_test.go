@@ -2,6 +2,7 @@ package jsonskip
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -60,4 +61,66 @@ func TestDepth(t *testing.T) {
 	if end, err := Value(deep[1:len(deep)-1], 0); err != nil || end != len(deep)-2 {
 		t.Errorf("at the limit: %d, %v", end, err)
 	}
+}
+
+// stringByQuotes is how String found a string's end before it read
+// words: each quote in turn, escaped when an odd run of backslashes
+// precedes it.
+func stringByQuotes(d []byte, i int) (int, error) {
+	for i++; i < len(d); i++ {
+		if d[i] != '"' {
+			continue
+		}
+		k := i - 1
+		for k >= 0 && d[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i + 1, nil
+		}
+	}
+	return 0, ErrIncomplete
+}
+
+// escapeHeavy is a string's text of escapes and letters, long enough
+// to cross several blocks of 64 bytes, a quote or a backslash put
+// anywhere.
+func escapeHeavy(r *rand.Rand, n int) []byte {
+	d := []byte{'"'}
+	for len(d) < n {
+		d = append(d, []string{`\"`, `\\`, `a`, `\n`, `\\\"`}[r.IntN(5)]...)
+	}
+	d[1+r.IntN(len(d)-1)] = `"\`[r.IntN(2)]
+	return d
+}
+
+// TestStringEscapes: String ends a string where looking at each quote
+// does, on text with escapes every few bytes, wherever the blocks of
+// 64 bytes fall.
+func TestStringEscapes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		d := escapeHeavy(r, 2+r.IntN(400))
+		want, wantErr := stringByQuotes(d, 0)
+		got, err := String(d, 0)
+		if got != want || !errors.Is(err, wantErr) {
+			t.Fatalf("%q: got %d, %v; want %d, %v", d, got, err, want, wantErr)
+		}
+	}
+}
+
+// FuzzString: String agrees with looking at each quote.
+func FuzzString(f *testing.F) {
+	f.Add([]byte(`"a\"b\\\\\"c"`))
+	f.Add(escapeHeavy(rand.New(rand.NewPCG(3, 4)), 300))
+	f.Fuzz(func(t *testing.T, d []byte) {
+		if len(d) == 0 || d[0] != '"' {
+			return
+		}
+		want, wantErr := stringByQuotes(d, 0)
+		got, err := String(d, 0)
+		if got != want || !errors.Is(err, wantErr) {
+			t.Fatalf("%q: got %d, %v; want %d, %v", d, got, err, want, wantErr)
+		}
+	})
 }

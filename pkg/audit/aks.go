@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -25,45 +26,99 @@ const skippedBody = "skipped-too-big-size-object"
 // aksRecord returns the event a diagnostic record carries; a record of
 // another category (guard, kube-apiserver) is passed over.
 func (c *converter) aksRecord(v []byte) ([]byte, error) {
-	acc := c.acc
-	var category string
-	var log []byte
-	found := false
+	r, err := c.aksWalk(v, false)
+	if err != nil {
+		return nil, err
+	}
+	return c.aksLog(r)
+}
+
+// aksFields are what a diagnostic record's walk found.
+type aksFields struct {
+	category string
+	log      []byte
+	found    bool
+}
+
+// errNativeKey stops the walk of a record that has a key the native
+// prefilter reads.
+var errNativeKey = errors.New("a native event's key")
+
+// aksWalk reads a diagnostic record's category and properties.log. With
+// native, it stops (errNativeKey) at a key the native prefilter reads.
+func (c *converter) aksWalk(v []byte, native bool) (aksFields, error) {
+	var r aksFields
 	s := scanner{d: v}
 	err := s.object(func(key []byte) error {
 		switch string(key) {
 		case "category":
 			b, err := s.str()
-			category = string(b)
+			r.category = string(b)
 			return err
 		case "properties":
 			return s.object(func(key []byte) error {
 				if string(key) != "log" {
 					return s.skip()
 				}
-				found = true
+				r.found = true
 				var err error
-				log, err = c.stringOrObject(&s)
+				r.log, err = c.stringOrObject(&s)
 				return err
 			})
+		case "apiVersion", "verb", "user", "objectRef", "stageTimestamp":
+			if native {
+				return errNativeKey
+			}
 		}
 		return s.skip()
 	})
-	if err != nil {
-		return nil, err
-	}
-	switch category {
+	return r, err
+}
+
+// aksLog is the event of a record walked, counting what its category
+// lacks.
+func (c *converter) aksLog(r aksFields) ([]byte, error) {
+	switch r.category {
 	case "kube-audit":
 	case "kube-audit-admin":
-		acc.lost |= lostReads
+		c.acc.lost |= lostReads
 	default:
-		acc.passed++
+		c.acc.passed++
 		return nil, nil
 	}
-	if !found {
+	if !r.found {
 		return nil, notEvent("its properties have no log")
 	}
-	return log, nil
+	return r.log, nil
+}
+
+// aksLine reads a line that is one diagnostic record (a storage blob's)
+// as the native reader's prefilter and then the converter would, walking
+// it once: the prefilter would walk the whole record, the event string
+// included, to find it has no verb. It declines (false, nothing read) a
+// line that is no record, is malformed, or has a key the prefilter
+// reads, which take that longer way.
+func (c *converter) aksLine(l []byte, n int) bool {
+	f, list, err := classify(l)
+	if err != nil || f != formAKSDiagnostics || list != "" || !allows(c.forced, f) || c.depth != 0 {
+		return false
+	}
+	c.active++
+	defer func() { c.active-- }()
+	r, err := c.aksWalk(l, true)
+	if err != nil {
+		return false
+	}
+	c.seen = true
+	c.acc.forms |= forms(f)
+	log, err := c.aksLog(r)
+	switch {
+	case err != nil:
+		c.acc.badLine(l, n, err, false)
+	case log != nil:
+		c.acc.line(log, n, false)
+	}
+	return true
 }
 
 // logAnalyticsColumns are the AKSAudit and AKSAuditAdmin columns and the

@@ -19,7 +19,11 @@ type body struct {
 	reason string
 }
 
-func readBody(s *scanner, in *interner) (body, error) {
+func readBody(s *scanner, in *interner) (body, error) { return readBodyTyped(s, in, nil) }
+
+// readBodyTyped is readBody of a GKE body when t is set: its @type gives
+// the kind and apiVersion when the body has no kind (see bodyType).
+func readBodyTyped(s *scanner, in *interner, t *bodyType) (body, error) {
 	var b body
 	switch s.peek() {
 	case '{':
@@ -38,10 +42,8 @@ func readBody(s *scanner, in *interner) (body, error) {
 	err := s.object(func(key []byte) error {
 		var err error
 		switch string(key) {
-		case "kind":
-			err = s.internStr(&b.kind, in)
-		case "apiVersion":
-			err = s.internStr(&m.APIVersion, in)
+		case "kind", "apiVersion", "@type":
+			err = b.typeKey(s, string(key), &m, in, t)
 		case "metadata":
 			seen = true
 			err = readMetadata(s, &m, in)
@@ -68,6 +70,9 @@ func readBody(s *scanner, in *interner) (body, error) {
 	if err != nil {
 		return b, err
 	}
+	if err := t.apply(&b, &m, in); err != nil {
+		return b, err
+	}
 	switch b.kind {
 	case "DeleteOptions":
 		b.delete = heapCopy(d)
@@ -85,6 +90,31 @@ func readBody(s *scanner, in *interner) (body, error) {
 		b.meta = heapCopy(m)
 	}
 	return b, nil
+}
+
+// typeKey reads a body's kind, apiVersion, or (GKE's, when t is set)
+// @type.
+func (b *body) typeKey(s *scanner, key string, m *Meta, in *interner, t *bodyType) error {
+	switch key {
+	case "kind":
+		if t != nil {
+			t.hasKind = true
+		}
+		return s.internStr(&b.kind, in)
+	case "apiVersion":
+		err := s.internStr(&m.APIVersion, in)
+		if err != nil && t != nil {
+			t.apiErr = err // an error unless @type replaces it
+			return s.skip()
+		}
+		return err
+	}
+	if t != nil && s.peek() == '"' {
+		var err error
+		t.typ, err = s.str()
+		return err
+	}
+	return s.skip() // not a string: no type, as encoding/json left it
 }
 
 // heapCopy moves v to the heap.

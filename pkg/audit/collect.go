@@ -21,7 +21,7 @@ import (
 // slotBlock is how many requests a block of slots holds: about 4 MB.
 const slotBlock = 8192
 
-// slot is what the collector knows of a request besides its event (its
+// slot is what the table knows of a request besides its event (its
 // only stage, or after finish its collapsed stages): events and slots
 // are held in blocks side by side, so that the blocks of events can
 // become the log's.
@@ -32,8 +32,9 @@ type slot struct {
 	n      int32 // how many stages it had
 }
 
-// collector files the stages of every file read, a request per slot.
-type collector struct {
+// requestTable files the stages of every file read, a request per slot:
+// the log's requests as they are read, before they are sorted into it.
+type requestTable struct {
 	evs   [][]Event
 	slots [][]slot
 	n     int
@@ -52,15 +53,15 @@ type collector struct {
 	spill   *spill
 }
 
-// newFiler is a collector filed from one goroutine, by add.
-func newFiler() *collector {
-	return &collector{ids: make(map[string]int32), groups: make(map[int32][]stage)}
+// newRequestTable is a table filed from one goroutine, by add.
+func newRequestTable() *requestTable {
+	return &requestTable{ids: make(map[string]int32), groups: make(map[int32][]stage)}
 }
 
-// newCollector is a collector filed as batches are sent, by a goroutine
+// startRequestTable is a table filed as batches are sent, by a goroutine
 // of its own; opts say when it spills.
-func newCollector(opts Options) *collector {
-	c := newFiler()
+func startRequestTable(opts Options) *requestTable {
+	c := newRequestTable()
 	c.in, c.free, c.done = make(chan []stage, 8), make(chan []stage, 16), make(chan struct{})
 	if opts.Spill > 0 && opts.Router != nil {
 		c.spillAt, c.router, c.fold = opts.Spill, opts.Router, opts.Fold
@@ -82,7 +83,7 @@ func newCollector(opts Options) *collector {
 }
 
 // batch returns an empty batch to fill.
-func (c *collector) batch() []stage {
+func (c *requestTable) batch() []stage {
 	select {
 	case b := <-c.free:
 		return b
@@ -92,23 +93,23 @@ func (c *collector) batch() []stage {
 }
 
 // send hands a batch of stages over; the sender no longer owns it.
-func (c *collector) send(b []stage) {
+func (c *requestTable) send(b []stage) {
 	if len(b) > 0 {
 		c.in <- b
 	}
 }
 
 // wait returns once every batch sent is filed.
-func (c *collector) wait() {
+func (c *requestTable) wait() {
 	close(c.in)
 	<-c.done
 }
 
-func (c *collector) at(i int32) (*Event, *slot) {
+func (c *requestTable) at(i int32) (*Event, *slot) {
 	return &c.evs[i/slotBlock][i%slotBlock], &c.slots[i/slotBlock][i%slotBlock]
 }
 
-func (c *collector) add(st *stage) {
+func (c *requestTable) add(st *stage) {
 	if c.spill != nil {
 		c.spill.put(st)
 		return
@@ -133,7 +134,7 @@ func (c *collector) add(st *stage) {
 
 // startSpill writes every stage held to a spill, which takes every stage
 // from then on: the log is too big to hold.
-func (c *collector) startSpill() {
+func (c *requestTable) startSpill() {
 	c.spill = newSpill(c.router, c.fold)
 	for i := range int32(c.n) {
 		ev, s := c.at(i)
@@ -145,14 +146,14 @@ func (c *collector) startSpill() {
 	c.evs, c.slots, c.ids, c.groups, c.n = nil, nil, nil, nil, 0
 	// What was held is garbage now, hundreds of megabytes of it: collect
 	// it at once, or the heap grows by as much again (the reader's
-	// garbage) before the collector's next goal says to.
+	// garbage) before the runtime's next goal says to.
 	runtime.GC()
 }
 
 // collapseGroups collapses each request seen at several stages into its
 // slot, and returns the duplicate stages met: the first one is the first
 // of the request with the lowest auditID, as sorting every stage finds it.
-func (c *collector) collapseGroups() dupCount {
+func (c *requestTable) collapseGroups() dupCount {
 	var dup dupCount
 	ptrs := []*stage{}
 	var first stage
@@ -180,7 +181,7 @@ func (c *collector) collapseGroups() dupCount {
 // into one new slice, means the requests are never held twice: on a log
 // of millions of events the slice would be a few hundred megabytes made
 // beside the blocks.
-func (c *collector) events(log *Log, fold bool) {
+func (c *requestTable) events(log *Log, fold bool) {
 	c.ids = nil
 	order := sortKept(c.keptSlots(log))
 	c.slots = nil
@@ -206,7 +207,7 @@ func (c *collector) events(log *Log, fold bool) {
 // comes from, ends at one past the kept (whose request is moved out
 // and left); what is left are cycles among the kept, each turned with
 // one request aside.
-func (c *collector) permute(order []keptSlot) {
+func (c *requestTable) permute(order []keptSlot) {
 	k := int32(len(order))
 	moved := make([]bool, k)
 	isSource := make([]bool, k)
@@ -233,7 +234,7 @@ func (c *collector) permute(order []keptSlot) {
 	}
 }
 
-func (c *collector) event(i int32) *Event { return &c.evs[i/slotBlock][i%slotBlock] }
+func (c *requestTable) event(i int32) *Event { return &c.evs[i/slotBlock][i%slotBlock] }
 
 // sortKept orders the kept requests by stageTimestamp, then auditID. A
 // radix sort by the time takes a few linear passes where a comparison
@@ -293,7 +294,7 @@ type keptSlot struct {
 }
 
 // keptSlots lists the requests not dropped, counting each in its file.
-func (c *collector) keptSlots(log *Log) []keptSlot {
+func (c *requestTable) keptSlots(log *Log) []keptSlot {
 	order := make([]keptSlot, 0, c.n)
 	for b := range c.slots {
 		n := c.blockLen(b)
@@ -332,7 +333,7 @@ func foldEvents(order []keptSlot) []keptSlot {
 	return out
 }
 
-func (c *collector) blockLen(b int) int { return min(slotBlock, c.n-b*slotBlock) }
+func (c *requestTable) blockLen(b int) int { return min(slotBlock, c.n-b*slotBlock) }
 
 // failedWrite is a create, update or patch that failed: it changed
 // nothing. An update or patch answered 404 is kept: it says its object

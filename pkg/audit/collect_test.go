@@ -11,10 +11,10 @@ import (
 
 // TestEventsMovedInPlace: the requests of several blocks of slots, filed
 // out of time order with failed writes among them, come out of the
-// collector's blocks as the log's, every kept request once, in
+// request table's blocks as the log's, every kept request once, in
 // stageTimestamp order, ties by auditID.
 func TestEventsMovedInPlace(t *testing.T) {
-	c, rnd, want := newCollector(Options{}), rand.New(rand.NewPCG(1, 2)), []string{}
+	c, rnd, want := startRequestTable(Options{}), rand.New(rand.NewPCG(1, 2)), []string{}
 	defer c.wait()
 	for i := range 3*slotBlock + 123 {
 		st := stage{ev: Event{AuditID: fmt.Sprintf("id-%06d", i), Verb: "delete", Code: 200,

@@ -37,6 +37,13 @@ const maxDepth = 4
 // classify says which form a JSON object is in, by its top-level keys,
 // and for a wrapper of several events the key that lists them.
 func classify(v []byte) (form, string, error) {
+	f, list, _, err := classifyKey(v)
+	return f, list, err
+}
+
+// classifyKey is classify, and where the value of the key that decided
+// the form starts.
+func classifyKey(v []byte) (form, string, int, error) {
 	var f form
 	var list string
 	s := scanner{d: v}
@@ -66,12 +73,12 @@ func classify(v []byte) (form, string, error) {
 		return s.skip()
 	})
 	if errors.Is(err, errDecided) {
-		return f, list, nil
+		return f, list, s.i, nil
 	}
 	if err != nil {
-		return 0, "", err
+		return 0, "", 0, err
 	}
-	return 0, "", notEvent("it has no verb, and none of the keys of a platform's audit record (protoPayload, properties.log, message, @message)")
+	return 0, "", 0, notEvent("it has no verb, and none of the keys of a platform's audit record (protoPayload, properties.log, message, @message)")
 }
 
 // formOfKey is the form a top-level key proves, and the key listing the
@@ -121,7 +128,7 @@ func (c *converter) value(v []byte, line int) {
 	}
 	first := c.depth == 0 && !c.seen
 	c.seen = true
-	f, list, err := classify(v)
+	f, list, at, err := classifyKey(v)
 	if err == nil && !allows(c.forced, f) {
 		err = notEvent(fmt.Sprintf("it reads as %s, not %s as --audit-format says", formNames[f], c.forced))
 		first = first || c.acc.events == 0 // a file of another platform altogether
@@ -143,6 +150,12 @@ func (c *converter) value(v []byte, line int) {
 	}
 	if list != "" {
 		c.wrapper(v, line, f, list)
+		return
+	}
+	if f == formGKE { // read into a stage, not rebuilt as a native event
+		if err := c.acc.logEntry(v, at, line); err != nil {
+			c.acc.badLine(v, line, err, false)
+		}
 		return
 	}
 	native, err := c.unwrap(v, f)
@@ -167,13 +180,12 @@ func (c *converter) unwrap(v []byte, f form) ([]byte, error) {
 		return c.member(v, "@message")
 	case formElasticECS:
 		return elasticEvent(v)
-	case formGKE:
-		return gkeEvent(v, c.acc)
 	case formAKSDiagnostics:
 		return c.aksRecord(v)
 	case formAKSLogAnalytics:
 		return logAnalyticsRow(v, c.acc)
-	case formEKSInsightsCSV, formEKSS3Export, formOpenShiftNodeLogs, formLast:
+	case formGKE, formEKSInsightsCSV, formEKSS3Export, formOpenShiftNodeLogs, formLast:
+		// A GKE entry is read by value; the others are no JSON record.
 	}
 	return nil, notEvent("it is not a JSON record")
 }
@@ -283,10 +295,12 @@ func (c *converter) member(v []byte, key string) ([]byte, error) {
 func (c *converter) stringOrObject(s *scanner) ([]byte, error) {
 	switch s.peek() {
 	case '"':
-		b, err := s.strIn(c.buf[:0])
+		b, err := s.text(c.buf)
 		if err != nil {
 			return nil, err
 		}
+		// The text is never the scanner's bytes (a string holding an
+		// event has escapes), so a grown buffer is the converter's.
 		if cap(b) > cap(c.buf) && len(b) <= maxKeptBuffer {
 			c.buf = b[:0]
 		}

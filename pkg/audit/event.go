@@ -214,18 +214,8 @@ func noise(resource string) bool {
 // the rest of the line must parse as its object's remaining keys and
 // close it at the very end. Otherwise the line is walked from the start.
 func stageTimeAtEnd(l []byte) ([]byte, error) {
-	const key = `"stageTimestamp"`
-	// The annotations after it are short: look back from the end over
-	// the tail first, then over the whole line.
-	i := lastKey(l, key, max(0, len(l)-tailSize))
-	if i < 0 {
-		i = lastKey(l, key, 0)
-	}
-	if i > 0 {
-		s := scanner{d: l, i: i + len(key)}
-		if t, ok := restOfTopObject(&s, l[i-1]); ok {
-			return t, nil
-		}
+	if t, ok := topStringAtEnd(l, `"stageTimestamp"`); ok {
+		return t, nil
 	}
 	var t, legacy []byte
 	s := scanner{d: l}
@@ -248,6 +238,21 @@ func stageTimeAtEnd(l []byte) ([]byte, error) {
 		err = notEvent("it has no stageTimestamp")
 	}
 	return t, err
+}
+
+// topStringAtEnd is the string value of key, a quoted top-level key of
+// the object l, found from l's end: the tail first (what follows the
+// key is short), then the whole of l. False when it is not found so.
+func topStringAtEnd(l []byte, key string) ([]byte, bool) {
+	i := lastKey(l, key, max(0, len(l)-tailSize))
+	if i < 0 {
+		i = lastKey(l, key, 0)
+	}
+	if i <= 0 {
+		return nil, false
+	}
+	s := scanner{d: l, i: i + len(key)}
+	return restOfTopObject(&s, l[i-1])
 }
 
 // lastKey is the index of the last occurrence of key, a quoted key, in
@@ -319,8 +324,14 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	if times.stage == nil {
 		times.stage = times.legacy
 	}
+	return st, st.settle(times)
+}
+
+// settle completes a stage read, its times as written: it checks and
+// parses them, and drops what the event's request says to no purpose.
+func (st *stage) settle(times stageTimes) error {
 	if err := st.complete(times.stage, times.received); err != nil {
-		return st, err
+		return err
 	}
 	ev := &st.ev
 	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
@@ -329,7 +340,7 @@ func parseStage(l []byte, in *interner) (stage, error) {
 	if requestAddsNothing(ev) {
 		ev.Request = nil
 	}
-	return st, nil
+	return nil
 }
 
 // stageTimes are an event's timestamps as written, parsed once the whole

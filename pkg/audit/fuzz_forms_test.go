@@ -58,7 +58,7 @@ func FuzzReadAnyForm(f *testing.F) {
 // fuzzConvert reads one value through a converter, as a record of a
 // file of any form would be.
 func fuzzConvert(t *testing.T, read func(cv *converter)) {
-	c := newCollector(Options{})
+	c := startRequestTable(Options{})
 	acc := newAccumulator(0, "fuzz.log", Options{}, c)
 	cv := &converter{acc: acc}
 	acc.cv = cv

@@ -3,13 +3,16 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
+
+	"github.com/kgc-dev/kgc/pkg/rules"
 )
 
-// This file rebuilds a native Event from a GKE Cloud Audit Logs entry, as
-// `gcloud logging read --format=json|yaml` prints it and a Cloud Storage
-// sink writes it (a LogEntry a line): protoPayload.methodName is
-// io.k8s.GROUP.VERSION.RESOURCE[.SUB].VERB, resourceName is
+// This file reads a GKE Cloud Audit Logs entry, as `gcloud logging read
+// --format=json|yaml` prints it and a Cloud Storage sink writes it (a
+// LogEntry a line), into the stage of a native Event: protoPayload.methodName
+// is io.k8s.GROUP.VERSION.RESOURCE[.SUB].VERB, resourceName is
 // GROUP/VERSION/namespaces/NS/RESOURCE/NAME[/SUB] (the core group spelled
 // "core"), authenticationInfo.principalEmail the user, status a
 // google.rpc code, operation.id (else insertId) the audit ID.
@@ -19,139 +22,466 @@ import (
 // ResponseComplete); the HTTP status code (rebuilt from the google.rpc
 // code, so 200 and 201 are one); the time the request was received (the
 // entry's timestamp is when it was written).
+//
+// As a native line is, an entry is read only as far as the prefilter's
+// verdict needs (methodName, resourceName, for an Event's create the
+// principal), and a dropped one's timestamp is looked for from its end,
+// where gcloud writes it: most entries are reads, dropped at their
+// methodName, and a dropped write's request is only skipped to reach its
+// resourceName. Nothing else of a dropped entry is checked, as of a
+// native line. Keys are matched as Cloud Logging writes them (exactly,
+// as the native reader matches an event's); gke_ref_test.go keeps the
+// encoding/json reading it replaced, which the fuzzer holds it to.
 
+// passOver is the verdict on an entry of another service than
+// Kubernetes: counted as passed over, not as an audit event.
+const passOver = keep + 1
+
+// gkeSeen are the keys of an entry read so far that a verdict needs.
+type gkeSeen uint8
+
+const (
+	seenMethod gkeSeen = 1 << iota
+	seenName
+	seenPrincipal
+	seenTime
+)
+
+// gkeEntry is what is read of a LogEntry: its strings decoded, its
+// bodies and labels as written (nil when absent).
 type gkeEntry struct {
-	InsertID  string            `json:"insertId"`
-	Timestamp string            `json:"timestamp"`
-	Labels    map[string]string `json:"labels"`
-	Operation struct {
-		ID string `json:"id"`
-	} `json:"operation"`
-	Proto struct {
-		Type   string `json:"@type"`
-		Method string `json:"methodName"`
-		Name   string `json:"resourceName"`
-		Auth   struct {
-			Principal string `json:"principalEmail"`
-		} `json:"authenticationInfo"`
-		Meta struct {
-			IP        string `json:"callerIp"`
-			UserAgent string `json:"callerSuppliedUserAgent"`
-		} `json:"requestMetadata"`
-		Status struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"status"`
-		// The bodies are kept as written: decoding them into maps and
-		// encoding them again was most of an entry's cost.
-		Request  json.RawMessage `json:"request"`
-		Response json.RawMessage `json:"response"`
-	} `json:"protoPayload"`
+	insertID, opID, timestamp []byte
+	method, name, principal   []byte
+	ip, agent, message        []byte
+	code                      int64
+	request, response, labels []byte
+	seen                      gkeSeen
 }
 
-// gkeEvent rebuilds the native event of a LogEntry.
-func gkeEvent(v []byte, acc *accumulator) ([]byte, error) {
+// gkeRead reads an entry whose first protoPayload's value is at v[at:]:
+// its verdict, its stage when kept, its timestamp when dropped. The keys
+// before protoPayload (classify walked them) are read only to keep it.
+func gkeRead(v []byte, at int, in *interner) (verdict, stage, []byte, error) {
 	var e gkeEntry
-	if err := json.Unmarshal(v, &e); err != nil {
-		return nil, notEvent("its protoPayload is not a Cloud Audit Log: " + err.Error())
+	err := e.read(v, at)
+	if err != nil && !errors.Is(err, errDecided) {
+		return undecided, stage{}, nil, gkeInvalid(err)
 	}
-	p := &e.Proto
-	if !strings.HasPrefix(p.Method, "io.k8s.") {
-		acc.passed++
-		return nil, nil // another service's audit entry, or not one at all
+	verd := e.verdict(err == nil)
+	switch {
+	case verd == keep:
+		if err := e.head(v, at); err != nil {
+			return undecided, stage{}, nil, gkeInvalid(err)
+		}
+		st, err := e.stage(in)
+		return verd, st, nil, err
+	case verd == drop && e.seen&seenTime == 0:
+		t, err := gkeTimeAtEnd(v)
+		return drop, stage{}, t, err
+	case verd == drop:
+		return drop, stage{}, e.timestamp, nil
 	}
-	ev := newNativeEvent()
-	ev.AuditID = firstOf(e.Operation.ID, e.InsertID)
-	ev.Verb = p.Method[strings.LastIndexByte(p.Method, '.')+1:]
-	ev.StageTimestamp = e.Timestamp // when the entry was written: the request's end
-	ev.UserAgent = p.Meta.UserAgent
-	if p.Meta.IP != "" {
-		ev.SourceIPs = []string{p.Meta.IP}
-	}
-	ev.User, _ = json.Marshal(map[string]string{"username": p.Auth.Principal})
-	ev.ObjectRef, ev.RequestURI = gkeObject(p.Name)
-	ev.ResponseStatus, _ = json.Marshal(map[string]any{"code": rpcToHTTP(p.Status.Code), "message": p.Status.Message})
-	var err error
-	if ev.RequestObject, err = gkeBody(p.Request); err != nil {
-		return nil, notEvent("its protoPayload's request is not an object: " + err.Error())
-	}
-	if ev.ResponseObject, err = gkeBody(p.Response); err != nil {
-		return nil, notEvent("its protoPayload's response is not an object: " + err.Error())
-	}
-	ev.Level = levelOf(ev.RequestObject != nil, ev.ResponseObject != nil)
-	ev.Annotations = e.Labels
-	return json.Marshal(ev)
+	return verd, stage{}, nil, nil
 }
 
-// gkeObject reads a resourceName into an objectRef and a request URI; a
-// name of no group and version ("readyz") is a non-resource URL.
-func gkeObject(name string) (json.RawMessage, string) {
-	parts := strings.Split(strings.Trim(name, "/"), "/")
-	if len(parts) < 3 {
-		return nil, "/" + name
+// gkeInvalid is a notAnEvent naming what of the entry is not as Cloud
+// Logging writes it, unless the entry is no JSON at all.
+func gkeInvalid(err error) error {
+	if errors.As(err, new(*notAnEvent)) || errors.Is(err, errIncomplete) {
+		return err
 	}
-	group, version, rest := parts[0], parts[1], parts[2:]
-	uri := "/apis/" + group + "/" + version + "/" + strings.Join(rest, "/")
-	if group == "core" {
-		group, uri = "", "/api/"+version+"/"+strings.Join(rest, "/")
+	return notEvent("its protoPayload is not a Cloud Audit Log: " + err.Error())
+}
+
+// read walks the keys of an entry into e: all of them (from 0), or
+// those from the value of its first protoPayload at from, stopping with
+// errDecided once the entry is known to be dropped or passed over.
+func (e *gkeEntry) read(v []byte, from int) error {
+	s := scanner{d: v}
+	field := func(key []byte) error { return e.top(&s, key, from > 0) }
+	if from == 0 {
+		return s.object(field)
 	}
-	ref := map[string]string{"apiGroup": group, "apiVersion": version}
+	s.i = from
+	if err := field([]byte("protoPayload")); err != nil {
+		return err
+	}
+	switch s.peek() {
+	case '}':
+		return nil
+	case ',':
+		s.i++
+		return s.members(field)
+	}
+	return s.unexpected("',' or '}'")
+}
+
+// head reads the keys of an entry before its protoPayload at at, under
+// those read after it: of a key written twice, the last is read.
+func (e *gkeEntry) head(v []byte, at int) error {
+	var h gkeEntry
+	s := scanner{d: v}
+	err := s.object(func(key []byte) error {
+		if s.i == at {
+			return errDecided
+		}
+		return h.top(&s, key, false)
+	})
+	if err != nil && !errors.Is(err, errDecided) {
+		return err
+	}
+	for _, f := range []struct{ after, before *[]byte }{
+		{&e.insertID, &h.insertID}, {&e.opID, &h.opID}, {&e.labels, &h.labels}, {&e.timestamp, &h.timestamp},
+	} {
+		if *f.after == nil {
+			*f.after = *f.before
+		}
+	}
+	return nil
+}
+
+// top reads one top-level key of an entry; early, it stops with
+// errDecided once the entry is known to be dropped or passed over.
+func (e *gkeEntry) top(s *scanner, key []byte, early bool) error {
+	switch string(key) {
+	case "insertId":
+		return gkeStr(s, &e.insertID, nil, 0)
+	case "timestamp":
+		return gkeStr(s, &e.timestamp, &e.seen, seenTime)
+	case "labels":
+		var err error
+		e.labels, err = s.raw()
+		return err
+	case "operation":
+		return gkeObject(s, func(key []byte) error {
+			if string(key) == "id" {
+				return gkeStr(s, &e.opID, nil, 0)
+			}
+			return s.skip()
+		})
+	case "protoPayload":
+		return gkeObject(s, func(key []byte) error {
+			seen := e.seen
+			if err := e.payload(s, key); err != nil || !early || e.seen == seen {
+				return err
+			}
+			// A kept entry is read on: all of it is needed.
+			if v := e.verdict(false); v == drop || v == passOver {
+				return errDecided
+			}
+			return nil
+		})
+	}
+	return s.skip()
+}
+
+// payload reads one key of an entry's protoPayload.
+func (e *gkeEntry) payload(s *scanner, key []byte) error {
+	var err error
+	switch string(key) {
+	case "methodName":
+		return gkeStr(s, &e.method, &e.seen, seenMethod)
+	case "resourceName":
+		return gkeStr(s, &e.name, &e.seen, seenName)
+	case "@type":
+		return gkeStr(s, new([]byte), nil, 0)
+	case "request":
+		e.request, err = s.raw()
+	case "response":
+		e.response, err = s.raw()
+	case "authenticationInfo":
+		err = gkeObject(s, func(key []byte) error {
+			if string(key) == "principalEmail" {
+				return gkeStr(s, &e.principal, &e.seen, seenPrincipal)
+			}
+			return s.skip()
+		})
+	case "requestMetadata":
+		err = gkeObject(s, func(key []byte) error {
+			switch string(key) {
+			case "callerIp":
+				return gkeStr(s, &e.ip, nil, 0)
+			case "callerSuppliedUserAgent":
+				return gkeStr(s, &e.agent, nil, 0)
+			}
+			return s.skip()
+		})
+	case "status":
+		err = gkeObject(s, func(key []byte) error {
+			switch string(key) {
+			case "code":
+				if s.peek() == 'n' {
+					return s.skip()
+				}
+				var err error
+				e.code, _, err = s.int()
+				return err
+			case "message":
+				return gkeStr(s, &e.message, nil, 0)
+			}
+			return s.skip()
+		})
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// gkeObject reads an object of an entry, or null.
+func gkeObject(s *scanner, field func(key []byte) error) error {
+	if s.peek() == 'n' {
+		return s.skip()
+	}
+	return s.object(field)
+}
+
+// gkeStr reads a string of an entry into dst, marking it seen; null
+// leaves dst as it was, as a LogEntry decoded would.
+func gkeStr(s *scanner, dst *[]byte, seen *gkeSeen, bit gkeSeen) error {
+	if s.peek() == 'n' {
+		return s.skip()
+	}
+	b, err := s.str()
+	if err != nil {
+		return err
+	}
+	*dst = b
+	if seen != nil {
+		*seen |= bit
+	}
+	return nil
+}
+
+// verdict is the prefilter's decision on the entry as read so far; at
+// its end what was not seen is absent.
+func (e *gkeEntry) verdict(end bool) verdict {
+	if e.seen&seenMethod == 0 && !end {
+		return undecided
+	}
+	if !bytes.HasPrefix(e.method, []byte("io.k8s.")) {
+		return passOver // another service's audit entry, or not one at all
+	}
+	h := head{verb: e.method[bytes.LastIndexByte(e.method, '.')+1:]}
+	if e.seen&seenName != 0 || end {
+		h.ref, h.refSeen = gkeRef(unsafeString(e.name))
+	}
+	if gcEvent(string(h.verb), &h.ref) && (e.seen&seenPrincipal != 0 || end) {
+		// The username as the native event would have it written
+		// (byCollector looks for the collector's, quoted, in it).
+		h.user, _ = json.Marshal(string(e.principal))
+	}
+	v := h.decide()
+	if v == undecided && end {
+		v = drop // a write of no resource
+	}
+	return v
+}
+
+// gkeTimeAtEnd is a dropped entry's timestamp, found from its end where
+// gcloud writes it; else the entry is walked for it.
+func gkeTimeAtEnd(v []byte) ([]byte, error) {
+	if t, ok := topStringAtEnd(v, `"timestamp"`); ok {
+		return t, nil
+	}
+	var e gkeEntry
+	if err := e.read(v, 0); err != nil {
+		return nil, gkeInvalid(err)
+	}
+	return e.timestamp, nil
+}
+
+// gkeRef reads a resourceName into an objectRef, when it names a
+// resource (a name of no group and version, "readyz", is a non-resource
+// URL). The strings alias name.
+func gkeRef(name string) (Ref, bool) {
+	// GROUP/VERSION[/namespaces/NS]/RESOURCE[/NAME[/SUB]]: seven parts
+	// at most are read, n counts them all.
+	var parts [7]string
+	n := 0
+	for rest, more := strings.Trim(name, "/"), true; more; n++ {
+		var part string
+		part, rest, more = strings.Cut(rest, "/")
+		if n < len(parts) {
+			parts[n] = part
+		}
+	}
+	var ref Ref
+	if n < 3 {
+		return ref, false
+	}
+	if parts[0] != "core" {
+		ref.APIGroup = parts[0]
+	}
+	rest, nrest := parts[2:], n-2
 	// As the API server reads a path: namespaces/NS/status and
 	// namespaces/NS/finalize are a Namespace's subresources, not a
 	// resource in NS.
-	nsSub := len(rest) == 3 && (rest[2] == "status" || rest[2] == "finalize")
-	if len(rest) >= 3 && rest[0] == "namespaces" && !nsSub {
-		ref["namespace"], rest = rest[1], rest[2:]
+	nsSub := nrest == 3 && (rest[2] == "status" || rest[2] == "finalize")
+	if nrest >= 3 && rest[0] == "namespaces" && !nsSub {
+		ref.Namespace, rest, nrest = rest[1], rest[2:], nrest-2
 	}
-	ref["resource"] = rest[0]
-	if len(rest) > 1 {
-		ref["name"] = rest[1]
+	ref.Resource = rest[0]
+	if nrest > 1 {
+		ref.Name = rest[1]
 	}
-	if len(rest) > 2 {
-		ref["subresource"] = rest[2]
+	if nrest > 2 {
+		ref.Subresource = rest[2]
 	}
-	if ref["resource"] == "namespaces" && ref["name"] != "" {
-		ref["namespace"] = ref["name"]
+	if ref.Resource == "namespaces" && ref.Name != "" {
+		ref.Namespace = ref.Name
 	}
-	raw, _ := json.Marshal(ref)
-	return raw, uri
+	return ref, true
 }
 
-// gkeBody turns a request or response of the entry back into an object:
-// its @type (core.k8s.io/v1.Pod, meta.k8s.io/__internal.DeleteOptions,
-// k8s.io/Patch) says its apiVersion and kind when the body does not. The
-// members are copied as written, @type left out.
-func gkeBody(raw json.RawMessage) (json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
+// gkeURI is the request URI a resourceName was requested at.
+func gkeURI(name string) string {
+	path := strings.Trim(name, "/")
+	switch {
+	case strings.Count(path, "/") < 2:
+		return "/" + name
+	case strings.HasPrefix(path, "core/"):
+		return "/api/" + path[len("core/"):]
 	}
-	var t string
-	hasKind := false
-	var members [][2][]byte // key as written, value as written
-	s := scanner{d: raw}
-	err := s.object(func(key []byte) error {
-		v, err := s.raw()
-		switch {
-		case err != nil:
-			return err
-		case string(key) == "@type":
-			_ = json.Unmarshal(v, &t) // not a string: no type, as before
-			return nil
-		case string(key) == "kind":
-			hasKind = true
+	return "/apis/" + path
+}
+
+// stage is the stage of a kept entry, as the native event it stands for
+// would be read (parseStage): the response status first, then the
+// request and response bodies, then the labels as annotations.
+func (e *gkeEntry) stage(in *interner) (stage, error) {
+	var st stage
+	in.newEvent()
+	ev := &st.ev
+	ev.AuditID = in.plain(e.insertID)
+	if len(e.opID) > 0 {
+		ev.AuditID = in.plain(e.opID)
+	}
+	ev.Stage = in.str([]byte(StageResponseComplete))
+	ev.Verb = in.str(e.method[bytes.LastIndexByte(e.method, '.')+1:])
+	ev.RequestURI = in.plain([]byte(gkeURI(string(e.name))))
+	ev.User.Username = in.str(e.principal)
+	if len(e.ip) > 0 {
+		ev.SourceIPs = in.list([]string{in.str(e.ip)})
+	}
+	ev.UserAgent = in.str(e.agent)
+	ref, _ := gkeRef(string(e.name))
+	ev.Object = Ref{Resource: in.str([]byte(ref.Resource)), Namespace: in.str([]byte(ref.Namespace)),
+		Name: in.plain([]byte(ref.Name)), APIGroup: in.str([]byte(ref.APIGroup)), Subresource: in.str([]byte(ref.Subresource))}
+	ev.Object.APIGroup = rules.MovedGroup(ev.Object.APIGroup, ev.Object.Resource)
+	ev.Code = rpcToHTTP(e.code)
+	ev.Reason = short(e.message, in)
+	request, response := gkeBodyOf(e.request), gkeBodyOf(e.response)
+	ev.Level = in.str([]byte(levelOf(request != nil, response != nil)))
+	if err := e.bodies(&st, request, response, in); err != nil {
+		return st, err
+	}
+	if err := gkeLabels(e.labels, ev, in); err != nil {
+		return st, err
+	}
+	return st, st.settle(stageTimes{stage: e.timestamp})
+}
+
+// bodies reads the request and response of an entry into st.
+func (e *gkeEntry) bodies(st *stage, request, response []byte, in *interner) error {
+	ev := &st.ev
+	for _, b := range []struct {
+		what string
+		raw  []byte
+	}{{"request", request}, {"response", response}} {
+		if b.raw == nil {
+			continue
 		}
-		members = append(members, [2][]byte{key, v})
+		if b.raw[0] != '{' {
+			return notEvent("its protoPayload's " + b.what + " is not an object")
+		}
+		s := scanner{d: b.raw}
+		body, err := readBodyTyped(&s, in, &bodyType{})
+		if err != nil {
+			return err
+		}
+		if b.what == "request" {
+			ev.Request, ev.Delete = body.meta, body.delete
+		} else {
+			ev.Response = body.meta
+			if body.status && body.reason != "" {
+				ev.Reason = body.reason
+			}
+		}
+	}
+	return nil
+}
+
+// gkeBodyOf is a request or response as written; nil when absent or null.
+func gkeBodyOf(raw []byte) []byte {
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil
+	}
+	return raw
+}
+
+// gkeLabels reads an entry's labels, the native event's annotations:
+// an object of strings.
+func gkeLabels(raw []byte, ev *Event, in *interner) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	s := scanner{d: raw}
+	return s.object(func(key []byte) error {
+		if c := s.peek(); c != '"' && c != 'n' {
+			return notEvent("its labels are not strings")
+		}
+		b, err := s.str()
+		switch string(decodedKey(key)) {
+		case "authorization.k8s.io/decision":
+			ev.Decision = in.str(b)
+		case "authorization.k8s.io/reason":
+			ev.AuthzReason = short(b, in)
+		}
+		return err
 	})
-	if err != nil {
-		return nil, err
+}
+
+// decodedKey is a raw key unescaped: a label's key is data.
+func decodedKey(key []byte) []byte {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return key
 	}
-	var kind, apiVersion string
-	if !hasKind && t != "" && t != "k8s.io/Patch" {
-		kind, apiVersion = gkeKind(t)
+	s := scanner{d: append(append([]byte{'"'}, key...), '"')}
+	b, _ := s.str()
+	return b
+}
+
+// bodyType is what a GKE body says of its type besides its members:
+// its @type (core.k8s.io/v1.Pod, meta.k8s.io/__internal.DeleteOptions,
+// k8s.io/Patch) gives the kind and apiVersion the body does not.
+type bodyType struct {
+	typ     []byte
+	hasKind bool
+	// apiErr is the body's own apiVersion not being a string: an error
+	// unless @type replaces it.
+	apiErr error
+}
+
+// apply gives a body read the kind and apiVersion t names; nothing when
+// t is nil (a native body).
+func (t *bodyType) apply(b *body, m *Meta, in *interner) error {
+	if t == nil {
+		return nil
 	}
-	return gkeObjectBytes(members, kind, apiVersion), nil
+	if kind, apiVersion := t.kind(); kind != "" {
+		b.kind, m.APIVersion = in.str([]byte(kind)), in.str([]byte(apiVersion))
+		return nil
+	}
+	return t.apiErr
+}
+
+// kind is the kind and apiVersion @type gives the body; "" when the
+// body has its own kind or @type names none.
+func (t *bodyType) kind() (string, string) {
+	if t.hasKind || len(t.typ) == 0 || string(t.typ) == "k8s.io/Patch" {
+		return "", ""
+	}
+	return gkeKind(string(t.typ))
 }
 
 // gkeKind is the kind and apiVersion an @type names. GKE spells every
@@ -170,35 +500,6 @@ func gkeKind(t string) (kind, apiVersion string) {
 	return kind, group + "/" + gv
 }
 
-// gkeObjectBytes writes an object of members, with kind and apiVersion
-// first when set (replacing the body's own apiVersion).
-func gkeObjectBytes(members [][2][]byte, kind, apiVersion string) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	if kind != "" {
-		k, _ := json.Marshal(kind)
-		v, _ := json.Marshal(apiVersion)
-		b.WriteString(`"kind":`)
-		b.Write(k)
-		b.WriteString(`,"apiVersion":`)
-		b.Write(v)
-	}
-	for _, m := range members {
-		if kind != "" && string(m[0]) == "apiVersion" {
-			continue
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('"')
-		b.Write(m[0])
-		b.WriteString(`":`)
-		b.Write(m[1])
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
 // levelOf is the audit level an event's bodies show it was logged at.
 func levelOf(request, response bool) string {
 	switch {
@@ -212,7 +513,7 @@ func levelOf(request, response bool) string {
 
 // rpcToHTTP maps a google.rpc code to the HTTP status the API server
 // answered, as google.rpc's own mapping does (code.proto).
-func rpcToHTTP(code int) int {
+func rpcToHTTP(code int64) int {
 	switch code {
 	case 0:
 		return 200
@@ -238,11 +539,4 @@ func rpcToHTTP(code int) int {
 		return 401
 	}
 	return 500
-}
-
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -29,7 +29,7 @@ type cores struct {
 }
 
 // split is how opts say to split the reading: by default a worker per
-// core (at most 4: the framer and the collector need a core between
+// core (at most 4: the framer and the request table need a core between
 // them) and chunks of chunkSize.
 func split(opts Options) cores {
 	if opts.cores != nil {
@@ -58,7 +58,7 @@ type accumulator struct {
 	idx             int
 	opts            Options
 	in              interner
-	c               *collector
+	c               *requestTable
 	batch           []stage // the stages read since the last send
 	events, dropped int
 	window          window
@@ -80,18 +80,18 @@ type accumulator struct {
 	prefixed bool
 }
 
-func newAccumulator(idx int, path string, opts Options, c *collector) *accumulator {
+func newAccumulator(idx int, path string, opts Options, c *requestTable) *accumulator {
 	return &accumulator{idx: idx, path: path, opts: opts, c: c}
 }
 
-// flush sends the stages read to the collector.
+// flush sends the stages read to the request table.
 func (a *accumulator) flush() {
 	a.c.send(a.batch)
 	a.batch = nil
 }
 
 // readLines frames src into chunks of lines for the workers.
-func readLines(src io.Reader, idx int, path string, firstLine int, opts Options, c *collector, setup func(*accumulator)) (*accumulator, error) {
+func readLines(src io.Reader, idx int, path string, firstLine int, opts Options, c *requestTable, setup func(*accumulator)) (*accumulator, error) {
 	sp := split(opts)
 	workers := sp.workers
 	jobs := make(chan chunk, workers)
@@ -187,6 +187,10 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 	if a.prefixed {
 		l = dropPrefix(l)
 	}
+	if a.cv != nil && a.cv.active == 0 && (!firstOfFile || a.forms == 0) && len(l) > 0 && l[0] == '{' &&
+		!bytes.HasPrefix(l, []byte(eventPrefix)) && a.cv.aksLine(l, n) {
+		return // an AKS storage blob's record
+	}
 	h, v, err := prefilter(l)
 	if err == nil && v == keep {
 		err = a.keep(l, n)
@@ -203,6 +207,11 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 		a.badLine(l, n, err, firstOfFile)
 		return
 	}
+	a.tally(&h, v)
+}
+
+// tally counts an event read, with the prefilter's verdict on it.
+func (a *accumulator) tally(h *head, v verdict) {
 	a.events++
 	a.v1beta1 = a.v1beta1 || h.v1beta1
 	a.v1alpha1 = a.v1alpha1 || h.v1alpha1
@@ -212,12 +221,34 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 	}
 }
 
-// keep parses a kept line and files its stage when it is in the window.
+// keep parses a kept line and files its stage.
 func (a *accumulator) keep(l []byte, n int) error {
 	st, err := parseStage(l, &a.in)
-	if err != nil {
-		return err
+	if err == nil {
+		a.file(st, n)
 	}
+	return err
+}
+
+// logEntry reads a GKE LogEntry at line n, its protoPayload at v[at:]
+// (see gke.go).
+func (a *accumulator) logEntry(v []byte, at, n int) error {
+	verd, st, t, err := gkeRead(v, at, &a.in)
+	switch {
+	case err != nil:
+		return err
+	case verd == passOver:
+		a.passed++
+		return nil
+	case verd == keep:
+		a.file(st, n)
+	}
+	a.tally(&head{stageTime: t}, verd)
+	return nil
+}
+
+// file files a kept stage read at line n, when it is in the window.
+func (a *accumulator) file(st stage, n int) {
 	st.file, st.ev.Source = a.idx, Position{File: a.path, Line: n}
 	a.v1beta1 = a.v1beta1 || st.v1beta1
 	a.v1alpha1 = a.v1alpha1 || st.v1alpha1
@@ -235,7 +266,6 @@ func (a *accumulator) keep(l []byte, n int) error {
 			a.flush()
 		}
 	}
-	return nil
 }
 
 func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {

@@ -62,7 +62,7 @@ func Read(paths []string, stdin io.Reader, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{opts: opts, stdin: stdin, c: newCollector(opts)}
+	r := &reader{opts: opts, stdin: stdin, c: startRequestTable(opts)}
 	for _, in := range files {
 		err := r.readFile(len(r.files), in.path)
 		var nal *notAuditLogError
@@ -128,7 +128,7 @@ func expand(paths []string) ([]input, error) {
 type reader struct {
 	opts     Options
 	stdin    io.Reader
-	c        *collector
+	c        *requestTable
 	files    []File
 	warnings []Warning
 	dropped  int

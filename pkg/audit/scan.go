@@ -2,8 +2,10 @@ package audit
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf16"
@@ -181,6 +183,183 @@ func (s *scanner) strIn(buf []byte) ([]byte, error) {
 		return nil, fmt.Errorf("invalid string at byte %d: %w", start+1, err)
 	}
 	return []byte(v), nil
+}
+
+// text unescapes the string at the cursor into buf as strIn does, in
+// one pass that finds its end and copies it: a cloud export's event is a
+// string of kilobytes with an escape every few bytes, scanned a word at
+// a time. An escape other than those unescapeWords decodes leaves the
+// string to strIn, so that the result is always strIn's.
+func (s *scanner) text(buf []byte) ([]byte, error) {
+	if s.peek() == '"' {
+		if out, end, ok := unescapeWords(buf[:0], s.d, s.i+1); ok {
+			s.i = end
+			return out, nil
+		}
+	}
+	return s.strIn(buf)
+}
+
+// unescapeWords appends to out the text of the string continuing at
+// d[i] and returns the index after its closing quote. It reads 64 bytes
+// at a time as masks of quotes and escapes (jsonskip.Block) and copies
+// the runs between escapes, then the last bytes a word at a time. It
+// declines (false) a string holding an escape other than \" \\ \/ \n
+// \t, which are decoded the same whatever the text around them, or
+// ending early.
+func unescapeWords(out, d []byte, i int) ([]byte, int, bool) {
+	from := i // the start of the run not yet copied
+	var carry uint64
+	for ; i+64 <= len(d); i += 64 {
+		out = slices.Grow(out, 64+16)
+		quotes, escapes := jsonskip.Block(d, i, &carry)
+		n := 64 // the block's bytes of text
+		if quotes != 0 {
+			n = bits.TrailingZeros64(quotes)
+			escapes &= quotes&-quotes - 1 // those before the closing quote
+		}
+		if from == i && dropsOnly(d, i, escapes) {
+			out = appendDropping(out, d[i:], n, escapes)
+			from = i + n
+		} else {
+			var ok bool
+			if out, from, ok = appendEscapes(out, d, i, from, escapes); !ok {
+				return out, 0, false
+			}
+			if quotes == 0 && from < i+64 { // the next block can start a run
+				out, from = appendRun(out, d, from, i+64), i+64
+			}
+		}
+		if quotes != 0 {
+			end := i + n
+			return appendRun(out, d, from, end), end + 1, true
+		}
+	}
+	out = appendRun(out, d, from, i+int(carry))
+	return unescapeTail(out, d, i+int(carry))
+}
+
+// dropsOnly: each escape of a block escapes a quote, a backslash or a
+// slash, decoded by dropping the backslash, and the last escapes a byte
+// of the block.
+func dropsOnly(d []byte, i int, escapes uint64) bool {
+	if escapes>>63 != 0 {
+		return false
+	}
+	for ; escapes != 0; escapes &= escapes - 1 {
+		if c := d[i+bits.TrailingZeros64(escapes)+1]; c != '"' && c != '\\' && c != '/' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendDropping appends the n bytes of text at b's start but the
+// backslashes of escapes, a word at a time: each backslash is dropped by
+// storing the rest of its word over it.
+func appendDropping(out, b []byte, n int, escapes uint64) []byte {
+	o := len(out)
+	out = out[:cap(out)]
+	for k := 0; k < n; k += 8 {
+		w := binary.LittleEndian.Uint64(b[k:])
+		m := escapes >> k & 0xff
+		left := min(8, n-k) // the word's bytes of text
+		for m != 0 {
+			j := bits.TrailingZeros64(m)
+			binary.LittleEndian.PutUint64(out[o:], w)
+			o += j
+			w >>= 8 * (j + 1)
+			m >>= j + 1
+			left -= j + 1
+		}
+		binary.LittleEndian.PutUint64(out[o:], w)
+		o += left
+	}
+	return out[:o]
+}
+
+// appendEscapes appends the runs and escapes of a block from the run
+// starting at from, and returns where the next run starts.
+func appendEscapes(out, d []byte, i, from int, escapes uint64) ([]byte, int, bool) {
+	for ; escapes != 0; escapes &= escapes - 1 {
+		e := i + bits.TrailingZeros64(escapes)
+		if e+1 == len(d) {
+			return out, 0, false
+		}
+		out = appendRun(out, d, from, e)
+		var ok bool
+		if out, from, ok = appendSimpleEscape(out, d[e+1], e); !ok {
+			return out, 0, false
+		}
+	}
+	return out, from, true
+}
+
+// appendRun appends d[from:to], a run of a few bytes most often, copied
+// as two words when d and out have room.
+func appendRun(out, d []byte, from, to int) []byte {
+	n := to - from
+	if n > 16 || from+16 > len(d) || cap(out)-len(out) < 16 {
+		return append(out, d[from:to]...)
+	}
+	o := out[len(out) : len(out)+16]
+	binary.LittleEndian.PutUint64(o, binary.LittleEndian.Uint64(d[from:]))
+	binary.LittleEndian.PutUint64(o[8:], binary.LittleEndian.Uint64(d[from+8:]))
+	return out[:len(out)+n]
+}
+
+// appendSimpleEscape decodes the escape of c by the backslash at e, and
+// returns where the next run starts: an escaped quote, backslash or
+// slash starts it.
+func appendSimpleEscape(out []byte, c byte, e int) ([]byte, int, bool) {
+	switch c {
+	case '"', '\\', '/':
+		return out, e + 1, true
+	case 'n':
+		return append(out, '\n'), e + 2, true
+	case 't':
+		return append(out, '\t'), e + 2, true
+	}
+	return out, 0, false
+}
+
+// unescapeTail is unescapeWords on the last bytes, copied a word at a
+// time up to the next quote or backslash.
+func unescapeTail(out, d []byte, i int) ([]byte, int, bool) {
+	for {
+		for i+8 <= len(d) {
+			if cap(out)-len(out) < 8 {
+				out = slices.Grow(out, max(len(out), 64))
+			}
+			w := binary.LittleEndian.Uint64(d[i:])
+			binary.LittleEndian.PutUint64(out[len(out):len(out)+8], w)
+			if m := jsonskip.SpecialMask(w); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				out, i = out[:len(out)+k], i+k
+				break
+			}
+			out, i = out[:len(out)+8], i+8
+		}
+		for i < len(d) && d[i] != '"' && d[i] != '\\' {
+			out = append(out, d[i])
+			i++
+		}
+		switch {
+		case i+1 >= len(d):
+			return out, i + 1, i < len(d) && d[i] == '"'
+		case d[i] == '"':
+			return out, i + 1, true
+		}
+		next, ok := 0, false
+		if out, next, ok = appendSimpleEscape(out, d[i+1], i); !ok {
+			return out, 0, false
+		}
+		if next == i+1 { // the escaped byte starts the next run
+			out = append(out, d[next])
+			next++
+		}
+		i = next
+	}
 }
 
 // unescapeSimple decodes the escapes of a JSON string's text as

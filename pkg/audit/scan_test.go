@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -84,4 +85,66 @@ func simplyUnescaped(s string) (string, bool) {
 		}
 	}
 	return string(out), true
+}
+
+// textIsStrIn checks that the one-pass unescaper reads the value at the
+// start of d as strIn does: the same text, error and end.
+func textIsStrIn(t *testing.T, d []byte) {
+	t.Helper()
+	want := scanner{d: d}
+	wantText, wantErr := want.strIn(nil)
+	got := scanner{d: d}
+	gotText, gotErr := got.text(make([]byte, 0, 3))
+	if string(gotText) != string(wantText) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || got.i != want.i {
+		t.Fatalf("%q: read %q, %v, up to %d; strIn %q, %v, up to %d", d, gotText, gotErr, got.i, wantText, wantErr, want.i)
+	}
+}
+
+// escapedEvent is the text of a string holding JSON, as exports write
+// an event: runs of letters between escapes, with the escapes encoding/json
+// and other writers use (\u0026, surrogate pairs, lone surrogates, control
+// characters, invalid UTF-8), long enough to cross several blocks of 64
+// bytes.
+func escapedEvent(r *rand.Rand, n int) []byte {
+	tokens := []string{`\"`, `\\`, `\/`, `\n`, `\t`, `kind`, `:`, `audit.k8s.io/v1`, `a`,
+		`\u0026`, `\ud83d\ude00`, `\udc00`, `\r`, `\b`, `\f`, `\x`, `\u12`, "\x01", "\xff", "é", `"`, `\`}
+	var d []byte
+	for len(d) < n {
+		k := r.IntN(len(tokens))
+		if k >= 9 && r.IntN(8) != 0 {
+			k = r.IntN(9) // the rarer tokens rarely
+		}
+		d = append(d, tokens[k]...)
+	}
+	return d
+}
+
+// TestTextIsStrIn: unescaping a string in one pass a block at a time
+// gives what finding its end and then unescaping it gave, on strings of
+// simple and other escapes, ending anywhere in a block, closed or not.
+func TestTextIsStrIn(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 30000 {
+		d := append([]byte{'"'}, escapedEvent(r, r.IntN(300))...)
+		switch r.IntN(3) {
+		case 0:
+			d = append(d, `","next":1}`...)
+		case 1:
+			d = append(d, '"')
+		}
+		textIsStrIn(t, d)
+	}
+	for _, d := range []string{`null`, `"`, `"\`, `"\"`, `""`, `"\\"`, `1`} {
+		textIsStrIn(t, []byte(d))
+	}
+}
+
+// FuzzTextIsStrIn: the one-pass unescaper agrees with strIn on any
+// input.
+func FuzzTextIsStrIn(f *testing.F) {
+	f.Add([]byte(`"{\"kind\":\"Event\",\"a\":\"x\u0026y\\\\\"}"`))
+	f.Add(append([]byte{'"'}, escapedEvent(rand.New(rand.NewPCG(7, 8)), 200)...))
+	f.Fuzz(func(t *testing.T, d []byte) {
+		textIsStrIn(t, d)
+	})
 }

@@ -285,7 +285,7 @@ func (s *spill) shares() [][]int {
 // readShare reads the buckets of a share back into a log of their own.
 func (l *Log) readShare(share []int, dup *dupCount) (*Part, error) {
 	s := l.spill
-	c := newFiler()
+	c := newRequestTable()
 	for _, b := range share {
 		if s.files[b] == nil {
 			continue // a part only a snapshot names
@@ -311,7 +311,7 @@ func (l *Log) readShare(share []int, dup *dupCount) (*Part, error) {
 
 // readBucket files every stage a bucket's file holds: each its length
 // (4 bytes, little-endian) and its body, as appendStage wrote it.
-func readBucket(f *os.File, c *collector) error {
+func readBucket(f *os.File, c *requestTable) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("reading back the audit log's temporary file: %w", err)
 	}

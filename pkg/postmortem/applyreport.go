@@ -49,14 +49,14 @@ func ReadApplyReport(data []byte, file string) (ApplyReport, error) {
 }
 
 // unappliedReports returns a warning for every request of reports that
-// no root was joined to (Analysis.note joins a root request by its audit
-// ID, which kgc apply chose and the API server logged: an exact join,
-// never a guess by time or object) and that the log does not hold.
-func unappliedReports(reports []ApplyReport, applied map[string]bool, log *audit.Log) []string {
+// no root was joined to (part.note joins a root request by its audit ID,
+// which kgc apply chose and the API server logged: an exact join, never a
+// guess by time or object) and that no part's log holds.
+func unappliedReports(reports []ApplyReport, applied, logged map[string]bool) []string {
 	var warnings []string
 	for _, rep := range reports {
 		for _, id := range rep.AuditIDs {
-			if !applied[id] && !logged(log, id) {
+			if !applied[id] && !logged[id] {
 				warnings = append(warnings, fmt.Sprintf("%s: request %s of kgc apply is not in the log: it came outside the window, or through an API server whose log was not given", rep.File, id))
 			}
 		}
@@ -64,12 +64,23 @@ func unappliedReports(reports []ApplyReport, applied map[string]bool, log *audit
 	return warnings
 }
 
-// logged reports whether the log holds the request of an audit ID.
-func logged(log *audit.Log, id string) bool {
-	for e := range log.All() {
-		if e.AuditID == id {
-			return true
+// noteLogged adds to logged the requests of reports, joined to no root
+// so far, that a part's log holds.
+func noteLogged(reports []ApplyReport, log *audit.Log, applied, logged map[string]bool) {
+	want := map[string]bool{}
+	for _, rep := range reports {
+		for _, id := range rep.AuditIDs {
+			if !applied[id] && !logged[id] {
+				want[id] = true
+			}
 		}
 	}
-	return false
+	if len(want) == 0 {
+		return
+	}
+	for e := range log.All() {
+		if want[e.AuditID] {
+			logged[e.AuditID] = true
+		}
+	}
 }

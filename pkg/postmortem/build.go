@@ -307,7 +307,7 @@ func (ch *chains) byTiming(r *record, c cause) {
 	}
 	c.parent, c.via, c.evidence = best, ViaOwnerReference, EvidenceTiming
 	c.detail = fmt.Sprintf("its owner references are in neither the log nor a snapshot: tied to %s only because its deletion started %s later (a guess)",
-		describe(best.ref()), at.Sub(bestAt).Round(time.Millisecond))
+		best.ref(), at.Sub(bestAt).Round(time.Millisecond))
 	ch.link(r, c)
 }
 

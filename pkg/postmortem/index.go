@@ -353,15 +353,12 @@ func deletes(e *audit.Event) bool {
 // say otherwise.
 func accepted(e *audit.Event) bool { return e.Code < 300 && !e.DryRun() }
 
-// sortedRecords orders records for deterministic walks: by the time
-// their deletion started, then by object.
+// sortedRecords lists records in the order of roots in the document
+// (rootStart), for deterministic walks.
 func sortedRecords(rs []*record) []*record {
 	out := slices.Clone(rs)
 	slices.SortStableFunc(out, func(a, b *record) int {
-		if c := a.startTime().Compare(b.startTime()); c != 0 {
-			return c
-		}
-		return a.ref().Compare(b.ref())
+		return rootStart{a.startTime(), a.ref()}.compare(rootStart{b.startTime(), b.ref()})
 	})
 	return out
 }

@@ -12,55 +12,161 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
-	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// This file analyzes a spilled log a part at a time (audit.Log.Parts) and
-// merges what the parts found into the one document a log held whole
-// gives. Each part's roots are written, in the part's document order, to
-// a temporary file of its own as JSON lines; they are merged in document
-// order (by their request's time, then by object, as rootOrder sorts)
-// while they are written. What a root's document cannot know until every
-// part is read is settled as it is merged: which types some swept object
-// is known of in any part, so which of a namespace's sweeps are
-// unitemized (a part drops those of the types it knows of; the merge
-// drops the others').
+// This file analyzes the log a part at a time and merges what the parts
+// found into one document. A log held whole is one part; a spilled log's
+// parts are those audit.Log.Parts reads (see parts.go for what ties
+// them). A part builds its roots in its document order; a spilled log's
+// parts write theirs to a temporary file each, as JSON lines, and are
+// merged in document order (rootStart) as they are written. What a root's
+// document cannot know until every part is read is settled as it is
+// merged: which types some swept object is known of in any part, so which
+// of a namespace's sweeps are unitemized (a part drops those of the types
+// it knows of; the merge drops the others'). What follows the roots is
+// gathered from every part (rest) and written once (Analysis.Finish).
 
-// parts is what the parts' analyses left for the merge.
-type parts struct {
-	files []*os.File
-	n     int
+// rootSource hands over the roots in scope of one part, in the part's
+// document order: next reports false once there is none left.
+type rootSource interface {
+	next() (Root, bool, error)
+	close()
+}
+
+// rest is what the parts leave for what follows the roots.
+type rest struct {
 	// swept are the types some swept object is known of, in any part.
 	swept       map[typeKey]bool
 	unexplained []Unexplained
 	stillGoing  []StillGoing
 	dryRuns     []DryRun
-	// all counts every part's roots, scope not applied; known is what a
-	// part knows of the object asked about.
-	all     int
-	known   string
-	missing []missingRoot
+	// all counts every part's roots, scope not applied, and kept those in
+	// scope the merge handed over; known is what a part knows of the
+	// object asked about.
+	all, kept int
+	known     string
+	// missing are the roots whose own deletion is not in the log.
+	missing []rootStart
 	hole    bool
+	// applied are the audit IDs joined to an apply report, logged those
+	// of the reports' requests some part's log holds.
+	applied, logged map[string]bool
 }
 
-// missingRoot is a root whose own deletion is not in the log, as the
-// warnings sort it.
-type missingRoot struct {
-	at  time.Time
-	ref snapshot.ObjectRef
+func newRest() *rest {
+	return &rest{swept: map[typeKey]bool{}, applied: map[string]bool{}, logged: map[string]bool{}}
 }
 
-// count is how many roots the parts hold; none without parts.
-func (p *parts) count() int {
-	if p == nil {
-		return 0
+// part is the analysis of one part of the log (the whole log, when held
+// whole). It builds its roots a batch at a time as they are asked for,
+// and once it has built them all leaves what follows them to rest and
+// lets go of its index.
+type part struct {
+	in    Input
+	ix    *index
+	ch    *chains
+	order []*record
+	// built are the roots in scope of order[:done] not yet handed over.
+	built []Root
+	done  int
+	rest  *rest
+}
+
+// newPart files a part's log, the snapshots' objects sh holds (all when
+// nil), and decides every object's cause.
+func newPart(in Input, sh *share, from time.Time, r *rest) *part {
+	k := newKinds(in.Before, in.After)
+	ix := newIndex(k, in.Before, in.After, in.Log.Len(), sh)
+	ix.logFrom = from
+	for e := range in.Log.All() {
+		ix.file(e)
 	}
-	return p.n
+	ix.attachSweeps()
+	ix.fileUnloggedDryRuns()
+	ch := buildChains(ix)
+	p := &part{in: in, ix: ix, ch: ch, order: ch.rootOrder(), rest: r}
+	maps.Copy(r.swept, ch.sweptTypes)
+	return p
 }
 
-// prepareParts analyzes every part of a spilled log in turn, keeping of
-// each what the document needs.
-func prepareParts(in Input) (*Analysis, error) {
+// next builds the part's next batch of roots when none is left, a share
+// of it per core.
+func (p *part) next() (Root, bool, error) {
+	for len(p.built) == 0 {
+		if p.ix == nil {
+			return Root{}, false, nil
+		}
+		if p.done == len(p.order) {
+			p.leave()
+			return Root{}, false, nil
+		}
+		hi := min(p.done+RootBatch, len(p.order))
+		p.built = p.keep(p.ch.rootDocs(p.order[p.done:hi]))
+		p.done = hi
+	}
+	root := p.built[0]
+	p.built = p.built[1:]
+	return root, true, nil
+}
+
+// keep drops the roots out of scope, and notes what the others tell the
+// rest of the document.
+func (p *part) keep(docs []Root) []Root {
+	kept := docs[:0]
+	for _, root := range docs {
+		if !p.in.Scope.keeps(&root) {
+			continue
+		}
+		if p.in.Predict && p.in.Before != nil {
+			root.Prediction = predict(p.in.Before, &root, p.ix, p.in.WhyStuck)
+		}
+		p.note(&root)
+		kept = append(kept, root)
+	}
+	return kept
+}
+
+// note keeps what a root tells the rest of the document, and joins it to
+// the apply report that sent its request.
+func (p *part) note(root *Root) {
+	r := p.rest
+	r.stillGoing = append(r.stillGoing, stillGoing(root, p.ix, p.in.WhyStuck)...)
+	id := root.Request.AuditID
+	if r.applied[id] {
+		return
+	}
+	// The first root of a request is joined, to the last report naming it.
+	for _, rep := range p.in.ApplyReports {
+		if slices.Contains(rep.AuditIDs, id) {
+			root.Request.ApplyReport = &ApplyReportRef{Digest: rep.Digest, File: rep.File}
+			r.applied[id] = true
+		}
+	}
+}
+
+// leave hands what follows the roots over to rest, and lets go of the
+// index.
+func (p *part) leave() {
+	r, s := p.rest, p.in.Scope
+	r.unexplained = append(r.unexplained, p.ch.explainRest(s)...)
+	r.dryRuns = append(r.dryRuns, p.ix.dryRunDocs(s)...)
+	r.all += len(p.order)
+	if k := p.ix.knownOf(s); k != "" && r.known == "" {
+		r.known = k
+	}
+	for _, m := range p.ch.missing {
+		r.missing = append(r.missing, rootStart{m.startTime(), m.ref()})
+	}
+	noteLogged(p.in.ApplyReports, p.in.Log, r.applied, r.logged)
+	p.close()
+}
+
+// close lets go of the index, whether or not every root was handed over.
+func (p *part) close() { p.ix, p.ch, p.order, p.built = nil, nil, nil, nil }
+
+// spillParts analyzes every part of a spilled log in turn, its roots
+// written to a temporary file of its own, what follows them to rest.
+func spillParts(in Input, r *rest) ([]rootSource, error) {
 	rt, ok := in.Log.Router().(*router)
 	if !ok {
 		// Another router noted nothing of custom resources: one part.
@@ -68,26 +174,30 @@ func prepareParts(in Input) (*Analysis, error) {
 		in.Log.Tie("", audit.AllParts)
 	}
 	homes := rt.tieSnapshots(in.Log, in.Before, in.After)
-	p := &parts{swept: map[typeKey]bool{}}
-	for part, err := range in.Log.Parts() {
+	var files []rootSource
+	for logPart, err := range in.Log.Parts() {
+		var f *rootFile
 		if err == nil {
-			err = p.add(in, &share{before: ownedBy(part, homes[0]), after: ownedBy(part, homes[1])}, part)
+			sub := in
+			sub.Log = logPart.Log
+			p := newPart(sub, &share{before: ownedBy(logPart, homes[0]), after: ownedBy(logPart, homes[1])}, window(in.Log).From, r)
+			f, err = writeRoots(p)
 		}
 		if err != nil {
-			p.close()
+			closeAll(files)
 			return nil, err
 		}
+		files = append(files, f)
 	}
-	// The log's files count what every part kept: the window is known now.
-	return &Analysis{in: in, doc: newDocument(in), applied: map[string]bool{}, parts: p}, nil
+	return files, nil
 }
 
 // ownedBy lists, in their snapshot's order, the objects of the parts a
 // share of the log holds.
-func ownedBy(part *audit.Part, homes map[string][]int32) []int32 {
+func ownedBy(share *audit.Part, homes map[string][]int32) []int32 {
 	var out []int32
 	for home, objs := range homes {
-		if part.Owns(home) {
+		if share.Owns(home) {
 			out = append(out, objs...)
 		}
 	}
@@ -95,171 +205,119 @@ func ownedBy(part *audit.Part, homes map[string][]int32) []int32 {
 	return out
 }
 
-// add analyzes one part and writes its roots to a file of their own.
-func (p *parts) add(in Input, sh *share, part *audit.Part) error {
-	sub := in
-	sub.Log = part.Log
-	a := newAnalysis(sub, sh, window(in.Log).From)
-	maps.Copy(p.swept, a.ch.sweptTypes)
+func closeAll(parts []rootSource) {
+	for _, p := range parts {
+		p.close()
+	}
+}
+
+// rootFile is a temporary file of a part's roots, read back as they are
+// merged.
+type rootFile struct {
+	f   *os.File
+	dec *json.Decoder
+}
+
+// writeRoots writes a part's roots to a temporary file.
+func writeRoots(p *part) (*rootFile, error) {
 	f, err := os.CreateTemp("", "kgc-roots-*.jsonl")
 	if err != nil {
-		return rootsFileError(err)
+		return nil, rootsFileError(err)
 	}
 	_ = os.Remove(f.Name()) // else removed when the merge ends
-	p.files = append(p.files, f)
+	rf := &rootFile{f: f}
 	w := bufio.NewWriterSize(f, 1<<16)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	err = a.Roots(RootBatch, func(roots []Root) error {
-		p.n += len(roots)
-		for i := range roots {
-			if err := enc.Encode(&roots[i]); err != nil {
-				return err
-			}
+	for {
+		root, ok, _ := p.next() // a part held in memory does not fail
+		if !ok {
+			break
 		}
-		return nil
-	})
+		if err = enc.Encode(&root); err != nil {
+			break
+		}
+	}
 	if err == nil {
 		err = w.Flush()
 	}
 	if err != nil {
-		return rootsFileError(err)
+		rf.close()
+		return nil, rootsFileError(err)
 	}
-	p.stillGoing = append(p.stillGoing, a.stillGoing...)
-	p.unexplained = append(p.unexplained, a.ch.explainRest(in.Scope)...)
-	p.dryRuns = append(p.dryRuns, a.ix.dryRunDocs(in.Scope)...)
-	p.all += len(a.order)
-	if k := a.ix.knownOf(in.Scope); k != "" && p.known == "" {
-		p.known = k
-	}
-	for _, r := range a.ch.missing {
-		p.missing = append(p.missing, missingRoot{r.startTime(), r.ref()})
-	}
-	return nil
+	return rf, nil
 }
 
 func rootsFileError(err error) error {
 	return fmt.Errorf("writing a post-mortem's roots to a temporary file: %w: make room in the temporary folder %s or name another with $TMPDIR", err, os.TempDir())
 }
 
-// roots merges the parts' roots in document order and hands them to emit
-// batch at a time, their unitemized sweeps settled.
-func (p *parts) roots(batch int, emit func([]Root) error) error {
-	defer p.close()
-	heads := make([]*rootReader, 0, len(p.files))
-	for _, f := range p.files {
-		r, err := newRootReader(f)
-		if err != nil {
-			return err
+// next reads the file's next root, from its start the first time.
+func (rf *rootFile) next() (Root, bool, error) {
+	if rf.dec == nil {
+		if _, err := rf.f.Seek(0, io.SeekStart); err != nil {
+			return Root{}, false, fmt.Errorf("reading back a post-mortem's roots: %w", err)
 		}
-		if r != nil {
-			heads = append(heads, r)
+		rf.dec = json.NewDecoder(bufio.NewReaderSize(rf.f, 1<<16))
+	}
+	var root Root
+	err := rf.dec.Decode(&root)
+	if errors.Is(err, io.EOF) {
+		return Root{}, false, nil
+	}
+	if err != nil {
+		return Root{}, false, fmt.Errorf("reading back a post-mortem's roots: %w", err)
+	}
+	return root, true, nil
+}
+
+func (rf *rootFile) close() {
+	_ = rf.f.Close()
+	_ = os.Remove(rf.f.Name())
+}
+
+// head is a part's root that comes next from it in the merge.
+type head struct {
+	src  rootSource
+	root Root
+}
+
+func (h *head) next() (bool, error) {
+	var (
+		ok  bool
+		err error
+	)
+	h.root, ok, err = h.src.next()
+	return ok, err
+}
+
+// openHeads reads the first root of every part that has one.
+func openHeads(parts []rootSource) ([]*head, error) {
+	heads := make([]*head, 0, len(parts))
+	for _, p := range parts {
+		h := &head{src: p}
+		ok, err := h.next()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			heads = append(heads, h)
 		}
 	}
-	out := make([]Root, 0, min(batch, p.n))
-	for len(heads) > 0 {
-		i := earliest(heads)
-		root := heads[i].root
-		root.Unitemized = unitemized(root.Unitemized, p.swept)
-		p.hole = p.hole || hasHole(&root)
-		out = append(out, root)
-		ok, err := heads[i].next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			heads = slices.Delete(heads, i, i+1)
-		}
-		if len(out) == batch || len(heads) == 0 {
-			if err := emit(out); err != nil {
-				return err
-			}
-			out = make([]Root, 0, min(batch, p.n))
-		}
-	}
-	return nil
+	return heads, nil
 }
 
 // earliest is the head whose root comes first in the document.
-func earliest(heads []*rootReader) int {
+func earliest(heads []*head) int {
 	best := 0
 	for i := 1; i < len(heads); i++ {
-		if compareRoots(&heads[i].root, &heads[best].root) < 0 {
+		if startOf(&heads[i].root).compare(startOf(&heads[best].root)) < 0 {
 			best = i
 		}
 	}
 	return best
 }
 
-// compareRoots orders roots as rootOrder does: by their request's time
-// (the time their deletion started), then by object.
-func compareRoots(a, b *Root) int {
-	if c := a.Request.Time.Compare(b.Request.Time); c != 0 {
-		return c
-	}
-	return a.Request.Object.Compare(b.Request.Object.ObjectRef)
-}
-
-// rootReader reads back the roots of one part.
-type rootReader struct {
-	dec  *json.Decoder
-	root Root
-}
-
-// newRootReader reads a part's file from its start; nil when it holds
-// no root.
-func newRootReader(f *os.File) (*rootReader, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("reading back a post-mortem's roots: %w", err)
-	}
-	r := &rootReader{dec: json.NewDecoder(bufio.NewReaderSize(f, 1<<16))}
-	ok, err := r.next()
-	if !ok || err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-func (r *rootReader) next() (bool, error) {
-	r.root = Root{}
-	err := r.dec.Decode(&r.root)
-	if errors.Is(err, io.EOF) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("reading back a post-mortem's roots: %w", err)
-	}
-	return true, nil
-}
-
-func (p *parts) close() {
-	for _, f := range p.files {
-		_ = f.Close()
-		_ = os.Remove(f.Name())
-	}
-	p.files = nil
-}
-
-// finish fills what follows the roots from every part.
-func (p *parts) finish(a *Analysis) {
-	pm, in := a.doc, a.in
-	slices.SortFunc(p.unexplained, func(a, b Unexplained) int { return a.Object.Compare(b.Object) })
-	pm.Unexplained = append(pm.Unexplained, p.unexplained...)
-	slices.SortFunc(p.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
-	pm.StillGoing = append(pm.StillGoing, p.stillGoing...)
-	sortDryRuns(p.dryRuns)
-	pm.DryRuns = p.dryRuns
-	pm.NoMatch = noMatch(in.Scope, p.all-p.n, p.known)
-	slices.SortStableFunc(p.missing, func(a, b missingRoot) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		return a.ref.Compare(b.ref)
-	})
-	pm.Warnings = snapshotWarnings(in)
-	for _, m := range p.missing {
-		pm.Warnings = append(pm.Warnings, missingWarning(m.ref))
-	}
-	pm.Warnings = append(pm.Warnings, unappliedReports(in.ApplyReports, a.applied, in.Log)...)
-	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !p.hole
-}
+// startOf is where a root's document stands: its request's time is when
+// its deletion started.
+func startOf(r *Root) rootStart { return rootStart{r.Request.Time, r.Request.Object.ObjectRef} }

@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"hash/maphash"
+	"io"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
@@ -85,8 +86,17 @@ func (u *uidParts) named(uid, part string, tie func(string)) {
 	u.namedBy[h] = append(u.namedBy[h], part)
 }
 
-// NewRouter is the audit.Router a post-mortem reads a spilled log with.
-func NewRouter() audit.Router { return newRouter() }
+// ReadLog reads audit logs as audit.Read does, for a post-mortem: past
+// opts.Spill requests (0: never) they are written to temporary files,
+// each request with the part of the log its chain may reach (the
+// router's), and Prepare analyzes them a part at a time.
+func ReadLog(paths []string, stdin io.Reader, opts audit.Options) (*audit.Log, error) {
+	opts.Router = nil
+	if opts.Spill > 0 {
+		opts.Router = newRouter()
+	}
+	return audit.Read(paths, stdin, opts)
+}
 
 func newRouter() *router {
 	rt := &router{namespaced: map[typeKey]bool{}, kindNamespaced: map[[2]string]bool{},

@@ -85,9 +85,9 @@ func bothWays(t *testing.T, name string, b *logBuilder, in Input) *PostMortem {
 	for _, spill := range []bool{false, true} {
 		opts := audit.Options{Fold: true}
 		if spill {
-			opts.Spill, opts.Router = 1, NewRouter()
+			opts.Spill = 1
 		}
-		log, err := audit.Read([]string{path}, nil, opts)
+		log, err := ReadLog([]string{path}, nil, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,11 +26,11 @@ func documents(t *testing.T, paths []string, spill bool, in postmortem.Input) ma
 	t.Helper()
 	opts := audit.Options{Fold: true}
 	if spill {
-		opts.Spill, opts.Router = 1, postmortem.NewRouter()
+		opts.Spill = 1
 	}
 	out := map[string][]byte{}
 	for _, format := range []string{"json", "text", "yaml"} {
-		log, err := audit.Read(paths, nil, opts)
+		log, err := postmortem.ReadLog(paths, nil, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestPartsAreTheWholeGenerated(t *testing.T) {
 func TestSpillLeavesNoFile(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	log, err := audit.Read([]string{example + "audit.log.gz"}, nil, audit.Options{Fold: true, Spill: 1, Router: postmortem.NewRouter()})
+	log, err := postmortem.ReadLog([]string{example + "audit.log.gz"}, nil, audit.Options{Fold: true, Spill: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

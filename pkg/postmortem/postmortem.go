@@ -72,108 +72,87 @@ func newDocument(in Input) *PostMortem {
 // (Finish). A writer that writes each batch as it comes never holds every
 // root's document beside the index: on a log of millions of events they
 // are a sixth of what the analysis holds.
+//
+// The log is analyzed a part at a time (see merge.go): a log held whole is
+// one part, whose roots are built as they are asked for; a spilled log's
+// parts are analyzed in turn by Prepare, each part's roots kept in a
+// temporary file. Roots merges the parts' roots in document order, and
+// Finish writes what follows them from what every part left.
 type Analysis struct {
 	in  Input
-	ix  *index
-	ch  *chains
 	doc *PostMortem
-	// order is every root, in document order, scope not yet applied.
-	order []*record
-	// What the roots handed over so far tell the rest of the document.
-	stillGoing []StillGoing
-	hole       bool
-	// kept counts the roots in scope handed over.
-	kept    int
-	applied map[string]bool
-	// parts, for a spilled log, holds what its parts' analyses left: the
-	// roots are merged from them (see merge.go).
-	parts *parts
+	// parts hand over each part's roots in the part's document order.
+	parts []rootSource
+	rest  *rest
 }
 
 // Prepare files the log and decides every object's cause; the document it
 // starts has no root yet. A spilled log is analyzed a part at a time here,
-// its roots kept in a temporary file; an error is one reading it back.
+// its roots kept in temporary files; an error is one reading it back or
+// writing them.
 func Prepare(in Input) (*Analysis, error) {
-	if in.Log.Spilled() {
-		return prepareParts(in)
+	rest := newRest()
+	if !in.Log.Spilled() {
+		p := newPart(in, nil, window(in.Log).From, rest)
+		return &Analysis{in: in, doc: newDocument(in), parts: []rootSource{p}, rest: rest}, nil
 	}
-	return newAnalysis(in, nil, window(in.Log).From), nil
-}
-
-// newAnalysis prepares the analysis of a log held whole, of the snapshots'
-// objects sh holds (all when nil).
-func newAnalysis(in Input, sh *share, from time.Time) *Analysis {
-	k := newKinds(in.Before, in.After)
-	ix := newIndex(k, in.Before, in.After, in.Log.Len(), sh)
-	ix.logFrom = from
-	for e := range in.Log.All() {
-		ix.file(e)
+	parts, err := spillParts(in, rest)
+	if err != nil {
+		return nil, err
 	}
-	ix.attachSweeps()
-	ix.fileUnloggedDryRuns()
-	ch := buildChains(ix)
-	return &Analysis{in: in, ix: ix, ch: ch, doc: newDocument(in), order: ch.rootOrder(), applied: map[string]bool{}}
+	// The log's files count what every part kept: the window is known now.
+	return &Analysis{in: in, doc: newDocument(in), parts: parts, rest: rest}, nil
 }
 
 // Document is the document being written: Roots leaves its roots empty,
 // Finish fills what follows them.
 func (a *Analysis) Document() *PostMortem { return a.doc }
 
-// Roots builds the roots' documents in document order, up to batch at a
-// time (a share of each batch per core), and hands each batch of those in
-// scope to emit, which owns it.
+// Roots merges the parts' roots in document order, their unitemized
+// sweeps settled against every part's, and hands them to emit batch at a
+// time; emit owns each batch.
 func (a *Analysis) Roots(batch int, emit func([]Root) error) error {
 	batch = max(batch, 1)
-	if a.parts != nil {
-		return a.parts.roots(batch, emit)
+	heads, err := openHeads(a.parts)
+	defer func() {
+		for _, p := range a.parts {
+			p.close()
+		}
+	}()
+	if err != nil {
+		return err
 	}
-	for lo := 0; lo < len(a.order); lo += batch {
-		docs := a.ch.rootDocs(a.order[lo:min(lo+batch, len(a.order))])
-		kept := docs[:0]
-		for _, root := range docs {
-			if !a.in.Scope.keeps(&root) {
-				continue
-			}
-			if a.in.Predict && a.in.Before != nil {
-				root.Prediction = predict(a.in.Before, &root, a.ix, a.in.WhyStuck)
-			}
-			a.note(&root)
-			kept = append(kept, root)
-		}
-		if len(kept) == 0 {
-			continue
-		}
-		a.kept += len(kept)
-		if err := emit(kept); err != nil {
+	out := make([]Root, 0, min(batch, RootBatch))
+	for len(heads) > 0 {
+		i := earliest(heads)
+		root := heads[i].root
+		root.Unitemized = unitemized(root.Unitemized, a.rest.swept)
+		a.rest.kept++
+		a.rest.hole = a.rest.hole || hasHole(&root)
+		out = append(out, root)
+		ok, err := heads[i].next()
+		if err != nil {
 			return err
+		}
+		if !ok {
+			heads = slices.Delete(heads, i, i+1)
+		}
+		if len(out) == batch || len(heads) == 0 {
+			if err := emit(out); err != nil {
+				return err
+			}
+			out = make([]Root, 0, min(batch, RootBatch))
 		}
 	}
 	return nil
 }
 
-// note keeps what a root tells the rest of the document, and joins it to
-// the apply report that sent its request.
-func (a *Analysis) note(root *Root) {
-	a.stillGoing = append(a.stillGoing, stillGoing(root, a.ix, a.in.WhyStuck)...)
-	a.hole = a.hole || hasHole(root)
-	id := root.Request.AuditID
-	if a.applied[id] {
-		return
-	}
-	// The first root of a request is joined, to the last report naming it.
-	for _, rep := range a.in.ApplyReports {
-		if slices.Contains(rep.AuditIDs, id) {
-			root.Request.ApplyReport = &ApplyReportRef{Digest: rep.Digest, File: rep.File}
-			a.applied[id] = true
-		}
-	}
-}
-
 // Whole builds every root, fills the rest of the document and returns it.
 func (a *Analysis) Whole() *PostMortem {
 	doc := a.Document()
-	// Roots fails only when emit does.
-	err := a.Roots(len(a.order)+a.parts.count(), func(roots []Root) error {
+	// Roots fails only when emit does, or a part's roots cannot be read
+	// back.
+	err := a.Roots(RootBatch, func(roots []Root) error {
 		doc.Roots = append(doc.Roots, roots...)
 		return nil
 	})
@@ -184,44 +163,55 @@ func (a *Analysis) Whole() *PostMortem {
 	return doc
 }
 
-// Finish fills what follows the roots in the document, once Roots has
-// handed every root over.
+// Finish fills what follows the roots in the document from what every
+// part left, once Roots has handed every root over.
 func (a *Analysis) Finish() {
-	if a.parts != nil {
-		a.parts.finish(a)
-		return
+	pm, in, r := a.doc, a.in, a.rest
+	slices.SortFunc(r.unexplained, func(a, b Unexplained) int { return a.Object.Compare(b.Object) })
+	pm.Unexplained = append(pm.Unexplained, r.unexplained...)
+	slices.SortFunc(r.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
+	pm.StillGoing = append(pm.StillGoing, r.stillGoing...)
+	sortDryRuns(r.dryRuns)
+	pm.DryRuns = r.dryRuns
+	pm.NoMatch = noMatch(in.Scope, r.all-r.kept, r.known)
+	slices.SortStableFunc(r.missing, func(a, b rootStart) int { return a.compare(b) })
+	pm.Warnings = snapshotWarnings(in)
+	for _, m := range r.missing {
+		pm.Warnings = append(pm.Warnings, missingWarning(m.object))
 	}
-	pm, in := a.doc, a.in
-	pm.Unexplained = a.ch.explainRest(in.Scope)
-	slices.SortFunc(a.stillGoing, func(a, b StillGoing) int { return a.Object.Compare(b.Object) })
-	pm.StillGoing = append(pm.StillGoing, a.stillGoing...)
-	pm.DryRuns = a.ix.dryRunDocs(in.Scope)
-	pm.NoMatch = noMatch(in.Scope, len(a.order)-a.kept, a.ix.knownOf(in.Scope))
-	pm.Warnings = append(warnings(in, a.ch), unappliedReports(in.ApplyReports, a.applied, in.Log)...)
-	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !a.hole
+	pm.Warnings = append(pm.Warnings, unappliedReports(in.ApplyReports, r.applied, r.logged)...)
+	pm.Complete = len(pm.Window.Gaps) == 0 && len(pm.Unexplained) == 0 && !r.hole
 }
 
 // hasHole reports a root whose evidence is partial: its request is not in
 // the log, or what some of its deletecollections removed is not known.
 func hasHole(r *Root) bool { return r.Request.Missing || len(r.Unitemized) > 0 }
 
-// rootOrder lists the roots in document order: by their request's time,
-// then by object. It fills the caches every root's tree reads, so that the
-// trees can be built a share per core, writing nothing they share.
+// rootStart is where a root stands in the document: roots are ordered by
+// the time their deletion started (zero when the log does not hold it),
+// then by object.
+type rootStart struct {
+	at     time.Time
+	object snapshot.ObjectRef
+}
+
+func (s rootStart) compare(o rootStart) int {
+	if c := s.at.Compare(o.at); c != 0 {
+		return c
+	}
+	return s.object.Compare(o.object)
+}
+
+// rootOrder lists the roots in document order. It fills the caches every
+// root's tree reads, so that the trees can be built a share per core,
+// writing nothing they share.
 func (ch *chains) rootOrder() []*record {
 	for _, r := range ch.ix.all {
 		r.start()
 	}
 	ch.ix.indexCollections()
 	ch.indexSweeps()
-	out := slices.Clone(ch.roots)
-	slices.SortStableFunc(out, func(a, b *record) int {
-		if c := a.startTime().Compare(b.startTime()); c != 0 {
-			return c
-		}
-		return a.ref().Compare(b.ref())
-	})
-	return out
+	return sortedRecords(ch.roots)
 }
 
 // rootDocs builds the Root document of every root given, a share of them
@@ -395,7 +385,8 @@ func anyLink(ls []Link, f func(Link) bool) bool {
 	return false
 }
 
-// explainRest lists the objects no chain holds, with their likely remover.
+// explainRest lists the objects no chain holds, with their likely
+// remover; Finish sorts them with every part's.
 func (ch *chains) explainRest(s Scope) []Unexplained {
 	out := []Unexplained{}
 	for _, r := range ch.unexplained {
@@ -404,6 +395,5 @@ func (ch *chains) explainRest(s Scope) []Unexplained {
 		}
 		out = append(out, ch.ix.unexplained(r))
 	}
-	slices.SortFunc(out, func(a, b Unexplained) int { return a.Object.Compare(b.Object) })
 	return out
 }

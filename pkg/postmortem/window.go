@@ -48,19 +48,9 @@ func window(log *audit.Log) Window {
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// warnings say what limits every conclusion: snapshots that do not
-// bracket the log, and roots whose request is not in it.
-func warnings(in Input, ch *chains) []string {
-	out := snapshotWarnings(in)
-	for _, o := range sortedRecords(mapValues(ch.missing)) {
-		out = append(out, missingWarning(o.ref()))
-	}
-	return out
-}
-
 // missingWarning says that a root's own deletion is not in the log.
 func missingWarning(r snapshot.ObjectRef) string {
-	return fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", describe(r))
+	return fmt.Sprintf("the request that deleted %s is not in the log: it came before the window, or through an API server whose log was not given; its dependents are listed under it", r)
 }
 
 // snapshotWarnings say which snapshots do not bracket the log.
@@ -74,22 +64,6 @@ func snapshotWarnings(in Input) []string {
 		out = append(out, fmt.Sprintf("the after snapshot was taken at %s, before the log ends (%s): what went later is not confirmed by it", stamp(a.CapturedAt), stamp(w.To)))
 	}
 	return out
-}
-
-func mapValues(m map[string]*record) []*record {
-	out := make([]*record, 0, len(m))
-	for _, r := range m {
-		out = append(out, r)
-	}
-	return out
-}
-
-// describe names an object as the text output does: Kind ns/name.
-func describe(r snapshot.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Kind + " " + r.Name
-	}
-	return r.Kind + " " + r.Namespace + "/" + r.Name
 }
 
 // unexplained says what is known of an object that went with no chain.
@@ -131,7 +105,8 @@ func stillGoing(root *Root, ix *index, whyStuck func(string) string) []StillGoin
 	return out
 }
 
-// dryRunDocs lists the dry runs in scope, in time order.
+// dryRunDocs lists the dry runs in scope; Finish sorts them with every
+// part's.
 func (ix *index) dryRunDocs(s Scope) []DryRun {
 	var out []DryRun
 	for _, e := range ix.dryRuns {
@@ -147,7 +122,6 @@ func (ix *index) dryRunDocs(s Scope) []DryRun {
 		}
 		out = append(out, d)
 	}
-	sortDryRuns(out)
 	return out
 }
 

@@ -68,7 +68,7 @@ func TestPostMortemJSONIsTheDocument(t *testing.T) {
 	if err := PostMortemJSON(&all, a); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"auditID": "id-004100"`, `"warnings": [`, "ReplicaSet ns-0/web is not in the log"} {
+	for _, want := range []string{`"auditID": "id-004100"`, `"warnings": [`, "ReplicaSet/web -n ns-0 is not in the log"} {
 		if !strings.Contains(all.String(), want) {
 			t.Errorf("the document lacks %s", want)
 		}

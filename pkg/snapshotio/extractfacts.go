@@ -303,3 +303,19 @@ func endpointSliceFacts(f topFields) (*snapshot.Facts, error) {
 	}
 	return &snapshot.Facts{EndpointSlice: e}, err
 }
+
+// unmarshalParts decodes an object's spec and status, when asked for
+// and present, for the readers of facts that few objects have.
+func unmarshalParts(f topFields, spec, status any) error {
+	if spec != nil && f.spec != nil {
+		if err := json.Unmarshal(f.spec, spec); err != nil {
+			return fmt.Errorf("spec: %w", err)
+		}
+	}
+	if status != nil && f.status != nil {
+		if err := json.Unmarshal(f.status, status); err != nil {
+			return fmt.Errorf("status: %w", err)
+		}
+	}
+	return nil
+}

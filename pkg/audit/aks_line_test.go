@@ -1,0 +1,94 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// readRecordLine reads one line of a file as the native reader does,
+// and says what it read: counts, warnings, window and the events filed.
+func readRecordLine(l []byte, read func(cv *converter)) string {
+	c := startRequestTable(Options{})
+	acc := newAccumulator(0, "PT1H.json", Options{}, c)
+	acc.cv = &converter{acc: acc}
+	read(acc.cv)
+	acc.flush()
+	c.wait()
+	lo, hi := acc.window.bounds()
+	out := fmt.Sprintf("events %d dropped %d bad %d %v fatal %v forms %b lost %b passed %d skipped %d bodiless %d window %v %v v1beta1 %v\n",
+		acc.events, acc.dropped, acc.badCount, acc.bad, acc.fatal, acc.forms, acc.lost, acc.passed, acc.skippedBodies,
+		acc.bodilessDeletes, lo, hi, acc.v1beta1)
+	for i := range int32(c.n) {
+		e, _ := c.at(i)
+		b, _ := json.Marshal(e)
+		out += string(b) + "\n"
+	}
+	return out
+}
+
+// aksLineIsTwoPasses checks that a record read in one walk (aksLine)
+// reads as the prefilter's walk then the converter's read it, and that
+// a line the prefilter reads otherwise is left to it.
+func aksLineIsTwoPasses(t *testing.T, l []byte) {
+	t.Helper()
+	l = bytes.TrimSpace(l)
+	if len(l) == 0 || l[0] != '{' || bytes.HasPrefix(l, []byte(eventPrefix)) {
+		return
+	}
+	read := false
+	once := readRecordLine(l, func(cv *converter) { read = cv.aksLine(l, 1) })
+	_, _, err := prefilter(l)
+	if !errors.As(err, new(*notAnEvent)) {
+		if read {
+			t.Fatalf("%q: read as a record, but the prefilter reads it (%v)", l, err)
+		}
+		return
+	}
+	if !read {
+		if fresh := readRecordLine(l, func(*converter) {}); once != fresh {
+			t.Fatalf("%q: declined, having read\n%s", l, once)
+		}
+		return
+	}
+	if twice := readRecordLine(l, func(cv *converter) { cv.value(l, 1) }); once != twice {
+		t.Fatalf("%q: read in one walk as\n%s\nin two as\n%s", l, once, twice)
+	}
+}
+
+// TestAKSLineIsTwoPasses: a storage blob's records, kept, dropped, of
+// other categories, malformed or with a native event's keys, read in one
+// walk as in the prefilter's and then the converter's.
+func TestAKSLineIsTwoPasses(t *testing.T) {
+	lines := formEvents()
+	cases := [][]byte{
+		[]byte(`{"category":"kube-audit","properties":{"log":"{\"verb\":\"get\"}"},"verb":"delete"}`),
+		[]byte(`{"category":"kube-audit","properties":{"log":"{}"},"verb":"get","stageTimestamp":"2026-11-27T10:00:00.000001Z"}`),
+		[]byte(`{"category":"kube-audit","properties":{"log":"{}"},"verb":"get","timestamp":"2026-11-27T10:00:00.000001Z"}`),
+		[]byte(`{"category":"kube-audit","properties":{"log":"{}"}`),
+		[]byte(`{"category":"guard","properties":{"log":"x"}}`),
+		[]byte(`{"category":"kube-audit","properties":{"pod":"p"}}`),
+		[]byte(`{"category":1,"properties":{"log":"{}"}}`),
+		[]byte(`{"properties":{"log":{"kind":"Event"}},"category":"kube-audit-admin","user":{}}`),
+		[]byte(`{"category":"kube-audit","properties":{"log":"\u0041"}}`),
+	}
+	for _, l := range lines {
+		for _, cat := range []string{"kube-audit", "kube-audit-admin", "guard"} {
+			cases = append(cases, mustJSON(aksRecordOf(l, cat), ""))
+		}
+	}
+	for _, l := range cases {
+		aksLineIsTwoPasses(t, l)
+	}
+}
+
+// FuzzAKSLineIsTwoPasses: any line reads in one walk as in two.
+func FuzzAKSLineIsTwoPasses(f *testing.F) {
+	for _, l := range formEvents() {
+		f.Add(mustJSON(aksRecordOf(l, "kube-audit"), ""))
+	}
+	f.Add([]byte(`{"category":"kube-audit","properties":{"log":"{}"},"verb":"get"}`))
+	f.Fuzz(aksLineIsTwoPasses)
+}
