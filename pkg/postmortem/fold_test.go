@@ -175,18 +175,7 @@ func TestFoldKeepsWhatAPostMortemReads(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &logBuilder{level: cmp.Or(tc.level, audit.LevelRequestResponse)}
 			tc.write(b)
-			var buf bytes.Buffer
-			for i := range b.events {
-				line, err := json.Marshal(v1Line(&b.events[i]))
-				if err != nil {
-					t.Fatal(err)
-				}
-				buf.Write(append(line, '\n'))
-			}
-			p := filepath.Join(t.TempDir(), "audit.log")
-			if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			p := b.file(t)
 			docs, kept := map[bool][]byte{}, map[bool]int{}
 			for _, fold := range []bool{false, true} {
 				log, err := audit.Read([]string{p}, nil, audit.Options{Fold: fold})
