@@ -16,7 +16,7 @@ import "time"
 // They are counted as kept in their file; only their memory goes.
 //
 // What a post-mortem reads of a write is defined in pkg/postmortem's
-// index.go (index.file, learnMeta, recordFor): a read added there is a
+// records.go (index.file, learnMeta, recordFor): a read added there is a
 // rule to add here. pkg/postmortem's fold_test.go proves the two agree:
 // TestFoldKeepsWhatAPostMortemReads, a log per rule of foldMask in which
 // the write it keeps decides the post-mortem, and TestFoldChangesNothing,

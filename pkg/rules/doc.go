@@ -15,7 +15,7 @@
 //     FindingMeaning (verdict.go);
 //   - MonitoredByGC, ReferenceLess: the types the collector watches, and
 //     its referenceLessThan order of identities (gc.go);
-//   - Index, SortedNames: the collector's GETs over a snapshot (index.go,
+//   - Index, SortedNames: the collector's GETs over a snapshot (objectindex.go,
 //     sortednames.go);
 //   - ReplayOrder: the order in which a running collector observed the
 //     objects (replay.go);
