@@ -21,7 +21,7 @@ var codePages = []string{"docs/architecture.md", "DEVELOPERS.md"}
 // TestCodeNamesInTheDocsExist checks every `quoted` code name of the pages
 // that map the code against the repository: a path (`pkg/plan/reach.go`,
 // `internal/words/`) or a file name (`graph_builder.go`) must exist, a
-// qualified name (`graph.Build`, `rules.Catalog`, `Graph.Covers`,
+// qualified name (`graph.Build`, `rules.ServedTypes`, `Graph.Covers`,
 // `audit.Read(paths, stdin, Options)`) must be declared in that package
 // (or, after a type, anywhere), and a Go-looking name (`processGraphChanges`,
 // `ReplayOrder`) must be declared somewhere. A page that names a function

@@ -14,6 +14,13 @@ import "time"
 // are most of a log's writes: status-like updates of objects that live
 // on, which a log of millions of events holds by the hundred thousand.
 // They are counted as kept in their file; only their memory goes.
+//
+// What a post-mortem reads of a write is defined in pkg/postmortem's
+// records.go (index.file, learnMeta, recordFor): a read added there is a
+// rule to add here. pkg/postmortem's fold_test.go proves the two agree:
+// TestFoldKeepsWhatAPostMortemReads, a log per rule of foldMask in which
+// the write it keeps decides the post-mortem, and TestFoldChangesNothing,
+// a generated log, each analyzed folded and not.
 
 // GarbageCollectorUser is the garbage collector's user: its writes are
 // orphanings, never folded.

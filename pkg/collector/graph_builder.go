@@ -63,7 +63,7 @@ func AddDependentToOwners(g UIDToNode, n *Node, owners []snapshot.OwnerReference
 			out.Virtual = append(out.Virtual, on)
 		} else if !out.Invalid {
 			out.Invalid = invalidReference(on, n, r)
-			if out.Invalid && !on.Virtual && on.Identity().Namespace != "" && on.Identity().Namespace != n.Identity().Namespace {
+			if out.Invalid && !on.Virtual && rules.InvalidOwnerNamespace(on.Identity().Namespace, n.Identity().Namespace) {
 				out.InvalidNamespace = append(out.InvalidNamespace, r.UID)
 			}
 		}
@@ -100,13 +100,12 @@ func addDependentToOwner(g UIDToNode, n *Node, r snapshot.OwnerReference) (owner
 // cluster-scoped owner named from a namespace.
 func invalidReference(owner, n *Node, r snapshot.OwnerReference) bool {
 	oid, ns := owner.Identity(), n.Identity().Namespace
-	ownerNamespaced := oid.Namespace != ""
 	switch {
-	case ownerNamespaced && oid.Namespace != ns:
+	case rules.InvalidOwnerNamespace(oid.Namespace, ns):
 		return true
 	case !OwnerReferenceMatchesCoordinates(r, oid):
 		return true
-	case !ownerNamespaced && oid.Namespace != ns && owner.Virtual:
+	case oid.Namespace == "" && ns != "" && owner.Virtual:
 		return true
 	}
 	return false

@@ -11,12 +11,12 @@ import (
 )
 
 // index answers the lookups diagnosis makes many times: objects by UID,
-// name, namespace and group/kind, the resource catalog (rules.Catalog,
+// name, namespace and group/kind, the resource catalog (rules.ServedTypes,
 // built as the graph builds it, so that diagnosis judges types as the
 // graph does), and the collector's graph.
 type index struct {
 	snap *snapshot.Snapshot
-	cat  *rules.Catalog
+	cat  *rules.ServedTypes
 	// g is the collector's graph: the whole cluster's when New was given
 	// it, else replayed about the objects diagnosis reached (seeds), and
 	// again, larger, when it reaches one outside it. One object's
@@ -42,9 +42,9 @@ type index struct {
 // replay only what diagnosis reaches.
 func newIndex(snap *snapshot.Snapshot, g *graph.Graph) *index {
 	if g != nil {
-		return &index{snap: snap, g: g, whole: true, cat: g.Catalog()}
+		return &index{snap: snap, g: g, whole: true, cat: g.ServedTypes()}
 	}
-	return &index{snap: snap, cat: rules.NewCatalog(snap)}
+	return &index{snap: snap, cat: rules.NewServedTypes(snap)}
 }
 
 // graphAbout returns a graph that covers uids, replaying one about them

@@ -24,7 +24,7 @@ func Unobserved(ref snapshot.ObjectRef) *Node { return collector.Unobserved(ref)
 // Build, so any number of goroutines may read it.
 type Graph struct {
 	snap *snapshot.Snapshot
-	cat  *rules.Catalog
+	cat  *rules.ServedTypes
 	// inOrder is snapshot.Sorted(snap.Objects), asked once.
 	inOrder bool
 	// keys are the objects replayed, by the key uids files each under: in
@@ -145,8 +145,8 @@ func (g *Graph) Index() *rules.Index {
 // Snapshot returns the snapshot the graph was built from.
 func (g *Graph) Snapshot() *snapshot.Snapshot { return g.snap }
 
-// Catalog returns the catalog the graph was built with.
-func (g *Graph) Catalog() *rules.Catalog { return g.cat }
+// ServedTypes returns the served types the graph was built with.
+func (g *Graph) ServedTypes() *rules.ServedTypes { return g.cat }
 
 // Nodes returns what the collector's debug handler prints without ?uid=:
 // every node with owners or dependents (which includes every virtual node),

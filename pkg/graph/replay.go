@@ -68,7 +68,7 @@ func ReplayAboutNamespaces(snap *snapshot.Snapshot, namespaces ...string) *Graph
 // when include is nil).
 func replay(snap *snapshot.Snapshot, include func(i int) bool) *Graph {
 	objs := snap.Objects
-	g := &Graph{snap: snap, cat: rules.NewCatalog(snap), absent: map[string]*Node{}, inOrder: snapshot.Sorted(objs)}
+	g := &Graph{snap: snap, cat: rules.NewServedTypes(snap), absent: map[string]*Node{}, inOrder: snapshot.Sorted(objs)}
 	if include == nil {
 		g.names = background.Start(func() nameFinder { return ownerNames(objs, g.inOrder) })
 	}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 
 	"github.com/kgc-dev/kgc/pkg/collector"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -228,7 +229,7 @@ func (g *gc) observeVirtualNode(existing *node, observed objectReference, w int)
 	if observed != existing.Identity() {
 		_, invalid := collector.PartitionDependents(existing.Dependents, observed)
 		for _, dep := range invalid {
-			if observed.Namespace != "" && dep.Identity().Namespace != observed.Namespace {
+			if rules.InvalidOwnerNamespace(observed.Namespace, dep.Identity().Namespace) {
 				g.reportInvalidNamespaceOwnerRef(dep, observed.UID)
 			}
 			g.attemptToDelete.add(dep, w)

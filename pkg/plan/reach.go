@@ -64,7 +64,7 @@ type reach struct {
 // target can touch; nil, with the reason, when the simulation needs the
 // whole snapshot anyway.
 func newReach(snap *snapshot.Snapshot, target string) (*reach, string) {
-	r := &reach{full: snap, res: newResources(rules.NewCatalog(snap)), checked: map[string]bool{}, names: map[*resInfo]*typeNames{}}
+	r := &reach{full: snap, res: newResources(rules.NewServedTypes(snap)), checked: map[string]bool{}, names: map[*resInfo]*typeNames{}}
 	if why := r.indexAll(); why != "" {
 		return nil, why
 	}

@@ -38,10 +38,10 @@ type resInfo struct {
 type gk struct{ group, kind string }
 
 // resources describes every type of the snapshot's catalog
-// (rules.Catalog, which also describes types the catalog lacks from their
+// (rules.ServedTypes, which also describes types the catalog lacks from their
 // objects) as the simulator needs it.
 type resources struct {
-	cat  *rules.Catalog
+	cat  *rules.ServedTypes
 	byGK map[gk]*resInfo
 	// builtinGroups are the groups compiled into kube-apiserver, whose
 	// types take strategic merge patches.
@@ -53,7 +53,7 @@ type resources struct {
 // collector falls back to GET + JSON merge patch: two more round trips.
 func (rs *resources) strategicMerge(ri *resInfo) bool { return rs.builtinGroups[ri.group] }
 
-func newResources(cat *rules.Catalog) *resources {
+func newResources(cat *rules.ServedTypes) *resources {
 	rs := &resources{cat: cat, byGK: map[gk]*resInfo{}, builtinGroups: map[string]bool{}}
 	for _, r := range snapshot.BuiltinResources() {
 		rs.builtinGroups[r.Group] = true
@@ -107,7 +107,7 @@ func (rs *resources) add(r snapshot.Resource, inferred bool) *resInfo {
 	return ri
 }
 
-// mapping is the GC's RESTMapping (rules.Catalog.Mapping), or nil
+// mapping is the GC's RESTMapping (rules.ServedTypes.Mapping), or nil
 // (restMappingError).
 func (rs *resources) mapping(apiVersion, kind string) *resInfo {
 	r, ok := rs.cat.Mapping(apiVersion, kind)

@@ -99,7 +99,7 @@ func newSim(snap *snapshot.Snapshot, opts Options, r *reach) (*sim, error) {
 	}
 	var warns []string
 	if r == nil {
-		s.res = newResources(rules.NewCatalog(snap))
+		s.res = newResources(rules.NewServedTypes(snap))
 		s.st, warns = newStore(snap, s.res)
 	} else {
 		// The part's store warns and counts resourceVersions as the

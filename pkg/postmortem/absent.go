@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -40,7 +41,7 @@ func (ix *index) absentOwners(r *record) string {
 
 // absentOwner says why one owner reference of r names no object, or "".
 func (ix *index) absentOwner(r *record, ref audit.OwnerRef) string {
-	if o := ix.byUID[ref.UID]; o != nil && o != r && !sameScope(o, r.key.namespace) {
+	if o := ix.byUID[ref.UID]; o != nil && o != r && rules.InvalidOwnerNamespace(o.key.namespace, r.key.namespace) {
 		// The collector finds no owner by that UID where it looks.
 		if r.key.namespace == "" {
 			return fmt.Sprintf("UID %s is %s's, and a cluster-scoped object cannot be owned by a namespaced one", ref.UID, o.ref().String())
@@ -51,12 +52,12 @@ func (ix *index) absentOwner(r *record, ref audit.OwnerRef) string {
 		return ""
 	}
 	group, _ := snapshot.SplitAPIVersion(ref.APIVersion)
-	t, ok := ix.kinds.byKind[[2]string{group, ref.Kind}]
+	t, ok := ix.kinds.typeOfKind(group, ref.Kind)
 	if !ok || ix.before == nil {
 		return ""
 	}
 	ns := r.key.namespace
-	if res := ix.kinds.byResource[t]; !res.Namespaced {
+	if !ix.kinds.namespaced(t) {
 		ns = ""
 	}
 	if !ix.lists(ix.before, t, ns) {

@@ -4,16 +4,21 @@ import (
 	"strings"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/rules"
 )
 
-// Actors that only ever carry out a deletion someone else started. They
-// are never roots: a post-mortem follows them up to who started it.
+// The actors a post-mortem names (docs/output-contract.md: a request's,
+// a link's and a step's actor). Those the plan's steps and the diagnoses
+// name too are rules' names. The first four only ever carry out a
+// deletion someone else started, or one the collector's rules start: a
+// post-mortem follows them up to who started it.
 const (
-	ActorGarbageCollector    = "garbagecollector"
-	ActorNamespaceController = "namespace-controller"
-	ActorKubelet             = "kubelet"
-	ActorAPIServer           = "apiserver"
-	ActorUser                = "user"
+	ActorGarbageCollector    = rules.ActorGC
+	ActorNamespaceController = rules.ActorNamespace
+	ActorKubelet             = rules.ActorKubelet
+	ActorAPIServer           = rules.ActorAPIServer
+	// ActorUser is a person or an outside client.
+	ActorUser = "user"
 	// ActorControllerManager is kube-controller-manager running without
 	// --use-service-account-credentials: every controller shares one
 	// identity, so which one acted is a judgement, not a fact.

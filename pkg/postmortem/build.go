@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -40,16 +41,16 @@ func buildChains(ix *index) *chains {
 			ch.orphan(r)
 			continue
 		}
-		c, ok := ix.causeOf(r)
-		switch {
-		case ok && c.parent == nil:
+		c, found := ix.causeOf(r)
+		switch found {
+		case causeRoot:
 			ch.roots = append(ch.roots, r)
 			r.setCause(c)
-		case ok:
+		case causeParent:
 			ch.link(r, c)
-		case c.actor == ActorGarbageCollector:
+		case causeOwnerUnseen:
 			ch.collectedAlone(r, c)
-		default:
+		case causeNone:
 			ch.unexplained = append(ch.unexplained, r)
 		}
 	}
@@ -78,7 +79,7 @@ func (ch *chains) promoteParents() {
 		}
 		ch.missing[r.uid] = r
 		ch.roots = append(ch.roots, r)
-		r.setCause(cause{via: ViaRoot, actor: "unknown"})
+		r.setCause(cause{via: ViaRoot, actor: rules.ActorUnknown})
 	}
 	ch.unexplained = rest
 }
@@ -266,14 +267,14 @@ func (ch *chains) underMissingOwner(r *record, c cause) {
 	o := ch.ix.ownerOf(r, ref.UID)
 	if o == nil {
 		group, _ := snapshot.SplitAPIVersion(ref.APIVersion)
-		t, _ := ch.ix.kinds.byKind[[2]string{group, ref.Kind}]
+		t, _ := ch.ix.kinds.typeOfKind(group, ref.Kind)
 		o = ch.ix.add(objKey{t, r.key.namespace, ref.Name}, ref.UID)
 		o.setType(ref.APIVersion, ref.Kind)
 	}
 	if !o.caused {
 		ch.missing[ref.UID] = o
 		ch.roots = append(ch.roots, o)
-		o.setCause(cause{via: ViaRoot, actor: "unknown"})
+		o.setCause(cause{via: ViaRoot, actor: rules.ActorUnknown})
 	}
 	c.parent, c.via, c.evidence = o, ViaOwnerReference, r.ownersFrom
 	ch.link(r, c)

@@ -26,35 +26,55 @@ type cause struct {
 	whyUnknown bool
 }
 
-// causeOf decides an object's cause, or reports it a root (ok true, parent
-// nil) or unexplained (ok false).
-func (ix *index) causeOf(r *record) (c cause, ok bool) {
+// causeFound is which of its answers causeOf gives an object.
+type causeFound uint8
+
+const (
+	// causeNone: nothing in the evidence says why the object went.
+	causeNone causeFound = iota
+	// causeRoot: the object is the root of its chain (no parent).
+	causeRoot
+	// causeParent: the object went for the cause's parent.
+	causeParent
+	// causeOwnerUnseen: the garbage collector deleted the object, and no
+	// owner of it is seen going: the cause holds only the actor.
+	causeOwnerUnseen
+)
+
+// causeOf decides an object's cause, and says which kind of answer it is.
+func (ix *index) causeOf(r *record) (cause, causeFound) {
 	s := r.start()
 	if s == nil {
 		return ix.silentCause(r)
 	}
 	a := ix.actorFor(s, r)
-	c.actor = a
+	c := cause{actor: a}
 	switch a {
 	case ActorGarbageCollector:
-		return ix.ownerCause(r, s.ReceivedAt(), c)
+		if c, ok := ix.ownerCause(r, s.ReceivedAt(), c); ok {
+			return c, causeParent
+		}
+		return c, causeOwnerUnseen
 	case ActorNamespaceController:
-		return ix.namespaceCause(r, s, c)
+		if c, ok := ix.namespaceCause(r, s, c); ok {
+			return c, causeParent
+		}
+		return cause{}, causeNone
 	case ActorKubelet, ActorAPIServer:
 		// A kubelet or the API server finishes what someone started;
 		// when the start is not in the log, look for who had reason to.
 		if c, ok := ix.ownerCause(r, s.ReceivedAt(), c); ok {
-			return c, ok
+			return c, causeParent
 		}
 		if c, ok := ix.namespaceCause(r, s, c); ok {
-			return c, ok
+			return c, causeParent
 		}
 		if c, ok := ix.apiServiceCause(r, c); ok {
-			return c, ok
+			return c, causeParent
 		}
-		return cause{actor: a}, false
+		return cause{}, causeNone
 	}
-	return cause{actor: a, via: ViaRoot, detail: ix.maybeDryRun(r, s)}, true
+	return cause{actor: a, via: ViaRoot, detail: ix.maybeDryRun(r, s)}, causeRoot
 }
 
 // actorFor names who deleted r with s. kube-controller-manager without
@@ -165,33 +185,33 @@ func (ix *index) namespaceCause(r *record, s *audit.Event, c cause) (cause, bool
 // silentCause explains an object that went with no request naming it: a
 // namespace's deletecollection, a CRD's storage delete, or an owner that
 // went, known from the snapshots; nothing else is guessed.
-func (ix *index) silentCause(r *record) (cause, bool) {
+func (ix *index) silentCause(r *record) (cause, causeFound) {
 	if c, ok := ix.modelCause(r); ok {
-		return c, true
+		return c, causeParent
 	}
 	known := r.before != nil || r.createdInWindow()
 	if !known || (!ix.gone(r) && !ix.startedSilently(r)) {
-		return cause{}, false
+		return cause{}, causeNone
 	}
 	if crd := ix.crdOf(r); crd != nil {
 		// The CRD finalizer deletes the instances through storage, with no
 		// request: the tie is kgc's model of it.
 		return cause{parent: crd, via: ViaCRD, evidence: EvidenceModel, actor: ActorAPIServer, likely: true,
-			detail: "no request names it: the API server's CRD finalizer deletes every instance of a CRD, from storage, before the CRD goes"}, true
+			detail: "no request names it: the API server's CRD finalizer deletes every instance of a CRD, from storage, before the CRD goes"}, causeParent
 	}
 	swept := ix.sweptAt(r)
-	c, planned, kept := ix.plannedCause(r, swept)
-	if planned {
-		return c, true
+	c, says := ix.plannedCause(r, swept)
+	if says == planDeletes {
+		return c, causeParent
 	}
-	if o, ok := ix.ownerWent(r, farFuture); ok && !kept && ix.ownerFirst(o, r) {
+	if o, ok := ix.ownerWent(r, farFuture); ok && says != planKeeps && ix.ownerFirst(o, r) {
 		return cause{parent: o, via: ViaOwnerReference, evidence: r.ownersFrom, actor: ActorGarbageCollector, likely: true,
-			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner, and its owner's delete came before its namespace's"}, true
+			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner, and its owner's delete came before its namespace's"}, causeParent
 	}
 	why := ix.absentOwners(r)
 	if why != "" && ix.madeBefore(r, swept) {
 		// The collector deletes such an object as soon as it sees it.
-		return absentRoot(why), true
+		return absentRoot(why), causeRoot
 	}
 	if ns := ix.namespaceRecord(r.key.namespace); ns != nil && ns != r && ns.start() != nil {
 		c := cause{parent: ns, via: ViaNamespace, evidence: EvidenceSnapshot, actor: ActorNamespaceController, likely: true}
@@ -200,18 +220,18 @@ func (ix *index) silentCause(r *record) (cause, bool) {
 			c.likely = false
 			c.detail = fmt.Sprintf("no request names it: %s swept %s in %s (deletecollection, audit ID %s)", actor(coll), coll.Object.Resource, r.key.namespace, coll.AuditID)
 		}
-		return c, true
+		return c, causeParent
 	}
 	// Its namespace did not take it: an owner that went did, even where
 	// kgc's plan kept it (a finalizer the collector set, removed by hand).
 	if o, ok := ix.ownerWent(r, farFuture); ok {
 		return cause{parent: o, via: ViaOwnerReference, evidence: EvidenceSnapshot, actor: ActorGarbageCollector, likely: true,
-			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner"}, true
+			detail: "no request names it (the audit policy did not log it): the garbage collector deletes the dependents of a deleted owner"}, causeParent
 	}
 	if why != "" {
-		return absentRoot(why), true
+		return absentRoot(why), causeRoot
 	}
-	return cause{}, false
+	return cause{}, causeNone
 }
 
 // absentRoot is the garbage collector's root, with no request logged, of
@@ -259,18 +279,25 @@ var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // collectionFor is the namespace controller's deletecollection of r's
 // type in r's namespace, if logged.
 func (ix *index) collectionFor(r *record) *audit.Event {
-	if ix.firstColl == nil {
-		// Asked for every object gone without a request of its own: a
-		// map built once, not a walk of every deletecollection each time.
-		ix.firstColl = make(map[collKey]*audit.Event, len(ix.colls))
-		for _, e := range ix.colls {
-			k := collKeyOf(e)
-			if _, ok := ix.firstColl[k]; !ok && accepted(e) {
-				ix.firstColl[k] = e
-			}
+	ix.indexCollections()
+	return ix.firstColl[collKey{r.key.typeKey, r.key.namespace}]
+}
+
+// indexCollections files, once, the first accepted deletecollection of
+// each type in each namespace: collectionFor is asked for every object
+// gone without a request of its own, and a map built once spares a walk
+// of every deletecollection each time.
+func (ix *index) indexCollections() {
+	if ix.firstColl != nil {
+		return
+	}
+	ix.firstColl = make(map[collKey]*audit.Event, len(ix.colls))
+	for _, e := range ix.colls {
+		k := collKeyOf(e)
+		if _, ok := ix.firstColl[k]; !ok && accepted(e) {
+			ix.firstColl[k] = e
 		}
 	}
-	return ix.firstColl[collKey{r.key.typeKey, r.key.namespace}]
 }
 
 // collKey names the deletecollections of one type in one namespace.

@@ -25,7 +25,7 @@ func (ix *index) lists(s *snapshot.Snapshot, t typeKey, ns string) bool {
 	if s.Source.Namespace != "" && ns != "" && s.Source.Namespace != ns {
 		return false
 	}
-	res, ok := ix.kinds.byResource[t]
+	res, ok := ix.kinds.resource(t)
 	if !ok {
 		return false
 	}

@@ -1,6 +1,8 @@
 package postmortem
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/snapshot"
+	"github.com/kgc-dev/kgc/pkg/snapshot/testobj"
 	"github.com/kgc-dev/kgc/test/bench/auditgen/gen"
 )
 
@@ -79,5 +83,118 @@ func TestFoldChangesNothing(t *testing.T) {
 	}
 	if string(all) != string(folded) {
 		t.Errorf("the post-mortem changed when the log was folded (%d of %d requests kept)", m, n)
+	}
+}
+
+// TestFoldKeepsWhatAPostMortemReads: audit's foldMask (audit/fold.go)
+// keeps of an object's writes what index.file and learnMeta read; each
+// case is a log in which the write one of its rules keeps decides the
+// post-mortem, and folding, which leaves out some of the log's writes,
+// must not change it.
+func TestFoldKeepsWhatAPostMortemReads(t *testing.T) {
+	state := func(apiVersion, kind, ns, name, uid string, owners ...audit.OwnerRef) func(*audit.Event) {
+		return func(e *audit.Event) {
+			e.Response = &audit.Meta{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name, UID: uid, OwnerReferences: owners}
+		}
+	}
+	rsRef := func(name, uid string) audit.OwnerRef {
+		return audit.OwnerRef{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: name, UID: uid}
+	}
+	cm, w := ref("", "configmaps", "team-a", "dep"), ref("example.com", "widgets", "team-a", "w")
+	rs := testobj.ReplicaSet("team-a", "x").Build()
+	dep := testobj.ConfigMap("team-a", "dep").OwnedBy(rs).Build()
+	cases := []struct {
+		name          string
+		level         string
+		before, after *snapshot.Snapshot
+		write         func(b *logBuilder)
+		// check fails when the case's post-mortem does not show what the
+		// kept write decides: else the case would check nothing.
+		check func(pm *PostMortem) bool
+	}{{
+		name: "the first owner references logged",
+		write: func(b *logBuilder) {
+			b.add("bob", "create", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-dep"))
+			b.add("bob", "update", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-dep", rsRef("x", "uid-x")))
+			b.add("bob", "update", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-dep", rsRef("x", "uid-x")))
+			b.add("bob", "update", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-dep", rsRef("y", "uid-y")))
+			b.add("alice", "delete", ref("apps", "replicasets", "team-a", "x"), withOptions("Background"), state("apps/v1", "ReplicaSet", "team-a", "x", "uid-x"))
+			b.add(gcUser, "delete", cm)
+		},
+		check: func(pm *PostMortem) bool {
+			return len(pm.Roots) == 1 && len(pm.Roots[0].Cascade[0].Dependents) == 1
+		},
+	}, {
+		name: "the first kind logged of a custom type, and an object's latest",
+		write: func(b *logBuilder) {
+			b.add("bob", "create", w, state("", "", "team-a", "w", "uid-w"))
+			b.add("bob", "update", w, state("example.com/v1", "Widget", "team-a", "w", "uid-w"))
+			b.add("bob", "update", w, state("example.com/v1", "Widget", "team-a", "w", "uid-w"))
+			b.add("bob", "update", w, state("example.com/v2", "Widget", "team-a", "w", "uid-w"))
+			b.add("bob", "update", w, state("", "", "team-a", "w", "uid-w"))
+			b.add("alice", "delete", w)
+			b.add("alice", "delete", ref("example.com", "widgets", "team-a", "other"))
+		},
+		check: func(pm *PostMortem) bool {
+			return len(pm.Roots) == 2 && pm.Roots[0].Request.Object.APIVersion == "example.com/v2" &&
+				pm.Roots[1].Request.Object.APIVersion == "example.com/v1"
+		},
+	}, {
+		name:  "an incarnation's first request",
+		after: testobj.Snapshot().Build(),
+		write: func(b *logBuilder) {
+			b.add("bob", "create", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-1"))
+			b.add("bob", "update", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-1"))
+			b.add("bob", "update", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-1"))
+			b.add("bob", "create", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-2"))
+			b.add("bob", "update", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-2"))
+			b.add("bob", "update", cm, state("v1", "ConfigMap", "team-a", "dep", "uid-2"))
+			b.add("alice", "delete", ref("", "namespaces", "", "team-a"), withOptions("Background"), state("v1", "Namespace", "", "team-a", "uid-team-a"))
+		},
+		check: func(pm *PostMortem) bool {
+			_, ok := flatten(pm.Roots[0].Cascade)["uid-2"]
+			return len(pm.Roots) == 1 && ok
+		},
+	}, {
+		name:   "the garbage collector's orphaning",
+		level:  audit.LevelMetadata,
+		before: testobj.Snapshot(rs, dep).Build(),
+		after:  testobj.Snapshot(testobj.ConfigMap("team-a", "dep").UID(dep.Metadata.UID).Build()).Build(),
+		write: func(b *logBuilder) {
+			b.add("bob", "update", cm)
+			b.add("alice", "delete", ref("apps", "replicasets", "team-a", "x"), withOptions("Orphan"))
+			b.add(gcUser, "patch", cm)
+			b.add("bob", "update", cm)
+		},
+		check: func(pm *PostMortem) bool {
+			l, ok := flatten(pm.Roots[0].Cascade)[dep.Metadata.UID]
+			return len(pm.Roots) == 1 && ok && l.Result == ResultOrphaned && l.AuditID != ""
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &logBuilder{level: cmp.Or(tc.level, audit.LevelRequestResponse)}
+			tc.write(b)
+			p := b.file(t)
+			docs, kept := map[bool][]byte{}, map[bool]int{}
+			for _, fold := range []bool{false, true} {
+				log, err := audit.Read([]string{p}, nil, audit.Options{Fold: fold})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pm := Analyze(Input{Log: log, Before: tc.before, After: tc.after})
+				if !fold && !tc.check(pm) {
+					t.Fatalf("the post-mortem does not show what the case is about: %+v", pm.Roots)
+				}
+				docs[fold], _ = json.MarshalIndent(pm, "", " ")
+				kept[fold] = log.Len()
+			}
+			if kept[true] >= kept[false] {
+				t.Errorf("folding kept %d of %d requests: nothing left out", kept[true], kept[false])
+			}
+			if !bytes.Equal(docs[true], docs[false]) {
+				t.Errorf("the post-mortem changed when the log was folded:\n%s\nunfolded:\n%s", docs[true], docs[false])
+			}
+		})
 	}
 }

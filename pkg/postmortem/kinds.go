@@ -8,38 +8,23 @@ import (
 // typeKey names an API type as an audit event does: group and resource.
 type typeKey struct{ group, resource string }
 
-// kinds maps the resources audit events name to the kinds snapshots name,
-// from the snapshots' catalogs and the built-in table, and learns the
-// kinds of types neither knows from the request and response objects.
-type kinds struct {
-	byResource map[typeKey]snapshot.Resource
-	byKind     map[[2]string]typeKey // group, kind
-}
+// kinds maps the resources audit events name to the kinds snapshots name:
+// one snapshot.Catalog of the snapshots' catalogs and the built-in table,
+// to which it adds the types of custom resources no catalog lists, learnt
+// from the request and response objects.
+type kinds struct{ cat *snapshot.Catalog }
 
+// newKinds catalogs the snapshots' types, then the built-in table's: the
+// first entry of a type wins, so a snapshot's own catalog wins over the
+// built-in table.
 func newKinds(snaps ...*snapshot.Snapshot) *kinds {
-	k := &kinds{byResource: map[typeKey]snapshot.Resource{}, byKind: map[[2]string]typeKey{}}
+	var rs []snapshot.Resource
 	for _, s := range snaps {
 		if s != nil {
-			k.add(s.Resources)
+			rs = append(rs, s.Resources...)
 		}
 	}
-	k.add(snapshot.BuiltinResources())
-	return k
-}
-
-// add keeps the first entry of each type: a snapshot's own catalog wins
-// over the built-in table.
-func (k *kinds) add(rs []snapshot.Resource) {
-	for _, r := range rs {
-		t := typeKey{r.Group, r.Resource}
-		if _, ok := k.byResource[t]; !ok {
-			k.byResource[t] = r
-		}
-		gk := [2]string{r.Group, r.Kind}
-		if _, ok := k.byKind[gk]; !ok {
-			k.byKind[gk] = t
-		}
-	}
+	return &kinds{snapshot.NewCatalog(append(rs, snapshot.BuiltinResources()...))}
 }
 
 // learn records a type an event's object showed (a custom resource no
@@ -48,19 +33,35 @@ func (k *kinds) learn(t typeKey, apiVersion, kind string) {
 	if !audit.ObjectKind(apiVersion, kind) || t.resource == "" {
 		return
 	}
-	if _, ok := k.byResource[t]; ok {
+	if _, ok := k.resource(t); ok {
 		return
 	}
 	_, version := snapshot.SplitAPIVersion(apiVersion)
-	k.byResource[t] = snapshot.Resource{Group: t.group, Version: version, Resource: t.resource, Kind: kind}
-	k.byKind[[2]string{t.group, kind}] = t
+	k.cat.Add(snapshot.Resource{Group: t.group, Version: version, Resource: t.resource, Kind: kind})
+}
+
+// resource is the catalog's entry of type t.
+func (k *kinds) resource(t typeKey) (snapshot.Resource, bool) {
+	return k.cat.ForGroupResource(t.group, t.resource)
+}
+
+// namespaced reports whether objects of type t live in namespaces.
+func (k *kinds) namespaced(t typeKey) bool {
+	r, _ := k.resource(t)
+	return r.Namespaced
+}
+
+// typeOfKind is the type serving kind in group.
+func (k *kinds) typeOfKind(group, kind string) (typeKey, bool) {
+	r, ok := k.cat.ForGroupKind(group, kind)
+	return typeKey{r.Group, r.Resource}, ok
 }
 
 // typeRef is the apiVersion and kind of an object of type t, its kind
 // looked up (version when given, else the type's preferred one); an
 // unknown type keeps its resource name as the kind, which says what it is.
 func (k *kinds) typeRef(t typeKey, version string) (apiVersion, kind string) {
-	r, ok := k.byResource[t]
+	r, ok := k.resource(t)
 	kind = t.resource
 	if ok {
 		kind = r.Kind
@@ -78,6 +79,5 @@ func (k *kinds) typeRef(t typeKey, version string) (apiVersion, kind string) {
 // typeOf is the audit type of a snapshot object.
 func (k *kinds) typeOf(apiVersion, kind string) (typeKey, bool) {
 	group, _ := snapshot.SplitAPIVersion(apiVersion)
-	t, ok := k.byKind[[2]string{group, kind}]
-	return t, ok
+	return k.typeOfKind(group, kind)
 }

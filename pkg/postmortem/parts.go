@@ -250,7 +250,7 @@ func (rt *router) tieCustom(log *audit.Log, k *kinds, after *snapshot.Snapshot) 
 	}
 	for t, nss := range rt.customNS {
 		crd := t.resource + "." + t.group
-		_, listed := k.byResource[t]
+		_, listed := k.resource(t)
 		if listed && !rt.allCRDsWent && !rt.crdsWent[crd] && (after == nil || kept[crd]) {
 			continue
 		}
@@ -259,7 +259,7 @@ func (rt *router) tieCustom(log *audit.Log, k *kinds, after *snapshot.Snapshot) 
 		}
 	}
 	for gk, nss := range rt.ownerNS {
-		if t, ok := k.byKind[gk]; ok && k.byResource[t].Namespaced {
+		if t, ok := k.typeOfKind(gk[0], gk[1]); ok && k.namespaced(t) {
 			continue
 		}
 		for ns := range nss {

@@ -64,9 +64,8 @@ func v1Object(m *audit.Meta) map[string]any {
 	return map[string]any{"kind": m.Kind, "apiVersion": m.APIVersion, "metadata": meta}
 }
 
-// bothWays analyzes the builder's log read whole and spilled, and fails
-// when the documents differ.
-func bothWays(t *testing.T, name string, b *logBuilder, in Input) *PostMortem {
+// file writes the builder's log as an audit log file, and names it.
+func (b *logBuilder) file(t *testing.T) string {
 	t.Helper()
 	var buf bytes.Buffer
 	for i := range b.events {
@@ -80,6 +79,14 @@ func bothWays(t *testing.T, name string, b *logBuilder, in Input) *PostMortem {
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// bothWays analyzes the builder's log read whole and spilled, and fails
+// when the documents differ.
+func bothWays(t *testing.T, name string, b *logBuilder, in Input) *PostMortem {
+	t.Helper()
+	path := b.file(t)
 	docs := map[bool][]byte{}
 	var whole *PostMortem
 	for _, spill := range []bool{false, true} {

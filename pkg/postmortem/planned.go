@@ -182,20 +182,33 @@ func (ix *index) plannedParent(r *record, f planFate) *record {
 	return f.root
 }
 
+// planOutcome is what the first of kgc's plans to change an object says of
+// it, for plannedCause.
+type planOutcome uint8
+
+const (
+	// planSilent: no plan changes the object.
+	planSilent planOutcome = iota
+	// planDeletes: a plan deletes it; its cause is that plan's chain.
+	planDeletes
+	// planKeeps: the first plan to change it keeps it (orphans it): its
+	// going is then another chain's.
+	planKeeps
+)
+
 // plannedCause is, when no request names r's going, the chain whose plan
-// first deletes r; ok false with orphaned true when the first plan to
-// change r keeps it (its going is then another chain's).
-func (ix *index) plannedCause(r *record, until time.Time) (c cause, ok, orphaned bool) {
+// first deletes r, and what that first plan says of r.
+func (ix *index) plannedCause(r *record, until time.Time) (cause, planOutcome) {
 	f, found := ix.firstPlanned(r, until)
 	switch {
 	case !found:
-		return cause{}, false, false
+		return cause{}, planSilent
 	case !f.deletes():
-		return cause{}, false, true
+		return cause{}, planKeeps
 	}
-	c = cause{parent: ix.plannedParent(r, f), via: ViaOwnerReference, evidence: EvidenceModel, actor: ActorGarbageCollector, likely: true,
+	c := cause{parent: ix.plannedParent(r, f), via: ViaOwnerReference, evidence: EvidenceModel, actor: ActorGarbageCollector, likely: true,
 		detail: "no request names it (the audit policy did not log it): per kgc's plan of " + byRequest(f.root) + ", the garbage collector deletes it"}
-	return c, true, false
+	return c, planDeletes
 }
 
 // byRequest names a root's request: "bob's delete of Widget/w -n shop".

@@ -2,13 +2,13 @@ package postmortem
 
 import (
 	"cmp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/parallel"
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -209,7 +209,7 @@ func (ch *chains) rootOrder() []*record {
 	for _, r := range ch.ix.all {
 		r.start()
 	}
-	ch.ix.collectionFor(&record{})
+	ch.ix.indexCollections()
 	ch.indexSweeps()
 	return sortedRecords(ch.roots)
 }
@@ -219,18 +219,11 @@ func (ch *chains) rootOrder() []*record {
 // nothing they hold once rootOrder has filled their caches.
 func (ch *chains) rootDocs(roots []*record) []Root {
 	out := make([]Root, len(roots))
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(roots)/64))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(out); i += workers {
-				out[i] = ch.root(roots[i])
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Do(len(roots), func(_, from, to int) {
+		for i := from; i < to; i++ {
+			out[i] = ch.root(roots[i])
+		}
+	})
 	return out
 }
 
@@ -303,11 +296,8 @@ func (ch *chains) indexSweeps() {
 func requestOf(r *record, c cause) Request {
 	s := r.start()
 	req := Request{Object: RequestObject{ObjectRef: r.ref(), Resource: r.key.resource}, Actor: c.actor, ReasonUnknown: c.whyUnknown}
-	if c.actor == ActorUser || s == nil {
-		req.Actor = cmp.Or(req.Actor, "unknown")
-	}
 	if s == nil {
-		req.Missing = true
+		req.Actor, req.Missing = cmp.Or(req.Actor, rules.ActorUnknown), true
 		return req
 	}
 	req.AuditID, req.Time, req.Verb, req.URI = s.AuditID, s.Time, s.Verb, s.RequestURI

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kgc-dev/kgc/pkg/audit"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -67,7 +68,7 @@ func snapshotWarnings(in Input) []string {
 
 // unexplained says what is known of an object that went with no chain.
 func (ix *index) unexplained(r *record) Unexplained {
-	u := Unexplained{Object: r.ref(), LikelyRemover: "unknown", Evidence: "none"}
+	u := Unexplained{Object: r.ref(), LikelyRemover: rules.ActorUnknown, Evidence: "none"}
 	s := r.start()
 	switch {
 	case s != nil && actor(s) == ActorKubelet:

@@ -5,8 +5,9 @@
 // `kgc plan` and `kgc why-stuck` cannot disagree about what the collector
 // or a controller would do:
 //
-//   - Catalog: the RESTMapper, which types are listed, watched, namespaced,
-//     and what discovery failed (catalog.go);
+//   - ServedTypes: the RESTMapper over the snapshot's catalog, which
+//     types are listed, watched, namespaced, and what discovery failed
+//     (served.go);
 //   - ClassifyReference: one owner reference as the collector's
 //     isDangling, classifyReferences and addDependentToOwners judge it
 //     (ownerref.go), and each verdict's contract name and one wording,
@@ -14,7 +15,7 @@
 //     FindingMeaning (verdict.go);
 //   - MonitoredByGC, ReferenceLess: the types the collector watches, and
 //     its referenceLessThan order of identities (gc.go);
-//   - Index, SortedNames: the collector's GETs over a snapshot (index.go,
+//   - Index, SortedNames: the collector's GETs over a snapshot (objectindex.go,
 //     sortednames.go);
 //   - ReplayOrder: the order in which a running collector observed the
 //     objects (replay.go);

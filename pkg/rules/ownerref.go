@@ -48,10 +48,10 @@ const (
 	// WhyUnlisted: the owner's type was not listed.
 	WhyUnlisted
 	// WhyDiscoveryFailed: the catalog cannot map the kind, and discovery
-	// of its group version failed (Catalog.UnknownKind).
+	// of its group version failed (ServedTypes.UnknownKind).
 	WhyDiscoveryFailed
 	// WhyGroupUnknown: the catalog cannot map the kind, and offline input
-	// does not say whether its group is served (Catalog.UnknownKind).
+	// does not say whether its group is served (ServedTypes.UnknownKind).
 	WhyGroupUnknown
 )
 
@@ -73,7 +73,7 @@ type Reference struct {
 	// object of that name for WhyReplaced, the object holding the UID for
 	// WhyCrossNamespace and WhyIdentityMismatch; nil otherwise.
 	Owner *snapshot.Object
-	// Detail is Catalog.UnknownKind's reason when KindUnknown.
+	// Detail is ServedTypes.UnknownKind's reason when KindUnknown.
 	Detail string
 }
 
@@ -112,7 +112,7 @@ type Dependent struct {
 // in the dependent's namespace and compare UIDs; an owner being deleted
 // with foregroundDeletion is waited for. The absent-owner cache is the
 // caller's: it only saves GETs.
-func ClassifyReference(cat *Catalog, look Lookup, dep Dependent, ref snapshot.OwnerReference) Reference {
+func ClassifyReference(cat *ServedTypes, look Lookup, dep Dependent, ref snapshot.OwnerReference) Reference {
 	v := Reference{Ref: ref}
 	typ, ok := cat.Mapping(ref.APIVersion, ref.Kind)
 	if !ok {
@@ -166,7 +166,7 @@ func ClassifyReference(cat *Catalog, look Lookup, dep Dependent, ref snapshot.Ow
 func danglingWhy(look Lookup, typ snapshot.Resource, depNamespace string, byName *snapshot.Object, ref snapshot.OwnerReference) Why {
 	if o := look.ByUID(ref.UID); o != nil {
 		switch {
-		case o.Metadata.Namespace != "" && o.Metadata.Namespace != depNamespace:
+		case InvalidOwnerNamespace(o.Metadata.Namespace, depNamespace):
 			return WhyCrossNamespace
 		case !sameCoordinates(o, typ.Group, ref):
 			return WhyIdentityMismatch
@@ -179,6 +179,18 @@ func danglingWhy(look Lookup, typ snapshot.Resource, depNamespace string, byName
 		return WhyUnlisted
 	}
 	return WhyAbsent
+}
+
+// InvalidOwnerNamespace reports whether the object holding an owner
+// reference's UID, in ownerNamespace ("" when cluster-scoped), cannot be
+// the owner of a dependent in dependentNamespace: the collector finds a
+// namespaced dependent's owner in its own namespace or the cluster's
+// scope, and a cluster-scoped dependent's in the cluster's scope only;
+// any other is an invalid namespace (addDependentToOwners and
+// processGraphChanges' reportInvalidNamespaceOwnerRef, the
+// OwnerRefInvalidNamespace event).
+func InvalidOwnerNamespace(ownerNamespace, dependentNamespace string) bool {
+	return ownerNamespace != "" && ownerNamespace != dependentNamespace
 }
 
 // sameCoordinates reports whether o is of group and of ref's kind and

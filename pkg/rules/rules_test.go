@@ -21,7 +21,7 @@ func TestClassifyReference(t *testing.T) {
 	pv := testobj.PV("pv").UID("pv-uid").Build()
 	snap := testobj.Snapshot(rs, dying, recreated, other, pv).Build()
 	snap.Source = snapshot.Source{Type: "live", Server: "https://127.0.0.1:6443"}
-	cat, ix := rules.NewCatalog(snap), rules.NewIndex(snap.Objects)
+	cat, ix := rules.NewServedTypes(snap), rules.NewIndex(snap.Objects)
 	inWeb := rules.Dependent{Namespace: "web", Namespaced: true}
 	cases := []struct {
 		name  string
@@ -69,7 +69,7 @@ func TestVerdictWords(t *testing.T) {
 	dep := testobj.Pod("web", "p").Build()
 	snap := testobj.Snapshot(rs, other, dep).Build()
 	snap.Source = snapshot.Source{Type: "live", Server: "https://127.0.0.1:6443"}
-	cat, ix := rules.NewCatalog(snap), rules.NewIndex(snap.Objects)
+	cat, ix := rules.NewServedTypes(snap), rules.NewIndex(snap.Objects)
 	for _, c := range []struct {
 		ref     snapshot.OwnerReference
 		class   string
@@ -95,7 +95,7 @@ func TestVerdictWords(t *testing.T) {
 func TestClassifyReferenceOffline(t *testing.T) {
 	dep := testobj.ConfigMap("web", "c").Build()
 	snap := testobj.Snapshot(dep).Unlisted("apps", "ReplicaSet", "").Build()
-	cat, ix := rules.NewCatalog(snap), rules.NewIndex(snap.Objects)
+	cat, ix := rules.NewServedTypes(snap), rules.NewIndex(snap.Objects)
 	d := cat.Dependent(&dep)
 	if v := rules.ClassifyReference(cat, ix, d, testobj.RefTo("apps/v1", "ReplicaSet", "x", "x")); v.Class != rules.Unknown || v.Why != rules.WhyUnlisted {
 		t.Errorf("owner of a type the input does not hold: class %d why %d, want unknown (unlisted)", v.Class, v.Why)

@@ -113,7 +113,7 @@ func (v Reference) OwnerRef() snapshot.ObjectRef {
 // collector's GET of the owner finds, and what it makes of the
 // reference. It says nothing of dep's fate, which depends on its other
 // references: the caller adds that.
-func (v Reference) Message(cat *Catalog, dep snapshot.ObjectRef) string {
+func (v Reference) Message(cat *ServedTypes, dep snapshot.ObjectRef) string {
 	ref, owner := v.Ref, v.OwnerRef().String()
 	switch v.Class {
 	case Solid:
@@ -136,7 +136,7 @@ func (v Reference) Message(cat *Catalog, dep snapshot.ObjectRef) string {
 }
 
 // danglingMessage words a reference whose owner the GET does not find.
-func (v Reference) danglingMessage(cat *Catalog, dep snapshot.ObjectRef, owner string) string {
+func (v Reference) danglingMessage(cat *ServedTypes, dep snapshot.ObjectRef, owner string) string {
 	ref := v.Ref
 	switch v.Why {
 	case WhyDiscoveryFailed, WhyGroupUnknown:

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +17,9 @@ type Catalog struct {
 	// byGK maps group/kind to the index of its entry (the preferred
 	// version). A kind served by two resources of one group keeps the first.
 	byGK map[groupKind]int
+	// byGR maps group/resource, how audit events and URLs name a type,
+	// to the index of its first entry.
+	byGR map[groupResource]int
 	// builtinGroups holds the groups of the built-in table; kubectl's
 	// priority mapper prefers them to CRD groups when a short name matches
 	// both.
@@ -24,11 +28,15 @@ type Catalog struct {
 
 type groupKind struct{ group, kind string }
 
+type groupResource struct{ group, resource string }
+
 // NewCatalog indexes resources. Their order is kept as the tie-break
 // priority between groups (the built-in table lists core first, as
 // kubectl's discovery order does).
 func NewCatalog(resources []Resource) *Catalog {
-	c := &Catalog{resources: resources, byGK: make(map[groupKind]int, len(resources)), priority: map[string]int{}}
+	// Clipped, so that Add never writes into the caller's array.
+	c := &Catalog{resources: slices.Clip(resources), byGK: make(map[groupKind]int, len(resources)),
+		byGR: make(map[groupResource]int, len(resources)), priority: map[string]int{}}
 	for i, b := range builtinTable {
 		g, _ := SplitAPIVersion(b.gv)
 		if _, ok := c.priority[g]; !ok {
@@ -40,8 +48,25 @@ func NewCatalog(resources []Resource) *Catalog {
 		if _, ok := c.byGK[gk]; !ok {
 			c.byGK[gk] = i
 		}
+		gr := groupResource{r.Group, r.Resource}
+		if _, ok := c.byGR[gr]; !ok {
+			c.byGR[gr] = i
+		}
 	}
 	return c
+}
+
+// Add makes r an entry of the catalog, found by its group and resource
+// when no entry was, and by its group and kind: a type seen served since
+// the catalog was made (a custom resource's, in an audit log) names its
+// kind from then on.
+func (c *Catalog) Add(r Resource) {
+	c.resources = append(c.resources, r)
+	i := len(c.resources) - 1
+	if _, ok := c.byGR[groupResource{r.Group, r.Resource}]; !ok {
+		c.byGR[groupResource{r.Group, r.Resource}] = i
+	}
+	c.byGK[groupKind{r.Group, r.Kind}] = i
 }
 
 // Catalog indexes the snapshot's resource list.
@@ -53,6 +78,16 @@ func (c *Catalog) Resources() []Resource { return c.resources }
 // ForGroupKind finds the resource serving kind in group.
 func (c *Catalog) ForGroupKind(group, kind string) (Resource, bool) {
 	i, ok := c.byGK[groupKind{group, kind}]
+	if !ok {
+		return Resource{}, false
+	}
+	return c.resources[i], true
+}
+
+// ForGroupResource finds the first entry of resource in group: the type
+// an audit event or a request's URL names.
+func (c *Catalog) ForGroupResource(group, resource string) (Resource, bool) {
+	i, ok := c.byGR[groupResource{group, resource}]
 	if !ok {
 		return Resource{}, false
 	}

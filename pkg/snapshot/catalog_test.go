@@ -132,3 +132,29 @@ func TestBuiltinTable(t *testing.T) {
 		t.Errorf("namespaces: %+v", ns)
 	}
 }
+
+// TestForGroupResourceAndAdd: a type is found by how an audit event names
+// it, and one added later (a custom resource the log shows) is found by
+// resource and names its kind, without writing into the list the catalog
+// was made from.
+func TestForGroupResourceAndAdd(t *testing.T) {
+	res := BuiltinResources()
+	cat := NewCatalog(res[: len(res)-1 : len(res)])
+	if r, ok := cat.ForGroupResource("apps", "deployments"); !ok || r.Kind != "Deployment" {
+		t.Fatalf("ForGroupResource(apps, deployments) = %+v, %v; want Deployment", r, ok)
+	}
+	if _, ok := cat.ForGroupResource("example.com", "widgets"); ok {
+		t.Fatal("ForGroupResource found a type no entry lists")
+	}
+	last := res[len(res)-1]
+	cat.Add(Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget"})
+	if r, ok := cat.ForGroupResource("example.com", "widgets"); !ok || r.Kind != "Widget" || r.Version != "v1" {
+		t.Errorf("after Add, ForGroupResource(example.com, widgets) = %+v, %v; want Widget v1", r, ok)
+	}
+	if r, ok := cat.ForGroupKind("example.com", "Widget"); !ok || r.Resource != "widgets" {
+		t.Errorf("after Add, ForGroupKind(example.com, Widget) = %+v, %v; want widgets", r, ok)
+	}
+	if res[len(res)-1].Resource != last.Resource {
+		t.Errorf("Add wrote into the caller's list: its last entry is now %s, was %s", res[len(res)-1].Resource, last.Resource)
+	}
+}

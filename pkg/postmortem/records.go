@@ -6,6 +6,7 @@ import (
 
 	"github.com/kgc-dev/kgc/pkg/audit"
 	"github.com/kgc-dev/kgc/pkg/plan"
+	"github.com/kgc-dev/kgc/pkg/rules"
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
@@ -24,9 +25,8 @@ type record struct {
 	// a log of millions of events files hundreds of thousands of
 	// records, which would otherwise hold their names twice.
 	apiVersion, kind string
-	// owners and where they are known from (EvidenceAudit or
-	// EvidenceSnapshot); ownersFromAudit is set when a logged object
-	// carried them.
+	// owners and where they are known from: EvidenceAudit when the log
+	// showed them (learnMeta, fileItems), else EvidenceSnapshot.
 	owners     []audit.OwnerRef
 	ownersFrom string
 	before     *snapshot.Object
@@ -175,7 +175,7 @@ func (ix *index) add(key objKey, uid string) *record {
 	ix.byKey[key] = r
 	switch held := ix.byUID[uid]; {
 	case uid == "":
-	case held != nil && !sameScope(held, key.namespace):
+	case held != nil && rules.InvalidOwnerNamespace(held.key.namespace, key.namespace):
 		ix.foreign[[2]string{key.namespace, uid}] = r
 	default:
 		ix.byUID[uid] = r
@@ -190,19 +190,20 @@ func (ix *index) add(key objKey, uid string) *record {
 // dependent's owner up in its own namespace, or the cluster's), so that
 // such an owner is one of its own, absent, whatever else the log holds.
 func (ix *index) ownerOf(dependent *record, uid string) *record {
-	if o := ix.byUID[uid]; o != nil && sameScope(o, dependent.key.namespace) {
+	if o := ix.byUID[uid]; o != nil && !rules.InvalidOwnerNamespace(o.key.namespace, dependent.key.namespace) {
 		return o
 	}
 	return ix.foreign[[2]string{dependent.key.namespace, uid}]
 }
 
-// sameScope: o is in namespace ns, or in the cluster's scope.
-func sameScope(o *record, ns string) bool { return o.key.namespace == "" || o.key.namespace == ns }
-
 // ownersOf is a snapshot object's owner references, shared: read-only.
 func ownersOf(o *snapshot.Object) []audit.OwnerRef { return o.Metadata.OwnerReferences }
 
-// file attaches an event to the object it is about.
+// file attaches an event to the object it is about. What it and
+// learnMeta read of a create, update or patch is what audit's foldMask
+// keeps of an object's writes (audit/fold.go), which the command folds by
+// default: reading more here needs a rule there, and fold_test.go's
+// TestFoldKeepsWhatAPostMortemReads a case for it.
 func (ix *index) file(e *audit.Event) {
 	t := typeKey{e.Object.APIGroup, e.Object.Resource}
 	for _, m := range []*audit.Meta{e.Response, e.Request} {

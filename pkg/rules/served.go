@@ -8,9 +8,12 @@ import (
 	"github.com/kgc-dev/kgc/pkg/snapshot"
 )
 
-// Catalog is the snapshot's resource catalog with what every analysis
-// needs to know about how far to trust it.
-type Catalog struct {
+// ServedTypes is what the input says the cluster serves: the snapshot's
+// resource catalog, the types its objects show that the catalog lacks,
+// the groups served, and how far to trust it all (whether discovery made
+// the catalog, and which group versions it failed on), which every
+// analysis needs to know.
+type ServedTypes struct {
 	*snapshot.Catalog
 	snap *snapshot.Snapshot
 	// groups are the API groups the catalog serves, or that objects of the
@@ -34,9 +37,9 @@ type DiscoveryFailure struct{ GroupVersion, Error string }
 // GroupKind is a type by group and kind.
 type GroupKind struct{ Group, Kind string }
 
-// NewCatalog indexes snap's catalog.
-func NewCatalog(snap *snapshot.Snapshot) *Catalog {
-	c := &Catalog{Catalog: snap.Catalog(), snap: snap, groups: map[string]bool{},
+// NewServedTypes indexes snap's catalog and what its objects show.
+func NewServedTypes(snap *snapshot.Snapshot) *ServedTypes {
+	c := &ServedTypes{Catalog: snap.Catalog(), snap: snap, groups: map[string]bool{},
 		discovered: snap.Source.Type == "live" || snap.Source.Server != "",
 		inferred:   map[GroupKind]snapshot.Resource{}}
 	for _, r := range snap.Resources {
@@ -56,7 +59,7 @@ func NewCatalog(snap *snapshot.Snapshot) *Catalog {
 // infer records the type of an object the catalog lacks, described from
 // the object: served at its version, and assumed watched, as nearly every
 // served type is deletable, listable and watchable.
-func (c *Catalog) infer(o *snapshot.Object) {
+func (c *ServedTypes) infer(o *snapshot.Object) {
 	group, version := snapshot.SplitAPIVersion(o.APIVersion)
 	if _, ok := c.ForGroupKind(group, o.Kind); ok {
 		return
@@ -76,14 +79,14 @@ func (c *Catalog) infer(o *snapshot.Object) {
 
 // Unlisted words why the snapshot holds no objects of r, a type not
 // listed (snapshot.Snapshot.Unlisted).
-func (c *Catalog) Unlisted(r snapshot.Resource) string { return c.snap.Unlisted(r) }
+func (c *ServedTypes) Unlisted(r snapshot.Resource) string { return c.snap.Unlisted(r) }
 
 // Discovered reports whether the catalog comes from a server's discovery.
-func (c *Catalog) Discovered() bool { return c.discovered }
+func (c *ServedTypes) Discovered() bool { return c.discovered }
 
 // Resource returns the type of group/kind: the catalog's entry, or the one
 // inferred from objects of a type the catalog lacks. inferred says which.
-func (c *Catalog) Resource(group, kind string) (r snapshot.Resource, inferred, ok bool) {
+func (c *ServedTypes) Resource(group, kind string) (r snapshot.Resource, inferred, ok bool) {
 	if r, ok := c.ForGroupKind(group, kind); ok {
 		return r, false, true
 	}
@@ -95,7 +98,7 @@ func (c *Catalog) Resource(group, kind string) (r snapshot.Resource, inferred, o
 // exactly that apiVersion. A reference through a version the group no
 // longer serves cannot be resolved (restMappingError), even if the kind
 // exists. Types inferred from objects map at the versions seen.
-func (c *Catalog) Mapping(apiVersion, kind string) (snapshot.Resource, bool) {
+func (c *ServedTypes) Mapping(apiVersion, kind string) (snapshot.Resource, bool) {
 	if r, ok := c.ForAPIVersionKind(apiVersion, kind); ok {
 		return r, true
 	}
@@ -109,7 +112,7 @@ func (c *Catalog) Mapping(apiVersion, kind string) (snapshot.Resource, bool) {
 // Listed reports whether kgc listed the type, so that absence from the
 // snapshot means absence from the cluster. A type inferred from its
 // objects was listed in the input that held them.
-func (c *Catalog) Listed(group, kind string) bool {
+func (c *ServedTypes) Listed(group, kind string) bool {
 	r, _, ok := c.Resource(group, kind)
 	return ok && r.Listed
 }
@@ -117,7 +120,7 @@ func (c *Catalog) Listed(group, kind string) bool {
 // Monitored reports whether the garbage collector watches the type
 // (MonitoredByGC). A type missing from the catalog is
 // assumed watched: nearly every served type is.
-func (c *Catalog) Monitored(apiVersion, kind string) bool {
+func (c *ServedTypes) Monitored(apiVersion, kind string) bool {
 	r, _, ok := c.Resource(snapshot.GroupOf(apiVersion), kind)
 	return !ok || MonitoredByGC(r)
 }
@@ -127,7 +130,7 @@ func (c *Catalog) Monitored(apiVersion, kind string) bool {
 // its group is neither built in nor defined by a CRD of the input
 // (WhyGroupUnknown); WhyNone when the catalog is sure it is not served.
 // detail words the reason.
-func (c *Catalog) UnknownKind(apiVersion string) (why Why, detail string) {
+func (c *ServedTypes) UnknownKind(apiVersion string) (why Why, detail string) {
 	for _, f := range c.failures {
 		if f.GroupVersion == apiVersion {
 			return WhyDiscoveryFailed, "discovery of " + apiVersion + " failed: " + f.Error
@@ -142,7 +145,7 @@ func (c *Catalog) UnknownKind(apiVersion string) (why Why, detail string) {
 
 // Dependent describes o for ClassifyReference: namespaced as its type is
 // (its namespace field when the catalog does not know the type).
-func (c *Catalog) Dependent(o *snapshot.Object) Dependent {
+func (c *ServedTypes) Dependent(o *snapshot.Object) Dependent {
 	d := Dependent{Namespace: o.Metadata.Namespace, Namespaced: o.Metadata.Namespace != ""}
 	if r, _, ok := c.Resource(snapshot.GroupOf(o.APIVersion), o.Kind); ok {
 		d.Namespaced = r.Namespaced
@@ -153,7 +156,7 @@ func (c *Catalog) Dependent(o *snapshot.Object) Dependent {
 // DiscoveryFailures returns the group versions whose discovery failed,
 // sorted: those the capture recorded, and catalog entries not listed
 // because of a discovery error (as opposed to a forbidden list).
-func (c *Catalog) DiscoveryFailures() []DiscoveryFailure { return c.failures }
+func (c *ServedTypes) DiscoveryFailures() []DiscoveryFailure { return c.failures }
 
 func discoveryFailures(snap *snapshot.Snapshot) []DiscoveryFailure {
 	seen := map[string]bool{}
