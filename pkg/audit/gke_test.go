@@ -190,10 +190,10 @@ func TestGKEReadLikeEncodingJSON(t *testing.T) {
 	}
 }
 
-// The real GKE entries in ../shared (YAML read as JSON) are read as
-// encoding/json read them.
+// The real GKE entries among the real-world audit files (YAML read as
+// JSON) are read as encoding/json read them.
 func TestGKEReadRealEntriesLikeEncodingJSON(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "postmortem-realworld", "khi-gke-logentry-yaml")
+	dir := filepath.Join(realWorld(t), "khi-gke-logentry-yaml")
 	files, _ := filepath.Glob(filepath.Join(dir, "container_recorder_test_*.yaml"))
 	if len(files) == 0 {
 		t.Skipf("no real GKE entries in %s", dir)
