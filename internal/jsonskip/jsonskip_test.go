@@ -124,3 +124,46 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+// blockByBytes is Block a byte at a time: each backslash not escaped
+// escapes the byte after it.
+func blockByBytes(d []byte, i int, carry *uint64) (quotes, escapes uint64) {
+	esc := *carry != 0
+	for k := range 64 {
+		switch c := d[i+k]; {
+		case esc:
+			esc = false
+		case c == '\\':
+			escapes |= 1 << k
+			esc = true
+		case c == '"':
+			quotes |= 1 << k
+		}
+	}
+	*carry = 0
+	if esc {
+		*carry = 1
+	}
+	return quotes, escapes
+}
+
+// TestBlock: Block's masks of a block of 64 bytes are those read a
+// byte at a time, whatever escape the previous block carries into it,
+// on text dense with quotes and backslashes and at any offset.
+func TestBlock(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	d := make([]byte, 64*40+7)
+	for n := range d {
+		d[n] = `"\a\"`[r.IntN(5)]
+	}
+	for i := 0; i+64 <= len(d); i += 1 + r.IntN(40) {
+		for c := range uint64(2) {
+			gc, wc := c, c
+			gq, ge := Block(d, i, &gc)
+			wq, we := blockByBytes(d, i, &wc)
+			if gq != wq || ge != we || gc != wc {
+				t.Fatalf("%q carry %d: got %x %x %d; want %x %x %d", d[i:i+64], c, gq, ge, gc, wq, we, wc)
+			}
+		}
+	}
+}
