@@ -591,7 +591,10 @@ func readAnnotations(s *scanner, ev *Event, in *interner) error {
 		case "authorization.k8s.io/decision":
 			return s.internStr(&ev.Decision, in)
 		case "authorization.k8s.io/reason":
-			b, err := s.str()
+			// RBAC's reasons quote names: unescaped on the stack, as
+			// short interns a copy.
+			var buf [256]byte
+			b, err := s.strIn(buf[:0])
 			ev.AuthzReason = short(b, in)
 			return err
 		}
