@@ -11,12 +11,16 @@ import (
 
 // body is what readBody found; which parts count depends on the kind.
 type body struct {
-	kind   string
-	meta   *Meta
-	delete *DeleteOptions
-	status bool // a Status: code and reason say how the request ended
-	code   int
-	reason string
+	kind string
+	// meta is what the body says of its object, when hasMeta: a
+	// request's is kept only when it adds to the response's (see
+	// settle), so it is copied to the heap only then (object).
+	meta    Meta
+	hasMeta bool
+	delete  *DeleteOptions
+	status  bool // a Status: code and reason say how the request ended
+	code    int
+	reason  string
 }
 
 func readBody(s *scanner, in *interner) (body, error) { return readBodyTyped(s, in, nil) }
@@ -83,13 +87,21 @@ func readBodyTyped(s *scanner, in *interner, t *bodyType) (body, error) {
 			b.reason = short(message, in)
 		}
 		if b.kind == "" && seen { // a patch body: no kind, but metadata
-			b.meta = heapCopy(m)
+			b.meta, b.hasMeta = m, true
 		}
 	default:
 		m.Kind = b.kind
-		b.meta = heapCopy(m)
+		b.meta, b.hasMeta = m, true
 	}
 	return b, nil
+}
+
+// object is the body's Meta on the heap, nil when it has none.
+func (b *body) object() *Meta {
+	if !b.hasMeta {
+		return nil
+	}
+	return heapCopy(b.meta)
 }
 
 // typeKey reads a body's kind, apiVersion, or (GKE's, when t is set)
@@ -258,8 +270,8 @@ func readItems(s *scanner, m *Meta, in *interner) error {
 	x.Items = []Meta{}
 	return s.Array(func(int) error {
 		b, err := readBody(s, in)
-		if b.meta != nil {
-			x.Items = append(x.Items, *b.meta)
+		if b.hasMeta {
+			x.Items = append(x.Items, b.meta)
 		}
 		return err
 	})

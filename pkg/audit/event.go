@@ -315,43 +315,48 @@ func restOfTopObject(s *scanner, before byte) ([]byte, bool) {
 // parseStage reads a kept line whole.
 func parseStage(l []byte, in *interner) (stage, error) {
 	var st stage
-	var times stageTimes
+	var p pending
 	in.newEvent()
 	s := scanner{jsonscan.Cursor{Data: l}}
-	err := s.Object(func(key []byte) error { return st.field(&s, string(key), in, &times) })
+	err := s.Object(func(key []byte) error { return st.field(&s, string(key), in, &p) })
 	if err != nil {
 		return st, err
 	}
-	if times.stage == nil {
-		times.stage = times.legacy
+	if p.stage == nil {
+		p.stage = p.legacy
 	}
-	return st, st.settle(times)
+	return st, st.settle(&p)
 }
 
-// settle completes a stage read, its times as written: it checks and
-// parses them, and drops what the event's request says to no purpose.
-func (st *stage) settle(times stageTimes) error {
-	if err := st.complete(times.stage, times.received); err != nil {
+// settle completes a stage read with what was pending: it checks and
+// parses its times, and keeps its request's object only when it says
+// something the response does not.
+func (st *stage) settle(p *pending) error {
+	if err := st.complete(p.stage, p.received); err != nil {
 		return err
 	}
 	ev := &st.ev
 	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
 		ev.Delete = nil // DeleteOptions only mean something on a delete
 	}
-	if requestAddsNothing(ev) {
-		ev.Request = nil
+	if p.request.hasMeta && !requestAddsNothing(ev, &p.request.meta) {
+		ev.Request = p.request.object()
 	}
 	return nil
 }
 
-// stageTimes are an event's timestamps as written, parsed once the whole
-// line is read (complete).
+// pending is what an event's reader holds until the whole event is read
+// (settle): its timestamps as written, and its request body, whose
+// object most often repeats the response's and is then not kept.
 // legacy is the timestamp field audit.k8s.io v1alpha1 and v1beta1
 // wrote, read when an event has no stageTimestamp.
-type stageTimes struct{ stage, received, legacy []byte }
+type pending struct {
+	stage, received, legacy []byte
+	request                 body
+}
 
 // field reads the value of one top-level key of an event into st.
-func (st *stage) field(s *scanner, key string, in *interner, times *stageTimes) error {
+func (st *stage) field(s *scanner, key string, in *interner, times *pending) error {
 	ev := &st.ev
 	switch key {
 	case "kind":
@@ -406,7 +411,7 @@ func (st *stage) field(s *scanner, key string, in *interner, times *stageTimes) 
 	if (key == "requestObject" || key == "responseObject") && s.Peek() == '"' {
 		return st.skippedBody(s)
 	}
-	return bodyField(s, key, ev, in)
+	return bodyField(s, key, ev, in, times)
 }
 
 // skippedBody reads a body that is a string: AKS's skippedBody counts.
@@ -420,7 +425,7 @@ func (st *stage) skippedBody(s *scanner) error {
 
 // bodyField reads what kgc keeps of an event's bodies and annotations,
 // and skips every other key.
-func bodyField(s *scanner, key string, ev *Event, in *interner) error {
+func bodyField(s *scanner, key string, ev *Event, in *interner, p *pending) error {
 	switch key {
 	case "responseStatus":
 		b, err := readBody(s, in)
@@ -431,11 +436,11 @@ func bodyField(s *scanner, key string, ev *Event, in *interner) error {
 		return err
 	case "requestObject":
 		b, err := readBody(s, in)
-		ev.Request, ev.Delete = b.meta, b.delete
+		p.request, ev.Delete = b, b.delete
 		return err
 	case "responseObject":
 		b, err := readBody(s, in)
-		ev.Response = b.meta
+		ev.Response = b.object()
 		if b.status && b.reason != "" {
 			ev.Reason = b.reason
 		}
@@ -446,14 +451,14 @@ func bodyField(s *scanner, key string, ev *Event, in *interner) error {
 	return s.Skip()
 }
 
-// requestAddsNothing reports whether an event's request object says
+// requestAddsNothing reports whether an event's request object q says
 // nothing its response object does not: the response names the same
 // object, with its kind and UID, and the request removes no owner
 // reference or finalizer. A create's or an update's request object is
 // then dropped: most kept events are those, and their objects are large.
-func requestAddsNothing(ev *Event) bool {
-	q, r := ev.Request, ev.Response
-	return q != nil && r != nil && r.Kind != "" && r.UID != "" && r.Name == ev.Object.Name &&
+func requestAddsNothing(ev *Event, q *Meta) bool {
+	r := ev.Response
+	return r != nil && r.Kind != "" && r.UID != "" && r.Name == ev.Object.Name &&
 		!q.Removes()
 }
 

@@ -373,17 +373,19 @@ func (e *gkeEntry) stage(in *interner) (stage, error) {
 	ev.Reason = short(e.message, in)
 	request, response := gkeBodyOf(e.request), gkeBodyOf(e.response)
 	ev.Level = in.str([]byte(levelOf(request != nil, response != nil)))
-	if err := e.bodies(&st, request, response, in); err != nil {
+	p := pending{stage: e.timestamp}
+	if err := e.bodies(&st, request, response, in, &p); err != nil {
 		return st, err
 	}
 	if err := gkeLabels(e.labels, ev, in); err != nil {
 		return st, err
 	}
-	return st, st.settle(stageTimes{stage: e.timestamp})
+	return st, st.settle(&p)
 }
 
-// bodies reads the request and response of an entry into st.
-func (e *gkeEntry) bodies(st *stage, request, response []byte, in *interner) error {
+// bodies reads the request and response of an entry into st, the
+// request pending until st is settled.
+func (e *gkeEntry) bodies(st *stage, request, response []byte, in *interner, p *pending) error {
 	ev := &st.ev
 	for _, b := range []struct {
 		what string
@@ -401,9 +403,9 @@ func (e *gkeEntry) bodies(st *stage, request, response []byte, in *interner) err
 			return err
 		}
 		if b.what == "request" {
-			ev.Request, ev.Delete = body.meta, body.delete
+			p.request, ev.Delete = body, body.delete
 		} else {
-			ev.Response = body.meta
+			ev.Response = body.object()
 			if body.status && body.reason != "" {
 				ev.Reason = body.reason
 			}

@@ -37,7 +37,7 @@ func TestGKEBodyIsReadAsItsType(t *testing.T) {
 		switch {
 		case tc.policy != "" && (b.delete == nil || b.delete.PropagationPolicy != tc.policy):
 			t.Errorf("%s read as DeleteOptions %+v, want propagationPolicy %s", tc.in, b.delete, tc.policy)
-		case tc.name != "" && (b.meta == nil || b.meta.Name != tc.name || b.meta.APIVersion != tc.apiVersion):
+		case tc.name != "" && (!b.hasMeta || b.meta.Name != tc.name || b.meta.APIVersion != tc.apiVersion):
 			t.Errorf("%s read as %+v, want name %s apiVersion %q", tc.in, b.meta, tc.name, tc.apiVersion)
 		}
 	}
