@@ -23,6 +23,11 @@ type stream struct {
 	line int // the line number at buf[counted]
 	// counted is how far buf has been scanned for newlines.
 	counted int
+	// dropped is how many bytes of the stream were consumed and dropped
+	// from buf.
+	dropped int
+	// err is an error met reading ahead, for more to return.
+	err error
 }
 
 // more reads at least as much again as is buffered, dropping what was
@@ -31,9 +36,14 @@ func (s *stream) more() error {
 	if s.eof {
 		return errIncomplete
 	}
+	if err := s.err; err != nil {
+		s.err = nil // met where the stream would have met it
+		return err
+	}
 	if s.pos > 0 {
 		s.lineAt(s.pos)
 		n := copy(s.buf, s.buf[s.pos:])
+		s.dropped += s.pos
 		s.buf, s.counted, s.pos = s.buf[:n], s.counted-s.pos, 0
 	}
 	want := max(len(s.buf), 1<<16)
@@ -44,6 +54,53 @@ func (s *stream) more() error {
 	}
 	n, err := io.ReadFull(s.src, s.buf[len(s.buf):len(s.buf)+want])
 	s.buf = s.buf[:len(s.buf)+n]
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		s.eof = true
+		return nil
+	}
+	return err
+}
+
+// fill makes buf hold n bytes unread (or the rest of the stream) and
+// room for n more after them, which readAhead reads while the workers
+// read buf. An error reading is kept for more to return.
+func (s *stream) fill(n int) error {
+	if len(s.buf)-s.pos < n || cap(s.buf)-len(s.buf) < n {
+		// The byte before pos is kept: at the end of the data, next
+		// reads a value from it (see next).
+		from := max(s.pos-1, 0)
+		if from < s.counted {
+			s.line -= bytes.Count(s.buf[from:s.counted], []byte{'\n'})
+			s.counted = from
+		}
+		s.lineAt(from)
+		nb := s.buf
+		if cap(nb) < len(s.buf)-from+2*n {
+			nb = make([]byte, 0, len(s.buf)-from+2*n)
+		}
+		nb = nb[:copy(nb[:cap(nb)], s.buf[from:])]
+		s.dropped += from
+		s.buf, s.counted, s.pos = nb, s.counted-from, s.pos-from
+	}
+	for len(s.buf)-s.pos < n && !s.eof && s.err == nil {
+		s.err = s.read(n - (len(s.buf) - s.pos))
+	}
+	return s.err
+}
+
+// readAhead reads up to n bytes past the end of buf, within its
+// capacity: the bytes read so far stay where they are.
+func (s *stream) readAhead(n int) {
+	if !s.eof && s.err == nil {
+		s.err = s.read(min(n, cap(s.buf)-len(s.buf)))
+	}
+}
+
+// read reads up to n bytes at the end of buf, within its capacity.
+func (s *stream) read(n int) error {
+	n = min(n, cap(s.buf)-len(s.buf))
+	got, err := io.ReadFull(s.src, s.buf[len(s.buf):len(s.buf)+n])
+	s.buf = s.buf[:len(s.buf)+got]
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		s.eof = true
 		return nil
@@ -231,23 +288,26 @@ func (s *stream) list(cv *converter) error {
 	}
 	cv.depth++
 	defer func() { cv.depth-- }()
-	convert := cv.value
 	if cv.forced == FamilyAuto || cv.forced == "" {
 		// Unless a format is forced (a value of another form may then
 		// say the file is not a log, which only the values before it
-		// can tell), the values are converted on every core.
+		// can tell), the values are framed and converted on every core.
 		p := newPool(cv)
 		defer p.wait()
-		convert = p.add
+		return s.listOnCores(p)
 	}
 	for {
-		v, line, done, err := s.next("{[\",]0123456789-tfn", ']')
+		v, line, done, err := s.next(listTokens, ']')
 		if done {
 			return err
 		}
-		convert(v, line)
+		cv.value(v, line)
 	}
 }
+
+// listTokens are the bytes a list's value, a comma or its end starts
+// with.
+const listTokens = "{[\",]0123456789-tfn"
 
 // next reads the next value of a container with its line, passing over
 // commas; done at the container's closing byte or an error. want is

@@ -1,0 +1,119 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// This file proves that a document's list framed in parts by the workers
+// (frame.go) reads as the stream framing it alone does: the same events,
+// counts, warnings and lines, whatever the document's layout, wherever
+// the cuts fall, and whatever is wrong with it.
+
+// oneFramer frames every list on the stream's goroutine, one value after
+// the other: what framing in parts must agree with.
+var oneFramer = &cores{workers: 1, chunk: chunkSize, oneFramer: true}
+
+// framedDocs are documents whose lists cut into parts: one value a line,
+// pretty-printed values over many lines (cuts that fall inside a value),
+// nested lists of objects indented like the list's, bad values, and
+// documents that end, or go wrong, inside the list.
+func framedDocs(t *testing.T) map[string]string {
+	t.Helper()
+	native := strings.Split(strings.TrimSpace(string(generated(t, 60))), "\n")
+	var msgs []string
+	for i, l := range native {
+		m, _ := json.Marshal(map[string]any{"timestamp": i, "message": l, "eventId": fmt.Sprint(i)})
+		msgs = append(msgs, string(m))
+	}
+	withBad := append(append(append([]string{}, msgs[:20]...), `{"message":"{\"verb\":1}"}`, `"not an event"`, `{"message":`+"\n"+`"x"}`), msgs[20:]...)
+	perLine := `{"events":[` + strings.Join(msgs, "\n,") + "\n],\"searchedLogStreams\":[]}\n"
+	nested := make([]string, len(msgs))
+	for i, m := range msgs {
+		nested[i] = "{\"wrapped\": [\n{\"a\": 1},\n{\"b\": [\n{}]}\n],\n" + strings.TrimPrefix(m, "{")
+	}
+	return map[string]string{
+		"per-line.json":        perLine,
+		"pretty.json":          string(filterLogEvents(native)),
+		"gcloud.json":          string(gcloudJSON(native)),
+		"eventlist.json":       `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[` + "\n" + strings.Join(native, ",\n") + "\n]}",
+		"bad-values.json":      `{"events":[` + strings.Join(withBad, "\n,") + "\n]}\n",
+		"nested.json":          `{"events":[` + "\n" + strings.Join(nested, ",\n") + "\n]}\n",
+		"crlf.json":            strings.ReplaceAll(perLine, "\n", "\r\n"),
+		"commas.json":          `{"events":[` + "\n,,\n" + strings.Join(msgs, "\n,\n,") + "\n,]}",
+		"truncated.json":       perLine[:len(perLine)*2/3],
+		"garbage-in-list.json": `{"events":[` + strings.Join(msgs[:30], "\n,") + "\n, ]x[ \n," + strings.Join(msgs[30:], "\n,") + "\n]}",
+		"unclosed-value.json":  `{"events":[` + strings.Join(msgs[:30], "\n,") + "\n,{\"message\": [\n" + strings.Join(msgs[30:], "\n,"),
+		"two-lists.json":       perLine + perLine,
+		"values-then-end.json": `{"events":[` + strings.Join(msgs, "\n,") + "\n]}\n]\n",
+	}
+}
+
+// TestPartsAreOneFramer: every framed document reads in parts of every
+// size, on one to three workers, as one framer reads it.
+func TestPartsAreOneFramer(t *testing.T) {
+	dir := t.TempDir()
+	for name, doc := range framedDocs(t) {
+		p := writeFile(t, dir, name, []byte(doc))
+		want := readWith(t, oneFramer, p)
+		for _, workers := range []int{1, 2, 3} {
+			for _, size := range []int{1, 7, 200, 1000, 5000, 1 << 20} {
+				c := &cores{workers: workers, chunk: size}
+				if got := readWith(t, c, p); got != want {
+					t.Fatalf("%s in parts of %d bytes on %d workers differs from one framer:\n%s", name, size, workers, firstDiff(got, want))
+				}
+			}
+		}
+		if got := readStdin(t, &cores{workers: 2, chunk: 300}, []byte(doc), p); got != readStdin(t, oneFramer, []byte(doc), p) {
+			t.Fatalf("%s from stdin in parts differs from one framer", name)
+		}
+	}
+}
+
+// TestPartsAreTaken: the parts of a document framed by the workers are
+// taken, not read again by the stream: a list of one value a line, and a
+// pretty-printed one once a cut between its values has shown how they
+// are indented.
+func TestPartsAreTaken(t *testing.T) {
+	docs := framedDocs(t)
+	for _, name := range []string{"per-line.json", "pretty.json", "gcloud.json", "eventlist.json"} {
+		opts := Options{cores: &cores{workers: 2, chunk: 2000}}
+		c := startRequestTable(opts)
+		acc := newAccumulator(0, name, opts, c)
+		acc.cv = &converter{acc: acc}
+		if err := readStream(strings.NewReader(docs[name]), acc.cv, 1); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		acc.flush()
+		c.wait()
+		if acc.events != 60 || acc.inParts < 30 {
+			t.Errorf("%s: %d events read, %d values in parts taken; want 60, most in parts", name, acc.events, acc.inParts)
+		}
+	}
+}
+
+// FuzzPartsAreOneFramer: whatever a document holds, framing its lists in
+// small parts on three workers reads what one framer reads.
+func FuzzPartsAreOneFramer(f *testing.F) {
+	for _, seed := range formSeeds() {
+		f.Add(seed)
+	}
+	f.Add([]byte("{\"events\":[{\"message\":\"x\"}\n,1\n,\"\\u0026\"\n,{\"a\":[\n{}]}\n]}"))
+	f.Add([]byte("[\n{\"kind\":\"Event\",\"verb\":\"get\"}\n,\n{]\n]"))
+	dir := f.TempDir()
+	n := 0
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n++
+		p := writeFile(t, dir, fmt.Sprintf("audit-%d.json", n), data)
+		defer os.Remove(p)
+		want := readWith(t, oneFramer, p)
+		for _, size := range []int{1, 16} {
+			if got := readWith(t, &cores{workers: 3, chunk: size}, p); got != want {
+				t.Errorf("in parts of %d bytes on 3 workers:\n%s", size, firstDiff(got, want))
+			}
+		}
+	})
+}
