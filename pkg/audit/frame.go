@@ -56,13 +56,18 @@ func (p *part) frame(acc *accumulator) {
 			q = i + 1
 			continue
 		}
+		line += bytes.Count(d[counted:i], []byte{'\n'})
+		counted = i
+		if n, ok := acc.cv.logEvent(d[i:], line); ok {
+			p.values++
+			q = i + n
+			continue
+		}
 		end, err := jsonskip.Value(d, i)
 		if err != nil {
 			p.odd = true
 			return
 		}
-		line += bytes.Count(d[counted:i], []byte{'\n'})
-		counted = i
 		acc.cv.value(d[i:end], line)
 		p.values++
 		q = end

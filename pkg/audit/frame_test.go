@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
 
 // This file proves that a document's list framed in parts by the workers
@@ -114,6 +116,59 @@ func FuzzPartsAreOneFramer(f *testing.F) {
 			if got := readWith(t, &cores{workers: 3, chunk: size}, p); got != want {
 				t.Errorf("in parts of %d bytes on 3 workers:\n%s", size, firstDiff(got, want))
 			}
+		}
+	})
+}
+
+// FuzzLogEventIsFramed: a log event read where it starts (logEvent,
+// which finds its end) is read as its framing and value would read it:
+// the same end, the same stages, counts and warnings; and what logEvent
+// declines it leaves untouched.
+func FuzzLogEventIsFramed(f *testing.F) {
+	for _, l := range formEvents()[:3] {
+		m, _ := json.Marshal(map[string]any{"eventId": "1", "timestamp": 1, "message": l})
+		f.Add(append(m, "\n,{}"...))
+	}
+	f.Add([]byte(`{"message":"{\"verb\":\"get\"}","x":[1]}`))
+	f.Add([]byte(`{"message":{"verb":"get"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		read := func(f func(cv *converter)) (*accumulator, string) {
+			c := startRequestTable(Options{})
+			acc := newAccumulator(0, "f.json", Options{}, c)
+			acc.hold = true
+			acc.cv = &converter{acc: acc, depth: 1, seen: true}
+			f(acc.cv)
+			acc.flush()
+			c.wait()
+			var evs []Event
+			for _, b := range acc.held {
+				for _, st := range b {
+					evs = append(evs, st.ev)
+				}
+			}
+			j, err := json.Marshal(evs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return acc, string(j)
+		}
+		n, ok := 0, false
+		a, aStages := read(func(cv *converter) { n, ok = cv.logEvent(data, 1) })
+		if !ok {
+			if a.events+a.badCount != 0 || aStages != "null" {
+				t.Fatalf("declined, yet read %d events, %d bad", a.events, a.badCount)
+			}
+			return
+		}
+		end, err := jsonskip.Value(data, 0)
+		if err != nil || end != n {
+			t.Fatalf("read to %d, framed to %d (%v)", n, end, err)
+		}
+		b, bStages := read(func(cv *converter) { cv.value(data[:end], 1) })
+		got := fmt.Sprint(a.events, a.dropped, a.badCount, a.bad, a.window, a.forms, aStages)
+		want := fmt.Sprint(b.events, b.dropped, b.badCount, b.bad, b.window, b.forms, bStages)
+		if got != want {
+			t.Fatalf("read where it starts:\n%s\nframed:\n%s", got, want)
 		}
 	})
 }
