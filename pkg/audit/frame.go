@@ -2,6 +2,8 @@ package audit
 
 import (
 	"bytes"
+	"io"
+	"slices"
 
 	"github.com/kgc-dev/kgc/internal/jsonskip"
 )
@@ -127,58 +129,130 @@ func (s *stream) listOnCores(p *pool) error {
 	}
 }
 
-// parts reads a window of the list in parts on the workers, and returns
-// up to where the stream is to frame the values itself (an offset in the
-// whole stream): a part that could not be framed, or the whole window
-// when it holds no cut. While the workers frame, the stream reads the
-// next window past the end of this one.
+// listWindow is data of a list framed in parts: d[0] is at offset base of
+// the stream; its first part starts at d[start], on line line.
+type listWindow struct {
+	d                 []byte
+	base, start, line int
+	parts             []*part
+}
+
+// wait waits for the workers to be done with the window's parts.
+func (w *listWindow) wait() {
+	for _, pt := range w.parts {
+		<-pt.done
+	}
+}
+
+// parts reads the list in windows, each framed in parts on the workers
+// while the next is read and cut, and returns up to where the stream is
+// to frame the values itself (an offset in the whole stream): a part
+// that could not be framed, or what follows the last window cut.
 func (s *stream) parts(p *pool) int {
-	if s.fill(p.window) != nil {
-		p.oneFramer = true // the stream meets the error again where it would have
-		return 0
+	from := max(s.pos-1, 0) // the byte before pos is kept: see resume
+	d := make([]byte, 0, len(s.buf)-from+p.window+p.size)
+	d = s.readMore(append(d, s.buf[from:]...), p.window-(len(s.buf)-s.pos))
+	cur := p.cutWindow(d, s.dropped+from, s.pos-from, s.lineAt(s.pos))
+	var spare []byte
+	for {
+		if len(cur.parts) == 0 {
+			s.resume(cur.d, cur.base, cur.start, cur.line)
+			return cur.base + len(cur.d) + 1 // a value at least, or the list's end
+		}
+		last := cur.parts[len(cur.parts)-1]
+		lastLine := last.line + bytes.Count(cur.d[last.start:last.cut], []byte{'\n'})
+		var next *listWindow
+		if !s.eof && s.err == nil {
+			// The next window starts at the last cut, and keeps the byte
+			// before it.
+			nd := s.readMore(append(spare[:0], cur.d[last.cut-1:]...), p.window)
+			next = p.cutWindow(nd, cur.base+last.cut-1, 1, lastLine)
+		}
+		at, line, until, ok := p.take(cur)
+		switch {
+		case !ok:
+			d := cur.d
+			if next != nil {
+				next.wait()
+				d = append(cur.d[:len(cur.d):len(cur.d)], next.d[len(cur.d)-last.cut+1:]...)
+			}
+			s.resume(d, cur.base, at, line)
+			return cur.base + until
+		case next == nil:
+			s.resume(cur.d, cur.base, last.cut, lastLine)
+			return cur.base + len(cur.d) + 1
+		}
+		spare, cur = cur.d, next
 	}
-	cs := cuts(s.buf, s.pos, p.size, p.indent)
-	if len(cs) == 0 {
-		return s.dropped + len(s.buf) + 1 // a value at least, or the list's end
+}
+
+// readMore reads up to n bytes more at the end of d; the end of the
+// stream, or an error for more to return, is noted.
+func (s *stream) readMore(d []byte, n int) []byte {
+	if n <= 0 || s.eof || s.err != nil {
+		return d
 	}
-	parts := make([]*part, len(cs))
-	line, counted, start := s.lineAt(s.pos), s.pos, s.pos
-	for k, cut := range cs {
-		line += bytes.Count(s.buf[counted:start], []byte{'\n'})
+	d = slices.Grow(d, n)
+	got, err := io.ReadFull(s.src, d[len(d):len(d)+n])
+	d = d[:len(d)+got]
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		s.eof = true
+	case err != nil:
+		s.err = err
+	}
+	return d
+}
+
+// resume hands the stream d, to go on at d[at], on line line. The byte
+// before at is kept: at the end of the data, next reads a value from
+// the byte before where it stopped, as it always has.
+func (s *stream) resume(d []byte, base, at, line int) {
+	from := max(at-1, 0)
+	s.buf, s.pos, s.dropped = d[from:], at-from, base+from
+	s.counted, s.line = 0, line-bytes.Count(d[from:at], []byte{'\n'})
+}
+
+// cutWindow cuts d from start into parts, and has the workers frame
+// them.
+func (p *pool) cutWindow(d []byte, base, start, line int) *listWindow {
+	w := &listWindow{d: d, base: base, start: start, line: line}
+	counted := start
+	for _, cut := range cuts(d, start, p.size, p.indent) {
+		line += bytes.Count(d[counted:start], []byte{'\n'})
 		counted = start
-		parts[k] = &part{d: s.buf, start: start, cut: cut, line: line, done: make(chan struct{})}
+		w.parts = append(w.parts, &part{d: d, start: start, cut: cut, line: line, done: make(chan struct{})})
 		start = cut
 	}
 	go func() {
-		for _, pt := range parts {
+		for _, pt := range w.parts {
 			p.jobs <- valueBatch{part: pt}
 		}
 	}()
-	s.readAhead(p.window)
-	return s.take(p, parts)
+	return w
 }
 
-// take takes the parts framed in order, as far as each starts where the
-// one before it left off, and returns up to where the stream is to frame
-// the values itself.
-func (s *stream) take(p *pool, parts []*part) int {
-	until := 0
-	for k, pt := range parts {
+// take takes the parts of w framed in order, as far as each starts where
+// the one before it left off. Where one does not, it returns where the
+// stream is to go on (at, on line), and up to where it frames the values
+// itself.
+func (p *pool) take(w *listWindow) (at, line, until int, ok bool) {
+	ok = true
+	for k, pt := range w.parts {
 		<-pt.done // every part is waited for: they read the window
 		switch {
-		case until > 0:
+		case !ok:
 		case pt.odd:
-			s.pos, until = pt.start, s.dropped+pt.cut
+			at, line, until, ok = pt.start, pt.line, pt.cut, false
 		case !pt.synced:
 			p.commit(pt)
-			s.pos, until = pt.exit, s.dropped+pt.exit
+			at, line, until, ok = pt.exit, pt.line+bytes.Count(w.d[pt.start:pt.exit], []byte{'\n'}), pt.exit, false
 		default:
 			p.commit(pt)
-			s.pos = pt.cut
 			if k > 0 && p.indent < 0 {
-				p.indent = lineIndent(s.buf, jsonskip.Space(s.buf, pt.start))
+				p.indent = lineIndent(w.d, jsonskip.Space(w.d, pt.start))
 			}
 		}
 	}
-	return max(until, s.dropped+s.pos)
+	return at, line, until, ok
 }

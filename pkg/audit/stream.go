@@ -61,53 +61,6 @@ func (s *stream) more() error {
 	return err
 }
 
-// fill makes buf hold n bytes unread (or the rest of the stream) and
-// room for n more after them, which readAhead reads while the workers
-// read buf. An error reading is kept for more to return.
-func (s *stream) fill(n int) error {
-	if len(s.buf)-s.pos < n || cap(s.buf)-len(s.buf) < n {
-		// The byte before pos is kept: at the end of the data, next
-		// reads a value from it (see next).
-		from := max(s.pos-1, 0)
-		if from < s.counted {
-			s.line -= bytes.Count(s.buf[from:s.counted], []byte{'\n'})
-			s.counted = from
-		}
-		s.lineAt(from)
-		nb := s.buf
-		if cap(nb) < len(s.buf)-from+2*n {
-			nb = make([]byte, 0, len(s.buf)-from+2*n)
-		}
-		nb = nb[:copy(nb[:cap(nb)], s.buf[from:])]
-		s.dropped += from
-		s.buf, s.counted, s.pos = nb, s.counted-from, s.pos-from
-	}
-	for len(s.buf)-s.pos < n && !s.eof && s.err == nil {
-		s.err = s.read(n - (len(s.buf) - s.pos))
-	}
-	return s.err
-}
-
-// readAhead reads up to n bytes past the end of buf, within its
-// capacity: the bytes read so far stay where they are.
-func (s *stream) readAhead(n int) {
-	if !s.eof && s.err == nil {
-		s.err = s.read(min(n, cap(s.buf)-len(s.buf)))
-	}
-}
-
-// read reads up to n bytes at the end of buf, within its capacity.
-func (s *stream) read(n int) error {
-	n = min(n, cap(s.buf)-len(s.buf))
-	got, err := io.ReadFull(s.src, s.buf[len(s.buf):len(s.buf)+n])
-	s.buf = s.buf[:len(s.buf)+got]
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		s.eof = true
-		return nil
-	}
-	return err
-}
-
 // lineAt is the line number of buf[off], off ≥ counted.
 func (s *stream) lineAt(off int) int {
 	s.line += bytes.Count(s.buf[s.counted:off], []byte{'\n'})
