@@ -3,6 +3,9 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"os"
 	"strings"
 	"testing"
@@ -93,6 +96,37 @@ func TestPartsAreTaken(t *testing.T) {
 		c.wait()
 		if acc.events != 60 || acc.inParts < 30 {
 			t.Errorf("%s: %d events read, %d values in parts taken; want 60, most in parts", name, acc.events, acc.inParts)
+		}
+	}
+}
+
+// TestPartsAreOneFramerMutated: documents of every form with bytes
+// changed, cut short and commas and newlines slipped in (a fixed seed:
+// the fuzzer reaches few such documents a second) read in parts as one
+// framer reads them.
+func TestPartsAreOneFramerMutated(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 5))
+	var seeds [][]byte
+	for _, name := range slices.Sorted(maps.Keys(formSeeds())) {
+		seeds = append(seeds, formSeeds()[name])
+	}
+	seeds = append(seeds, []byte(framedDocs(t)["bad-values.json"][:6000]))
+	dir := t.TempDir()
+	for n := range 400 {
+		d := slices.Clone(seeds[r.IntN(len(seeds))])
+		for k := r.IntN(4); k >= 0 && len(d) > 0; k-- {
+			switch i := r.IntN(len(d)); r.IntN(3) {
+			case 0:
+				d[i] = "{}[],\n\" x1"[r.IntN(10)]
+			case 1:
+				d = d[:i]
+			default:
+				d = slices.Insert(d, i, []byte("\n,")...)
+			}
+		}
+		p := writeFile(t, dir, fmt.Sprintf("m-%d.json", n), d)
+		if got, want := readWith(t, &cores{workers: 3, chunk: 16}, p), readWith(t, oneFramer, p); got != want {
+			t.Fatalf("%q in parts:\n%s", d, firstDiff(got, want))
 		}
 	}
 }
