@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"slices"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
