@@ -55,7 +55,7 @@ func newPool(cv *converter) *pool {
 	sp := split(a.opts)
 	p := &pool{cv: cv, size: sp.chunk, jobs: make(chan valueBatch, sp.workers),
 		free: make(chan []byte, 2*sp.workers+2), bad: map[int][]badLine{},
-		window: 4 * sp.workers * sp.chunk, indent: -1, oneFramer: sp.oneFramer}
+		window: 2 * sp.workers * sp.chunk, indent: -1, oneFramer: sp.oneFramer}
 	for range sp.workers {
 		acc := newAccumulator(a.idx, a.path, a.opts, a.c)
 		acc.cv = &converter{acc: acc, forced: cv.forced, yaml: cv.yaml, depth: cv.depth, seen: true}
