@@ -111,6 +111,10 @@ func lineIndent(d []byte, j int) int {
 	return j - k
 }
 
+// maxMisses is how many windows of a list may end in a part not taken
+// before the stream frames the rest of it alone.
+const maxMisses = 16
+
 // listOnCores reads the values of a list on every core: windows framed
 // in parts by the workers, and by the stream itself where a part cannot
 // be (up to until, an offset in the whole stream).
@@ -149,6 +153,7 @@ func (w *listWindow) wait() {
 // to frame the values itself (an offset in the whole stream): a part
 // that could not be framed, or what follows the last window cut.
 func (s *stream) parts(p *pool) int {
+	p.learn(s.buf, s.pos)
 	from := max(s.pos-1, 0) // the byte before pos is kept: see resume
 	d := make([]byte, 0, len(s.buf)-from+p.window+p.size)
 	d = s.readMore(append(d, s.buf[from:]...), p.window-(len(s.buf)-s.pos))
@@ -171,6 +176,9 @@ func (s *stream) parts(p *pool) int {
 		at, line, until, ok := p.take(cur)
 		switch {
 		case !ok:
+			if p.misses++; p.misses > maxMisses {
+				p.oneFramer = true // cuts that keep falling inside values
+			}
 			d := cur.d
 			if next != nil {
 				next.wait()
@@ -246,13 +254,22 @@ func (p *pool) take(w *listWindow) (at, line, until int, ok bool) {
 			at, line, until, ok = pt.start, pt.line, pt.cut, false
 		case !pt.synced:
 			p.commit(pt)
+			p.learn(w.d, pt.exit)
 			at, line, until, ok = pt.exit, pt.line+bytes.Count(w.d[pt.start:pt.exit], []byte{'\n'}), pt.exit, false
 		default:
 			p.commit(pt)
-			if k > 0 && p.indent < 0 {
-				p.indent = lineIndent(w.d, jsonskip.Space(w.d, pt.start))
+			if k > 0 {
+				p.learn(w.d, pt.start)
 			}
 		}
 	}
 	return at, line, until, ok
+}
+
+// learn learns how indented the list's values are from a position q
+// between them, when the next comes on a line of its own.
+func (p *pool) learn(d []byte, q int) {
+	if j := jsonskip.Space(d, q); p.indent < 0 && j < len(d) && bytes.IndexByte(d[q:j], '\n') >= 0 {
+		p.indent = lineIndent(d, j)
+	}
 }

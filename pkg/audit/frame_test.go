@@ -94,7 +94,8 @@ func TestPartsAreTaken(t *testing.T) {
 		}
 		acc.flush()
 		c.wait()
-		if acc.events != 60 || acc.inParts < 30 {
+		t.Logf("%s: %d of %d values in parts taken", name, acc.inParts, acc.events)
+		if acc.events != 60 || acc.inParts < 50 {
 			t.Errorf("%s: %d events read, %d values in parts taken; want 60, most in parts", name, acc.events, acc.inParts)
 		}
 	}

@@ -40,10 +40,12 @@ type pool struct {
 	bad  map[int][]badLine // by batch
 	// window is how much of the document is framed in parts at once;
 	// indent how indented the lines of its values are, once a cut
-	// between them was proven (-1 before). oneFramer: the stream frames
-	// every value itself.
+	// between them was proven (-1 before); misses how many windows
+	// ended in a part not taken. oneFramer: the stream frames every
+	// value itself.
 	window, indent int
 	oneFramer      bool
+	misses         int
 	// committed is what the parts taken read.
 	committed *accumulator
 }
