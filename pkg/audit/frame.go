@@ -182,7 +182,7 @@ func (s *stream) parts(p *pool) int {
 			d := cur.d
 			if next != nil {
 				next.wait()
-				d = append(cur.d[:len(cur.d):len(cur.d)], next.d[len(cur.d)-last.cut+1:]...)
+				d = slices.Concat(cur.d, next.d[len(cur.d)-last.cut+1:])
 			}
 			s.resume(d, cur.base, at, line)
 			return cur.base + until

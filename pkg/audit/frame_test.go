@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -130,29 +129,6 @@ func TestPartsAreOneFramerMutated(t *testing.T) {
 			t.Fatalf("%q in parts:\n%s", d, firstDiff(got, want))
 		}
 	}
-}
-
-// FuzzPartsAreOneFramer: whatever a document holds, framing its lists in
-// small parts on three workers reads what one framer reads.
-func FuzzPartsAreOneFramer(f *testing.F) {
-	for _, seed := range formSeeds() {
-		f.Add(seed)
-	}
-	f.Add([]byte("{\"events\":[{\"message\":\"x\"}\n,1\n,\"\\u0026\"\n,{\"a\":[\n{}]}\n]}"))
-	f.Add([]byte("[\n{\"kind\":\"Event\",\"verb\":\"get\"}\n,\n{]\n]"))
-	dir := f.TempDir()
-	n := 0
-	f.Fuzz(func(t *testing.T, data []byte) {
-		n++
-		p := writeFile(t, dir, fmt.Sprintf("audit-%d.json", n), data)
-		defer os.Remove(p)
-		want := readWith(t, oneFramer, p)
-		for _, size := range []int{1, 16} {
-			if got := readWith(t, &cores{workers: 3, chunk: size}, p); got != want {
-				t.Errorf("in parts of %d bytes on 3 workers:\n%s", size, firstDiff(got, want))
-			}
-		}
-	})
 }
 
 // FuzzLogEventIsFramed: a log event read where it starts (logEvent,
