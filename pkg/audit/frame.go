@@ -119,7 +119,10 @@ const maxMisses = 16
 // in parts by the workers, and by the stream itself where a part cannot
 // be (up to until, an offset in the whole stream).
 func (s *stream) listOnCores(p *pool) error {
-	until := 0
+	// The first values are framed by the stream: a short list (one of
+	// an Event Hubs file's many messages) is not worth a window.
+	until := s.dropped + s.pos + 2*p.size
+	p.learn(s.buf, s.pos)
 	for {
 		if s.dropped+s.pos >= until && !p.oneFramer {
 			until = s.parts(p)
@@ -155,8 +158,7 @@ func (w *listWindow) wait() {
 func (s *stream) parts(p *pool) int {
 	p.learn(s.buf, s.pos)
 	from := max(s.pos-1, 0) // the byte before pos is kept: see resume
-	d := make([]byte, 0, len(s.buf)-from+p.window+p.size)
-	d = s.readMore(append(d, s.buf[from:]...), p.window-(len(s.buf)-s.pos))
+	d := s.readMore(s.buf[from:], p.window-(len(s.buf)-s.pos))
 	cur := p.cutWindow(d, s.dropped+from, s.pos-from, s.lineAt(s.pos))
 	var spare []byte
 	for {
@@ -269,7 +271,11 @@ func (p *pool) take(w *listWindow) (at, line, until int, ok bool) {
 // learn learns how indented the list's values are from a position q
 // between them, when the next comes on a line of its own.
 func (p *pool) learn(d []byte, q int) {
-	if j := jsonskip.Space(d, q); p.indent < 0 && j < len(d) && bytes.IndexByte(d[q:j], '\n') >= 0 {
+	j := jsonskip.Space(d, q)
+	for j < len(d) && d[j] == ',' {
+		j = jsonskip.Space(d, j+1)
+	}
+	if p.indent < 0 && j < len(d) && bytes.IndexByte(d[q:j], '\n') >= 0 {
 		p.indent = lineIndent(d, j)
 	}
 }
