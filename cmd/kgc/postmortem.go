@@ -236,9 +236,10 @@ func (o *postmortemOptions) print(a *postmortem.Analysis) (*postmortem.PostMorte
 
 // spillAfter is how many requests a post-mortem holds before it writes
 // the log to temporary files, to analyze it a part at a time: what about
-// 1.3 million events of a busy cluster keep, a few hundred megabytes held
-// at the end of reading. A smaller log is analyzed whole, faster.
-const spillAfter = 1 << 18
+// 2.6 million events of a busy cluster keep, or a million of one whose
+// writes are logged with their bodies, under 900 MB held at the end of
+// reading. A smaller log is analyzed whole, faster.
+const spillAfter = 1 << 19
 
 // lintPolicy reads --audit-policy, if given, for what it hides.
 func (o *postmortemOptions) lintPolicy() ([]audit.PolicyFinding, error) {

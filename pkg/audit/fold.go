@@ -1,6 +1,10 @@
 package audit
 
-import "time"
+import (
+	"time"
+
+	"github.com/kgc-dev/kgc/internal/parallel"
+)
 
 // This file folds, when Options.Fold asks, an object's creates, updates
 // and patches that no post-mortem reads. A post-mortem reads of an
@@ -59,11 +63,59 @@ type foldObject struct {
 }
 
 // fold reports, for events in stageTimestamp order, which ones a
-// post-mortem reads; the rest can go.
-func foldMask(evs []*Event) []bool {
+// post-mortem reads; the rest can go. Every rule but the first kind of
+// a type is about one object, so the objects are folded a share per
+// core: each share reads its objects' requests in order, as one loop
+// over every request would.
+func foldMask(evs []*Event) []bool { return foldShares(evs, parallel.Parts(len(evs))) }
+
+// foldShares is foldMask with the objects in n shares.
+func foldShares(evs []*Event, n int) []bool {
 	keep := make([]bool, len(evs))
-	firstColl := sweepsFrom(evs)
+	sweeps := sweepsFrom(evs)
 	learned := map[[2]string]bool{}
+	for i, e := range evs {
+		keep[i] = firstKind(e, learned) || e.Object.Name == ""
+	}
+	shares := objectShares(evs, n)
+	parallel.Do(len(shares), func(_, from, to int) {
+		for _, share := range shares[from:to] {
+			foldObjects(evs, share, sweeps, keep)
+		}
+	})
+	return keep
+}
+
+// objectShares splits the indexes of the requests that name an object
+// into n shares, every request of an object in the same share, each in
+// order: an object's requests share its name, which picks the share.
+func objectShares(evs []*Event, n int) [][]int32 {
+	shares := make([][]int32, n)
+	for i, e := range evs {
+		if e.Object.Name == "" {
+			continue
+		}
+		s := 0
+		if n > 1 {
+			s = int(fnv1a(e.Object.Name) % uint32(n))
+		}
+		shares[s] = append(shares[s], int32(i))
+	}
+	return shares
+}
+
+// fnv1a is the 32-bit FNV-1a hash of s: cheap, and the same on every run.
+func fnv1a(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return h
+}
+
+// foldObjects marks in keep which of the requests at idx (in order, every
+// request of their objects) a post-mortem reads, for their objects' sake.
+func foldObjects(evs []*Event, idx []int32, sweeps map[collScope]sweep, keep []bool) {
 	objs := map[foldKey]*foldObject{}
 	end := func(r *run) {
 		for _, i := range []int{r.lastMeta, r.lastKd} {
@@ -72,14 +124,9 @@ func foldMask(evs []*Event) []bool {
 			}
 		}
 	}
-	for i, e := range evs {
-		if firstKind(e, learned) {
-			keep[i] = true
-		}
-		if e.Object.Name == "" {
-			keep[i] = true
-			continue
-		}
+	for _, i32 := range idx {
+		i := int(i32)
+		e := evs[i]
 		k := foldKeyOf(e)
 		o := objs[k]
 		uid := e.ObjectUID()
@@ -96,7 +143,7 @@ func foldMask(evs []*Event) []bool {
 		if startsDeleting(e) {
 			o.started = true
 		}
-		if o.started || !foldable(e, firstColl) {
+		if o.started || !foldable(e, sweeps) {
 			keep[i] = true
 			continue
 		}
@@ -116,7 +163,6 @@ func foldMask(evs []*Event) []bool {
 	for _, o := range objs {
 		end(&o.run)
 	}
-	return keep
 }
 
 // sweep is the earliest deletecollection of a type in a namespace, by

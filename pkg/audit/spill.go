@@ -82,11 +82,7 @@ func bucketOf(part string) int {
 	if part == "" {
 		return 0
 	}
-	h := uint32(2166136261)
-	for i := 0; i < len(part); i++ {
-		h = (h ^ uint32(part[i])) * 16777619
-	}
-	return 1 + int(h%(buckets-1))
+	return 1 + int(fnv1a(part)%(buckets-1))
 }
 
 func (s *spill) find(b int) int {

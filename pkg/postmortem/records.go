@@ -1,6 +1,7 @@
 package postmortem
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -356,10 +357,26 @@ func accepted(e *audit.Event) bool { return e.Code < 300 && !e.DryRun() }
 // sortedRecords lists records in the order of roots in the document
 // (rootStart), for deterministic walks.
 func sortedRecords(rs []*record) []*record {
-	out := slices.Clone(rs)
-	slices.SortStableFunc(out, func(a, b *record) int {
-		return rootStart{a.startTime(), a.ref()}.compare(rootStart{b.startTime(), b.ref()})
+	// Each record's place is read once, not at every comparison, and
+	// ties keep the records' order, as a stable sort would.
+	type placed struct {
+		at rootStart
+		i  int
+	}
+	ps := make([]placed, len(rs))
+	for i, r := range rs {
+		ps[i] = placed{rootStart{r.startTime(), r.ref()}, i}
+	}
+	slices.SortFunc(ps, func(a, b placed) int {
+		if c := a.at.compare(b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
+	out := make([]*record, len(rs))
+	for j, p := range ps {
+		out[j] = rs[p.i]
+	}
 	return out
 }
 
