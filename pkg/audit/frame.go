@@ -40,6 +40,7 @@ type part struct {
 func (p *part) frame(acc *accumulator) {
 	p.acc = acc
 	d, q, line, counted := p.d, p.start, p.line, p.start
+	events := true // the values may be log events (see logEvent) until one is not
 	for {
 		if q > p.cut {
 			p.exit = q
@@ -60,10 +61,13 @@ func (p *part) frame(acc *accumulator) {
 		}
 		line += bytes.Count(d[counted:i], []byte{'\n'})
 		counted = i
-		if n, ok := acc.cv.logEvent(d[i:], line); ok {
-			p.values++
-			q = i + n
-			continue
+		if events {
+			if n, ok := acc.cv.logEvent(d[i:], line); ok {
+				p.values++
+				q = i + n
+				continue
+			}
+			events = false
 		}
 		end, err := jsonskip.Value(d, i)
 		if err != nil {
