@@ -154,3 +154,46 @@ func readPayloads(src io.Reader, acc *accumulator, c *converter, firstLine int) 
 	}
 	return nil
 }
+
+// errNotPlain declines a log event logEvent leaves to the framer.
+var errNotPlain = errors.New("a log event with an object or array beside its message")
+
+// logEvent reads a list's log event (filter-log-events') at the start of
+// d, which runs on past it, as value reads it once framed, and returns
+// where it ends: the walk that unescapes its message finds its end, which
+// framing it first would look for again. It declines (false, nothing
+// read) any value but a well-formed log event whose message is a string
+// and whose other keys hold no object or array: one that framing could
+// end elsewhere or refuse (its framer bounds how deep values nest), or
+// that value would call bad.
+func (c *converter) logEvent(d []byte, line int) (int, bool) {
+	if c.depth == 0 || !allows(c.forced, formEKSCloudWatch) {
+		return 0, false
+	}
+	if f, list, _, err := classifyKey(d); err != nil || f != formEKSCloudWatch || list != "" {
+		return 0, false
+	}
+	var msg []byte
+	s := scanner{jsonscan.Cursor{Data: d}}
+	err := s.Object(func(key []byte) error {
+		switch c := s.Peek(); {
+		case c == '{' || c == '[':
+			return errNotPlain
+		case string(key) != "message":
+			return s.Skip()
+		case c != '"':
+			return errNotPlain
+		}
+		var err error
+		msg, err = c.stringOrObject(&s)
+		return err
+	})
+	if err != nil || len(msg) == 0 {
+		return 0, false
+	}
+	c.active++
+	defer func() { c.active-- }()
+	c.seen = true
+	c.acc.line(msg, line, false)
+	return s.Pos, true
+}

@@ -26,6 +26,9 @@ const chunkSize = 1 << 20
 // bytes, read by workers side by side.
 type cores struct {
 	workers, chunk int
+	// oneFramer frames a document's list on one goroutine (tests compare
+	// it with framing in parts: see frame.go).
+	oneFramer bool
 }
 
 // split is how opts say to split the reading: by default a worker per
@@ -78,6 +81,12 @@ type accumulator struct {
 	// prefixed: each line starts with a word to drop before its event
 	// (a node name, a timestamp: see prefix.go).
 	prefixed bool
+	// hold keeps the batches of stages in held rather than sending them:
+	// a part of a document framed ahead of its turn (see frame.go).
+	hold bool
+	held [][]stage
+	// inParts counts the values read in parts taken.
+	inParts int
 }
 
 func newAccumulator(idx int, path string, opts Options, c *requestTable) *accumulator {
@@ -86,7 +95,13 @@ func newAccumulator(idx int, path string, opts Options, c *requestTable) *accumu
 
 // flush sends the stages read to the request table.
 func (a *accumulator) flush() {
-	a.c.send(a.batch)
+	if a.hold {
+		if len(a.batch) > 0 {
+			a.held = append(a.held, a.batch)
+		}
+	} else {
+		a.c.send(a.batch)
+	}
 	a.batch = nil
 }
 
@@ -322,6 +337,7 @@ func (a *accumulator) add(o *accumulator) {
 	a.skippedBodies += o.skippedBodies
 	a.bodilessDeletes += o.bodilessDeletes
 	a.insightsRows += o.insightsRows
+	a.inParts += o.inParts
 	if o.fatal != nil {
 		a.fatal = o.fatal
 	}

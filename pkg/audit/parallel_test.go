@@ -211,21 +211,26 @@ func firstDiff(got, want string) string {
 }
 
 // FuzzParallelIsSerial: whatever a file holds, in any form, reading it on
-// three workers in small chunks and batches says what one worker says.
+// three workers in small chunks, batches and parts (frame.go) says what
+// one worker framing its lists alone says.
 func FuzzParallelIsSerial(f *testing.F) {
 	for _, seed := range formSeeds() {
 		f.Add(seed)
 	}
 	f.Add([]byte("{\"kind\":\"Event\",\"verb\":\"get\"}\n[1,\n{\"events\":[{\"message\":\"x\"},1,\"\\u0026\"]}"))
+	f.Add([]byte("{\"events\":[{\"message\":\"x\"}\n,1\n,\"\\u0026\"\n,{\"a\":[\n{}]}\n]}"))
+	f.Add([]byte("[\n{\"kind\":\"Event\",\"verb\":\"get\"}\n,\n{]\n]"))
 	dir := f.TempDir()
 	n := 0
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n++
 		p := writeFile(t, dir, fmt.Sprintf("audit-%d.log", n), data)
 		defer os.Remove(p)
-		want := readWith(t, serial, p)
-		if got := readWith(t, &cores{workers: 3, chunk: 64}, p); got != want {
-			t.Errorf("on 3 workers in chunks of 64 bytes:\n%s", firstDiff(got, want))
+		want := readWith(t, oneFramer, p)
+		for _, size := range []int{1, 64} {
+			if got := readWith(t, &cores{workers: 3, chunk: size}, p); got != want {
+				t.Errorf("on 3 workers in chunks and parts of %d bytes:\n%s", size, firstDiff(got, want))
+			}
 		}
 	})
 }

@@ -22,6 +22,9 @@ type valueBatch struct {
 	data  []byte
 	ends  []int
 	lines []int
+	// part, when set, is a range of the document to frame instead (see
+	// frame.go).
+	part *part
 }
 
 // pool converts the values of one list.
@@ -35,6 +38,16 @@ type pool struct {
 	cur  valueBatch
 	mu   sync.Mutex
 	bad  map[int][]badLine // by batch
+	// window is how much of the document is framed in parts at once;
+	// indent how indented the lines of its values are, once a cut
+	// between them was proven (-1 before); misses how many windows
+	// ended in a part not taken. oneFramer: the stream frames every
+	// value itself.
+	window, indent int
+	oneFramer      bool
+	misses         int
+	// committed is what the parts taken read.
+	committed *accumulator
 }
 
 // newPool starts the workers of a list read by cv (its depth that of
@@ -43,13 +56,18 @@ func newPool(cv *converter) *pool {
 	a := cv.acc
 	sp := split(a.opts)
 	p := &pool{cv: cv, size: sp.chunk, jobs: make(chan valueBatch, sp.workers),
-		free: make(chan []byte, 2*sp.workers+2), bad: map[int][]badLine{}}
+		free: make(chan []byte, 2*sp.workers+2), bad: map[int][]badLine{},
+		window: 2 * sp.workers * sp.chunk, indent: -1, oneFramer: sp.oneFramer}
 	for range sp.workers {
 		acc := newAccumulator(a.idx, a.path, a.opts, a.c)
 		acc.cv = &converter{acc: acc, forced: cv.forced, yaml: cv.yaml, depth: cv.depth, seen: true}
 		p.accs = append(p.accs, acc)
 		p.wg.Go(func() {
 			for b := range p.jobs {
+				if b.part != nil {
+					p.frame(acc, b.part)
+					continue
+				}
 				p.convert(acc, b)
 			}
 		})
@@ -114,8 +132,49 @@ func (p *pool) wait() {
 	for _, a := range p.accs {
 		into.add(a)
 	}
+	if p.committed != nil {
+		into.add(p.committed)
+	}
 	for _, seq := range slices.Sorted(maps.Keys(p.bad)) {
 		into.bad = append(into.bad, p.bad[seq]...)
 	}
 	into.sortBad()
+}
+
+// frame frames and converts a part of the document on the worker whose
+// accumulator is w, into an accumulator of the part's own that holds its
+// stages until the part is taken (or dropped: see frame.go).
+func (p *pool) frame(w *accumulator, pt *part) {
+	a := newAccumulator(w.idx, w.path, w.opts, w.c)
+	a.hold = true
+	a.cv = &converter{acc: a, forced: w.cv.forced, yaml: w.cv.yaml, depth: w.cv.depth, seen: true}
+	a.in, w.in = w.in, interner{} // the worker's strings, shared by its parts
+	pt.frame(a)
+	a.flush()
+	w.in, a.in = a.in, interner{}
+	close(pt.done)
+}
+
+// commit takes what a part read, after the values queued before it.
+func (p *pool) commit(pt *part) {
+	a := pt.acc
+	if pt.values > 0 {
+		p.cv.seen = true
+	}
+	a.inParts += pt.values
+	for _, b := range a.held {
+		a.c.send(b)
+	}
+	p.send()
+	seq := p.cur.seq
+	p.cur.seq++
+	if len(a.bad) > 0 {
+		p.mu.Lock()
+		p.bad[seq] = a.bad
+		p.mu.Unlock()
+	}
+	if p.committed == nil {
+		p.committed = newAccumulator(a.idx, a.path, a.opts, a.c)
+	}
+	p.committed.add(a)
 }

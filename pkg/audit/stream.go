@@ -23,6 +23,11 @@ type stream struct {
 	line int // the line number at buf[counted]
 	// counted is how far buf has been scanned for newlines.
 	counted int
+	// dropped is how many bytes of the stream were consumed and dropped
+	// from buf.
+	dropped int
+	// err is an error met reading ahead, for more to return.
+	err error
 }
 
 // more reads at least as much again as is buffered, dropping what was
@@ -31,9 +36,14 @@ func (s *stream) more() error {
 	if s.eof {
 		return errIncomplete
 	}
+	if err := s.err; err != nil {
+		s.err = nil // met where the stream would have met it
+		return err
+	}
 	if s.pos > 0 {
 		s.lineAt(s.pos)
 		n := copy(s.buf, s.buf[s.pos:])
+		s.dropped += s.pos
 		s.buf, s.counted, s.pos = s.buf[:n], s.counted-s.pos, 0
 	}
 	want := max(len(s.buf), 1<<16)
@@ -231,23 +241,26 @@ func (s *stream) list(cv *converter) error {
 	}
 	cv.depth++
 	defer func() { cv.depth-- }()
-	convert := cv.value
 	if cv.forced == FamilyAuto || cv.forced == "" {
 		// Unless a format is forced (a value of another form may then
 		// say the file is not a log, which only the values before it
-		// can tell), the values are converted on every core.
+		// can tell), the values are framed and converted on every core.
 		p := newPool(cv)
 		defer p.wait()
-		convert = p.add
+		return s.listOnCores(p)
 	}
 	for {
-		v, line, done, err := s.next("{[\",]0123456789-tfn", ']')
+		v, line, done, err := s.next(listTokens, ']')
 		if done {
 			return err
 		}
-		convert(v, line)
+		cv.value(v, line)
 	}
 }
+
+// listTokens are the bytes a list's value, a comma or its end starts
+// with.
+const listTokens = "{[\",]0123456789-tfn"
 
 // next reads the next value of a container with its line, passing over
 // commas; done at the container's closing byte or an error. want is
