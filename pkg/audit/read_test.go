@@ -360,6 +360,13 @@ func TestBadInput(t *testing.T) {
 	for range 50 {
 		many += "garbage\n"
 	}
+	// A list cut short right after a value: once as it is, once ending
+	// exactly where the stream's first read does.
+	cut := "[" + threeDeletes()[0].line() + "," + threeDeletes()[1].line() + ","
+	last := threeDeletes()[2]
+	short := cut + last.line()
+	last.id += strings.Repeat("x", 1<<16-len(short)) // the auditID is written once
+	atRead := cut + last.line()
 	for _, c := range []struct {
 		name, content string
 		wantIDs       string
@@ -368,6 +375,10 @@ func TestBadInput(t *testing.T) {
 	}{
 		{name: "truncated last line", content: good + d[:len(d)/2], wantIDs: "a,c",
 			warnings: []string{"%s:4: not valid JSON: the line ends inside a value (a truncated write?)"}},
+		{name: "list cut short", content: short, wantIDs: "a,c",
+			warnings: []string{"%s:1: not valid JSON: the line ends inside a value (a truncated write?)"}},
+		{name: "list cut short where a read ends", content: atRead, wantIDs: "a," + last.id,
+			warnings: []string{"%s:1: not valid JSON: the line ends inside a value (a truncated write?)"}},
 		{name: "corrupt line in the middle", content: lines(threeDeletes()[0]) + "{\"kind\":\"Event\",,}\n" + d + "\n", wantIDs: "a,d",
 			warnings: []string{"%s:2: not valid JSON: expected a string at byte 17, found ','"}},
 		{name: "JSON but not an audit event", content: good + `{"hello":"world"}` + "\n[1,2]\n", wantIDs: "a,c",

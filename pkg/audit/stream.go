@@ -271,6 +271,11 @@ func (s *stream) next(want string, closing byte) (v []byte, line int, done bool,
 		if err != nil || c == closing {
 			return nil, 0, true, err
 		}
+		if c == 0 {
+			// The data ended inside the container, after a value or a
+			// comma: it was cut short.
+			return nil, 0, true, errIncomplete
+		}
 		if c != ',' {
 			s.pos--
 			v, line, err = s.value()
