@@ -238,6 +238,7 @@ func (p *pool) cutWindow(d []byte, base, start, line int) *listWindow {
 		w.parts = append(w.parts, &part{d: d, start: start, cut: cut, line: line, done: make(chan struct{})})
 		start = cut
 	}
+	p.start()
 	go func() {
 		for _, pt := range w.parts {
 			p.jobs <- valueBatch{part: pt}

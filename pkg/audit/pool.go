@@ -50,15 +50,25 @@ type pool struct {
 	committed *accumulator
 }
 
-// newPool starts the workers of a list read by cv (its depth that of
-// the list's values).
+// newPool makes the pool of a list read by cv (its depth that of the
+// list's values). Its workers start when it first has work for them: a
+// list shorter than a batch (an Event Hubs message's few records) is
+// converted by the stream's goroutine, without workers to start and
+// stop for each of a file's many lists.
 func newPool(cv *converter) *pool {
-	a := cv.acc
-	sp := split(a.opts)
-	p := &pool{cv: cv, size: sp.chunk, jobs: make(chan valueBatch, sp.workers),
+	sp := split(cv.acc.opts)
+	return &pool{cv: cv, size: sp.chunk, jobs: make(chan valueBatch, sp.workers),
 		free: make(chan []byte, 2*sp.workers+2), bad: map[int][]badLine{},
 		window: 2 * sp.workers * sp.chunk, indent: -1, oneFramer: sp.oneFramer}
-	for range sp.workers {
+}
+
+// start starts the workers, once.
+func (p *pool) start() {
+	if p.accs != nil {
+		return
+	}
+	a, cv := p.cv.acc, p.cv
+	for range split(a.opts).workers {
 		acc := newAccumulator(a.idx, a.path, a.opts, a.c)
 		acc.cv = &converter{acc: acc, forced: cv.forced, yaml: cv.yaml, depth: cv.depth, seen: true}
 		p.accs = append(p.accs, acc)
@@ -72,7 +82,6 @@ func newPool(cv *converter) *pool {
 			}
 		})
 	}
-	return p
 }
 
 // convert reads a batch into acc, keeping its bad values apart.
@@ -101,6 +110,9 @@ func (p *pool) convert(acc *accumulator, b valueBatch) {
 // that the file is no log.
 func (p *pool) add(v []byte, line int) {
 	p.cv.seen = true
+	if p.cur.data == nil {
+		p.cur.data = p.buffer()
+	}
 	p.cur.data = append(p.cur.data, v...)
 	p.cur.ends = append(p.cur.ends, len(p.cur.data))
 	p.cur.lines = append(p.cur.lines, line)
@@ -113,18 +125,42 @@ func (p *pool) send() {
 	if len(p.cur.ends) == 0 {
 		return
 	}
+	p.start()
 	p.jobs <- p.cur
 	p.cur = valueBatch{seq: p.cur.seq + 1}
+}
+
+// buffer is a batch's buffer: one converted, or a new one, small at
+// first and grown as values come. It is taken when a value comes, not
+// when a batch is sent, and starts small: a file of many short lists
+// (Event Hubs messages) made a buffer of a whole batch for each list,
+// and one more at its end.
+func (p *pool) buffer() []byte {
 	select {
-	case p.cur.data = <-p.free:
+	case b := <-p.free:
+		return b
 	default:
-		p.cur.data = make([]byte, 0, min(p.size, chunkSize))
+		return make([]byte, 0, min(p.size, firstBuffer))
 	}
 }
+
+// firstBuffer is the size a new batch's buffer starts at.
+const firstBuffer = 16 << 10
 
 // wait converts what is queued, stops the workers and merges what they
 // read into the file's accumulator.
 func (p *pool) wait() {
+	if p.accs == nil {
+		// No worker started: the list's values are converted here, in
+		// order, as one worker would.
+		start := 0
+		for k, end := range p.cur.ends {
+			p.cv.value(p.cur.data[start:end], p.cur.lines[k])
+			start = end
+		}
+		p.cv.acc.sortBad()
+		return
+	}
 	p.send()
 	close(p.jobs)
 	p.wg.Wait()

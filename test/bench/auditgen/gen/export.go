@@ -16,8 +16,14 @@ import (
 // line, the event a string in properties.log), `aws logs
 // filter-log-events` output (one JSON document, the event a string in
 // each log event's message) and `gcloud logging read --format=json` (an
-// array of LogEntry, newest first, the event rebuilt as a protoPayload).
-var Exports = []string{"aks-diagnostics", "eks-cloudwatch", "gke-logentry"}
+// array of LogEntry, newest first, the event rebuilt as a protoPayload),
+// and AKS diagnostic settings streamed to Event Hubs (a message a line,
+// {"records":[…]}, a few records each: a file of many short lists).
+var Exports = []string{"aks-diagnostics", "aks-eventhubs", "eks-cloudwatch", "gke-logentry"}
+
+// eventHubsRecords is how many records an Event Hubs message of Export
+// holds.
+const eventHubsRecords = 4
 
 // Export rewrites the native audit lines of r in form (one of Exports).
 func Export(w io.Writer, r io.Reader, form string) error {
@@ -28,6 +34,8 @@ func Export(w io.Writer, r io.Reader, form string) error {
 	switch form {
 	case "aks-diagnostics":
 		err = eachLine(sc, func(l []byte, _ int) error { return writeJSON(bw, aksRecord(l), "\n") })
+	case "aks-eventhubs":
+		err = eventHubsMessages(bw, sc)
 	case "eks-cloudwatch":
 		_, _ = bw.WriteString(`{"events":[`)
 		err = eachLine(sc, func(l []byte, i int) error {
@@ -63,6 +71,30 @@ func Export(w io.Writer, r io.Reader, form string) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// eventHubsMessages writes the lines of sc as AKS records, a few to an
+// Event Hubs message, a message a line.
+func eventHubsMessages(bw *bufio.Writer, sc *bufio.Scanner) error {
+	var recs []any
+	flush := func() error {
+		if len(recs) == 0 {
+			return nil
+		}
+		err := writeJSON(bw, map[string]any{"records": recs}, "\n")
+		recs = recs[:0]
+		return err
+	}
+	err := eachLine(sc, func(l []byte, _ int) error {
+		if recs = append(recs, aksRecord(l)); len(recs) == eventHubsRecords {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
 }
 
 func eachLine(sc *bufio.Scanner, f func(l []byte, i int) error) error {
