@@ -30,6 +30,10 @@ type converter struct {
 	// active counts the values being converted: an event they yield that
 	// is not native is bad, not converted again.
 	active int
+	// pool converts the values of the file's lists at its depth: one
+	// pool for a file's many short lists (Event Hubs messages), so that
+	// their values are converted on every core (see listPool).
+	pool *pool
 }
 
 // maxDepth bounds how deep wrappers may nest (a list of Event Hubs

@@ -163,7 +163,8 @@ func TestParallelGzipMembers(t *testing.T) {
 // TestParallelListsAreSerial: the values of a document's list, converted
 // on many workers in batches of every size, are what one worker reads:
 // filter-log-events pretty-printed and on one line (every bad value on
-// line 1, named in the order they come), an EventList, gcloud's array.
+// line 1, named in the order they come), an EventList, gcloud's array,
+// Event Hubs messages (many short lists, one pool).
 func TestParallelListsAreSerial(t *testing.T) {
 	native := strings.Split(strings.TrimSpace(string(generated(t, 50))), "\n")
 	native = append(native[:10], append([]string{`{"kind":"Event","verb":`, `"not an event"`, `{"message":"{\"verb\":1}"}`}, native[10:]...)...)
@@ -175,7 +176,23 @@ func TestParallelListsAreSerial(t *testing.T) {
 			items = append(items, l)
 		}
 	}
+	// Event Hubs messages, a few records each, a line each; a native
+	// event alone between them is converted at once, the messages' records
+	// on the workers.
+	var hubs []string
+	for i := 0; i < len(native); i += 3 {
+		var recs []string
+		for _, l := range native[i:min(i+3, len(native))] {
+			r, _ := json.Marshal(map[string]any{"category": "kube-audit", "properties": map[string]any{"log": l}})
+			recs = append(recs, string(r))
+		}
+		hubs = append(hubs, `{"records":[`+strings.Join(recs, ",")+`]}`)
+		if i == 21 {
+			hubs = append(hubs, native[0])
+		}
+	}
 	docs := map[string]string{
+		"eventhubs.json": strings.Join(hubs, "\n") + "\n",
 		"events-one-line.json": `{"events":[` + strings.Join(msgs, ",") + `],"searchedLogStreams":[]}`,
 		"events-pretty.json":   "{\n  \"events\": [\n    " + strings.Join(msgs, ",\n    ") + "\n  ]\n}\n",
 		"eventlist.json":       `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[` + "\n" + strings.Join(items, ",\n") + "\n]}",

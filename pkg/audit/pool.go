@@ -29,15 +29,16 @@ type valueBatch struct {
 
 // pool converts the values of one list.
 type pool struct {
-	cv   *converter
-	size int
-	jobs chan valueBatch
-	free chan []byte // batches' buffers converted, to fill again
-	accs []*accumulator
-	wg   sync.WaitGroup
-	cur  valueBatch
-	mu   sync.Mutex
-	bad  map[int][]badLine // by batch
+	cv    *converter
+	depth int // of the lists' values
+	size  int
+	jobs  chan valueBatch
+	free  chan []byte // batches' buffers converted, to fill again
+	accs  []*accumulator
+	wg    sync.WaitGroup
+	cur   valueBatch
+	mu    sync.Mutex
+	bad   map[int][]badLine // by batch
 	// window is how much of the document is framed in parts at once;
 	// indent how indented the lines of its values are, once a cut
 	// between them was proven (-1 before); misses how many windows
@@ -57,9 +58,30 @@ type pool struct {
 // stop for each of a file's many lists.
 func newPool(cv *converter) *pool {
 	sp := split(cv.acc.opts)
-	return &pool{cv: cv, size: sp.chunk, jobs: make(chan valueBatch, sp.workers),
+	return &pool{cv: cv, depth: cv.depth, size: sp.chunk, jobs: make(chan valueBatch, sp.workers),
 		free: make(chan []byte, 2*sp.workers+2), bad: map[int][]badLine{},
 		window: 2 * sp.workers * sp.chunk, indent: -1, oneFramer: sp.oneFramer}
+}
+
+// listPool is the pool for a list at the converter's depth: the one of
+// the file's lists before it at that depth, else a new one, once the
+// pool of another depth has converted what it holds.
+func (cv *converter) listPool() *pool {
+	if cv.pool != nil && cv.pool.depth == cv.depth {
+		return cv.pool
+	}
+	cv.closePool()
+	cv.pool = newPool(cv)
+	return cv.pool
+}
+
+// closePool converts what the file's pool holds into its accumulator:
+// before anything reads the accumulator or converts into it directly.
+func (cv *converter) closePool() {
+	if cv.pool != nil {
+		cv.pool.wait()
+		cv.pool = nil
+	}
 }
 
 // start starts the workers, once.
@@ -70,7 +92,7 @@ func (p *pool) start() {
 	a, cv := p.cv.acc, p.cv
 	for range split(a.opts).workers {
 		acc := newAccumulator(a.idx, a.path, a.opts, a.c)
-		acc.cv = &converter{acc: acc, forced: cv.forced, yaml: cv.yaml, depth: cv.depth, seen: true}
+		acc.cv = &converter{acc: acc, forced: cv.forced, yaml: cv.yaml, depth: p.depth, seen: true}
 		p.accs = append(p.accs, acc)
 		p.wg.Go(func() {
 			for b := range p.jobs {
@@ -151,13 +173,16 @@ const firstBuffer = 16 << 10
 // read into the file's accumulator.
 func (p *pool) wait() {
 	if p.accs == nil {
-		// No worker started: the list's values are converted here, in
-		// order, as one worker would.
+		// No worker started: the lists' values are converted here, in
+		// order, at their depth, as one worker would.
+		depth := p.cv.depth
+		p.cv.depth = p.depth
 		start := 0
 		for k, end := range p.cur.ends {
 			p.cv.value(p.cur.data[start:end], p.cur.lines[k])
 			start = end
 		}
+		p.cv.depth = depth
 		p.cv.acc.sortBad()
 		return
 	}

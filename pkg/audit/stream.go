@@ -134,6 +134,7 @@ func readStream(src io.Reader, cv *converter, firstLine int) error {
 	for first := true; ; first = false {
 		c, err := s.token("{[")
 		if err != nil || c == 0 {
+			cv.closePool()
 			return s.fail(cv.acc, err, first)
 		}
 		s.pos-- // the value is read whole or element by element below
@@ -143,6 +144,7 @@ func readStream(src io.Reader, cv *converter, firstLine int) error {
 			err = s.document(cv, first)
 		}
 		if err != nil {
+			cv.closePool()
 			return s.fail(cv.acc, err, first)
 		}
 	}
@@ -187,6 +189,7 @@ func (s *stream) document(cv *converter, first bool) error {
 	}
 	v, line, err := s.value()
 	if err == nil {
+		cv.closePool()
 		cv.value(v, line)
 	}
 	return err
@@ -245,10 +248,9 @@ func (s *stream) list(cv *converter) error {
 		// Unless a format is forced (a value of another form may then
 		// say the file is not a log, which only the values before it
 		// can tell), the values are framed and converted on every core.
-		p := newPool(cv)
-		defer p.wait()
-		return s.listOnCores(p)
+		return s.listOnCores(cv.listPool())
 	}
+	cv.closePool()
 	for {
 		v, line, done, err := s.next(listTokens, ']')
 		if done {
