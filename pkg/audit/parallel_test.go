@@ -192,7 +192,7 @@ func TestParallelListsAreSerial(t *testing.T) {
 		}
 	}
 	docs := map[string]string{
-		"eventhubs.json": strings.Join(hubs, "\n") + "\n",
+		"eventhubs.json":       strings.Join(hubs, "\n") + "\n",
 		"events-one-line.json": `{"events":[` + strings.Join(msgs, ",") + `],"searchedLogStreams":[]}`,
 		"events-pretty.json":   "{\n  \"events\": [\n    " + strings.Join(msgs, ",\n    ") + "\n  ]\n}\n",
 		"eventlist.json":       `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[` + "\n" + strings.Join(items, ",\n") + "\n]}",
