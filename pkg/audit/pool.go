@@ -27,7 +27,7 @@ type valueBatch struct {
 	part *part
 }
 
-// pool converts the values of one list.
+// pool converts the values of a file's lists at one depth.
 type pool struct {
 	cv    *converter
 	depth int // of the lists' values
@@ -106,13 +106,18 @@ func (p *pool) start() {
 	}
 }
 
-// convert reads a batch into acc, keeping its bad values apart.
-func (p *pool) convert(acc *accumulator, b valueBatch) {
+// convertInto converts the batch's values with cv, in order.
+func (b *valueBatch) convertInto(cv *converter) {
 	start := 0
 	for k, end := range b.ends {
-		acc.cv.value(b.data[start:end], b.lines[k])
+		cv.value(b.data[start:end], b.lines[k])
 		start = end
 	}
+}
+
+// convert reads a batch into acc, keeping its bad values apart.
+func (p *pool) convert(acc *accumulator, b valueBatch) {
+	b.convertInto(acc.cv)
 	acc.flush()
 	select {
 	case p.free <- b.data[:0]:
@@ -177,11 +182,7 @@ func (p *pool) wait() {
 		// order, at their depth, as one worker would.
 		depth := p.cv.depth
 		p.cv.depth = p.depth
-		start := 0
-		for k, end := range p.cur.ends {
-			p.cv.value(p.cur.data[start:end], p.cur.lines[k])
-			start = end
-		}
+		p.cur.convertInto(p.cv)
 		p.cv.depth = depth
 		p.cv.acc.sortBad()
 		return
