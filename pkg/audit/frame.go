@@ -80,8 +80,15 @@ func (p *part) frame(acc *accumulator) {
 	}
 }
 
-// valueStarts are the bytes a list's value or comma starts with.
-const valueStarts = "{[\",0123456789-tfn"
+// valueStarts are the bytes a list's value or comma starts with, and
+// listTokens those or its end (named in errors, in this order).
+const (
+	valueStarts = `{[",` + scalarStarts
+	listTokens  = `{[",]` + scalarStarts
+)
+
+// scalarStarts are the bytes a number or a literal starts with.
+const scalarStarts = "0123456789-tfn"
 
 // cuts returns where the window d[from:] is cut into parts of about size
 // bytes: at newlines after which a list's value or a comma comes, as
@@ -161,9 +168,8 @@ func (w *listWindow) wait() {
 // that could not be framed, or what follows the last window cut.
 func (s *stream) parts(p *pool) int {
 	p.learn(s.buf, s.pos)
-	from := max(s.pos-1, 0) // the byte before pos is kept: see resume
-	d := s.readMore(s.buf[from:], p.window-(len(s.buf)-s.pos))
-	cur := p.cutWindow(d, s.dropped+from, s.pos-from, s.lineAt(s.pos))
+	d := s.readMore(s.buf[s.pos:], p.window-(len(s.buf)-s.pos))
+	cur := p.cutWindow(d, s.dropped+s.pos, 0, s.lineAt(s.pos))
 	var spare []byte
 	for {
 		if len(cur.parts) == 0 {
@@ -174,10 +180,9 @@ func (s *stream) parts(p *pool) int {
 		lastLine := last.line + bytes.Count(cur.d[last.start:last.cut], []byte{'\n'})
 		var next *listWindow
 		if !s.eof && s.err == nil {
-			// The next window starts at the last cut, and keeps the byte
-			// before it.
-			nd := s.readMore(append(spare[:0], cur.d[last.cut-1:]...), p.window)
-			next = p.cutWindow(nd, cur.base+last.cut-1, 1, lastLine)
+			// The next window starts at the last cut.
+			nd := s.readMore(append(spare[:0], cur.d[last.cut:]...), p.window)
+			next = p.cutWindow(nd, cur.base+last.cut, 0, lastLine)
 		}
 		at, line, until, ok := p.take(cur)
 		switch {
@@ -188,7 +193,7 @@ func (s *stream) parts(p *pool) int {
 			d := cur.d
 			if next != nil {
 				next.wait()
-				d = slices.Concat(cur.d, next.d[len(cur.d)-last.cut+1:])
+				d = slices.Concat(cur.d, next.d[len(cur.d)-last.cut:])
 			}
 			s.resume(d, cur.base, at, line)
 			return cur.base + until
@@ -218,13 +223,10 @@ func (s *stream) readMore(d []byte, n int) []byte {
 	return d
 }
 
-// resume hands the stream d, to go on at d[at], on line line. The byte
-// before at is kept: at the end of the data, next reads a value from
-// the byte before where it stopped, as it always has.
+// resume hands the stream d, to go on at d[at], on line line.
 func (s *stream) resume(d []byte, base, at, line int) {
-	from := max(at-1, 0)
-	s.buf, s.pos, s.dropped = d[from:], at-from, base+from
-	s.counted, s.line = 0, line-bytes.Count(d[from:at], []byte{'\n'})
+	s.buf, s.pos, s.dropped = d[at:], 0, base+at
+	s.counted, s.line = 0, line
 }
 
 // cutWindow cuts d from start into parts, and has the workers frame

@@ -260,10 +260,6 @@ func (s *stream) list(cv *converter) error {
 	}
 }
 
-// listTokens are the bytes a list's value, a comma or its end starts
-// with.
-const listTokens = "{[\",]0123456789-tfn"
-
 // next reads the next value of a container with its line, passing over
 // commas; done at the container's closing byte or an error. want is
 // what a value, a comma or the closing byte may start with.
