@@ -356,7 +356,7 @@ type pending struct {
 }
 
 // field reads the value of one top-level key of an event into st.
-func (st *stage) field(s *scanner, key string, in *interner, times *pending) error {
+func (st *stage) field(s *scanner, key string, in *interner, p *pending) error {
 	ev := &st.ev
 	switch key {
 	case "kind":
@@ -397,21 +397,21 @@ func (st *stage) field(s *scanner, key string, in *interner, times *pending) err
 		return readObjectRef(s, &ev.Object, in)
 	case "requestReceivedTimestamp":
 		var err error
-		times.received, err = s.str()
+		p.received, err = s.str()
 		return err
 	case "stageTimestamp":
 		var err error
-		times.stage, err = s.str()
+		p.stage, err = s.str()
 		return err
 	case "timestamp":
 		var err error
-		times.legacy, err = s.str()
+		p.legacy, err = s.str()
 		return err
 	}
 	if (key == "requestObject" || key == "responseObject") && s.Peek() == '"' {
 		return st.skippedBody(s)
 	}
-	return bodyField(s, key, ev, in, times)
+	return bodyField(s, key, ev, in, p)
 }
 
 // skippedBody reads a body that is a string: AKS's skippedBody counts.
