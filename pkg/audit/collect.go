@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgc-dev/kgc/internal/parallel"
 	"github.com/kgc-dev/kgc/internal/radix"
 )
 
@@ -321,12 +322,18 @@ func foldEvents(order []keptSlot) []keptSlot {
 		evs[i] = order[i].ev
 	}
 	keep := foldMask(evs)
+	// Emptying a few hundred thousand slots is shared among the cores.
+	parallel.Do(len(order), func(_, from, to int) {
+		for i, k := range order[from:to] {
+			if !keep[from+i] {
+				*k.ev = Event{}
+			}
+		}
+	})
 	out := order[:0]
 	for i, k := range order {
 		if keep[i] {
 			out = append(out, k)
-		} else {
-			*k.ev = Event{}
 		}
 	}
 	clear(order[len(out):])

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"iter"
 	"time"
 
 	"github.com/kgc-dev/kgc/internal/parallel"
@@ -69,39 +70,71 @@ type foldObject struct {
 // over every request would.
 func foldMask(evs []*Event) []bool { return foldShares(evs, parallel.Parts(len(evs))) }
 
-// foldShares is foldMask with the objects in n shares.
+// foldShares is foldMask with the requests scanned in n stretches, and
+// their objects folded in n shares.
 func foldShares(evs []*Event, n int) []bool {
 	keep := make([]bool, len(evs))
 	sweeps := sweepsFrom(evs)
-	learned := map[[2]string]bool{}
-	for i, e := range evs {
-		keep[i] = firstKind(e, learned) || e.Object.Name == ""
-	}
-	shares := objectShares(evs, n)
-	parallel.Do(len(shares), func(_, from, to int) {
-		for _, share := range shares[from:to] {
-			foldObjects(evs, share, sweeps, keep)
+	scans := make([]foldScan, n)
+	parallel.Do(n, func(_, from, to int) {
+		for p := from; p < to; p++ {
+			scans[p] = scanStretch(evs, len(evs)*p/n, len(evs)*(p+1)/n, n, keep)
+		}
+	})
+	keepFirstKinds(scans, keep)
+	parallel.Do(n, func(_, from, to int) {
+		for share := from; share < to; share++ {
+			foldObjects(evs, scans, share, sweeps, keep)
 		}
 	})
 	return keep
 }
 
-// objectShares splits the indexes of the requests that name an object
-// into n shares, every request of an object in the same share, each in
-// order: an object's requests share its name, which picks the share.
-func objectShares(evs []*Event, n int) [][]int32 {
-	shares := make([][]int32, n)
-	for i, e := range evs {
+// foldScan is what a stretch of consecutive requests holds: the first
+// request of each type to show its kind, and the requests that name an
+// object, by share, each in order.
+type foldScan struct {
+	firstKinds map[[2]string]int
+	shares     [][]int32
+}
+
+// scanStretch scans the requests [from, to) for foldScan, into n shares:
+// an object's requests share its name, which picks the share. A request
+// that names no object is kept.
+func scanStretch(evs []*Event, from, to, n int, keep []bool) foldScan {
+	sc := foldScan{firstKinds: map[[2]string]int{}, shares: make([][]int32, n)}
+	for i := from; i < to; i++ {
+		e := evs[i]
+		t := [2]string{e.Object.APIGroup, e.Object.Resource}
+		if _, ok := sc.firstKinds[t]; !ok && showsKind(e) {
+			sc.firstKinds[t] = i
+		}
 		if e.Object.Name == "" {
+			keep[i] = true
 			continue
 		}
 		s := 0
 		if n > 1 {
 			s = int(fnv1a(e.Object.Name) % uint32(n))
 		}
-		shares[s] = append(shares[s], int32(i))
+		sc.shares[s] = append(sc.shares[s], int32(i))
 	}
-	return shares
+	return sc
+}
+
+// keepFirstKinds keeps the first request of each type to show its kind,
+// which a post-mortem learns the type's kind from: the first in the
+// first stretch that has one.
+func keepFirstKinds(scans []foldScan, keep []bool) {
+	learned := map[[2]string]bool{}
+	for _, sc := range scans {
+		for t, i := range sc.firstKinds {
+			if !learned[t] {
+				learned[t] = true
+				keep[i] = true
+			}
+		}
+	}
 }
 
 // fnv1a is the 32-bit FNV-1a hash of s: cheap, and the same on every run.
@@ -113,9 +146,10 @@ func fnv1a(s string) uint32 {
 	return h
 }
 
-// foldObjects marks in keep which of the requests at idx (in order, every
-// request of their objects) a post-mortem reads, for their objects' sake.
-func foldObjects(evs []*Event, idx []int32, sweeps map[collScope]sweep, keep []bool) {
+// foldObjects marks in keep which of the requests of a share (every
+// request of its objects, stretch after stretch, each in order) a
+// post-mortem reads, for their objects' sake.
+func foldObjects(evs []*Event, scans []foldScan, share int, sweeps map[collScope]sweep, keep []bool) {
 	objs := map[foldKey]*foldObject{}
 	end := func(r *run) {
 		for _, i := range []int{r.lastMeta, r.lastKd} {
@@ -124,7 +158,7 @@ func foldObjects(evs []*Event, idx []int32, sweeps map[collScope]sweep, keep []b
 			}
 		}
 	}
-	for _, i32 := range idx {
+	for i32 := range shareOf(scans, share) {
 		i := int(i32)
 		e := evs[i]
 		k := foldKeyOf(e)
@@ -228,18 +262,25 @@ func startsDeleting(e *Event) bool {
 	return e.Verb == "delete" || e.Verb == "deletecollection" || (e.Verb == "create" && e.Object.Subresource == "eviction")
 }
 
-// firstKind reports the first request to show a type's kind, which a
-// post-mortem learns the type's kind from.
-func firstKind(e *Event, learned map[[2]string]bool) bool {
-	t := [2]string{e.Object.APIGroup, e.Object.Resource}
-	if learned[t] {
-		return false
-	}
+// showsKind: the request's response or request object says its kind.
+func showsKind(e *Event) bool {
 	for _, m := range []*Meta{e.Response, e.Request} {
 		if m != nil && ObjectKind(m.APIVersion, m.Kind) {
-			learned[t] = true
 			return true
 		}
 	}
 	return false
+}
+
+// shareOf yields the requests of a share, stretch after stretch.
+func shareOf(scans []foldScan, share int) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for _, sc := range scans {
+			for _, i := range sc.shares[share] {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	}
 }
