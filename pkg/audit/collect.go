@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"hash/maphash"
 	"math"
 	"runtime"
 	"slices"
@@ -39,7 +40,13 @@ type requestTable struct {
 	evs   [][]Event
 	slots [][]slot
 	n     int
-	ids   map[string]int32
+	// ids holds the slot of each request by a hash of its auditID: a
+	// map of strings cost three times as much, on the goroutine every
+	// stage passes through. An auditID whose hash another one holds
+	// (one in 2^64) has its slot in collided.
+	ids      map[uint64]int32
+	collided map[string]int32
+	hash     func(id string) uint64
 	// groups are the stages after the first of the requests seen at more
 	// than one stage, by slot: the first is in the slot, not copied.
 	groups map[int32][]stage
@@ -56,7 +63,9 @@ type requestTable struct {
 
 // newRequestTable is a table filed from one goroutine, by add.
 func newRequestTable() *requestTable {
-	return &requestTable{ids: make(map[string]int32), groups: make(map[int32][]stage)}
+	seed := maphash.MakeSeed()
+	return &requestTable{ids: map[uint64]int32{}, collided: map[string]int32{}, groups: map[int32][]stage{},
+		hash: func(id string) uint64 { return maphash.String(seed, id) }}
 }
 
 // startRequestTable is a table filed as batches are sent, by a goroutine
@@ -115,7 +124,9 @@ func (c *requestTable) add(st *stage) {
 		c.spill.put(st)
 		return
 	}
-	if i, ok := c.ids[st.ev.AuditID]; ok {
+	h := c.hash(st.ev.AuditID)
+	held, taken := c.ids[h]
+	if i, ok := c.slotOf(st.ev.AuditID, held, taken); ok {
 		c.groups[i] = append(c.groups[i], *st)
 		return
 	}
@@ -125,12 +136,29 @@ func (c *requestTable) add(st *stage) {
 	}
 	i := int32(c.n)
 	c.n++
-	c.ids[st.ev.AuditID] = i
+	if taken {
+		c.collided[st.ev.AuditID] = i
+	} else {
+		c.ids[h] = i
+	}
 	ev, s := c.at(i)
 	*ev, *s = st.ev, slot{rank: st.rank, file: int32(st.file), n: 1, failed: failedWrite(&st.ev)}
 	if c.spillAt > 0 && c.n >= c.spillAt {
 		c.startSpill()
 	}
+}
+
+// slotOf finds the slot of a request already filed, given the slot its
+// auditID's hash holds, if taken.
+func (c *requestTable) slotOf(id string, held int32, taken bool) (int32, bool) {
+	switch {
+	case !taken:
+		return 0, false
+	case c.event(held).AuditID == id:
+		return held, true
+	}
+	i, ok := c.collided[id]
+	return i, ok
 }
 
 // startSpill writes every stage held to a spill, which takes every stage
@@ -144,7 +172,7 @@ func (c *requestTable) startSpill() {
 			c.spill.put(&c.groups[i][k])
 		}
 	}
-	c.evs, c.slots, c.ids, c.groups, c.n = nil, nil, nil, nil, 0
+	c.evs, c.slots, c.ids, c.collided, c.groups, c.n = nil, nil, nil, nil, nil, 0
 	// What was held is garbage now, hundreds of megabytes of it: collect
 	// it at once, or the heap grows by as much again (the reader's
 	// garbage) before the runtime's next goal says to.
@@ -183,7 +211,7 @@ func (c *requestTable) collapseGroups() dupCount {
 // of millions of events the slice would be a few hundred megabytes made
 // beside the blocks.
 func (c *requestTable) events(log *Log, fold bool) {
-	c.ids = nil
+	c.ids, c.collided = nil, nil
 	order := sortKept(c.keptSlots(log))
 	c.slots = nil
 	if fold {

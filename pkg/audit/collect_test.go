@@ -47,3 +47,44 @@ func TestEventsMovedInPlace(t *testing.T) {
 		t.Errorf("the log's requests differ from the kept ones: %d of %d, first %s", len(got), len(want), strings.Join(got[:3], ","))
 	}
 }
+
+// TestAuditIDsOfOneHash: requests whose auditIDs share a hash, as one
+// pair in 2^64 does, are filed as any others: each request once, its
+// stages collapsed, and a stage read twice counted once.
+func TestAuditIDsOfOneHash(t *testing.T) {
+	file := func(c *requestTable) ([]string, dupCount) {
+		for i := range 300 {
+			id := fmt.Sprintf("id-%03d", i%100) // ids seen at up to three stages
+			st := stage{ev: Event{AuditID: id, Verb: "delete", Code: 200, Time: t0.Add(time.Duration(i) * time.Second)}}
+			switch i / 100 {
+			case 0:
+				st.ev.Stage, st.rank = StageRequestReceived, 0
+			case 1, 2:
+				st.ev.Stage, st.rank = StageResponseComplete, 2
+			}
+			if i/100 == 1 && i%3 != 0 {
+				continue // only some requests are logged at ResponseComplete twice
+			}
+			c.add(&st)
+		}
+		dup := c.collapseGroups()
+		log := &Log{Files: make([]File, 1)}
+		c.events(log, false)
+		var got []string
+		for e := range log.All() {
+			got = append(got, e.AuditID+" "+e.Stage)
+		}
+		return got, dup
+	}
+	want, wantDup := file(newRequestTable())
+	one := newRequestTable()
+	one.hash = func(string) uint64 { return 7 }
+	got, gotDup := file(one)
+	if !slices.Equal(got, want) || gotDup.n != wantDup.n || gotDup.id != wantDup.id {
+		t.Errorf("with one hash for every auditID: %d requests (first %q), %d duplicate stages (%s); want %d (first %q), %d (%s)",
+			len(got), got[0], gotDup.n, gotDup.id, len(want), want[0], wantDup.n, wantDup.id)
+	}
+	if len(want) != 100 || wantDup.n == 0 {
+		t.Fatalf("%d requests and %d duplicate stages: want 100 requests, some stage twice", len(want), wantDup.n)
+	}
+}
