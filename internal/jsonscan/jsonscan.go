@@ -195,6 +195,17 @@ func (c *Cursor) Members(field func(key []byte) error) error {
 
 // key reads an object's key, unescaped if the cursor says so.
 func (c *Cursor) key() ([]byte, error) {
+	// A key is short: a byte loop finds its end before bytes.IndexByte
+	// would have set up.
+	if d, i := c.Data, c.Pos+1; c.Pos < len(d) && d[c.Pos] == '"' {
+		for end := min(i+24, len(d)); i < end && d[i] != '\\'; i++ {
+			if d[i] == '"' {
+				key := d[c.Pos+1 : i]
+				c.Pos = i + 1
+				return key, nil
+			}
+		}
+	}
 	key, err := c.rawString(WantKey)
 	if err != nil || !c.UnescapeKeys || bytes.IndexByte(key, '\\') < 0 {
 		return key, err

@@ -58,6 +58,10 @@ func TestCursorWalks(t *testing.T) {
 		{in: `[]`, want: `[]`},
 		{in: `{"na\u006de":"x\"y"}`, want: `{na\u006de="x\"y";}`},
 		{in: `{"na\u006de":"x\"y"}`, unescape: true, want: `{name="x\"y";}`},
+		// Keys short and long, an escape after a few bytes, a quote escaped.
+		{in: `{"a-key-of-twenty-four-by":1,"a-key-of-twenty-five-byte":2}`, want: `{a-key-of-twenty-four-by=1;a-key-of-twenty-five-byte=2;}`},
+		{in: `{"ab\ncd":1,"k:{\"uid\":\"u\"}":{}}`, unescape: true, want: "{ab\ncd=1;k:{\"uid\":\"u\"}={};}"},
+		{in: `{"ab\ncd":1,"k:{\"uid\":\"u\"}":{}}`, want: `{ab\ncd=1;k:{\"uid\":\"u\"}={};}`},
 	} {
 		c := &Cursor{Data: []byte(tc.in), UnescapeKeys: tc.unescape}
 		got, err := walk(c)
@@ -83,6 +87,7 @@ func TestCursorErrors(t *testing.T) {
 		{in: `{"a":2 "b"}`, want: `expected ',' or '}' at byte 8, found '"'`, off: 7, w: WantMemberEnd},
 		{in: `{"a":[1 2]}`, want: `expected ',' or ']' at byte 9, found '2'`, off: 8, w: WantElementEnd},
 		{in: `{"a\u00zz":1}`, want: "invalid string escape"},
+		{in: `{"a":1,"bc`, want: "unexpected end of JSON input"},
 	} {
 		c := &Cursor{Data: []byte(tc.in), UnescapeKeys: strings.Contains(tc.in, `\u`)}
 		_, err := walk(c)
