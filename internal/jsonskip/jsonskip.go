@@ -98,37 +98,9 @@ func escapedString(d []byte, i int) (int, error) {
 // escaped by the previous block's last backslash, and is set for the
 // next block.
 func Block(d []byte, i int, carry *uint64) (quotes, escapes uint64) {
-	// Unrolled, on an array: constant shifts and no bounds checks (the
-	// loop it replaces spent more on those than on the bits).
-	a := (*[64]byte)(d[i : i+64])
-	q0, b0 := wordBits(binary.LittleEndian.Uint64(a[0:8]))
-	q1, b1 := wordBits(binary.LittleEndian.Uint64(a[8:16]))
-	q2, b2 := wordBits(binary.LittleEndian.Uint64(a[16:24]))
-	q3, b3 := wordBits(binary.LittleEndian.Uint64(a[24:32]))
-	q4, b4 := wordBits(binary.LittleEndian.Uint64(a[32:40]))
-	q5, b5 := wordBits(binary.LittleEndian.Uint64(a[40:48]))
-	q6, b6 := wordBits(binary.LittleEndian.Uint64(a[48:56]))
-	q7, b7 := wordBits(binary.LittleEndian.Uint64(a[56:64]))
-	q := q0 | q1<<8 | q2<<16 | q3<<24 | q4<<32 | q5<<40 | q6<<48 | q7<<56
-	b := b0 | b1<<8 | b2<<16 | b3<<24 | b4<<32 | b5<<40 | b6<<48 | b7<<56
+	q, b := stringMasks((*[64]byte)(d[i : i+64]))
 	escaped, escapes := escapedBits(b, carry)
 	return q &^ escaped, escapes
-}
-
-// wordBits is byteBits of a word for quotes and for backslashes.
-func wordBits(w uint64) (quotes, backslashes uint64) {
-	return byteBits(w, '"'), byteBits(w, '\\')
-}
-
-// byteBits has bit k set when byte k of the little-endian word w is c.
-// A byte of w equal to c is a zero byte of x = w xor c repeated, exactly
-// those whose high bit ((x & 0x7f…7f) + 0x7f…7f) | x leaves clear; a
-// multiplication gathers the eight high bits into the top byte.
-func byteBits(w uint64, c byte) uint64 {
-	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
-	x := w ^ (uint64(c) * 0x0101010101010101)
-	z := ^((x&lows + lows) | x) & highs
-	return (z >> 7) * 0x0102040810204080 >> 56
 }
 
 // escapedBits returns the bytes of a block escaped by a backslash and
@@ -235,8 +207,80 @@ func literal(d []byte, i int, lit string) (int, error) {
 }
 
 // Container skips the object or array whose opening bracket is at d[i],
-// iteratively, tracking the expected closers on a small stack.
+// iteratively, tracking the expected closers on a small stack. It reads
+// 64 bytes at a time (containerBlocks); what that cannot decide as the
+// byte loop would is read again by the byte loop, from the start.
 func Container(d []byte, i int) (int, error) {
+	if end, ok := containerBlocks(d, i); ok {
+		return end, nil
+	}
+	return containerBytes(d, i)
+}
+
+// containerBlocks skips the container at d[i] a block of 64 bytes at a
+// time: the masks of a block's quotes, backslashes and brackets say
+// where its strings are, and only the brackets outside them are looked
+// at. It declines (false) what it could read otherwise than the byte
+// loop: a backslash outside a string (the byte loop reads the byte after
+// it, the masks take it as escaped), a mismatched bracket, nesting past
+// MaxDepth, and data that ends first. The last bytes are read as a block
+// padded with spaces.
+func containerBlocks(d []byte, i int) (int, bool) {
+	var stackArr [64]byte
+	stack := stackArr[:0]
+	var carry, inString uint64 // inString: all ones when the block starts in a string
+	var last [64]byte
+	for ; i < len(d); i += 64 {
+		b, n := blockAt(d, i, &last)
+		q, bs, opens, closes := containerMasks(b)
+		escaped, _ := escapedBits(bs, &carry)
+		strs := prefixXor(q&^escaped) ^ inString
+		if bs&^strs != 0 {
+			return 0, false
+		}
+		inString = uint64(int64(strs) >> 63)
+		for m := (opens | closes) &^ strs; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros64(m)
+			if k >= n {
+				return 0, false
+			}
+			switch c := b[k]; c {
+			case '{':
+				stack = append(stack, '}')
+			case '[':
+				stack = append(stack, ']')
+			default:
+				if len(stack) == 0 || stack[len(stack)-1] != c {
+					return 0, false
+				}
+				stack = stack[:len(stack)-1]
+				if len(stack) == 0 {
+					return i + k + 1, true
+				}
+			}
+			if len(stack) > MaxDepth {
+				return 0, false
+			}
+		}
+	}
+	return 0, false
+}
+
+// blockAt is the block of 64 bytes at d[i], and how many of them are
+// d's: the last bytes are copied into last, padded with spaces.
+func blockAt(d []byte, i int, last *[64]byte) (*[64]byte, int) {
+	if i+64 <= len(d) {
+		return (*[64]byte)(d[i : i+64]), 64
+	}
+	n := copy(last[:], d[i:])
+	for k := n; k < 64; k++ {
+		last[k] = ' '
+	}
+	return last, n
+}
+
+// containerBytes is Container a byte at a time.
+func containerBytes(d []byte, i int) (int, error) {
 	var stackArr [64]byte
 	stack := stackArr[:0]
 	for i < len(d) {

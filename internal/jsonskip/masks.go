@@ -1,0 +1,61 @@
+package jsonskip
+
+import "encoding/binary"
+
+// This file reads 64 bytes at a time as bit masks (bit k for byte k):
+// where the quotes, backslashes and brackets are. On amd64 with AVX2 the
+// masks are made by vector comparisons (masks_amd64.s); elsewhere a word
+// at a time, here.
+
+// stringMasksGo has bit k of quotes set when byte k of b is a quote, of
+// backslashes when it is a backslash.
+func stringMasksGo(b *[64]byte) (quotes, backslashes uint64) {
+	for w := range 8 {
+		q, bs := wordBits(binary.LittleEndian.Uint64(b[8*w:]))
+		quotes |= q << (8 * w)
+		backslashes |= bs << (8 * w)
+	}
+	return quotes, backslashes
+}
+
+// containerMasksGo is stringMasksGo and the masks of the opening
+// brackets ({ and [) and of the closing ones (} and ]).
+func containerMasksGo(b *[64]byte) (quotes, backslashes, opens, closes uint64) {
+	quotes, backslashes = stringMasksGo(b)
+	for w := range 8 {
+		// A bracket or'ed with 0x20 is { or }: no other byte is.
+		x := binary.LittleEndian.Uint64(b[8*w:]) | 0x2020202020202020
+		opens |= byteBits(x, '{') << (8 * w)
+		closes |= byteBits(x, '}') << (8 * w)
+	}
+	return quotes, backslashes, opens, closes
+}
+
+// wordBits is byteBits of a word for quotes and for backslashes.
+func wordBits(w uint64) (quotes, backslashes uint64) {
+	return byteBits(w, '"'), byteBits(w, '\\')
+}
+
+// byteBits has bit k set when byte k of the little-endian word w is c.
+// A byte of w equal to c is a zero byte of x = w xor c repeated, exactly
+// those whose high bit ((x & 0x7f…7f) + 0x7f…7f) | x leaves clear; a
+// multiplication gathers the eight high bits into the top byte.
+func byteBits(w uint64, c byte) uint64 {
+	const lows, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	x := w ^ (uint64(c) * 0x0101010101010101)
+	z := ^((x&lows + lows) | x) & highs
+	return (z >> 7) * 0x0102040810204080 >> 56
+}
+
+// prefixXor has bit k set when an odd number of the bits 0 to k of m
+// are: with m the quotes that open and close strings, the bytes inside
+// one, its opening quote included.
+func prefixXor(m uint64) uint64 {
+	m ^= m << 1
+	m ^= m << 2
+	m ^= m << 4
+	m ^= m << 8
+	m ^= m << 16
+	m ^= m << 32
+	return m
+}

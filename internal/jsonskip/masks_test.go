@@ -1,0 +1,147 @@
+package jsonskip
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// masksByBytes is containerMasks a byte at a time.
+func masksByBytes(b *[64]byte) (quotes, backslashes, opens, closes uint64) {
+	for k, c := range b {
+		switch c {
+		case '"':
+			quotes |= 1 << k
+		case '\\':
+			backslashes |= 1 << k
+		case '{', '[':
+			opens |= 1 << k
+		case '}', ']':
+			closes |= 1 << k
+		}
+	}
+	return quotes, backslashes, opens, closes
+}
+
+// TestMasks: the masks of a block, made by the CPU's vector comparisons
+// where it has them and a word at a time otherwise, are those read a
+// byte at a time, whatever the bytes (brackets, the bytes that differ
+// from them by one bit, and bytes with the high bit set among them).
+func TestMasks(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const alphabet = "\"\\{}[]{}[];=]}\x7f\x80\xfb\xfd\xdc\xa2 a"
+	for range 20000 {
+		var b [64]byte
+		for k := range b {
+			b[k] = alphabet[r.IntN(len(alphabet))]
+			if r.IntN(8) == 0 {
+				b[k] = byte(r.IntN(256))
+			}
+		}
+		wq, wb, wo, wc := masksByBytes(&b)
+		for name, masks := range map[string]func(*[64]byte) (uint64, uint64, uint64, uint64){
+			"dispatched": containerMasks, "word at a time": containerMasksGo,
+		} {
+			if q, bs, o, c := masks(&b); q != wq || bs != wb || o != wo || c != wc {
+				t.Fatalf("%s, %q: got %x %x %x %x; want %x %x %x %x", name, b, q, bs, o, c, wq, wb, wo, wc)
+			}
+		}
+		if q, bs := stringMasks(&b); q != wq || bs != wb {
+			t.Fatalf("stringMasks %q: got %x %x; want %x %x", b, q, bs, wq, wb)
+		}
+		if q, bs := stringMasksGo(&b); q != wq || bs != wb {
+			t.Fatalf("stringMasksGo %q: got %x %x; want %x %x", b, q, bs, wq, wb)
+		}
+	}
+}
+
+// jsonish is a container of objects, arrays, strings dense with escapes
+// and scalars, nested up to depth, with, when junk, now and then a byte
+// JSON does not allow there: a bracket that does not match, a backslash
+// outside a string, a quote too many.
+func jsonish(r *rand.Rand, depth int, junk bool, b *strings.Builder) {
+	if junk && r.IntN(300) == 0 {
+		b.WriteString([]string{"]", "}", `\`, `"`, `\"`, "{"}[r.IntN(6)])
+	}
+	switch k := r.IntN(6); {
+	case depth > 0 && k < 2:
+		b.WriteString("{")
+		for n := range r.IntN(5) {
+			if n > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"k\"` + strings.Repeat(`\\`, r.IntN(3)) + `":`)
+			jsonish(r, depth-1, junk, b)
+		}
+		b.WriteString("}")
+	case depth > 0 && k < 4:
+		b.WriteString("[")
+		for n := range r.IntN(5) {
+			if n > 0 {
+				b.WriteString(", ")
+			}
+			jsonish(r, depth-1, junk, b)
+		}
+		b.WriteString("]")
+	case k == 4:
+		b.WriteString(`"`)
+		for range r.IntN(90) {
+			b.WriteString([]string{`\"`, `\\`, `a`, `{`, `]`, `\\\"`, `x y`}[r.IntN(7)])
+		}
+		b.WriteString(`"`)
+	default:
+		b.WriteString([]string{"1", "-2.5e3", "true", "null"}[r.IntN(4)])
+	}
+}
+
+// TestContainerBlocks: Container, reading blocks of 64 bytes, ends a
+// container or fails where the byte loop does, on well-formed and
+// broken containers of every size, cut anywhere; a well-formed one is
+// read by the blocks, not left to the byte loop.
+func TestContainerBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := range 20000 {
+		var b strings.Builder
+		b.WriteString("{\"a\":")
+		junk := n%2 == 0
+		jsonish(r, 1+r.IntN(6), junk, &b)
+		b.WriteString("} ,")
+		d := []byte(b.String())
+		cut := r.IntN(4) == 0
+		if cut {
+			d = d[:r.IntN(len(d))+1]
+		}
+		sameAsBytes(t, d)
+		if end, ok := containerBlocks(d, 0); !junk && !cut && (!ok || end != len(d)-2) {
+			t.Fatalf("%q: the blocks read %d, %v; want %d", d, end, ok, len(d)-2)
+		}
+	}
+}
+
+func sameAsBytes(t *testing.T, d []byte) {
+	t.Helper()
+	want, wantErr := containerBytes(d, 0)
+	got, err := Container(d, 0)
+	var se, wse *SyntaxError
+	switch {
+	case errors.As(wantErr, &wse):
+		if !errors.As(err, &se) || *se != *wse {
+			t.Fatalf("%q: got %d, %v; want %v", d, got, err, wantErr)
+		}
+	case got != want || !errors.Is(err, wantErr):
+		t.Fatalf("%q: got %d, %v; want %d, %v", d, got, err, want, wantErr)
+	}
+}
+
+// FuzzContainer: Container agrees with the byte loop.
+func FuzzContainer(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"}\"\\"}],"c":null} x`))
+	f.Add([]byte(`[{"k":"` + strings.Repeat(`\"`, 40) + `"},\"]`))
+	f.Fuzz(func(t *testing.T, d []byte) {
+		if len(d) == 0 || (d[0] != '{' && d[0] != '[') {
+			return
+		}
+		sameAsBytes(t, d)
+	})
+}
