@@ -98,9 +98,18 @@ func escapedString(d []byte, i int) (int, error) {
 // escaped by the previous block's last backslash, and is set for the
 // next block.
 func Block(d []byte, i int, carry *uint64) (quotes, escapes uint64) {
-	q, b := stringMasks((*[64]byte)(d[i : i+64]))
+	quotes, escapes, _ = BlockEscapes(d, i, carry)
+	return quotes, escapes
+}
+
+// BlockEscapes is Block, and of its escapes those that are not of a
+// quote, a backslash or a slash (which decode by dropping the
+// backslash): others, the last byte's escape among them, since the byte
+// it escapes is the next block's.
+func BlockEscapes(d []byte, i int, carry *uint64) (quotes, escapes, others uint64) {
+	q, b, s := textMasks((*[64]byte)(d[i : i+64]))
 	escaped, escapes := escapedBits(b, carry)
-	return q &^ escaped, escapes
+	return q &^ escaped, escapes, escapes &^ ((q | b | s) >> 1)
 }
 
 // escapedBits returns the bytes of a block escaped by a backslash and

@@ -3,6 +3,7 @@ package jsonskip
 import (
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -147,22 +148,42 @@ func blockByBytes(d []byte, i int, carry *uint64) (quotes, escapes uint64) {
 	return quotes, escapes
 }
 
+// othersByBytes are the escapes of a block, as blockByBytes finds them,
+// of a byte other than a quote, a backslash or a slash, or of the next
+// block's first byte.
+func othersByBytes(d []byte, i int, escapes uint64) uint64 {
+	var others uint64
+	for k := range 64 {
+		if escapes&(1<<k) != 0 && (k == 63 || !strings.ContainsRune(`"\/`, rune(d[i+k+1]))) {
+			others |= 1 << k
+		}
+	}
+	return others
+}
+
 // TestBlock: Block's masks of a block of 64 bytes are those read a
 // byte at a time, whatever escape the previous block carries into it,
-// on text dense with quotes and backslashes and at any offset.
+// on text dense with quotes, backslashes and slashes and at any offset.
 func TestBlock(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	d := make([]byte, 64*40+7)
 	for n := range d {
-		d[n] = `"\a\"`[r.IntN(5)]
+		d[n] = `"\a\"/n`[r.IntN(7)]
 	}
 	for i := 0; i+64 <= len(d); i += 1 + r.IntN(40) {
 		for c := range uint64(2) {
 			gc, wc := c, c
-			gq, ge := Block(d, i, &gc)
+			gq, ge, gothers := BlockEscapes(d, i, &gc)
 			wq, we := blockByBytes(d, i, &wc)
 			if gq != wq || ge != we || gc != wc {
 				t.Fatalf("%q carry %d: got %x %x %d; want %x %x %d", d[i:i+64], c, gq, ge, gc, wq, we, wc)
+			}
+			if wo := othersByBytes(d, i, we); gothers != wo {
+				t.Fatalf("%q carry %d: others %x, want %x", d[i:i+64], c, gothers, wo)
+			}
+			c2 := c
+			if q, e := Block(d, i, &c2); q != gq || e != ge {
+				t.Fatalf("%q carry %d: Block differs from BlockEscapes", d[i:i+64], c)
 			}
 		}
 	}

@@ -7,21 +7,22 @@ import "encoding/binary"
 // masks are made by vector comparisons (masks_amd64.s); elsewhere a word
 // at a time, here.
 
-// stringMasksGo has bit k of quotes set when byte k of b is a quote, of
-// backslashes when it is a backslash.
-func stringMasksGo(b *[64]byte) (quotes, backslashes uint64) {
+// textMasksGo has bit k of quotes set when byte k of b is a quote, of
+// backslashes when it is a backslash, of slashes when it is a slash.
+func textMasksGo(b *[64]byte) (quotes, backslashes, slashes uint64) {
 	for w := range 8 {
-		q, bs := wordBits(binary.LittleEndian.Uint64(b[8*w:]))
-		quotes |= q << (8 * w)
-		backslashes |= bs << (8 * w)
+		x := binary.LittleEndian.Uint64(b[8*w:])
+		quotes |= byteBits(x, '"') << (8 * w)
+		backslashes |= byteBits(x, '\\') << (8 * w)
+		slashes |= byteBits(x, '/') << (8 * w)
 	}
-	return quotes, backslashes
+	return quotes, backslashes, slashes
 }
 
-// containerMasksGo is stringMasksGo and the masks of the opening
-// brackets ({ and [) and of the closing ones (} and ]).
+// containerMasksGo is textMasksGo but for the slashes, and the masks of
+// the opening brackets ({ and [) and of the closing ones (} and ]).
 func containerMasksGo(b *[64]byte) (quotes, backslashes, opens, closes uint64) {
-	quotes, backslashes = stringMasksGo(b)
+	quotes, backslashes, _ = textMasksGo(b)
 	for w := range 8 {
 		// A bracket or'ed with 0x20 is { or }: no other byte is.
 		x := binary.LittleEndian.Uint64(b[8*w:]) | 0x2020202020202020
@@ -29,11 +30,6 @@ func containerMasksGo(b *[64]byte) (quotes, backslashes, opens, closes uint64) {
 		closes |= byteBits(x, '}') << (8 * w)
 	}
 	return quotes, backslashes, opens, closes
-}
-
-// wordBits is byteBits of a word for quotes and for backslashes.
-func wordBits(w uint64) (quotes, backslashes uint64) {
-	return byteBits(w, '"'), byteBits(w, '\\')
 }
 
 // byteBits has bit k set when byte k of the little-endian word w is c.

@@ -13,6 +13,12 @@ DATA  backslash<>+16(SB)/8, $0x5c5c5c5c5c5c5c5c
 DATA  backslash<>+24(SB)/8, $0x5c5c5c5c5c5c5c5c
 GLOBL backslash<>(SB), RODATA|NOPTR, $32
 
+DATA  slash<>+0(SB)/8, $0x2f2f2f2f2f2f2f2f
+DATA  slash<>+8(SB)/8, $0x2f2f2f2f2f2f2f2f
+DATA  slash<>+16(SB)/8, $0x2f2f2f2f2f2f2f2f
+DATA  slash<>+24(SB)/8, $0x2f2f2f2f2f2f2f2f
+GLOBL slash<>(SB), RODATA|NOPTR, $32
+
 // An opening bracket, { or [, or'ed with 0x20 is {: likewise } and ].
 DATA  lower<>+0(SB)/8, $0x2020202020202020
 DATA  lower<>+8(SB)/8, $0x2020202020202020
@@ -32,8 +38,8 @@ DATA  close<>+16(SB)/8, $0x7d7d7d7d7d7d7d7d
 DATA  close<>+24(SB)/8, $0x7d7d7d7d7d7d7d7d
 GLOBL close<>(SB), RODATA|NOPTR, $32
 
-// func stringMasksAVX2(b *[64]byte) (quotes, backslashes uint64)
-TEXT ·stringMasksAVX2(SB), NOSPLIT, $0-24
+// func textMasksAVX2(b *[64]byte) (quotes, backslashes, slashes uint64)
+TEXT ·textMasksAVX2(SB), NOSPLIT, $0-32
 	MOVQ     b+0(FP), SI
 	VMOVDQU  (SI), Y0
 	VMOVDQU  32(SI), Y1
@@ -51,6 +57,13 @@ TEXT ·stringMasksAVX2(SB), NOSPLIT, $0-24
 	SHLQ     $32, BX
 	ORQ      BX, AX
 	MOVQ     AX, backslashes+16(FP)
+	VPCMPEQB slash<>(SB), Y0, Y2
+	VPCMPEQB slash<>(SB), Y1, Y3
+	VPMOVMSKB Y2, AX
+	VPMOVMSKB Y3, BX
+	SHLQ     $32, BX
+	ORQ      BX, AX
+	MOVQ     AX, slashes+24(FP)
 	VZEROUPPER
 	RET
 

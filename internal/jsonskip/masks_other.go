@@ -2,7 +2,7 @@
 
 package jsonskip
 
-func stringMasks(b *[64]byte) (quotes, backslashes uint64) { return stringMasksGo(b) }
+func textMasks(b *[64]byte) (quotes, backslashes, slashes uint64) { return textMasksGo(b) }
 
 func containerMasks(b *[64]byte) (quotes, backslashes, opens, closes uint64) {
 	return containerMasksGo(b)

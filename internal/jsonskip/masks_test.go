@@ -30,7 +30,7 @@ func masksByBytes(b *[64]byte) (quotes, backslashes, opens, closes uint64) {
 // from them by one bit, and bytes with the high bit set among them).
 func TestMasks(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	const alphabet = "\"\\{}[]{}[];=]}\x7f\x80\xfb\xfd\xdc\xa2 a"
+	const alphabet = "\"\\{}[]{}[];=]}\x7f\x80\xfb\xfd\xdc\xa2 a//\x0f\xaf"
 	for range 20000 {
 		var b [64]byte
 		for k := range b {
@@ -47,11 +47,17 @@ func TestMasks(t *testing.T) {
 				t.Fatalf("%s, %q: got %x %x %x %x; want %x %x %x %x", name, b, q, bs, o, c, wq, wb, wo, wc)
 			}
 		}
-		if q, bs := stringMasks(&b); q != wq || bs != wb {
-			t.Fatalf("stringMasks %q: got %x %x; want %x %x", b, q, bs, wq, wb)
+		var ws uint64
+		for k, c := range b {
+			if c == '/' {
+				ws |= 1 << k
+			}
 		}
-		if q, bs := stringMasksGo(&b); q != wq || bs != wb {
-			t.Fatalf("stringMasksGo %q: got %x %x; want %x %x", b, q, bs, wq, wb)
+		if q, bs, sl := textMasks(&b); q != wq || bs != wb || sl != ws {
+			t.Fatalf("textMasks %q: got %x %x %x; want %x %x %x", b, q, bs, sl, wq, wb, ws)
+		}
+		if q, bs, sl := textMasksGo(&b); q != wq || bs != wb || sl != ws {
+			t.Fatalf("textMasksGo %q: got %x %x %x; want %x %x %x", b, q, bs, sl, wq, wb, ws)
 		}
 	}
 }

@@ -83,13 +83,16 @@ func unescapeWords(out, d []byte, i int) ([]byte, int, bool) {
 	var carry uint64
 	for ; i+64 <= len(d); i += 64 {
 		out = slices.Grow(out, 64+32)
-		quotes, escapes := jsonskip.Block(d, i, &carry)
+		quotes, escapes, others := jsonskip.BlockEscapes(d, i, &carry)
 		n := 64 // the block's bytes of text
 		if quotes != 0 {
 			n = bits.TrailingZeros64(quotes)
 			escapes &= quotes&-quotes - 1 // those before the closing quote
 		}
-		if from == i && dropsOnly(d, i, escapes) {
+		// Each escape of the text escapes a quote, a backslash or a
+		// slash, a byte of the block: the text is the block's bytes
+		// but the backslashes.
+		if from == i && escapes&others == 0 {
 			out = appendDropping(out, d[i:], n, escapes)
 			from = i + n
 		} else {
@@ -108,21 +111,6 @@ func unescapeWords(out, d []byte, i int) ([]byte, int, bool) {
 	}
 	out = appendRun(out, d, from, i+int(carry))
 	return unescapeTail(out, d, i+int(carry))
-}
-
-// dropsOnly: each escape of a block escapes a quote, a backslash or a
-// slash, decoded by dropping the backslash, and the last escapes a byte
-// of the block.
-func dropsOnly(d []byte, i int, escapes uint64) bool {
-	if escapes>>63 != 0 {
-		return false
-	}
-	for ; escapes != 0; escapes &= escapes - 1 {
-		if c := d[i+bits.TrailingZeros64(escapes)+1]; c != '"' && c != '\\' && c != '/' {
-			return false
-		}
-	}
-	return true
 }
 
 // appendDropping appends the n bytes of text at b's start but the
