@@ -234,7 +234,7 @@ func (r *reader) readAs(br *bufio.Reader, src io.Reader, idx int, path string, l
 	var err error
 	switch c := first[0]; {
 	case c == '{' || c == '[':
-		return acc, readStream(br, cv, line)
+		return acc, readStream(rest(), cv, line)
 	case bytes.HasPrefix(first, []byte(base64Gzip)) && allows(fam, formEKSSubscription):
 		err = readPayloads(br, acc, cv, line)
 	default:
