@@ -1,6 +1,9 @@
 package jsonskip
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // This file reads 64 bytes at a time as bit masks (bit k for byte k):
 // where the quotes, backslashes and brackets are. On amd64 with AVX2 the
@@ -54,4 +57,19 @@ func prefixXor(m uint64) uint64 {
 	m ^= m << 16
 	m ^= m << 32
 	return m
+}
+
+// compactGo is Compact a run of kept bytes at a time.
+func compactGo(dst []byte, b *[64]byte, keep uint64) int {
+	o := 0
+	for keep != 0 {
+		from := bits.TrailingZeros64(keep)
+		n := bits.TrailingZeros64(^(keep >> from)) // the run's length
+		o += copy(dst[o:], b[from:from+n])
+		if from+n == 64 {
+			break
+		}
+		keep &^= (1<<n - 1) << from
+	}
+	return o
 }

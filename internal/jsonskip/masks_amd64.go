@@ -25,3 +25,21 @@ func containerMasks(b *[64]byte) (quotes, backslashes, opens, closes uint64) {
 	}
 	return containerMasksGo(b)
 }
+
+// compactAVX2 is compactGo a word at a time: a byte shuffle (PSHUFB) by
+// a pattern looked up for the word's eight bits of keep.
+//
+//go:noescape
+func compactAVX2(dst *byte, src *[64]byte, keep uint64) int
+
+// Compact writes to dst the bytes of the block b whose bits are set in
+// keep, in order, and returns how many: the text of an escaped block is
+// its bytes but the backslashes of its escapes. dst must have room for
+// 64 bytes and 8 more, which it may overwrite.
+func Compact(dst []byte, b *[64]byte, keep uint64) int {
+	_ = dst[71]
+	if cpu.X86.HasAVX2 {
+		return compactAVX2(&dst[0], b, keep)
+	}
+	return compactGo(dst, b, keep)
+}

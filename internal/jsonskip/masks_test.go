@@ -151,3 +151,31 @@ func FuzzContainer(f *testing.F) {
 		sameAsBytes(t, d)
 	})
 }
+
+// TestCompact: Compact keeps the bytes of a block its mask says, in
+// order, whatever the mask: none, all, runs and single bytes.
+func TestCompact(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	var b [64]byte
+	for k := range b {
+		b[k] = byte(k + 1)
+	}
+	masks := []uint64{0, ^uint64(0), 1, 1 << 63, 0xff00ff00ff00ff00, 0x5555555555555555}
+	for range 2000 {
+		masks = append(masks, r.Uint64(), r.Uint64()&r.Uint64()|r.Uint64()&r.Uint64())
+	}
+	for _, keep := range masks {
+		var want []byte
+		for k := range 64 {
+			if keep&(1<<k) != 0 {
+				want = append(want, b[k])
+			}
+		}
+		for name, compact := range map[string]func([]byte, *[64]byte, uint64) int{"Compact": Compact, "compactGo": compactGo} {
+			dst := make([]byte, 72)
+			if n := compact(dst, &b, keep); string(dst[:n]) != string(want) {
+				t.Fatalf("%s, keep %x: got % x, want % x", name, keep, dst[:n], want)
+			}
+		}
+	}
+}

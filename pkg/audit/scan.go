@@ -93,8 +93,9 @@ func unescapeWords(out, d []byte, i int) ([]byte, int, bool) {
 		// slash, a byte of the block: the text is the block's bytes
 		// but the backslashes.
 		if from == i && escapes&others == 0 {
-			out = appendDropping(out, d[i:], n, escapes)
-			from = i + n
+			o := len(out)
+			k := jsonskip.Compact(out[o:cap(out)], (*[64]byte)(d[i:i+64]), ^escapes&lowBits(n))
+			out, from = out[:o+k], i+n
 		} else {
 			var ok bool
 			if out, from, ok = appendEscapes(out, d, i, from, escapes); !ok {
@@ -113,39 +114,8 @@ func unescapeWords(out, d []byte, i int) ([]byte, int, bool) {
 	return unescapeTail(out, d, i+int(carry))
 }
 
-// appendDropping appends the n bytes of text at b's start but the
-// backslashes of escapes: the runs between them, each copied as four
-// words when it is that short, as most are (an exported event has an
-// escaped quote every few bytes). The loop is over the escapes, not the
-// words, and has no branch on a run's length but for long ones: its
-// branches are mispredicted once a block rather than once a word. out
-// has 32 bytes of room beyond the n.
-func appendDropping(out, b []byte, n int, escapes uint64) []byte {
-	o := len(out)
-	out = out[:cap(out)]
-	from := 0 // the run not yet copied
-	for ; escapes != 0; escapes &= escapes - 1 {
-		e := bits.TrailingZeros64(escapes)
-		if e-from > 32 || from+32 > len(b) {
-			copy(out[o:], b[from:e])
-		} else {
-			copy32(out[o:], b[from:])
-		}
-		o += e - from
-		from = e + 1
-	}
-	o += copy(out[o:], b[from:n])
-	return out[:o]
-}
-
-// copy32 copies the 32 bytes at src's start as four words.
-func copy32(dst, src []byte) {
-	d, s := (*[32]byte)(dst[:32]), (*[32]byte)(src[:32])
-	binary.LittleEndian.PutUint64(d[0:8], binary.LittleEndian.Uint64(s[0:8]))
-	binary.LittleEndian.PutUint64(d[8:16], binary.LittleEndian.Uint64(s[8:16]))
-	binary.LittleEndian.PutUint64(d[16:24], binary.LittleEndian.Uint64(s[16:24]))
-	binary.LittleEndian.PutUint64(d[24:32], binary.LittleEndian.Uint64(s[24:32]))
-}
+// lowBits has the n lowest bits set, n ≤ 64.
+func lowBits(n int) uint64 { return ^uint64(0) >> (64 - n) }
 
 // appendEscapes appends the runs and escapes of a block from the run
 // starting at from, and returns where the next run starts.
