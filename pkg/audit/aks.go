@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,8 +103,12 @@ func (c *converter) aksLog(r aksFields) ([]byte, error) {
 // reads, which take that longer way.
 func (c *converter) aksLine(l []byte, n int) bool {
 	f, list, err := classify(l)
-	if err != nil || f != formAKSDiagnostics || list != "" || !allows(c.forced, f) || c.depth != 0 {
+	if err != nil || f != formAKSDiagnostics || !allows(c.forced, f) || c.depth != 0 {
 		return false
+	}
+	if list != "" {
+		c.value(l, n) // an Event Hubs message a line (see messageLines)
+		return true
 	}
 	c.active++
 	defer func() { c.active-- }()
@@ -191,4 +196,30 @@ func elasticEvent(v []byte) ([]byte, error) {
 		return nil, notEvent("it is an Elastic document with no kubernetes.audit event")
 	}
 	return doc.Kubernetes.Audit, nil
+}
+
+// messageLines: a file of Event Hubs messages ({"records":[...]}) a
+// line, as a consumer writes each message's body, is read a line at a
+// time on every core, each line's records converted by its worker. The
+// lines sniffed must each be a message whole: a message written over
+// several lines is read as a stream of JSON values.
+func messageLines(f form, list string, sniffed []byte) bool {
+	if f != formAKSDiagnostics || list != "records" {
+		return false
+	}
+	lines := 0
+	for len(sniffed) > 0 {
+		i := indexNewline(sniffed)
+		if i < 0 {
+			break // the last line sniffed may be cut short
+		}
+		if l := bytes.TrimSpace(sniffed[:i]); len(l) > 0 {
+			if l[0] != '{' || !wholeValue(l) {
+				return false
+			}
+			lines++
+		}
+		sniffed = sniffed[i+1:]
+	}
+	return lines > 0
 }

@@ -242,6 +242,25 @@ func eventHubs(lines []string) []byte {
 	return mustJSON(map[string]any{"records": recs}, "")
 }
 
+// eventHubsLines are Event Hubs messages a line, an event each, as a
+// consumer writes them; with pretty, the last one is indented over
+// several lines.
+func eventHubsLines(lines []string, pretty bool) []byte {
+	var out []string
+	for i, l := range lines {
+		msg := map[string]any{"records": []any{aksRecordOf(l, "kube-audit")}}
+		b, err := json.Marshal(msg)
+		if pretty && i == len(lines)-1 {
+			b, err = json.MarshalIndent(msg, "", "  ")
+		}
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, string(b))
+	}
+	return []byte(strings.Join(out, "\n") + "\n")
+}
+
 // logAnalyticsRows are AKSAudit rows of native events.
 func logAnalyticsRows(lines []string) []map[string]any {
 	var rows []map[string]any

@@ -89,6 +89,8 @@ func TestExportForms(t *testing.T) {
 		{"Cloud Storage sink", "gke-logentry", []byte(strings.Join(sink, "\n")), "no user groups"},
 		{"storage PT1H.json", "aks-diagnostics", aksStorage(lines), ""},
 		{"Event Hubs", "aks-diagnostics", eventHubs(lines), ""},
+		{"Event Hubs, a message a line", "aks-diagnostics", eventHubsLines(lines, false), ""},
+		{"Event Hubs, the last message indented", "aks-diagnostics", eventHubsLines(lines, true), ""},
 		{"Log Analytics JSON", "aks-log-analytics", logAnalyticsJSON(lines), ""},
 		{"Log Analytics CSV", "aks-log-analytics", logAnalyticsCSV(lines), ""},
 		{"node-logs", "openshift-node-logs", nodeLogs(lines), "OpenShift's Default audit profile"},
@@ -259,5 +261,27 @@ func TestExportSpilled(t *testing.T) {
 	slices.Sort(got)
 	if want := strings.Split(ids(whole), ","); !spilled.Spilled() || !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 		t.Errorf("spilled %v: %v, held whole %v", spilled.Spilled(), got, want)
+	}
+}
+
+// TestMessageLines: a file of Event Hubs messages is read a line at a
+// time when every line sniffed is a message whole, and as a stream of
+// JSON values when one is written over several lines.
+func TestMessageLines(t *testing.T) {
+	lines := formEvents()
+	for _, c := range []struct {
+		data []byte
+		want bool
+	}{
+		{eventHubsLines(lines, false), true},
+		{eventHubsLines(lines, true), false},
+		{eventHubs(lines), false},
+		{[]byte(`{"records":[]}`), false}, // no line is whole before the sniff ends
+	} {
+		first, _, _ := bytes.Cut(c.data, []byte("\n"))
+		f, list, err := classify(first)
+		if got := err == nil && messageLines(f, list, c.data); got != c.want {
+			t.Errorf("%.80s…: read a line at a time %v, want %v", c.data, got, c.want)
+		}
 	}
 }

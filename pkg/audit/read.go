@@ -197,7 +197,8 @@ func (r *reader) readFile(idx int, path string) error {
 // a line (the fast path, every core), or one prefixed by a word, or JSON
 // values of any other form, base64 subscription payloads, CSV or YAML.
 func (r *reader) readAs(br *bufio.Reader, src io.Reader, idx int, path string, line int) (*accumulator, error) {
-	first, _ := br.Peek(sniffSize)
+	sniffed, _ := br.Peek(sniffSize)
+	first := sniffed
 	if i := indexNewline(first); i >= 0 {
 		first = first[:i]
 	}
@@ -212,7 +213,7 @@ func (r *reader) readAs(br *bufio.Reader, src io.Reader, idx int, path string, l
 	// about as big as br's buffer, and through br every byte of the file
 	// would be copied twice.
 	rest := func() io.Reader { return io.MultiReader(io.LimitReader(br, int64(br.Buffered())), src) }
-	if f, list, err := classify(first); err == nil && list == "" && allows(fam, f) {
+	if f, list, err := classify(first); err == nil && (list == "" || messageLines(f, list, sniffed)) && allows(fam, f) {
 		// A record a line, of any form, is read on every core: a line
 		// not native is converted in its worker (see accumulator.line).
 		return readLines(rest(), idx, path, line, r.opts, r.c, func(a *accumulator) {
