@@ -162,7 +162,8 @@ func TestCompact(t *testing.T) {
 	}
 	masks := []uint64{0, ^uint64(0), 1, 1 << 63, 0xff00ff00ff00ff00, 0x5555555555555555}
 	for range 2000 {
-		masks = append(masks, r.Uint64(), r.Uint64()&r.Uint64()|r.Uint64()&r.Uint64())
+		a, b, c := r.Uint64(), r.Uint64(), r.Uint64()
+		masks = append(masks, a, a&b|c<<32) // any bits, and runs
 	}
 	for _, keep := range masks {
 		var want []byte
