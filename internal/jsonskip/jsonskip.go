@@ -53,6 +53,14 @@ func Space(d []byte, i int) int {
 // scanned a word at a time for a quote or a backslash.
 func String(d []byte, i int) (int, error) {
 	i++
+	if i+64 <= len(d) {
+		// Most strings end within 64 bytes: one block's masks find the
+		// quote, and say whether a backslash comes before it.
+		q, b, _ := textMasks((*[64]byte)(d[i : i+64]))
+		if k := bits.TrailingZeros64(q); q != 0 && b&(1<<k-1) == 0 {
+			return i + k + 1, nil
+		}
+	}
 	j := bytes.IndexByte(d[i:], '"')
 	if j < 0 {
 		return 0, ErrIncomplete
