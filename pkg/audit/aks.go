@@ -103,12 +103,8 @@ func (c *converter) aksLog(r aksFields) ([]byte, error) {
 // reads, which take that longer way.
 func (c *converter) aksLine(l []byte, n int) bool {
 	f, list, err := classify(l)
-	if err != nil || f != formAKSDiagnostics || !allows(c.forced, f) || c.depth != 0 {
+	if err != nil || f != formAKSDiagnostics || list != "" || !allows(c.forced, f) || c.depth != 0 {
 		return false
-	}
-	if list != "" {
-		c.value(l, n) // an Event Hubs message a line (see messageLines)
-		return true
 	}
 	c.active++
 	defer func() { c.active-- }()

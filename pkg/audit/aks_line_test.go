@@ -73,6 +73,11 @@ func TestAKSLineIsTwoPasses(t *testing.T) {
 		[]byte(`{"category":1,"properties":{"log":"{}"}}`),
 		[]byte(`{"properties":{"log":{"kind":"Event"}},"category":"kube-audit-admin","user":{}}`),
 		[]byte(`{"category":"kube-audit","properties":{"log":"\u0041"}}`),
+		// Event Hubs messages, whole and broken after a record.
+		[]byte(`{"records":[{"category":"kube-audit","properties":{"log":"{}"}}]}`),
+		[]byte(`{"records":[{"category":"kube-audit","properties":{"log":"{}"}},{"category":}]}`),
+		[]byte(`{"records":[{"category":"kube-audit"]}`),
+		[]byte(`{"records":[],"verb":"get","stageTimestamp":"2026-11-27T10:00:00.000001Z"}`),
 	}
 	for _, l := range lines {
 		for _, cat := range []string{"kube-audit", "kube-audit-admin", "guard"} {
