@@ -50,8 +50,13 @@ var errNativeKey = errors.New("a native event's key")
 // aksWalk reads a diagnostic record's category and properties.log. With
 // native, it stops (errNativeKey) at a key the native prefilter reads.
 func (c *converter) aksWalk(v []byte, native bool) (aksFields, error) {
+	return c.aksWalkAt(&scanner{jsonscan.Cursor{Data: v}}, native)
+}
+
+// aksWalkAt is aksWalk of the record at s's cursor, which it leaves
+// after the record.
+func (c *converter) aksWalkAt(s *scanner, native bool) (aksFields, error) {
 	var r aksFields
-	s := scanner{jsonscan.Cursor{Data: v}}
 	err := s.Object(func(key []byte) error {
 		switch string(key) {
 		case "category":
@@ -65,7 +70,7 @@ func (c *converter) aksWalk(v []byte, native bool) (aksFields, error) {
 				}
 				r.found = true
 				var err error
-				r.log, err = c.stringOrObject(&s)
+				r.log, err = c.stringOrObject(s)
 				return err
 			})
 		case "apiVersion", "verb", "user", "objectRef", "stageTimestamp":
@@ -120,6 +125,36 @@ func (c *converter) aksLine(l []byte, n int) bool {
 		c.acc.badLine(l, n, err, false)
 	case log != nil:
 		c.acc.line(log, n, false)
+	}
+	return true
+}
+
+// aksRecordAt reads the diagnostic record at s's cursor, an element of
+// a list (an Event Hubs message's records), as value reads it, in one
+// walk where value would read it after the list's skip over it. It
+// declines (false, nothing read, s anywhere) a value that is no record,
+// that value would refuse, or that the walk finds malformed: the caller
+// reads it as a value, which says so as it always did.
+func (c *converter) aksRecordAt(s *scanner, line int) bool {
+	start := s.Pos
+	f, list, _, err := classifyKey(s.Data[start:])
+	if err != nil || f != formAKSDiagnostics || list != "" || !allows(c.forced, f) || c.depth == 0 {
+		return false
+	}
+	c.active++
+	defer func() { c.active-- }()
+	r, err := c.aksWalkAt(s, false)
+	if err != nil {
+		return false
+	}
+	c.seen = true
+	c.acc.forms |= forms(f)
+	log, err := c.aksLog(r)
+	switch {
+	case err != nil:
+		c.acc.badLine(s.Data[start:s.Pos], line, err, false)
+	case log != nil:
+		c.acc.line(log, line, false)
 	}
 	return true
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/kgc-dev/kgc/internal/jsonscan"
 )
 
 // readRecordLine reads one line of a file as the native reader does,
@@ -96,4 +98,69 @@ func FuzzAKSLineIsTwoPasses(f *testing.F) {
 	}
 	f.Add([]byte(`{"category":"kube-audit","properties":{"log":"{}"},"verb":"get"}`))
 	f.Fuzz(aksLineIsTwoPasses)
+}
+
+// recordAtIsValue checks that a list's element read in one walk
+// (aksRecordAt) reads as value reads it, and that the walk leaves the
+// cursor after it.
+func recordAtIsValue(t *testing.T, v []byte) {
+	t.Helper()
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || v[0] != '{' {
+		return
+	}
+	end := -1
+	once := readRecordLine(v, func(cv *converter) {
+		cv.depth = 1 // an element of a list
+		s := scanner{jsonscan.Cursor{Data: v}}
+		if cv.aksRecordAt(&s, 1) {
+			end = s.Pos
+		} else {
+			cv.value(v, 1)
+		}
+	})
+	twice := readRecordLine(v, func(cv *converter) {
+		cv.depth = 1
+		cv.value(v, 1)
+	})
+	if once != twice {
+		t.Fatalf("%q: read in one walk as\n%s\nas a value as\n%s", v, once, twice)
+	}
+	if end >= 0 && end != len(v) && wholeValue(v) {
+		t.Fatalf("%q: the walk ended at %d of %d", v, end, len(v))
+	}
+}
+
+// TestAKSRecordAtIsValue: an Event Hubs message's records, kept,
+// dropped, of other categories and malformed, read in one walk as
+// value reads them.
+func TestAKSRecordAtIsValue(t *testing.T) {
+	cases := [][]byte{
+		[]byte(`{"category":"kube-audit","properties":{"log":"{}"}`),
+		[]byte(`{"category":"guard","properties":{"log":"x"}}`),
+		[]byte(`{"category":"kube-audit","properties":{"pod":"p"}}`),
+		[]byte(`{"category":1,"properties":{"log":"{}"}}`),
+		[]byte(`{"properties":{"log":{"kind":"Event"}},"category":"kube-audit-admin"}`),
+		[]byte(`{"category":"kube-audit","properties":{"log":"\u0041"}}`),
+		[]byte(`{"category":"kube-audit","properties":{"log":"{}"},"verb":"get"}`),
+		[]byte(`{"category":"kube-audit","properties":{"log":"{}"},"x":[}`),
+		[]byte(`{"records":[]}`),
+	}
+	for _, l := range formEvents() {
+		for _, cat := range []string{"kube-audit", "kube-audit-admin", "guard"} {
+			cases = append(cases, mustJSON(aksRecordOf(l, cat), ""))
+		}
+	}
+	for _, v := range cases {
+		recordAtIsValue(t, v)
+	}
+}
+
+// FuzzAKSRecordAtIsValue: any element reads in one walk as a value.
+func FuzzAKSRecordAtIsValue(f *testing.F) {
+	for _, l := range formEvents() {
+		f.Add(mustJSON(aksRecordOf(l, "kube-audit"), ""))
+	}
+	f.Add([]byte(`{"category":"kube-audit","properties":{"log":"{}"},"verb":"get"}`))
+	f.Fuzz(recordAtIsValue)
 }

@@ -248,12 +248,19 @@ func (c *converter) items(s *scanner, line int) error {
 	}
 	c.depth++
 	defer func() { c.depth-- }()
+	counted := 0 // the newlines before it are counted in line
 	return s.Array(func(int) error {
 		start := s.Pos
+		line += bytes.Count(s.Data[counted:start], []byte{'\n'})
+		counted = start
+		if c.aksRecordAt(s, line) {
+			return nil
+		}
+		s.Pos = start
 		if err := s.Skip(); err != nil {
 			return err
 		}
-		c.value(s.Data[start:s.Pos], line+bytes.Count(s.Data[:start], []byte{'\n'}))
+		c.value(s.Data[start:s.Pos], line)
 		return nil
 	})
 }
