@@ -1,107 +1,56 @@
 #include "textflag.h"
 
-// The bytes masks64 compares a block with, each repeated over 32 bytes.
-DATA  quote<>+0(SB)/8, $0x2222222222222222
-DATA  quote<>+8(SB)/8, $0x2222222222222222
-DATA  quote<>+16(SB)/8, $0x2222222222222222
-DATA  quote<>+24(SB)/8, $0x2222222222222222
-GLOBL quote<>(SB), RODATA|NOPTR, $32
+// BYTES32 is the read-only constant name: the byte v (repeated eight
+// times) repeated over 32 bytes, one of the bytes a block is compared
+// with.
+#define BYTES32(name, v) \
+	DATA  name+0(SB)/8, v; \
+	DATA  name+8(SB)/8, v; \
+	DATA  name+16(SB)/8, v; \
+	DATA  name+24(SB)/8, v; \
+	GLOBL name(SB), RODATA|NOPTR, $32
 
-DATA  backslash<>+0(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA  backslash<>+8(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA  backslash<>+16(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA  backslash<>+24(SB)/8, $0x5c5c5c5c5c5c5c5c
-GLOBL backslash<>(SB), RODATA|NOPTR, $32
-
-DATA  slash<>+0(SB)/8, $0x2f2f2f2f2f2f2f2f
-DATA  slash<>+8(SB)/8, $0x2f2f2f2f2f2f2f2f
-DATA  slash<>+16(SB)/8, $0x2f2f2f2f2f2f2f2f
-DATA  slash<>+24(SB)/8, $0x2f2f2f2f2f2f2f2f
-GLOBL slash<>(SB), RODATA|NOPTR, $32
-
+BYTES32(quote<>, $0x2222222222222222)
+BYTES32(backslash<>, $0x5c5c5c5c5c5c5c5c)
+BYTES32(slash<>, $0x2f2f2f2f2f2f2f2f)
 // An opening bracket, { or [, or'ed with 0x20 is {: likewise } and ].
-DATA  lower<>+0(SB)/8, $0x2020202020202020
-DATA  lower<>+8(SB)/8, $0x2020202020202020
-DATA  lower<>+16(SB)/8, $0x2020202020202020
-DATA  lower<>+24(SB)/8, $0x2020202020202020
-GLOBL lower<>(SB), RODATA|NOPTR, $32
+BYTES32(lower<>, $0x2020202020202020)
+BYTES32(open<>, $0x7b7b7b7b7b7b7b7b)
+BYTES32(close<>, $0x7d7d7d7d7d7d7d7d)
 
-DATA  open<>+0(SB)/8, $0x7b7b7b7b7b7b7b7b
-DATA  open<>+8(SB)/8, $0x7b7b7b7b7b7b7b7b
-DATA  open<>+16(SB)/8, $0x7b7b7b7b7b7b7b7b
-DATA  open<>+24(SB)/8, $0x7b7b7b7b7b7b7b7b
-GLOBL open<>(SB), RODATA|NOPTR, $32
-
-DATA  close<>+0(SB)/8, $0x7d7d7d7d7d7d7d7d
-DATA  close<>+8(SB)/8, $0x7d7d7d7d7d7d7d7d
-DATA  close<>+16(SB)/8, $0x7d7d7d7d7d7d7d7d
-DATA  close<>+24(SB)/8, $0x7d7d7d7d7d7d7d7d
-GLOBL close<>(SB), RODATA|NOPTR, $32
+// MASK sets out to the mask of the 64 bytes in Y0 and Y1 (bit k for
+// byte k) that equal the byte repeated in bytes.
+#define MASK(bytes, out) \
+	VPCMPEQB  bytes, Y0, Y2; \
+	VPCMPEQB  bytes, Y1, Y3; \
+	VPMOVMSKB Y2, AX; \
+	VPMOVMSKB Y3, BX; \
+	SHLQ      $32, BX; \
+	ORQ       BX, AX; \
+	MOVQ      AX, out
 
 // func textMasksAVX2(b *[64]byte) (quotes, backslashes, slashes uint64)
 TEXT ·textMasksAVX2(SB), NOSPLIT, $0-32
-	MOVQ     b+0(FP), SI
-	VMOVDQU  (SI), Y0
-	VMOVDQU  32(SI), Y1
-	VPCMPEQB quote<>(SB), Y0, Y2
-	VPCMPEQB quote<>(SB), Y1, Y3
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y3, BX
-	SHLQ     $32, BX
-	ORQ      BX, AX
-	MOVQ     AX, quotes+8(FP)
-	VPCMPEQB backslash<>(SB), Y0, Y2
-	VPCMPEQB backslash<>(SB), Y1, Y3
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y3, BX
-	SHLQ     $32, BX
-	ORQ      BX, AX
-	MOVQ     AX, backslashes+16(FP)
-	VPCMPEQB slash<>(SB), Y0, Y2
-	VPCMPEQB slash<>(SB), Y1, Y3
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y3, BX
-	SHLQ     $32, BX
-	ORQ      BX, AX
-	MOVQ     AX, slashes+24(FP)
+	MOVQ    b+0(FP), SI
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	MASK(quote<>(SB), quotes+8(FP))
+	MASK(backslash<>(SB), backslashes+16(FP))
+	MASK(slash<>(SB), slashes+24(FP))
 	VZEROUPPER
 	RET
 
 // func containerMasksAVX2(b *[64]byte) (quotes, backslashes, opens, closes uint64)
 TEXT ·containerMasksAVX2(SB), NOSPLIT, $0-40
-	MOVQ     b+0(FP), SI
-	VMOVDQU  (SI), Y0
-	VMOVDQU  32(SI), Y1
-	VPCMPEQB quote<>(SB), Y0, Y2
-	VPCMPEQB quote<>(SB), Y1, Y3
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y3, BX
-	SHLQ     $32, BX
-	ORQ      BX, AX
-	MOVQ     AX, quotes+8(FP)
-	VPCMPEQB backslash<>(SB), Y0, Y2
-	VPCMPEQB backslash<>(SB), Y1, Y3
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y3, BX
-	SHLQ     $32, BX
-	ORQ      BX, AX
-	MOVQ     AX, backslashes+16(FP)
-	VPOR     lower<>(SB), Y0, Y0
-	VPOR     lower<>(SB), Y1, Y1
-	VPCMPEQB open<>(SB), Y0, Y2
-	VPCMPEQB open<>(SB), Y1, Y3
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y3, BX
-	SHLQ     $32, BX
-	ORQ      BX, AX
-	MOVQ     AX, opens+24(FP)
-	VPCMPEQB close<>(SB), Y0, Y2
-	VPCMPEQB close<>(SB), Y1, Y3
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y3, BX
-	SHLQ     $32, BX
-	ORQ      BX, AX
-	MOVQ     AX, closes+32(FP)
+	MOVQ    b+0(FP), SI
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	MASK(quote<>(SB), quotes+8(FP))
+	MASK(backslash<>(SB), backslashes+16(FP))
+	VPOR    lower<>(SB), Y0, Y0
+	VPOR    lower<>(SB), Y1, Y1
+	MASK(open<>(SB), opens+24(FP))
+	MASK(close<>(SB), closes+32(FP))
 	VZEROUPPER
 	RET
 

@@ -161,6 +161,9 @@ func TestCompact(t *testing.T) {
 		b[k] = byte(k + 1)
 	}
 	masks := []uint64{0, ^uint64(0), 1, 1 << 63, 0xff00ff00ff00ff00, 0x5555555555555555}
+	for m := range uint64(256) { // every word's pattern of the shuffle table
+		masks = append(masks, m*0x0101010101010101)
+	}
 	for range 2000 {
 		a, b, c := r.Uint64(), r.Uint64(), r.Uint64()
 		masks = append(masks, a, a&b|c<<32) // any bits, and runs

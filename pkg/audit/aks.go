@@ -107,26 +107,7 @@ func (c *converter) aksLog(r aksFields) ([]byte, error) {
 // line that is no record, is malformed, or has a key the prefilter
 // reads, which take that longer way.
 func (c *converter) aksLine(l []byte, n int) bool {
-	f, list, err := classify(l)
-	if err != nil || f != formAKSDiagnostics || list != "" || !allows(c.forced, f) || c.depth != 0 {
-		return false
-	}
-	c.active++
-	defer func() { c.active-- }()
-	r, err := c.aksWalk(l, true)
-	if err != nil {
-		return false
-	}
-	c.seen = true
-	c.acc.forms |= forms(f)
-	log, err := c.aksLog(r)
-	switch {
-	case err != nil:
-		c.acc.badLine(l, n, err, false)
-	case log != nil:
-		c.acc.line(log, n, false)
-	}
-	return true
+	return c.depth == 0 && c.aksRead(&scanner{jsonscan.Cursor{Data: l}}, true, n, l)
 }
 
 // aksRecordAt reads the diagnostic record at s's cursor, an element of
@@ -136,23 +117,33 @@ func (c *converter) aksLine(l []byte, n int) bool {
 // that value would refuse, or that the walk finds malformed: the caller
 // reads it as a value, which says so as it always did.
 func (c *converter) aksRecordAt(s *scanner, line int) bool {
+	return c.depth > 0 && c.aksRead(s, false, line, nil)
+}
+
+// aksRead reads the diagnostic record at s's cursor in one walk, for
+// aksLine (native: declining a record with a key the prefilter reads)
+// and aksRecordAt; a warning names v, or the record walked when nil.
+func (c *converter) aksRead(s *scanner, native bool, line int, v []byte) bool {
 	start := s.Pos
 	f, list, _, err := classifyKey(s.Data[start:])
-	if err != nil || f != formAKSDiagnostics || list != "" || !allows(c.forced, f) || c.depth == 0 {
+	if err != nil || f != formAKSDiagnostics || list != "" || !allows(c.forced, f) {
 		return false
 	}
 	c.active++
 	defer func() { c.active-- }()
-	r, err := c.aksWalkAt(s, false)
+	r, err := c.aksWalkAt(s, native)
 	if err != nil {
 		return false
+	}
+	if v == nil {
+		v = s.Data[start:s.Pos]
 	}
 	c.seen = true
 	c.acc.forms |= forms(f)
 	log, err := c.aksLog(r)
 	switch {
 	case err != nil:
-		c.acc.badLine(s.Data[start:s.Pos], line, err, false)
+		c.acc.badLine(v, line, err, false)
 	case log != nil:
 		c.acc.line(log, line, false)
 	}

@@ -81,14 +81,20 @@ func TestAKSLineIsTwoPasses(t *testing.T) {
 		[]byte(`{"records":[{"category":"kube-audit"]}`),
 		[]byte(`{"records":[],"verb":"get","stageTimestamp":"2026-11-27T10:00:00.000001Z"}`),
 	}
-	for _, l := range lines {
-		for _, cat := range []string{"kube-audit", "kube-audit-admin", "guard"} {
-			cases = append(cases, mustJSON(aksRecordOf(l, cat), ""))
-		}
-	}
-	for _, l := range cases {
+	for _, l := range append(cases, aksRecords(lines)...) {
 		aksLineIsTwoPasses(t, l)
 	}
+}
+
+// aksRecords are a record of each event in each category.
+func aksRecords(lines []string) [][]byte {
+	var out [][]byte
+	for _, l := range lines {
+		for _, cat := range []string{"kube-audit", "kube-audit-admin", "guard"} {
+			out = append(out, mustJSON(aksRecordOf(l, cat), ""))
+		}
+	}
+	return out
 }
 
 // FuzzAKSLineIsTwoPasses: any line reads in one walk as in two.
@@ -146,12 +152,7 @@ func TestAKSRecordAtIsValue(t *testing.T) {
 		[]byte(`{"category":"kube-audit","properties":{"log":"{}"},"x":[}`),
 		[]byte(`{"records":[]}`),
 	}
-	for _, l := range formEvents() {
-		for _, cat := range []string{"kube-audit", "kube-audit-admin", "guard"} {
-			cases = append(cases, mustJSON(aksRecordOf(l, cat), ""))
-		}
-	}
-	for _, v := range cases {
+	for _, v := range append(cases, aksRecords(formEvents())...) {
 		recordAtIsValue(t, v)
 	}
 }
