@@ -59,6 +59,15 @@ func prefixXor(m uint64) uint64 {
 	return m
 }
 
+// Compact writes to dst the bytes of the block b whose bits are set in
+// keep, in order, and returns how many: the text of an escaped block is
+// its bytes but the backslashes of its escapes. dst must have room for
+// 64 bytes and 8 more, which it may overwrite (a word at a time).
+func Compact(dst []byte, b *[64]byte, keep uint64) int {
+	_ = dst[71]
+	return compact(dst, b, keep)
+}
+
 // compactGo is Compact a run of kept bytes at a time.
 func compactGo(dst []byte, b *[64]byte, keep uint64) int {
 	o := 0

@@ -32,12 +32,7 @@ func containerMasks(b *[64]byte) (quotes, backslashes, opens, closes uint64) {
 //go:noescape
 func compactAVX2(dst *byte, src *[64]byte, keep uint64) int
 
-// Compact writes to dst the bytes of the block b whose bits are set in
-// keep, in order, and returns how many: the text of an escaped block is
-// its bytes but the backslashes of its escapes. dst must have room for
-// 64 bytes and 8 more, which it may overwrite.
-func Compact(dst []byte, b *[64]byte, keep uint64) int {
-	_ = dst[71]
+func compact(dst []byte, b *[64]byte, keep uint64) int {
 	if cpu.X86.HasAVX2 {
 		return compactAVX2(&dst[0], b, keep)
 	}

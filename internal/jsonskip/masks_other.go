@@ -8,10 +8,4 @@ func containerMasks(b *[64]byte) (quotes, backslashes, opens, closes uint64) {
 	return containerMasksGo(b)
 }
 
-// Compact writes to dst the bytes of the block b whose bits are set in
-// keep, in order, and returns how many. dst must have room for 64 bytes
-// and 8 more, which it may overwrite.
-func Compact(dst []byte, b *[64]byte, keep uint64) int {
-	_ = dst[71]
-	return compactGo(dst, b, keep)
-}
+func compact(dst []byte, b *[64]byte, keep uint64) int { return compactGo(dst, b, keep) }
