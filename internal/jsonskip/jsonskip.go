@@ -1,8 +1,11 @@
 // Package jsonskip finds the boundaries of JSON values in memory without
 // decoding them: the primitives kgc's hand-written readers (dumps and
 // snapshots, audit logs) share to skip what they do not keep. Reading a
-// large input is dominated by skipping bodies kgc never looks at, so the
-// loops are byte loops, and strings are skipped with bytes.IndexByte.
+// large input is dominated by skipping bodies kgc never looks at, so
+// containers and strings are read 64 bytes at a time as bit masks of
+// their quotes, backslashes and brackets (masks.go; AVX2 where the CPU
+// has it), falling back to byte loops and bytes.IndexByte where the
+// blocks cannot decide.
 //
 // The functions check structure (brackets, strings, literal spelling),
 // not number grammar nor the escapes inside skipped strings.
