@@ -216,7 +216,7 @@ func (c *converter) wrapper(v []byte, line int, f form, list string) {
 	s := scanner{jsonscan.Cursor{Data: v}}
 	err := s.Object(func(key []byte) error {
 		if string(key) == list {
-			return c.items(&s, line)
+			return c.items(&s, line, f)
 		}
 		return s.Skip()
 	})
@@ -241,8 +241,10 @@ func controlMessage(v []byte) bool {
 	return control
 }
 
-// items reads the array at s's cursor, each element a value.
-func (c *converter) items(s *scanner, line int) error {
+// items reads the array at s's cursor, each element a value; the
+// records a wrapper of form f lists, an AKS record each, are read in
+// one walk (aksRecordAt).
+func (c *converter) items(s *scanner, line int, f form) error {
 	if s.Peek() == 'n' {
 		return s.Skip()
 	}
@@ -253,7 +255,7 @@ func (c *converter) items(s *scanner, line int) error {
 		start := s.Pos
 		line += bytes.Count(s.Data[counted:start], []byte{'\n'})
 		counted = start
-		if c.aksRecordAt(s, line) {
+		if f == formAKSDiagnostics && c.aksRecordAt(s, line) {
 			return nil
 		}
 		s.Pos = start
@@ -273,7 +275,7 @@ func (c *converter) array(v []byte, line int) {
 		return
 	}
 	s := scanner{jsonscan.Cursor{Data: v}}
-	if err := c.items(&s, line); err != nil {
+	if err := c.items(&s, line, 0); err != nil { // records of no one form
 		c.acc.badLine(v, line, err, false)
 	}
 }
