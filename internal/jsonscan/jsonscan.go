@@ -193,6 +193,16 @@ func (c *Cursor) Members(field func(key []byte) error) error {
 	}
 }
 
+// After calls field for each member after the one whose value the
+// cursor has just passed, to the object's closing brace: a walk of
+// Members taken up again where it was left.
+func (c *Cursor) After(field func(key []byte) error) error {
+	if more, err := c.next('}', WantMemberEnd); !more {
+		return err
+	}
+	return c.Members(field)
+}
+
 // key reads an object's key, unescaped if the cursor says so.
 func (c *Cursor) key() ([]byte, error) {
 	// A key is short: a byte loop finds its end before bytes.IndexByte

@@ -60,7 +60,26 @@ type head struct {
 	refSeen  bool
 	v1beta1  bool
 	v1alpha1 bool
+	// passed are the members walked before a keep verdict, in order, and
+	// resume the offset just past the value that decided it: a kept line
+	// is read on from there (parseKept), not walked from its start again.
+	// A line with more members before its verdict than passed holds is
+	// read whole (npassed is then -1).
+	passed  [maxPassed]member
+	npassed int
+	resume  int
 }
+
+// member is one top-level member of a line: its key, as written, and
+// the offset of its value.
+type member struct {
+	key   []byte
+	value int
+}
+
+// maxPassed is how many members the prefilter notes before its verdict:
+// the kube-apiserver writes nine or ten.
+const maxPassed = 16
 
 var errDecided = errors.New("decided")
 
@@ -84,6 +103,7 @@ func prefilter(l []byte) (head, verdict, error) {
 	s := scanner{jsonscan.Cursor{Data: l}}
 	v := undecided
 	field := func(key []byte) error {
+		h.pass(key, s.Pos)
 		var err error
 		switch string(key) {
 		case "apiVersion":
@@ -108,6 +128,7 @@ func prefilter(l []byte) (head, verdict, error) {
 			return err
 		}
 		if v = h.decide(); v != undecided {
+			h.resume = s.Pos
 			return errDecided
 		}
 		return nil
@@ -133,6 +154,16 @@ func prefilter(l []byte) (head, verdict, error) {
 		h.stageTime, err = stageTimeAtEnd(l)
 	}
 	return h, v, err
+}
+
+// pass notes a member the prefilter walks, when passed has room.
+func (h *head) pass(key []byte, value int) {
+	if h.npassed < 0 || h.npassed == maxPassed {
+		h.npassed = -1
+		return
+	}
+	h.passed[h.npassed] = member{key, value}
+	h.npassed++
 }
 
 // decide is the verdict once the verb (and, for writes, the objectRef)
@@ -314,11 +345,27 @@ func restOfTopObject(s *scanner, before byte) ([]byte, bool) {
 
 // parseStage reads a kept line whole.
 func parseStage(l []byte, in *interner) (stage, error) {
+	return parseKept(l, nil, in)
+}
+
+// parseKept reads a line the prefilter kept, whose head h says what the
+// prefilter walked: the members before its verdict are read from where
+// it found their values, and the rest from where it stopped. The
+// prefilter checked the line's syntax that far as the whole walk would,
+// so the stage and any error are the whole walk's. A nil h, or one whose
+// members did not all fit, reads the line whole.
+func parseKept(l []byte, h *head, in *interner) (stage, error) {
 	var st stage
 	var p pending
 	in.newEvent()
 	s := scanner{jsonscan.Cursor{Data: l}}
-	err := s.Object(func(key []byte) error { return st.field(&s, string(key), in, &p) })
+	field := func(key []byte) error { return st.field(&s, string(key), in, &p) }
+	var err error
+	if h == nil || h.npassed < 0 || h.resume == 0 {
+		err = s.Object(field)
+	} else {
+		err = h.readOn(&s, field)
+	}
 	if err != nil {
 		return st, err
 	}
@@ -326,6 +373,19 @@ func parseStage(l []byte, in *interner) (stage, error) {
 		p.stage = p.legacy
 	}
 	return st, st.settle(&p)
+}
+
+// readOn reads the members the prefilter passed, then those after the
+// value that decided it.
+func (h *head) readOn(s *scanner, field func([]byte) error) error {
+	for _, m := range h.passed[:h.npassed] {
+		s.Pos = m.value
+		if err := field(m.key); err != nil {
+			return err
+		}
+	}
+	s.Pos = h.resume
+	return s.After(field)
 }
 
 // settle completes a stage read with what was pending: it checks and

@@ -208,7 +208,7 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 	}
 	h, v, err := prefilter(l)
 	if err == nil && v == keep {
-		err = a.keep(l, n)
+		err = a.keep(l, &h, n)
 	}
 	var ne *notAnEvent
 	if err != nil && a.cv != nil && a.cv.active == 0 && (!firstOfFile || a.forms == 0) && errors.As(err, &ne) {
@@ -236,9 +236,10 @@ func (a *accumulator) tally(h *head, v verdict) {
 	}
 }
 
-// keep parses a kept line and files its stage.
-func (a *accumulator) keep(l []byte, n int) error {
-	st, err := parseStage(l, &a.in)
+// keep parses a kept line, from what the prefilter read of it (h), and
+// files its stage.
+func (a *accumulator) keep(l []byte, h *head, n int) error {
+	st, err := parseKept(l, h, &a.in)
 	if err == nil {
 		a.file(st, n)
 	}
