@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,12 +111,20 @@ func (c *converter) aksLine(l []byte, n int) bool {
 
 // aksRecordAt reads the diagnostic record at s's cursor, an element of
 // a list (an Event Hubs message's records), as value reads it, in one
-// walk where value would read it after the list's skip over it. It
-// declines (false, nothing read, s anywhere) a value that is no record,
-// that value would refuse, or that the walk finds malformed: the caller
-// reads it as a value, which says so as it always did.
+// walk where value would read it after the list's skip over it; a record
+// messageLine walked already is filed as walked. It declines (false,
+// nothing read, s anywhere) a value that is no record, that value would
+// refuse, or that the walk finds malformed: the caller reads it as a
+// value, which says so as it always did.
 func (c *converter) aksRecordAt(s *scanner, line int) bool {
-	return c.depth > 0 && c.aksRead(s, false, line, nil)
+	if c.depth == 0 {
+		return false
+	}
+	if w, ok := c.walked.next(s); ok {
+		c.aksFile(w.fields, line, s.Data[w.start:s.Pos])
+		return true
+	}
+	return c.aksRead(s, false, line, nil)
 }
 
 // aksRead reads the diagnostic record at s's cursor in one walk, for
@@ -125,21 +132,35 @@ func (c *converter) aksRecordAt(s *scanner, line int) bool {
 // and aksRecordAt; a warning names v, or the record walked when nil.
 func (c *converter) aksRead(s *scanner, native bool, line int, v []byte) bool {
 	start := s.Pos
-	f, list, _, err := classifyKey(s.Data[start:])
-	if err != nil || f != formAKSDiagnostics || list != "" || !allows(c.forced, f) {
-		return false
-	}
-	c.active++
-	defer func() { c.active-- }()
-	r, err := c.aksWalkAt(s, native)
-	if err != nil {
+	r, ok := c.aksWalkRecord(s, native)
+	if !ok {
 		return false
 	}
 	if v == nil {
 		v = s.Data[start:s.Pos]
 	}
+	c.aksFile(r, line, v)
+	return true
+}
+
+// aksWalkRecord walks the diagnostic record at s's cursor. It declines
+// (false) a value that is no record, one --audit-format refuses, or one
+// the walk finds malformed.
+func (c *converter) aksWalkRecord(s *scanner, native bool) (aksFields, bool) {
+	f, list, _, err := classifyKey(s.Data[s.Pos:])
+	if err != nil || f != formAKSDiagnostics || list != "" || !allows(c.forced, f) {
+		return aksFields{}, false
+	}
+	r, err := c.aksWalkAt(s, native)
+	return r, err == nil
+}
+
+// aksFile files the event of record v walked, at line.
+func (c *converter) aksFile(r aksFields, line int, v []byte) {
+	c.active++
+	defer func() { c.active-- }()
 	c.seen = true
-	c.acc.forms |= forms(f)
+	c.acc.forms |= forms(formAKSDiagnostics)
 	log, err := c.aksLog(r)
 	switch {
 	case err != nil:
@@ -147,7 +168,6 @@ func (c *converter) aksRead(s *scanner, native bool, line int, v []byte) bool {
 	case log != nil:
 		c.acc.line(log, line, false)
 	}
-	return true
 }
 
 // logAnalyticsColumns are the AKSAudit and AKSAuditAdmin columns and the
@@ -218,30 +238,4 @@ func elasticEvent(v []byte) ([]byte, error) {
 		return nil, notEvent("it is an Elastic document with no kubernetes.audit event")
 	}
 	return doc.Kubernetes.Audit, nil
-}
-
-// messageLines: a file of Event Hubs messages ({"records":[...]}) a
-// line, as a consumer writes each message's body, is read a line at a
-// time on every core, each line's records converted by its worker. The
-// lines sniffed must each be a message whole: a message written over
-// several lines is read as a stream of JSON values.
-func messageLines(f form, list string, sniffed []byte) bool {
-	if f != formAKSDiagnostics || list != "records" {
-		return false
-	}
-	lines := 0
-	for len(sniffed) > 0 {
-		i := indexNewline(sniffed)
-		if i < 0 {
-			break // the last line sniffed may be cut short
-		}
-		if l := bytes.TrimSpace(sniffed[:i]); len(l) > 0 {
-			if l[0] != '{' || !wholeValue(l) {
-				return false
-			}
-			lines++
-		}
-		sniffed = sniffed[i+1:]
-	}
-	return lines > 0
 }

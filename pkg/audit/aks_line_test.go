@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kgc-dev/kgc/internal/jsonscan"
@@ -31,9 +32,10 @@ func readRecordLine(l []byte, read func(cv *converter)) string {
 	return out
 }
 
-// aksLineIsTwoPasses checks that a record read in one walk (aksLine)
-// reads as the prefilter's walk then the converter's read it, and that
-// a line the prefilter reads otherwise is left to it.
+// aksLineIsTwoPasses checks that a record or a message read without the
+// prefilter's walk (aksLine, messageLine) reads as the prefilter's walk
+// then the converter's read it, and that a line the prefilter reads
+// otherwise is left to it.
 func aksLineIsTwoPasses(t *testing.T, l []byte) {
 	t.Helper()
 	l = bytes.TrimSpace(l)
@@ -41,7 +43,7 @@ func aksLineIsTwoPasses(t *testing.T, l []byte) {
 		return
 	}
 	read := false
-	once := readRecordLine(l, func(cv *converter) { read = cv.aksLine(l, 1) })
+	once := readRecordLine(l, func(cv *converter) { read = cv.aksLine(l, 1) || cv.messageLine(l, 1) })
 	_, _, err := prefilter(l)
 	if !errors.As(err, new(*notAnEvent)) {
 		if read {
@@ -80,9 +82,40 @@ func TestAKSLineIsTwoPasses(t *testing.T) {
 		[]byte(`{"records":[{"category":"kube-audit","properties":{"log":"{}"}},{"category":}]}`),
 		[]byte(`{"records":[{"category":"kube-audit"]}`),
 		[]byte(`{"records":[],"verb":"get","stageTimestamp":"2026-11-27T10:00:00.000001Z"}`),
+		[]byte(`{"records":[]}`),
+		[]byte(`{"records":[ {"category":"guard","properties":{"log":"x"}} , {"category":"kube-audit","properties":{"log":""}} ] }`),
+		[]byte(`{"records":[{"category":"kube-audit","properties":{"log":"{}"}}],"x":1}`),
+		[]byte(`{"records":[{"category":"kube-audit","properties":{"log":"{}"}}]}}`),
+		[]byte(`{"records":[{"category":"kube-audit","properties":{"log":"{}"}},{"kind":"Event","verb":"get"}]}`),
+		[]byte(`{"records":[{"category":"kube-audit","properties":{"log":"{}"}},{"records":[]}]}`),
 	}
-	for _, l := range append(cases, aksRecords(lines)...) {
+	for _, l := range append(append(cases, aksRecords(lines)...), ehMessages(lines)...) {
 		aksLineIsTwoPasses(t, l)
+	}
+}
+
+// ehMessages are Event Hubs messages of every record aksRecords makes of
+// lines: whole, and broken after their first records.
+func ehMessages(lines []string) [][]byte {
+	records := aksRecords(lines)
+	whole := []byte(`{"records":[` + string(bytes.Join(records, []byte(","))) + `]}`)
+	broken := []byte(`{"records":[` + string(bytes.Join(records[:3], []byte(","))) + `,{"category":"kube-audit","properties":{"log":"{\"verb\":\"delete\"}"}]}`)
+	return [][]byte{whole, broken}
+}
+
+// TestMessageLineWalksOnce: a whole message is read without the
+// prefilter's walk, and files every event it carries; one broken after
+// its first records is left to the prefilter, which refuses it whole.
+func TestMessageLineWalksOnce(t *testing.T) {
+	ms := ehMessages(formEvents())
+	read := false
+	got := readRecordLine(ms[0], func(cv *converter) { read = cv.messageLine(ms[0], 1) })
+	if !read || !strings.HasPrefix(got, "events 10 dropped 2 bad 0 ") {
+		t.Errorf("a whole message: read %v as\n%s", read, got)
+	}
+	got = readRecordLine(ms[1], func(cv *converter) { read = cv.messageLine(ms[1], 1) })
+	if read || !strings.HasPrefix(got, "events 0 dropped 0 bad 0 ") {
+		t.Errorf("a broken message: read %v as\n%s", read, got)
 	}
 }
 
@@ -101,6 +134,9 @@ func aksRecords(lines []string) [][]byte {
 func FuzzAKSLineIsTwoPasses(f *testing.F) {
 	for _, l := range formEvents() {
 		f.Add(mustJSON(aksRecordOf(l, "kube-audit"), ""))
+	}
+	for _, m := range ehMessages(formEvents()) {
+		f.Add(bytes.ReplaceAll(m, []byte("\n"), nil))
 	}
 	f.Add([]byte(`{"category":"kube-audit","properties":{"log":"{}"},"verb":"get"}`))
 	f.Fuzz(aksLineIsTwoPasses)

@@ -30,6 +30,9 @@ type converter struct {
 	// active counts the values being converted: an event they yield that
 	// is not native is bad, not converted again.
 	active int
+	// walked are the records of the message line being read, walked
+	// before they are filed (see eventhubs.go).
+	walked walkedRecords
 	// pool converts the values of the file's lists at its depth: one
 	// pool for a file's many short lists (Event Hubs messages), so that
 	// their values are converted on every core (see listPool).

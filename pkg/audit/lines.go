@@ -203,8 +203,8 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 		l = dropPrefix(l)
 	}
 	if a.cv != nil && a.cv.active == 0 && (!firstOfFile || a.forms == 0) && len(l) > 0 && l[0] == '{' &&
-		!bytes.HasPrefix(l, []byte(eventPrefix)) && a.cv.aksLine(l, n) {
-		return // an AKS storage blob's record
+		!bytes.HasPrefix(l, []byte(eventPrefix)) && (a.cv.aksLine(l, n) || a.cv.messageLine(l, n)) {
+		return // an AKS storage blob's record, or an Event Hubs message
 	}
 	h, v, err := prefilter(l)
 	if err == nil && v == keep {
