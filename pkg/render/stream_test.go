@@ -74,3 +74,25 @@ func bigItems(n int) []streamItem {
 	}
 	return out
 }
+
+// FuzzStreamJSONStrings: whatever a name holds (invalid UTF-8, control
+// characters, U+2028, HTML), the streamed JSON is encoding/json's.
+func FuzzStreamJSONStrings(f *testing.F) {
+	for _, s := range []string{"<a & b>", "\u2028\u2029", "\x00\x1f\x7f", "\xff\xfe", "é\"\\/", "\ufffd"} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, name, tag string) {
+		doc := streamDoc{APIVersion: name, Items: append(bigItems(parallelMin), streamItem{Name: name, Tags: []string{tag}, Attrs: map[string]string{tag: name, name: tag}})}
+		want, err := encodeJSON(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := streamJSON(&got, doc); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%q %q: streamed\n%s\nencoding/json\n%s", name, tag, got.Bytes()[len(got.Bytes())-300:], want[len(want)-300:])
+		}
+	})
+}
