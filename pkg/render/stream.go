@@ -229,7 +229,7 @@ func encodeElements(w io.Writer, enc *indentedEncoder, v reflect.Value, first, f
 // indentedEncoder encodes values indented as if they started at its
 // prefix, into buffers it reuses: compact, then indented by
 // indentCompact, as json.Encoder.SetIndent would but faster. The compact
-// encoding is segmentio/encoding's, encoding/json's bytes in about half
+// encoding is segmentio/encoding's, encoding/json's bytes in under half
 // its time (TestStreamJSONMatchesTheEncoder and FuzzStreamJSONStrings
 // compare the two): a post-mortem of a million events writes a hundred
 // megabytes of it.
