@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/kgc-dev/kgc/internal/jsonscan"
@@ -137,6 +138,14 @@ func TestTextIsStrIn(t *testing.T) {
 	}
 	for _, d := range []string{`null`, `"`, `"\`, `"\"`, `""`, `"\\"`, `1`} {
 		textIsStrIn(t, []byte(d))
+	}
+	// An escape whose backslash ends a block of 64 bytes, and the byte it
+	// escapes starts the next.
+	for _, c := range []string{`"`, `\`, `/`, `n`, `t`, `u0041`, `x`} {
+		for _, at := range []int{62, 63, 64, 126, 127} {
+			d := `"` + strings.Repeat("a", at) + `\` + c + strings.Repeat(`b\"`, 30) + `"`
+			textIsStrIn(t, []byte(d))
+		}
 	}
 }
 
