@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	sjson "github.com/segmentio/encoding/json"
 	"fmt"
 	"io"
 	"reflect"
 	"runtime"
 	"strings"
 	"sync"
+
+	sjson "github.com/segmentio/encoding/json"
 )
 
 // streamJSON writes v exactly as encodeJSON would (indented by two
