@@ -44,7 +44,7 @@ func aksLineIsTwoPasses(t *testing.T, l []byte) {
 	}
 	read := false
 	once := readRecordLine(l, func(cv *converter) { read = cv.aksLine(l, 1) || cv.messageLine(l, 1) })
-	_, _, err := prefilter(l)
+	_, err := prefilter(l, new(head))
 	if !errors.As(err, new(*notAnEvent)) {
 		if read {
 			t.Fatalf("%q: read as a record, but the prefilter reads it (%v)", l, err)

@@ -98,8 +98,8 @@ const eventPrefix = `{"kind":"Event","apiVersion":"audit.k8s.io/v1",`
 // verdict is known. The kube-apiserver writes verb seventh and objectRef
 // before the bodies, so a dropped line costs a few string skips; another
 // key order is read correctly, only slower.
-func prefilter(l []byte) (head, verdict, error) {
-	var h head
+func prefilter(l []byte, h *head) (verdict, error) {
+	h.reset()
 	s := scanner{jsonscan.Cursor{Data: l}}
 	v := undecided
 	field := func(key []byte) error {
@@ -141,19 +141,26 @@ func prefilter(l []byte) (head, verdict, error) {
 		err = s.Object(field)
 	}
 	if err != nil && !errors.Is(err, errDecided) {
-		return h, undecided, err
+		return undecided, err
 	}
 	err = nil
 	if v == undecided {
 		if h.verb == nil {
-			return h, undecided, notEvent("it has no verb")
+			return undecided, notEvent("it has no verb")
 		}
 		v = drop // a create, update or patch of a non-resource URL
 	}
 	if v == drop && h.stageTime == nil {
 		h.stageTime, err = stageTimeAtEnd(l)
 	}
-	return h, v, err
+	return v, err
+}
+
+// reset readies h for another line: passed is read only up to npassed.
+func (h *head) reset() {
+	h.verb, h.stageTime, h.user = nil, nil, nil
+	h.ref, h.refSeen, h.v1beta1, h.v1alpha1 = Ref{}, false, false, false
+	h.npassed, h.resume = 0, 0
 }
 
 // pass notes a member the prefilter walks, when passed has room.

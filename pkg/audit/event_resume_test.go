@@ -49,7 +49,8 @@ func resumeCases() []string {
 // its head as read whole: the same stage, or the same error.
 func keptIsWhole(t *testing.T, l []byte) {
 	t.Helper()
-	h, v, err := prefilter(l)
+	var h head
+	v, err := prefilter(l, &h)
 	if err != nil || v != keep {
 		return
 	}
@@ -78,7 +79,8 @@ func TestKeptLineReadsAsWhole(t *testing.T) {
 // reads. (A walk from the start would refuse it.)
 func TestKeptLineNotWalkedAgain(t *testing.T) {
 	l := []byte(apiserverLine("delete", `{"resource":"pods","namespace":"ns","name":"p","apiVersion":"v1"}`, `,"stageTimestamp":"2026-11-27T10:00:00Z"`))
-	h, v, err := prefilter(l)
+	var h head
+	v, err := prefilter(l, &h)
 	if err != nil || v != keep {
 		t.Fatalf("prefilter: %v, %v", v, err)
 	}

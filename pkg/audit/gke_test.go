@@ -57,7 +57,8 @@ func refRead(v []byte, in *interner) (verdict, stage, []byte, error) {
 	case native == nil:
 		return passOver, stage{}, nil, nil
 	}
-	h, verd, err := prefilter(native)
+	var h head
+	verd, err := prefilter(native, &h)
 	if err != nil || verd != keep {
 		return verd, stage{}, h.stageTime, err
 	}

@@ -87,6 +87,11 @@ type accumulator struct {
 	held [][]stage
 	// inParts counts the values read in parts taken.
 	inParts int
+	// head is the prefilter's reading of the line being read, held
+	// here rather than copied out of the prefilter at every line. A line
+	// converted (a platform's record) reads its events as lines again,
+	// and they reuse it: line is done with it by then.
+	head head
 }
 
 func newAccumulator(idx int, path string, opts Options, c *requestTable) *accumulator {
@@ -206,9 +211,10 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 		!bytes.HasPrefix(l, []byte(eventPrefix)) && (a.cv.aksLine(l, n) || a.cv.messageLine(l, n)) {
 		return // an AKS storage blob's record, or an Event Hubs message
 	}
-	h, v, err := prefilter(l)
+	h := &a.head
+	v, err := prefilter(l, h)
 	if err == nil && v == keep {
-		err = a.keep(l, &h, n)
+		err = a.keep(l, h, n)
 	}
 	var ne *notAnEvent
 	if err != nil && a.cv != nil && a.cv.active == 0 && (!firstOfFile || a.forms == 0) && errors.As(err, &ne) {
@@ -222,7 +228,7 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 		a.badLine(l, n, err, firstOfFile)
 		return
 	}
-	a.tally(&h, v)
+	a.tally(h, v)
 }
 
 // tally counts an event read, with the prefilter's verdict on it.
