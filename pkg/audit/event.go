@@ -350,11 +350,6 @@ func restOfTopObject(s *scanner, before byte) ([]byte, bool) {
 	}
 }
 
-// parseStage reads a kept line whole.
-func parseStage(l []byte, in *interner) (stage, error) {
-	return parseKept(l, nil, in)
-}
-
 // parseKept reads a line the prefilter kept, whose head h says what the
 // prefilter walked: the members before its verdict are read from where
 // it found their values, and the rest from where it stopped. The

@@ -7,6 +7,11 @@ import (
 	"testing"
 )
 
+// parseStage reads a kept line whole, as parseKept does with no head.
+func parseStage(l []byte, in *interner) (stage, error) {
+	return parseKept(l, nil, in)
+}
+
 // apiserverLine is an event as the kube-apiserver writes it, its keys in
 // its order; rest is spliced in after objectRef.
 func apiserverLine(verb, ref, rest string) string {
