@@ -63,10 +63,10 @@ type head struct {
 	// passed are the members walked before a keep verdict, in order, and
 	// resume the offset just past the value that decided it: a kept line
 	// is read on from there (parseKept), not walked from its start again.
-	// A line with more members before its verdict than passed holds is
-	// read whole (npassed is then -1).
-	passed  [maxPassed]member
-	npassed int
+	// A line with more than maxPassed members before its verdict is read
+	// whole (crowded).
+	passed  []member
+	crowded bool
 	resume  int
 }
 
@@ -156,21 +156,21 @@ func prefilter(l []byte, h *head) (verdict, error) {
 	return v, err
 }
 
-// reset readies h for another line: passed is read only up to npassed.
-func (h *head) reset() {
-	h.verb, h.stageTime, h.user = nil, nil, nil
-	h.ref, h.refSeen, h.v1beta1, h.v1alpha1 = Ref{}, false, false, false
-	h.npassed, h.resume = 0, 0
-}
+// reset readies h for another line, keeping passed's array.
+func (h *head) reset() { *h = head{passed: h.passed[:0]} }
 
 // pass notes a member the prefilter walks, when passed has room.
 func (h *head) pass(key []byte, value int) {
-	if h.npassed < 0 || h.npassed == maxPassed {
-		h.npassed = -1
-		return
+	switch {
+	case h.crowded:
+	case len(h.passed) == maxPassed:
+		h.crowded = true
+	default:
+		if h.passed == nil {
+			h.passed = make([]member, 0, maxPassed)
+		}
+		h.passed = append(h.passed, member{key, value})
 	}
-	h.passed[h.npassed] = member{key, value}
-	h.npassed++
 }
 
 // decide is the verdict once the verb (and, for writes, the objectRef)
@@ -363,7 +363,7 @@ func parseKept(l []byte, h *head, in *interner) (stage, error) {
 	s := scanner{jsonscan.Cursor{Data: l}}
 	field := func(key []byte) error { return st.field(&s, string(key), in, &p) }
 	var err error
-	if h == nil || h.npassed < 0 || h.resume == 0 {
+	if h == nil || h.crowded || h.resume == 0 {
 		err = s.Object(field)
 	} else {
 		err = h.readOn(&s, field)
@@ -380,7 +380,7 @@ func parseKept(l []byte, h *head, in *interner) (stage, error) {
 // readOn reads the members the prefilter passed, then those after the
 // value that decided it.
 func (h *head) readOn(s *scanner, field func([]byte) error) error {
-	for _, m := range h.passed[:h.npassed] {
+	for _, m := range h.passed {
 		s.Pos = m.value
 		if err := field(m.key); err != nil {
 			return err

@@ -44,7 +44,7 @@ func resumeCases() []string {
 		strings.Replace(apiserverLine("delete", ref, tail), `"annotations":{"a":"b"}`, `"annotations":{"a":"b"`, 1),
 		strings.Replace(apiserverLine("delete", ref, tail), `"kind":"Event"`, `"kind":"Event","verb":"get"`, 1),
 		`{"apiVersion":"audit.k8s.io/v1beta1","kind":"Event","verb":"delete","objectRef":`+ref+`,"timestamp":"2017-11-27T10:00:00Z"}`,
-		`{"kind":"Event",`+many.String()+`"verb":"delete","objectRef":`+ref+tail+`}`,
+		`{"kind":"Event",`+many.String()+`"auditID":"late","verb":"delete","objectRef":`+ref+tail+`}`,
 		`{"kind":"Pod","verb":"delete","objectRef":`+ref+`}`,
 	)
 	return out
