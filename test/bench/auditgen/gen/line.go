@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 )
@@ -63,13 +64,13 @@ func (g *generator) emit(ev event) {
 func (g *generator) write(ev *event, id, stage string, received, at time.Time) {
 	b := g.line[:0]
 	b = append(b, `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":`...)
-	b = strconv.AppendQuote(b, ev.level)
+	b = appendString(b, ev.level)
 	b = appendKV(b, "auditID", id)
 	b = appendKV(b, "stage", stage)
 	b = appendKV(b, "requestURI", ev.uri)
 	b = appendKV(b, "verb", ev.verb)
 	b = append(b, `,"user":{"username":`...)
-	b = strconv.AppendQuote(b, ev.user)
+	b = appendString(b, ev.user)
 	b = append(b, `,"groups":`...)
 	b = appendList(b, ev.groups)
 	b = append(b, `},"sourceIPs":["10.0.`...)
@@ -103,7 +104,23 @@ func appendKV(b []byte, k, v string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, k...)
 	b = append(b, '"', ':')
-	return strconv.AppendQuote(b, v)
+	return appendString(b, v)
+}
+
+// appendString appends s quoted as the kube-apiserver's encoding/json
+// writes it: <, > and & escaped (\u003c, \u003e, \u0026), as in every
+// requestURI with a query. The exports then hold what real ones hold:
+// those escapes with their backslash escaped again.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 func appendList(b []byte, l []string) []byte {
@@ -112,7 +129,7 @@ func appendList(b []byte, l []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendQuote(b, s)
+		b = appendString(b, s)
 	}
 	return append(b, ']')
 }
@@ -122,7 +139,7 @@ func appendRef(b []byte, r *ref) []byte {
 		return b
 	}
 	b = append(b, `,"objectRef":{"resource":`...)
-	b = strconv.AppendQuote(b, r.resource)
+	b = appendString(b, r.resource)
 	for _, kv := range [][2]string{{"namespace", r.namespace}, {"name", r.name}, {"uid", r.uid}, {"apiGroup", r.group}, {"apiVersion", r.version}, {"subresource", r.subresource}} {
 		if kv[1] != "" {
 			b = appendKV(b, kv[0], kv[1])
