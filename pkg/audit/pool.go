@@ -210,10 +210,14 @@ func (p *pool) frame(w *accumulator, pt *part) {
 	a := newAccumulator(w.idx, w.path, w.opts, w.c)
 	a.hold = true
 	a.cv = &converter{acc: a, forced: w.cv.forced, yaml: w.cv.yaml, depth: w.cv.depth, seen: true}
-	a.in, w.in = w.in, interner{} // the worker's strings, shared by its parts
+	// The worker's strings and unescaping buffer, shared by its parts:
+	// a buffer of a part's own grew again from nothing at every part.
+	a.in, w.in = w.in, interner{}
+	a.cv.buf, w.cv.buf = w.cv.buf, nil
 	pt.frame(a)
 	a.flush()
 	w.in, a.in = a.in, interner{}
+	w.cv.buf, a.cv.buf = a.cv.buf, nil
 	close(pt.done)
 }
 
