@@ -368,6 +368,11 @@ func parseKept(l []byte, h *head, in *interner) (stage, error) {
 	} else {
 		err = h.readOn(&s, field)
 	}
+	// A request body left unread comes before whatever the walk met
+	// after it: its error is the line's, as a walk reading it would say.
+	if rerr := p.readRequest(&s, &st.ev, in, err != nil); rerr != nil {
+		return st, rerr
+	}
 	if err != nil {
 		return st, err
 	}
@@ -398,7 +403,7 @@ func (st *stage) settle(p *pending) error {
 		return err
 	}
 	ev := &st.ev
-	if ev.Verb != "delete" && ev.Verb != "deletecollection" {
+	if !deleteVerb(ev.Verb) {
 		ev.Delete = nil // DeleteOptions only mean something on a delete
 	}
 	if p.request.hasMeta && !requestAddsNothing(ev, &p.request.meta) {
@@ -415,7 +420,14 @@ func (st *stage) settle(p *pending) error {
 type pending struct {
 	stage, received, legacy []byte
 	request                 body
+	// requestAt and requestEnd are where a request object was skipped
+	// rather than read (requestAt 0: none was): readRequest reads it
+	// only when it can count.
+	requestAt, requestEnd int
 }
+
+// deleteVerb: the verb deletes, and its request body is DeleteOptions.
+func deleteVerb(verb string) bool { return verb == "delete" || verb == "deletecollection" }
 
 // field reads the value of one top-level key of an event into st.
 func (st *stage) field(s *scanner, key string, in *interner, p *pending) error {
@@ -497,8 +509,18 @@ func bodyField(s *scanner, key string, ev *Event, in *interner, p *pending) erro
 		}
 		return err
 	case "requestObject":
+		// A request object is most often the response's object again,
+		// as large, and then not kept (requestAddsNothing): it is
+		// skipped here, and read once the whole event is (readRequest).
+		if at := s.Pos; s.Peek() == '{' {
+			if s.Skip() == nil {
+				p.requestAt, p.requestEnd = at, s.Pos
+				return nil
+			}
+			s.Pos = at // the error as reading it words it
+		}
 		b, err := readBody(s, in)
-		p.request, ev.Delete = b, b.delete
+		p.request, ev.Delete, p.requestAt = b, b.delete, 0
 		return err
 	case "responseObject":
 		b, err := readBody(s, in)
@@ -519,9 +541,35 @@ func bodyField(s *scanner, key string, ev *Event, in *interner, p *pending) erro
 // reference or finalizer. A create's or an update's request object is
 // then dropped: most kept events are those, and their objects are large.
 func requestAddsNothing(ev *Event, q *Meta) bool {
+	return responseNamesObject(ev) && !q.Removes()
+}
+
+// responseNamesObject: the event's response object names the object
+// the event is about, with its kind and UID.
+func responseNamesObject(ev *Event) bool {
 	r := ev.Response
-	return r != nil && r.Kind != "" && r.UID != "" && r.Name == ev.Object.Name &&
-		!q.Removes()
+	return r != nil && r.Kind != "" && r.UID != "" && r.Name == ev.Object.Name
+}
+
+// readRequest reads the request object the walk of an event skipped,
+// when the walk failed (its error comes first) or the object can count:
+// it is left unread only when reading it could change nothing, on an
+// event that deletes nothing (whose DeleteOptions would count), whose
+// response names its object (requestAddsNothing would drop it), and
+// where it holds no '$', so no patch directive that removes an owner
+// reference or a finalizer (readMetadata reads keys as written).
+func (p *pending) readRequest(s *scanner, ev *Event, in *interner, failed bool) error {
+	if p.requestAt == 0 {
+		return nil
+	}
+	raw := s.Data[p.requestAt:p.requestEnd]
+	if !failed && !deleteVerb(ev.Verb) && responseNamesObject(ev) && bytes.IndexByte(raw, '$') < 0 {
+		return nil
+	}
+	r := scanner{jsonscan.Cursor{Data: s.Data, Pos: p.requestAt}}
+	b, err := readBody(&r, in)
+	p.request, ev.Delete = b, b.delete
+	return err
 }
 
 // complete checks the fields every audit event has and parses its times.

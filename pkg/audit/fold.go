@@ -259,7 +259,7 @@ func foldable(e *Event, sweeps map[collScope]sweep) bool {
 
 // startsDeleting: a delete or an eviction of the object's name.
 func startsDeleting(e *Event) bool {
-	return e.Verb == "delete" || e.Verb == "deletecollection" || (e.Verb == "create" && e.Object.Subresource == "eviction")
+	return deleteVerb(e.Verb) || (e.Verb == "create" && e.Object.Subresource == "eviction")
 }
 
 // showsKind: the request's response or request object says its kind.

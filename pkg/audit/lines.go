@@ -275,7 +275,7 @@ func (a *accumulator) file(st stage, n int) {
 	a.v1beta1 = a.v1beta1 || st.v1beta1
 	a.v1alpha1 = a.v1alpha1 || st.v1alpha1
 	a.skippedBodies += int(st.skipped)
-	if st.ev.Delete == nil && (st.ev.Verb == "delete" || st.ev.Verb == "deletecollection") {
+	if st.ev.Delete == nil && deleteVerb(st.ev.Verb) {
 		a.bodilessDeletes++
 	}
 	a.window.addTime(st.ev.Time)
