@@ -89,7 +89,11 @@ var errDeclined = errors.New("declined")
 type walkedRecords struct {
 	line    []byte // the message line walked
 	records []walkedRecord
-	text    []byte
+	// taken counts the records next took: records keeps its array for
+	// the next line, where taking them off its front left it none and
+	// every message line made one.
+	taken int
+	text  []byte
 }
 
 // walkedRecord is a record walked: where it starts and ends in the line,
@@ -113,11 +117,11 @@ func (w *walkedRecords) add(start, end int, r aksFields) {
 // next takes the record walked that starts at s's cursor, moving s past
 // it, when s walks the line walked.
 func (w *walkedRecords) next(s *scanner) (walkedRecord, bool) {
-	if len(w.records) == 0 || len(s.Data) == 0 || &s.Data[0] != &w.line[0] || w.records[0].start != s.Pos {
+	if w.taken == len(w.records) || len(s.Data) == 0 || &s.Data[0] != &w.line[0] || w.records[w.taken].start != s.Pos {
 		return walkedRecord{}, false
 	}
-	r := w.records[0]
-	w.records = w.records[1:]
+	r := w.records[w.taken]
+	w.taken++
 	if r.hasLog {
 		r.fields.log = w.text[r.from:r.to:r.to]
 	}
@@ -129,7 +133,7 @@ func (w *walkedRecords) next(s *scanner) (walkedRecord, bool) {
 // message grew them past what is worth keeping.
 func (w *walkedRecords) reset() {
 	w.line = nil
-	w.records = w.records[:0]
+	w.records, w.taken = w.records[:0], 0
 	if cap(w.text) > maxKeptBuffer {
 		w.text = nil
 	}
