@@ -90,6 +90,11 @@ func (e *notAnEvent) Error() string { return "not an audit event: " + e.why }
 
 func notEvent(why string) error { return &notAnEvent{why} }
 
+// isNotEvent: err says a line is JSON but no audit event. A function of
+// its own, so that the target errors.As needs is made only for an error,
+// not for every line read.
+func isNotEvent(err error) bool { return errors.As(err, new(*notAnEvent)) }
+
 // eventPrefix is how the kube-apiserver starts every line of a v1 log.
 const eventPrefix = `{"kind":"Event","apiVersion":"audit.k8s.io/v1",`
 

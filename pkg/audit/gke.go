@@ -88,7 +88,7 @@ func gkeRead(v []byte, at int, in *interner) (verdict, stage, []byte, error) {
 // gkeInvalid is a notAnEvent naming what of the entry is not as Cloud
 // Logging writes it, unless the entry is no JSON at all.
 func gkeInvalid(err error) error {
-	if errors.As(err, new(*notAnEvent)) || errors.Is(err, errIncomplete) {
+	if isNotEvent(err) || errors.Is(err, errIncomplete) {
 		return err
 	}
 	return notEvent("its protoPayload is not a Cloud Audit Log: " + err.Error())

@@ -216,8 +216,7 @@ func (a *accumulator) line(l []byte, n int, firstOfFile bool) {
 	if err == nil && v == keep {
 		err = a.keep(l, h, n)
 	}
-	var ne *notAnEvent
-	if err != nil && a.cv != nil && a.cv.active == 0 && (!firstOfFile || a.forms == 0) && errors.As(err, &ne) {
+	if err != nil && a.cv != nil && a.cv.active == 0 && (!firstOfFile || a.forms == 0) && isNotEvent(err) {
 		// A line of another form: a platform's record a line, or one
 		// among native lines (a collector's mixed file). A native
 		// file's first line that is no event says it is no log.
@@ -291,10 +290,9 @@ func (a *accumulator) file(st stage, n int) {
 }
 
 func (a *accumulator) badLine(l []byte, n int, err error, firstOfFile bool) {
-	var ne *notAnEvent
 	msg := err.Error()
 	switch {
-	case errors.As(err, &ne):
+	case isNotEvent(err):
 	case len(l) > 0 && l[0] != '{':
 		if wholeValue(l) {
 			msg = "not an audit event: it is not a JSON object"

@@ -177,7 +177,7 @@ var streamed = map[string]bool{"items": true, "events": true, "records": true, "
 // says the file is not an audit log.
 func (s *stream) document(cv *converter, first bool) error {
 	f, list, err := s.classifyAt()
-	if err != nil && !errors.As(err, new(*notAnEvent)) {
+	if err != nil && !isNotEvent(err) {
 		return err
 	}
 	if err == nil && streamed[list] && allows(cv.forced, f) {
