@@ -301,6 +301,14 @@ func (ix *index) learnMeta(r *record, e *audit.Event) {
 // (at Metadata level the collection names no object): the namespace
 // controller started that pod's deletion, its kubelet finished it.
 func (ix *index) attachSweeps() {
+	// Each record's start is found a share of records per core first, as
+	// sortedRecords places them: it walks the record's requests, and is
+	// cached on the record, which only its share touches.
+	parallel.Do(len(ix.all), func(_, from, to int) {
+		for _, r := range ix.all[from:to] {
+			r.start()
+		}
+	})
 	for _, r := range ix.all {
 		s := r.start()
 		if s == nil || r.sweep != nil || actor(s) != ActorKubelet {
